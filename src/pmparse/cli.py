@@ -1,0 +1,122 @@
+"""The ``pmparse`` command line: parses arguments, calls one library function, formats its result.
+
+Exit codes: 0 ok, 1 some inputs failed or differences found, 2 usage error.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from . import __version__
+from .errors import PmparseError, UsageError
+
+EXIT_OK, EXIT_SOME_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def _fail_usage(error: PmparseError) -> None:
+    click.echo(f"pmparse: {error}", err=True)
+    sys.exit(EXIT_USAGE)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="pmparse")
+def main() -> None:
+    """Turn incident postmortems into structured, evidence-backed library cards."""
+
+
+@main.command()
+@click.argument("inputs", nargs=-1, required=True)
+@click.option("-o", "--output", "library", required=True, type=click.Path(file_okay=False),
+              help="Library folder for the records (created when missing).")
+@click.option("--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True,
+              help="Format of new records.")
+@click.option("--max-bytes", type=click.IntRange(min=1), default=None,
+              help="Largest input accepted, in bytes  [default: 20 MiB].")
+@click.option("--model", "model_dir", type=click.Path(file_okay=False), default=None,
+              help="Field model folder  [default: the bundled model].")
+@click.option("--rules-only", is_flag=True, help="Use heading rules only, no field model.")
+@click.option("--taxonomy", "taxonomy_path", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="A taxonomy YAML that extends or replaces the packaged one.")
+@click.option("--force", is_flag=True, help="Rewrite suggestions even when the source did not change.")
+@click.option("--errors", "errors_path", type=click.Path(dir_okay=False), default=None,
+              help="Write failures as JSON lines (input, error type, message) to this file.")
+@click.option("--progress/--no-progress", default=None, help="Progress bar  [default: on a terminal].")
+def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, taxonomy_path, force, errors_path, progress):
+    """Convert postmortems (files, folders, globs, or - for stdin) into draft records."""
+    from .convert import convert as run
+    from .convert import expand_inputs
+    from .ingest import DEFAULT_MAX_BYTES
+    from .pipeline import pipeline_config
+
+    try:
+        config = pipeline_config(model_dir=model_dir, rules_only=rules_only, taxonomy_path=taxonomy_path,
+                                 warn=lambda message: click.echo(f"warning: {message}", err=True))
+    except PmparseError as exc:
+        _fail_usage(exc)
+    show = sys.stderr.isatty() if progress is None else progress
+    bar = None
+
+    def on_result(result) -> None:
+        if bar is not None:
+            bar.update(1)
+
+    # expand folders and globs first so the progress bar knows its length
+    planned = [path for path, _ in expand_inputs(inputs)]
+    try:
+        if show:
+            with click.progressbar(length=len(planned), label="converting", file=sys.stderr, show_pos=True) as bar:
+                report = run(planned, library, fmt, max_bytes or DEFAULT_MAX_BYTES, config, force,
+                             sys.stdin.buffer, on_result)
+        else:
+            report = run(planned, library, fmt, max_bytes or DEFAULT_MAX_BYTES, config, force, sys.stdin.buffer)
+    except UsageError as exc:
+        _fail_usage(exc)
+    for result in report.results:
+        for warning in result.warnings:
+            click.echo(f"warning: {result.input}: {warning}", err=True)
+        if result.status == "failed":
+            click.echo(f"failed: {result.input}: {result.message}", err=True)
+    if errors_path:
+        with open(errors_path, "w", encoding="utf-8") as handle:
+            for result in report.failed:
+                handle.write(json.dumps({"input": result.input, "error": result.error_kind,
+                                         "message": result.message}, ensure_ascii=False) + "\n")
+    counts = report.counts
+    click.echo(
+        f"{counts['converted']} converted, {counts['updated']} updated, {counts['unchanged']} unchanged, "
+        f"{counts['pending']} pending review, {counts['failed']} failed"
+    )
+    sys.exit(EXIT_SOME_FAILED if counts["failed"] else EXIT_OK)
+
+
+@main.command()
+@click.argument("library", type=click.Path(file_okay=False))
+def validate(library):
+    """Check every record of LIBRARY; print 'file: field: reason' for each problem."""
+    from .record import validate_library
+
+    try:
+        checked, problems = validate_library(library)
+    except PmparseError as exc:
+        _fail_usage(exc)
+    for problem in problems:
+        click.echo(str(problem))
+    bad = len({p.file for p in problems})
+    click.echo(f"{checked} records checked, {bad} invalid", err=True)
+    sys.exit(EXIT_SOME_FAILED if problems else EXIT_OK)
+
+
+@main.command()
+def schema():
+    """Print the JSON Schema of a card."""
+    from .schema import json_schema
+
+    click.echo(json.dumps(json_schema(), indent=2))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

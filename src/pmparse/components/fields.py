@@ -1,0 +1,111 @@
+"""Field labeler: decides which card field each unit belongs to.
+
+Evidence comes from two places: the section a unit stands in (a mapped heading is strong
+evidence) and, when the unit classifier ran before this component, its calibrated probabilities
+(``doc.spans["units"].attrs["probs"]``, one dict per unit). A heading is evidence, not a veto: a
+confident model can move a unit out of its section's field, and a unit the model is unsure of is
+left out rather than guessed.
+
+Writes ``doc.spans["fields"]`` (label: the field) with ``attrs["scores"]`` (confidence per span).
+"""
+
+from __future__ import annotations
+
+import bisect
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from ..schema import TEXT_FIELDS
+
+
+def unit_sections(doc: Doc) -> list[tuple[str, float]]:
+    """For each unit of ``doc.spans["units"]``, the label and confidence of its section."""
+    sections = doc.user_data.get("pmparse_sections", [])
+    starts = [s[0] for s in sections]
+    result = []
+    for unit in doc.spans.get("units", []):
+        i = bisect.bisect_right(starts, unit.start_char) - 1
+        # sections nest: the innermost one holding the unit is the last that starts before it and
+        # has not ended yet
+        label, confidence = "preamble", 0.0
+        while i >= 0:
+            start, end, lab, conf = sections[i]
+            if start <= unit.start_char < end:
+                label, confidence = lab, conf
+                break
+            i -= 1
+        result.append((label, confidence))
+    return result
+
+
+def decide(section_label: str, section_conf: float, probs: dict[str, float] | None,
+           heading_weight: float, threshold: float) -> tuple[str | None, float]:
+    """Combine section evidence and model probabilities for one unit.
+
+    Args:
+        section_label: The unit's section label (a field, ``none``, ``unknown``, ``preamble``).
+        section_conf: Confidence of that section's heading mapping.
+        probs: Model probabilities per field plus ``none``; None when no model ran.
+        heading_weight: How much a mapped heading counts against the model (0 to 1).
+        threshold: Least confidence to keep a field.
+
+    Returns:
+        ``(field, confidence)``; field None means the unit feeds no field.
+    """
+    heading_field = section_label if section_label in TEXT_FIELDS else None
+    if probs is None:
+        if heading_field is None:
+            return None, 0.0
+        return heading_field, section_conf
+    scores = dict(probs)
+    if heading_field is not None:
+        # a mapped heading pulls the unit towards its field
+        for name in scores:
+            scores[name] *= 1.0 - heading_weight
+        scores[heading_field] = scores.get(heading_field, 0.0) + heading_weight * section_conf
+    elif section_label == "none":
+        # Summary/Timeline: any field may be there, the heading says nothing
+        pass
+    best = max(scores, key=scores.get)
+    if best == "none" or best not in TEXT_FIELDS or scores[best] < threshold:
+        return None, 0.0
+    return best, min(1.0, scores[best])
+
+
+def label_fields(doc: Doc, heading_weight: float = 0.6, threshold: float = 0.5) -> None:
+    """Label the units of ``doc`` with card fields into ``doc.spans["fields"]``."""
+    units = list(doc.spans.get("units", []))
+    probs = doc.spans["units"].attrs.get("probs") if "units" in doc.spans else None
+    spans, scores = [], []
+    for i, (unit, (label, conf)) in enumerate(zip(units, unit_sections(doc))):
+        unit_probs = probs[i] if probs is not None and i < len(probs) else None
+        field, confidence = decide(label, conf, unit_probs, heading_weight, threshold)
+        if field is not None:
+            spans.append(doc[unit.start : unit.end])
+            spans[-1].label_ = field
+            scores.append(round(confidence, 3))
+    doc.spans["fields"] = spans
+    doc.spans["fields"].attrs["scores"] = scores
+
+
+@Language.factory(
+    "pmparse_field_labeler",
+    default_config={"heading_weight": 0.6, "threshold": 0.5},
+    assigns=["doc.spans"],
+)
+def make_field_labeler(nlp: Language, name: str, heading_weight: float, threshold: float):
+    """Create the field labeler.
+
+    Args:
+        nlp: The pipeline.
+        name: Component name.
+        heading_weight: Weight of a mapped heading against the model, 0 to 1.
+        threshold: Least confidence to keep a unit in a field.
+    """
+
+    def field_labeler(doc: Doc) -> Doc:
+        label_fields(doc, heading_weight, threshold)
+        return doc
+
+    return field_labeler

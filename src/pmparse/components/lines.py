@@ -1,0 +1,136 @@
+"""Line-level structure of a source text, shared by the sectionizer and the unit splitter.
+
+Pure functions over a string: every result is a list of character offsets into it, so evidence
+offsets stay exact whatever the markup.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+_LINE = re.compile(r"[^\n]*\n?")
+_FENCE = re.compile(r"^ {0,3}(```|~~~)")
+_NAV_WORDS = re.compile(r"[^\W\d_]+")
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of the text: ``text[start:end]`` without its line break."""
+
+    start: int
+    end: int
+    text: str
+
+    @property
+    def blank(self) -> bool:
+        return not self.text.strip()
+
+
+def split_lines(text: str) -> list[Line]:
+    """All lines of ``text`` with their offsets (the line break and a trailing ``\\r`` excluded)."""
+    lines = []
+    for match in _LINE.finditer(text):
+        start, end = match.span()
+        if start == end:
+            break
+        body_end = end
+        if text[body_end - 1 : body_end] == "\n":
+            body_end -= 1
+        if text[body_end - 1 : body_end] == "\r":
+            body_end -= 1
+        lines.append(Line(start, body_end, text[start:body_end]))
+    return lines
+
+
+class Mask:
+    """Fast membership test for masked ``(start, end)`` regions."""
+
+    def __init__(self, regions: list[tuple[int, int]]) -> None:
+        merged: list[list[int]] = []
+        for start, end in sorted(regions):
+            if merged and start <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([start, end])
+        self._starts = [m[0] for m in merged]
+        self._ends = [m[1] for m in merged]
+
+    def covers(self, start: int, end: int) -> bool:
+        """True when ``[start, end)`` lies inside one masked region."""
+        i = bisect.bisect_right(self._starts, start) - 1
+        return i >= 0 and self._ends[i] >= end
+
+    def end_of(self, start: int, end: int) -> int | None:
+        """End of the masked region that ``[start, end)`` touches last, or None."""
+        i = bisect.bisect_right(self._starts, end - 1) - 1
+        if i >= 0 and self._ends[i] > start:
+            return self._ends[i]
+        return None
+
+    def overlaps(self, start: int, end: int) -> bool:
+        """True when ``[start, end)`` touches a masked region."""
+        i = bisect.bisect_right(self._starts, end - 1) - 1
+        return i >= 0 and self._ends[i] > start
+
+
+def code_fence_regions(lines: list[Line]) -> list[tuple[int, int]]:
+    """Regions of fenced code blocks (logs and commands are not prose)."""
+    regions = []
+    open_at: int | None = None
+    for line in lines:
+        if _FENCE.match(line.text):
+            if open_at is None:
+                open_at = line.start
+            else:
+                regions.append((open_at, line.end))
+                open_at = None
+    if open_at is not None:
+        regions.append((open_at, lines[-1].end))
+    return regions
+
+
+def navigation_regions(lines: list[Line], min_run: int = 5, max_words: int = 3,
+                       is_heading: Callable[[Line], bool] | None = None) -> list[tuple[int, int]]:
+    """Runs of very short lines without sentence punctuation: menus and page chrome of printed pages.
+
+    Args:
+        lines: Lines of the text.
+        min_run: How many such lines in a row make a navigation block.
+        max_words: Most words a navigation line has.
+        is_heading: Tells heading lines; a run does not end on one, so the first heading after a
+            table of contents stays a heading.
+    """
+    regions = []
+    run: list[Line] = []
+
+    def close() -> None:
+        while run and is_heading is not None and is_heading(run[-1]):
+            run.pop()
+        if len(run) >= min_run:
+            regions.append((run[0].start, run[-1].end))
+        run.clear()
+
+    for line in lines:
+        stripped = line.text.strip()
+        if not stripped:
+            continue
+        short = (
+            len(_NAV_WORDS.findall(stripped)) <= max_words
+            and not stripped.endswith((".", "?", "!", ",", ";"))
+            and len(stripped) <= 40
+        )
+        if short:
+            run.append(line)
+        else:
+            close()
+    close()
+    return regions
+
+
+def line_index(lines: list[Line], offset: int) -> int:
+    """Index of the line holding ``offset``."""
+    starts = [line.start for line in lines]
+    return max(0, bisect.bisect_right(starts, offset) - 1)

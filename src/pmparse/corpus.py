@@ -1,0 +1,90 @@
+"""The shared corpus of real postmortems: where it is and which of its files are incidents.
+
+The corpus is never copied into this repository: code refers to its files by path relative to
+the corpus root, which is ``$PMPARSE_CORPUS``, or ``../shared/corpus`` next to the checkout.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import UsageError
+
+#: The repository checkout (for ``corpus/`` and ``eval/``), when pmparse runs from one.
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_MANIFEST = REPO_ROOT / "corpus" / "manifest.yaml"
+
+
+class SourceRule(BaseModel):
+    """Which files of one source folder are incidents."""
+
+    model_config = ConfigDict(extra="forbid")
+    include: list[str] = Field(description="Globs of incident files, relative to the corpus root.")
+    exclude: list[str] = Field(default_factory=list, description="Globs of files that are not incidents.")
+
+
+class Manifest(BaseModel):
+    """The corpus manifest (``corpus/manifest.yaml``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    version: int = Field(ge=1, description="Manifest version.")
+    sources: dict[str, SourceRule] = Field(description="Source name to file rules.")
+    extra: list[str] = Field(default_factory=list, description="Multi-incident files: converted, never trained on.")
+
+
+def corpus_root(explicit: str | os.PathLike | None = None) -> Path:
+    """The corpus root: the argument, ``$PMPARSE_CORPUS``, or ``../shared/corpus`` beside the checkout.
+
+    Raises:
+        UsageError: the folder does not exist.
+    """
+    candidates = [explicit, os.environ.get("PMPARSE_CORPUS"), Path.cwd().parent / "shared" / "corpus",
+                  REPO_ROOT.parent / "shared" / "corpus"]
+    for candidate in candidates:
+        if candidate and Path(candidate).is_dir():
+            return Path(candidate)
+        if candidate and (explicit or candidate == os.environ.get("PMPARSE_CORPUS")):
+            raise UsageError("expected a corpus folder, found none", str(candidate))
+    raise UsageError("expected ../shared/corpus or $PMPARSE_CORPUS, found neither (use --corpus)")
+
+
+def load_manifest(path: Path = DEFAULT_MANIFEST) -> Manifest:
+    """Load and validate the corpus manifest."""
+    try:
+        return Manifest.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+    except (OSError, yaml.YAMLError, ValidationError) as exc:
+        raise UsageError(f"expected a valid corpus manifest, found: {exc}", str(path)) from exc
+
+
+def incident_files(root: Path, manifest: Manifest | None = None, include_extra: bool = False) -> list[tuple[str, str]]:
+    """Incident files of the corpus as ``(source, relative_path)``, sorted.
+
+    Args:
+        root: The corpus root.
+        manifest: The manifest; the repository's when None.
+        include_extra: Also list multi-incident files.
+    """
+    manifest = manifest or load_manifest()
+    found: list[tuple[str, str]] = []
+    for source, rule in manifest.sources.items():
+        for pattern in rule.include:
+            for path in sorted(root.glob(pattern)):
+                if not path.is_file():
+                    continue
+                rel = path.relative_to(root).as_posix()
+                if any(fnmatch.fnmatchcase(rel, ex) for ex in rule.exclude):
+                    continue
+                found.append((source, rel))
+    if include_extra:
+        found.extend(("extra", rel) for rel in manifest.extra if (root / rel).is_file())
+    return sorted(set(found))
+
+
+def source_of(rel_path: str) -> str:
+    """The source name of a corpus path (its first folder)."""
+    return rel_path.split("/", 1)[0]

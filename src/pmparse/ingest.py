@@ -1,0 +1,277 @@
+"""Ingest: a raw file becomes text plus structure.
+
+The text returned here is what every evidence offset indexes. For ``.txt`` and ``.md`` input it is
+the file itself, decoded as UTF-8 with newlines kept as they are; for HTML it is the main text
+extracted by trafilatura (as markdown, so headings and lists survive), and the record keeps it.
+
+Nothing in this module guesses: a file that cannot be read as UTF-8 text raises a typed
+:class:`~pmparse.errors.InputError` naming the file and the reason, and the caller moves on.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import os
+import re
+import stat
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO, Literal
+
+import yaml
+
+from .errors import (
+    BinaryInputError,
+    DecodeInputError,
+    EmptyInputError,
+    MalformedInputError,
+    TooLargeInputError,
+    UnreadableInputError,
+)
+
+#: Default size limit of one input; ``convert --max-bytes`` changes it.
+DEFAULT_MAX_BYTES = 20 * 1024 * 1024
+
+#: Front matter larger than this is not parsed (it is still masked from prose).
+MAX_FRONT_MATTER = 64 * 1024
+
+Format = Literal["txt", "md", "html"]
+
+_MD_SUFFIXES = {".md", ".markdown", ".mdown", ".mkd", ".erb", ".rst"}
+_HTML_SUFFIXES = {".html", ".htm", ".xhtml"}
+_FRONT_MATTER = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n")
+_FRONT_MATTER_END = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
+_ERB_TAG = re.compile(r"<%[^%]{0,4000}%>")
+_HTML_SNIFF = re.compile(r"\A\s*(?:<!doctype html|<html|<head|<body|<article|<div|<p>)", re.IGNORECASE)
+
+
+@dataclass
+class Ingested:
+    """A source turned into text.
+
+    Attributes:
+        location: Path or URL of the source, ``-`` for standard input.
+        text: The text that evidence offsets index.
+        format: How it was read: ``txt``, ``md`` or ``html``.
+        sha256: sha256 of ``text`` encoded as UTF-8.
+        extracted: True when ``text`` is not the file itself (HTML), so records keep it.
+        front_matter: Scalar values of a YAML front matter block, as strings.
+        masked: ``(start, end)`` regions that are not prose (front matter, template tags).
+        meta: Facts found by the extractor (HTML title, date, site name).
+        warnings: Problems that did not stop the conversion.
+    """
+
+    location: str
+    text: str
+    format: Format
+    sha256: str
+    extracted: bool = False
+    front_matter: dict[str, str] = field(default_factory=dict)
+    masked: list[tuple[int, int]] = field(default_factory=list)
+    meta: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+
+def sha256_text(text: str) -> str:
+    """sha256 hex digest of ``text`` encoded as UTF-8."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def detect_format(location: str, raw: bytes | None = None) -> Format:
+    """Choose how to read a source from its name, or its first bytes for standard input."""
+    suffixes = [s.lower() for s in Path(location).suffixes]
+    if any(s in _HTML_SUFFIXES for s in suffixes[-1:]):
+        return "html"
+    if suffixes and suffixes[-1] in _MD_SUFFIXES:
+        return "md"
+    if suffixes and suffixes[-1] == ".txt":
+        return "txt"
+    if raw is not None:
+        head = raw[:2048].decode("utf-8", "ignore")
+        if _HTML_SNIFF.match(head):
+            return "html"
+        if re.search(r"^#{1,6} \S", head, re.MULTILINE) or head.startswith("---"):
+            return "md"
+    return "txt"
+
+
+def read_bytes(location: str, max_bytes: int = DEFAULT_MAX_BYTES, stdin: BinaryIO | None = None) -> bytes:
+    """Read a source's bytes, refusing what is not a readable regular file within the limit.
+
+    Args:
+        location: A path, or ``-`` for standard input.
+        max_bytes: Largest accepted size.
+        stdin: Stream to read for ``-`` (defaults to ``sys.stdin.buffer``).
+
+    Raises:
+        UnreadableInputError: missing, a directory, a broken link, no permission.
+        TooLargeInputError: larger than ``max_bytes``.
+    """
+    if location == "-":
+        stream = stdin if stdin is not None else sys.stdin.buffer
+        raw = stream.read(max_bytes + 1)
+    else:
+        try:
+            info = os.stat(location)
+        except FileNotFoundError as exc:
+            reason = "a broken symbolic link" if os.path.islink(location) else "no such file"
+            raise UnreadableInputError(f"expected a readable file, found {reason}", location) from exc
+        except OSError as exc:
+            raise UnreadableInputError(f"expected a readable file, found {exc.strerror}", location) from exc
+        if stat.S_ISDIR(info.st_mode):
+            raise UnreadableInputError("expected a file, found a directory", location)
+        if not stat.S_ISREG(info.st_mode):
+            raise UnreadableInputError("expected a regular file, found a special file", location)
+        if info.st_size > max_bytes:
+            raise TooLargeInputError(
+                f"expected at most {max_bytes} bytes (--max-bytes), found {info.st_size}", location
+            )
+        try:
+            with open(location, "rb") as handle:
+                raw = handle.read(max_bytes + 1)
+        except OSError as exc:
+            raise UnreadableInputError(f"expected a readable file, found {exc.strerror}", location) from exc
+    if len(raw) > max_bytes:
+        raise TooLargeInputError(f"expected at most {max_bytes} bytes (--max-bytes), found more", location)
+    return raw
+
+
+def decode_text(raw: bytes, location: str) -> str:
+    """Decode bytes as UTF-8 text, keeping newlines as they are.
+
+    Raises:
+        EmptyInputError: no bytes, or only white space.
+        BinaryInputError: NUL bytes, which text never holds.
+        DecodeInputError: not valid UTF-8 (the message gives the byte offset).
+    """
+    if not raw.strip():
+        raise EmptyInputError("expected text, found an empty file" if not raw else "expected text, found only white space", location)
+    nul = raw.find(b"\x00")
+    if nul >= 0:
+        raise BinaryInputError(f"expected text, found binary data (NUL byte at offset {nul})", location)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DecodeInputError(
+            f"expected UTF-8 text, found byte 0x{raw[exc.start]:02x} at offset {exc.start} "
+            "(re-encode the file as UTF-8, e.g. with iconv -f latin1 -t utf-8)",
+            location,
+        ) from exc
+
+
+def _scalar(value: object) -> str | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (str, int, float, _dt.date, _dt.datetime)):
+        text = str(value).strip()
+        return text[:500] or None
+    return None
+
+
+def parse_front_matter(text: str) -> tuple[dict[str, str], tuple[int, int] | None, str | None]:
+    """Find and parse a YAML front matter block at the start of ``text``.
+
+    Returns:
+        ``(values, region, warning)``: scalar top-level values as strings, the block's
+        ``(start, end)`` offsets (None without a block), and a warning when it is not valid YAML.
+    """
+    opening = _FRONT_MATTER.match(text)
+    if not opening:
+        return {}, None, None
+    closing = _FRONT_MATTER_END.search(text, opening.end(), opening.end() + MAX_FRONT_MATTER)
+    if not closing:
+        return {}, None, None
+    end = closing.end()
+    if text[end : end + 2] == "\r\n":
+        end += 2
+    elif text[end : end + 1] == "\n":
+        end += 1
+    body = text[opening.end() : closing.start()]
+    try:
+        # safe_load builds aliases by reference, so an alias bomb costs no memory here; only
+        # scalar top-level values are read below, so nothing walks the aliased structure.
+        data = yaml.safe_load(body)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 2}" if mark is not None else ""
+        return {}, (0, end), f"front matter is not valid YAML{where}; ignored"
+    if data is None:
+        return {}, (0, end), None
+    if not isinstance(data, dict):
+        return {}, (0, end), f"front matter is a {type(data).__name__}, expected a mapping; ignored"
+    values = {}
+    for key, value in data.items():
+        scalar = _scalar(value)
+        if isinstance(key, str) and scalar is not None:
+            values[key.lower()] = scalar
+    return values, (0, end), None
+
+
+def extract_html(raw_text: str, location: str) -> tuple[str, dict[str, str]]:
+    """Main text of an HTML page, as markdown, with the extractor's metadata.
+
+    Raises:
+        MalformedInputError: the extractor fails or finds no main text.
+    """
+    import trafilatura  # imported here: it costs start-up time and only HTML needs it
+
+    try:
+        result = trafilatura.bare_extraction(
+            raw_text,
+            with_metadata=True,
+            include_formatting=True,
+            include_comments=False,
+            include_tables=True,
+            favor_recall=True,
+        )
+    except RecursionError as exc:
+        raise MalformedInputError("expected parseable HTML, found nesting too deep to parse", location) from exc
+    except Exception as exc:  # lxml and trafilatura raise many types on broken markup
+        raise MalformedInputError(f"expected parseable HTML, found {type(exc).__name__}: {exc}", location) from exc
+    text = (getattr(result, "text", None) or "").strip() if result is not None else ""
+    if not text:
+        raise MalformedInputError("expected HTML with a main text, found none the extractor could use", location)
+    meta = {}
+    for key in ("title", "date", "sitename", "hostname", "url"):
+        value = getattr(result, key, None)
+        if value:
+            meta[key] = str(value)
+    return text + "\n", meta
+
+
+def ingest_bytes(raw: bytes, location: str, fmt: Format | None = None) -> Ingested:
+    """Turn a source's bytes into :class:`Ingested` text.
+
+    Args:
+        raw: The file's bytes.
+        location: Path or URL, used in messages and the record.
+        fmt: Force a format; detected from the name (or content for stdin) when None.
+    """
+    fmt = fmt or detect_format(location, raw)
+    text = decode_text(raw, location)
+    meta: dict[str, str] = {}
+    extracted = False
+    if fmt == "html":
+        text, meta = extract_html(text, location)
+        extracted = True
+    ingested = Ingested(location=location, text=text, format=fmt, sha256=sha256_text(text), extracted=extracted, meta=meta)
+    values, region, warning = parse_front_matter(text)
+    if region is not None:
+        ingested.front_matter = values
+        ingested.masked.append(region)
+    if warning:
+        ingested.warnings.append(warning)
+    ingested.masked.extend(m.span() for m in _ERB_TAG.finditer(text))
+    return ingested
+
+
+def ingest(location: str, max_bytes: int = DEFAULT_MAX_BYTES, fmt: Format | None = None, stdin: BinaryIO | None = None) -> Ingested:
+    """Read and ingest one source (a path, or ``-`` for standard input).
+
+    Raises:
+        InputError: a subclass naming the file and what was wrong with it.
+    """
+    raw = read_bytes(location, max_bytes, stdin)
+    return ingest_bytes(raw, location, fmt)

@@ -1,0 +1,127 @@
+"""The spaCy pipeline: ``spacy.blank("en")`` plus the pmparse components.
+
+``make_doc`` turns an :class:`~pmparse.ingest.Ingested` source into a Doc whose text is exactly the
+source text, so every span's character offsets are evidence offsets.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+import spacy
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from . import __version__
+from .components import facts as _facts  # noqa: F401  (registers the factory)
+from .components import fields as _fields  # noqa: F401
+from .components import sectionizer as _sectionizer  # noqa: F401
+from .components import units as _units  # noqa: F401
+from .errors import UsageError
+from .ingest import Ingested
+
+log = logging.getLogger(__name__)
+
+#: File name of the field model inside a model folder.
+MODEL_FILE = "model.skops"
+
+#: Where ``pmparse train`` writes and ``convert`` looks for the field model by default.
+DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[2] / "models" / "fields"
+
+
+@dataclass(frozen=True)
+class PipelineConfig:
+    """What the pipeline is built from.
+
+    Attributes:
+        model_dir: Folder of the trained unit classifier; None for rules only.
+        headings_path: A heading synonym table replacing the packaged one.
+        taxonomy_path: A taxonomy replacing or extending the packaged one.
+    """
+
+    model_dir: str | None = None
+    headings_path: str | None = None
+    taxonomy_path: str | None = None
+
+
+def pipeline_config(model_dir: str | None = None, rules_only: bool = False, taxonomy_path: str | None = None,
+                    headings_path: str | None = None, warn=None) -> PipelineConfig:
+    """Resolve what the pipeline is built from.
+
+    Args:
+        model_dir: A field model folder; the bundled one when None.
+        rules_only: Use heading rules only.
+        taxonomy_path: A taxonomy YAML extending or replacing the packaged one.
+        headings_path: A heading synonym table replacing the packaged one.
+        warn: Called with a message when the bundled model is missing and rules are used.
+
+    Raises:
+        UsageError: ``model_dir`` was given and holds no model.
+    """
+    chosen: str | None = None
+    if not rules_only:
+        if model_dir is not None:
+            if not (Path(model_dir) / MODEL_FILE).is_file():
+                raise UsageError(f"expected a field model ({MODEL_FILE}), found none", model_dir)
+            chosen = str(model_dir)
+        elif (DEFAULT_MODEL_DIR / MODEL_FILE).is_file():
+            chosen = str(DEFAULT_MODEL_DIR)
+        elif warn is not None:
+            warn(f"no field model at {DEFAULT_MODEL_DIR}; using heading rules only (run 'pmparse train')")
+    return PipelineConfig(model_dir=chosen, headings_path=headings_path, taxonomy_path=taxonomy_path)
+
+
+def build(config: PipelineConfig = PipelineConfig()) -> Language:
+    """Build the pipeline for ``config`` (a blank English tokenizer plus pmparse components)."""
+    nlp = spacy.blank("en")
+    # a postmortem is one document; the default limit guards the parser, which is not used here
+    nlp.max_length = 10**9
+    nlp.add_pipe("pmparse_sectionizer", config={"headings_path": config.headings_path})
+    nlp.add_pipe("pmparse_units")
+    if config.model_dir:
+        nlp.add_pipe("pmparse_unit_classifier", config={"model_dir": config.model_dir})
+    nlp.add_pipe("pmparse_field_labeler")
+    nlp.add_pipe("pmparse_facts")
+    return nlp
+
+
+@functools.lru_cache(maxsize=4)
+def get(config: PipelineConfig = PipelineConfig()) -> Language:
+    """The pipeline for ``config``, built once per process."""
+    return build(config)
+
+
+def model_name(nlp: Language) -> str | None:
+    """Name and version of the field model in ``nlp``, or None for rules only."""
+    if "pmparse_unit_classifier" not in nlp.pipe_names:
+        return None
+    return nlp.get_pipe("pmparse_unit_classifier").model_name  # type: ignore[attr-defined]
+
+
+def make_doc(nlp: Language, source: Ingested) -> Doc:
+    """A Doc over the source text, carrying the ingest structure in ``doc.user_data``."""
+    doc = nlp.make_doc(source.text)
+    doc.user_data["pmparse_location"] = source.location
+    doc.user_data["pmparse_format"] = source.format
+    doc.user_data["pmparse_masked"] = list(source.masked)
+    doc.user_data["pmparse_front_matter"] = dict(source.front_matter)
+    front = [region for region in source.masked if region[0] == 0]
+    doc.user_data["pmparse_front_matter_region"] = front[0] if source.front_matter and front else None
+    doc.user_data["pmparse_meta"] = dict(source.meta)
+    return doc
+
+
+def analyse(nlp: Language, source: Ingested) -> Doc:
+    """Run the whole pipeline over one ingested source."""
+    doc = make_doc(nlp, source)
+    for _, component in nlp.pipeline:
+        doc = component(doc)
+    return doc
+
+
+def version_info(nlp: Language) -> dict[str, str | None]:
+    """What produced a suggestion: pmparse version and model name."""
+    return {"version": __version__, "model": model_name(nlp)}

@@ -1,0 +1,86 @@
+from __future__ import annotations
+
+import spacy
+
+from pmparse.components.sectionizer import build_sections, find_headings, sectionize
+from pmparse.rules import load_headings
+
+TABLE = load_headings()
+
+
+def labels(text: str, plain: bool = False) -> list[tuple[str, str]]:
+    """(section label, first words of its body) for each section."""
+    sections = build_sections(text, find_headings(text, [], TABLE, plain_text=plain))
+    return [(s.label, text[s.start:s.end].strip()[:20]) for s in sections]
+
+
+def test_markdown_headings_map_to_fields_and_nest():
+    text = ("# Big outage\n\nIntro words here.\n\n## Impact\n\nUsers saw errors.\n\n"
+            "## Timeline\n\n### 10:02\n\nAlert fired.\n\n## Action items\n\n### Process\n\n- Do a thing\n")
+    assert labels(text) == [
+        ("unknown", "Intro words here.\n\n#"),  # a level-1 section holds the rest
+        ("symptoms", "Users saw errors."),
+        ("none", "### 10:02\n\nAlert fir"),
+        ("none", "Alert fired."),
+        ("action_items", "### Process\n\n- Do a "),
+        ("action_items", "- Do a thing"),
+    ]
+
+
+def test_setext_wiki_bold_and_upper_case_headings():
+    text = ("Root cause\n----------\n\nA bug.\n\n== Resolution ==\n\nRolled back.\n\n"
+            "**Lessons learned**\n\nTest more.\n\nDETECTION\n\nA pager went off.\n")
+    assert [label for label, _ in labels(text)] == ["root_cause", "remediation", "lessons", "detection"]
+
+
+def test_bold_bullet_labels_scope_to_their_item_and_nested_list():
+    text = ("- **Identified**: Pingdom said the site was down.\n\n"
+            "- **Context**:\n  - An engineer ran a destroy command.\n\n"
+            "  - **Resolution**: Re-applied the plan.\n")
+    got = labels(text)
+    assert got[0] == ("detection", "Pingdom said the sit")
+    assert got[1][0] == "none"
+    assert got[2] == ("remediation", "Re-applied the plan.")
+
+
+def test_inline_labels_and_question_headings():
+    text = ("Root cause: the certificate expired.\n\nUnrelated paragraph.\n\n"
+            "How was the incident detected?\nA customer emailed support.\n")
+    sections = build_sections(text, find_headings(text, [], TABLE))
+    assert [s.label for s in sections] == ["root_cause", "detection"]
+    # an inline label with content on its line covers its paragraph only
+    assert text[sections[0].start:sections[0].end].strip() == "the certificate expired."
+    assert text[sections[1].start:sections[1].end].strip() == "A customer emailed support."
+
+
+def test_unknown_inline_label_is_not_a_heading():
+    assert labels("Note: this is just a remark.\n") == [("preamble", "Note: this is just a")]
+
+
+def test_plain_text_known_lines_and_table_of_contents():
+    toc = "Contents\n[\nhide\n]\n1\nSummary\n2\nTimeline\n3\nActionables\n"
+    text = toc + "Summary\nThe app crashed for\nall users.\nActionables\nFix the crash handler (T1)\n"
+    got = labels(text, plain=True)
+    assert ("none", "The app crashed for\n") in got
+    assert got[-1] == ("action_items", "Fix the crash handle")
+    # the same lines are not headings in markdown
+    assert all(label in ("preamble",) for label, _ in labels(text, plain=False))
+
+
+def test_sectionize_writes_span_groups():
+    nlp = spacy.blank("en")
+    doc = nlp.make_doc("## Impact\n\nSite down.\n\n## Fix\n\nRestarted it.\n")
+    sectionize(doc, TABLE)
+    assert [s.label_ for s in doc.spans["headings"]] == ["symptoms", "remediation"]
+    assert [s.label_ for s in doc.spans["sections"]] == ["symptoms", "remediation"]
+    assert doc.spans["sections"].attrs["scores"] == [0.9, 0.9]
+
+
+def test_code_fences_hide_headings():
+    text = "## Impact\n\nDown.\n\n```\n# Root cause\nnot a heading\n```\n"
+    assert [label for label, _ in labels(text)] == ["symptoms"]
+
+
+def test_many_headings_take_linear_time():
+    text = "".join(f"{'#' * (1 + i % 6)} Heading {i}\n\nBody {i}.\n\n" for i in range(20000))
+    assert len(build_sections(text, find_headings(text, [], TABLE))) == 20000

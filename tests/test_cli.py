@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+import json
+import shutil
+
+from click.testing import CliRunner
+
+from conftest import SAMPLES
+from pmparse.cli import main
+
+
+def test_convert_validate_and_summary(tmp_path):
+    folder = tmp_path / "in"
+    shutil.copytree(SAMPLES, folder)
+    (folder / "bad.txt").write_bytes(b"\x00\x01")
+    runner = CliRunner()
+    result = runner.invoke(main, ["convert", str(folder), "-o", str(tmp_path / "lib"), "--rules-only",
+                                  "--errors", str(tmp_path / "errors.jsonl")])
+    assert result.exit_code == 1
+    assert "3 converted, 0 updated, 0 unchanged, 0 pending review, 1 failed" in result.output
+    assert f"failed: {folder / 'bad.txt'}: expected text, found binary data" in result.output
+    errors = [json.loads(line) for line in (tmp_path / "errors.jsonl").read_text().splitlines()]
+    assert errors == [{"input": str(folder / "bad.txt"), "error": "binary",
+                       "message": "expected text, found binary data (NUL byte at offset 0)"}]
+    result = runner.invoke(main, ["validate", str(tmp_path / "lib")])
+    assert result.exit_code == 0 and "3 records checked, 0 invalid" in result.output
+
+
+def test_convert_all_good_exits_zero_and_stdin(tmp_path):
+    result = CliRunner().invoke(main, ["convert", "-", "-o", str(tmp_path / "lib"), "--rules-only"],
+                                input=b"# Outage\n\n## Impact\n\nThe API was down for ten minutes.\n")
+    assert result.exit_code == 0, result.output
+    assert "1 converted" in result.output
+    record = (tmp_path / "lib" / "IL-0001.yaml").read_text()
+    assert "location: '-'" in record and "The API was down for ten minutes." in record
+
+
+def test_validate_invalid_exits_one(tmp_path):
+    (tmp_path / "IL-0001.yaml").write_text("id: IL-1\n")
+    result = CliRunner().invoke(main, ["validate", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "IL-0001.yaml: id: String should match pattern" in result.output
+
+
+def test_usage_errors_exit_two(tmp_path):
+    runner = CliRunner()
+    assert runner.invoke(main, ["convert", "x.md"]).exit_code == 2  # no -o
+    assert runner.invoke(main, ["validate", str(tmp_path / "missing")]).exit_code == 2
+    (tmp_path / "file").write_text("x")
+    assert runner.invoke(main, ["convert", "x.md", "-o", str(tmp_path / "file")]).exit_code == 2
+    assert runner.invoke(main, ["convert", "x.md", "-o", str(tmp_path / "l"), "--model", str(tmp_path)]).exit_code == 2
+
+
+def test_schema_and_help():
+    runner = CliRunner()
+    schema = json.loads(runner.invoke(main, ["schema"]).output)
+    assert schema["title"] == "Card" and schema["additionalProperties"] is False
+    for command in ("convert", "validate", "schema"):
+        assert runner.invoke(main, [command, "--help"]).exit_code == 0

@@ -1,0 +1,93 @@
+from __future__ import annotations
+
+import shutil
+
+import pytest
+import yaml
+
+from conftest import SAMPLES, assert_offsets, source_text
+from pmparse.convert import convert
+from pmparse.record import Library
+from pmparse.schema import TEXT_FIELDS
+
+
+@pytest.fixture()
+def samples(tmp_path):
+    folder = tmp_path / "in"
+    shutil.copytree(SAMPLES, folder)
+    return folder
+
+
+def test_samples_convert_with_valid_offsets(samples, tmp_path):
+    report = convert([str(samples)], tmp_path / "lib")
+    assert report.counts["converted"] == 3 and not report.failed
+    library = Library.open(tmp_path / "lib")
+    assert len(library.entries) == 3
+    for entry in library.entries.values():
+        assert assert_offsets(entry.card, source_text(entry.card)) > 3
+
+
+def test_reconverting_the_same_source_keeps_its_id(samples, tmp_path):
+    convert([str(samples)], tmp_path / "lib")
+    report = convert([str(samples)], tmp_path / "lib")
+    assert report.counts["unchanged"] == 3
+    # an amended source (new sha256, same path) updates its record instead of minting an id
+    md = samples / "gocardless-postgres-failover.md"
+    md.write_text(md.read_text() + "\nAn amendment added later.\n")
+    report = convert([str(md)], tmp_path / "lib")
+    assert report.results[0].status == "updated"
+    assert sorted(Library.open(tmp_path / "lib").entries) == ["IL-0001", "IL-0002", "IL-0003"]
+
+
+def test_a_person_edit_is_never_overwritten(samples, tmp_path):
+    convert([str(samples)], tmp_path / "lib", force=False)
+    record = tmp_path / "lib" / "IL-0002.yaml"
+    edited = record.read_text().replace("organisation: GoCardless", "organisation: GoCardless Ltd  # checked")
+    record.write_text(edited)
+    report = convert([str(samples)], tmp_path / "lib", force=True)
+    statuses = {r.input.rsplit("/", 1)[-1]: r.status for r in report.results}
+    assert statuses["gocardless-postgres-failover.md"] == "pending"
+    assert record.read_text() == edited
+
+
+def test_bad_files_fail_alone_and_good_ones_convert(samples, tmp_path):
+    (samples / "empty.md").write_bytes(b"")
+    (samples / "binary.txt").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    (samples / "latin1.txt").write_bytes("Panne du r\xe9seau pendant une heure".encode("latin-1"))
+    (samples / "broken.html").write_bytes(b"<html><body><div></div>")
+    report = convert([str(samples)], tmp_path / "lib")
+    failed = {r.input.rsplit("/", 1)[-1]: (r.error_kind, r.message) for r in report.failed}
+    assert failed["empty.md"][0] == "empty"
+    assert failed["binary.txt"] == ("binary", "expected text, found binary data (NUL byte at offset 8)")
+    assert failed["latin1.txt"][0] == "encoding" and "UTF-8" in failed["latin1.txt"][1]
+    assert failed["broken.html"][0] == "malformed"
+    assert report.counts["converted"] == 3
+
+
+def test_missing_input_is_a_failure_not_a_crash(tmp_path):
+    report = convert([str(tmp_path / "nothing-here.md")], tmp_path / "lib")
+    assert report.failed[0].error_kind == "missing"
+
+
+def test_json_records(samples, tmp_path):
+    convert([str(samples / "tencent-moe-slow-ranks.txt")], tmp_path / "lib", fmt="json")
+    assert [p.name for p in (tmp_path / "lib").glob("IL-*")] == ["IL-0001.json"]
+
+
+def test_samples_match_the_seed_cards(samples, tmp_path):
+    """The team's own retellings of the three seed incidents fill the fields the seed cards fill."""
+    convert([str(samples)], tmp_path / "lib")
+    cards = {e.card.source.location.rsplit("/", 1)[-1]: e.card for e in Library.open(tmp_path / "lib").entries.values()}
+    gocardless = cards["gocardless-postgres-failover.md"]
+    assert gocardless.organisation == "GoCardless" and gocardless.date == "2017-10-10"
+    assert gocardless.duration_minutes == 110
+    filled = {name for name in TEXT_FIELDS if getattr(gocardless, name)}
+    assert {"symptoms", "trigger", "root_cause", "detection", "remediation", "action_items", "lessons"} <= filled
+    assert any("powered off" in item.text for item in gocardless.remediation)
+    tencent = cards["tencent-moe-slow-ranks.txt"]
+    assert any("replaced the affected nodes" in item.text for item in tencent.remediation)
+    assert any("detector" in item.text for item in tencent.detection)
+    alibaba = cards["alibaba-gpu-faults.html"]
+    assert alibaba.source.extracted_text and alibaba.source.format == "html"
+    assert len(alibaba.remediation) == 4 and len(alibaba.action_items) == 1
+    assert any("faulty GPUs" in item.text for item in alibaba.root_cause)

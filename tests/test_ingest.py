@@ -1,0 +1,124 @@
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from pmparse.errors import (
+    BinaryInputError,
+    DecodeInputError,
+    EmptyInputError,
+    MalformedInputError,
+    TooLargeInputError,
+    UnreadableInputError,
+)
+from pmparse.ingest import detect_format, ingest, ingest_bytes, parse_front_matter, sha256_text
+
+
+def test_text_is_the_file_with_newlines_kept(tmp_path):
+    path = tmp_path / "a.md"
+    path.write_bytes(b"# Title\r\n\r\nLine one.\r\n")
+    source = ingest(str(path))
+    assert source.text == "# Title\r\n\r\nLine one.\r\n"
+    assert source.sha256 == sha256_text(source.text)
+    assert source.format == "md" and not source.extracted
+
+
+@pytest.mark.parametrize("content,error,needle", [
+    (b"", EmptyInputError, "empty"),
+    (b"  \n\t\n", EmptyInputError, "white space"),
+    (b"PK\x03\x04\x00\x00binary", BinaryInputError, "NUL byte at offset 4"),
+    ("Caf\u00e9 outage".encode("latin-1"), DecodeInputError, "offset 3"),
+])
+def test_bad_bytes_get_a_clear_error(tmp_path, content, error, needle):
+    path = tmp_path / "bad.txt"
+    path.write_bytes(content)
+    with pytest.raises(error) as info:
+        ingest(str(path))
+    assert needle in str(info.value)
+    assert str(path) in str(info.value)
+
+
+def test_oversized_file_is_refused_before_reading(tmp_path):
+    path = tmp_path / "huge.txt"
+    with open(path, "wb") as handle:
+        handle.truncate(50 * 1024 * 1024)  # sparse: 50 MB on paper, no time to write
+    with pytest.raises(TooLargeInputError) as info:
+        ingest(str(path))
+    assert "--max-bytes" in str(info.value)
+
+
+def test_max_bytes_applies_to_stdin():
+    with pytest.raises(TooLargeInputError):
+        ingest("-", max_bytes=10, stdin=io.BytesIO(b"x" * 11))
+    assert ingest("-", stdin=io.BytesIO(b"# Report\n\nAll good here.\n")).format == "md"
+
+
+def test_directory_and_missing_and_broken_link(tmp_path):
+    with pytest.raises(UnreadableInputError, match="directory"):
+        ingest(str(tmp_path))
+    with pytest.raises(UnreadableInputError, match="no such file"):
+        ingest(str(tmp_path / "nope.md"))
+    link = tmp_path / "link.md"
+    link.symlink_to(tmp_path / "gone.md")
+    with pytest.raises(UnreadableInputError, match="broken symbolic link"):
+        ingest(str(link))
+
+
+def test_front_matter_values_and_region():
+    text = "---\ntitle: Incident on 2020-02-12\nweight: 3\ntags: [a, b]\n---\n# Body\n"
+    values, region, warning = parse_front_matter(text)
+    assert values == {"title": "Incident on 2020-02-12", "weight": "3"}
+    assert text[region[0]:region[1]].endswith("---\n") and warning is None
+
+
+def test_invalid_front_matter_is_a_warning_not_a_failure():
+    source = ingest_bytes(b"---\ntitle: [unclosed\n---\n# Body\n\nText here.\n", "x.md")
+    assert source.front_matter == {}
+    assert any("not valid YAML" in w for w in source.warnings)
+    assert source.masked and source.masked[0][0] == 0
+
+
+def test_alias_bomb_front_matter_is_cheap():
+    bomb = "---\na: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
+        for i in range(8)) + "title: ok\n---\nBody text here.\n"
+    values, region, warning = parse_front_matter(bomb)
+    assert values == {"title": "ok"} and warning is None
+
+
+def test_erb_tags_are_masked():
+    source = ingest_bytes(b"# T\n\n<%= partial 'x' %>\n\nReal text here.\n", "a.html.md.erb")
+    start, end = source.masked[-1]
+    assert source.text[start:end] == "<%= partial 'x' %>"
+
+
+def test_html_is_extracted_without_boilerplate():
+    html = (b"<html><head><title>Outage</title></head><body><nav>Home | Pricing | Login</nav><article>"
+            b"<h1>Database outage</h1><p>Our database was down for two hours on 3 March 2024 and every "
+            b"request failed while we restored it from a replica.</p><h2>Root cause</h2><p>A disk filled up "
+            b"because log rotation was switched off during a migration.</p></article>"
+            b"<footer>Copyright 2024 Example</footer></body></html>")
+    source = ingest_bytes(html, "post.html")
+    assert source.extracted and source.format == "html"
+    assert "## Root cause" in source.text and "log rotation" in source.text
+    assert "Pricing" not in source.text and "Copyright" not in source.text
+
+
+@pytest.mark.parametrize("html", [b"<html><body><div><div><span></span></div></body>", b"<<<>>>", b"<p>"])
+def test_html_without_text_is_malformed(html):
+    with pytest.raises(MalformedInputError):
+        ingest_bytes(html, "bad.html")
+
+
+def test_unclosed_html_with_text_still_converts():
+    html = b"<html><body><article><h1>Report<p>The queue stalled for an hour and jobs piled up in the backlog while workers were idle.<p>We restarted the broker and the backlog cleared within minutes."
+    assert "queue stalled" in ingest_bytes(html, "unclosed.html").text
+
+
+def test_format_detection():
+    assert detect_format("a/b.html.md.erb") == "md"
+    assert detect_format("x.HTM") == "html"
+    assert detect_format("notes") == "txt"
+    assert detect_format("-", b"<!DOCTYPE html><html>") == "html"
+    assert detect_format("-", b"# Heading\n") == "md"

@@ -1,0 +1,109 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+from pmparse.errors import RecordError
+from pmparse.record import Library, atomic_write, dumps, loads, validate_library
+from pmparse.schema import Card, Evidence, Item, Pipeline, Source
+
+SHA = "a" * 64
+
+
+def make_card(card_id: str = "IL-0001", **extra) -> Card:
+    return Card(
+        id=card_id,
+        organisation="Example Org",
+        date="2024-03-03",
+        duration_minutes=95,
+        symptoms=[Item(text="Checkout failed for a third of users.", evidence=[Evidence(start=10, end=48)], confidence=0.9)],
+        action_items=[Item(text="Add a canary stage: for config.", evidence=[Evidence(start=60, end=91)], confidence=0.55)],
+        components=["load_balancer"],
+        source=Source(location="reports/x.md", sha256=SHA, format="md"),
+        pipeline=Pipeline(version="0.1.0"),
+        **extra,
+    )
+
+
+@pytest.mark.parametrize("fmt", ["yaml", "json"])
+def test_round_trip_is_lossless_and_stable(fmt):
+    card = make_card(title="Multi\nline: text with 'quotes' and ünïcode")
+    text = dumps(card, fmt)
+    again = loads(text, fmt, "x")
+    assert again == card
+    assert dumps(again, fmt) == text
+
+
+def test_yaml_keeps_schema_key_order():
+    data = yaml.safe_load(dumps(make_card()))
+    assert list(data)[:4] == ["schema_version", "id", "status", "title"]
+    assert list(data) == list(json.loads(dumps(make_card(), "json")))
+
+
+def test_invalid_record_names_field_and_reason():
+    data = yaml.safe_load(dumps(make_card()))
+    data["date"] = "March 2024"
+    data["symptoms"][0]["confidence"] = 2
+    with pytest.raises(RecordError) as info:
+        loads(yaml.safe_dump(data), "yaml", "IL-0001.yaml")
+    assert "date: Value error, expected YYYY-MM-DD or YYYY" in str(info.value)
+    assert "symptoms.0.confidence" in str(info.value)
+
+
+def test_extra_keys_are_refused():
+    data = json.loads(dumps(make_card(), "json"))
+    data["surprise"] = 1
+    with pytest.raises(RecordError, match="surprise"):
+        loads(json.dumps(data), "json", "x")
+
+
+def test_ids_follow_the_highest_in_the_library(tmp_path):
+    library = Library.open(tmp_path)
+    assert library.next_id() == "IL-0001"
+    library.write(make_card("IL-0007"), "yaml")
+    (tmp_path / "IL-0009.yaml").write_text("not: [valid", encoding="utf-8")
+    library = Library.open(tmp_path)
+    assert library.next_id() == "IL-0010"
+    assert library.find(SHA, "elsewhere").id == "IL-0007"
+    assert library.find("b" * 64, "reports/x.md").id == "IL-0007"
+
+
+def test_validate_reports_every_problem(tmp_path):
+    library = Library.open(tmp_path)
+    library.write(make_card("IL-0001"), "yaml")
+    bad = yaml.safe_load(dumps(make_card("IL-0002")))
+    bad["components"] = ["Not An Id"]
+    bad["symptoms"][0]["evidence"] = [{"start": 5, "end": 2}]
+    (tmp_path / "IL-0002.yaml").write_text(yaml.safe_dump(bad), encoding="utf-8")
+    (tmp_path / "IL-0003.json").write_text(dumps(make_card("IL-0004"), "json"), encoding="utf-8")
+    checked, problems = validate_library(tmp_path)
+    lines = [str(p) for p in problems]
+    assert checked == 3
+    assert any(line.startswith("IL-0002.yaml: components: ") and "Not An Id" in line for line in lines)
+    assert any(line.startswith("IL-0002.yaml: symptoms.0.evidence.0: ") for line in lines)
+    assert "IL-0003.json: id: expected IL-0003 (the file name), found IL-0004" in lines
+    assert not any(line.startswith("IL-0001") for line in lines)
+
+
+def test_validate_checks_offsets_against_extracted_text(tmp_path):
+    card = make_card().model_copy(update={"source": Source(location="https://x.test/p", sha256=SHA, format="html",
+                                                           extracted_text="short text")})
+    Library.open(tmp_path).write(card, "yaml")
+    _, problems = validate_library(tmp_path)
+    assert any("ends past the text" in p.reason for p in problems)
+
+
+def test_atomic_write_leaves_old_file_on_failure(tmp_path, monkeypatch):
+    target = tmp_path / "IL-0001.yaml"
+    atomic_write(target, "old\n")
+
+    def boom(*_):
+        raise OSError("disk full")
+
+    monkeypatch.setattr("os.replace", boom)
+    with pytest.raises(OSError):
+        atomic_write(target, "new\n")
+    assert target.read_text() == "old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["IL-0001.yaml"]
