@@ -110,6 +110,45 @@ def validate(library):
     sys.exit(EXIT_SOME_FAILED if problems else EXIT_OK)
 
 
+@main.command(name="eval")
+@click.option("--gold", "gold_files", multiple=True, type=click.Path(dir_okay=False, exists=True),
+              help="Gold JSONL files  [default: eval/gold/*.jsonl].")
+@click.option("--corpus", default=None, type=click.Path(file_okay=False),
+              help="Corpus root  [default: $PMPARSE_CORPUS or ../shared/corpus].")
+@click.option("--model", "model_dir", default=None, type=click.Path(file_okay=False),
+              help="Field model folder  [default: the bundled model].")
+@click.option("--rules-only", is_flag=True, help="Evaluate the pipeline without the field model.")
+@click.option("--variant", "variants", multiple=True, type=click.Choice(["headed", "stripped"]),
+              help="Gold variants to score  [default: both].")
+@click.option("--report", "report_path", default=None, type=click.Path(dir_okay=False), help="Write the full report as JSON.")
+@click.option("--plot", "plot_path", default=None, type=click.Path(dir_okay=False), help="Write a per-field F1 bar chart (PNG).")
+@click.option("--rounds", default=1000, show_default=True, type=click.IntRange(min=10), help="Bootstrap rounds.")
+@click.option("--agreement", is_flag=True, help="Report inter-annotator agreement of the second pass instead.")
+@click.option("--check-floors", is_flag=True, help="Exit 1 when a field falls below its floor in eval/baseline.json.")
+@click.option("--update-floors", is_flag=True, help="Set eval/baseline.json floors to the current figures.")
+@click.option("--allow-lower", is_flag=True, help="With --update-floors: allow floors to go down.")
+def eval_command(gold_files, corpus, model_dir, rules_only, variants, report_path, plot_path, rounds, agreement,
+                 check_floors, update_floors, allow_lower):
+    """Measure extraction accuracy against the gold eval set (pipeline and two baselines)."""
+    from .evaluate import run_agreement, run_eval_command
+
+    try:
+        if agreement:
+            output, code = run_agreement(corpus)
+        else:
+            from .pipeline import pipeline_config
+
+            config = pipeline_config(model_dir=model_dir, rules_only=rules_only,
+                                     warn=lambda message: click.echo(f"warning: {message}", err=True))
+            output, code = run_eval_command(
+                [Path(g) for g in gold_files] or None, corpus, config.model_dir, list(variants) or ["headed", "stripped"],
+                rounds, report_path, plot_path, check_floors, update_floors, allow_lower)
+    except PmparseError as exc:
+        _fail_usage(exc)
+    click.echo(output)
+    sys.exit(code)
+
+
 @main.command()
 def schema():
     """Print the JSON Schema of a card."""

@@ -16,8 +16,10 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from . import __version__
-from .components import facts as _facts  # noqa: F401  (registers the factory)
+from .components import classifier as _classifier  # noqa: F401  (registers the factories)
+from .components import facts as _facts  # noqa: F401
 from .components import fields as _fields  # noqa: F401
+from .components import keywords as _keywords  # noqa: F401
 from .components import sectionizer as _sectionizer  # noqa: F401
 from .components import units as _units  # noqa: F401
 from .errors import UsageError
@@ -25,8 +27,7 @@ from .ingest import Ingested
 
 log = logging.getLogger(__name__)
 
-#: File name of the field model inside a model folder.
-MODEL_FILE = "model.skops"
+from .components.classifier import MODEL_FILE  # noqa: E402
 
 #: Where ``pmparse train`` writes and ``convert`` looks for the field model by default.
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[2] / "models" / "fields"
@@ -40,11 +41,13 @@ class PipelineConfig:
         model_dir: Folder of the trained unit classifier; None for rules only.
         headings_path: A heading synonym table replacing the packaged one.
         taxonomy_path: A taxonomy replacing or extending the packaged one.
+        labeler: ``fields`` (the real labeler) or ``keywords`` (the evaluation baseline).
     """
 
     model_dir: str | None = None
     headings_path: str | None = None
     taxonomy_path: str | None = None
+    labeler: str = "fields"
 
 
 def pipeline_config(model_dir: str | None = None, rules_only: bool = False, taxonomy_path: str | None = None,
@@ -81,9 +84,12 @@ def build(config: PipelineConfig = PipelineConfig()) -> Language:
     nlp.max_length = 10**9
     nlp.add_pipe("pmparse_sectionizer", config={"headings_path": config.headings_path})
     nlp.add_pipe("pmparse_units")
-    if config.model_dir:
-        nlp.add_pipe("pmparse_unit_classifier", config={"model_dir": config.model_dir})
-    nlp.add_pipe("pmparse_field_labeler")
+    if config.labeler == "keywords":
+        nlp.add_pipe("pmparse_keyword_labeler")
+    else:
+        if config.model_dir:
+            nlp.add_pipe("pmparse_unit_classifier", config={"model_dir": config.model_dir})
+        nlp.add_pipe("pmparse_field_labeler")
     nlp.add_pipe("pmparse_facts")
     return nlp
 
