@@ -149,6 +149,77 @@ def eval_command(gold_files, corpus, model_dir, rules_only, variants, report_pat
     sys.exit(code)
 
 
+@main.command(name="diff")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="Unified-diff style text, or JSON for tools.")
+@click.option("--patch", is_flag=True,
+              help="Print a patch taking every suggested change, for 'git apply' in the records' folder.")
+@click.option("--color/--no-color", default=None, help="Colour the text  [default: on a terminal].")
+def diff_command(paths, fmt, patch, color):
+    """Show what a suggestion would change, field by field.
+
+    PATHS is a library folder (every pending suggestion against its record) or two record files
+    A B (B read as a suggestion for A). Exit 1 when there are differences, 0 when none.
+    """
+    from .diff import diff_paths, render_json, render_patch, render_text
+
+    if patch and fmt == "json":
+        _fail_usage(UsageError("expected --patch or --format json, found both"))
+    try:
+        report = diff_paths(paths)
+    except PmparseError as exc:
+        _fail_usage(exc)
+    color = sys.stdout.isatty() if color is None else color
+    if patch:
+        click.echo(render_patch(report), nl=False)
+    elif fmt == "json":
+        click.echo(render_json(report), nl=False)
+    else:
+        click.echo(render_text(report, color=color), nl=False, color=color)
+    for error in report.errors:
+        click.echo(f"failed: {error}", err=True)
+    sys.exit(EXIT_SOME_FAILED if report.has_changes or report.errors else EXIT_OK)
+
+
+@main.command()
+@click.argument("library", type=click.Path(file_okay=False))
+@click.option("--accept", "accept", multiple=True, metavar="FIELD",
+              help="Accept this field's suggestion in every pending record (repeat, or comma-separate).")
+@click.option("--reject", "reject", multiple=True, metavar="FIELD",
+              help="Reject this field's suggestion (remembered for the same source and model).")
+@click.option("--accept-all", is_flag=True, help="Accept every suggested field not rejected.")
+@click.option("--record", "records", multiple=True, metavar="ID", help="Only this record (repeatable).")
+@click.option("--reviewer", default=None, help="Who reviews  [default: $USER].")
+@click.option("--color/--no-color", default=None, help="Colour the hunks  [default: on a terminal].")
+def review(library, accept, reject, accept_all, records, reviewer, color):
+    """Review pending suggestions field by field, like 'git add -p'.
+
+    Without --accept, --reject or --accept-all, asks for each changed field: y accept, n reject,
+    e edit in $EDITOR, s skip, q quit. Every decision is written at once.
+    """
+    from .review import Prompter
+    from .review import review as run
+
+    interactive = not (accept or reject or accept_all)
+    ask = Prompter(color=sys.stdout.isatty() if color is None else color) if interactive else None
+    try:
+        report = run(library, accept=accept, reject=reject, accept_all=accept_all, reviewer=reviewer,
+                     records=records, ask=ask)
+    except PmparseError as exc:
+        _fail_usage(exc)
+    if not interactive:
+        for outcome in report.outcomes:
+            click.echo(f"{outcome.id}: {outcome.field}: {outcome.action}")
+    for error in report.errors:
+        click.echo(f"failed: {error}", err=True)
+    click.echo(
+        f"{report.count('accept') + report.count('edit')} accepted ({report.count('edit')} edited), "
+        f"{report.count('reject')} rejected, {report.count('skip')} skipped; "
+        f"{len(report.still_pending)} record(s) still pending", err=True)
+    sys.exit(EXIT_SOME_FAILED if report.errors else EXIT_OK)
+
+
 @main.command()
 def schema():
     """Print the JSON Schema of a card."""

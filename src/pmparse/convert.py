@@ -19,6 +19,7 @@ from .errors import InputError, PmparseError, RecordError, UsageError
 from .ingest import DEFAULT_MAX_BYTES, ingest
 from .pipeline import PipelineConfig, analyse, get, version_info
 from .record import Library, RecordFormat, card_data, is_edited
+from .review import open_diff
 from .schema import Card
 
 #: File name endings a folder walk picks up (files without any ending are read as text too).
@@ -44,7 +45,8 @@ class FileResult:
     Attributes:
         input: The path as given (or found in a folder), ``-`` for stdin.
         status: ``converted`` (new record), ``updated`` (suggestion refreshed in place),
-            ``unchanged`` (record already up to date), ``pending`` (record reviewed or edited by a
+            ``unchanged`` (record already up to date, or the suggestion proposes nothing a person
+            has not already kept or rejected), ``pending`` (record reviewed or edited by a
             person: the new suggestion waits for review), ``failed``.
         record: Path of the record written or kept.
         error_kind: For failures, the kind of error (``encoding``, ``binary``, ...).
@@ -143,6 +145,11 @@ def store(library: Library, card: Card, fmt: RecordFormat, force: bool = False) 
     if base is not None and card_data(base) == card_data(card) and not force:
         return "unchanged", str(entry.path)
     if is_edited(library, entry):
+        # a suggestion that proposes nothing open (only fields a person kept, or rejected before
+        # for this source and model version) is not stored for review again
+        if entry.card is not None and not force and not open_diff(library, entry, card).changes:
+            library.drop_state("pending", entry.id)
+            return "unchanged", str(entry.path)
         library.write_state("pending", card)
         return "pending", str(entry.path)
     library.drop_state("pending", entry.id)

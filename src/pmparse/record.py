@@ -5,6 +5,7 @@ Layout of a library folder::
     LIBRARY/IL-0001.yaml            the record a person reads and edits (or .json)
     LIBRARY/.pmparse/base/IL-0001.json     what pmparse last wrote, to tell human edits apart
     LIBRARY/.pmparse/pending/IL-0001.json  a newer suggestion waiting for review
+    LIBRARY/.pmparse/rejected/IL-0001.json suggestions a person rejected (pmparse.review)
 
 A record is rewritten by pmparse only while it is an unreviewed suggestion that nobody edited;
 otherwise a new suggestion goes to ``pending`` and ``pmparse review`` decides.
@@ -232,7 +233,7 @@ class Library:
         return path
 
     def state_path(self, kind: str, card_id: str) -> Path:
-        """Path of a state file of ``kind`` (``base``, ``pending``) for a card."""
+        """Path of a state file of ``kind`` (``base``, ``pending``, ``rejected``) for a card."""
         return self.state_dir / kind / f"{card_id}.json"
 
     def write_state(self, kind: str, card: Card) -> Path:

@@ -1,0 +1,620 @@
+"""Field-by-field differences between a record and a suggestion, for people and for tools.
+
+Three versions of a card can meet here: the **base** (what pmparse last wrote or what a person last
+decided on, ``LIBRARY/.pmparse/base``), the **record** a person reads and edits, and a new
+**suggestion** (``LIBRARY/.pmparse/pending``). Comparing all three tells a field pmparse changed
+(``update``) from a field a person edited that pmparse now suggests otherwise (``conflict``) and from
+a person's edit that pmparse did not touch (kept, never proposed). Without a base every difference
+is a plain ``change``.
+
+Records are rewritten by splicing: only the top-level keys whose values change are replaced in the
+record's text, so comments and formatting a person added elsewhere survive byte for byte.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Literal
+
+import click
+import yaml
+from pydantic import ValidationError
+
+from .errors import RecordError, UsageError
+from .record import RecordFormat, card_data, dumps, format_of, loads, source_text_of
+from .schema import FACT_FIELDS, TAG_FIELDS, TEXT_FIELDS, Card
+
+#: The fields a person reviews, in card order.
+REVIEW_FIELDS: tuple[str, ...] = FACT_FIELDS + TEXT_FIELDS + TAG_FIELDS
+
+ChangeKind = Literal["change", "update", "conflict"]
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# sentence ends, blank lines, and line breaks before list items, headings and table rows
+_BOUNDARY = re.compile(r"(?P<end>[.!?][\"')\]]*)\s+|\n(?:[ \t]*\n)*[ \t]*(?:[-*+]|\d+[.)])[ \t]+|\n[ \t]*\n\s*|\n(?=[ \t]*[#|])")
+_MARKER = re.compile(r"\s*(?:[-*+]|\d+[.)])[ \t]+")
+_CONTEXT = 240
+_WORDS = re.compile(r"\s+|[^\s]+")
+_MISSING = object()
+
+
+@dataclass
+class FieldChange:
+    """One field whose suggested value differs from the record's.
+
+    Attributes:
+        field: The card field.
+        kind: ``update`` (pmparse changed a field the person had not touched), ``conflict`` (the
+            record differs from what pmparse last suggested, and pmparse now suggests something
+            else) or ``change`` (no base known).
+        record: The record's value (plain JSON data).
+        suggestion: The suggested value.
+        base: The base value, when a base is known.
+    """
+
+    field: str
+    kind: ChangeKind
+    record: Any
+    suggestion: Any
+    base: Any = None
+
+
+@dataclass
+class CardDiff:
+    """Differences between one record and one suggestion.
+
+    Attributes:
+        id: The record id.
+        record: The record as it stands.
+        suggestion: The suggested card.
+        base: The base card, when known.
+        record_path: The record file.
+        record_text: The record file's text, as read.
+        suggestion_label: How to name the suggestion in headers.
+        changes: Fields to review, in card order.
+        unchanged: Fields equal in record and suggestion.
+        kept: Fields a person edited that pmparse did not change (never proposed).
+        rejected: Fields whose suggestion was rejected or edited before (never proposed again).
+    """
+
+    id: str
+    record: Card
+    suggestion: Card
+    base: Card | None
+    record_path: Path
+    record_text: str
+    suggestion_label: str
+    changes: list[FieldChange] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)
+
+    @property
+    def source_changed(self) -> bool:
+        """True when the suggestion was made from a different source text than the record."""
+        return self.record.source.sha256 != self.suggestion.source.sha256
+
+
+@dataclass
+class DiffReport:
+    """What ``pmparse diff`` found.
+
+    Attributes:
+        diffs: One entry per compared record (also those without changes).
+        errors: Pending suggestions that could not be compared, with the reason.
+    """
+
+    diffs: list[CardDiff] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def has_changes(self) -> bool:
+        """True when any record has a field to review."""
+        return any(d.changes for d in self.diffs)
+
+
+def value_hash(value: Any) -> str:
+    """sha256 of a field value in canonical JSON (what a rejection remembers)."""
+    canonical = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def compare(record: Card, suggestion: Card, base: Card | None = None,
+            is_rejected: Callable[[str, Any], bool] | None = None, record_path: Path | None = None,
+            record_text: str | None = None, suggestion_label: str = "suggestion") -> CardDiff:
+    """Compare a record with a suggestion, field by field, aware of the base.
+
+    Args:
+        record: The record as a person left it.
+        suggestion: The new suggestion.
+        base: What pmparse last wrote (or a person last decided on); None when unknown.
+        is_rejected: ``(field, suggested_value) -> bool``, true for suggestions already rejected.
+        record_path: The record file (for headers and patches).
+        record_text: The record file's text (for patches); the canonical dump when None.
+        suggestion_label: How headers name the suggestion.
+    """
+    rec, sug = card_data(record), card_data(suggestion)
+    old = card_data(base) if base is not None else None
+    diff = CardDiff(record.id, record, suggestion, base, record_path or Path(f"{record.id}.yaml"),
+                    record_text if record_text is not None else dumps(record), suggestion_label)
+    for name in REVIEW_FIELDS:
+        if rec[name] == sug[name]:
+            diff.unchanged.append(name)
+        elif is_rejected is not None and is_rejected(name, sug[name]):
+            diff.rejected.append(name)
+        elif old is not None and sug[name] == old[name]:
+            diff.kept.append(name)
+        else:
+            kind: ChangeKind = "change" if old is None else ("update" if rec[name] == old[name] else "conflict")
+            diff.changes.append(FieldChange(name, kind, rec[name], sug[name], None if old is None else old[name]))
+    return diff
+
+
+def _support_keys(name: str, support: dict) -> list[str]:
+    if name in FACT_FIELDS:
+        return [name] if name in support else []
+    if name in TAG_FIELDS:
+        return [key for key in support if key.startswith(name + ".")]
+    return []
+
+
+def merge(record: Card, suggestion: Card, fields: list[str] | tuple[str, ...],
+          values: dict[str, Any] | None = None) -> Card:
+    """The record with ``fields`` taken from the suggestion (or from ``values``).
+
+    Supports of those facts and tags come along; once any field is taken, the record's source and
+    pipeline become the suggestion's (the taken evidence indexes the suggestion's source text).
+
+    Raises:
+        RecordError: an edited value does not fit the schema.
+    """
+    data, new = card_data(record), card_data(suggestion)
+    support = dict(data["support"])
+    for name in fields:
+        if name not in REVIEW_FIELDS:
+            raise UsageError(f"expected one of {', '.join(REVIEW_FIELDS)}, found {name!r}")
+        data[name] = values[name] if values and name in values else new[name]
+        for key in _support_keys(name, support):
+            del support[key]
+        for key in _support_keys(name, new["support"]):
+            support[key] = new["support"][key]
+    data["support"] = support
+    if fields:
+        data["source"], data["pipeline"] = new["source"], new["pipeline"]
+    try:
+        return Card.model_validate(data)
+    except ValidationError as exc:
+        reasons = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+        raise RecordError(f"expected a valid card after the change, found: {reasons}", record.id) from exc
+
+
+# --- splicing: rewrite only what changes --------------------------------------------------------
+
+
+def _last_end(node: yaml.Node) -> int:
+    """Where the last character of a node's content ends (trailing comments and blanks excluded)."""
+    if isinstance(node, yaml.ScalarNode) or getattr(node, "flow_style", False) or not node.value:
+        return node.end_mark.index
+    last = node.value[-1]
+    return _last_end(last[1] if isinstance(last, tuple) else last)
+
+
+def top_regions(text: str) -> dict[str, tuple[int, int]] | None:
+    """Character ranges of each top-level key and its value in a record's text.
+
+    Returns None when the text is not a mapping with plain keys (the caller then rewrites it).
+    """
+    try:
+        # the pure-Python loader: its marks count characters, which is what the splice indexes
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return None
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    regions: dict[str, tuple[int, int]] = {}
+    for key, value in node.value:
+        if not isinstance(key, yaml.ScalarNode) or key.value in regions:
+            return None
+        start, end = key.start_mark.index, _last_end(value)
+        # a block scalar's end includes its line breaks; cut them so old and new regions match
+        while end > start and text[end - 1] in " \t\r\n":
+            end -= 1
+        regions[key.value] = (start, end)
+    return regions
+
+
+def splice(text: str, fmt: RecordFormat, new: Card) -> str:
+    """The record text showing ``new``, with every unchanged top-level key kept byte for byte.
+
+    Keys whose value differs are replaced by their canonical form; when the text cannot be spliced
+    safely (a key missing, unusual structure) the whole record is rewritten canonically. The result
+    always loads back to ``new``.
+    """
+    fresh = dumps(new, fmt)
+    try:
+        old_data = json.loads(text) if fmt == "json" else yaml.load(text, Loader=_SAFE_LOADER)
+    except (json.JSONDecodeError, yaml.YAMLError):
+        return fresh
+    regions, fresh_regions = top_regions(text), top_regions(fresh)
+    if not isinstance(old_data, dict) or regions is None or fresh_regions is None:
+        return fresh
+    new_data = card_data(new)
+    changed = [key for key in new_data if old_data.get(key, _MISSING) != new_data[key]]
+    if any(key not in regions for key in changed) or set(old_data) - set(new_data):
+        return fresh
+    newline = "\r\n" if "\r\n" in text else "\n"
+    out = text
+    for key in sorted(changed, key=lambda k: regions[k][0], reverse=True):
+        start, end = regions[key]
+        fs, fe = fresh_regions[key]
+        piece = fresh[fs:fe].replace("\n", newline)
+        out = out[:start] + piece + out[end:]
+    try:
+        if card_data(loads(out, fmt, "spliced record")) != new_data:
+            return fresh
+    except RecordError:
+        return fresh
+    return out
+
+
+# --- evidence ------------------------------------------------------------------------------------
+
+
+def _collapse(text: str) -> str:
+    return " ".join(text.split())
+
+
+def evidence_sentence(text: str, start: int, end: int) -> str:
+    """The sentence (or list item, or line of a table) around ``text[start:end]``, white space folded."""
+    lo = max(0, start - _CONTEXT)
+    left = lo
+    for match in _BOUNDARY.finditer(text, lo, min(len(text), start + 1)):
+        if match.end() <= start:
+            left = match.end()
+    marker = _MARKER.match(text, left)
+    if marker and marker.end() <= start:
+        left = marker.end()
+    match = _BOUNDARY.search(text, max(start, end - 1), min(len(text), end + _CONTEXT))
+    if match:
+        right = match.end("end") if match.group("end") else match.start()
+    else:
+        right = min(len(text), end + _CONTEXT)
+    right = max(right, end)
+    sentence = _collapse(text[left:right])
+    if left > 0 and left == lo:
+        sentence = "…" + sentence
+    if right < len(text) and not match:
+        sentence += "…"
+    return sentence
+
+
+@dataclass
+class EvidenceView:
+    """What a reviewer sees under a suggested item."""
+
+    start: int
+    end: int
+    line: int | None
+    sentence: str | None
+    confidence: float | None
+    more: int = 0
+
+    def as_json(self) -> dict:
+        """Plain data for ``--format json``."""
+        return {"start": self.start, "end": self.end, "line": self.line, "sentence": self.sentence,
+                "confidence": self.confidence, "more_spans": self.more}
+
+
+def _view(evidence: list[dict], confidence: float | None, text: str | None) -> EvidenceView | None:
+    if not evidence:
+        return None if confidence is None else EvidenceView(0, 0, None, None, confidence)
+    first = evidence[0]
+    start, end = first["start"], first["end"]
+    if text is None or end > len(text):
+        return EvidenceView(start, end, None, None, confidence, len(evidence) - 1)
+    return EvidenceView(start, end, text.count("\n", 0, start) + 1, evidence_sentence(text, start, end),
+                        confidence, len(evidence) - 1)
+
+
+def _support_view(card: Card, key: str, text: str | None) -> EvidenceView | None:
+    support = card.support.get(key)
+    if support is None:
+        return None
+    return _view([e.model_dump() for e in support.evidence], support.confidence, text)
+
+
+# --- rendering -----------------------------------------------------------------------------------
+
+
+class _Style:
+    def __init__(self, color: bool) -> None:
+        self.color = color
+
+    def __call__(self, text: str, **kwargs: Any) -> str:
+        return click.style(text, **kwargs) if self.color and text else text
+
+
+def _runs(segments: list[list]) -> list[list]:
+    """Adjacent segments with the same changed flag joined into one."""
+    runs: list[list] = []
+    for changed, removed, added in segments:
+        if runs and runs[-1][0] == changed:
+            runs[-1][1] += removed
+            runs[-1][2] += added
+        else:
+            runs.append([changed, removed, added])
+    return runs
+
+
+def _word_pair(old: str, new: str, style: _Style) -> tuple[str, str] | None:
+    """Both lines with the changed words marked, or None when they share too little to pair."""
+    a, b = _WORDS.findall(old), _WORDS.findall(new)
+    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    if matcher.ratio() < 0.4:
+        return None
+    runs = _runs([[op != "equal", "".join(a[i1:i2]), "".join(b[j1:j2])]
+                  for op, i1, i2, j1, j2 in matcher.get_opcodes()])
+    # white space alone between two changes belongs to the change: "[-a worker-]", not "[-a-] [-worker-]"
+    for k in range(1, len(runs) - 1):
+        if not runs[k][0] and not runs[k][1].strip():
+            runs[k][0] = True
+    runs = _runs(runs)
+
+    def show(index: int, colour: str, opener: str, closer: str) -> str:
+        out = []
+        for run in runs:
+            text = run[index]
+            if not run[0]:
+                out.append(style(text, fg=colour))
+            elif text:
+                out.append(style(text, fg=colour, reverse=True) if style.color else f"{opener}{text}{closer}")
+        return "".join(out)
+
+    return (style("-", fg="red") + show(1, "red", "[-", "-]"),
+            style("+", fg="green") + show(2, "green", "{+", "+}"))
+
+
+def _evidence_lines(view: EvidenceView | None, style: _Style) -> list[str]:
+    if view is None:
+        return []
+    parts = [f"confidence {view.confidence:.2f}"] if view.confidence is not None else []
+    if not view.end:
+        return [style("    " + ", ".join(parts), dim=True)]
+    where = f"line {view.line}" if view.line is not None else f"offsets {view.start}-{view.end}"
+    if view.more:
+        where += f" (+{view.more} more)"
+    label = "    evidence " + ", ".join([where] + parts)
+    if view.sentence is None:
+        return [style(label + " (source text not available: moved or changed since)", dim=True)]
+    return [style(label + ":", dim=True) + " " + style(view.sentence, fg="cyan")]
+
+
+def _scalar(value: Any) -> str:
+    return "(none)" if value is None else str(value)
+
+
+def _pair_lines(old: str, new: str, style: _Style) -> list[str]:
+    marked = _word_pair(old, new, style)
+    if marked is not None:
+        return list(marked)
+    return [style(f"-{old}", fg="red"), style(f"+{new}", fg="green")]
+
+
+def render_change(diff: CardDiff, change: FieldChange, color: bool = False) -> list[str]:
+    """The lines of one field's hunk: removed and added values, evidence under each added one."""
+    style = _Style(color)
+    text = source_text_of(diff.suggestion)
+    note = {"update": "pmparse changed its suggestion; the record still holds the old one",
+            "conflict": "the record was edited or kept by a person; pmparse now suggests otherwise",
+            "change": ""}[change.kind]
+    lines = [style(f"@@ {change.field} @@", fg="cyan") + (f" {note}" if note else "")]
+    name = change.field
+    if name in FACT_FIELDS:
+        old, new = change.record, change.suggestion
+        if old is None:
+            lines.append(style(f"+{_scalar(new)}", fg="green"))
+        elif new is None:
+            lines.append(style(f"-{_scalar(old)}", fg="red"))
+        else:
+            lines.extend(_pair_lines(_scalar(old), _scalar(new), style))
+        if new is not None:
+            lines.extend(_evidence_lines(_support_view(diff.suggestion, name, text), style))
+        return lines
+    if name in TAG_FIELDS:
+        for tag in change.record:
+            if tag not in change.suggestion:
+                lines.append(style(f"-{tag}", fg="red"))
+        for tag in change.suggestion:
+            if tag not in change.record:
+                lines.append(style(f"+{tag}", fg="green"))
+                lines.extend(_evidence_lines(_support_view(diff.suggestion, f"{name}.{tag}", text), style))
+        kept = [tag for tag in change.record if tag in change.suggestion]
+        if kept:
+            lines.append(style(f" ({len(kept)} unchanged: {', '.join(kept)})", dim=True))
+        return lines
+    old_items, new_items = change.record, change.suggestion
+    matcher = difflib.SequenceMatcher(a=[i["text"] for i in old_items], b=[i["text"] for i in new_items],
+                                      autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            moved = sum(old_items[i] != new_items[j] for i, j in zip(range(i1, i2), range(j1, j2)))
+            label = f" ({i2 - i1} unchanged item{'s' if i2 - i1 != 1 else ''}"
+            label += f", {moved} with new evidence or confidence)" if moved else ")"
+            lines.append(style(label, dim=True))
+            continue
+        paired = min(i2 - i1, j2 - j1) if op == "replace" else 0
+        for k in range(paired):
+            old, new = old_items[i1 + k], new_items[j1 + k]
+            lines.extend(_pair_lines(old["text"], new["text"], style))
+            lines.extend(_evidence_lines(_view(new["evidence"], new["confidence"], text), style))
+        for old in old_items[i1 + paired:i2]:
+            lines.append(style(f"-{old['text']}", fg="red"))
+        for new in new_items[j1 + paired:j2]:
+            lines.append(style(f"+{new['text']}", fg="green"))
+            lines.extend(_evidence_lines(_view(new["evidence"], new["confidence"], text), style))
+    return lines
+
+
+def _pipeline(card: Card) -> str:
+    return f"pmparse {card.pipeline.version}, {card.pipeline.model or 'rules only'}"
+
+
+def render_header(diff: CardDiff, color: bool = False) -> list[str]:
+    """The header of one record's diff: which files, which pipelines, source notes."""
+    style = _Style(color)
+    lines = [style(f"diff {diff.id} ({diff.record.source.location})", bold=True),
+             style(f"--- {diff.record_path.name} ({_pipeline(diff.record)})", bold=True),
+             style(f"+++ {diff.suggestion_label} ({_pipeline(diff.suggestion)})", bold=True)]
+    if diff.source_changed:
+        lines.append(style("  the source text changed since the record was made; evidence of fields you keep "
+                           "indexes the older text", fg="yellow"))
+    return lines
+
+
+def render_folded(diff: CardDiff, color: bool = False) -> list[str]:
+    """One line each for unchanged, kept and rejected fields."""
+    style = _Style(color)
+    lines = []
+    if diff.unchanged:
+        lines.append(style(f"  {len(diff.unchanged)} fields unchanged: {', '.join(diff.unchanged)}", dim=True))
+    if diff.kept:
+        lines.append(style(f"  kept as a person left them, pmparse unchanged: {', '.join(diff.kept)}", dim=True))
+    if diff.rejected:
+        lines.append(style(f"  suggestion rejected before (not proposed again): {', '.join(diff.rejected)}",
+                           dim=True))
+    return lines
+
+
+def render_text(report: DiffReport, color: bool = False) -> str:
+    """The whole report as unified-diff style text; records without changes are left out."""
+    blocks = []
+    for diff in report.diffs:
+        if not diff.changes:
+            continue
+        lines = render_header(diff, color)
+        for change in diff.changes:
+            lines.extend(render_change(diff, change, color))
+        lines.extend(render_folded(diff, color))
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks) + ("\n" if blocks else "")
+
+
+def render_json(report: DiffReport) -> str:
+    """The report as JSON for tools: every record compared, its changes with evidence, and errors."""
+    records = []
+    for diff in report.diffs:
+        text = source_text_of(diff.suggestion)
+        changes = []
+        for change in diff.changes:
+            evidence: list[dict] = []
+            if change.field in TEXT_FIELDS:
+                for item in change.suggestion:
+                    if item not in change.record:
+                        view = _view(item["evidence"], item["confidence"], text)
+                        evidence.append({"item": item["text"], **(view.as_json() if view else {})})
+            else:
+                keys = [change.field] if change.field in FACT_FIELDS else [
+                    f"{change.field}.{tag}" for tag in change.suggestion if tag not in change.record]
+                for key in keys:
+                    view = _support_view(diff.suggestion, key, text)
+                    if view is not None:
+                        evidence.append({"item": key, **view.as_json()})
+            changes.append({"field": change.field, "kind": change.kind, "record": change.record,
+                            "suggestion": change.suggestion, "base": change.base, "evidence": evidence})
+        records.append({
+            "id": diff.id, "record": str(diff.record_path), "suggestion": diff.suggestion_label,
+            "source_changed": diff.source_changed,
+            "pipeline": {"record": card_data(diff.record)["pipeline"], "suggestion": card_data(diff.suggestion)["pipeline"]},
+            "changes": changes, "unchanged": diff.unchanged, "kept": diff.kept, "rejected": diff.rejected,
+        })
+    return json.dumps({"records": records, "errors": report.errors}, ensure_ascii=False, indent=2) + "\n"
+
+
+def _unified(old: str, new: str, name: str) -> list[str]:
+    lines = [f"diff --git a/{name} b/{name}\n"]
+    for line in difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                     fromfile=f"a/{name}", tofile=f"b/{name}", n=3):
+        if line.endswith("\n"):
+            lines.append(line)
+        else:
+            # git's marker for a last line without a newline
+            lines.append(line + "\n\\ No newline at end of file\n")
+    return lines
+
+
+def patched_text(diff: CardDiff, fields: list[str] | None = None) -> str:
+    """The record text after taking ``fields`` (every change when None) from the suggestion."""
+    names = [c.field for c in diff.changes] if fields is None else fields
+    new = merge(diff.record, diff.suggestion, names)
+    return splice(diff.record_text, format_of(diff.record_path), new)
+
+
+def render_patch(report: DiffReport) -> str:
+    """A patch ``git apply`` accepts, run in the folder of the records, taking every change.
+
+    The patch changes only the reviewed fields (and the source and pipeline they come with); the
+    status and review mark are left to ``pmparse review``.
+    """
+    out: list[str] = []
+    for diff in report.diffs:
+        if not diff.changes:
+            continue
+        new = patched_text(diff)
+        if new != diff.record_text:
+            out.extend(_unified(diff.record_text, new, diff.record_path.name))
+    return "".join(out)
+
+
+# --- entry point -----------------------------------------------------------------------------------
+
+
+def read_text(path: Path) -> str:
+    """A record file's text exactly as stored (line endings kept), for splicing and patches.
+
+    Raises:
+        RecordError: unreadable or not UTF-8.
+    """
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RecordError(f"expected a readable UTF-8 record, found {exc}", str(path)) from exc
+
+
+def _read_record(path: Path) -> tuple[Card, str]:
+    text = read_text(path)
+    return loads(text, format_of(path), str(path)), text
+
+
+def diff_files(a: str | Path, b: str | Path) -> CardDiff:
+    """Compare two record files, field by field (``b`` is read as a suggestion for ``a``).
+
+    Raises:
+        RecordError: a file is unreadable or not a valid card.
+    """
+    a, b = Path(a), Path(b)
+    record, text = _read_record(a)
+    suggestion, _ = _read_record(b)
+    return compare(record, suggestion, record_path=a, record_text=text, suggestion_label=str(b))
+
+
+def diff_paths(paths: list[str] | tuple[str, ...]) -> DiffReport:
+    """What ``pmparse diff`` compares: a library's pending suggestions, or two record files.
+
+    Raises:
+        UsageError: neither one library folder nor two record files were given.
+        RecordError: one of two record files is unreadable or invalid.
+    """
+    if len(paths) == 1 and Path(paths[0]).is_dir():
+        from .review import pending_diffs  # review builds on this module
+
+        return pending_diffs(paths[0])
+    if len(paths) == 2 and all(Path(p).is_file() for p in paths):
+        return DiffReport([diff_files(*paths)])
+    missing = [p for p in paths if not Path(p).exists()]
+    found = f"nothing at {', '.join(missing)}" if missing else f"{len(paths)} path(s)"
+    raise UsageError(f"expected a library folder or two record files, found {found}")

@@ -1,0 +1,284 @@
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from importlib import resources
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from pmparse import __version__
+from pmparse.cli import main
+from pmparse.convert import convert
+from pmparse.diff import (
+    compare,
+    diff_paths,
+    evidence_sentence,
+    merge,
+    render_change,
+    render_patch,
+    render_text,
+    splice,
+    top_regions,
+)
+from pmparse.ingest import sha256_text
+from pmparse.pipeline import PipelineConfig
+from pmparse.record import card_data, dumps, loads
+from pmparse.schema import Card, Evidence, Item, Pipeline, Source, Support
+
+# a source of our own: offsets below index it
+TEXT = (
+    "# Queue stall\n\n"
+    "The billing queue stopped draining at noon. Invoices piled up for two hours.\n\n"
+    "## Root cause\n\n"
+    "- A retry loop held every worker on one poisoned message.\n"
+    "- The dead-letter queue was switched off.\n"
+)
+
+
+def _item(fragment: str, confidence: float = 0.9) -> Item:
+    start = TEXT.index(fragment)
+    return Item(text=fragment, evidence=[Evidence(start=start, end=start + len(fragment))], confidence=confidence)
+
+
+def make(tmp_path: Path, **fields) -> Card:
+    source = tmp_path / "queue.md"
+    if not source.exists():
+        source.write_text(TEXT, encoding="utf-8")
+    data = dict(id="IL-0001", organisation="Billing", source=Source(location=str(source), sha256=sha256_text(TEXT), format="md"),
+                pipeline=Pipeline(version="0.1.0"))
+    data.update(fields)
+    return Card(**data)
+
+
+def test_three_way_compare_tells_updates_conflicts_and_kept_edits(tmp_path):
+    base = make(tmp_path, symptoms=[_item("The billing queue stopped draining at noon.")], date="2024-05-01")
+    # the person edited organisation and date; pmparse now changes symptoms, date and root cause
+    record = base.model_copy(update={"organisation": "Billing team", "date": "2024-05-02"})
+    suggestion = base.model_copy(update={
+        "symptoms": [_item("The billing queue stopped draining at noon."), _item("Invoices piled up for two hours.")],
+        "date": "2024-04-30",
+        "root_cause": [_item("A retry loop held every worker on one poisoned message.")],
+    })
+    diff = compare(record, suggestion, base)
+    kinds = {c.field: c.kind for c in diff.changes}
+    assert kinds == {"date": "conflict", "symptoms": "update", "root_cause": "update"}
+    assert diff.kept == ["organisation"]
+    assert "trigger" in diff.unchanged and "organisation" not in diff.unchanged
+    # without a base every difference is a plain change, the person's edit included
+    assert {c.field: c.kind for c in compare(record, suggestion).changes} == {
+        "organisation": "change", "date": "change", "symptoms": "change", "root_cause": "change"}
+    # a rejected value is not proposed
+    diff = compare(record, suggestion, base, lambda name, value: name == "symptoms")
+    assert diff.rejected == ["symptoms"] and "symptoms" not in [c.field for c in diff.changes]
+
+
+def test_merge_takes_the_field_and_its_support(tmp_path):
+    record = make(tmp_path, support={"organisation": Support(confidence=0.5, origin="text")})
+    suggestion = make(tmp_path, organisation="Billing Ltd", components=["queue"],
+                      support={"organisation": Support(confidence=0.9, origin="front_matter"),
+                               "components.queue": Support(confidence=0.7, origin="text")},
+                      pipeline=Pipeline(version="0.1.0", model="m2"))
+    merged = merge(record, suggestion, ["components"])
+    assert merged.components == ["queue"] and merged.organisation == "Billing"
+    assert merged.support["organisation"].confidence == 0.5 and "components.queue" in merged.support
+    assert merged.pipeline.model == "m2"
+    assert merge(record, suggestion, []).pipeline.model is None
+
+
+def test_splice_rewrites_only_the_changed_keys(tmp_path):
+    record = make(tmp_path, symptoms=[_item("The billing queue stopped draining at noon.")])
+    text = dumps(record).replace("organisation: Billing\n", "# checked by phone\norganisation: Billing   # ok\n")
+    text = text.replace("trigger: []", "trigger:    []")
+    new = record.model_copy(update={"root_cause": [_item("The dead-letter queue was switched off.")],
+                                    "symptoms": []})
+    out = splice(text, "yaml", new)
+    assert card_data(loads(out, "yaml", "x")) == card_data(new)
+    assert "# checked by phone\norganisation: Billing   # ok\n" in out and "trigger:    []" in out
+    old_lines, new_lines = text.splitlines(), out.splitlines()
+    assert old_lines[: old_lines.index("symptoms:")] == new_lines[: new_lines.index("symptoms: []")]
+    # Windows line endings stay Windows line endings, also in the replaced lines
+    crlf = text.replace("\n", "\r\n")
+    out = splice(crlf, "yaml", new)
+    assert "\r\n# checked by phone\r\n" in out and "\n" not in out.replace("\r\n", "")
+    assert card_data(loads(out, "yaml", "x")) == card_data(new)
+    # JSON records splice the same way
+    js = dumps(record, "json").replace('"organisation": "Billing"', '"organisation":   "Billing"')
+    out = splice(js, "json", new)
+    assert '"organisation":   "Billing"' in out and card_data(loads(out, "json", "x")) == card_data(new)
+
+
+def test_splice_rewrites_whole_record_when_a_changed_key_is_missing(tmp_path):
+    record = make(tmp_path)
+    text = dumps(record).replace("title: null\n", "")
+    new = record.model_copy(update={"title": "Queue stall"})
+    assert splice(text, "yaml", new) == dumps(new)
+    assert top_regions("- not\n- a mapping\n") is None
+
+
+def test_evidence_sentence_is_the_sentence_or_list_item_around_the_span():
+    start = TEXT.index("two hours")
+    assert evidence_sentence(TEXT, start, start + 9) == "Invoices piled up for two hours."
+    start = TEXT.index("switched off")
+    assert evidence_sentence(TEXT, start, start + 12) == "The dead-letter queue was switched off."
+    start = TEXT.index("Billing".lower())
+    assert evidence_sentence(TEXT, start, start + 7) == "The billing queue stopped draining at noon."
+
+
+def test_changed_items_show_words_evidence_and_confidence(tmp_path):
+    record = make(tmp_path, root_cause=[Item(text="A retry loop held a worker.", evidence=[Evidence(start=1, end=5)],
+                                             confidence=0.4)])
+    suggestion = make(tmp_path, root_cause=[_item("A retry loop held every worker on one poisoned message.", 0.82)])
+    diff = compare(record, suggestion)
+    plain = render_change(diff, diff.changes[0])
+    assert plain[0] == "@@ root_cause @@"
+    assert plain[1] == "-A retry loop held [-a worker.-]"
+    assert plain[2] == "+A retry loop held {+every worker on one poisoned message.+}"
+    line = TEXT[: TEXT.index("A retry")].count("\n") + 1
+    assert plain[3] == (f"    evidence line {line}, confidence 0.82: "
+                        "A retry loop held every worker on one poisoned message.")
+    coloured = render_change(diff, diff.changes[0], color=True)
+    assert "\x1b[" in coloured[1] and "[-" not in coloured[1]
+    assert all("\x1b[" not in line for line in plain)
+
+
+# --- on records made from the shared corpus --------------------------------------------------------
+
+CORE_DNS = "dfds/PM2020-004 - CoreDNS upgrade issue.md"
+INOTIFY = "dfds/PM2020-001 - Inotify file watches exhaustion.md"
+
+
+def other_headings(tmp_path: Path) -> str:
+    """A heading table that files 'lessons learned' under root cause and 'action items' under remediation."""
+    table = yaml.safe_load(resources.files("pmparse.resources").joinpath("headings.yaml").read_text(encoding="utf-8"))
+    table["synonyms"]["lessons"].remove("lessons learned")
+    table["synonyms"]["root_cause"].append("lessons learned")
+    table["synonyms"]["action_items"].remove("action items")
+    table["synonyms"]["remediation"].append("action items")
+    path = tmp_path / "other-headings.yaml"
+    path.write_text(yaml.safe_dump(table), encoding="utf-8")
+    return str(path)
+
+
+def convert_with_other_model(monkeypatch, tmp_path, sources, library):
+    """Re-convert as a different model would: another heading table and another model name."""
+    monkeypatch.setattr("pmparse.convert.version_info", lambda nlp: {"version": __version__, "model": "test-model-2"})
+    report = convert(sources, library, config=PipelineConfig(headings_path=other_headings(tmp_path)))
+    monkeypatch.undo()
+    return report
+
+
+@pytest.fixture()
+def pending_library(corpus_root, tmp_path, monkeypatch):
+    """Two corpus records, one edited by hand, both re-converted by another model."""
+    sources = [str(corpus_root / CORE_DNS), str(corpus_root / INOTIFY)]
+    library = tmp_path / "lib"
+    assert convert(sources, library).counts["converted"] == 2
+    record = library / "IL-0001.yaml"
+    text = record.read_text(encoding="utf-8")
+    assert "\ndate: '2020-02-03'\n" in text
+    record.write_text(text.replace("\ndate: '2020-02-03'\n", "\n# confirmed with the on-call notes\ndate: '2020-02-04'\n"),
+                      encoding="utf-8")
+    (library / "IL-0002.yaml").write_text((library / "IL-0002.yaml").read_text(encoding="utf-8").replace(
+        "status: suggested", "status: reviewed"), encoding="utf-8")
+    report = convert_with_other_model(monkeypatch, tmp_path, sources, library)
+    assert [r.status for r in report.results] == ["pending", "pending"]
+    return library
+
+
+def test_diff_library_shows_changes_with_evidence_and_folds_the_rest(pending_library):
+    result = CliRunner().invoke(main, ["diff", str(pending_library)])
+    assert result.exit_code == 1, result.output
+    out = result.output
+    assert "\x1b[" not in out  # not a terminal: plain
+    assert out.count("diff IL-000") == 2 and "+++ .pmparse/pending/IL-0001.json (pmparse 0.1.0, test-model-2)" in out
+    assert "@@ root_cause @@ pmparse changed its suggestion" in out and "@@ lessons @@" in out
+    assert "kept as a person left them, pmparse unchanged: date" in out
+    assert "@@ date @@" not in out  # the person's edit is never proposed for reverting
+    # each suggested item is followed by its evidence sentence, read from the source, and confidence
+    report = diff_paths([str(pending_library)])
+    diff = report.diffs[0]
+    source = Path(diff.suggestion.source.location).read_text(encoding="utf-8")
+    first = diff.suggestion.root_cause[0]
+    ev = first.evidence[0]
+    lines = out.splitlines()
+    at = lines.index(f"+{first.text}")
+    assert lines[at + 1] == (f"    evidence line {source.count(chr(10), 0, ev.start) + 1}, confidence {first.confidence:.2f}: "
+                             f"{evidence_sentence(source, ev.start, ev.end)}")
+    assert any(line.startswith("  ") and "fields unchanged:" in line and "symptoms" in line for line in lines)
+
+
+def test_diff_json_and_colour(pending_library):
+    runner = CliRunner()
+    result = runner.invoke(main, ["diff", str(pending_library), "--format", "json"])
+    assert result.exit_code == 1
+    data = json.loads(result.output)
+    first = data["records"][0]
+    assert first["id"] == "IL-0001" and first["kept"] == ["date"]
+    fields = {c["field"]: c for c in first["changes"]}
+    assert {"root_cause", "remediation", "action_items", "lessons"} <= set(fields) and "date" not in fields
+    assert fields["lessons"]["suggestion"] == [] and fields["lessons"]["kind"] == "update"
+    evidence = fields["root_cause"]["evidence"]
+    assert evidence and all(e["sentence"] and e["confidence"] is not None and e["line"] for e in evidence)
+    assert data["records"][1]["id"] == "IL-0002" and data["errors"] == []
+    coloured = runner.invoke(main, ["diff", str(pending_library), "--color"])
+    assert "\x1b[" in coloured.output
+
+
+def test_patch_applies_with_git_and_keeps_the_human_lines(pending_library, tmp_path):
+    git = shutil.which("git")
+    if git is None:
+        pytest.skip("git is not installed")
+    result = CliRunner().invoke(main, ["diff", str(pending_library), "--patch"])
+    assert result.exit_code == 1 and result.output.startswith("diff --git a/IL-0001.yaml b/IL-0001.yaml\n")
+    repo = tmp_path / "repo"
+    shutil.copytree(pending_library, repo)
+    subprocess.run([git, "init", "-q", str(repo)], check=True)
+    (tmp_path / "all.patch").write_text(result.output, encoding="utf-8")
+    subprocess.run([git, "apply", "--check", str(tmp_path / "all.patch")], cwd=repo, check=True)
+    subprocess.run([git, "apply", str(tmp_path / "all.patch")], cwd=repo, check=True)
+    report = diff_paths([str(pending_library)])
+    for diff in report.diffs:
+        applied = (repo / diff.record_path.name).read_text(encoding="utf-8")
+        expected = merge(diff.record, diff.suggestion, [c.field for c in diff.changes])
+        assert card_data(loads(applied, "yaml", "x")) == card_data(expected)
+    assert "# confirmed with the on-call notes\ndate: '2020-02-04'\n" in (repo / "IL-0001.yaml").read_text()
+    # once applied, nothing is left to propose
+    assert render_patch(diff_paths([str(repo)])) == ""
+    assert render_text(diff_paths([str(repo)])) == ""
+
+
+def test_diff_two_record_files(pending_library, tmp_path):
+    runner = CliRunner()
+    a = pending_library / "IL-0001.yaml"
+    b = tmp_path / "suggested.json"
+    shutil.copy(pending_library / ".pmparse" / "pending" / "IL-0001.json", b)
+    result = runner.invoke(main, ["diff", str(a), str(b)])
+    assert result.exit_code == 1
+    assert f"+++ {b} (pmparse 0.1.0, test-model-2)" in result.output
+    # no base between two files: the person's date edit shows as a change
+    lines = result.output.splitlines()
+    assert "@@ date @@" in lines and "-2020-02-04" in lines and "+2020-02-03" in lines
+    same = runner.invoke(main, ["diff", str(a), str(a)])
+    assert same.exit_code == 0 and same.output == ""
+
+
+def test_diff_usage_errors_exit_two(pending_library, tmp_path):
+    runner = CliRunner()
+    record = str(pending_library / "IL-0001.yaml")
+    assert runner.invoke(main, ["diff", record]).exit_code == 2
+    assert runner.invoke(main, ["diff", str(tmp_path / "missing")]).exit_code == 2
+    assert runner.invoke(main, ["diff", str(pending_library), "--patch", "--format", "json"]).exit_code == 2
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("id: [", encoding="utf-8")
+    result = runner.invoke(main, ["diff", record, str(bad)])
+    assert result.exit_code == 2 and "bad.yaml" in result.output
+    assert runner.invoke(main, ["diff", "--help"]).exit_code == 0
+    assert runner.invoke(main, ["review", "--help"]).exit_code == 0
+    # a library without pending suggestions has no differences
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert runner.invoke(main, ["diff", str(empty)]).exit_code == 0

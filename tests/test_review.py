@@ -1,0 +1,292 @@
+from __future__ import annotations
+
+import os
+import re
+import signal
+import sys
+
+import pexpect
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from pmparse.cli import main
+from pmparse.convert import convert
+from pmparse.diff import diff_paths, merge
+from pmparse.pipeline import PipelineConfig
+from pmparse.record import Library, card_data, loads, validate_library
+from pmparse.review import Decision, load_rejections, pending_diffs, review
+from test_diff import CORE_DNS, INOTIFY, convert_with_other_model, other_headings
+
+HUMAN_LINES = "\n# confirmed with the on-call notes\ndate: '2020-02-04'   # was 02-03\n"
+#: What the other heading table moves, whatever else follows from it (titles, tags).
+MOVED = {"root_cause", "remediation", "action_items", "lessons"}
+PROMPT = re.compile(r"\((\d+)/(\d+)\) Accept the suggested (\w+) \[y,n,e,s,q,\?\]\? ")
+
+
+@pytest.fixture()
+def sources(corpus_root):
+    return [str(corpus_root / CORE_DNS), str(corpus_root / INOTIFY)]
+
+
+@pytest.fixture()
+def library(sources, tmp_path, monkeypatch):
+    """Two corpus records (IL-0001 edited by hand: a comment and the date; IL-0002 marked
+    reviewed), both re-converted by another model so each has a pending suggestion."""
+    lib = tmp_path / "lib"
+    assert convert(sources, lib).counts["converted"] == 2
+    record = lib / "IL-0001.yaml"
+    text = record.read_text(encoding="utf-8")
+    assert "\ndate: '2020-02-03'\n" in text
+    record.write_text(text.replace("\ndate: '2020-02-03'\n", HUMAN_LINES), encoding="utf-8")
+    (lib / "IL-0002.yaml").write_text((lib / "IL-0002.yaml").read_text(encoding="utf-8").replace(
+        "status: suggested", "status: reviewed"), encoding="utf-8")
+    return lib
+
+
+def snapshot(lib) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(lib.glob("IL-*.yaml"))}
+
+
+def reconvert(monkeypatch, tmp_path, sources, lib) -> list[str]:
+    return [r.status for r in convert_with_other_model(monkeypatch, tmp_path, sources, lib).results]
+
+
+def proposed(lib, card_id: str = "IL-0001") -> list[str]:
+    """The fields still proposed for a record, in review order."""
+    for diff in pending_diffs(lib).diffs:
+        if diff.id == card_id:
+            return [c.field for c in diff.changes]
+    return []
+
+
+@pytest.fixture()
+def pending(library, sources, tmp_path, monkeypatch):
+    assert reconvert(monkeypatch, tmp_path, sources, library) == ["pending", "pending"]
+    assert MOVED <= set(proposed(library)) and MOVED <= set(proposed(library, "IL-0002"))
+    return library
+
+
+def test_a_human_edit_survives_reconversion_with_a_different_model(library, sources, tmp_path, monkeypatch):
+    before = snapshot(library)
+    assert reconvert(monkeypatch, tmp_path, sources, library) == ["pending", "pending"]
+    assert snapshot(library) == before  # byte for byte, comments included
+    suggestion = Library(library).read_state("pending", "IL-0001")
+    assert suggestion.pipeline.model == "test-model-2" and suggestion.date == "2020-02-03"
+    diff = pending_diffs(library).diffs[0]
+    assert diff.kept == ["date"] and "date" not in proposed(library)
+    # the same suggestion again still leaves the record alone
+    assert reconvert(monkeypatch, tmp_path, sources, library) == ["pending", "pending"]
+    assert snapshot(library) == before
+
+
+def test_accept_writes_exactly_the_suggestion_and_only_that_record(pending):
+    before = snapshot(pending)
+    fields = proposed(pending)
+    suggestion = Library(pending).read_state("pending", "IL-0001")
+    report = review(pending, accept=["root_cause"], reviewer="ann", records=["IL-0001"],
+                    now=lambda: "2025-01-02T03:04:05+00:00")
+    assert [(o.id, o.field, o.action) for o in report.outcomes] == [
+        ("IL-0001", name, "accept" if name == "root_cause" else "skip") for name in fields]
+    card = Library.read(pending / "IL-0001.yaml")
+    assert card_data(card)["root_cause"] == card_data(suggestion)["root_cause"] and card.root_cause
+    assert card.status == "reviewed" and card.reviewed.by == "ann" and card.reviewed.at == "2025-01-02T03:04:05+00:00"
+    # everything else is as the person left it, their comment lines included
+    old, text = before["IL-0001.yaml"].decode(), (pending / "IL-0001.yaml").read_text(encoding="utf-8")
+    assert HUMAN_LINES in text
+    assert text[: text.index("\nroot_cause:")] == old[: old.index("\nroot_cause:")].replace(
+        "status: suggested", "status: reviewed")
+    old_card = loads(old, "yaml", "old")
+    for name in fields:
+        if name != "root_cause":
+            assert getattr(card, name) == getattr(old_card, name)
+    assert snapshot(pending)["IL-0002.yaml"] == before["IL-0002.yaml"]
+    # the accepted field is no longer proposed; the skipped ones still are
+    assert proposed(pending) == [name for name in fields if name != "root_cause"]
+
+
+def test_reject_then_reconvert_proposes_nothing_new(pending, sources, tmp_path, monkeypatch):
+    before = snapshot(pending)
+    first, second = proposed(pending), proposed(pending, "IL-0002")
+    report = review(pending, reject=sorted(set(first) | set(second)), reviewer="ann")
+    assert report.count("reject") == len(first) + len(second)
+    assert report.count("skip") == 0 and report.still_pending == []
+    assert snapshot(pending) == before  # rejecting never rewrites a record
+    assert list((pending / ".pmparse" / "pending").glob("*.json")) == []
+    assert reconvert(monkeypatch, tmp_path, sources, pending) == ["unchanged", "unchanged"]
+    assert CliRunner().invoke(main, ["diff", str(pending)]).exit_code == 0
+    # back to the first model: the records already hold what it suggests, the date edit is kept
+    assert [r.status for r in convert(sources, pending).results] == ["unchanged", "unchanged"]
+    assert list((pending / ".pmparse" / "pending").glob("*.json")) == []
+    assert snapshot(pending) == before
+
+
+def test_the_rejection_memory_alone_blocks_the_same_suggestion(pending, sources, tmp_path, monkeypatch):
+    second = proposed(pending, "IL-0002")
+    review(pending, reject=second, reviewer="ann", records=["IL-0002"])
+    memory = load_rejections(Library(pending), "IL-0002")
+    assert [(r.field, r.model, r.decision) for r in memory.rejected] == [
+        (name, "0.1.0/test-model-2", "rejected") for name in second]
+    # with no memory of what pmparse wrote, only the rejections tell that nothing is new
+    (pending / ".pmparse" / "base" / "IL-0002.json").unlink()
+    assert reconvert(monkeypatch, tmp_path, sources, pending)[1] == "unchanged"
+    assert not (pending / ".pmparse" / "pending" / "IL-0002.json").exists()
+    # another model version proposing the same values is a new suggestion
+    monkeypatch.setattr("pmparse.convert.version_info", lambda nlp: {"version": "0.1.0", "model": "test-model-3"})
+    report = convert(sources[1:], pending, config=PipelineConfig(headings_path=other_headings(tmp_path)))
+    assert report.results[0].status == "pending" and proposed(pending, "IL-0002") == second
+
+
+def test_edits_and_comments_survive_a_review_that_does_not_change_the_record(pending, sources, tmp_path, monkeypatch):
+    before = snapshot(pending)
+    review(pending, reject=["lessons"], reviewer="ann")  # the other fields are skipped
+    assert snapshot(pending) == before
+    assert reconvert(monkeypatch, tmp_path, sources, pending) == ["pending", "pending"]
+    assert "lessons" not in proposed(pending) and snapshot(pending) == before
+
+
+def test_interactive_review_through_clirunner(pending, monkeypatch):
+    fields = proposed(pending)
+    suggestion = Library(pending).read_state("pending", "IL-0001")
+
+    def editor(text, extension):
+        assert extension == ".yaml" and text.startswith("# IL-0001: edit the suggested remediation")
+        data = yaml.safe_load(text)
+        data["remediation"] = data["remediation"][:1]
+        data["remediation"][0]["text"] = "Our own wording of the first remediation step."
+        return yaml.safe_dump(data)
+
+    monkeypatch.setattr("click.edit", editor)
+    answers = {"root_cause": "y", "remediation": "e", "action_items": "n"}
+    # IL-0001: '?' (help) first, then one answer per field (skip the rest); IL-0002: quit
+    keys = "?\n" + "".join(answers.get(name, "s") + "\n" for name in fields) + "q\n"
+    result = CliRunner().invoke(main, ["review", str(pending), "--reviewer", "bob"], input=keys)
+    assert result.exit_code == 0, result.output
+    assert "e - edit the suggested value in $EDITOR" in result.output
+    assert f"(1/{len(fields)}) Accept the suggested {fields[0]} [y,n,e,s,q,?]? " in result.output
+    assert (f"2 accepted (1 edited), 1 rejected, {len(fields) - 3} skipped; 2 record(s) still pending"
+            in result.output)
+    card = Library.read(pending / "IL-0001.yaml")
+    assert card.root_cause == suggestion.root_cause and card.reviewed.by == "bob"
+    assert [i.text for i in card.remediation] == ["Our own wording of the first remediation step."]
+    assert card.action_items != suggestion.action_items
+    assert {r.decision for r in load_rejections(Library(pending), "IL-0001").rejected} == {"edited", "rejected"}
+    assert proposed(pending) == [name for name in fields if name not in answers]
+    assert HUMAN_LINES in (pending / "IL-0001.yaml").read_text(encoding="utf-8")
+
+
+def test_review_library_function_asks_per_field(pending, sources, tmp_path, monkeypatch):
+    fields = proposed(pending)
+    total = len(fields) + len(proposed(pending, "IL-0002"))
+    asked = []
+
+    def ask(diff, change, position, total):
+        asked.append((diff.id, change.field, position, total))
+        return Decision("accept")
+
+    report = review(pending, ask=ask, reviewer="ann")
+    assert asked[: len(fields)] == [("IL-0001", name, k, len(fields)) for k, name in enumerate(fields, 1)]
+    assert len(asked) == report.count("accept") == total
+    assert report.still_pending == [] and pending_diffs(pending).diffs == []
+    assert not diff_paths([str(pending)]).has_changes
+    # accepted and settled: the same suggestion is not stored again
+    assert reconvert(monkeypatch, tmp_path, sources, pending) == ["unchanged", "unchanged"]
+
+
+def test_review_usage_errors_exit_two(pending, tmp_path):
+    runner = CliRunner()
+    lib = str(pending)
+    assert runner.invoke(main, ["review", lib, "--accept", "nonsense"]).exit_code == 2
+    assert runner.invoke(main, ["review", lib, "--accept", "lessons", "--reject", "lessons"]).exit_code == 2
+    assert runner.invoke(main, ["review", str(tmp_path / "missing"), "--accept-all"]).exit_code == 2
+    assert runner.invoke(main, ["review", lib, "--accept-all", "--record", "IL-0042"]).exit_code == 2
+    result = runner.invoke(main, ["review", lib, "--accept-all"], env={"USER": None, "USERNAME": None})
+    assert result.exit_code == 2 and "--reviewer" in result.output
+    result = runner.invoke(main, ["review", lib, "--accept", "root_cause,lessons", "--reviewer", "ann"])
+    assert result.exit_code == 0 and "IL-0001: lessons: accept" in result.output
+
+
+# --- a real terminal ---------------------------------------------------------------------------------
+
+
+EDITOR_SCRIPT = """
+import os, sys, yaml
+path = sys.argv[1]
+data = yaml.safe_load(open(path, encoding="utf-8"))
+data["root_cause"] = data["root_cause"][:1]
+data["root_cause"][0]["text"] = "Edited in a real editor."
+open(path, "w", encoding="utf-8").write(yaml.safe_dump(data))
+stat = os.stat(path)
+os.utime(path, (stat.st_atime + 5, stat.st_mtime + 5))  # saved: a later modification time
+"""
+
+
+def spawn_review(lib, *extra, editor: str | None = None):
+    env = dict(os.environ, USER="carol", TERM="xterm")
+    if editor:
+        env["EDITOR"] = editor
+    return pexpect.spawn(sys.executable, ["-m", "pmparse.cli", "review", str(lib), *extra], env=env,
+                         encoding="utf-8", timeout=60, dimensions=(40, 250))
+
+
+def next_field(child) -> str:
+    """Wait for the next prompt; the field it asks about."""
+    child.expect(PROMPT)
+    return child.match.group(3)
+
+
+def test_interactive_review_through_a_pseudo_terminal(pending, tmp_path):
+    fields = proposed(pending)
+    script = tmp_path / "editor.py"
+    script.write_text(EDITOR_SCRIPT, encoding="utf-8")
+    child = spawn_review(pending, editor=f"'{sys.executable}' '{script}'")
+    answers = {"root_cause": "e", "remediation": "n"}
+    for name in fields:
+        assert next_field(child) == name
+        assert "\x1b[" in child.before  # a terminal gets colours
+        child.sendline(answers.get(name, "y"))
+    next_field(child)  # the first field of IL-0002
+    child.sendline("q")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    card = Library.read(pending / "IL-0001.yaml")
+    assert card.reviewed.by == "carol" and card.status == "reviewed"
+    assert [item.text for item in card.root_cause] == ["Edited in a real editor."]
+    memory = load_rejections(Library(pending), "IL-0001").rejected
+    assert sorted((r.field, r.decision) for r in memory) == [("remediation", "rejected"), ("root_cause", "edited")]
+    # IL-0001 is settled, IL-0002 still waits
+    assert proposed(pending) == [] and proposed(pending, "IL-0002")
+    assert HUMAN_LINES in (pending / "IL-0001.yaml").read_text(encoding="utf-8")
+
+
+def test_a_killed_review_leaves_every_record_old_or_new(pending):
+    before = snapshot(pending)
+    fields = proposed(pending)
+    suggestion = Library(pending).read_state("pending", "IL-0001")
+    child = spawn_review(pending, "--no-color")
+    taken = []
+    for _ in range(2):
+        taken.append(next_field(child))
+        child.sendline("y")
+    assert next_field(child) == fields[2]
+    child.kill(signal.SIGKILL)  # dies waiting at the prompt, two fields accepted
+    child.close(force=True)
+    assert child.signalstatus == signal.SIGKILL
+    # every record parses and validates; no temporary file is left behind
+    checked, problems = validate_library(pending)
+    assert checked == 2 and problems == []
+    assert list(pending.glob(".*.tmp")) == []
+    after = snapshot(pending)
+    assert after["IL-0002.yaml"] == before["IL-0002.yaml"]  # old
+    # IL-0001 is new: exactly the two accepted fields taken, the rest as it was
+    expected = card_data(merge(loads(before["IL-0001.yaml"].decode(), "yaml", "old"), suggestion, taken))
+    card = card_data(Library.read(pending / "IL-0001.yaml"))
+    assert card["status"] == "reviewed" and card["reviewed"]["by"] == "carol"
+    assert {k: v for k, v in card.items() if k not in ("status", "reviewed")} == {
+        k: v for k, v in expected.items() if k not in ("status", "reviewed")}
+    assert HUMAN_LINES in after["IL-0001.yaml"].decode()
+    # the review picks up where it stopped
+    assert proposed(pending) == fields[2:]
+    report = review(pending, accept_all=True, reviewer="carol")
+    assert report.still_pending == [] and validate_library(pending)[1] == []
