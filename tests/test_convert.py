@@ -91,3 +91,14 @@ def test_samples_match_the_seed_cards(samples, tmp_path):
     assert alibaba.source.extracted_text and alibaba.source.format == "html"
     assert len(alibaba.remediation) == 4 and len(alibaba.action_items) == 1
     assert any("faulty GPUs" in item.text for item in alibaba.root_cause)
+
+
+def test_a_record_broken_by_hand_is_not_duplicated(samples, tmp_path):
+    convert([str(samples / "tencent-moe-slow-ranks.txt")], tmp_path / "lib")
+    record = tmp_path / "lib" / "IL-0001.yaml"
+    broken = record.read_text().replace("schema_version: 1", "schema_version: one")
+    record.write_text(broken)
+    report = convert([str(samples / "tencent-moe-slow-ranks.txt")], tmp_path / "lib", force=True)
+    assert report.results[0].status == "pending"
+    assert record.read_text() == broken
+    assert [p.name for p in (tmp_path / "lib").glob("IL-*")] == ["IL-0001.yaml"]

@@ -131,3 +131,13 @@ def test_committed_floors_hold(corpus_root):
     results = run_eval(None, str(corpus_root), pipeline_config().model_dir, list(floors["floors"]), rounds=20,
                        with_facts=False)
     assert check_floors(results, floors) == []
+
+
+def test_eval_plot_writes_a_png(tmp_path, corpus_root):
+    pytest.importorskip("matplotlib")
+    path = tmp_path / "g.jsonl"
+    path.write_text(json.dumps(inline_doc()) + "\n")
+    result = CliRunner().invoke(main, ["eval", "--gold", str(path), "--variant", "headed", "--rules-only",
+                                       "--rounds", "10", "--plot", str(tmp_path / "f1.png")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "f1.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -180,6 +180,13 @@ class Library:
                 card = self.read(path)
             except RecordError as exc:
                 self.entries[card_id] = Entry(card_id, path, None, exc.message)
+                # a record a person broke by hand still owns its source: index what can be read of
+                # it, so convert holds a suggestion for review instead of minting a second record
+                sha, location = _source_keys(path)
+                if sha:
+                    self.by_sha.setdefault(sha, card_id)
+                if location:
+                    self.by_location.setdefault(location, card_id)
                 continue
             self.add(card, path)
 
@@ -258,6 +265,20 @@ class Library:
             self.state_path(kind, card_id).unlink()
         except FileNotFoundError:
             pass
+
+
+def _source_keys(path: Path) -> tuple[str | None, str | None]:
+    """``(sha256, location)`` of an invalid record's source, as far as the file can be parsed."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text) if path.suffix == ".json" else yaml.load(text, Loader=_SAFE_LOADER)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, yaml.YAMLError):
+        return None, None
+    source = data.get("source") if isinstance(data, dict) else None
+    if not isinstance(source, dict):
+        return None, None
+    sha, location = source.get("sha256"), source.get("location")
+    return (sha if isinstance(sha, str) else None, location if isinstance(location, str) else None)
 
 
 def is_edited(library: Library, entry: Entry) -> bool:
