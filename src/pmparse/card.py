@@ -12,6 +12,7 @@ from spacy.tokens import Doc
 
 from .ingest import Ingested
 from .schema import TEXT_FIELDS, Card, Evidence, Item, Pipeline, Source, Support
+from .title import make_title
 
 _WS = re.compile(r"\s+")
 
@@ -82,4 +83,6 @@ def build_card(doc: Doc, source: Ingested, card_id: str, pipeline: dict[str, str
         **field_items(doc),
         **tags,
     )
+    if card.title is None:
+        card.title = make_title(card, doc.user_data.get("pmparse_tag_names"), doc.user_data.get("pmparse_tag_phrases"))
     return card

@@ -220,6 +220,30 @@ def review(library, accept, reject, accept_all, records, reviewer, color):
     sys.exit(EXIT_SOME_FAILED if report.errors else EXIT_OK)
 
 
+@main.command(name="train-categories")
+@click.option("--corpus", default=None, type=click.Path(file_okay=False),
+              help="Corpus root  [default: $PMPARSE_CORPUS or ../shared/corpus].")
+@click.option("--gold", "gold_files", multiple=True, type=click.Path(dir_okay=False, exists=True),
+              help="Gold JSONL files  [default: eval/gold/*.jsonl without the second pass].")
+@click.option("-o", "--output", default=None, type=click.Path(file_okay=False),
+              help="Model folder  [default: models/categories].")
+@click.option("--taxonomy", "taxonomy_path", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="A taxonomy YAML that extends or replaces the packaged one.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the cross-validation folds.")
+@click.option("--no-eval", is_flag=True, help="Only train and save; skip the cross-validation.")
+def train_categories_command(corpus, gold_files, output, taxonomy_path, seed, no_eval):
+    """Train the tag model (categories and components) and print its cross-validated figures."""
+    from .train_categories import Settings, figures_markdown, train
+
+    try:
+        summary = train(output, corpus, [Path(g) for g in gold_files] or None, Settings(seed=seed), taxonomy_path,
+                        evaluate=not no_eval)
+    except PmparseError as exc:
+        _fail_usage(exc)
+    click.echo(figures_markdown(summary))
+    click.echo(f"model written to {summary['model']}", err=True)
+
+
 @main.command()
 def schema():
     """Print the JSON Schema of a card."""

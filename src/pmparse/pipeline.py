@@ -21,6 +21,7 @@ from .components import facts as _facts  # noqa: F401
 from .components import fields as _fields  # noqa: F401
 from .components import keywords as _keywords  # noqa: F401
 from .components import sectionizer as _sectionizer  # noqa: F401
+from .components import tagger as _tagger  # noqa: F401
 from .components import units as _units  # noqa: F401
 from .errors import UsageError
 from .ingest import Ingested
@@ -42,12 +43,16 @@ class PipelineConfig:
         headings_path: A heading synonym table replacing the packaged one.
         taxonomy_path: A taxonomy replacing or extending the packaged one.
         labeler: ``fields`` (the real labeler) or ``keywords`` (the evaluation baseline).
+        categories_dir: Folder of the category model; None for the bundled one.
+        tagger: False to leave tags out (category training builds its inputs without them).
     """
 
     model_dir: str | None = None
     headings_path: str | None = None
     taxonomy_path: str | None = None
     labeler: str = "fields"
+    categories_dir: str | None = None
+    tagger: bool = True
 
 
 def pipeline_config(model_dir: str | None = None, rules_only: bool = False, taxonomy_path: str | None = None,
@@ -63,7 +68,12 @@ def pipeline_config(model_dir: str | None = None, rules_only: bool = False, taxo
 
     Raises:
         UsageError: ``model_dir`` was given and holds no model.
+        RulesError: ``taxonomy_path`` is unreadable or invalid (checked before any input is read).
     """
+    if taxonomy_path is not None:
+        from .taxonomy import load_taxonomy
+
+        load_taxonomy(taxonomy_path)
     chosen: str | None = None
     if not rules_only:
         if model_dir is not None:
@@ -91,6 +101,9 @@ def build(config: PipelineConfig = PipelineConfig()) -> Language:
             nlp.add_pipe("pmparse_unit_classifier", config={"model_dir": config.model_dir})
         nlp.add_pipe("pmparse_field_labeler")
     nlp.add_pipe("pmparse_facts")
+    if config.tagger:
+        nlp.add_pipe("pmparse_tagger", config={"taxonomy_path": config.taxonomy_path,
+                                                "model_dir": config.categories_dir})
     return nlp
 
 

@@ -1,0 +1,565 @@
+"""Tagger: components, root-cause categories and contributing-factor categories of a card.
+
+**Components** are found by the taxonomy's synonyms and patterns (a spaCy ``PhraseMatcher`` on
+lower-cased tokens, plus regexes) and kept only where the text says the component was involved.
+Where a mention stands decides: the title, the summary, or a unit the field labeler put in
+symptoms, trigger, root cause, contributing factors, remediation or detection. A component named
+only in an unrelated sentence (a lesson, an action item, a timeline line) is not a tag. With the
+trained tag model, a logistic regression over those per-region counts decides
+(:func:`component_candidates`); without it, or for ids it does not know, the region weights of
+:data:`REGION_WEIGHTS` are added up against ``component_threshold`` (:func:`score_components`).
+
+**Categories** come from the same model (:class:`CategoryModel`, trained by
+:mod:`pmparse.train_categories`): word and character n-grams over the root-cause, trigger and
+contributing-factor units plus the summary, word n-grams over the whole text, and counts of each
+category's cue phrases, into one calibrated logistic regression per category (one-vs-rest). A
+category is a tag when its probability reaches the model's threshold, or a lower gate when one
+of its cue phrases occurs in the focused text; when no root-cause category is tagged, the most
+likely one is kept if it reaches ``fallback_threshold``, else the card says nothing (it
+abstains). Category ids the model does not know (added with ``--taxonomy``), and every category
+when there is no model, are tagged from their synonyms in the focused text, with a low confidence.
+
+Writes ``doc.cats`` (``group.id`` -> probability, categories only) and
+``doc.user_data["pmparse_tags"]``: ``{"components.database": {"value": True, "evidence":
+[(start, end)], "confidence": 0.8, "origin": "model:tags-..."}}``, which the card reads, plus
+``doc.user_data["pmparse_tag_names"]`` and ``["pmparse_tag_phrases"]`` (``group.id`` -> display
+name / title phrase) for titles.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy as np
+from spacy.language import Language
+from spacy.matcher import PhraseMatcher
+from spacy.tokens import Doc
+from spacy.util import filter_spans
+
+from ..errors import ModelError
+from ..taxonomy import Taxonomy, load_taxonomy
+from .facts import SUMMARY_HEADINGS, section_regions
+
+log = logging.getLogger(__name__)
+
+#: File name of the category model inside its folder.
+MODEL_FILE = "model.skops"
+#: Where ``pmparse train-categories`` writes and the tagger looks for the model by default.
+DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[3] / "models" / "categories"
+#: Format version of the saved model dict; bumped when its layout changes.
+MODEL_FORMAT = 1
+
+CATEGORY_GROUPS = ("root_cause_categories", "contributing_factor_categories")
+#: Weight of a component mention by where it stands.
+REGION_WEIGHTS = {
+    "title": 1.5,
+    "trigger": 1.0,
+    "root_cause": 1.0,
+    "symptoms": 0.7,
+    "summary": 0.5,
+    "contributing_factors": 0.5,
+    "remediation": 0.4,
+    "detection": 0.25,
+}
+#: Fields whose units feed the category model's focused text.
+FOCUS_FIELDS = ("root_cause", "trigger", "contributing_factors")
+#: Longest stretch of the whole text the category model reads.
+WHOLE_LIMIT = 20000
+
+#: The only types a category model file may hold (skops loads nothing else).
+TRUSTED_TYPES = [
+    "builtins.dict", "builtins.list", "builtins.str", "builtins.int", "builtins.float", "builtins.tuple",
+    "numpy.ndarray", "numpy.float64", "numpy.int64", "numpy.dtype",
+    "sklearn.calibration.CalibratedClassifierCV", "sklearn.calibration._CalibratedClassifier",
+    "sklearn.calibration._SigmoidCalibration",
+    "sklearn.compose._column_transformer.ColumnTransformer",
+    "sklearn.feature_extraction.text.CountVectorizer", "sklearn.feature_extraction.text.HashingVectorizer",
+    "sklearn.feature_extraction.text.TfidfTransformer",
+    "sklearn.linear_model._logistic.LogisticRegression", "sklearn.pipeline.Pipeline",
+    "sklearn.preprocessing._data.MaxAbsScaler", "sklearn.utils._bunch.Bunch", "builtins.NoneType",
+]
+
+
+# --- cues and texts -------------------------------------------------------------------------
+
+
+class Matchers:
+    """Phrase and regex matchers built from a taxonomy, for one vocabulary.
+
+    Args:
+        nlp: The pipeline whose tokenizer and vocabulary the matchers use.
+        taxonomy: The taxonomy in use.
+    """
+
+    def __init__(self, nlp: Language, taxonomy: Taxonomy) -> None:
+        self.nlp = nlp
+        self.taxonomy = taxonomy
+        self.phrases: dict[str, PhraseMatcher] = {}
+        self.regexes: dict[str, list[tuple[str, re.Pattern]]] = {}
+        for group, taxa in taxonomy.groups.items():
+            matcher = PhraseMatcher(nlp.vocab, attr="LOWER")
+            regexes = []
+            for taxon in taxa:
+                if taxon.synonyms:
+                    matcher.add(taxon.key, [nlp.make_doc(s.lower()) for s in taxon.synonyms])
+                regexes.extend((taxon.key, re.compile(p, re.IGNORECASE)) for p in taxon.patterns)
+            self.phrases[group] = matcher
+            self.regexes[group] = regexes
+
+    def matches(self, doc: Doc, group: str, start: int = 0, end: int | None = None) -> list[tuple[str, int, int]]:
+        """``(group.id, start_char, end_char)`` of every match of ``group`` in ``doc``.
+
+        Overlapping phrase matches keep the longest ("ingress controller" over "ingress").
+        """
+        end = len(doc.text) if end is None else end
+        spans = []
+        for match_id, s, e in self.phrases[group](doc):
+            span = doc[s:e]
+            if span.start_char >= start and span.end_char <= end:
+                span.label_ = self.nlp.vocab.strings[match_id]
+                spans.append(span)
+        found = [(span.label_, span.start_char, span.end_char) for span in filter_spans(spans)]
+        for key, pattern in self.regexes[group]:
+            found.extend((key, m.start(), m.end()) for m in pattern.finditer(doc.text, start, end) if m.end() > m.start())
+        return sorted(found, key=lambda f: f[1])
+
+    def cue_counts(self, text: str) -> Counter:
+        """How often each category's cue phrases occur in ``text`` (``group.id`` -> count)."""
+        doc = self.nlp.make_doc(text)
+        counts: Counter = Counter()
+        for group in CATEGORY_GROUPS:
+            if group in self.phrases:
+                counts.update(key for key, _, _ in self.matches(doc, group))
+        return counts
+
+
+def cue_string(focus: Counter, whole: Counter, cap: int = 5) -> str:
+    """Cue counts as pseudo-words the model reads: ``f__root_cause_categories.software_bug`` per focus hit."""
+    words = []
+    for prefix, counts in (("f__", focus), ("w__", whole)):
+        for key, count in sorted(counts.items()):
+            words.extend([prefix + key] * min(cap, count))
+    return " ".join(words)
+
+
+def cue_vocabulary(taxonomy: Taxonomy) -> list[str]:
+    """Every cue pseudo-word of the category groups of ``taxonomy``."""
+    keys = [t.key for g in CATEGORY_GROUPS for t in taxonomy.groups.get(g, ())]
+    return [p + k for p in ("f__", "w__") for k in keys]
+
+
+def focus_spans(doc: Doc) -> list[tuple[int, int]]:
+    """Offsets of the units labelled root cause, trigger or contributing factors."""
+    if "fields" not in doc.spans:
+        return []
+    return sorted((s.start_char, s.end_char) for s in doc.spans["fields"] if s.label_ in FOCUS_FIELDS)
+
+
+def summary_regions(doc: Doc, limit: int = 2500) -> list[tuple[int, int]]:
+    """The overview of ``doc``: summary-like sections, else the start of the body (each cut to ``limit`` chars)."""
+    regions = section_regions(doc)
+    found = [(s, min(e, s + limit)) for s, e, h in regions if h in SUMMARY_HEADINGS]
+    if not found:
+        masked = doc.user_data.get("pmparse_masked", [])
+        body = max((e for s, e in masked if s == 0), default=0)
+        found = [(body, min(len(doc.text), body + limit // 2))]
+    return found
+
+
+def category_texts(doc: Doc) -> tuple[str, str, list[tuple[int, int]]]:
+    """The category model's two texts for ``doc``: focused units plus the summary, and the whole text.
+
+    Returns:
+        ``(focus, whole, focus_evidence)``; the evidence is the focused units (the summary when
+        the field labeler found none).
+    """
+    spans = focus_spans(doc)
+    summary = summary_regions(doc)
+    extra = [r for r in summary if not any(s < r[1] and r[0] < e for s, e in spans)]
+    focus = "\n".join(doc.text[s:e] for s, e in sorted(spans + extra))
+    return focus, doc.text[:WHOLE_LIMIT], spans or summary
+
+
+def model_rows(matchers: Matchers, texts: Iterable[tuple[str, str]]) -> np.ndarray:
+    """The ``(n, 3)`` model input for ``(focus, whole)`` text pairs: focus, whole, cue pseudo-words."""
+    rows = []
+    for focus, whole in texts:
+        cues = cue_string(matchers.cue_counts(focus), matchers.cue_counts(whole[:WHOLE_LIMIT]))
+        rows.append((focus, whole[:WHOLE_LIMIT], cues))
+    return np.array(rows, dtype=object).reshape(-1, 3)
+
+
+# --- the model ------------------------------------------------------------------------------
+
+
+class CategoryModel:
+    """Calibrated one-vs-rest category classifiers over shared text features.
+
+    Args:
+        features: A fitted transformer from the ``(n, 3)`` input of :func:`model_rows` to features.
+        classifiers: ``group.id`` -> fitted calibrated binary classifier.
+        meta: Name, taxonomy version, training data summary and thresholds.
+    """
+
+    def __init__(self, features, classifiers: dict[str, Any], meta: dict[str, Any], components=None) -> None:
+        self.features = features
+        self.classifiers = classifiers
+        self.meta = meta
+        self.components = components
+
+    def predict_components(self, candidates: dict[str, tuple[np.ndarray, list]]) -> dict[str, float]:
+        """Probability that each candidate component was involved (empty without a component model)."""
+        if self.components is None or not candidates:
+            return {}
+        keys, rows = candidate_rows(candidates, list(self.meta.get("component_ids", [])))
+        return {k: float(p) for k, p in zip(keys, self.components.predict_proba(rows)[:, 1])}
+
+    @property
+    def name(self) -> str:
+        """Model name and version, for records."""
+        return str(self.meta.get("name", "categories"))
+
+    @property
+    def keys(self) -> list[str]:
+        """The ``group.id`` keys the model can tag."""
+        return sorted(self.classifiers)
+
+    def predict_rows(self, rows: np.ndarray) -> list[dict[str, float]]:
+        """Probability of every known category for each input row."""
+        if len(rows) == 0:
+            return []
+        x = self.features.transform(rows)
+        out: list[dict[str, float]] = [{} for _ in range(len(rows))]
+        for key, classifier in self.classifiers.items():
+            probs = classifier.predict_proba(x)[:, 1]
+            for i, p in enumerate(probs):
+                out[i][key] = float(p)
+        return out
+
+    def save(self, folder: Path) -> Path:
+        """Write the model to ``folder/model.skops`` (skops, never pickle)."""
+        import zipfile
+
+        import skops.io as sio
+
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / MODEL_FILE
+        tmp = path.with_suffix(".skops.tmp")
+        sio.dump({"format": MODEL_FORMAT, "features": self.features, "classifiers": self.classifiers,
+                  "components": self.components, "meta": self.meta}, tmp, compression=zipfile.ZIP_DEFLATED,
+                 compresslevel=9)
+        tmp.replace(path)
+        return path
+
+    @classmethod
+    def load(cls, folder: Path | str) -> CategoryModel:
+        """Load a model saved by :meth:`save`, trusting only :data:`TRUSTED_TYPES`.
+
+        Raises:
+            ModelError: the file is missing, unreadable, of another format or holds other types.
+        """
+        import skops.io as sio
+
+        path = Path(folder) / MODEL_FILE
+        if not path.is_file():
+            raise ModelError(f"expected a category model ({MODEL_FILE}), found none", str(folder))
+        try:
+            untrusted = sio.get_untrusted_types(file=path)
+            unexpected = [t for t in untrusted if t not in TRUSTED_TYPES]
+            if unexpected:
+                raise ModelError(f"expected only known scikit-learn types, found {unexpected}", str(path))
+            data = sio.load(path, trusted=untrusted)
+        except ModelError:
+            raise
+        except Exception as exc:  # skops raises many types on a corrupt archive
+            raise ModelError(f"expected a category model, found an unreadable file: {type(exc).__name__}: {exc}",
+                             str(path)) from exc
+        if not isinstance(data, dict) or data.get("format") != MODEL_FORMAT:
+            found = data.get("format") if isinstance(data, dict) else type(data).__name__
+            raise ModelError(f"expected category model format {MODEL_FORMAT}, found {found}", str(path))
+        return cls(data["features"], data["classifiers"], data["meta"], data.get("components"))
+
+
+# --- decisions ------------------------------------------------------------------------------
+
+
+def decide_categories(probs: dict[str, float], group: str, threshold: float, fallback: float | None,
+                      cues: Iterable[str] = (), gate: float | None = None) -> list[str]:
+    """The ``group.id`` keys of ``group`` to tag, from category probabilities and cue phrases.
+
+    Args:
+        probs: ``group.id`` -> probability.
+        group: ``root_cause_categories`` or ``contributing_factor_categories``.
+        threshold: Least probability of a tag.
+        fallback: When no key reaches ``threshold``, the most likely key is kept if it reaches
+            this; None to abstain instead.
+        cues: Keys whose cue phrases occur in the focused text.
+        gate: A key with a cue is also tagged when its probability reaches this (None: cues are
+            not used).
+    """
+    mine = {k: p for k, p in probs.items() if k.startswith(group + ".")}
+    chosen = sorted((k for k, p in mine.items() if p >= threshold), key=lambda k: -mine[k])
+    if gate is not None:
+        chosen += sorted((k for k in set(cues) if k in mine and k not in chosen and mine[k] >= gate),
+                         key=lambda k: -mine[k])
+    if not chosen and fallback is not None and mine:
+        best = max(mine, key=mine.get)
+        if mine[best] >= fallback:
+            chosen = [best]
+    unknown = f"{group}.unknown"
+    if unknown in chosen and len(chosen) > 1:
+        # "not disclosed" contradicts any disclosed cause
+        chosen.remove(unknown)
+    return chosen
+
+
+def score_components(matches: list[tuple[str, int, int]], regions: dict[str, list[tuple[int, int]]],
+                     weights: dict[str, float] = REGION_WEIGHTS) -> dict[str, tuple[float, list[tuple[int, int]]]]:
+    """Add up where each component is named.
+
+    Args:
+        matches: ``(group.id, start, end)`` of component matches.
+        regions: Region name (``title``, ``summary`` or a field) -> offsets.
+        weights: Weight of a match by region; a match in no weighted region counts nothing.
+
+    Returns:
+        ``group.id`` -> ``(score, evidence)`` for components named in a weighted region. Each
+        region stretch (a unit, the title) counts once per component, with the heaviest weight of
+        the regions holding the match.
+    """
+    scores: dict[str, tuple[float, list[tuple[int, int]]]] = {}
+    seen: set[tuple[str, int, int]] = set()
+    for key, start, end in matches:
+        weight, holder = 0.0, None
+        for name, spans in regions.items():
+            if name not in weights or weights[name] <= weight:
+                continue
+            for s, e in spans:
+                if s <= start and end <= e:
+                    weight, holder = weights[name], (s, e)
+                    break
+        if weight <= 0 or holder is None:
+            continue
+        score, evidence = scores.get(key, (0.0, []))
+        if (key, *holder) in seen:
+            scores[key] = (score, evidence + [(start, end)])
+            continue
+        seen.add((key, *holder))
+        scores[key] = (score + weight, evidence + [(start, end)])
+    return scores
+
+
+def keep_components(scores: dict[str, tuple[float, list]], threshold: float, relative: float) -> list[str]:
+    """Components whose score reaches ``threshold`` and ``relative`` times the best score."""
+    if not scores:
+        return []
+    best = max(score for score, _ in scores.values())
+    return sorted(k for k, (score, _) in scores.items() if score >= threshold and score >= relative * best)
+
+
+#: Regions a component candidate's mentions are counted in, for the component model.
+CANDIDATE_REGIONS = ("title", "trigger", "root_cause", "symptoms", "summary", "contributing_factors", "remediation",
+                     "detection", "other")
+
+
+def component_candidates(doc: Doc, matchers: Matchers) -> dict[str, tuple[np.ndarray, list[tuple[int, int]]]]:
+    """Every component named in ``doc``, with its mention counts per region and its evidence.
+
+    Returns:
+        ``group.id`` -> ``(counts, evidence)``; ``counts`` has one entry per
+        :data:`CANDIDATE_REGIONS` (a mention counts in every region holding it, ``other`` when in
+        none) and the total last. Evidence is the mentions inside a region other than ``other``.
+    """
+    if "components" not in matchers.phrases:
+        return {}
+    regions = component_regions(doc)
+    found: dict[str, tuple[np.ndarray, list[tuple[int, int]]]] = {}
+    for key, start, end in matchers.matches(doc, "components"):
+        counts, evidence = found.setdefault(key, (np.zeros(len(CANDIDATE_REGIONS) + 1), []))
+        held = False
+        for i, name in enumerate(CANDIDATE_REGIONS[:-1]):
+            if any(s <= start and end <= e for s, e in regions.get(name, [])):
+                counts[i] += 1
+                held = True
+        if held:
+            evidence.append((start, end))
+        else:
+            counts[len(CANDIDATE_REGIONS) - 1] += 1
+        counts[-1] += 1
+    return found
+
+
+def candidate_rows(candidates: dict[str, tuple[np.ndarray, list]], ids: list[str]) -> tuple[list[str], np.ndarray]:
+    """Component model input: log counts per region, share of the most named component, id one-hot."""
+    keys = sorted(candidates)
+    if not keys:
+        return [], np.zeros((0, len(CANDIDATE_REGIONS) + 2 + len(ids)))
+    best = max(candidates[k][0][-1] for k in keys)
+    rows = []
+    for key in keys:
+        counts = candidates[key][0]
+        taxon = key.split(".", 1)[1]
+        rows.append(list(np.log1p(counts)) + [counts[-1] / best] + [1.0 if taxon == i else 0.0 for i in ids])
+    return keys, np.array(rows, dtype=float)
+
+
+def component_regions(doc: Doc) -> dict[str, list[tuple[int, int]]]:
+    """Where a component mention says it was involved: title, summary and field units."""
+    regions: dict[str, list[tuple[int, int]]] = {"title": [], "summary": summary_regions(doc)}
+    title = doc.user_data.get("pmparse_facts", {}).get("source_title")
+    if title:
+        regions["title"] = [tuple(e) for e in title.get("evidence", [])]
+    if "fields" in doc.spans:
+        for span in doc.spans["fields"]:
+            regions.setdefault(span.label_, []).append((span.start_char, span.end_char))
+    return regions
+
+
+class Tagger:
+    """The ``pmparse_tagger`` component.
+
+    Args:
+        nlp: The pipeline.
+        taxonomy: The taxonomy in use.
+        model: The category model, or None for synonym rules only.
+        component_threshold: Least summed region weight of a component tag.
+        category_threshold: Least probability of a category tag.
+        fallback_threshold: Least probability of the best root-cause category when none reaches
+            ``category_threshold``.
+        component_relative: Least share of the best component's score a component needs.
+    """
+
+    def __init__(self, nlp: Language, taxonomy: Taxonomy, model: CategoryModel | None,
+                 component_threshold: float, category_threshold: float, fallback_threshold: float,
+                 component_relative: float = 0.0) -> None:
+        self.matchers = Matchers(nlp, taxonomy)
+        self.taxonomy = taxonomy
+        self.model = model
+        self.component_threshold = component_threshold
+        self.component_relative = component_relative
+        self.category_threshold = category_threshold
+        self.fallback_threshold = fallback_threshold
+        self.model_name = model.name if model is not None else None
+        known = set(model.keys) if model is not None else set()
+        self.rule_keys = {t.key for g in CATEGORY_GROUPS for t in taxonomy.groups.get(g, ()) if t.key not in known}
+        self.valid = {t.key for taxa in taxonomy.groups.values() for t in taxa}
+
+    def components(self, doc: Doc) -> dict[str, dict]:
+        """Component tags of ``doc``.
+
+        With a component model, a candidate is a tag when its probability reaches the model's
+        threshold; ids the model does not know, and every id without a model, are decided by the
+        region weights (:func:`score_components`).
+        """
+        tags = {}
+        model_ids = set(self.model.meta.get("component_ids", [])) if self.model and self.model.components else set()
+        if model_ids:
+            candidates = component_candidates(doc, self.matchers)
+            probs = self.model.predict_components(
+                {k: v for k, v in candidates.items() if k.split(".", 1)[1] in model_ids})
+            threshold = float(self.model.meta.get("component_threshold", 0.5))
+            for key, p in probs.items():
+                if p >= threshold and key in self.valid:
+                    counts, evidence = candidates[key]
+                    tags[key] = {"value": True, "evidence": sorted(set(evidence))[:5], "confidence": round(p, 3),
+                                 "origin": f"model:{self.model_name}"}
+        matches = self.matchers.matches(doc, "components") if "components" in self.matchers.phrases else []
+        matches = [m for m in matches if m[0].split(".", 1)[1] not in model_ids]
+        scores = score_components(matches, component_regions(doc))
+        for key in keep_components(scores, self.component_threshold, self.component_relative):
+            score, evidence = scores[key]
+            if key in self.valid:
+                confidence = round(min(0.95, 1.0 - math.exp(-score / 2.0)), 3)
+                tags[key] = {"value": True, "evidence": sorted(set(evidence))[:5], "confidence": confidence,
+                             "origin": "taxonomy"}
+        return tags
+
+    def categories(self, doc: Doc) -> tuple[dict[str, float], dict[str, dict]]:
+        """Category probabilities and tags of ``doc``."""
+        focus, whole, spans = category_texts(doc)
+        evidence = spans[:3]
+        probs: dict[str, float] = {}
+        tags: dict[str, dict] = {}
+        if self.model is not None:
+            rows = model_rows(self.matchers, [(focus, whole)])
+            probs = {k: p for k, p in self.model.predict_rows(rows)[0].items() if k in self.valid}
+            cues = set(self.matchers.cue_counts(focus))
+            gate = self.model.meta.get("settings", {}).get("cue_gate")
+            for group in CATEGORY_GROUPS:
+                fallback = self.fallback_threshold if group == "root_cause_categories" else None
+                for key in decide_categories(probs, group, self.category_threshold, fallback, cues, gate):
+                    tags[key] = {"value": True, "evidence": evidence, "confidence": round(probs[key], 3),
+                                 "origin": f"model:{self.model_name}"}
+        if self.rule_keys and spans:
+            focus_doc = self.matchers.nlp.make_doc(focus)
+            for group in CATEGORY_GROUPS:
+                for key, _, _ in self.matchers.matches(focus_doc, group):
+                    if key in self.rule_keys and key not in tags:
+                        tags[key] = {"value": True, "evidence": evidence, "confidence": 0.4, "origin": "taxonomy"}
+                        probs.setdefault(key, 0.4)
+        return probs, tags
+
+    def __call__(self, doc: Doc) -> Doc:
+        tags = self.components(doc)
+        probs, category_tags = self.categories(doc)
+        tags.update(category_tags)
+        doc.cats = {key: round(p, 4) for key, p in sorted(probs.items())}
+        doc.user_data["pmparse_tags"] = dict(sorted(tags.items()))
+        doc.user_data["pmparse_tag_names"] = self.taxonomy.names()
+        doc.user_data["pmparse_tag_phrases"] = self.taxonomy.phrases()
+        return doc
+
+
+def load_model(model_dir: str | None) -> CategoryModel | None:
+    """The category model in ``model_dir``, or the bundled one; None when there is none.
+
+    Raises:
+        ModelError: ``model_dir`` was given and holds no readable model.
+    """
+    if model_dir:
+        return CategoryModel.load(model_dir)
+    if (DEFAULT_MODEL_DIR / MODEL_FILE).is_file():
+        return CategoryModel.load(DEFAULT_MODEL_DIR)
+    log.warning("no category model at %s; categories come from taxonomy synonyms only", DEFAULT_MODEL_DIR)
+    return None
+
+
+@Language.factory(
+    "pmparse_tagger",
+    default_config={"taxonomy_path": None, "model_dir": None, "use_model": True, "component_threshold": 1.0,
+                    "component_relative": 0.0, "category_threshold": None, "fallback_threshold": None},
+    assigns=["doc.cats", "doc.user_data"],
+)
+def make_tagger(nlp: Language, name: str, taxonomy_path: str | None, model_dir: str | None, use_model: bool,
+                component_threshold: float, component_relative: float, category_threshold: float | None,
+                fallback_threshold: float | None):
+    """Create the tagger.
+
+    Args:
+        nlp: The pipeline.
+        name: Component name.
+        taxonomy_path: A taxonomy file extending or replacing the packaged one.
+        model_dir: A category model folder; the bundled one when None.
+        use_model: False to tag categories from taxonomy synonyms only.
+        component_threshold: Least summed region weight of a component tag.
+        component_relative: Least share of the best component's score a component needs.
+        category_threshold: Least probability of a category tag; None for the model's own
+            (chosen at training), 0.5 without a model.
+        fallback_threshold: Least probability of the best root-cause category when none reaches
+            ``category_threshold``; None for the model's own.
+    """
+    taxonomy = load_taxonomy(taxonomy_path)
+    model = load_model(model_dir) if use_model else None
+    settings = model.meta.get("settings", {}) if model is not None else {}
+    if category_threshold is None:
+        category_threshold = float(settings.get("threshold", 0.5))
+    if fallback_threshold is None:
+        fallback_threshold = float(settings.get("fallback", 0.25))
+    return Tagger(nlp, taxonomy, model, component_threshold, category_threshold, fallback_threshold,
+                  component_relative)

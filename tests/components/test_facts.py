@@ -1,0 +1,257 @@
+"""Facts: dates, times, durations and the organisation, on text written for these tests."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from pmparse.components import dates
+from pmparse.components.facts import (
+    document_title,
+    find_incident_date,
+    find_incident_duration,
+    find_organisation,
+    location_date,
+    name_from_host,
+)
+from pmparse.ingest import ingest_bytes
+from pmparse.pipeline import PipelineConfig, analyse, get
+
+REF = dt.date(2021, 3, 10)
+
+
+# --- dates ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("on 2021-03-09 at noon", "2021-03-09"),
+        ("at 2021-03-09T14:05Z", "2021-03-09"),
+        ("On 9 March 2021 the", "2021-03-09"),
+        ("On Tuesday 9th of March, 2021", "2021-03-09"),
+        ("March 9, 2021 was", "2021-03-09"),
+        ("Mar. 9th 2021", "2021-03-09"),
+        ("on 03/09/2021 we", "2021-03-09"),
+        ("on 3/9/21 we", "2021-03-09"),
+        ("on 25/03/2021 we", "2021-03-25"),
+        ("on 09.03.2021 we", "2021-03-09"),
+        ("2021/03/09 12:00", "2021-03-09"),
+        ("report 20210309 x", "2021-03-09"),
+    ],
+)
+def test_find_dates_reads_many_forms(text, expected):
+    assert [d for d, _, _ in dates.find_dates(text)] == [expected]
+
+
+def test_find_dates_leaves_versions_and_invalid_dates_alone():
+    assert dates.find_dates("upgraded to v1.10.20 and 2.3.4; on 2021-02-30 nothing") == []
+
+
+def test_numeric_order_follows_unambiguous_dates():
+    assert dates.numeric_order("on 25/03/2021 and 04/05/2021") == "dmy"
+    assert dates.find_dates("04/05/2021", order="dmy")[0][0] == "2021-05-04"
+    assert dates.numeric_order("on 03/25/2021 and 04/05/2021") == "mdy"
+
+
+def test_partial_dates_skip_full_dates_and_resolve_to_the_nearest_year():
+    text = "On Monday 8. March the queue grew; by March 9th it was gone. 10 March 2021 is complete."
+    found = dates.find_partial_dates(text)
+    assert [(m, d) for m, d, _, _ in found] == [(3, 8), (3, 9)]
+    assert dates.resolve_year(12, 30, dt.date(2021, 1, 2)) == "2020-12-30"
+    assert dates.resolve_year(1, 3, dt.date(2020, 12, 30)) == "2021-01-03"
+
+
+def test_page_dates_are_recognised():
+    text = "This page was last modified on 3 June 2015, at 09:12."
+    start = text.index("3 June")
+    assert dates.is_page_date(text, start)
+    assert not dates.is_page_date("The outage began on 10 May 2016.", 23)
+
+
+@pytest.mark.parametrize(
+    ("text", "minutes"),
+    [("at 13:19 UTC", 13 * 60 + 19), ("at 4:11 AM", 4 * 60 + 11), ("at 2:08pm", 14 * 60 + 8),
+     ("at 12:30 am", 30), ("at 1250 UTC", 12 * 60 + 50), ("by 9 pm PST", 21 * 60)],
+)
+def test_find_times(text, minutes):
+    assert [m for m, _, _ in dates.find_times(text)] == [minutes]
+
+
+def test_moments_join_a_date_and_a_time_nearby():
+    text = "13:19 UTC on 10 Jan and 2021-01-11 05:30"
+    moments = dates.find_moments(text, reference=dt.date(2021, 1, 15))
+    assert [(m.date, m.minutes) for m in moments] == [("2021-01-10", 799), ("2021-01-11", 330)]
+    assert text[moments[0].start:moments[0].end] == "13:19 UTC on 10 Jan"
+
+
+# --- durations ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "minutes"),
+    [("0h 16m", 16), ("1 hour and 50 minutes", 110), ("1h50m", 110), ("5 days", 7200), ("90 secs", 2),
+     ("two hours", 120), ("half an hour", 30), ("6h 27m", 387)],
+)
+def test_parse_duration(text, minutes):
+    assert dates.parse_duration(text) == minutes
+
+
+def test_stated_span_between_two_moments():
+    text = "Checkout failed between 13:19 UTC on 10 Jan and 05:30 UTC on 11 Jan for most shoppers."
+    (minutes, evidence), = dates.find_stated_spans(text, reference=dt.date(2021, 1, 12))
+    assert minutes == 16 * 60 + 11
+    assert [text[s:e] for s, e in evidence] == ["13:19 UTC on 10 Jan", "05:30 UTC on 11 Jan"]
+
+
+def test_stated_span_from_to_and_dash_forms():
+    assert dates.find_stated_spans("From 15:09 BST until about 17:00 BST, every call failed.")[0][0] == 111
+    assert dates.find_stated_spans("Outage 2021-06-02 22:10 - 2021-06-03 01:49 UTC")[0][0] == 219
+    assert dates.find_stated_spans("Outage 22:10 - 01:49 UTC")[0][0] == 219
+
+
+def test_a_range_of_days_is_not_a_stated_length():
+    assert dates.find_stated_spans("The bad value was live from 2 March to 9 March 2021.", reference=REF) == []
+
+
+def test_key_events_prefer_repaired_over_resolved():
+    text = ("- **Key events**\n"
+            "  - Fault occurs 2021-03-09 07:15\n"
+            "  - Fault detected 2021-03-09 09:00\n"
+            "  - Repaired 2021-03-09 09:45\n"
+            "  - Resolved 2021-03-09 12:00\n")
+    minutes, evidence = dates.find_key_events(text)
+    assert minutes == 150
+    assert [text[s:e] for s, e in evidence] == ["2021-03-09 07:15", "2021-03-09 09:45"]
+
+
+def test_find_duration_orders_its_sources():
+    labelled = "Summary of the day.\n\n- **Time to repair**: 6h 27m\n\nWe were down for 2 hours.\n"
+    assert dates.find_duration(labelled)[0] == 387
+    assert dates.find_duration(labelled)[3] == "labelled"
+    phrase = "The API was unavailable for 1 hour and 50 minutes while the disk was replaced."
+    minutes, evidence, confidence, how = dates.find_duration(phrase)
+    assert (minutes, how) == (110, "phrase")
+    assert phrase[evidence[0][0]:evidence[0][1]] == "1 hour and 50 minutes"
+    assert dates.find_duration("Nothing here says how long it took.") is None
+
+
+def test_timeline_needs_an_entry_saying_the_service_recovered():
+    text = "10:02 Error rate rises\n10:20 We page the database team\n11:05 Writes succeed, service restored\n"
+    assert dates.timeline_span(text, 0, len(text), REF)[0] == 63
+    unresolved = "10:02 Error rate rises\n10:20 We page the database team\n"
+    assert dates.timeline_span(unresolved, 0, len(unresolved), REF) is None
+
+
+def test_incident_duration_falls_back_to_a_timeline():
+    text = "Intro line.\n\n## Timeline\n23:50 Queue stalls\n00:20 Consumers restarted, back to normal\n"
+    start = text.index("23:50")
+    fact = find_incident_duration(text, 0, "2021-03-09", [(start, len(text))])
+    assert fact["value"] == 30
+    assert fact["origin"] == "text:timeline"
+    assert fact["confidence"] < 0.75
+
+
+# --- organisation ---------------------------------------------------------------------------
+
+
+def test_front_matter_names_the_organisation():
+    text = "---\ncompany: Acme Rockets\n---\nBody.\n"
+    fact = find_organisation(text, 31, "notes/x.md", None, {"company": "Acme Rockets"}, (0, 31))
+    assert fact["value"] == "Acme Rockets"
+    assert fact["origin"] == "front_matter"
+    assert [text[s:e] for s, e in fact["evidence"]] == ["Acme Rockets"]
+
+
+def test_source_url_names_the_organisation():
+    known = find_organisation("Body.", location="https://status.wikimedia.org/incidents/1")
+    assert (known["value"], known["origin"]) == ("Wikimedia Foundation", "url")
+    guessed = find_organisation("Body.", location="https://blog.acme-rockets.co.uk/post")
+    assert guessed["value"] == "Acme-rockets"
+    assert guessed["confidence"] < known["confidence"]
+    forge = find_organisation("Body.", location="https://github.com/dfds/postmortems/blob/main/x.md")
+    assert forge["value"] == "DFDS"
+
+
+def test_self_reference_names_the_organisation():
+    text = "Incident report\n\nAt Zephyr Labs, we run a queue for every tenant. It stalled."
+    fact = find_organisation(text)
+    assert fact["value"] == "Zephyr Labs"
+    assert fact["origin"] == "self_reference"
+    assert [text[s:e] for s, e in fact["evidence"]] == ["Zephyr Labs"]
+    assert find_organisation("Here we at Zephyr Labs fixed it.")["value"] == "Zephyr Labs"
+
+
+def test_hosts_and_site_names_in_the_text_name_the_organisation():
+    text = "Alerts from prometheus.cloud-platform.service.justice.gov.uk went quiet for an hour."
+    fact = find_organisation(text)
+    assert fact["value"] == "Ministry of Justice"
+    assert fact["origin"] == "text"
+    assert find_organisation("Wikitech\nIncident documentation\nThe cache filled up.")["value"] == "Wikimedia Foundation"
+
+
+def test_vendors_and_folder_names_are_not_the_organisation():
+    text = "An AWS outage in one region broke our deploys; AWS and GitHub were slow all day."
+    assert find_organisation(text, location="/data/corpus/dfds/PM2020-001 - thing.md") is None
+
+
+def test_name_from_host():
+    assert name_from_host("status.example.com") == "Example"
+    assert name_from_host("www.agency.gov.uk") == "Agency"
+    assert name_from_host("localhost") is None
+
+
+# --- date -----------------------------------------------------------------------------------
+
+
+def test_date_from_front_matter_and_title():
+    assert find_incident_date("x", front={"date": "2020-02-12 11:45"})["value"] == "2020-02-12"
+    title = ("Incident on 2020-04-15 - TLS", [(0, 26)])
+    fact = find_incident_date("Incident on 2020-04-15 - TLS\n\nBody.", title=title)
+    assert fact["value"] == "2020-04-15"
+
+
+def test_an_earlier_text_date_beats_a_publication_date_in_the_file_name():
+    text = "## Summary\nOn 2 March 2021 a bad config went out.\n"
+    fact = find_incident_date(text, location="posts/2021-03-10-config.md")
+    assert fact["value"] == "2021-03-02"
+    assert fact["evidence"] and text[fact["evidence"][0][0]:fact["evidence"][0][1]] == "2 March 2021"
+
+
+def test_file_name_date_when_the_text_has_none_and_page_dates_are_skipped():
+    text = "This page was last modified on 3 June 2015, at 09:12.\nSummary\nThe search cluster slowed.\n"
+    fact = find_incident_date(text, location="wiki/20150602-Search.txt")
+    assert (fact["value"], fact["origin"]) == ("2015-06-02", "path")
+    assert location_date("a/20161202-20161201-Images.txt")[0] == "2016-12-01"
+
+
+def test_yearless_dates_take_the_year_of_the_file_name():
+    text = "## Summary\nAt 6:40 AM UTC on November 24th, a package was hijacked.\n"
+    assert find_incident_date(text, location="x/2025-11-26-hijack.md")["value"] == "2025-11-24"
+
+
+def test_document_title_from_a_heading():
+    text = "# Queue stall in the billing service\n\nBody."
+    title, evidence = document_title(text)
+    assert title == "Queue stall in the billing service"
+    assert text[evidence[0][0]:evidence[0][1]] == title
+
+
+# --- the component --------------------------------------------------------------------------
+
+
+def test_facts_component_writes_evidence_that_spells_the_values():
+    text = ("# Zephyr Labs queue stall\n\n## Summary\n\nAt Zephyr Labs, we saw the job queue stall on 3 March 2021.\n"
+            "The queue was down for 2 hours and 5 minutes.\n")
+    source = ingest_bytes(text.encode(), "notes/stall.md")
+    doc = analyse(get(PipelineConfig(tagger=False)), source)
+    facts = doc.user_data["pmparse_facts"]
+    assert facts["organisation"]["value"] == "Zephyr Labs"
+    assert facts["date"]["value"] == "2021-03-03"
+    assert facts["duration_minutes"]["value"] == 125
+    for name in ("organisation", "date", "duration_minutes"):
+        for start, end in facts[name]["evidence"]:
+            assert 0 <= start < end <= len(text)
+    start, end = facts["duration_minutes"]["evidence"][0]
+    assert text[start:end] == "2 hours and 5 minutes"

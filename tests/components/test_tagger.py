@@ -1,0 +1,302 @@
+"""Taxonomy, tagger and category model, on text written for these tests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import spacy
+
+from pmparse.components.tagger import (
+    CategoryModel,
+    Matchers,
+    Tagger,
+    cue_string,
+    cue_vocabulary,
+    decide_categories,
+    keep_components,
+    model_rows,
+    score_components,
+)
+from pmparse.errors import ModelError, RulesError
+from pmparse.ingest import ingest_bytes
+from pmparse.pipeline import PipelineConfig, analyse, get
+from pmparse.taxonomy import load_taxonomy
+from pmparse.train_categories import Example, Settings, decide, fit, gold_labels, icco_examples
+
+ISSUE_IDS = {
+    "root_cause_categories": ["hardware_failure", "power_or_facility", "software_bug", "configuration_change",
+                              "capacity_exhaustion", "dependency_failure", "operator_error", "security_incident",
+                              "expiry_or_time", "unknown"],
+    "contributing_factor_categories": ["organisation", "process", "monitoring_gap", "automation", "testing_gap",
+                                       "design", "documentation"],
+    "components": ["database", "database_failover_manager", "cache", "message_queue", "object_storage",
+                   "block_storage", "network", "dns", "load_balancer", "cdn", "kubernetes_control_plane",
+                   "container_platform", "compute_node", "gpu_accelerator", "authentication", "certificates_tls",
+                   "deployment_pipeline", "configuration_management", "monitoring_alerting", "logging",
+                   "power_cooling", "backup", "search", "web_application"],
+}
+
+
+# --- taxonomy -------------------------------------------------------------------------------
+
+
+def test_packaged_taxonomy_has_every_id_with_names_descriptions_and_synonyms():
+    taxonomy = load_taxonomy()
+    for group, ids in ISSUE_IDS.items():
+        assert set(ids) <= set(taxonomy.ids(group)), group
+        for taxon in taxonomy.groups[group]:
+            assert taxon.name and taxon.description and taxon.synonyms, taxon.key
+    names = taxonomy.names()
+    assert names["root_cause_categories.hardware_failure"] == "Hardware failure"
+    assert names["contributing_factor_categories.organisation"] == "Organisation"
+    assert names["components.database_failover_manager"] == "Database failover manager"
+    assert taxonomy.map_label("icco_categories", "config-change") == ("root_cause_categories.configuration_change",)
+
+
+def _write(tmp_path: Path, data: dict) -> Path:
+    path = tmp_path / "taxonomy.yaml"
+    path.write_text(json.dumps(data), encoding="utf-8")  # JSON is YAML
+    return path
+
+
+def test_extend_adds_ids_and_synonyms(tmp_path):
+    path = _write(tmp_path, {"version": 2, "mode": "extend", "groups": {"components": [
+        {"id": "queue_worker", "name": "Queue worker", "description": "Consumers of job queues.",
+         "synonyms": ["sidekiq"]},
+        {"id": "database", "synonyms": ["vitessdb"]},
+    ]}})
+    taxonomy = load_taxonomy(path)
+    assert taxonomy.version == "1+custom.2"
+    assert "queue_worker" in taxonomy.ids("components")
+    database = taxonomy.get("components", "database")
+    assert "vitessdb" in database.synonyms and "postgres" in database.synonyms
+    assert database.name == "Database"
+    assert "software_bug" in taxonomy.ids("root_cause_categories")
+
+
+def test_replace_keeps_only_the_file(tmp_path):
+    path = _write(tmp_path, {"version": 1, "mode": "replace", "groups": {"components": [
+        {"id": "mainframe", "name": "Mainframe", "description": "Big iron.", "synonyms": ["mainframe"]}]}})
+    taxonomy = load_taxonomy(path)
+    assert taxonomy.ids("components") == ["mainframe"]
+    assert taxonomy.ids("root_cause_categories") == []
+    assert taxonomy.version == "custom.1"
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"version": 1, "groups": {"components": [{"id": "x", "name": "X", "description": "d",
+                                                    "patterns": ["(unclosed"]}]}}, "does not compile"),
+        ({"version": 1, "groups": {"components": [{"id": "Bad-Id", "name": "X", "description": "d"}]}},
+         "lower_snake_case"),
+        ({"version": 1, "groups": {"components": [{"id": "x", "name": "X", "description": "d"},
+                                                   {"id": "x", "name": "Y", "description": "d"}]}}, "twice"),
+        ({"version": 1, "groups": {"components": [{"id": "newthing", "synonyms": ["a"]}]}}, "expected a name"),
+        ({"version": 1, "colour": "red"}, "Extra inputs"),
+        ({"version": 1, "label_maps": {"icco_categories": {"x": ["components.nope"]}}}, "unknown ids"),
+        (["not", "a", "mapping"], "expected a mapping"),
+    ],
+)
+def test_invalid_taxonomy_files_raise_rules_errors(tmp_path, data, message):
+    with pytest.raises(RulesError, match=message) as info:
+        load_taxonomy(_write(tmp_path, data))
+    assert str(tmp_path) in str(info.value)
+
+
+# --- components -----------------------------------------------------------------------------
+
+
+def test_score_components_counts_by_region_and_once_per_unit():
+    regions = {"title": [(0, 20)], "root_cause": [(30, 80)], "action_items": [(90, 120)]}
+    matches = [("components.database", 2, 10), ("components.database", 35, 40), ("components.database", 50, 55),
+               ("components.dns", 95, 98)]
+    scores = score_components(matches, regions)
+    assert scores["components.database"][0] == pytest.approx(1.5 + 1.0)
+    assert "components.dns" not in scores
+    assert keep_components(scores, 1.0, 0.0) == ["components.database"]
+    scores["components.cache"] = (1.1, [])
+    assert keep_components(scores, 1.0, 0.5) == ["components.database"]
+
+
+def _tagged(text: str, name: str = "notes/report.md"):
+    nlp = get(PipelineConfig(tagger=False))
+    doc = analyse(nlp, ingest_bytes(text.encode(), name))
+    tagger = Tagger(nlp, load_taxonomy(), None, 1.0, 0.5, 0.25)
+    return tagger(doc)
+
+
+def test_component_named_where_it_failed_is_a_tag_and_in_an_unrelated_line_is_not():
+    text = ("# Orders were lost\n\n## Root cause\n\nThe Postgres database ran out of connections and "
+            "the primary database refused writes.\n\n## Action items\n\n- Review the DNS runbook next quarter.\n")
+    doc = _tagged(text)
+    tags = doc.user_data["pmparse_tags"]
+    assert "components.database" in tags
+    assert "components.dns" not in tags
+    evidence = tags["components.database"]["evidence"]
+    assert evidence and all(text[s:e].lower() in ("postgres", "database", "primary database") for s, e in evidence)
+    assert doc.user_data["pmparse_tag_names"]["components.database"] == "Database"
+
+
+def test_without_a_model_categories_come_from_cues_in_the_focused_units():
+    text = ("# Certificate trouble\n\n## Root cause\n\nThe TLS certificate of the edge had expired overnight.\n\n"
+            "## Lessons learned\n\n- Spread knowledge of the renewal job.\n")
+    doc = _tagged(text)
+    tags = doc.user_data["pmparse_tags"]
+    assert "root_cause_categories.expiry_or_time" in tags
+    assert tags["root_cause_categories.expiry_or_time"]["origin"] == "taxonomy"
+    assert doc.cats["root_cause_categories.expiry_or_time"] > 0
+
+
+# --- decisions ------------------------------------------------------------------------------
+
+
+def test_decide_categories_thresholds_fallback_cues_and_unknown():
+    probs = {"root_cause_categories.software_bug": 0.7, "root_cause_categories.unknown": 0.6,
+             "root_cause_categories.operator_error": 0.2, "contributing_factor_categories.process": 0.3}
+    assert decide_categories(probs, "root_cause_categories", 0.5, None) == ["root_cause_categories.software_bug"]
+    low = {"root_cause_categories.software_bug": 0.3, "root_cause_categories.operator_error": 0.1}
+    assert decide_categories(low, "root_cause_categories", 0.5, 0.25) == ["root_cause_categories.software_bug"]
+    assert decide_categories(low, "root_cause_categories", 0.5, 0.4) == []
+    assert decide_categories(low, "root_cause_categories", 0.5, None, ["root_cause_categories.operator_error"],
+                             0.1) == ["root_cause_categories.operator_error"]
+    assert decide_categories(probs, "contributing_factor_categories", 0.5, None) == []
+
+
+def test_cue_words_and_vocabulary():
+    from collections import Counter
+
+    text = cue_string(Counter({"root_cause_categories.software_bug": 7}), Counter({"components.x": 1}), cap=5)
+    assert text.split().count("f__root_cause_categories.software_bug") == 5
+    vocab = cue_vocabulary(load_taxonomy())
+    assert "f__root_cause_categories.software_bug" in vocab and "w__contributing_factor_categories.design" in vocab
+    assert not any("components." in word for word in vocab)
+
+
+# --- training and the model file ------------------------------------------------------------
+
+BUG = "A code change introduced a bug: a null pointer exception crashed the worker after the release."
+CONFIG = "A configuration change set the wrong flag value in the settings file and the service misbehaved."
+
+
+def _tiny_model() -> CategoryModel:
+    taxonomy = load_taxonomy()
+    rows_text, examples = [], []
+    for i in range(6):
+        for text, key in ((BUG, "root_cause_categories.software_bug"), (CONFIG, "root_cause_categories.configuration_change")):
+            labels = {k: 0 for k in ("root_cause_categories.software_bug", "root_cause_categories.configuration_change")}
+            labels[key] = 1
+            examples.append(Example(f"doc{i}{key}", f"{text} Variant {i}.", text, labels))
+            rows_text.append((f"{text} Variant {i}.", text))
+    rows = model_rows(Matchers(spacy.blank("en"), taxonomy), rows_text)
+    return fit(examples, rows, taxonomy, Settings(), "tags-test")
+
+
+def test_fit_predicts_and_decides():
+    model = _tiny_model()
+    assert model.keys == ["root_cause_categories.configuration_change", "root_cause_categories.software_bug"]
+    assert "root_cause_categories.hardware_failure" in model.meta["skipped"]
+    rows = model_rows(Matchers(spacy.blank("en"), load_taxonomy()), [(BUG, BUG), (CONFIG, CONFIG)])
+    bug, config = model.predict_rows(rows)
+    assert bug["root_cause_categories.software_bug"] > bug["root_cause_categories.configuration_change"]
+    assert config["root_cause_categories.configuration_change"] > config["root_cause_categories.software_bug"]
+    assert decide(bug, Settings(threshold=0.5, fallback=0.0, cue_gate=0.99))["root_cause_categories"] == {"software_bug"}
+
+
+def test_model_round_trips_through_skops_and_tags_a_doc(tmp_path):
+    model = _tiny_model()
+    path = model.save(tmp_path)
+    assert path.name == "model.skops" and not list(tmp_path.glob("*.tmp"))
+    loaded = CategoryModel.load(tmp_path)
+    assert loaded.keys == model.keys and loaded.name == "tags-test"
+    nlp = get(PipelineConfig(tagger=False))
+    text = "# Checkout errors\n\n## Root cause\n\n" + BUG + "\n"
+    doc = analyse(nlp, ingest_bytes(text.encode(), "notes/bug.md"))
+    doc = Tagger(nlp, load_taxonomy(), loaded, 1.0, 0.5, 0.25)(doc)
+    assert doc.cats["root_cause_categories.software_bug"] > doc.cats["root_cause_categories.configuration_change"]
+    tag = doc.user_data["pmparse_tags"]["root_cause_categories.software_bug"]
+    assert tag["origin"] == "model:tags-test"
+    assert 0.0 < tag["confidence"] <= 1.0
+    assert tag["evidence"] and BUG.startswith(text[tag["evidence"][0][0]:tag["evidence"][0][1]][:20])
+
+
+def test_loading_a_missing_or_broken_model_raises_model_error(tmp_path):
+    with pytest.raises(ModelError, match="found none"):
+        CategoryModel.load(tmp_path)
+    (tmp_path / "model.skops").write_bytes(b"not a zip archive")
+    with pytest.raises(ModelError, match="unreadable"):
+        CategoryModel.load(tmp_path)
+
+
+def test_loading_a_model_of_another_format_raises_model_error(tmp_path):
+    import skops.io as sio
+
+    sio.dump({"format": 99, "meta": {}}, tmp_path / "model.skops")
+    with pytest.raises(ModelError, match="format"):
+        CategoryModel.load(tmp_path)
+
+
+def test_loading_refuses_untrusted_types(tmp_path):
+    import skops.io as sio
+    from sklearn.ensemble import RandomForestClassifier
+
+    forest = RandomForestClassifier(n_estimators=2).fit(np.array([[0.0], [1.0]]), np.array([0, 1]))
+    sio.dump({"format": 1, "features": forest, "classifiers": {}, "meta": {}}, tmp_path / "model.skops")
+    with pytest.raises(ModelError, match="trusted|known scikit-learn types"):
+        CategoryModel.load(tmp_path)
+
+
+def test_gold_labels_and_icco_mapping(tmp_path):
+    taxonomy = load_taxonomy()
+    labels = gold_labels({"root_cause_categories": ["software_bug"]}, taxonomy)
+    assert labels["root_cause_categories.software_bug"] == 1
+    assert labels["root_cause_categories.operator_error"] == 0
+    assert not any(k.startswith("contributing_factor_categories.") for k in labels)
+    icco = tmp_path / "icco.jsonl"
+    rows = [
+        {"uuid": "a", "title": "Flag flip", "summary": "A flag change broke logins.", "categories": ["config-change"],
+         "keywords": ["flag"]},
+        {"uuid": "b", "title": "Generator", "summary": "The site lost power.", "categories": ["hardware"],
+         "keywords": ["power loss"]},
+        {"uuid": "c", "title": "No labels", "summary": "Something.", "categories": []},
+    ]
+    icco.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    first, second = icco_examples(icco, taxonomy, 0.5)
+    assert first.labels["root_cause_categories.configuration_change"] == 1
+    assert first.labels["root_cause_categories.hardware_failure"] == 0
+    assert "root_cause_categories.software_bug" not in first.labels
+    assert second.labels["root_cause_categories.power_or_facility"] == 1
+    assert second.weight == 0.5 and second.source == "icco"
+
+
+def test_taxonomy_file_extends_the_tags_of_convert(tmp_path):
+    from pmparse.convert import suggest
+
+    taxonomy = _write(tmp_path, {"version": 1, "mode": "extend", "groups": {"components": [
+        {"id": "job_runner", "name": "Job runner", "description": "Background job processors.",
+         "synonyms": ["sidekiq"]}]}})
+    report = tmp_path / "report.md"
+    report.write_text("# Sidekiq backlog\n\n## Root cause\n\nThe Sidekiq workers stopped picking up jobs after the "
+                      "sidekiq upgrade.\n", encoding="utf-8")
+    card, _ = suggest(str(report), PipelineConfig(taxonomy_path=str(taxonomy)))
+    assert "job_runner" in card.components
+    assert card.support["components.job_runner"].origin == "taxonomy"
+    plain, _ = suggest(str(report), PipelineConfig())
+    assert "job_runner" not in plain.components
+
+
+def test_convert_refuses_an_invalid_taxonomy_before_reading_inputs(tmp_path):
+    from click.testing import CliRunner
+
+    from pmparse.cli import main
+
+    bad = _write(tmp_path, {"version": 1, "colour": "red"})
+    report = tmp_path / "report.md"
+    report.write_text("# A report\n\nText.\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["convert", str(report), "-o", str(tmp_path / "lib"), "--taxonomy", str(bad)])
+    assert result.exit_code == 2
+    assert "invalid taxonomy" in result.output and str(bad) in result.output
+    assert not (tmp_path / "lib").exists()

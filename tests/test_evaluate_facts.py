@@ -1,0 +1,91 @@
+"""Scoring card facts and tags against gold cards."""
+
+from __future__ import annotations
+
+import pytest
+
+from pmparse.evaluate_facts import NONE, confusion, confusion_markdown, duration_ok, prf, score_facts, set_scores
+from pmparse.schema import Card, Pipeline, Source
+
+
+def card(**values) -> Card:
+    return Card(id="IL-0001", source=Source(location="x.md", sha256="0" * 64, format="md"),
+                pipeline=Pipeline(version="0"), **values)
+
+
+def test_duration_tolerance_and_prf():
+    assert duration_ok(100, 110) and duration_ok(100, 90)
+    assert not duration_ok(100, 111) and not duration_ok(100, None)
+    assert prf(1, 1, 0) == (0.5, 1.0, pytest.approx(2 / 3))
+    assert prf(0, 0, 0) == (0.0, 0.0, 0.0)
+
+
+def test_score_facts_counts_only_what_gold_states():
+    pairs = [
+        ({"organisation": "Acme", "date": "2021-03-09", "duration_minutes": 100,
+          "components": ["database", "dns"], "root_cause_categories": ["software_bug"]},
+         card(organisation=" acme ", date="2021-03-10", duration_minutes=105, components=["database"],
+              root_cause_categories=["software_bug", "operator_error"])),
+        ({"organisation": "Beta", "date": "2020", "root_cause_categories": ["capacity_exhaustion"]},
+         card(organisation="Gamma", date="2019-12-31", duration_minutes=5, components=["cache"],
+              root_cause_categories=["capacity_exhaustion"])),
+    ]
+    scores = score_facts(pairs)
+    assert scores["organisation"] == 0.5
+    assert scores["year"] == 0.5
+    assert scores["date"] == 0.0
+    assert scores["duration"] == 1.0
+    assert scores["duration_spurious"] == 1
+    # components: only the first gold card states them (tp 1, fn 1); the second card's cache is not scored
+    assert (scores["components_precision"], scores["components_recall"]) == (1.0, 0.5)
+    # root cause: tp 2, fp 1, fn 0
+    assert scores["root_cause_precision"] == pytest.approx(2 / 3, abs=1e-4)
+    assert scores["root_cause_recall"] == 1.0
+    assert scores["contributing_factor_f1"] is None
+    assert scores["documents"] == 2
+    assert scores["root_cause_confusion"]["software_bug"] == {"software_bug": 1}
+    assert scores["root_cause_confusion"][NONE] == {"operator_error": 1}
+
+
+def test_macro_f1_averages_labels_that_gold_holds():
+    result = set_scores([({"a"}, {"a"}), ({"b"}, {"a"}), (set(), {"c"})])
+    assert result["per_label_f1"]["a"] == pytest.approx(2 / 3, abs=1e-4)
+    assert result["per_label_f1"]["b"] == 0.0
+    assert result["macro_f1"] == pytest.approx((2 / 3 + 0.0) / 2, abs=1e-4)
+
+
+def test_confusion_pairs_unmatched_labels():
+    table = confusion([({"a", "b"}, {"a", "c"}), ({"d"}, set())])
+    assert table == {"a": {"a": 1}, "b": {"c": 1}, "d": {NONE: 1}}
+    text = confusion_markdown(table)
+    assert text.splitlines()[0].startswith("| gold \\ predicted |")
+    assert "| b |" in text and NONE in text
+
+
+def test_empty_pairs_give_no_figures():
+    scores = score_facts([])
+    assert scores["organisation"] is None and scores["components_f1"] is None
+
+
+def test_facts_table_lists_each_figure():
+    from pmparse.evaluate_facts import facts_table
+
+    scores = score_facts([({"organisation": "Acme", "components": ["dns"]}, card(organisation="Acme", components=["dns"]))])
+    table = facts_table(scores)
+    assert "| organisation (exact) | 1.000 | 1 |" in table
+    assert "| components (set F1) | 1.000 | 1 |" in table
+    assert "| duration (within 10 %) | - | 0 |" in table
+
+
+@pytest.mark.corpus
+def test_gold_facts_stay_above_their_floors(corpus_root):
+    import json
+    from pathlib import Path
+
+    from pmparse.evaluate_facts import measure
+
+    spec = json.loads((Path(__file__).resolve().parents[1] / "eval" / "facts_floors.json").read_text())
+    scores, pairs = measure(corpus=str(corpus_root))
+    assert len(pairs) >= 80
+    low = {k: (scores[k], floor) for k, floor in spec["floors"].items() if scores[k] < floor - spec["margin"]}
+    assert not low, f"below floor: {low}"
