@@ -244,6 +244,61 @@ def train_categories_command(corpus, gold_files, output, taxonomy_path, seed, no
     click.echo(f"model written to {summary['model']}", err=True)
 
 
+@main.command(name="train")
+@click.option("--seed", default=0, show_default=True, type=int, help="Training seed (same seed and corpus, same model).")
+@click.option("--out", default=None, type=click.Path(file_okay=False), help="Model folder  [default: models/fields].")
+@click.option("--corpus", default=None, type=click.Path(file_okay=False),
+              help="Corpus root  [default: $PMPARSE_CORPUS or ../shared/corpus].")
+@click.option("--loso", is_flag=True, help="Leave one source out: train per fold and score held-out gold documents "
+              "(pipeline, headings, keywords; headed and heading-stripped) instead of training the model.")
+@click.option("--tune", "tune_settings", is_flag=True, help="With --loso: search the field labeler settings first.")
+@click.option("--report", "report_path", default=None, type=click.Path(dir_okay=False),
+              help="With --loso: write the full report as JSON.")
+@click.option("--rounds", default=1000, show_default=True, type=click.IntRange(min=10), help="Bootstrap rounds.")
+@click.option("--check-floors", is_flag=True, help="With --loso: exit 1 when a field falls below eval/loso_floors.json.")
+@click.option("--update-floors", is_flag=True, help="With --loso: set eval/loso_floors.json to the current figures.")
+@click.option("--allow-lower", is_flag=True, help="With --update-floors: allow floors to go down.")
+def train_command(seed, out, corpus, loso, tune_settings, report_path, rounds, check_floors, update_floors, allow_lower):
+    """Train the field model from the corpus's headings (gold documents excluded), or measure it with --loso."""
+    from .train import run_train_command
+
+    try:
+        output, code = run_train_command(corpus, out, seed, loso, tune_settings, report_path, check_floors,
+                                         update_floors, allow_lower, rounds,
+                                         progress=lambda message: click.echo(message, err=True))
+    except PmparseError as exc:
+        _fail_usage(exc)
+    click.echo(output)
+    sys.exit(code)
+
+
+@main.command()
+@click.option("--size", type=click.Choice(["full", "small"]), default="full", show_default=True,
+              help="The whole corpus, or a sample of it (CI).")
+@click.option("--corpus", default=None, type=click.Path(file_okay=False),
+              help="Corpus root  [default: $PMPARSE_CORPUS or ../shared/corpus; the bundled samples without one].")
+@click.option("--repeat", default=10, show_default=True, type=click.IntRange(min=2),
+              help="Repeat the corpus this many times for the scaling run.")
+@click.option("--json", "json_path", default=None, type=click.Path(dir_okay=False), help="Also write the figures as JSON.")
+@click.option("--workdir", default=None, type=click.Path(file_okay=False),
+              help="Keep copies and libraries here  [default: a temporary folder, removed].")
+def bench(size, corpus, repeat, json_path, workdir):
+    """Measure speed, scaling, memory and start-up; print the figures and the targets they meet.
+
+    Reports only: it never fails on slow figures (exit 0), only when a measurement cannot run (2).
+    """
+    from .bench import run_bench
+
+    try:
+        report = run_bench(size=size, corpus=corpus, repeat=repeat, workdir=workdir,
+                           progress=lambda message: click.echo(f"measuring: {message}", err=True))
+    except PmparseError as exc:
+        _fail_usage(exc)
+    if json_path:
+        Path(json_path).write_text(report.to_json() + "\n", encoding="utf-8")
+    click.echo(report.table())
+
+
 @main.command()
 def schema():
     """Print the JSON Schema of a card."""

@@ -99,7 +99,8 @@ def build(config: PipelineConfig = PipelineConfig()) -> Language:
     else:
         if config.model_dir:
             nlp.add_pipe("pmparse_unit_classifier", config={"model_dir": config.model_dir})
-        nlp.add_pipe("pmparse_field_labeler")
+        # the labeler settings were tuned with the model and travel in its meta.json
+        nlp.add_pipe("pmparse_field_labeler", config=_classifier.labeler_settings(config.model_dir))
     nlp.add_pipe("pmparse_facts")
     if config.tagger:
         nlp.add_pipe("pmparse_tagger", config={"taxonomy_path": config.taxonomy_path,

@@ -1,26 +1,36 @@
 """Unit classifier: reads the units themselves, so text without usable headings still gets fields.
 
-A scikit-learn model (TF-IDF over the unit's words and characters, over its neighbours and over
-shape features such as list item, timestamp, modality and position, into a multinomial logistic
-regression) gives each unit a probability per field plus ``none``. The probabilities of a
-document's units are then smoothed over the sequence with a transition matrix learned from
-training documents (forward-backward), so fields come in coherent runs instead of single units
-flipping between fields.
+A scikit-learn model gives each unit a probability per field plus ``none``. Its input is two
+text columns per unit: the unit's words (TF-IDF over word 1-2-grams and character 3-5-grams) and
+a context column of pseudo-words: shape (list item, timeline entry, table row, timestamp,
+length), position in the document, whether it opens a run of same-kind units, tense and modality ("we
+will", past tense, imperative start), ticket references, the field cues of
+``resources/cues.yaml`` firing in the unit and in its neighbours, and the neighbours' words.
+Heading text is deliberately left out: training labels come from headings, so a model that saw
+them would learn the headings and nothing about the sentences (and heading-less text has none).
 
-The model is stored with skops (never pickle) in ``MODEL_DIR/model.skops`` with its labels and
-transitions in ``MODEL_DIR/meta.json``. Writes ``doc.spans["units"].attrs["probs"]``.
+The probabilities of a document's units are then decoded over the sequence (forward-backward
+with a transition matrix learned from training documents, the classifier's posteriors divided by
+the label priors to act as emissions), so fields come in coherent runs instead of single units
+flipping between fields. ``sequence_weight`` 0 turns the decoding off.
+
+The model is stored with skops (never pickle) in ``MODEL_DIR/model.skops``; labels, priors,
+transitions, the cue table version and the field labeler settings tuned with it are in
+``MODEL_DIR/meta.json``. Writes ``doc.spans["units"].attrs["probs"]`` (one dict per unit).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from ..cues import Cues, load_cues
 from ..errors import ModelError
 
 MODEL_FILE = "model.skops"
@@ -34,6 +44,21 @@ _TIME = re.compile(r"^\W{0,4}(\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2})")
 _IMPERATIVE = re.compile(r"^\W{0,4}(add|fix|make|create|update|improve|ensure|document|investigate|implement|remove|set ?up|move|write|review|monitor|alert|automate|upgrade|test|check|use|enable|migrate|define|build)\b", re.IGNORECASE)
 _TICKET = re.compile(r"\b(T\d{4,}|[A-Z]{2,}-\d+|#\d+|bug \d+)\b")
 _WORDS = re.compile(r"[^\W\d_]{2,}")
+
+
+@dataclass(frozen=True)
+class UnitText:
+    """What the model reads of one unit.
+
+    Attributes:
+        text: The unit's text.
+        kind: ``sentence``, ``list_item``, ``table_row`` or ``timeline``.
+        start: Character offset of the unit in the document.
+    """
+
+    text: str
+    kind: str
+    start: int
 
 
 def unit_shape(text: str, kind: str, position: float, first: bool) -> list[str]:
@@ -62,78 +87,126 @@ def _neighbour(text: str, prefix: str, limit: int = 12) -> str:
     return " ".join(f"{prefix}{w.lower()}" for w in _WORDS.findall(text)[:limit])
 
 
-def unit_rows(doc: Doc) -> list[tuple[str, str]]:
-    """Model input for each unit of ``doc``: ``(unit text, context and shape pseudo-text)``.
+def rows_for(units: list[UnitText], length: int, cues: Cues | None = None) -> list[tuple[str, str]]:
+    """Model input for a document's units: ``(unit text, context and shape pseudo-text)`` each.
 
-    Deliberately leaves out heading text: training labels come from headings, so a model that saw
-    them would learn the headings and nothing about the sentences.
+    Args:
+        units: The document's units in order.
+        length: Length of the document text (for relative positions).
+        cues: The cue table; the packaged one when None.
     """
-    units = list(doc.spans.get("units", []))
-    n = max(1, len(doc.text))
+    cues = cues or load_cues()
+    n = max(1, length)
+    hits = [cues.hits(u.text) for u in units]
     rows = []
     for i, unit in enumerate(units):
-        text = unit.text
         previous = units[i - 1].text if i else ""
         following = units[i + 1].text if i + 1 < len(units) else ""
-        first = i == 0 or units[i - 1].label_ != unit.label_
-        context = " ".join(unit_shape(text, unit.label_, unit.start_char / n, first))
-        context += " " + _neighbour(previous, "p_") + " " + _neighbour(following, "n_")
-        rows.append((" ".join(text.split()), context))
+        first = i == 0 or units[i - 1].kind != unit.kind
+        words = unit_shape(unit.text, unit.kind, unit.start / n, first)
+        words += [f"lf_{name}" for name in hits[i]]
+        if i:
+            words += [f"p_lf_{name}" for name in hits[i - 1]]
+        if i + 1 < len(units):
+            words += [f"n_lf_{name}" for name in hits[i + 1]]
+        context = " ".join(words) + " " + _neighbour(previous, "p_") + " " + _neighbour(following, "n_")
+        rows.append((" ".join(unit.text.split()), context))
     return rows
 
 
-def smooth(probs: np.ndarray, transitions: np.ndarray, weight: float) -> np.ndarray:
+def doc_units(doc: Doc) -> list[UnitText]:
+    """The units of ``doc.spans["units"]`` as :class:`UnitText`."""
+    return [UnitText(span.text, span.label_, span.start_char) for span in doc.spans.get("units", [])]
+
+
+def unit_rows(doc: Doc, cues: Cues | None = None) -> list[tuple[str, str]]:
+    """Model input for each unit of ``doc`` (see :func:`rows_for`)."""
+    return rows_for(doc_units(doc), len(doc.text), cues)
+
+
+def smooth(probs: np.ndarray, transitions: np.ndarray, weight: float, priors: np.ndarray | None = None) -> np.ndarray:
     """Posterior label marginals of a unit sequence (forward-backward).
 
     Args:
-        probs: ``(units, labels)`` classifier probabilities (emissions).
+        probs: ``(units, labels)`` classifier probabilities.
         transitions: ``(labels, labels)`` row-stochastic transition matrix.
-        weight: 0 ignores the sequence, 1 uses the transitions as learned.
+        weight: 0 returns ``probs`` unchanged; 1 uses the transitions as learned.
+        priors: Label frequencies of the training data. The classifier gives posteriors; divided
+            by the priors (raised to ``weight``) they act as emission likelihoods, so the priors
+            the transitions bring back are not counted twice.
     """
     if len(probs) == 0 or weight <= 0:
         return probs
+    emissions = np.clip(probs, 1e-6, 1.0)
+    if priors is not None:
+        # tempered like the transitions, so a small weight changes the probabilities a little
+        emissions = emissions / np.clip(priors, 1e-6, None) ** weight
+    emissions = emissions / emissions.sum(axis=1, keepdims=True)
     trans = transitions ** weight
     trans = trans / trans.sum(axis=1, keepdims=True)
-    n, k = probs.shape
+    n, k = emissions.shape
     alpha = np.zeros((n, k))
     beta = np.ones((n, k))
-    alpha[0] = probs[0] / probs[0].sum()
+    alpha[0] = emissions[0] / emissions[0].sum()
     for t in range(1, n):
-        a = (alpha[t - 1] @ trans) * probs[t]
+        a = (alpha[t - 1] @ trans) * emissions[t]
         alpha[t] = a / a.sum()
     for t in range(n - 2, -1, -1):
-        b = trans @ (probs[t + 1] * beta[t + 1])
+        b = trans @ (emissions[t + 1] * beta[t + 1])
         beta[t] = b / b.sum()
     post = alpha * beta
     return post / post.sum(axis=1, keepdims=True)
 
 
 class UnitModel:
-    """A trained unit classifier with its sequence smoothing.
+    """A trained unit classifier with its sequence decoding.
 
     Args:
         estimator: A fitted scikit-learn pipeline taking an ``(n, 2)`` array of strings.
         labels: Class labels in the estimator's order.
         transitions: Transition matrix over ``labels``.
-        sequence_weight: Weight of the transitions in smoothing.
+        sequence_weight: Weight of the transitions in decoding.
         name: Model name and version for records.
+        priors: Label frequencies of the training data (uniform when None).
+        cues_version: Version of the cue table the features were computed with.
+        labeler: Field labeler settings tuned with this model (``heading_weight``, ``threshold``,
+            ``followup_weight``).
     """
 
-    def __init__(self, estimator, labels: list[str], transitions: np.ndarray, sequence_weight: float, name: str) -> None:
+    def __init__(self, estimator, labels: list[str], transitions: np.ndarray, sequence_weight: float, name: str,
+                 priors: np.ndarray | None = None, cues_version: int | None = None,
+                 labeler: dict[str, float] | None = None) -> None:
         self.estimator = estimator
         self.labels = labels
         self.transitions = transitions
         self.sequence_weight = sequence_weight
         self.name = name
+        self.priors = np.full(len(labels), 1.0 / len(labels)) if priors is None else np.asarray(priors, dtype=float)
+        self.cues_version = load_cues().version if cues_version is None else cues_version
+        self.labeler = dict(labeler or {})
 
-    def predict_doc(self, doc: Doc) -> list[dict[str, float]]:
-        """Smoothed probabilities per label for every unit of ``doc``."""
+    def raw_probs(self, doc: Doc) -> np.ndarray:
+        """``(units, labels)`` classifier probabilities of ``doc``'s units, before decoding."""
         rows = unit_rows(doc)
         if not rows:
-            return []
-        probs = self.estimator.predict_proba(np.array(rows, dtype=object))
-        probs = smooth(np.clip(probs, 1e-6, 1.0), self.transitions, self.sequence_weight)
-        return [{label: float(p[j]) for j, label in enumerate(self.labels)} for p in probs]
+            return np.zeros((0, len(self.labels)))
+        return self.estimator.predict_proba(np.array(rows, dtype=object))
+
+    def decode(self, probs: np.ndarray, sequence_weight: float | None = None) -> list[dict[str, float]]:
+        """Sequence-decoded probabilities per label, one dict per unit."""
+        weight = self.sequence_weight if sequence_weight is None else sequence_weight
+        post = smooth(probs, self.transitions, weight, self.priors)
+        return [{label: float(p[j]) for j, label in enumerate(self.labels)} for p in post]
+
+    def predict_doc(self, doc: Doc) -> list[dict[str, float]]:
+        """Decoded probabilities per label for every unit of ``doc``."""
+        return self.decode(self.raw_probs(doc))
+
+    def meta(self) -> dict:
+        """What ``meta.json`` holds about the model itself."""
+        return {"name": self.name, "labels": self.labels, "priors": self.priors.round(6).tolist(),
+                "transitions": self.transitions.round(6).tolist(), "sequence_weight": self.sequence_weight,
+                "cues_version": self.cues_version, "labeler": self.labeler}
 
     def save(self, folder: Path, extra_meta: dict | None = None) -> None:
         """Write ``model.skops`` and ``meta.json`` into ``folder``."""
@@ -143,32 +216,65 @@ class UnitModel:
 
         folder.mkdir(parents=True, exist_ok=True)
         sio.dump(self.estimator, folder / MODEL_FILE, compression=zipfile.ZIP_DEFLATED, compresslevel=9)
-        meta = {"name": self.name, "labels": self.labels, "transitions": self.transitions.round(6).tolist(),
-                "sequence_weight": self.sequence_weight, **(extra_meta or {})}
+        meta = {**self.meta(), **(extra_meta or {})}
         (folder / META_FILE).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
 
     @classmethod
     def load(cls, folder: Path) -> UnitModel:
-        """Load a model saved by :meth:`save`, trusting only the types it was trained with.
+        """Load a model saved by :meth:`save`, trusting only the types recorded at training.
 
         Raises:
-            ModelError: missing, unreadable or holding unexpected types.
+            ModelError: missing, unreadable, holding unexpected types, or trained with another
+                cue table.
         """
         import skops.io as sio
 
         folder = Path(folder)
+        path = folder / MODEL_FILE
         try:
-            meta = json.loads((folder / META_FILE).read_text(encoding="utf-8"))
-            path = folder / MODEL_FILE
+            meta = read_meta(folder)
             untrusted = sio.get_untrusted_types(file=path)
             allowed = set(meta.get("trusted_types", []))
             unexpected = [t for t in untrusted if t not in allowed]
             if unexpected:
-                raise ModelError(f"expected only known scikit-learn types, found {unexpected}", str(path))
+                raise ModelError(f"expected only the types recorded at training, found {unexpected}", str(path))
             estimator = sio.load(path, trusted=untrusted)
-        except (OSError, ValueError, KeyError, json.JSONDecodeError) as exc:
+            labels = list(meta["labels"])
+            transitions = np.array(meta["transitions"], dtype=float)
+            priors = np.array(meta["priors"], dtype=float) if "priors" in meta else None
+            cues_version = meta.get("cues_version")
+        except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError) as exc:
             raise ModelError(f"expected a unit classifier, found an unreadable model: {exc}", str(folder)) from exc
-        return cls(estimator, meta["labels"], np.array(meta["transitions"]), float(meta["sequence_weight"]), meta["name"])
+        current = load_cues().version
+        if cues_version is not None and cues_version != current:
+            raise ModelError(f"expected a model trained with cue table v{current}, found v{cues_version} "
+                             "(retrain with 'pmparse train')", str(folder))
+        return cls(estimator, labels, transitions, float(meta["sequence_weight"]), meta["name"], priors,
+                   cues_version, meta.get("labeler"))
+
+
+def read_meta(folder: Path) -> dict:
+    """The ``meta.json`` of a model folder.
+
+    Raises:
+        OSError, json.JSONDecodeError: missing or unreadable.
+    """
+    return json.loads((Path(folder) / META_FILE).read_text(encoding="utf-8"))
+
+
+def labeler_settings(folder: str | Path | None) -> dict[str, float]:
+    """Field labeler settings tuned with the model in ``folder`` (empty when none are recorded).
+
+    Raises:
+        ModelError: the folder's ``meta.json`` is unreadable.
+    """
+    if not folder:
+        return {}
+    try:
+        settings = read_meta(Path(folder)).get("labeler") or {}
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ModelError(f"expected a readable meta.json, found {exc}", str(folder)) from exc
+    return {k: float(v) for k, v in settings.items() if k in ("heading_weight", "threshold", "followup_weight")}
 
 
 @Language.factory("pmparse_unit_classifier", default_config={"model_dir": None}, assigns=["doc.spans"])

@@ -39,16 +39,35 @@ def unit_sections(doc: Doc) -> list[tuple[str, float]]:
     return result
 
 
+#: Follow-up fields: written after the incident, rarely inside a Summary or Timeline.
+FOLLOW_UP = ("action_items", "lessons")
+
+
 def decide(section_label: str, section_conf: float, probs: dict[str, float] | None,
-           heading_weight: float, threshold: float) -> tuple[str | None, float]:
+           heading_weight: float, threshold: float, followup_weight: float = 1.0,
+           headed: bool = False) -> tuple[str | None, float]:
     """Combine section evidence and model probabilities for one unit.
+
+    Without model probabilities a mapped heading decides alone. With them:
+
+    * under a heading mapped to a field, each label's score is ``(1 - heading_weight) * p`` plus
+      ``heading_weight * section_conf`` for the heading's field: the heading wins unless the model
+      is confidently sure of another field, or of ``none``;
+    * elsewhere the field with the highest probability is taken. In sections whose heading names
+      no field (Summary, Timeline), and anywhere outside mapped sections of a headed document,
+      the follow-up fields' probabilities are first multiplied by ``followup_weight``: a report
+      with field headings files its action items and lessons under their own headings, and
+      "we will keep monitoring" in a timeline is narration;
+    * a field scoring below ``threshold`` is left out.
 
     Args:
         section_label: The unit's section label (a field, ``none``, ``unknown``, ``preamble``).
         section_conf: Confidence of that section's heading mapping.
         probs: Model probabilities per field plus ``none``; None when no model ran.
         heading_weight: How much a mapped heading counts against the model (0 to 1).
-        threshold: Least confidence to keep a field.
+        threshold: Least score to keep a field.
+        followup_weight: Weight of action items and lessons in Summary/Timeline-like sections.
+        headed: Whether the unit's document has at least one heading mapped to a field.
 
     Returns:
         ``(field, confidence)``; field None means the unit feeds no field.
@@ -58,29 +77,33 @@ def decide(section_label: str, section_conf: float, probs: dict[str, float] | No
         if heading_field is None:
             return None, 0.0
         return heading_field, section_conf
-    scores = dict(probs)
     if heading_field is not None:
-        # a mapped heading pulls the unit towards its field
-        for name in scores:
-            scores[name] *= 1.0 - heading_weight
+        scores = {name: (1.0 - heading_weight) * p for name, p in probs.items()}
         scores[heading_field] = scores.get(heading_field, 0.0) + heading_weight * section_conf
-    elif section_label == "none":
-        # Summary/Timeline: any field may be there, the heading says nothing
-        pass
+    else:
+        scores = {name: p for name, p in probs.items() if name in TEXT_FIELDS}
+        if section_label == "none" or headed:
+            for name in FOLLOW_UP:
+                if name in scores:
+                    scores[name] *= followup_weight
+    if not scores:
+        return None, 0.0
     best = max(scores, key=scores.get)
-    if best == "none" or best not in TEXT_FIELDS or scores[best] < threshold:
+    if best not in TEXT_FIELDS or scores[best] < threshold:
         return None, 0.0
     return best, min(1.0, scores[best])
 
 
-def label_fields(doc: Doc, heading_weight: float = 0.6, threshold: float = 0.5) -> None:
+def label_fields(doc: Doc, heading_weight: float = 0.6, threshold: float = 0.5, followup_weight: float = 1.0) -> None:
     """Label the units of ``doc`` with card fields into ``doc.spans["fields"]``."""
     units = list(doc.spans.get("units", []))
     probs = doc.spans["units"].attrs.get("probs") if "units" in doc.spans else None
+    sections = unit_sections(doc)
+    headed = any(label in TEXT_FIELDS for label, _ in sections)
     spans, scores = [], []
-    for i, (unit, (label, conf)) in enumerate(zip(units, unit_sections(doc))):
+    for i, (unit, (label, conf)) in enumerate(zip(units, sections)):
         unit_probs = probs[i] if probs is not None and i < len(probs) else None
-        field, confidence = decide(label, conf, unit_probs, heading_weight, threshold)
+        field, confidence = decide(label, conf, unit_probs, heading_weight, threshold, followup_weight, headed)
         if field is not None:
             spans.append(doc[unit.start : unit.end])
             spans[-1].label_ = field
@@ -91,21 +114,26 @@ def label_fields(doc: Doc, heading_weight: float = 0.6, threshold: float = 0.5) 
 
 @Language.factory(
     "pmparse_field_labeler",
-    default_config={"heading_weight": 0.6, "threshold": 0.5},
+    default_config={"heading_weight": 0.6, "threshold": 0.5, "followup_weight": 1.0},
     assigns=["doc.spans"],
 )
-def make_field_labeler(nlp: Language, name: str, heading_weight: float, threshold: float):
+def make_field_labeler(nlp: Language, name: str, heading_weight: float, threshold: float, followup_weight: float):
     """Create the field labeler.
+
+    The pipeline passes the settings tuned with the field model (its ``meta.json``); the defaults
+    here only matter for rules-only pipelines, where no probabilities exist and a mapped heading
+    decides alone.
 
     Args:
         nlp: The pipeline.
         name: Component name.
         heading_weight: Weight of a mapped heading against the model, 0 to 1.
         threshold: Least confidence to keep a unit in a field.
+        followup_weight: Weight of action items and lessons in Summary/Timeline-like sections.
     """
 
     def field_labeler(doc: Doc) -> Doc:
-        label_fields(doc, heading_weight, threshold)
+        label_fields(doc, heading_weight, threshold, followup_weight)
         return doc
 
     return field_labeler

@@ -1,0 +1,144 @@
+"""Field cues (``resources/cues.yaml``): phrases that hint at a card field.
+
+The same table labels training units in ``pmparse train`` (weak supervision) and gives the unit
+classifier features, so a model records the table's version and refuses another one.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from importlib import resources
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from .errors import RulesError
+from .schema import TEXT_FIELDS
+
+#: Cue names that are not fields: page chrome and template prompts.
+CHROME = "chrome"
+PROMPT = "prompt"
+
+
+def _compiles(values: list[str]) -> list[str]:
+    for value in values:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"regex {value!r} does not compile: {exc}") from exc
+    return values
+
+
+class CueHeadings(BaseModel):
+    """Regexes over normalised headings used by weak labelling."""
+
+    model_config = ConfigDict(extra="forbid")
+    metadata: str = Field(description="Headings whose units hold no incident content.")
+    broad: str = Field(description="Mapped headings whose units hold a mix of every field.")
+    narrative: str = Field(description="Narration headings (timeline, background) whose unclaimed units are no field.")
+
+    @field_validator("metadata", "broad", "narrative")
+    @classmethod
+    def _regex(cls, value: str) -> str:
+        return _compiles([value])[0]
+
+
+class CueWeights(BaseModel):
+    """Sample weights of weak labels by how they were obtained."""
+
+    model_config = ConfigDict(extra="forbid")
+    heading: float = Field(gt=0, description="Unit under a heading mapped to a field.")
+    broad_heading: float = Field(gt=0, description="Unit under a broad heading that no other cue claims.")
+    reassigned: float = Field(gt=0, description="Unit moved from its heading's field by a cue.")
+    cue: float = Field(gt=0, description="Unit outside mapped sections labelled by a cue.")
+    narrative_none: float = Field(gt=0, description="Unclaimed unit of a narration section, labelled no field.")
+    chrome: float = Field(gt=0, description="Page chrome or template prompt, labelled no field.")
+
+
+class CueRules(BaseModel):
+    """The cue table."""
+
+    model_config = ConfigDict(extra="forbid")
+    version: int = Field(ge=1, description="Bumped on every change; models record it.")
+    priority: list[str] = Field(description="Order in which fields are tried when several cues fire.")
+    fields: dict[str, list[str]] = Field(description="Field to regexes searched in the unit text.")
+    chrome: list[str] = Field(description="Regexes of page chrome, bare links and status words.")
+    prompts: list[str] = Field(description="Regexes of report-template questions.")
+    headings: CueHeadings = Field(description="Heading classes for weak labelling.")
+    weights: CueWeights = Field(description="Weak label sample weights.")
+
+    @field_validator("fields")
+    @classmethod
+    def _field_regexes(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        for regexes in value.values():
+            _compiles(regexes)
+        return value
+
+    @field_validator("chrome", "prompts")
+    @classmethod
+    def _regexes(cls, value: list[str]) -> list[str]:
+        return _compiles(value)
+
+    @model_validator(mode="after")
+    def _every_field(self) -> CueRules:
+        if set(self.fields) != set(TEXT_FIELDS):
+            raise ValueError(f"expected cues for exactly {list(TEXT_FIELDS)}, found {sorted(self.fields)}")
+        if sorted(self.priority) != sorted(TEXT_FIELDS):
+            raise ValueError(f"expected priority to list every field once, found {self.priority}")
+        return self
+
+
+class Cues:
+    """Compiled cue table.
+
+    Args:
+        rules: The validated table.
+    """
+
+    def __init__(self, rules: CueRules) -> None:
+        self.rules = rules
+        self.version = rules.version
+        self.priority = list(rules.priority)
+        flags = re.IGNORECASE
+        self._fields = [(name, [re.compile(r, flags) for r in rules.fields[name]]) for name in rules.priority]
+        self._chrome = [re.compile(r, flags) for r in rules.chrome]
+        self._prompts = [re.compile(r, flags) for r in rules.prompts]
+        self.metadata = re.compile(rules.headings.metadata)
+        self.broad = re.compile(rules.headings.broad)
+        self.narrative = re.compile(rules.headings.narrative)
+        self.weights = rules.weights
+
+    def hits(self, text: str) -> list[str]:
+        """Names of the cues firing in ``text``: fields in priority order, then chrome and prompt."""
+        folded = " ".join(text.split())
+        found = [name for name, regexes in self._fields if any(r.search(folded) for r in regexes)]
+        if any(r.search(folded) for r in self._chrome):
+            found.append(CHROME)
+        if any(r.search(folded) for r in self._prompts):
+            found.append(PROMPT)
+        return found
+
+
+@functools.lru_cache(maxsize=4)
+def load_cues(path: Path | None = None) -> Cues:
+    """Load and validate the cue table.
+
+    Args:
+        path: A replacement table; the packaged one when None.
+
+    Raises:
+        RulesError: the file is unreadable or invalid.
+    """
+    where = str(path) if path else "pmparse/resources/cues.yaml"
+    try:
+        raw = Path(path).read_text(encoding="utf-8") if path else \
+            resources.files("pmparse.resources").joinpath("cues.yaml").read_text(encoding="utf-8")
+        data = yaml.safe_load(raw)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise RulesError(f"expected a readable YAML file, found {type(exc).__name__}: {exc}", where) from exc
+    try:
+        return Cues(CueRules.model_validate(data))
+    except ValidationError as exc:
+        raise RulesError(f"invalid cue rules: {exc}", where) from exc

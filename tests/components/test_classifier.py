@@ -1,0 +1,130 @@
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from pmparse.components.classifier import (
+    META_FILE,
+    UnitClassifier,
+    UnitModel,
+    UnitText,
+    labeler_settings,
+    rows_for,
+    smooth,
+    unit_shape,
+)
+from pmparse.errors import ModelError
+
+
+def test_smooth_weight_zero_returns_the_probabilities():
+    probs = np.array([[0.7, 0.3], [0.2, 0.8]])
+    assert smooth(probs, np.array([[0.9, 0.1], [0.1, 0.9]]), 0.0) is probs
+
+
+def test_smooth_pulls_a_lone_flip_into_its_run():
+    sticky = np.array([[0.95, 0.05], [0.05, 0.95]])
+    probs = np.array([[0.9, 0.1], [0.9, 0.1], [0.4, 0.6], [0.9, 0.1], [0.9, 0.1]])
+    post = smooth(probs, sticky, 1.0)
+    assert np.allclose(post.sum(axis=1), 1.0)
+    assert post[2].argmax() == 0  # the middle unit follows its neighbours
+    # with uniform transitions nothing moves
+    flat = smooth(probs, np.full((2, 2), 0.5), 1.0)
+    assert np.allclose(flat, probs / probs.sum(axis=1, keepdims=True))
+
+
+def test_smooth_divides_out_priors_only_as_far_as_the_weight_goes():
+    probs = np.array([[0.6, 0.4]])
+    flat = np.full((2, 2), 0.5)
+    priors = np.array([0.8, 0.2])
+    full = smooth(probs, flat, 1.0, priors)
+    # one unit, uniform transitions: the posterior is probs / priors, renormalised
+    expected = np.array([0.6 / 0.8, 0.4 / 0.2])
+    assert np.allclose(full[0], expected / expected.sum())
+    slight = smooth(probs, flat, 0.1, priors)
+    assert abs(slight[0, 0] - 0.6) < abs(full[0, 0] - 0.6)
+
+
+def test_unit_shape_flags():
+    assert "__modal" in unit_shape("We will add an alert", "list_item", 0.9, True)
+    assert "__imperative" in unit_shape("Add an alert on queue depth", "list_item", 0.9, False)
+    assert "__time" in unit_shape("14:02 the deploy started", "timeline", 0.2, False)
+    assert "__pos4" in unit_shape("x y", "sentence", 0.99, False)
+    assert "__first" not in unit_shape("x y", "sentence", 0.5, False)
+
+
+def test_rows_carry_cues_and_neighbours_but_no_heading():
+    units = [UnitText("The pods were restarted and service was restored.", "sentence", 10),
+             UnitText("We will add an alert for memory.", "list_item", 80)]
+    rows = rows_for(units, 120)
+    assert rows[0][0] == "The pods were restarted and service was restored."
+    assert "lf_remediation" in rows[0][1].split()
+    assert "n_lf_action_items" in rows[0][1].split()
+    assert "p_lf_remediation" in rows[1][1].split()
+    assert "n_alert" in rows[0][1].split() and "p_pods" in rows[1][1].split()
+
+
+def tiny_model(tmp_path=None) -> UnitModel:
+    from pmparse.train import DocExamples, Settings, fit
+
+    texts = [("Users could not log in and pages returned errors.", "symptoms"),
+             ("The checkout service was unavailable for an hour.", "symptoms"),
+             ("We restarted the database and service was restored.", "remediation"),
+             ("The team rolled back the release to recover.", "remediation"),
+             ("Add an alert on queue depth.", "action_items"),
+             ("We will document the failover steps.", "action_items")]
+    units = [UnitText(t, "sentence", 20 * i) for i, (t, _) in enumerate(texts)]
+    example = DocExamples("doc.md", "team", rows_for(units, 200), [(label, 1.0) for _, label in texts])
+    return fit([example], seed=0, settings=Settings(sequence_weight=0.3)).model
+
+
+def test_component_writes_probabilities_for_every_unit():
+    from pmparse.ingest import ingest_bytes
+    from pmparse.pipeline import PipelineConfig, build
+    from pmparse.train import analyse_structure
+
+    nlp = build(PipelineConfig())
+    text = "Users could not log in.\n\nWe restarted the database.\n\n- Add an alert on disk space\n"
+    doc = analyse_structure(nlp, ingest_bytes(text.encode(), "x.md"))
+    model = tiny_model()
+    doc = UnitClassifier(model)(doc)
+    probs = doc.spans["units"].attrs["probs"]
+    assert len(probs) == len(doc.spans["units"]) == 3
+    for p in probs:
+        assert set(p) == set(model.labels)
+        assert sum(p.values()) == pytest.approx(1.0)
+
+
+def test_saved_model_round_trips_and_rejects_another_cue_version(tmp_path):
+    from pmparse.train import TrainResult, save
+
+    model = tiny_model()
+    save(TrainResult(model, {}, 1), tmp_path / "m")
+    loaded = UnitModel.load(tmp_path / "m")
+    assert loaded.labels == model.labels and loaded.sequence_weight == 0.3
+    assert np.allclose(loaded.priors, model.priors)
+    assert labeler_settings(tmp_path / "m") == model.labeler
+    meta_path = tmp_path / "m" / META_FILE
+    meta = json.loads(meta_path.read_text())
+    meta["cues_version"] = 999
+    meta_path.write_text(json.dumps(meta))
+    with pytest.raises(ModelError, match="cue table"):
+        UnitModel.load(tmp_path / "m")
+
+
+def test_types_not_recorded_at_training_refuse_to_load(tmp_path, monkeypatch):
+    import skops.io as sio
+
+    from pmparse.train import TrainResult, save
+
+    save(TrainResult(tiny_model(), {}, 1), tmp_path / "m")
+    # a file that holds a type skops does not trust and the model's meta.json did not record
+    monkeypatch.setattr(sio, "get_untrusted_types", lambda **_: ["somewhere.Unexpected"])
+    with pytest.raises(ModelError, match="types"):
+        UnitModel.load(tmp_path / "m")
+
+
+def test_missing_model_is_a_model_error(tmp_path):
+    with pytest.raises(ModelError):
+        UnitModel.load(tmp_path)

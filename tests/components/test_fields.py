@@ -1,0 +1,107 @@
+from __future__ import annotations
+
+import pytest
+import spacy
+
+from pmparse.components.fields import decide, label_fields
+from pmparse.schema import TEXT_FIELDS
+
+
+def probs(**given: float) -> dict[str, float]:
+    """A probability dict over every field plus none; unnamed labels share what is left."""
+    names = list(TEXT_FIELDS) + ["none"]
+    rest = [n for n in names if n not in given]
+    left = max(0.0, 1.0 - sum(given.values()))
+    return {n: given.get(n, left / len(rest)) for n in names}
+
+
+def test_without_a_model_a_mapped_heading_decides_alone():
+    assert decide("root_cause", 0.9, None, 0.5, 0.2) == ("root_cause", 0.9)
+    assert decide("none", 0.9, None, 0.5, 0.2) == (None, 0.0)
+    assert decide("preamble", 0.0, None, 0.5, 0.2) == (None, 0.0)
+
+
+def test_mapped_heading_wins_when_the_model_is_unsure():
+    field, confidence = decide("remediation", 0.9, probs(action_items=0.6, remediation=0.3), 0.5, 0.2)
+    assert field == "remediation"
+    assert confidence == pytest.approx(0.5 * 0.3 + 0.5 * 0.9)
+
+
+def test_mapped_heading_is_not_a_veto_against_a_confident_model():
+    # a remediation section holding a follow-up: the model is sure, the heading weighs little
+    assert decide("remediation", 0.9, probs(action_items=0.97, remediation=0.01), 0.3, 0.2)[0] == "action_items"
+    # the same unit with a heavier heading stays in the heading's field
+    assert decide("remediation", 0.9, probs(action_items=0.97, remediation=0.01), 0.7, 0.2)[0] == "remediation"
+
+
+def test_confident_none_empties_a_unit_under_a_mapped_heading():
+    assert decide("lessons", 0.9, probs(none=0.99), 0.3, 0.2) == (None, 0.0)
+
+
+def test_unmapped_sections_take_the_models_best_field_above_the_threshold():
+    assert decide("preamble", 0.0, probs(symptoms=0.55, none=0.4), 0.5, 0.2) == ("symptoms", pytest.approx(0.55))
+    # below the threshold the field stays empty even when "none" is not the most probable label
+    assert decide("preamble", 0.0, probs(symptoms=0.18, detection=0.17, none=0.1), 0.5, 0.2) == (None, 0.0)
+    # "none" itself is never a field: a unit the model calls none leaves every field below the threshold
+    assert decide("unknown", 0.0, probs(none=0.9), 0.5, 0.2) == (None, 0.0)
+
+
+def test_followup_weight_in_summary_and_timeline_sections():
+    p = probs(action_items=0.5, remediation=0.3, none=0.1)
+    assert decide("none", 0.9, p, 0.5, 0.2, followup_weight=1.0)[0] == "action_items"
+    assert decide("none", 0.9, p, 0.5, 0.2, followup_weight=0.0)[0] == "remediation"
+    # a heading-less document keeps its follow-ups
+    assert decide("preamble", 0.0, p, 0.5, 0.2, followup_weight=0.0)[0] == "action_items"
+    # outside mapped sections of a headed document they are weighted down too
+    assert decide("preamble", 0.0, p, 0.5, 0.2, followup_weight=0.0, headed=True)[0] == "remediation"
+
+
+TEXT = """# Cache outage
+
+Users saw slow pages for an hour.
+
+## Root cause
+
+The cache size was set to zero.
+
+## Action items
+
+- Add a check for the cache size
+"""
+
+
+def doc_with_probs(unit_probs):
+    from pmparse.ingest import ingest_bytes
+    from pmparse.pipeline import PipelineConfig, build
+    from pmparse.train import analyse_structure
+
+    nlp = build(PipelineConfig())
+    doc = analyse_structure(nlp, ingest_bytes(TEXT.encode(), "cache.md"))
+    if unit_probs is not None:
+        doc.spans["units"].attrs["probs"] = unit_probs
+    return doc
+
+
+def test_label_fields_without_probabilities_follows_headings():
+    doc = doc_with_probs(None)
+    label_fields(doc)
+    assert [(s.label_, s.text) for s in doc.spans["fields"]] == [
+        ("root_cause", "The cache size was set to zero."),
+        ("action_items", "Add a check for the cache size"),
+    ]
+    assert doc.spans["fields"].attrs["scores"] == [0.9, 0.9]
+
+
+def test_label_fields_with_probabilities_reads_the_preamble_too():
+    unit_probs = [probs(symptoms=0.8), probs(root_cause=0.7), probs(action_items=0.9)]
+    doc = doc_with_probs(unit_probs)
+    label_fields(doc, heading_weight=0.5, threshold=0.2, followup_weight=0.0)
+    assert [s.label_ for s in doc.spans["fields"]] == ["symptoms", "root_cause", "action_items"]
+    assert all(0.0 < score <= 1.0 for score in doc.spans["fields"].attrs["scores"])
+
+
+def test_label_fields_on_an_empty_doc():
+    nlp = spacy.blank("en")
+    doc = nlp("")
+    label_fields(doc)
+    assert len(doc.spans["fields"]) == 0
