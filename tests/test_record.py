@@ -107,3 +107,18 @@ def test_atomic_write_leaves_old_file_on_failure(tmp_path, monkeypatch):
         atomic_write(target, "new\n")
     assert target.read_text() == "old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["IL-0001.yaml"]
+
+
+def test_atomic_write_gives_records_normal_permissions(tmp_path):
+    import os
+
+    old = os.umask(0o022)
+    try:
+        target = tmp_path / "IL-0001.yaml"
+        atomic_write(target, "a\n")
+        assert target.stat().st_mode & 0o777 == 0o644
+        os.chmod(target, 0o664)
+        atomic_write(target, "b\n")
+        assert target.stat().st_mode & 0o777 == 0o664
+    finally:
+        os.umask(old)
