@@ -15,20 +15,12 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import RulesError
+from .rules import check_regexes
 from .schema import TEXT_FIELDS
 
 #: Cue names that are not fields: page chrome and template prompts.
 CHROME = "chrome"
 PROMPT = "prompt"
-
-
-def _compiles(values: list[str]) -> list[str]:
-    for value in values:
-        try:
-            re.compile(value)
-        except re.error as exc:
-            raise ValueError(f"regex {value!r} does not compile: {exc}") from exc
-    return values
 
 
 class CueHeadings(BaseModel):
@@ -42,7 +34,7 @@ class CueHeadings(BaseModel):
     @field_validator("metadata", "broad", "narrative")
     @classmethod
     def _regex(cls, value: str) -> str:
-        return _compiles([value])[0]
+        return check_regexes([value])[0]
 
 
 class CueWeights(BaseModel):
@@ -73,13 +65,13 @@ class CueRules(BaseModel):
     @classmethod
     def _field_regexes(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
         for regexes in value.values():
-            _compiles(regexes)
+            check_regexes(regexes)
         return value
 
     @field_validator("chrome", "prompts")
     @classmethod
     def _regexes(cls, value: list[str]) -> list[str]:
-        return _compiles(value)
+        return check_regexes(value)
 
     @model_validator(mode="after")
     def _every_field(self) -> CueRules:

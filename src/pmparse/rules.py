@@ -32,6 +32,20 @@ FieldOrNone = Literal[
 ]
 
 
+def check_regexes(values: list[str]) -> list[str]:
+    """Validator helper for rule files: every value must compile as a Python regex.
+
+    Raises:
+        ValueError: naming the first regex that does not compile.
+    """
+    for value in values:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"regex {value!r} does not compile: {exc}") from exc
+    return values
+
+
 class HeadingPattern(BaseModel):
     """A regex over a normalised heading, and the field it maps to."""
 
@@ -42,11 +56,7 @@ class HeadingPattern(BaseModel):
     @field_validator("regex")
     @classmethod
     def _compiles(cls, value: str) -> str:
-        try:
-            re.compile(value)
-        except re.error as exc:
-            raise ValueError(f"regex does not compile: {exc}") from exc
-        return value
+        return check_regexes([value])[0]
 
 
 class HeadingRules(BaseModel):

@@ -22,21 +22,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .errors import RulesError
 from .rules import _load_yaml
+from .rules import check_regexes
 from .schema import TAG_FIELDS
 
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 _KEY = re.compile(r"^(root_cause_categories|contributing_factor_categories|components)\.[a-z][a-z0-9_]*$")
 
 Group = Literal["root_cause_categories", "contributing_factor_categories", "components"]
-
-
-def _check_regexes(values: list[str]) -> list[str]:
-    for value in values:
-        try:
-            re.compile(value)
-        except re.error as exc:
-            raise ValueError(f"regex {value!r} does not compile: {exc}") from exc
-    return values
 
 
 class TaxonEntry(BaseModel):
@@ -68,7 +60,7 @@ class TaxonEntry(BaseModel):
     @field_validator("patterns")
     @classmethod
     def _patterns(cls, values: list[str]) -> list[str]:
-        return _check_regexes(values)
+        return check_regexes(values)
 
 
 class TaxonomyFile(BaseModel):
