@@ -122,3 +122,32 @@ def test_format_detection():
     assert detect_format("notes") == "txt"
     assert detect_format("-", b"<!DOCTYPE html><html>") == "html"
     assert detect_format("-", b"# Heading\n") == "md"
+
+
+def test_merge_key_bomb_front_matter_is_cheap():
+    # each level merges the previous one nine times: flattening would build 9**12 pairs
+    bomb = "---\nk0: &k0 {a: 1, b: 2}\n" + "".join(
+        f"k{i}: &k{i}\n  <<: [" + ", ".join([f"*k{i - 1}"] * 9) + "]\n" for i in range(1, 13)) + "title: ok\n---\nBody.\n"
+    values, region, warning = parse_front_matter(bomb)
+    assert values == {"title": "ok"} and warning is None and region == (0, bomb.index("Body."))
+
+
+@pytest.mark.parametrize("nested", ["x: " + "[" * 60_000, "x:\n  " + "- " * 20_000 + "y",
+                                    "".join(" " * i + f"k{i}:\n" for i in range(300)) + " " * 300 + "v: 1"])
+def test_deeply_nested_front_matter_is_ignored_with_a_warning(nested):
+    text = f"---\n{nested}\n---\n# Body\n\nText.\n"
+    values, region, warning = parse_front_matter(text)
+    assert values == {} and region == (0, text.index("# Body"))
+    assert warning == "front matter is nested more than 64 levels deep; ignored"
+
+
+def test_front_matter_scalars_yaml_cannot_build_keep_their_text():
+    values, _, warning = parse_front_matter("---\ndate: 2021-02-30\ntitle: x\n---\nBody.\n")
+    assert values == {"date": "2021-02-30", "title": "x"} and warning is None
+
+
+@pytest.mark.parametrize("front,expected", [("- a\n- b\n", "a list"), ("just text\n", "a str"), ("42\n", "a int")])
+def test_front_matter_that_is_not_a_mapping_is_a_warning(front, expected):
+    values, region, warning = parse_front_matter(f"---\n{front}---\nBody.\n")
+    assert values == {} and region is not None
+    assert warning == f"front matter is {expected}, expected a mapping; ignored"

@@ -1,6 +1,7 @@
 """The ``pmparse`` command line: parses arguments, calls one library function, formats its result.
 
-Exit codes: 0 ok, 1 some inputs failed or differences found, 2 usage error.
+Exit codes: 0 ok, 1 some inputs failed or differences found, 2 usage error, 130 interrupted by
+Ctrl-C (``convert``: the records written so far are complete; run the command again to continue).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from . import __version__
 from .errors import PmparseError, UsageError
 
 EXIT_OK, EXIT_SOME_FAILED, EXIT_USAGE = 0, 1, 2
+#: 128 + SIGINT, as shells report a command stopped by Ctrl-C.
+EXIT_INTERRUPTED = 130
 
 
 def _fail_usage(error: PmparseError) -> None:
@@ -43,12 +46,19 @@ def main() -> None:
               help="A taxonomy YAML that extends or replaces the packaged one.")
 @click.option("--force", is_flag=True, help="Rewrite suggestions even when the source did not change.")
 @click.option("--errors", "errors_path", type=click.Path(dir_okay=False), default=None,
-              help="Write failures as JSON lines (input, error type, message) to this file.")
+              help="Write failures as JSON lines (input, error type, message) to this file (replaced atomically).")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+              help="Worker processes; 1 converts in this process  [default: all cores].")
 @click.option("--progress/--no-progress", default=None, help="Progress bar  [default: on a terminal].")
-def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, taxonomy_path, force, errors_path, progress):
-    """Convert postmortems (files, folders, globs, or - for stdin) into draft records."""
+def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, taxonomy_path, force, errors_path, jobs, progress):
+    """Convert postmortems (files, folders, globs, or - for stdin) into draft records.
+
+    Sources whose record is up to date are skipped (run the same command again to continue an
+    interrupted batch; --force converts them again). Ctrl-C stops cleanly: every record written
+    is complete, the summary is printed and the exit code is 130.
+    """
+    from .convert import available_cores, expand_inputs
     from .convert import convert as run
-    from .convert import expand_inputs
     from .ingest import DEFAULT_MAX_BYTES
     from .pipeline import pipeline_config
 
@@ -61,35 +71,36 @@ def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, taxonomy_pat
     bar = None
 
     def on_result(result) -> None:
-        if bar is not None:
-            bar.update(1)
-
-    # expand folders and globs first so the progress bar knows its length
-    planned = [path for path, _ in expand_inputs(inputs)]
-    try:
-        if show:
-            with click.progressbar(length=len(planned), label="converting", file=sys.stderr, show_pos=True) as bar:
-                report = run(planned, library, fmt, max_bytes or DEFAULT_MAX_BYTES, config, force,
-                             sys.stdin.buffer, on_result)
-        else:
-            report = run(planned, library, fmt, max_bytes or DEFAULT_MAX_BYTES, config, force, sys.stdin.buffer)
-    except UsageError as exc:
-        _fail_usage(exc)
-    for result in report.results:
+        # results are printed as they come: the report keeps only counts, so memory stays flat
         for warning in result.warnings:
             click.echo(f"warning: {result.input}: {warning}", err=True)
         if result.status == "failed":
             click.echo(f"failed: {result.input}: {result.message}", err=True)
-    if errors_path:
-        with open(errors_path, "w", encoding="utf-8") as handle:
-            for result in report.failed:
-                handle.write(json.dumps({"input": result.input, "error": result.error_kind,
-                                         "message": result.message}, ensure_ascii=False) + "\n")
+        if bar is not None:
+            bar.update(1)
+
+    options = dict(fmt=fmt, max_bytes=max_bytes or DEFAULT_MAX_BYTES, config=config, force=force,
+                   stdin=sys.stdin.buffer, on_result=on_result, jobs=jobs or available_cores(),
+                   errors_path=errors_path, keep_results=False)
+    try:
+        if show:
+            # a counting pass over folders and globs, so the bar knows its length
+            total = sum(1 for _ in expand_inputs(inputs))
+            with click.progressbar(length=total, label="converting", file=sys.stderr, show_pos=True) as bar:
+                report = run(inputs, library, **options)
+        else:
+            report = run(inputs, library, **options)
+    except PmparseError as exc:
+        _fail_usage(exc)
     counts = report.counts
     click.echo(
         f"{counts['converted']} converted, {counts['updated']} updated, {counts['unchanged']} unchanged, "
         f"{counts['pending']} pending review, {counts['failed']} failed"
     )
+    if report.interrupted:
+        click.echo(f"interrupted after {report.done} inputs: every record written is complete; "
+                   "run the same command again to continue", err=True)
+        sys.exit(EXIT_INTERRUPTED)
     sys.exit(EXIT_SOME_FAILED if counts["failed"] else EXIT_OK)
 
 

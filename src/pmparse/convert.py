@@ -1,22 +1,42 @@
 """Batch conversion: sources in, library records out.
 
 Each source is ingested, analysed and assembled into a card on its own; a bad source becomes a
-failed result naming the file and the reason, and the batch goes on. Records are written
-atomically, so an interrupted batch leaves every record either old or new.
+failed result naming the file and the reason, and the batch goes on.
+
+With ``jobs > 1`` the analysis runs in a pool of worker processes. Each worker builds the
+pipeline once and sends back only the card (as JSON) and its warnings, or the error. The parent
+process alone reads and writes the library: it assigns ids and writes records in input order,
+so the library is the same byte for byte whatever the number of jobs. Inputs are streamed and at
+most a fixed window of them is in flight, so memory does not grow with the batch.
+
+Interruptions are safe. Records are written atomically (temporary file, then rename), Ctrl-C
+never lands between a record and pmparse's memory of it, and a source whose record is up to
+date (same sha256, same pmparse version and model) is skipped without running the pipeline, so
+running the same command again continues where an interrupted batch stopped.
 """
 
 from __future__ import annotations
 
 import glob
+import itertools
+import json
+import multiprocessing
 import os
-from collections import Counter
+import signal
+import tempfile
+import threading
+import time
+from collections import Counter, deque
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Iterator, Literal
 
 from .card import build_card
 from .errors import InputError, PmparseError, RecordError, UsageError
-from .ingest import DEFAULT_MAX_BYTES, ingest
+from .ingest import DEFAULT_MAX_BYTES, ingest, ingest_bytes, read_bytes
 from .pipeline import PipelineConfig, analyse, get, version_info
 from .record import Library, RecordFormat, card_data, is_edited
 from .review import open_diff
@@ -27,6 +47,18 @@ SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".erb", ".html", ".htm", ".rst
 #: Extension-less names a folder walk leaves alone: they are never postmortems.
 _NOT_REPORTS = {"license", "licence", "copying", "notice", "authors", "codeowners", "makefile", "dockerfile"}
 
+#: Inputs sent to a worker at a time (fewer round trips; small enough to balance the load).
+CHUNK_SIZE = 4
+#: Chunks in flight per worker: enough to keep workers busy, few enough to bound memory.
+CHUNKS_PER_WORKER = 4
+#: Imported once by the fork server, so every worker starts with them: pmparse with its components,
+#: and the libraries the trained models are loaded with (scikit-learn and skops import in ~1.8 s).
+#: A module that cannot be imported is skipped by multiprocessing.
+FORKSERVER_PRELOAD = ["pmparse.convert", "skops.io"]
+#: A pipeline whose vocabulary grew past this many lexemes is rebuilt (spaCy keeps every new
+#: token string for the life of the pipeline: about 0.5 KB each).
+MAX_LEXEMES = 200_000
+
 
 def _walk_picks(name: str) -> bool:
     if name.startswith("."):
@@ -35,7 +67,16 @@ def _walk_picks(name: str) -> bool:
         return name.lower() not in _NOT_REPORTS
     return name.lower().endswith(SUPPORTED_SUFFIXES)
 
+
 Status = Literal["converted", "updated", "unchanged", "pending", "failed"]
+
+
+def available_cores() -> int:
+    """How many CPU cores this process may use (the default number of jobs)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
 
 
 @dataclass
@@ -64,18 +105,39 @@ class FileResult:
 
 @dataclass
 class ConvertReport:
-    """Results of one batch, in input order."""
+    """Results of one batch, in input order.
+
+    Attributes:
+        results: Every input's result, when the batch keeps them (``keep_results``).
+        counts: How many inputs ended in each status.
+        interrupted: True when Ctrl-C stopped the batch before its end; every record written
+            is complete, and running the same command again continues.
+        jobs: Worker processes used (1: in this process).
+        keep_results: Whether ``results`` holds every result (False keeps memory flat).
+        startup_seconds: Time spent building the pipeline or starting the workers.
+    """
 
     results: list[FileResult] = field(default_factory=list)
+    counts: Counter = field(default_factory=Counter)
+    interrupted: bool = False
+    jobs: int = 1
+    keep_results: bool = True
+    startup_seconds: float = 0.0
+
+    def add(self, result: FileResult) -> None:
+        """Count a result (and keep it when the report keeps results)."""
+        self.counts[result.status] += 1
+        if self.keep_results:
+            self.results.append(result)
 
     @property
-    def counts(self) -> Counter:
-        """How many inputs ended in each status."""
-        return Counter(result.status for result in self.results)
+    def done(self) -> int:
+        """How many inputs were processed."""
+        return sum(self.counts.values())
 
     @property
     def failed(self) -> list[FileResult]:
-        """The inputs that failed."""
+        """The inputs that failed (of the kept results)."""
         return [result for result in self.results if result.status == "failed"]
 
 
@@ -156,6 +218,369 @@ def store(library: Library, card: Card, fmt: RecordFormat, force: bool = False) 
     return "updated", str(library.write(card, fmt, entry.path))
 
 
+# --- one input: what a worker does ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Task:
+    """One input as sent to a worker (small: a path, never the text, except for stdin).
+
+    Attributes:
+        location: The path as given, ``-`` for stdin.
+        known: ``(sha256, version, model)`` of the up-to-date record made from this location:
+            the input is skipped when its text and the pipeline still match. None to convert.
+        raw: The bytes of standard input (read by the parent, which owns the stream).
+        problem: ``(error_kind, message)`` when the input already failed before analysis.
+    """
+
+    location: str
+    known: tuple[str, str, str | None] | None = None
+    raw: bytes | None = None
+    problem: tuple[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What analysing one input gave: a card (as JSON), a skip, or a failure."""
+
+    kind: Literal["card", "unchanged", "failed"]
+    card_json: str | None = None
+    warnings: tuple[str, ...] = ()
+    error_kind: str | None = None
+    message: str | None = None
+
+
+def _failed(kind: str, message: str, warnings: Iterable[str] = ()) -> Outcome:
+    return Outcome("failed", warnings=tuple(warnings), error_kind=kind, message=message)
+
+
+def analyse_task(task: Task, config: PipelineConfig, max_bytes: int) -> Outcome:
+    """Ingest and analyse one input; every failure becomes a failed outcome, never an exception.
+
+    An input whose text and pipeline match ``task.known`` is not analysed (``unchanged``).
+    """
+    if task.problem is not None:
+        return _failed(*task.problem)
+    warnings: list[str] = []
+    try:
+        if task.raw is not None:
+            source = ingest_bytes(task.raw, task.location)
+        else:
+            source = ingest(task.location, max_bytes=max_bytes)
+        warnings = list(source.warnings)
+        nlp = get(config)
+        info = version_info(nlp)
+        if task.known is not None and task.known == (source.sha256, info["version"], info["model"]):
+            return Outcome("unchanged", warnings=tuple(warnings))
+        doc = analyse(nlp, source)
+        card = build_card(doc, source, "IL-0000", info)
+        if len(nlp.vocab) > MAX_LEXEMES:
+            get.cache_clear()  # a fresh pipeline for the next input: memory stays bounded
+        return Outcome("card", card_json=card.model_dump_json(), warnings=tuple(warnings))
+    except InputError as exc:
+        return _failed(exc.kind, exc.message, warnings)
+    except PmparseError as exc:
+        return _failed("error", str(exc), warnings)
+    except RecursionError:
+        return _failed("malformed", "expected text, found structure nested too deeply", warnings)
+    except MemoryError:
+        return _failed("too-large", "ran out of memory on this input; lower --max-bytes", warnings)
+    except Exception as exc:  # a bug must cost one input, not the batch
+        return _failed("internal", f"expected to convert this input, found an internal error "
+                                   f"({type(exc).__name__}: {exc}); please report it", warnings)
+
+
+_WORKER: dict = {}
+
+
+def _init_worker(config: PipelineConfig, max_bytes: int) -> None:
+    # Ctrl-C reaches the whole process group: the parent decides what to do, workers carry on
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _WORKER.update(config=config, max_bytes=max_bytes, error=None)
+    try:
+        get(config)
+    except Exception as exc:  # reported by _probe_worker, so the batch stops with the reason
+        _WORKER["error"] = exc
+
+
+def _probe_worker() -> BaseException | None:
+    return _WORKER.get("error")
+
+
+def _run_chunk(tasks: list[Task]) -> list[Outcome]:
+    return [analyse_task(task, _WORKER["config"], _WORKER["max_bytes"]) for task in tasks]
+
+
+# --- many inputs: in this process or in a pool ---------------------------------------------------
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    """A start method that is safe in a threaded parent: forkserver (spaCy preloaded), else spawn."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(FORKSERVER_PRELOAD)
+        return context
+    return multiprocessing.get_context("spawn")
+
+
+class _InProcess:
+    """Analyses inputs one after the other in this process (``jobs=1``)."""
+
+    jobs = 1
+
+    def __init__(self, config: PipelineConfig, max_bytes: int) -> None:
+        self.config, self.max_bytes = config, max_bytes
+        get(config)  # a pipeline that cannot be built stops the batch before its first input
+
+    def map(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, Outcome]]:
+        for task in tasks:
+            yield task, analyse_task(task, self.config, self.max_bytes)
+
+    def close(self, abort: bool = False) -> None:
+        pass
+
+
+class _Pool:
+    """Analyses inputs in worker processes, yielding outcomes in input order.
+
+    At most ``jobs * CHUNKS_PER_WORKER`` chunks are in flight. When a worker dies (a crash in
+    native code, the out-of-memory killer), which input killed it is unknown: the inputs in flight
+    are then run again one at a time in a fresh single worker, the one that kills it again fails
+    alone, and the batch goes on with a fresh pool.
+    """
+
+    def __init__(self, jobs: int, config: PipelineConfig, max_bytes: int) -> None:
+        self.jobs = jobs
+        self._args = (config, max_bytes)
+        self._executor = self._start(jobs)
+
+    def _start(self, workers: int) -> ProcessPoolExecutor:
+        executor = ProcessPoolExecutor(workers, mp_context=_context(), initializer=_init_worker, initargs=self._args)
+        try:
+            error = executor.submit(_probe_worker).result()
+        except BaseException as exc:  # Ctrl-C while the workers start too: none is left behind
+            self._kill(executor)
+            if not isinstance(exc, BrokenProcessPool):
+                raise
+            raise UsageError("expected worker processes to start, found they died (a script that converts with "
+                             "jobs > 1 needs the `if __name__ == \"__main__\":` guard of multiprocessing)") from exc
+        if error is not None:
+            self._kill(executor)
+            if isinstance(error, PmparseError):
+                raise error
+            raise UsageError(f"expected the pipeline to build, found {type(error).__name__}: {error}")
+        return executor
+
+    def map(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, Outcome]]:
+        chunks = iter(lambda: list(itertools.islice(tasks, CHUNK_SIZE)), [])
+        window = self.jobs * CHUNKS_PER_WORKER
+        in_flight: deque[tuple[list[Task], Future]] = deque()
+        while True:
+            while len(in_flight) < window:
+                chunk = next(chunks, None)
+                if chunk is None:
+                    break
+                in_flight.append((chunk, self._submit(chunk)))
+            if not in_flight:
+                return
+            chunk, future = in_flight.popleft()
+            try:
+                outcomes = future.result()
+            except BrokenProcessPool:
+                retry = [task for chunk_tasks, _ in [(chunk, future), *in_flight] for task in chunk_tasks]
+                in_flight.clear()
+                yield from self._isolate(retry)
+                continue
+            yield from zip(chunk, outcomes)
+
+    def _submit(self, chunk: list[Task]) -> Future:
+        try:
+            return self._executor.submit(_run_chunk, chunk)
+        except BrokenProcessPool:
+            future: Future = Future()
+            future.set_exception(BrokenProcessPool("the pool broke before the chunk was sent"))
+            return future
+
+    def _isolate(self, tasks: list[Task]) -> Iterator[tuple[Task, Outcome]]:
+        self._kill(self._executor)
+        single = self._start(1)
+        try:
+            for task in tasks:
+                try:
+                    outcome = single.submit(_run_chunk, [task]).result()[0]
+                except BrokenProcessPool:
+                    outcome = _failed("crashed", "expected the worker to survive this input, found it died "
+                                                 "(a crash or out of memory); the input was skipped")
+                    self._kill(single)
+                    single = self._start(1)
+                yield task, outcome
+        finally:
+            self._kill(single)
+        self._executor = self._start(self.jobs)
+
+    @staticmethod
+    def _kill(executor: ProcessPoolExecutor) -> None:
+        # ProcessPoolExecutor has no public way to stop running workers before Python 3.14
+        for process in list((getattr(executor, "_processes", None) or {}).values()):
+            if process.is_alive():
+                process.terminate()
+        executor.shutdown(wait=True, cancel_futures=True)
+
+    def close(self, abort: bool = False) -> None:
+        if abort:
+            self._kill(self._executor)
+        else:
+            self._executor.shutdown(wait=True)
+
+
+# --- the batch -----------------------------------------------------------------------------------
+
+
+class _Interrupts:
+    """Turns Ctrl-C into KeyboardInterrupt, but never inside a critical section.
+
+    A record and pmparse's memory of it (``.pmparse/base``) are two files; Ctrl-C between the two
+    writes would make the record look edited by a person. Inside :meth:`critical` the signal is
+    remembered and :meth:`check` raises it after the section.
+    """
+
+    def __init__(self) -> None:
+        self.pending = False
+        self._depth = 0
+        self._previous = None
+
+    def __enter__(self) -> _Interrupts:
+        if threading.current_thread() is threading.main_thread():
+            current = signal.getsignal(signal.SIGINT)
+            if current is signal.default_int_handler:
+                self._previous = current
+                signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+
+    def _handle(self, signum, frame) -> None:
+        if self._depth:
+            self.pending = True
+        else:
+            raise KeyboardInterrupt
+
+    @contextmanager
+    def critical(self) -> Iterator[None]:
+        """A section Ctrl-C does not interrupt."""
+        self._depth += 1
+        try:
+            yield
+        finally:
+            self._depth -= 1
+
+    def check(self) -> None:
+        """Raise the Ctrl-C that arrived during a critical section."""
+        if self.pending:
+            self.pending = False
+            raise KeyboardInterrupt
+
+
+class _ErrorsFile:
+    """The failures report: JSON lines written to a temporary file, renamed into place at the end."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        if self.path.is_dir():
+            raise UsageError("expected a file for the failures report, found a folder", str(self.path))
+        try:
+            fd, self._tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
+        except OSError as exc:
+            raise UsageError(f"expected a writable folder for the failures report, found {exc.strerror}",
+                             str(self.path)) from exc
+        self._handle = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
+
+    def add(self, result: FileResult) -> None:
+        """Record a failure."""
+        line = {"input": result.input, "error": result.error_kind, "message": result.message}
+        self._handle.write(json.dumps(line, ensure_ascii=False) + "\n")
+
+    def commit(self) -> None:
+        """Put the report in place (atomically: readers see the old one or the whole new one)."""
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+        self._handle.close()
+        os.replace(self._tmp, self.path)
+
+    def discard(self) -> None:
+        """Drop the report (the batch itself failed)."""
+        self._handle.close()
+        try:
+            os.unlink(self._tmp)
+        except FileNotFoundError:
+            pass
+
+
+def _display(location: str) -> str:
+    """``location`` as text that can be printed and written as UTF-8 (undecodable bytes escaped)."""
+    try:
+        location.encode("utf-8")
+        return location
+    except UnicodeEncodeError:
+        return os.fsencode(location).decode("utf-8", "backslashreplace")
+
+
+def _known(library: Library, location: str) -> tuple[str, str, str | None] | None:
+    card_id = library.by_location.get(location)
+    entry = library.entries.get(card_id) if card_id else None
+    if entry is None or entry.card is None:
+        return None
+    return entry.card.source.sha256, entry.card.pipeline.version, entry.card.pipeline.model
+
+
+def _tasks(library: Library, inputs: Iterable[str], max_bytes: int, force: bool,
+           stdin: BinaryIO | None) -> Iterator[Task]:
+    for location, problem in expand_inputs(inputs):
+        shown = _display(location)
+        if problem is not None:
+            yield Task(shown, problem=("missing", problem))
+        elif shown != location:
+            yield Task(shown, problem=("unreadable", "expected a file name in UTF-8, found undecodable bytes "
+                                                     "(rename the file)"))
+        elif location == "-":
+            try:
+                raw = read_bytes(location, max_bytes, stdin)
+            except InputError as exc:
+                yield Task(location, problem=(exc.kind, exc.message))
+                continue
+            yield Task(location, known=None if force else _known(library, location), raw=raw)
+        else:
+            yield Task(location, known=None if force else _known(library, location))
+
+
+def _finish(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, force: bool,
+            interrupts: _Interrupts) -> FileResult:
+    warnings = list(outcome.warnings)
+    if outcome.kind == "failed":
+        return FileResult(task.location, "failed", error_kind=outcome.error_kind, message=outcome.message,
+                          warnings=warnings)
+    if outcome.kind == "unchanged":
+        entry = library.entries.get(library.by_location.get(task.location, ""))
+        if entry is None:
+            return FileResult(task.location, "unchanged", warnings=warnings)
+        # a suggestion still waiting for review stays pending: the same input gives the same one
+        waiting = library.state_path("pending", entry.id).is_file()
+        return FileResult(task.location, "pending" if waiting else "unchanged", record=str(entry.path),
+                          warnings=warnings)
+    card = Card.model_validate_json(outcome.card_json or "")
+    try:
+        with interrupts.critical():
+            status, path = store(library, card, fmt, force)
+    except RecordError as exc:
+        return FileResult(task.location, "failed", error_kind="record", message=str(exc), warnings=warnings)
+    except OSError as exc:
+        return FileResult(task.location, "failed", error_kind="record",
+                          message=f"expected to write the record, found {exc.strerror or exc}", warnings=warnings)
+    return FileResult(task.location, status, record=path, warnings=warnings)
+
+
 def convert(
     inputs: Iterable[str],
     library_dir: str | Path,
@@ -165,52 +590,76 @@ def convert(
     force: bool = False,
     stdin: BinaryIO | None = None,
     on_result: Callable[[FileResult], None] | None = None,
+    jobs: int = 1,
+    errors_path: str | Path | None = None,
+    keep_results: bool = True,
 ) -> ConvertReport:
     """Convert sources into library records.
 
+    Ctrl-C stops the batch cleanly: inputs in flight are abandoned (nothing of theirs is
+    written), every record written is complete, and the report says ``interrupted``.
+
     Args:
-        inputs: Files, folders and globs; ``-`` reads standard input.
+        inputs: Files, folders and globs; ``-`` reads standard input. Consumed lazily.
         library_dir: The library folder (created when missing).
         fmt: Record format for new records.
         max_bytes: Largest input accepted.
-        config: What the pipeline is built from.
-        force: Rewrite suggestions even when they did not change.
+        config: What the pipeline is built from (each worker builds it once).
+        force: Convert and rewrite suggestions even when the source did not change.
         stdin: Stream for ``-``.
-        on_result: Called after each input (progress display).
+        on_result: Called after each input, in input order (progress display).
+        jobs: Worker processes; 1 converts in this process.
+        errors_path: Write failures here as JSON lines (``input``, ``error``, ``message``); the
+            file is replaced atomically when the batch ends or is interrupted.
+        keep_results: Keep every result in the report; False keeps only counts (memory stays
+            flat for any batch size: use ``on_result`` to see each result).
+
+    With ``jobs > 1`` workers are started with multiprocessing's ``forkserver`` method (``spawn``
+    where there is none), so a script calling this needs the usual ``if __name__ == "__main__":``
+    guard.
 
     Raises:
-        UsageError: the library path exists and is not a folder.
+        UsageError: the library path exists and is not a folder, or the failures report cannot
+            be written.
+        PmparseError: the pipeline cannot be built (a model or rules file is broken).
     """
     library_path = Path(library_dir)
     if library_path.exists() and not library_path.is_dir():
         raise UsageError("expected a library folder, found a file", str(library_path))
     library = Library.open(library_path)
-    report = ConvertReport()
-    for location, problem in expand_inputs(inputs):
-        if problem is not None:
-            result = FileResult(location, "failed", error_kind="missing", message=problem)
-        else:
-            result = convert_one(library, location, fmt, max_bytes, config, force, stdin)
-        report.results.append(result)
-        if on_result is not None:
-            on_result(result)
-    return report
-
-
-def convert_one(library: Library, location: str, fmt: RecordFormat, max_bytes: int, config: PipelineConfig,
-                force: bool, stdin: BinaryIO | None = None) -> FileResult:
-    """Convert one source; every failure becomes a failed result, never an exception."""
+    report = ConvertReport(keep_results=keep_results)
+    tasks = _tasks(library, inputs, max_bytes, force, stdin)
+    # a pool costs start-up time: only worth it for more than one input
+    head = list(itertools.islice(tasks, 2))
+    tasks = itertools.chain(head, tasks)
+    errors = _ErrorsFile(errors_path) if errors_path is not None else None
+    runner: _InProcess | _Pool | None = None
+    finished = False
     try:
-        card, warnings = suggest(location, config, max_bytes, stdin)
-        status, path = store(library, card, fmt, force)
-        return FileResult(location, status, record=path, warnings=warnings)
-    except InputError as exc:
-        return FileResult(location, "failed", error_kind=exc.kind, message=exc.message)
-    except RecordError as exc:
-        return FileResult(location, "failed", error_kind="record", message=str(exc))
-    except PmparseError as exc:
-        return FileResult(location, "failed", error_kind="error", message=str(exc))
-    except RecursionError:
-        return FileResult(location, "failed", error_kind="malformed", message="expected text, found structure nested too deeply")
-    except MemoryError:
-        return FileResult(location, "failed", error_kind="too-large", message="ran out of memory on this input; lower --max-bytes")
+        with _Interrupts() as interrupts:
+            try:
+                started = time.perf_counter()
+                runner = _Pool(jobs, config, max_bytes) if jobs > 1 and len(head) > 1 else _InProcess(config, max_bytes)
+                report.jobs, report.startup_seconds = runner.jobs, time.perf_counter() - started
+                for task, outcome in runner.map(tasks):
+                    result = _finish(library, task, outcome, fmt, force, interrupts)
+                    report.add(result)
+                    if errors is not None and result.status == "failed":
+                        errors.add(result)
+                    if on_result is not None:
+                        on_result(result)
+                    interrupts.check()
+                finished = True
+            except KeyboardInterrupt:
+                report.interrupted = True
+            finally:
+                if runner is not None:
+                    # an interruption or an error abandons the inputs in flight at once
+                    runner.close(abort=not finished)
+    except BaseException:
+        if errors is not None:
+            errors.discard()
+        raise
+    if errors is not None:
+        errors.commit()
+    return report

@@ -37,6 +37,9 @@ DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 #: Front matter larger than this is not parsed (it is still masked from prose).
 MAX_FRONT_MATTER = 64 * 1024
 
+#: Front matter nested deeper than this is not read (YAML's composer recurses once per level).
+MAX_FRONT_MATTER_DEPTH = 64
+
 Format = Literal["txt", "md", "html"]
 
 _MD_SUFFIXES = {".md", ".markdown", ".mdown", ".mkd", ".erb", ".rst"}
@@ -170,12 +173,86 @@ def _scalar(value: object) -> str | None:
     return None
 
 
+def _nesting_exceeds(body: str, limit: int) -> bool:
+    """True when the YAML in ``body`` nests collections more than ``limit`` deep.
+
+    Brackets are counted first: YAML's scanner reads a whole line of ``[[[[`` ahead with work
+    per open level before it yields any event, so deep flow nesting is refused on the characters
+    alone. Block nesting is then checked on parser events (no recursion), stopping at the first
+    level past the limit.
+    """
+    if body.count("[") + body.count("{") > limit:
+        depth = 0
+        for char in body:
+            if char in "[{":
+                depth += 1
+                if depth > limit:
+                    return True
+            elif char in "]}":
+                depth = max(0, depth - 1)
+    depth = 0
+    loader = yaml.SafeLoader(body)
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > limit:
+                    return True
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+        return False
+    finally:
+        loader.dispose()
+
+
+def _front_matter_values(body: str) -> tuple[dict[str, str] | None, str | None]:
+    """Top-level scalar values of a YAML mapping, without building anything else.
+
+    The document is composed into nodes (aliases stay references, so composing costs linear
+    time) and only scalar values of the top-level mapping are constructed. Nothing walks nested
+    or aliased structure and merge keys (``<<``) are never flattened, so an alias or merge-key
+    bomb costs nothing; a scalar YAML cannot construct (``2020-02-30``) keeps its text.
+
+    Returns:
+        ``(values, problem)``: values is None when the block holds no mapping, and problem then
+        names what it holds instead.
+    """
+    if _nesting_exceeds(body, MAX_FRONT_MATTER_DEPTH):
+        return None, f"front matter is nested more than {MAX_FRONT_MATTER_DEPTH} levels deep; ignored"
+    loader = yaml.SafeLoader(body)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None, None
+        if not isinstance(node, yaml.MappingNode):
+            kind = "list" if isinstance(node, yaml.SequenceNode) else type(loader.construct_object(node)).__name__
+            return None, f"front matter is a {kind}, expected a mapping; ignored"
+        values: dict[str, str] = {}
+        for key_node, value_node in node.value:
+            if not (isinstance(key_node, yaml.ScalarNode) and key_node.tag == "tag:yaml.org,2002:str"):
+                continue
+            if not isinstance(value_node, yaml.ScalarNode):
+                continue
+            try:
+                value = loader.construct_object(value_node)
+            except (yaml.YAMLError, ValueError, OverflowError):
+                value = value_node.value
+            scalar = _scalar(value)
+            if scalar is not None:
+                values[str(key_node.value).lower()] = scalar
+        return values, None
+    finally:
+        loader.dispose()
+
+
 def parse_front_matter(text: str) -> tuple[dict[str, str], tuple[int, int] | None, str | None]:
     """Find and parse a YAML front matter block at the start of ``text``.
 
     Returns:
         ``(values, region, warning)``: scalar top-level values as strings, the block's
-        ``(start, end)`` offsets (None without a block), and a warning when it is not valid YAML.
+        ``(start, end)`` offsets (None without a block), and a warning when it is not valid YAML
+        or not a mapping (the block is then still masked and the body still converts).
     """
     opening = _FRONT_MATTER.match(text)
     if not opening:
@@ -190,22 +267,15 @@ def parse_front_matter(text: str) -> tuple[dict[str, str], tuple[int, int] | Non
         end += 1
     body = text[opening.end() : closing.start()]
     try:
-        # safe_load builds aliases by reference, so an alias bomb costs no memory here; only
-        # scalar top-level values are read below, so nothing walks the aliased structure.
-        data = yaml.safe_load(body)
+        values, problem = _front_matter_values(body)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""
         return {}, (0, end), f"front matter is not valid YAML{where}; ignored"
-    if data is None:
-        return {}, (0, end), None
-    if not isinstance(data, dict):
-        return {}, (0, end), f"front matter is a {type(data).__name__}, expected a mapping; ignored"
-    values = {}
-    for key, value in data.items():
-        scalar = _scalar(value)
-        if isinstance(key, str) and scalar is not None:
-            values[key.lower()] = scalar
+    except RecursionError:
+        return {}, (0, end), "front matter is nested too deeply to read; ignored"
+    if values is None:
+        return {}, (0, end), problem
     return values, (0, end), None
 
 

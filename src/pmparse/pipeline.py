@@ -25,6 +25,7 @@ from .components import tagger as _tagger  # noqa: F401
 from .components import units as _units  # noqa: F401
 from .errors import UsageError
 from .ingest import Ingested
+from .tokenizer import GuardedTokenizer
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +93,8 @@ def build(config: PipelineConfig = PipelineConfig()) -> Language:
     nlp = spacy.blank("en")
     # a postmortem is one document; the default limit guards the parser, which is not used here
     nlp.max_length = 10**9
+    # spaCy's affix rules cost quadratic time on long punctuation runs: see pmparse/tokenizer.py
+    nlp.tokenizer = GuardedTokenizer(nlp.tokenizer)
     nlp.add_pipe("pmparse_sectionizer", config={"headings_path": config.headings_path})
     nlp.add_pipe("pmparse_units")
     if config.labeler == "keywords":

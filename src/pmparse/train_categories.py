@@ -57,7 +57,8 @@ from .taxonomy import Taxonomy, load_taxonomy
 GOLD_DIR = REPO_ROOT / "eval" / "gold"
 SECOND_PASS = "second_pass.jsonl"
 ICCO = Path("labels") / "icco-postmortems.jsonl"
-_DFDS_CATEGORY = re.compile(r"^\s*[-*]\s*Category:\s*(?P<label>[^\n]+?)\s*$", re.MULTILINE | re.IGNORECASE)
+# blanks, not \s: with MULTILINE a leading \s* would run across blank lines (quadratic)
+_DFDS_CATEGORY = re.compile(r"^[ \t]*[-*][ \t]*Category:[ \t]*(?P<label>[^\n]+?)[ \t]*$", re.MULTILINE | re.IGNORECASE)
 
 
 @dataclass

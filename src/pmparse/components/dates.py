@@ -87,13 +87,13 @@ _SPAN_JOIN = re.compile(
 )
 # Key events lists: "Fault occurs 2020-04-15 07:15", "Resolved: 2020-04-15 15:09"
 _START_LABEL = re.compile(
-    r"^[\s>*_|-]*(?:[-*+]\s+)?\**(?P<label>fault occur(?:s|red)|incident (?:start(?:ed|s)?|began)|outage (?:start(?:ed|s)?|began)|"
+    r"^[\s>*_|+-]*(?P<label>fault occur(?:s|red)|incident (?:start(?:ed|s)?|began)|outage (?:start(?:ed|s)?|began)|"
     r"impact (?:start(?:ed|s)?|began)|start of (?:the )?(?:incident|outage|impact)|problem (?:start(?:ed|s)?|began)|"
     r"issue (?:start(?:ed|s)?|began)|first detected|detected|began|started)\**\s*[:|-]?\s*",
     re.IGNORECASE,
 )
 _END_LABEL = re.compile(
-    r"^[\s>*_|-]*(?:[-*+]\s+)?\**(?P<label>repaired|restored|service restored|recovered|fully recovered|mitigated|"
+    r"^[\s>*_|+-]*(?P<label>repaired|restored|service restored|recovered|fully recovered|mitigated|"
     r"impact end(?:ed|s)?|outage end(?:ed|s)?|incident end(?:ed|s)?|end of (?:the )?(?:incident|outage|impact)|"
     r"resolved|fixed|all clear)\**\s*[:|-]?\s*",
     re.IGNORECASE,

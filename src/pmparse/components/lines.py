@@ -50,7 +50,8 @@ class Mask:
 
     def __init__(self, regions: list[tuple[int, int]]) -> None:
         merged: list[list[int]] = []
-        for start, end in sorted(regions):
+        # regions may arrive as lists (a Doc's user_data after serialisation turns tuples into lists)
+        for start, end in sorted((start, end) for start, end in regions):
             if merged and start <= merged[-1][1]:
                 merged[-1][1] = max(merged[-1][1], end)
             else:

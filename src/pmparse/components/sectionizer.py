@@ -20,7 +20,9 @@ from spacy.tokens import Doc
 from ..rules import HeadingTable, load_headings
 from .lines import Line, Mask, code_fence_regions, navigation_regions, split_lines
 
-_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$")
+# the heading text is everything up to the last character that is not a closing "#" or space; written
+# greedy (not ".+?" before "[ \t#]*$") so a long line of "# # #" costs linear time
+_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*[^ \t#]|[ \t#])[ \t#]*$")
 _WIKI = re.compile(r"^ {0,3}(={1,6})[ \t]*([^=].*?)[ \t]*\1[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _BOLD_LINE = re.compile(r"^ {0,3}(\*\*|__)([^*_\n]{1,120}?)[ \t]*:?[ \t]*\1[ \t]*:?[ \t]*$")

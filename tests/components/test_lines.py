@@ -1,0 +1,26 @@
+from __future__ import annotations
+
+from spacy.tokens import Doc
+
+from pmparse.components.lines import Mask
+from pmparse.ingest import ingest_bytes
+from pmparse.pipeline import PipelineConfig, analyse, get, make_doc
+
+
+def test_mask_takes_regions_as_tuples_or_lists():
+    mask = Mask([[10, 20], (0, 5), [18, 30]])
+    assert mask.covers(12, 25) and mask.overlaps(4, 6) and not mask.overlaps(5, 10)
+
+
+def test_a_serialised_doc_goes_through_the_pipeline():
+    """spaCy's DocBin and nlp.pipe(n_process=...) turn user_data tuples into lists."""
+    nlp = get(PipelineConfig())
+    source = ingest_bytes(b"---\ntitle: Outage\n---\n# Outage\n\n```\nlog line\n```\n\n## Root cause\n\n"
+                          b"A full disk stopped the database.\n", "x.md")
+    doc = Doc(nlp.vocab).from_bytes(make_doc(nlp, source).to_bytes())
+    assert isinstance(doc.user_data["pmparse_masked"][0], list)
+    for _, component in nlp.pipeline:
+        doc = component(doc)
+    expected = analyse(nlp, source)
+    assert [(s.start_char, s.end_char, s.label_) for s in doc.spans["fields"]] == [
+        (s.start_char, s.end_char, s.label_) for s in expected.spans["fields"]]

@@ -1,0 +1,85 @@
+from __future__ import annotations
+
+import json
+
+from conftest import SAMPLES
+from pmparse.bench import (
+    TARGET_RATIO,
+    BenchReport,
+    Rate,
+    bench_files,
+    make_copies,
+    measure_convert,
+)
+from pmparse.ingest import ingest
+
+
+def report(**seconds) -> BenchReport:
+    bench = BenchReport("test", docs=10, words=1000, repeat=10, environment={"cores": "2", "load": "0.5"})
+    figures = {"tokenizer": 0.1, "pipeline": 0.4, "pool2": 0.3, "spacy_pipe2": 0.9, "convert_jobs1": 1.0,
+               "convert_jobs2": 0.6, **seconds}
+    for key, value in figures.items():
+        bench.rates[key] = Rate(key, 10, 1000, value + 0.5, peak_mb=100, total_peak_mb=250, processes=3, startup=0.5)
+    bench.rates["convert_repeat"] = Rate("x10", 100, 10_000, 6.0 + 0.5, peak_mb=120, processes=3, startup=0.5)
+    bench.startup = {"import": 0.8, "build": 0.5, "total": 1.3, "process": 1.5}
+    bench.components = {"pmparse_units": 1.0, "tokenizer (make_doc)": 3.0}
+    return bench
+
+
+def test_derived_figures_leave_out_start_up():
+    bench = report()
+    assert round(bench.ratio, 2) == 0.25 and round(bench.speedup, 2) == 1.67 and round(bench.linearity, 1) == 10.0
+    assert bench.peak_mb == 120
+    assert [met for *_, met in bench.targets()] == [True, True, True, True, True]
+    slow = report(pipeline=1.0, convert_jobs2=0.9)
+    assert [met for *_, met in slow.targets()][:2] == [False, False] and slow.ratio < TARGET_RATIO
+
+
+def test_table_and_json_show_every_measure_and_target():
+    bench = report()
+    bench.notes.append("spaCy nlp.pipe(n_process=2) did not finish: killed")
+    table = bench.table()
+    for text in ("convert_jobs2", "x10", "sum 250", "start-up in a fresh process: import 0.80 s", "tokenizer (make_doc) 75%",
+                 "3.00x in favour of the pool", "note: spaCy nlp.pipe(n_process=2) did not finish", "yes"):
+        assert text in table
+    data = json.loads(bench.to_json())
+    assert data["derived"]["speedup"] == bench.speedup and data["rates"]["pipeline"]["seconds"] == 0.9
+
+
+def test_copies_are_distinct_sources_with_the_same_words(tmp_path):
+    files = sorted(SAMPLES.iterdir())
+    copies = make_copies(files, tmp_path, 3)
+    assert len(copies) == 9
+    texts = [ingest(str(p)) for p in copies]
+    assert len({t.sha256 for t in texts if t.format != "html"}) == 6
+    # the marker of a copy is an HTML comment: three white-space separated strings, no word
+    counts = sorted(len(t.text.split()) for t in texts if t.location.endswith("failover.md"))
+    assert counts[1] - counts[0] == counts[2] - counts[0] == 3
+
+
+def test_bench_files_falls_back_to_the_samples(tmp_path, monkeypatch):
+    monkeypatch.delenv("PMPARSE_CORPUS", raising=False)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("pmparse.corpus.corpus_root", _no_corpus)
+    description, files = bench_files("small")
+    assert "bundled samples" in description and [p.name for p in files] == sorted(p.name for p in SAMPLES.iterdir())
+
+
+def _no_corpus(explicit=None):
+    from pmparse.errors import UsageError
+
+    raise UsageError("no corpus")
+
+
+def test_small_size_samples_every_source(corpus_root):
+    _, files = bench_files("small", str(corpus_root))
+    assert 0 < len(files) <= 24
+    assert len({p.relative_to(corpus_root).parts[0] for p in files}) >= 5
+
+
+def test_measure_convert_reports_time_and_memory(tmp_path):
+    listing = tmp_path / "files.txt"
+    listing.write_text("\n".join(str(p) for p in sorted(SAMPLES.iterdir())))
+    figures = measure_convert(str(listing), str(tmp_path / "lib"), 1)
+    assert figures["counts"] == {"converted": 3} and figures["jobs"] == 1
+    assert figures["seconds"] > figures["startup"] > 0 and figures["own_kb"] > 0
