@@ -15,9 +15,11 @@ from conftest import assert_offsets
 from pmparse.card import build_card
 from pmparse.errors import InputError
 from pmparse.ingest import ingest_bytes
-from pmparse.pipeline import PipelineConfig, analyse, get, version_info
+from pmparse.pipeline import analyse, get, pipeline_config, version_info
 from pmparse.tokenizer import GuardedTokenizer, risky_runs
 
+#: The pipeline as convert builds it: with the bundled field model when there is one.
+CONFIG = pipeline_config()
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 WORDS = st.sampled_from([
@@ -104,7 +106,7 @@ def _convert(text: str, name: str):
         source = ingest_bytes(text.encode("utf-8"), name)
     except InputError:
         return None  # empty, binary or undecodable input: refused with a message, by design
-    nlp = get(PipelineConfig())
+    nlp = get(CONFIG)
     doc = analyse(nlp, source)
     assert doc.text == source.text
     card = build_card(doc, source, "IL-0001", version_info(nlp))
@@ -134,7 +136,7 @@ def test_markdown_as_html_keeps_valid_offsets(text):
 @SETTINGS
 @given(text=st.text(alphabet=st.sampled_from(list(" \t\n=*#-|:.()'\"ab1é😀")), max_size=600))
 def test_the_guarded_tokenizer_keeps_the_text_and_spacys_tokens(text):
-    guarded = get(PipelineConfig()).tokenizer
+    guarded = get(CONFIG).tokenizer
     assert isinstance(guarded, GuardedTokenizer)
     doc = guarded(text)
     assert doc.text == text

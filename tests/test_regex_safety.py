@@ -149,7 +149,8 @@ def collect_patterns() -> dict[str, tuple[re.Pattern, str]]:
         uses = _uses(module)
         for name, value in sorted(vars(module).items()):
             methods = uses.get(name, set()) & (_RE_FUNCTIONS - {"compile"})
-            how = methods.pop() if isinstance(value, re.Pattern) and methods and methods <= _ANCHORED and len(methods) == 1 else "scan"
+            anchored = isinstance(value, re.Pattern) and len(methods) == 1 and methods <= _ANCHORED
+            how = methods.pop() if anchored else "scan"
             for i, pattern in enumerate(_patterns_in(value)):
                 suffix = "" if isinstance(value, re.Pattern) else f"[{i}]"
                 add(f"{module.__name__}.{name}{suffix}", pattern, how if not suffix else "scan")

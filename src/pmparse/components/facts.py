@@ -11,6 +11,7 @@ functions over strings (:func:`find_organisation`, :func:`find_incident_date`,
 
 from __future__ import annotations
 
+import bisect
 import datetime as _dt
 import re
 from typing import Any
@@ -59,8 +60,9 @@ def section_regions(doc: Doc) -> list[tuple[int, int, str]]:
         if label == "preamble":
             regions.append((start, end, ""))
             continue
-        i = max((k for k, s in enumerate(starts) if s < start), default=None)
-        regions.append((start, end, normalise_heading(headings[i].text) if i is not None else ""))
+        # the last heading that starts before the section (a search per section was quadratic)
+        i = bisect.bisect_left(starts, start) - 1
+        regions.append((start, end, normalise_heading(headings[i].text) if i >= 0 else ""))
     return regions
 
 

@@ -28,6 +28,8 @@ name / title phrase) for titles.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import logging
 import math
 import re
@@ -116,7 +118,8 @@ class Matchers:
 
         Overlapping phrase matches keep the longest ("ingress controller" over "ingress").
         """
-        end = len(doc.text) if end is None else end
+        text = doc.text  # built from the tokens on every access: once, not once per regex
+        end = len(text) if end is None else end
         spans = []
         for match_id, s, e in self.phrases[group](doc):
             span = doc[s:e]
@@ -125,7 +128,7 @@ class Matchers:
                 spans.append(span)
         found = [(span.label_, span.start_char, span.end_char) for span in filter_spans(spans)]
         for key, pattern in self.regexes[group]:
-            found.extend((key, m.start(), m.end()) for m in pattern.finditer(doc.text, start, end) if m.end() > m.start())
+            found.extend((key, m.start(), m.end()) for m in pattern.finditer(text, start, end) if m.end() > m.start())
         return sorted(found, key=lambda f: f[1])
 
     def cue_counts(self, text: str) -> Counter:
@@ -171,6 +174,18 @@ def summary_regions(doc: Doc, limit: int = 2500) -> list[tuple[int, int]]:
     return found
 
 
+def _overlapping_none(regions: list[tuple[int, int]], spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The regions that overlap none of ``spans`` (sorted by start): a binary search each, not a scan."""
+    starts = [start for start, _ in spans]
+    reach = list(itertools.accumulate((end for _, end in spans), max))  # furthest end of the first k spans
+    kept = []
+    for region in regions:
+        k = bisect.bisect_left(starts, region[1])  # the spans that start before the region ends
+        if not (k and reach[k - 1] > region[0]):
+            kept.append(region)
+    return kept
+
+
 def category_texts(doc: Doc) -> tuple[str, str, list[tuple[int, int]]]:
     """The category model's two texts for ``doc``: focused units plus the summary, and the whole text.
 
@@ -180,9 +195,10 @@ def category_texts(doc: Doc) -> tuple[str, str, list[tuple[int, int]]]:
     """
     spans = focus_spans(doc)
     summary = summary_regions(doc)
-    extra = [r for r in summary if not any(s < r[1] and r[0] < e for s, e in spans)]
-    focus = "\n".join(doc.text[s:e] for s, e in sorted(spans + extra))
-    return focus, doc.text[:WHOLE_LIMIT], spans or summary
+    extra = _overlapping_none(summary, spans)
+    text = doc.text  # built from the tokens on every access: once, not once per span
+    focus = "\n".join(text[s:e] for s, e in sorted(spans + extra))
+    return focus, text[:WHOLE_LIMIT], spans or summary
 
 
 def model_rows(matchers: Matchers, texts: Iterable[tuple[str, str]]) -> np.ndarray:
