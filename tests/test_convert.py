@@ -3,7 +3,6 @@ from __future__ import annotations
 import shutil
 
 import pytest
-import yaml
 
 from conftest import SAMPLES, assert_offsets, source_text
 from pmparse.convert import convert

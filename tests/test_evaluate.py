@@ -3,7 +3,6 @@ from __future__ import annotations
 import hashlib
 import json
 
-import numpy as np
 import pytest
 from click.testing import CliRunner
 

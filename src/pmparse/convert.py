@@ -51,10 +51,9 @@ _NOT_REPORTS = {"license", "licence", "copying", "notice", "authors", "codeowner
 CHUNK_SIZE = 4
 #: Chunks in flight per worker: enough to keep workers busy, few enough to bound memory.
 CHUNKS_PER_WORKER = 4
-#: Imported once by the fork server, so every worker starts with them: pmparse with its components,
-#: and the libraries the trained models are loaded with (scikit-learn and skops import in ~1.8 s).
-#: A module that cannot be imported is skipped by multiprocessing.
-FORKSERVER_PRELOAD = ["pmparse.convert", "skops.io"]
+#: Imported once by the fork server, so every worker starts with them: pmparse with its components
+#: (the models need numpy only). A module that cannot be imported is skipped by multiprocessing.
+FORKSERVER_PRELOAD = ["pmparse.convert"]
 #: A pipeline whose vocabulary grew past this many lexemes is rebuilt (spaCy keeps every new
 #: token string for the life of the pipeline: about 0.5 KB each).
 MAX_LEXEMES = 200_000

@@ -82,6 +82,18 @@ class CueRules(BaseModel):
         return self
 
 
+def _any_of(patterns: list[str], flags: int) -> re.Pattern | None:
+    """One regex matching where any of ``patterns`` matches (None for no patterns).
+
+    The patterns were validated one by one; named groups would clash in the alternation, so
+    they are made anonymous first (the cues only ask whether something matches).
+    """
+    if not patterns:
+        return None
+    parts = [re.sub(r"\(\?P<\w+>", "(?:", p) for p in patterns]
+    return re.compile("|".join(f"(?:{p})" for p in parts), flags)
+
+
 class Cues:
     """Compiled cue table.
 
@@ -94,9 +106,10 @@ class Cues:
         self.version = rules.version
         self.priority = list(rules.priority)
         flags = re.IGNORECASE
-        self._fields = [(name, [re.compile(r, flags) for r in rules.fields[name]]) for name in rules.priority]
-        self._chrome = [re.compile(r, flags) for r in rules.chrome]
-        self._prompts = [re.compile(r, flags) for r in rules.prompts]
+        # one alternation per cue: "any of these regexes" in a single scan of the unit
+        self._fields = [(name, _any_of(rules.fields[name], flags)) for name in rules.priority]
+        self._chrome = _any_of(rules.chrome, flags)
+        self._prompts = _any_of(rules.prompts, flags)
         self.metadata = re.compile(rules.headings.metadata)
         self.broad = re.compile(rules.headings.broad)
         self.narrative = re.compile(rules.headings.narrative)
@@ -105,10 +118,10 @@ class Cues:
     def hits(self, text: str) -> list[str]:
         """Names of the cues firing in ``text``: fields in priority order, then chrome and prompt."""
         folded = " ".join(text.split())
-        found = [name for name, regexes in self._fields if any(r.search(folded) for r in regexes)]
-        if any(r.search(folded) for r in self._chrome):
+        found = [name for name, regex in self._fields if regex is not None and regex.search(folded)]
+        if self._chrome is not None and self._chrome.search(folded):
             found.append(CHROME)
-        if any(r.search(folded) for r in self._prompts):
+        if self._prompts is not None and self._prompts.search(folded):
             found.append(PROMPT)
         return found
 

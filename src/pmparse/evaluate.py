@@ -395,10 +395,7 @@ def run_eval(gold_files: list[Path] | None, corpus: str | None, model_dir: str |
     root = corpus_root(corpus)
     facts_scorer = None
     if with_facts:
-        try:
-            from .evaluate_facts import score_facts as facts_scorer  # type: ignore[no-redef]
-        except ImportError:  # pragma: no cover - facts scoring ships with the tagger
-            facts_scorer = None
+        from .evaluate_facts import score_facts as facts_scorer
     results = {}
     for variant in variants:
         files = gold_files if (gold_files and variant == "headed") else default_gold_files(variant)
@@ -406,10 +403,6 @@ def run_eval(gold_files: list[Path] | None, corpus: str | None, model_dir: str |
         results[variant] = evaluate(gold, root, systems_for(model_dir), rounds, facts_scorer)
     return results
 
-
-def digest(obj: object) -> str:
-    """Short stable digest of JSON-able data (for reports)."""
-    return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()[:12]
 
 
 def run_agreement(corpus: str | None) -> tuple[str, int]:

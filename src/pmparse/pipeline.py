@@ -7,7 +7,6 @@ source text, so every span's character offsets are evidence offsets.
 from __future__ import annotations
 
 import functools
-import logging
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,8 +25,6 @@ from .components import units as _units  # noqa: F401
 from .errors import UsageError
 from .ingest import Ingested
 from .tokenizer import GuardedTokenizer
-
-log = logging.getLogger(__name__)
 
 from .components.classifier import MODEL_FILE  # noqa: E402
 
@@ -127,6 +124,7 @@ def model_name(nlp: Language) -> str | None:
 def make_doc(nlp: Language, source: Ingested) -> Doc:
     """A Doc over the source text, carrying the ingest structure in ``doc.user_data``."""
     doc = nlp.make_doc(source.text)
+    doc.user_data["pmparse_text"] = source.text  # Doc.text rebuilds it from tokens on every read
     doc.user_data["pmparse_location"] = source.location
     doc.user_data["pmparse_format"] = source.format
     doc.user_data["pmparse_masked"] = list(source.masked)

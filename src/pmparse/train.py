@@ -56,6 +56,7 @@ from .components.fields import label_fields, unit_sections
 from .corpus import REPO_ROOT, corpus_root, incident_files, load_manifest
 from .cues import CHROME, PROMPT, Cues, load_cues
 from .errors import UsageError
+from .linear import TextClassifier, check_export, export_features, export_softmax
 from .ingest import ingest, ingest_bytes
 from .pipeline import DEFAULT_MODEL_DIR, PipelineConfig, build, make_doc
 from .rules import normalise_heading
@@ -262,10 +263,11 @@ def fit(examples: list[DocExamples], seed: int = 0, settings: Settings = DEFAULT
     head = estimator.named_steps["classifier"]
     head.coef_ = head.coef_.astype(np.float32)
     head.intercept_ = head.intercept_.astype(np.float32)
+    exported = export(estimator, rows)
     classes = [str(c) for c in estimator.classes_]
     counts = Counter(labels)
     priors = np.array([counts[c] for c in classes], dtype=float) / len(labels)
-    model = UnitModel(estimator, classes, transitions(examples, classes), settings.sequence_weight,
+    model = UnitModel(exported, classes, transitions(examples, classes), settings.sequence_weight,
                       f"{MODEL_NAME}-v{MODEL_VERSION}", priors, load_cues().version, settings.labeler())
     return TrainResult(model, dict(sorted(counts.items())), len(examples), sorted({e.source for e in examples}),
                        source_counts(examples))
@@ -292,11 +294,18 @@ def gold_paths(gold_dir: Path = GOLD_DIR) -> set[str]:
     return paths
 
 
-def trusted_types(folder: Path) -> list[str]:
-    """The types skops reports for a model just saved (recorded so loading can check them)."""
-    import skops.io as sio
+def export(estimator, rows: list[tuple[str, str]], sample: int = 400) -> TextClassifier:
+    """The run-time form of a fitted unit pipeline, checked against it on training rows.
 
-    return sorted(sio.get_untrusted_types(file=Path(folder) / MODEL_FILE))
+    Raises:
+        ModelError: the exported model predicts differently from scikit-learn.
+    """
+    exported = TextClassifier(export_features(estimator.named_steps["features"]),
+                              export_softmax(estimator.named_steps["classifier"]))
+    step = max(1, len(rows) // sample)
+    probe = rows[::step]
+    check_export(estimator.predict_proba(np.array(probe, dtype=object)), exported.predict_proba(probe), "unit model")
+    return exported
 
 
 def save(result: TrainResult, folder: Path, extra: dict | None = None) -> None:
@@ -312,14 +321,13 @@ def save(result: TrainResult, folder: Path, extra: dict | None = None) -> None:
         result.model.save(tmp, extra)
         meta_path = tmp / META_FILE
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        meta["trusted_types"] = trusted_types(tmp)
         meta["label_counts"] = result.label_counts
         meta["source_label_counts"] = result.source_counts
         meta["documents"] = result.documents
         meta["sources"] = result.sources
         meta_path.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
         folder.mkdir(parents=True, exist_ok=True)
-        # the model first: a new model beside an old meta.json fails its type check loudly
+        # the weights first: new weights beside an old meta.json fail its sha256 check loudly
         for name in (MODEL_FILE, META_FILE):
             os.replace(tmp / name, folder / name)
     finally:

@@ -52,6 +52,7 @@ from .components.tagger import (
 from .corpus import REPO_ROOT, corpus_root
 from .errors import GoldError, UsageError
 from .evaluate_facts import confusion, confusion_markdown, set_scores
+from .linear import check_export, export_calibrated, export_features, export_logistic
 from .taxonomy import Taxonomy, load_taxonomy
 
 GOLD_DIR = REPO_ROOT / "eval" / "gold"
@@ -286,7 +287,15 @@ def fit(examples: list[Example], rows: np.ndarray, taxonomy: Taxonomy, settings:
             classifiers[key] = model
     meta = {"name": name, "taxonomy_version": taxonomy.version, "skipped": skipped,
             "settings": dataclasses.asdict(settings)}
-    return CategoryModel(features, classifiers, meta)
+    # the run-time form (numpy only), checked against scikit-learn on a sample of the rows
+    exported = CategoryModel(export_features(features), export_calibrated(classifiers), meta)
+    probe = rows[:: max(1, len(rows) // 200)]
+    if classifiers and len(probe):
+        expected = np.column_stack([classifiers[k].predict_proba(features.transform(probe))[:, 1]
+                                    for k in exported.keys])
+        found = np.array([[p[k] for k in exported.keys] for p in exported.predict_rows(probe)])
+        check_export(expected, found, "category model")
+    return exported
 
 
 def decide(probs: dict[str, float], settings: Settings, cues: Iterable[str] = ()) -> dict[str, set[str]]:
@@ -489,7 +498,7 @@ def train(output: str | Path | None = None, corpus: str | None = None, gold_file
     name = f"tags-{_dt.date.today().isoformat()}"
     model = fit(examples, rows, taxonomy, settings, name)
     if len(set(components.y.tolist())) == 2:
-        model.components = fit_components(components, settings)
+        model.components = export_logistic(fit_components(components, settings))
         model.meta["component_ids"] = component_ids
         model.meta["component_threshold"] = settings.component_threshold
     folder = Path(output) if output else DEFAULT_MODEL_DIR
@@ -513,8 +522,10 @@ def model_card(summary: dict) -> str:
         "",
         "Written by `pmparse train-categories` (`pmparse.train_categories.train`); do not edit by hand.",
         "",
-        f"- **Model**: `{Path(summary['model']).name}` ({summary['size_bytes']:,} bytes, skops; loaded with an explicit "
-        "list of trusted scikit-learn types, never pickle).",
+        f"- **Model**: `{Path(summary['model']).name}` ({summary['size_bytes']:,} bytes) and `meta.json`: numeric "
+        "arrays read with `allow_pickle=False` plus JSON settings, never pickle. Trained with scikit-learn, then "
+        "exported to `pmparse.linear`, which predicts the same probabilities (checked at training) without "
+        "importing scikit-learn at run time.",
         "- **What it is**: one calibrated (sigmoid, 3-fold) logistic regression per category (one-vs-rest) over "
         "hashed word 1-2-grams and character 3-5-grams of the root-cause, trigger and contributing-factor units "
         "plus the summary, hashed words of the whole text, and counts of each "

@@ -113,16 +113,25 @@ def test_saved_model_round_trips_and_rejects_another_cue_version(tmp_path):
         UnitModel.load(tmp_path / "m")
 
 
-def test_types_not_recorded_at_training_refuse_to_load(tmp_path, monkeypatch):
-    import skops.io as sio
-
+def test_weights_of_another_training_refuse_to_load(tmp_path):
+    from pmparse.linear import load_arrays, save_arrays
     from pmparse.train import TrainResult, save
 
     save(TrainResult(tiny_model(), {}, 1), tmp_path / "m")
-    # a file that holds a type skops does not trust and the model's meta.json did not record
-    monkeypatch.setattr(sio, "get_untrusted_types", lambda **_: ["somewhere.Unexpected"])
-    with pytest.raises(ModelError, match="types"):
+    weights = tmp_path / "m" / "weights.npz"
+    arrays = load_arrays(weights)
+    arrays["head.intercept"] = arrays["head.intercept"] + 1.0
+    # well-formed weights, but not the ones meta.json was written with
+    save_arrays(weights, arrays)
+    with pytest.raises(ModelError, match="sha256"):
         UnitModel.load(tmp_path / "m")
+
+
+def test_saving_an_unexported_estimator_is_refused(tmp_path):
+    model = tiny_model()
+    model.estimator = object()
+    with pytest.raises(ModelError, match="TextClassifier"):
+        model.save(tmp_path / "m")
 
 
 def test_missing_model_is_a_model_error(tmp_path):

@@ -206,10 +206,11 @@ def test_fit_predicts_and_decides():
     assert decide(bug, Settings(threshold=0.5, fallback=0.0, cue_gate=0.99))["root_cause_categories"] == {"software_bug"}
 
 
-def test_model_round_trips_through_skops_and_tags_a_doc(tmp_path):
+def test_model_round_trips_through_npz_and_tags_a_doc(tmp_path):
     model = _tiny_model()
     path = model.save(tmp_path)
-    assert path.name == "model.skops" and not list(tmp_path.glob("*.tmp"))
+    assert path.name == "weights.npz" and not list(tmp_path.glob("*.tmp"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["meta.json", "weights.npz"]
     loaded = CategoryModel.load(tmp_path)
     assert loaded.keys == model.keys and loaded.name == "tags-test"
     nlp = get(PipelineConfig(tagger=False))
@@ -226,26 +227,32 @@ def test_model_round_trips_through_skops_and_tags_a_doc(tmp_path):
 def test_loading_a_missing_or_broken_model_raises_model_error(tmp_path):
     with pytest.raises(ModelError, match="found none"):
         CategoryModel.load(tmp_path)
-    (tmp_path / "model.skops").write_bytes(b"not a zip archive")
+    _tiny_model().save(tmp_path)
+    meta = json.loads((tmp_path / "meta.json").read_text())
+    del meta["weights_sha256"]
+    (tmp_path / "meta.json").write_text(json.dumps(meta))
+    (tmp_path / "weights.npz").write_bytes(b"not a zip archive")
     with pytest.raises(ModelError, match="unreadable"):
         CategoryModel.load(tmp_path)
 
 
 def test_loading_a_model_of_another_format_raises_model_error(tmp_path):
-    import skops.io as sio
-
-    sio.dump({"format": 99, "meta": {}}, tmp_path / "model.skops")
+    _tiny_model().save(tmp_path)
+    meta = json.loads((tmp_path / "meta.json").read_text())
+    meta["format"] = 99
+    (tmp_path / "meta.json").write_text(json.dumps(meta))
     with pytest.raises(ModelError, match="format"):
         CategoryModel.load(tmp_path)
 
 
-def test_loading_refuses_untrusted_types(tmp_path):
-    import skops.io as sio
-    from sklearn.ensemble import RandomForestClassifier
-
-    forest = RandomForestClassifier(n_estimators=2).fit(np.array([[0.0], [1.0]]), np.array([0, 1]))
-    sio.dump({"format": 1, "features": forest, "classifiers": {}, "meta": {}}, tmp_path / "model.skops")
-    with pytest.raises(ModelError, match="trusted|known scikit-learn types"):
+def test_loading_refuses_pickled_object_arrays(tmp_path):
+    _tiny_model().save(tmp_path)
+    meta = json.loads((tmp_path / "meta.json").read_text())
+    del meta["weights_sha256"]
+    (tmp_path / "meta.json").write_text(json.dumps(meta))
+    # an object array can only be read by unpickling it: loading must refuse, not run it
+    np.savez(tmp_path / "weights.npz", **{"categories.coef": np.array([object()], dtype=object)})
+    with pytest.raises(ModelError, match="unreadable"):
         CategoryModel.load(tmp_path)
 
 

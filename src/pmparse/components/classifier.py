@@ -14,7 +14,8 @@ with a transition matrix learned from training documents, the classifier's poste
 the label priors to act as emissions), so fields come in coherent runs instead of single units
 flipping between fields. ``sequence_weight`` 0 turns the decoding off.
 
-The model is stored with skops (never pickle) in ``MODEL_DIR/model.skops``; labels, priors,
+The model is stored as numeric arrays in ``MODEL_DIR/weights.npz`` (read with
+``allow_pickle=False``; see :mod:`pmparse.linear`); the feature settings, labels, priors,
 transitions, the cue table version and the field labeler settings tuned with it are in
 ``MODEL_DIR/meta.json``. Writes ``doc.spans["units"].attrs["probs"]`` (one dict per unit).
 """
@@ -32,8 +33,10 @@ from spacy.tokens import Doc
 
 from ..cues import Cues, load_cues
 from ..errors import ModelError
+from ..linear import TextClassifier, load_arrays, read_json, save_arrays
+from .lines import doc_text
 
-MODEL_FILE = "model.skops"
+MODEL_FILE = "weights.npz"
 META_FILE = "meta.json"
 NONE = "none"
 
@@ -116,12 +119,14 @@ def rows_for(units: list[UnitText], length: int, cues: Cues | None = None) -> li
 
 def doc_units(doc: Doc) -> list[UnitText]:
     """The units of ``doc.spans["units"]`` as :class:`UnitText`."""
-    return [UnitText(span.text, span.label_, span.start_char) for span in doc.spans.get("units", [])]
+    text = doc_text(doc)
+    return [UnitText(text[span.start_char:span.end_char], span.label_, span.start_char)
+            for span in doc.spans.get("units", [])]
 
 
 def unit_rows(doc: Doc, cues: Cues | None = None) -> list[tuple[str, str]]:
     """Model input for each unit of ``doc`` (see :func:`rows_for`)."""
-    return rows_for(doc_units(doc), len(doc.text), cues)
+    return rows_for(doc_units(doc), len(doc_text(doc)), cues)
 
 
 def smooth(probs: np.ndarray, transitions: np.ndarray, weight: float, priors: np.ndarray | None = None) -> np.ndarray:
@@ -162,7 +167,9 @@ class UnitModel:
     """A trained unit classifier with its sequence decoding.
 
     Args:
-        estimator: A fitted scikit-learn pipeline taking an ``(n, 2)`` array of strings.
+        estimator: Gives ``(n, labels)`` probabilities for ``n`` rows of :func:`rows_for`: a
+            :class:`~pmparse.linear.TextClassifier` (what is saved), or a scikit-learn pipeline
+            while training.
         labels: Class labels in the estimator's order.
         transitions: Transition matrix over ``labels``.
         sequence_weight: Weight of the transitions in decoding.
@@ -190,6 +197,8 @@ class UnitModel:
         rows = unit_rows(doc)
         if not rows:
             return np.zeros((0, len(self.labels)))
+        if isinstance(self.estimator, TextClassifier):
+            return self.estimator.predict_proba(rows)
         return self.estimator.predict_proba(np.array(rows, dtype=object))
 
     def decode(self, probs: np.ndarray, sequence_weight: float | None = None) -> list[dict[str, float]]:
@@ -209,48 +218,48 @@ class UnitModel:
                 "cues_version": self.cues_version, "labeler": self.labeler}
 
     def save(self, folder: Path, extra_meta: dict | None = None) -> None:
-        """Write ``model.skops`` and ``meta.json`` into ``folder``."""
-        import zipfile
+        """Write ``weights.npz`` and ``meta.json`` into ``folder``.
 
-        import skops.io as sio
-
+        Raises:
+            ModelError: the estimator is not a :class:`~pmparse.linear.TextClassifier`.
+        """
+        if not isinstance(self.estimator, TextClassifier):
+            raise ModelError(f"expected an exported TextClassifier to save, found {type(self.estimator).__name__}")
         folder.mkdir(parents=True, exist_ok=True)
-        sio.dump(self.estimator, folder / MODEL_FILE, compression=zipfile.ZIP_DEFLATED, compresslevel=9)
-        meta = {**self.meta(), **(extra_meta or {})}
+        spec, arrays = self.estimator.to_arrays()
+        digest = save_arrays(folder / MODEL_FILE, arrays)
+        meta = {**self.meta(), "weights": spec, "weights_sha256": digest, **(extra_meta or {})}
         (folder / META_FILE).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
 
     @classmethod
     def load(cls, folder: Path) -> UnitModel:
-        """Load a model saved by :meth:`save`, trusting only the types recorded at training.
+        """Load a model saved by :meth:`save`.
 
         Raises:
-            ModelError: missing, unreadable, holding unexpected types, or trained with another
-                cue table.
+            ModelError: missing, unreadable, inconsistent, or trained with another cue table.
         """
-        import skops.io as sio
-
         folder = Path(folder)
-        path = folder / MODEL_FILE
+        meta = read_json(folder / META_FILE)
         try:
-            meta = read_meta(folder)
-            untrusted = sio.get_untrusted_types(file=path)
-            allowed = set(meta.get("trusted_types", []))
-            unexpected = [t for t in untrusted if t not in allowed]
-            if unexpected:
-                raise ModelError(f"expected only the types recorded at training, found {unexpected}", str(path))
-            estimator = sio.load(path, trusted=untrusted)
+            estimator = TextClassifier.from_arrays(meta["weights"],
+                                                  load_arrays(folder / MODEL_FILE, meta.get("weights_sha256")))
             labels = list(meta["labels"])
             transitions = np.array(meta["transitions"], dtype=float)
             priors = np.array(meta["priors"], dtype=float) if "priors" in meta else None
             cues_version = meta.get("cues_version")
-        except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError) as exc:
-            raise ModelError(f"expected a unit classifier, found an unreadable model: {exc}", str(folder)) from exc
+            sequence_weight = float(meta["sequence_weight"])
+            name = str(meta["name"])
+        except ModelError as exc:
+            raise ModelError(exc.message, exc.path or str(folder)) from exc
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ModelError(f"expected a unit classifier, found an unreadable model: {exc!r}", str(folder)) from exc
+        if labels != estimator.head.classes or transitions.shape != (len(labels), len(labels)):
+            raise ModelError(f"expected weights for labels {labels}, found {estimator.head.classes}", str(folder))
         current = load_cues().version
         if cues_version is not None and cues_version != current:
             raise ModelError(f"expected a model trained with cue table v{current}, found v{cues_version} "
                              "(retrain with 'pmparse train')", str(folder))
-        return cls(estimator, labels, transitions, float(meta["sequence_weight"]), meta["name"], priors,
-                   cues_version, meta.get("labeler"))
+        return cls(estimator, labels, transitions, sequence_weight, name, priors, cues_version, meta.get("labeler"))
 
 
 def read_meta(folder: Path) -> dict:

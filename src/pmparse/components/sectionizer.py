@@ -18,7 +18,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..rules import HeadingTable, load_headings
-from .lines import Line, Mask, code_fence_regions, navigation_regions, split_lines
+from .lines import Line, Mask, code_fence_regions, doc_text, navigation_regions, split_lines
 
 # the heading text is everything up to the last character that is not a closing "#" or space; written
 # greedy (not ".+?" before "[ \t#]*$") so a long line of "# # #" costs linear time
@@ -223,7 +223,7 @@ def sectionize(doc: Doc, table: HeadingTable) -> None:
     Reads ``doc.user_data["pmparse_masked"]`` (regions that are not prose) and
     ``doc.user_data["pmparse_format"]`` (``txt`` enables plain-line headings).
     """
-    text = doc.text
+    text = doc_text(doc)
     masked = doc.user_data.get("pmparse_masked", [])
     plain = doc.user_data.get("pmparse_format", "md") == "txt"
     headings = find_headings(text, masked, table, plain_text=plain)

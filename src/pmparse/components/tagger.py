@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import json
 import logging
 import math
 import re
@@ -44,17 +45,21 @@ from spacy.tokens import Doc
 from spacy.util import filter_spans
 
 from ..errors import ModelError
+from ..linear import (CalibratedBinaries, Features, Logistic, features_from_arrays, features_to_arrays,
+                      load_arrays, read_json, save_arrays)
 from ..taxonomy import Taxonomy, load_taxonomy
+from .lines import doc_text
 from .facts import SUMMARY_HEADINGS, section_regions
 
 log = logging.getLogger(__name__)
 
 #: File name of the category model inside its folder.
-MODEL_FILE = "model.skops"
+MODEL_FILE = "weights.npz"
+META_FILE = "meta.json"
 #: Where ``pmparse train-categories`` writes and the tagger looks for the model by default.
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[3] / "models" / "categories"
 #: Format version of the saved model dict; bumped when its layout changes.
-MODEL_FORMAT = 1
+MODEL_FORMAT = 2
 
 CATEGORY_GROUPS = ("root_cause_categories", "contributing_factor_categories")
 #: Weight of a component mention by where it stands.
@@ -74,17 +79,6 @@ FOCUS_FIELDS = ("root_cause", "trigger", "contributing_factors")
 WHOLE_LIMIT = 20000
 
 #: The only types a category model file may hold (skops loads nothing else).
-TRUSTED_TYPES = [
-    "builtins.dict", "builtins.list", "builtins.str", "builtins.int", "builtins.float", "builtins.tuple",
-    "numpy.ndarray", "numpy.float64", "numpy.int64", "numpy.dtype",
-    "sklearn.calibration.CalibratedClassifierCV", "sklearn.calibration._CalibratedClassifier",
-    "sklearn.calibration._SigmoidCalibration",
-    "sklearn.compose._column_transformer.ColumnTransformer",
-    "sklearn.feature_extraction.text.CountVectorizer", "sklearn.feature_extraction.text.HashingVectorizer",
-    "sklearn.feature_extraction.text.TfidfTransformer",
-    "sklearn.linear_model._logistic.LogisticRegression", "sklearn.pipeline.Pipeline",
-    "sklearn.preprocessing._data.MaxAbsScaler", "sklearn.utils._bunch.Bunch", "builtins.NoneType",
-]
 
 
 # --- cues and texts -------------------------------------------------------------------------
@@ -118,7 +112,7 @@ class Matchers:
 
         Overlapping phrase matches keep the longest ("ingress controller" over "ingress").
         """
-        text = doc.text  # built from the tokens on every access: once, not once per regex
+        text = doc_text(doc)
         end = len(text) if end is None else end
         spans = []
         for match_id, s, e in self.phrases[group](doc):
@@ -133,11 +127,14 @@ class Matchers:
 
     def cue_counts(self, text: str) -> Counter:
         """How often each category's cue phrases occur in ``text`` (``group.id`` -> count)."""
-        doc = self.nlp.make_doc(text)
+        return self.doc_cue_counts(self.nlp.make_doc(text))
+
+    def doc_cue_counts(self, doc: Doc, end: int | None = None) -> Counter:
+        """How often each category's cue phrases occur in ``doc`` (up to character ``end``)."""
         counts: Counter = Counter()
         for group in CATEGORY_GROUPS:
             if group in self.phrases:
-                counts.update(key for key, _, _ in self.matches(doc, group))
+                counts.update(key for key, _, _ in self.matches(doc, group, 0, end))
         return counts
 
 
@@ -170,7 +167,7 @@ def summary_regions(doc: Doc, limit: int = 2500) -> list[tuple[int, int]]:
     if not found:
         masked = doc.user_data.get("pmparse_masked", [])
         body = max((e for s, e in masked if s == 0), default=0)
-        found = [(body, min(len(doc.text), body + limit // 2))]
+        found = [(body, min(len(doc_text(doc)), body + limit // 2))]
     return found
 
 
@@ -196,7 +193,7 @@ def category_texts(doc: Doc) -> tuple[str, str, list[tuple[int, int]]]:
     spans = focus_spans(doc)
     summary = summary_regions(doc)
     extra = _overlapping_none(summary, spans)
-    text = doc.text  # built from the tokens on every access: once, not once per span
+    text = doc_text(doc)
     focus = "\n".join(text[s:e] for s, e in sorted(spans + extra))
     return focus, text[:WHOLE_LIMIT], spans or summary
 
@@ -217,12 +214,14 @@ class CategoryModel:
     """Calibrated one-vs-rest category classifiers over shared text features.
 
     Args:
-        features: A fitted transformer from the ``(n, 3)`` input of :func:`model_rows` to features.
-        classifiers: ``group.id`` -> fitted calibrated binary classifier.
+        features: Features of the ``(n, 3)`` input of :func:`model_rows`.
+        classifiers: The calibrated binary classifier of every ``group.id`` key.
         meta: Name, taxonomy version, training data summary and thresholds.
+        components: The component model (dense candidate rows, see :func:`candidate_rows`), or None.
     """
 
-    def __init__(self, features, classifiers: dict[str, Any], meta: dict[str, Any], components=None) -> None:
+    def __init__(self, features: Features, classifiers: CalibratedBinaries, meta: dict[str, Any],
+                 components: Logistic | None = None) -> None:
         self.features = features
         self.classifiers = classifiers
         self.meta = meta
@@ -233,7 +232,7 @@ class CategoryModel:
         if self.components is None or not candidates:
             return {}
         keys, rows = candidate_rows(candidates, list(self.meta.get("component_ids", [])))
-        return {k: float(p) for k, p in zip(keys, self.components.predict_proba(rows)[:, 1])}
+        return {k: float(p) for k, p in zip(keys, self.components.predict_proba(rows))}
 
     @property
     def name(self) -> str:
@@ -243,63 +242,75 @@ class CategoryModel:
     @property
     def keys(self) -> list[str]:
         """The ``group.id`` keys the model can tag."""
-        return sorted(self.classifiers)
+        return list(self.classifiers.keys)
 
-    def predict_rows(self, rows: np.ndarray) -> list[dict[str, float]]:
+    def predict_rows(self, rows) -> list[dict[str, float]]:
         """Probability of every known category for each input row."""
-        if len(rows) == 0:
+        rows = [list(r) for r in rows]
+        if not rows:
             return []
-        x = self.features.transform(rows)
-        out: list[dict[str, float]] = [{} for _ in range(len(rows))]
-        for key, classifier in self.classifiers.items():
-            probs = classifier.predict_proba(x)[:, 1]
-            for i, p in enumerate(probs):
-                out[i][key] = float(p)
-        return out
+        probs = self.classifiers.predict_proba(self.features.transform(rows))
+        return [{key: float(p) for key, p in zip(self.classifiers.keys, row)} for row in probs]
 
     def save(self, folder: Path) -> Path:
-        """Write the model to ``folder/model.skops`` (skops, never pickle)."""
-        import zipfile
+        """Write ``weights.npz`` and ``meta.json`` into ``folder`` (numeric arrays and JSON, never pickle).
 
-        import skops.io as sio
-
+        The weights are written first: new weights beside an old ``meta.json`` fail its sha256
+        check at load instead of loading silently.
+        """
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
+        specs, arrays = features_to_arrays(self.features, "features")
+        arrays.update({"categories.coef": self.classifiers.coef_t.T, "categories.intercept": self.classifiers.intercept,
+                       "categories.a": self.classifiers.a, "categories.b": self.classifiers.b})
+        if self.components is not None:
+            arrays.update({"components.coef": self.components.coef,
+                           "components.intercept": np.array([self.components.intercept])})
         path = folder / MODEL_FILE
-        tmp = path.with_suffix(".skops.tmp")
-        sio.dump({"format": MODEL_FORMAT, "features": self.features, "classifiers": self.classifiers,
-                  "components": self.components, "meta": self.meta}, tmp, compression=zipfile.ZIP_DEFLATED,
-                 compresslevel=9)
+        tmp = folder / (MODEL_FILE + ".tmp")
+        digest = save_arrays(tmp, arrays)
         tmp.replace(path)
+        meta = {**self.meta, "format": MODEL_FORMAT, "features": specs, "category_keys": self.classifiers.keys,
+                "has_components": self.components is not None, "weights_sha256": digest}
+        atomic_text(folder / META_FILE, json.dumps(meta, indent=2, sort_keys=True) + "\n")
         return path
 
     @classmethod
     def load(cls, folder: Path | str) -> CategoryModel:
-        """Load a model saved by :meth:`save`, trusting only :data:`TRUSTED_TYPES`.
+        """Load a model saved by :meth:`save`.
 
         Raises:
-            ModelError: the file is missing, unreadable, of another format or holds other types.
+            ModelError: the files are missing, unreadable, of another format or do not fit together.
         """
-        import skops.io as sio
-
-        path = Path(folder) / MODEL_FILE
-        if not path.is_file():
+        folder = Path(folder)
+        if not (folder / MODEL_FILE).is_file():
             raise ModelError(f"expected a category model ({MODEL_FILE}), found none", str(folder))
+        meta = read_json(folder / META_FILE)
+        if meta.get("format") != MODEL_FORMAT:
+            raise ModelError(f"expected category model format {MODEL_FORMAT}, found {meta.get('format')}",
+                             str(folder / META_FILE))
+        arrays = load_arrays(folder / MODEL_FILE, meta.get("weights_sha256"))
         try:
-            untrusted = sio.get_untrusted_types(file=path)
-            unexpected = [t for t in untrusted if t not in TRUSTED_TYPES]
-            if unexpected:
-                raise ModelError(f"expected only known scikit-learn types, found {unexpected}", str(path))
-            data = sio.load(path, trusted=untrusted)
-        except ModelError:
-            raise
-        except Exception as exc:  # skops raises many types on a corrupt archive
-            raise ModelError(f"expected a category model, found an unreadable file: {type(exc).__name__}: {exc}",
-                             str(path)) from exc
-        if not isinstance(data, dict) or data.get("format") != MODEL_FORMAT:
-            found = data.get("format") if isinstance(data, dict) else type(data).__name__
-            raise ModelError(f"expected category model format {MODEL_FORMAT}, found {found}", str(path))
-        return cls(data["features"], data["classifiers"], data["meta"], data.get("components"))
+            features = features_from_arrays(meta["features"], arrays, "features")
+            keys = list(meta["category_keys"])
+            classifiers = CalibratedBinaries(keys, arrays["categories.coef"], arrays["categories.intercept"],
+                                             arrays["categories.a"], arrays["categories.b"])
+            components = None
+            if meta.get("has_components"):
+                components = Logistic(arrays["components.coef"], float(arrays["components.intercept"][0]))
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise ModelError(f"expected a category model, found an inconsistent one: {exc!r}", str(folder)) from exc
+        if classifiers.coef_t.shape != (features.width, len(keys)):
+            raise ModelError(f"expected weights for {features.width} features and {len(keys)} keys, found "
+                             f"{classifiers.coef_t.shape}", str(folder))
+        return cls(features, classifiers, meta, components)
+
+
+def atomic_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
 
 
 # --- decisions ------------------------------------------------------------------------------
@@ -502,18 +513,21 @@ class Tagger:
         evidence = spans[:3]
         probs: dict[str, float] = {}
         tags: dict[str, dict] = {}
+        focus_doc = self.matchers.nlp.make_doc(focus)  # tokenized once for the cues and the rules
         if self.model is not None:
-            rows = model_rows(self.matchers, [(focus, whole)])
+            focus_cues = self.matchers.doc_cue_counts(focus_doc)
+            # the whole text is the document's own prefix: its tokens are already there (training
+            # tokenizes the prefix alone; the two differ only at a token cut by the limit)
+            whole_cues = self.matchers.doc_cue_counts(doc, len(whole))
+            rows = [(focus, whole, cue_string(focus_cues, whole_cues))]
             probs = {k: p for k, p in self.model.predict_rows(rows)[0].items() if k in self.valid}
-            cues = set(self.matchers.cue_counts(focus))
             gate = self.model.meta.get("settings", {}).get("cue_gate")
             for group in CATEGORY_GROUPS:
                 fallback = self.fallback_threshold if group == "root_cause_categories" else None
-                for key in decide_categories(probs, group, self.category_threshold, fallback, cues, gate):
+                for key in decide_categories(probs, group, self.category_threshold, fallback, set(focus_cues), gate):
                     tags[key] = {"value": True, "evidence": evidence, "confidence": round(probs[key], 3),
                                  "origin": f"model:{self.model_name}"}
         if self.rule_keys and spans:
-            focus_doc = self.matchers.nlp.make_doc(focus)
             for group in CATEGORY_GROUPS:
                 for key, _, _ in self.matchers.matches(focus_doc, group):
                     if key in self.rule_keys and key not in tags:

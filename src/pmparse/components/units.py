@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from .lines import Line, Mask, code_fence_regions, navigation_regions, split_lines
+from .lines import Mask, code_fence_regions, doc_text, navigation_regions, split_lines
 
 _LIST = re.compile(r"^([ \t]*)(?:[-*+•]|\d{1,3}[.)])[ \t]+")
 _TABLE = re.compile(r"^[ \t]*\|")
@@ -170,7 +170,7 @@ def assign_units(doc: Doc) -> None:
     plain = doc.user_data.get("pmparse_format", "md") == "txt"
     skip = [(span.start_char, span.end_char) for span in doc.spans.get("headings", [])]
     spans = []
-    for unit in segment(doc.text, masked, skip, plain_text=plain):
+    for unit in segment(doc_text(doc), masked, skip, plain_text=plain):
         span = doc.char_span(unit.start, unit.end, label=unit.kind, alignment_mode="contract")
         if span is None or len(span) == 0:
             span = doc.char_span(unit.start, unit.end, label=unit.kind, alignment_mode="expand")

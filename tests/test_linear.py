@@ -1,0 +1,144 @@
+"""The numpy run-time models predict what the scikit-learn estimators they were exported from do."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pmparse.errors import ModelError
+from pmparse.linear import (
+    HashedNgrams,
+    Sparse,
+    TextClassifier,
+    check_export,
+    export_calibrated,
+    export_features,
+    export_logistic,
+    export_softmax,
+    hstack,
+    load_arrays,
+    save_arrays,
+)
+
+TEXTS = [
+    "The primary database ran out of disk space at 02:14 UTC.",
+    "We rolled back deploy #4412; latency returned to normal.",
+    "Ein Überlauf im Zähler (ÄÖÜ) brach die Verbindung ab.",
+    "a b c",  # words shorter than every n
+    "",
+    "   \t\n  ",
+    "x" * 300,
+    "ééé 日本語のテキスト emoji 🙂 ok",
+    "Failover to the replica took 14 minutes because orchestrator refused to promote it.",
+]
+
+
+def _sk_hashed(**options):
+    from sklearn.feature_extraction.text import HashingVectorizer, TfidfTransformer
+    from sklearn.pipeline import Pipeline
+
+    return Pipeline([("hash", HashingVectorizer(alternate_sign=False, norm=None, **options)),
+                     ("tfidf", TfidfTransformer(sublinear_tf=True))])
+
+
+def _column_transformer():
+    from sklearn.compose import ColumnTransformer
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import MaxAbsScaler
+
+    return ColumnTransformer([
+        ("words", _sk_hashed(ngram_range=(1, 2), n_features=2**10), 0),
+        ("chars", _sk_hashed(analyzer="char_wb", ngram_range=(3, 5), n_features=2**10), 0),
+        ("context", _sk_hashed(token_pattern=r"\S+", lowercase=False, n_features=2**6), 1),
+        ("cues", Pipeline([("count", CountVectorizer(vocabulary=["f__a", "f__b", "w__a"], token_pattern=r"\S+",
+                                                      lowercase=False)),
+                           ("scale", MaxAbsScaler())]), 1),
+    ])
+
+
+def _rows(texts):
+    return [(t, f"__kind_x f__a f__a w__a {t[:5]}") for t in texts]
+
+
+def test_features_equal_scikit_learn_on_varied_text():
+    rows = _rows(TEXTS)
+    transformer = _column_transformer().fit(np.array(rows, dtype=object))
+    expected = transformer.transform(np.array(rows, dtype=object)).toarray()
+    found = export_features(transformer).transform(rows).dense()
+    assert found.shape == expected.shape
+    assert np.allclose(found, expected, atol=1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(min_size=0, max_size=80), min_size=1, max_size=4))
+def test_hashed_ngrams_equal_scikit_learn_on_random_text(texts):
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    for analyzer, ngrams in (("word", (1, 2)), ("char_wb", (3, 5))):
+        sk = HashingVectorizer(analyzer=analyzer, ngram_range=ngrams, n_features=2**8, alternate_sign=False, norm=None)
+        mine = HashedNgrams(analyzer, ngrams, 2**8)
+        assert np.array_equal(mine.transform(texts).dense(), sk.transform(texts).toarray())
+
+
+def test_softmax_calibrated_and_logistic_heads_equal_scikit_learn():
+    from sklearn.calibration import CalibratedClassifierCV
+    from sklearn.linear_model import LogisticRegression
+
+    rows = _rows(TEXTS * 3)
+    array = np.array(rows, dtype=object)
+    transformer = _column_transformer().fit(array)
+    x = transformer.transform(array)
+    labels = np.array(["a", "b", "c"] * 9)
+    multi = LogisticRegression(max_iter=500).fit(x, labels)
+    exported = TextClassifier(export_features(transformer), export_softmax(multi))
+    assert np.allclose(exported.predict_proba(rows), multi.predict_proba(x), atol=1e-6)
+
+    binary = np.array([0, 1, 1] * 9)
+    calibrated = {"k.one": CalibratedClassifierCV(LogisticRegression(solver="liblinear"), method="sigmoid", cv=3,
+                                                  ensemble=False).fit(x, binary)}
+    heads = export_calibrated(calibrated)
+    mine = heads.predict_proba(export_features(transformer).transform(rows))
+    assert np.allclose(mine[:, 0], calibrated["k.one"].predict_proba(x)[:, 1], atol=1e-9)
+
+    dense = np.random.default_rng(0).normal(size=(20, 4))
+    logistic = LogisticRegression().fit(dense, (dense[:, 0] > 0).astype(int))
+    assert np.allclose(export_logistic(logistic).predict_proba(dense), logistic.predict_proba(dense)[:, 1])
+
+
+def test_sparse_dot_and_hstack_keep_empty_rows_empty():
+    a = Sparse(np.array([0, 2, 2, 3]), np.array([0, 2, 1]), np.array([1.0, 2.0, 3.0]), (3, 3))
+    b = Sparse(np.array([0, 0, 1, 1]), np.array([0]), np.array([5.0]), (3, 1))
+    both = hstack([a, b])
+    assert both.shape == (3, 4)
+    assert np.array_equal(both.dense(), np.hstack([a.dense(), b.dense()]))
+    weights = np.arange(8, dtype=float).reshape(4, 2)
+    assert np.allclose(both.dot(weights), both.dense() @ weights)
+    assert np.array_equal(both.dot(weights)[1], [30.0, 35.0])  # only the second block's entry (column 3)
+
+
+def test_arrays_round_trip_and_a_changed_file_fails_its_digest(tmp_path):
+    path = tmp_path / "w.npz"
+    digest = save_arrays(path, {"a": np.arange(3.0), "b": np.ones((2, 2), dtype=np.float32)})
+    loaded = load_arrays(path, digest)
+    assert np.array_equal(loaded["a"], [0.0, 1.0, 2.0]) and loaded["b"].dtype == np.float32
+    save_arrays(path, {"a": np.arange(4.0)})
+    with pytest.raises(ModelError, match="sha256"):
+        load_arrays(path, digest)
+    with pytest.raises(ModelError, match="object"):
+        save_arrays(path, {"bad": np.array([object()], dtype=object)})
+    with pytest.raises(ModelError, match="found none"):
+        load_arrays(tmp_path / "missing.npz")
+
+
+def test_check_export_names_the_difference():
+    check_export(np.array([[0.5, 0.5]]), np.array([[0.5, 0.50001]]), "x")
+    with pytest.raises(ModelError, match="difference"):
+        check_export(np.array([[0.5, 0.5]]), np.array([[0.6, 0.4]]), "x")
+
+
+def test_unknown_feature_kinds_are_refused():
+    with pytest.raises(ModelError, match="analyzer"):
+        HashedNgrams("char", (1, 2), 16)
