@@ -82,16 +82,33 @@ class CueRules(BaseModel):
         return self
 
 
-def _any_of(patterns: list[str], flags: int) -> re.Pattern | None:
-    """One regex matching where any of ``patterns`` matches (None for no patterns).
+def _lowercase_pattern(pattern: str) -> str:
+    """``pattern`` for lowercased text: literal letters lowercased, escapes (``\\S``, ``\\W``) kept."""
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern[i] == "\\":
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        out.append(pattern[i].lower())
+        i += 1
+    return "".join(out)
 
-    The patterns were validated one by one; named groups would clash in the alternation, so
-    they are made anonymous first (the cues only ask whether something matches).
+
+def _any_of(patterns: list[str]) -> re.Pattern | None:
+    """One case-sensitive regex over lowercased text matching where any of ``patterns`` matches
+    case-insensitively (None for no patterns).
+
+    Python's ``re`` runs these alternations of words two to three times faster without
+    IGNORECASE, so the text is lowercased once instead (the same answer for any text whose
+    lowercase keeps its length, which is all but a few exotic letters). The patterns were
+    validated one by one; named groups would clash in the alternation, so they are made
+    anonymous first (the cues only ask whether something matches).
     """
     if not patterns:
         return None
-    parts = [re.sub(r"\(\?P<\w+>", "(?:", p) for p in patterns]
-    return re.compile("|".join(f"(?:{p})" for p in parts), flags)
+    parts = [_lowercase_pattern(re.sub(r"\(\?P<\w+>", "(?:", p)) for p in patterns]
+    return re.compile("|".join(f"(?:{p})" for p in parts))
 
 
 class Cues:
@@ -105,11 +122,10 @@ class Cues:
         self.rules = rules
         self.version = rules.version
         self.priority = list(rules.priority)
-        flags = re.IGNORECASE
         # one alternation per cue: "any of these regexes" in a single scan of the unit
-        self._fields = [(name, _any_of(rules.fields[name], flags)) for name in rules.priority]
-        self._chrome = _any_of(rules.chrome, flags)
-        self._prompts = _any_of(rules.prompts, flags)
+        self._fields = [(name, _any_of(rules.fields[name])) for name in rules.priority]
+        self._chrome = _any_of(rules.chrome)
+        self._prompts = _any_of(rules.prompts)
         self.metadata = re.compile(rules.headings.metadata)
         self.broad = re.compile(rules.headings.broad)
         self.narrative = re.compile(rules.headings.narrative)
@@ -117,7 +133,7 @@ class Cues:
 
     def hits(self, text: str) -> list[str]:
         """Names of the cues firing in ``text``: fields in priority order, then chrome and prompt."""
-        folded = " ".join(text.split())
+        folded = " ".join(text.lower().split())
         found = [name for name, regex in self._fields if regex is not None and regex.search(folded)]
         if self._chrome is not None and self._chrome.search(folded):
             found.append(CHROME)

@@ -181,16 +181,24 @@ def _non_overlapping(found: list[tuple], s: int = 1, e: int = 2) -> list[tuple]:
     return sorted(kept, key=lambda f: f[s])
 
 
-def find_partial_dates(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int, int, int]]:
+def find_partial_dates(text: str, start: int = 0, end: int | None = None,
+                       full: list[tuple[str, int, int]] | None = None) -> list[tuple[int, int, int, int]]:
     """Dates written without a year ("November 24th", "10 Jan") in ``text[start:end]``.
 
     Stretches that are part of a full date are left out.
+
+    Args:
+        text: The text.
+        start: Where to start looking.
+        end: Where to stop looking.
+        full: The full dates of the same stretch, when the caller has them already.
 
     Returns:
         ``(month, day, start, end)`` tuples in order of position.
     """
     end = len(text) if end is None else end
-    full = find_dates(text, start, end)
+    if full is None:
+        full = find_dates(text, start, end)
     found = []
     for pattern in (_DM, _MD):
         for match in pattern.finditer(text, start, end):
@@ -330,9 +338,10 @@ def find_moments(text: str, start: int = 0, end: int | None = None, reference: _
     reference it is left out.
     """
     end = len(text) if end is None else end
-    dates: list[tuple[str, int, int, bool]] = [(d, s, e, False) for d, s, e in find_dates(text, start, end, order)]
+    full = find_dates(text, start, end, order)
+    dates: list[tuple[str, int, int, bool]] = [(d, s, e, False) for d, s, e in full]
     if reference is not None:
-        for month, day, s, e in find_partial_dates(text, start, end):
+        for month, day, s, e in find_partial_dates(text, start, end, full):
             value = resolve_year(month, day, reference)
             if value:
                 dates.append((value, s, e, True))

@@ -78,9 +78,6 @@ FOCUS_FIELDS = ("root_cause", "trigger", "contributing_factors")
 #: Longest stretch of the whole text the category model reads.
 WHOLE_LIMIT = 20000
 
-#: The only types a category model file may hold (skops loads nothing else).
-
-
 # --- cues and texts -------------------------------------------------------------------------
 
 
@@ -395,7 +392,21 @@ CANDIDATE_REGIONS = ("title", "trigger", "root_cause", "symptoms", "summary", "c
                      "detection", "other")
 
 
-def component_candidates(doc: Doc, matchers: Matchers) -> dict[str, tuple[np.ndarray, list[tuple[int, int]]]]:
+class _Containment:
+    """Whether any of a list of spans holds a given span: a binary search, not a scan of the list."""
+
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        ordered = sorted(spans)
+        self.starts = [s for s, _ in ordered]
+        self.reach = list(itertools.accumulate((e for _, e in ordered), max))  # furthest end of the first k
+
+    def holds(self, start: int, end: int) -> bool:
+        k = bisect.bisect_right(self.starts, start)  # the spans starting at or before ``start``
+        return bool(k) and self.reach[k - 1] >= end
+
+
+def component_candidates(doc: Doc, matchers: Matchers, matches: list[tuple[str, int, int]] | None = None
+                         ) -> dict[str, tuple[np.ndarray, list[tuple[int, int]]]]:
     """Every component named in ``doc``, with its mention counts per region and its evidence.
 
     Returns:
@@ -407,11 +418,14 @@ def component_candidates(doc: Doc, matchers: Matchers) -> dict[str, tuple[np.nda
         return {}
     regions = component_regions(doc)
     found: dict[str, tuple[np.ndarray, list[tuple[int, int]]]] = {}
-    for key, start, end in matchers.matches(doc, "components"):
+    if matches is None:
+        matches = matchers.matches(doc, "components")
+    holders = [_Containment(regions.get(name, [])) for name in CANDIDATE_REGIONS[:-1]]
+    for key, start, end in matches:
         counts, evidence = found.setdefault(key, (np.zeros(len(CANDIDATE_REGIONS) + 1), []))
         held = False
-        for i, name in enumerate(CANDIDATE_REGIONS[:-1]):
-            if any(s <= start and end <= e for s, e in regions.get(name, [])):
+        for i, holder in enumerate(holders):
+            if holder.holds(start, end):
                 counts[i] += 1
                 held = True
         if held:
@@ -486,8 +500,9 @@ class Tagger:
         """
         tags = {}
         model_ids = set(self.model.meta.get("component_ids", [])) if self.model and self.model.components else set()
+        matches = self.matchers.matches(doc, "components") if "components" in self.matchers.phrases else []
         if model_ids:
-            candidates = component_candidates(doc, self.matchers)
+            candidates = component_candidates(doc, self.matchers, matches)
             probs = self.model.predict_components(
                 {k: v for k, v in candidates.items() if k.split(".", 1)[1] in model_ids})
             threshold = float(self.model.meta.get("component_threshold", 0.5))
@@ -496,7 +511,6 @@ class Tagger:
                     counts, evidence = candidates[key]
                     tags[key] = {"value": True, "evidence": sorted(set(evidence))[:5], "confidence": round(p, 3),
                                  "origin": f"model:{self.model_name}"}
-        matches = self.matchers.matches(doc, "components") if "components" in self.matchers.phrases else []
         matches = [m for m in matches if m[0].split(".", 1)[1] not in model_ids]
         scores = score_components(matches, component_regions(doc))
         for key in keep_components(scores, self.component_threshold, self.component_relative):
