@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pmparse.cues import _lowercase_pattern, load_cues
+from pmparse.cues import lowercase_pattern, load_cues
 
 UNITS = [
     "We will add an alert on queue depth (T123456).",
@@ -52,4 +52,4 @@ def test_hits_equal_the_patterns_on_mixed_case_word_salad(words):
 
 
 def test_lowercasing_keeps_escapes():
-    assert _lowercase_pattern(r"\bT\d{5}\S+[A-Z]") == r"\bt\d{5}\S+[a-z]"
+    assert lowercase_pattern(r"\bT\d{5}\S+[A-Z]") == r"\bt\d{5}\S+[a-z]"

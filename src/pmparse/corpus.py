@@ -14,6 +14,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import UsageError
+from .rules import SAFE_LOADER
 
 #: The repository checkout (for ``corpus/`` and ``eval/``), when pmparse runs from one.
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -56,7 +57,7 @@ def corpus_root(explicit: str | os.PathLike | None = None) -> Path:
 def load_manifest(path: Path = DEFAULT_MANIFEST) -> Manifest:
     """Load and validate the corpus manifest."""
     try:
-        return Manifest.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+        return Manifest.model_validate(yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER))
     except (OSError, yaml.YAMLError, ValidationError) as exc:
         raise UsageError(f"expected a valid corpus manifest, found: {exc}", str(path)) from exc
 

@@ -15,7 +15,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import RulesError
-from .rules import check_regexes
+from .rules import SAFE_LOADER, check_regexes
 from .schema import TEXT_FIELDS
 
 #: Cue names that are not fields: page chrome and template prompts.
@@ -82,7 +82,7 @@ class CueRules(BaseModel):
         return self
 
 
-def _lowercase_pattern(pattern: str) -> str:
+def lowercase_pattern(pattern: str) -> str:
     """``pattern`` for lowercased text: literal letters lowercased, escapes (``\\S``, ``\\W``) kept."""
     out, i = [], 0
     while i < len(pattern):
@@ -107,7 +107,7 @@ def _any_of(patterns: list[str]) -> re.Pattern | None:
     """
     if not patterns:
         return None
-    parts = [_lowercase_pattern(re.sub(r"\(\?P<\w+>", "(?:", p)) for p in patterns]
+    parts = [lowercase_pattern(re.sub(r"\(\?P<\w+>", "(?:", p)) for p in patterns]
     return re.compile("|".join(f"(?:{p})" for p in parts))
 
 
@@ -156,7 +156,7 @@ def load_cues(path: Path | None = None) -> Cues:
     try:
         raw = Path(path).read_text(encoding="utf-8") if path else \
             resources.files("pmparse.resources").joinpath("cues.yaml").read_text(encoding="utf-8")
-        data = yaml.safe_load(raw)
+        data = yaml.load(raw, Loader=SAFE_LOADER)
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise RulesError(f"expected a readable YAML file, found {type(exc).__name__}: {exc}", where) from exc
     try:

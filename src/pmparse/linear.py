@@ -157,12 +157,16 @@ class HashedNgrams:
             text = text.lower()
         low, high = self.ngram_range
         if self.analyzer == "word":
-            tokens = self._token.findall(text)
+            # r"\S+" finds what str.split() does (both split on str.isspace()), faster
+            tokens = text.split() if self.token_pattern == r"\S+" else self._token.findall(text)
             if high == 1:
                 return tokens
             grams = list(tokens) if low == 1 else []
             for n in range(max(low, 2), min(high, len(tokens)) + 1):
-                grams.extend(" ".join(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+                if n == 2:
+                    grams.extend([a + " " + b for a, b in zip(tokens, tokens[1:])])
+                else:
+                    grams.extend(" ".join(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
             return grams
         grams = []
         for word in _WHITE.sub(" ", text).split():
@@ -204,11 +208,15 @@ class HashedNgrams:
                     cache[word] = found
                 out.extend(found)
             return out
-        for gram in self.terms(text):
-            column = cache.get(gram)
-            if column is None:
-                column = cache[gram] = self._column(gram)
-            out.append(column)
+        grams = self.terms(text)
+        out = [cache.get(gram) for gram in grams]
+        if None in out:
+            width = self.n_features
+            for i, column in enumerate(out):
+                if column is None:
+                    h = _murmur(grams[i])
+                    column = (2147483647 - (width - 1)) % width if h == -2147483648 else abs(h) % width
+                    out[i] = cache[grams[i]] = column
         return out
 
     def transform(self, texts: Sequence[str]) -> Sparse:

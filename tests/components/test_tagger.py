@@ -307,3 +307,21 @@ def test_convert_refuses_an_invalid_taxonomy_before_reading_inputs(tmp_path):
     assert result.exit_code == 2
     assert "invalid taxonomy" in result.output and str(bad) in result.output
     assert not (tmp_path / "lib").exists()
+
+
+def test_taxonomy_patterns_match_case_insensitively_with_exact_offsets():
+    matchers = Matchers(spacy.blank("en"), load_taxonomy())
+    text = "Our ORCHESTRATOR demoted the MySQL primary. Then the Engineer RAN a cleanup script."
+    doc = spacy.blank("en").make_doc(text)
+    rc = matchers.matches(doc, "root_cause_categories")
+    found = {(key, text[s:e]) for key, s, e in rc}
+    assert ("root_cause_categories.operator_error", "Engineer RAN") in found
+    comps = {(key, text[s:e]) for key, s, e in matchers.matches(doc, "components")}
+    assert ("components.database_failover_manager", "ORCHESTRATOR") in comps
+    # a letter whose lowercase is longer (U+0130) shifts lowercase offsets: the case-insensitive
+    # patterns run on the text itself, and the offsets still point at the words
+    shifted = "\u0130stanbul team: the Engineer RAN a cleanup script."
+    doc = spacy.blank("en").make_doc(shifted)
+    spans = [shifted[s:e] for key, s, e in matchers.matches(doc, "root_cause_categories")
+             if key == "root_cause_categories.operator_error"]
+    assert spans and set(spans) == {"Engineer RAN"}

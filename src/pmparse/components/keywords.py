@@ -15,7 +15,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..errors import RulesError
-from ..rules import FieldOrNone
+from ..rules import SAFE_LOADER, FieldOrNone
 
 
 class KeywordRules(BaseModel):
@@ -30,7 +30,7 @@ def load_keywords() -> list[tuple[str, re.Pattern]]:
     """The packaged keyword table as ``(field, compiled regex)`` pairs, in priority order."""
     raw = resources.files("pmparse.resources").joinpath("keywords.yaml").read_text(encoding="utf-8")
     try:
-        rules = KeywordRules.model_validate(yaml.safe_load(raw))
+        rules = KeywordRules.model_validate(yaml.load(raw, Loader=SAFE_LOADER))
         return [(field, re.compile(regex, re.IGNORECASE)) for field, regexes in rules.fields.items() for regex in regexes]
     except (ValidationError, re.error) as exc:
         raise RulesError(f"invalid keyword rules: {exc}", "pmparse/resources/keywords.yaml") from exc
