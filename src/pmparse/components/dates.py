@@ -28,10 +28,11 @@ _DOTTED = re.compile(r"(?<![\w.])(?P<d>[0-3]?\d)\.(?P<m>[01]?\d)\.(?P<y>(?:19|20
 _DM = re.compile(r"(?<!\w)" + _WEEKDAY + r"(?P<d>[0-3]?\d)" + _ORD + r"\.?\s+(?:of\s+)?" + _MONTH + r"\b\.?", re.IGNORECASE)
 _MD = re.compile(r"(?<!\w)" + _WEEKDAY + _MONTH + r"\.?\s+(?P<d>[0-3]?\d)" + _ORD + r"\b(?!:\d)", re.IGNORECASE)
 _YEAR = re.compile(r"(?<!\d)(?P<y>(?:19|20)\d{2})(?!\d)")
-# 13:19, 4:11 AM, 2:08pm, 21:43:05, 1250 UTC; the hour may be followed by a time zone
+# 13:19, 4:11 AM, 2:08pm, 21:43:05, 1250 UTC; the hour may be followed by a time zone (or by the colon of
+# a list entry, "20:39: deploy starts")
 _TZ = r"(?:\s?(?:utc|gmt|z|[cp][sd]?t|[ecmp][sd]t|bst|cest|cet|ist|jst|aest|aedt|pst|pdt|edt|est)\b(?:\s?[+-]\s?\d{1,2}(?::?\d{2})?)?)?"
 _CLOCK = re.compile(
-    r"(?<![\d:.])(?P<h>[01]?\d|2[0-3]):(?P<mi>[0-5]\d)(?::[0-5]\d(?:\.\d+)?)?(?![\d:])(?:\s?(?P<ap>[ap]\.?m\.?)(?!\w))?"
+    r"(?<![\d:.])(?P<h>[01]?\d|2[0-3]):(?P<mi>[0-5]\d)(?::[0-5]\d(?:\.\d+)?)?(?!\d|:\d)(?:\s?(?P<ap>[ap]\.?m\.?)(?!\w))?"
     + r"(?P<tz>" + _TZ + r")",
     re.IGNORECASE,
 )
@@ -55,34 +56,63 @@ _NUM = r"(?:\d{1,4}(?:[.,]\d{1,2})?\s?|\b" + _WORDS + r"\s)"
 _UNIT = r"(?:h(?:ou)?rs?|h|min(?:ute)?s?|m|days?|d|secs?|seconds?)"
 # a unit ends where letters end, so "1h50m" reads as 1 h and 50 m
 _AMOUNT = re.compile(r"(?P<n>" + _NUM + r")(?P<u>" + _UNIT + r")(?![a-z])", re.IGNORECASE)
+_LABEL_NAMES = (
+    r"(?:time to (?:repair|recover(?:y)?|resolve|resolution|mitigat(?:e|ion))|duration|outage length|"
+    r"(?:outage|incident|impact) (?:duration|length)|total downtime|downtime)"
+)
+# a field label starts its line ("- **Time to repair**: 6h 27m", "| Duration | 2h |", or a definition
+# list's "Duration" with ": 2h" on the next line); a label inside a sentence or a parenthesis
+# ("(duration: 04m 12s)" in a tool's log line) is not the report's field
 _LABELLED = re.compile(
-    r"(?:time to (?:repair|recover(?:y)?|resolve|resolution|mitigat(?:e|ion))|duration|outage length|total downtime|downtime)"
-    r"\s*\**\s*[:=]\s*\**\s*(?P<val>[^\n]{1,40})",
+    r"^[ \t>*_|#+-]{0,8}(?:total )?(?P<label>" + _LABEL_NAMES + r")"
+    r"[ \t]{0,3}\**\n?[ \t]{0,3}[:=|][ \t]{0,3}\**[ \t]{0,3}(?P<val>[^\n]{1,40})",
+    re.IGNORECASE | re.MULTILINE,
+)
+_ABOUT = r"(?:about|approximately|approx\.?|around|roughly|nearly|almost|over|more than|just over|just under|~)"
+_VALUE = r"(?P<val>" + _NUM + _UNIT + r"(?:[ \t]{0,3}(?:and|,)?[ \t]{0,3}" + _NUM + _UNIT + r")?)\b"
+# the same measures written in a sentence: "the time to resolution was about 35 minutes"
+_LABELLED_PROSE = re.compile(
+    r"\b(?:time to (?:repair|recover(?:y)?|resolve|resolution|mitigat(?:e|ion))|(?:outage|incident|impact) duration|"
+    r"total downtime|duration of the (?:outage|incident|impact|disruption))"
+    r"(?: (?:was|is|of|:))? (?:" + _ABOUT + r" ?)?" + _VALUE,
     re.IGNORECASE,
 )
+# "for 2 hours", "lasted 45 minutes", "a period of 30 minutes"; a bare "of"/"over" states a timeout, a
+# size or a retention ("a TTL of 5 minutes", "files over 250M") as often as an outage, so it needs a word
+# saying it is a stretch of time
 _PHRASE = re.compile(
-    r"\b(?:for|lasted|lasting|of|over|during)\s+(?:about|approximately|approx\.?|around|roughly|nearly|almost|over|more than|just over|just under|~)?\s*"
-    r"(?P<val>" + _NUM + _UNIT + r"(?:\s*(?:and|,)?\s*" + _NUM + _UNIT + r")?)\b",
-    re.IGNORECASE,
-)
-
-
-_PHRASE = re.compile(
-    r"\b(?:for|lasted|lasting|of|over|during)\s+(?:about|approximately|approx\.?|around|roughly|nearly|almost|over|more than|just over|just under|~)?\s*"
-    r"(?P<val>" + _NUM + _UNIT + r"(?:\s*(?:and|,)?\s*" + _NUM + _UNIT + r")?)\b",
+    r"\b(?:for|lasted|lasting|during|(?:period|window|stretch|span|interval|duration|course) of)\s{1,3}"
+    r"(?:" + _ABOUT + r"\s{0,3})?" + _VALUE,
     re.IGNORECASE,
 )
 # an outage length in words that say so: "an outage of 2 hours", "2 hours of downtime"
 _OUTAGE_PHRASE = re.compile(
-    r"\b(?:outage|downtime|disruption|incident|degradation|unavailab\w+|impact)\b[^.\n]{0,40}?\b(?:for|of|lasted|lasting)\s+"
-    r"(?:about|approximately|approx\.?|around|roughly|nearly|almost|over|more than|just over|just under|~)?\s*"
-    r"(?P<val>" + _NUM + _UNIT + r"(?:\s*(?:and|,)?\s*" + _NUM + _UNIT + r")?)\b",
+    r"\b(?:outage|downtime|disruption|incident|degradation|unavailab\w+|impact)\b[^.\n]{0,40}?"
+    r"\b(?:for|of|lasted|lasting)\s{1,3}(?:" + _ABOUT + r"\s{0,3})?" + _VALUE,
+    re.IGNORECASE,
+)
+# how long recovery took: "recovered in 15 minutes", "recovery took about 25 minutes", "fixed within 2 hours"
+_RECOVERY_PHRASE = re.compile(
+    r"\b(?:recover(?:y|ed|s)?|resolved|restored|fixed)\b[^.\n]{0,30}?\b(?:in|within|took|after)"
+    r" (?:" + _ABOUT + r" ?)?" + _VALUE,
+    re.IGNORECASE,
+)
+# a length followed by "before we noticed" is the time to detect, not the outage's length
+_BEFORE_NOTICED = re.compile(
+    r"[^.\n]{0,20}?\bbefore (?:\w+ ){0,3}(?:notic|detect|spott|discover|realiz|realis|report|alert)",
     re.IGNORECASE,
 )
 _SPAN_OPEN = re.compile(r"\b(?:between|from)\s+(?:about\s+|around\s+|approximately\s+|roughly\s+)?$", re.IGNORECASE)
 _SPAN_JOIN = re.compile(
     r"^\s*(?:,\s*)?(?:and|to|until|till|through|-{1,2}|–|—)\s+(?:about\s+|around\s+|approximately\s+|roughly\s+)?$"
-    r"|^\s*(?:-{1,2}|–|—)\s*$",
+    r"|^\s*(?:-{1,2}>?|=>|→|–|—)\s*$",
+    re.IGNORECASE,
+)
+# an hour range sharing its am/pm: "1-3pm", "11:30-1pm", "9 to 10:15 am" (both halves written with
+# their own am/pm are two clock times joined by a dash, read by find_stated_spans directly)
+_HOUR_RANGE = re.compile(
+    r"(?<![\w:.,/-])(?P<h1>1[0-2]|0?[1-9])(?::(?P<m1>[0-5]\d))?[ \t]?(?:-{1,2}|–|—|to)[ \t]?"
+    r"(?P<h>1[0-2]|0?[1-9])(?::(?P<mi>[0-5]\d))?[ \t]?(?P<ap>[ap]\.?m\.?)(?!\w)",
     re.IGNORECASE,
 )
 # Key events lists: "Fault occurs 2020-04-15 07:15", "Resolved: 2020-04-15 15:09"
@@ -266,7 +296,8 @@ def parse_duration(value: str) -> int | None:
         seen = True
     if not seen:
         return None
-    return int(round(total))
+    # half a minute rounds up ("4.5 minutes" is 5), as people round
+    return int(total + 0.5)
 
 
 # --- points in time ------------------------------------------------------------------------
@@ -402,35 +433,111 @@ def span_minutes(first: Moment, second: Moment) -> int | None:
 # --- durations ------------------------------------------------------------------------------
 
 
+def _hour_ranges(text: str, start: int, end: int) -> list[tuple[int, int, int]]:
+    """Hour ranges that share one am/pm ("1-3pm"): ``(minutes, start, end)`` in order of position."""
+    found = []
+    for match in _HOUR_RANGE.finditer(text, start, end):
+        second = _clock_minutes(match)
+        if second is None:
+            continue
+        first = int(match.group("h1")) % 12 * 60 + int(match.group("m1") or 0)
+        if match.group("ap").lower().startswith("p"):
+            first += 720
+        if first >= second:
+            # "11-1pm" starts in the morning
+            first -= 720
+        minutes = second - first
+        if 0 < minutes <= 720:
+            found.append((minutes, match.start(), match.end()))
+    return found
+
+
+def _in_entry(text: str, offset: int, opening: int | None = None) -> bool:
+    """True when ``offset`` is inside a timeline entry: its line starts with another clock time, or
+    with a range ending at ``opening`` that words follow ("07:10-07:25: we restart the workers"; a
+    line holding a range alone is a list of windows)."""
+    line = text.rfind("\n", 0, offset) + 1
+    while line < offset and text[line] in " \t|*-#>_[":
+        line += 1
+    if line >= offset:
+        if opening is None:
+            return False
+        stop = text.find("\n", opening)
+        return bool(re.search(r"[a-z]", text[opening:stop if stop >= 0 else len(text)], re.IGNORECASE))
+    moments = find_moments(text, line, min(offset, line + 30))
+    return bool(moments) and moments[0].start <= line + 1 and moments[0].minutes is not None
+
+
 def find_stated_spans(text: str, start: int = 0, end: int | None = None, reference: _dt.date | None = None,
                       order: str = "mdy") -> list[tuple[int, list[tuple[int, int]]]]:
     """Spans a text states from one moment to another, with their length in minutes.
 
     "between 13:19 UTC on 10 Jan and 05:30 UTC on 11 Jan", "from March 3, 9:15 AM UTC to March
-    4, 1:40 PM UTC", "23:01 - 02:40 UTC". A dash alone joins two moments only when both
-    carry a clock time.
+    4, 1:40 PM UTC", "23:01 - 02:40 UTC", "10:05 -> 10:50", "1-3pm". A dash or an arrow alone joins
+    two moments only when both carry a clock time; a word joins them across a wrapped line.
+
+    Windows written one after the other ("between 08:10 and 08:25 and again between 08:40 and 09:00")
+    make one span whose length is their sum. A span inside a timeline entry (a line that starts with
+    another time), or a dash range opening its line ("07:10-07:25: workers restarted"), is the span
+    of a step and is left out.
 
     Returns:
-        ``(minutes, [(start, end), (start, end)])`` per span, in order of position.
+        ``(minutes, evidence)`` per span, in order of position; evidence holds the ``(start, end)``
+        of every moment.
     """
     end = len(text) if end is None else end
+    ranges = _hour_ranges(text, start, end)
     moments = find_moments(text, start, end, reference, order)
-    spans = []
+    # (minutes, evidence, first moment, last moment)
+    found: list[tuple[int, list[tuple[int, int]], Moment | None, Moment | None]] = [
+        (minutes, [(s, e)], None, None) for minutes, s, e in ranges if not _in_entry(text, s, e)
+    ]
     for first, second in zip(moments, moments[1:]):
+        if any(s <= first.start < e for _, s, e in ranges):
+            continue
         between = text[first.end:second.start]
-        if len(between) > 24 or "\n" in between or not _SPAN_JOIN.match(between):
+        if len(between) > 24 or between.count("\n") > 1 or not _SPAN_JOIN.match(between):
             continue
         opened = _SPAN_OPEN.search(text[max(0, first.start - 30):first.start])
         dash_only = not re.search(r"[a-z]", between, re.IGNORECASE)
+        if dash_only and "\n" in between:
+            # a dash at a line's end is a list's or a table's, not a range's
+            continue
         if not opened and not (dash_only and first.minutes is not None and second.minutes is not None):
             continue
         if first.minutes is None or second.minutes is None:
             # a range of days ("26 March - 23 April") is a window, not a stated length in minutes
             continue
         minutes = span_minutes(first, second)
-        if minutes is not None and 0 < minutes <= MAX_MINUTES:
-            spans.append((minutes, [(first.start, first.end), (second.start, second.end)]))
+        if minutes is None or not 0 < minutes <= MAX_MINUTES:
+            continue
+        if not _in_entry(text, first.start, None if opened else second.end):
+            found.append((minutes, [(first.start, first.end), (second.start, second.end)], first, second))
+    found.sort(key=lambda f: f[1][0][0])
+    spans: list[tuple[int, list[tuple[int, int]]]] = []
+    last: Moment | None = None
+    for minutes, evidence, first, second in found:
+        if spans and last is not None and first is not None and _follows(text, spans[-1][1][-1][1], last, first):
+            total = spans[-1][0] + minutes
+            if total <= MAX_MINUTES:
+                spans[-1] = (total, spans[-1][1] + evidence)
+                last = second
+                continue
+        spans.append((minutes, evidence))
+        last = second
     return spans
+
+
+def _follows(text: str, previous_end: int, last: Moment, first: Moment) -> bool:
+    """True when the window starting at ``first`` is written right after one ending at ``last`` and
+    starts when (or after) it ended: a list of windows, not a restatement."""
+    gap = text[previous_end:first.start]
+    if len(gap) > 100 or "\n\n" in gap:
+        return False
+    if last.date == first.date and last.minutes == first.minutes:
+        return True
+    apart = span_minutes(last, first)
+    return apart is not None and apart <= 720
 
 
 def find_key_events(text: str, start: int = 0, end: int | None = None, reference: _dt.date | None = None,
@@ -475,26 +582,53 @@ def find_key_events(text: str, start: int = 0, end: int | None = None, reference
 
 
 _RECOVERY = re.compile(
-    r"\b(?:resolved|recovered|recovery complete|restored|back to normal|back up|fixed|mitigated|operational|healthy|"
+    r"\b(?:resolved|recovered|recovery|restored|back to normal|back up|fixed|mitigated|operational|healthy|"
     r"stable|stabili[sz]ed|all clear|closed|reopened|re-opened|went back|returned to normal|normal again|is up|are up|"
     r"working again|works again|incident (?:over|ended)|outage (?:over|ended))\b",
     re.IGNORECASE,
 )
+# explicit marks some timelines carry: "OUTAGE BEGINS", "impact starts", "end of the outage"
+_START_MARK = re.compile(
+    r"\b(?:(?:outage|incident|impact) (?:begins|began|starts|started|start)|"
+    r"start of (?:the )?(?:outage|incident|impact))\b",
+    re.IGNORECASE,
+)
+_END_MARK = re.compile(
+    r"\b(?:(?:outage|incident|impact) (?:ends|ended|end|stops|stopped|is over|over)(?! up)|"
+    r"end of (?:the )?(?:outage|incident|impact))\b",
+    re.IGNORECASE,
+)
+# an entry saying the service failed again: the recovery before it did not end the incident
+_RELAPSE = re.compile(
+    r"\b(?:fail(?:s|ed|ing)|(?:is|are|was|were|went|goes|going) down|broke|broken|crash(?:ed|es|ing)?|"
+    r"stopped working|unavailable|unreachable)\b",
+    re.IGNORECASE,
+)
+#: A timeline time this many minutes (or more) before the previous one starts the next day.
+ROLLOVER = 180
+#: How far past its time an entry's text is read (entries under a heading run on for lines).
+ENTRY_TEXT = 400
 
 
-def timeline_span(text: str, start: int, end: int, reference: _dt.date | None = None,
-                  order: str = "mdy") -> tuple[int, list[tuple[int, int]]] | None:
-    """From the first entry of a timeline section ``text[start:end]`` to its last entry saying the
-    service recovered ("resolved", "restored", "back to normal" ...).
+class _Entry:
+    """One timeline entry: its moment (dated) and what its text says."""
 
-    Only lines that begin with a clock time (with or without a date) are entries; entries without
-    a date take the reference date, and times that go backwards are read as the next day. Without
-    an entry that says the service recovered, the timeline states no duration.
+    __slots__ = ("moment", "recovered", "starts", "ends", "relapse")
 
-    Returns:
-        ``(minutes, [first_evidence, recovery_evidence])`` or None.
+    def __init__(self, moment: Moment, recovered: bool, starts: bool, ends: bool, relapse: bool) -> None:
+        self.moment, self.recovered, self.starts, self.ends, self.relapse = moment, recovered, starts, ends, relapse
+
+
+def _timeline_entries(text: str, start: int, end: int, reference: _dt.date | None, order: str) -> list[_Entry]:
+    """The entries of a timeline section: lines that begin with a clock time (with or without a date).
+
+    An entry's text runs from its time to the next entry (at most ENTRY_TEXT characters), so an
+    entry written as a heading with paragraphs under it, or wrapped over lines, is read whole.
+    Entries without a date take the last date seen (on an entry or on a line opening with a date
+    alone) or the reference; a time more than ROLLOVER minutes earlier than the one before is read as
+    the next day (a smaller step back is an entry written out of order).
     """
-    entries: list[tuple[Moment, bool]] = []
+    heads: list[tuple[Moment, int]] = []
     pos = start
     day = reference
     last_minutes: int | None = None
@@ -503,40 +637,124 @@ def timeline_span(text: str, start: int, end: int, reference: _dt.date | None = 
         stripped = len(line) - len(line.lstrip(" \t|*-#>_"))
         head = line_start + stripped
         moments = find_moments(text, head, min(pos, head + 48), reference, order)
-        if not moments or moments[0].start > head + 2 or moments[0].minutes is None:
+        if not moments or moments[0].start > head + 2:
             continue
         moment = moments[0]
+        if moment.minutes is None:
+            if moment.date is not None:
+                # a line opening with a date alone ("### 11 March", "2021-03-11:") starts that day's entries
+                day, last_minutes = _dt.date.fromisoformat(moment.date), None
+            continue
         if moment.date is not None:
             day = _dt.date.fromisoformat(moment.date)
         elif day is None:
             continue
         else:
-            if last_minutes is not None and moment.minutes < last_minutes and moments[0].date is None:
+            if last_minutes is not None and moment.minutes < last_minutes - ROLLOVER:
                 day = day + _dt.timedelta(days=1)
             moment = Moment(moment.start, moment.end, day.isoformat(), moment.minutes, True)
         last_minutes = moment.minutes
-        entries.append((moment, bool(_RECOVERY.search(text, moment.end, pos))))
+        heads.append((moment, line_start))
+    entries = []
+    for i, (moment, _) in enumerate(heads):
+        stop = heads[i + 1][1] if i + 1 < len(heads) else end
+        stop = min(stop, moment.end + ENTRY_TEXT)
+        recovered = bool(_RECOVERY.search(text, moment.end, stop))
+        entries.append(_Entry(moment, recovered, bool(_START_MARK.search(text, moment.end, stop)),
+                              bool(_END_MARK.search(text, moment.end, stop)),
+                              not recovered and bool(_RELAPSE.search(text, moment.end, stop))))
+    return entries
+
+
+def timeline_reading(text: str, start: int, end: int, reference: _dt.date | None = None,
+                     order: str = "mdy") -> tuple[int, list[tuple[int, int]], bool] | None:
+    """The span a timeline section ``text[start:end]`` states, and whether it marks both its ends.
+
+    The start is the entry marked as the start of the outage ("OUTAGE BEGINS", "start of the
+    incident"), else the first entry; the end is the last entry marked as its end ("OUTAGE ENDS"),
+    else the last entry saying the service recovered ("resolved", "restored", "back to normal" ...).
+    Without either, or when a later entry says the service failed again, the timeline states no
+    duration.
+
+    Returns:
+        ``(minutes, [start_evidence, end_evidence], marked)`` or None; ``marked`` is True when
+        both ends come from explicit marks.
+    """
+    entries = _timeline_entries(text, start, end, reference, order)
     if len(entries) < 2:
         return None
-    first = entries[0][0]
-    recovered = [m for m, ok in entries[1:] if ok]
-    if not recovered:
-        return None
-    last = recovered[-1]
+    marked_starts = [i for i, e in enumerate(entries) if e.starts]
+    first_index = marked_starts[0] if marked_starts else 0
+    later = entries[first_index + 1:]
+    marked_ends = [e for e in later if e.ends]
+    if marked_ends:
+        last_entry = marked_ends[-1]
+    else:
+        recovered = [i for i, e in enumerate(later) if e.recovered]
+        if not recovered or any(e.relapse for e in later[recovered[-1] + 1:]):
+            # no recovery, or a failure after the last one: the timeline does not show the end
+            return None
+        last_entry = later[recovered[-1]]
+    first, last = entries[first_index].moment, last_entry.moment
     minutes = span_minutes(first, last)
     if minutes is None or minutes > MAX_MINUTES:
         return None
-    return minutes, [(first.start, first.end), (last.start, last.end)]
+    return minutes, [(first.start, first.end), (last.start, last.end)], bool(marked_starts and marked_ends)
+
+
+def timeline_span(text: str, start: int, end: int, reference: _dt.date | None = None,
+                  order: str = "mdy") -> tuple[int, list[tuple[int, int]]] | None:
+    """From the first entry of a timeline section ``text[start:end]`` (or the one marked as the
+    outage's start) to its last entry saying the service recovered (or the one marked as the end);
+    see :func:`timeline_reading`.
+
+    Returns:
+        ``(minutes, [first_evidence, recovery_evidence])`` or None.
+    """
+    found = timeline_reading(text, start, end, reference, order)
+    return None if found is None else (found[0], found[1])
+
+
+def _labelled(text: str, start: int, end: int) -> tuple[int, list[tuple[int, int]]] | None:
+    """The first labelled length ("Time to repair: 6h 27m", "time to resolution was 35 minutes")."""
+    found: list[tuple[int, int, tuple[int, int]]] = []
+    for pattern in (_LABELLED, _LABELLED_PROSE):
+        for match in pattern.finditer(text, start, end):
+            minutes = parse_duration(match.group("val"))
+            if minutes is not None and 0 < minutes <= MAX_MINUTES:
+                found.append((match.start(), minutes, match.span("val")))
+                break
+    if not found:
+        return None
+    _, minutes, evidence = min(found)
+    return minutes, [evidence]
+
+
+def several_incidents(text: str, start: int = 0, end: int | None = None) -> bool:
+    """True when one length label comes back with other values ("Duration: 40 minutes" ...
+    "Duration: 25 minutes"): the text reports several incidents, and states no single length."""
+    end = len(text) if end is None else end
+    values: dict[str, set[int]] = {}
+    for match in _LABELLED.finditer(text, start, end):
+        minutes = parse_duration(match.group("val"))
+        if minutes is not None and 0 < minutes <= MAX_MINUTES:
+            values.setdefault(" ".join(match.group("label").lower().split()), set()).add(minutes)
+    return any(len(v) > 1 for v in values.values())
 
 
 def find_duration(text: str, start: int = 0, end: int | None = None, reference: _dt.date | None = None,
-                  order: str = "mdy") -> tuple[int, list[tuple[int, int]], float, str] | None:
+                  order: str = "mdy", timelines: list[tuple[int, int]] | None = None
+                  ) -> tuple[int, list[tuple[int, int]], float, str] | None:
     """The incident's stated duration, in minutes.
 
     In order of trust: labelled start and end events ("Fault occurs ... / Repaired ..."), a labelled
     value ("Time to repair: 6h 27m"), then whichever comes first of a stated span near the top
     ("between 13:19 UTC on 10 Jan and 05:30 UTC on 11 Jan") and a phrase ("for 1 hour and 50
-    minutes").
+    minutes"). A timeline whose entries mark the outage's start and end ("OUTAGE BEGINS" ...
+    "OUTAGE ENDS") wins over a phrase, which rounds. Failing all those, a timeline's start and end
+    (:func:`timeline_reading`, a weaker reading with a lower confidence). A phrase followed by
+    "before we noticed" is the time to detect and is left out. A text that gives one length label
+    several values reports several incidents (:func:`several_incidents`) and states none.
 
     Args:
         text: The text.
@@ -544,19 +762,21 @@ def find_duration(text: str, start: int = 0, end: int | None = None, reference: 
         end: Where to stop looking.
         reference: The date yearless dates resolve against (the incident date when known).
         order: How to read ambiguous numeric dates.
+        timelines: ``(start, end)`` of timeline sections.
 
     Returns:
         ``(minutes, evidence, confidence, how)`` or None when the text states none; ``how`` is
-        ``key_events``, ``span``, ``labelled`` or ``phrase``.
+        ``key_events``, ``labelled``, ``span``, ``phrase``, ``timeline_marks`` or ``timeline``.
     """
     end = len(text) if end is None else end
     events = find_key_events(text, start, min(end, start + 4000), reference, order)
     if events is not None:
         return events[0], events[1], 0.85, "key_events"
-    for match in _LABELLED.finditer(text, start, end):
-        minutes = parse_duration(match.group("val"))
-        if minutes is not None and 0 < minutes <= MAX_MINUTES:
-            return minutes, [match.span("val")], 0.75, "labelled"
+    if several_incidents(text, start, end):
+        return None
+    labelled = _labelled(text, start, end)
+    if labelled is not None:
+        return labelled[0], labelled[1], 0.75, "labelled"
     # a span and a phrase both state it: the first one written (the summary's) wins
     found: list[tuple[int, int, list[tuple[int, int]], float, str]] = []
     head = min(end, start + 3000)
@@ -564,16 +784,31 @@ def find_duration(text: str, start: int = 0, end: int | None = None, reference: 
     if spans:
         minutes, evidence = spans[0]
         found.append((evidence[0][0], minutes, evidence, 0.75, "span"))
-    for pattern, confidence in ((_OUTAGE_PHRASE, 0.6), (_PHRASE, 0.5)):
+    for pattern, confidence in ((_OUTAGE_PHRASE, 0.6), (_PHRASE, 0.5), (_RECOVERY_PHRASE, 0.5)):
         for match in pattern.finditer(text, start, min(end, start + 6000)):
             minutes = parse_duration(match.group("val"))
-            if minutes is not None and 0 < minutes <= 60 * 24 * 14:
-                found.append((match.start("val"), minutes, [match.span("val")], confidence, "phrase"))
-                break
-    if not found:
-        return None
-    first = min(found, key=lambda f: f[0])
-    if first[4] == "phrase" and first[0] >= head:
+            if minutes is None or not 0 < minutes <= 60 * 24 * 14:
+                continue
+            if _BEFORE_NOTICED.match(text, match.end("val"), min(len(text), match.end("val") + 80)):
+                continue
+            found.append((match.start("val"), minutes, [match.span("val")], confidence, "phrase"))
+            break
+    first = min(found, key=lambda f: f[0]) if found else None
+    if first is not None and first[4] == "phrase" and first[0] >= head:
         # a phrase far down the text is weaker than a span near the top
         first = min(found, key=lambda f: -f[3])
-    return first[1], first[2], first[3], first[4]
+    if first is not None and first[4] != "phrase":
+        return first[1], first[2], first[3], first[4]
+    readings = [timeline_reading(text, max(t_start, start), min(t_end, end), reference, order)
+                for t_start, t_end in timelines or [] if t_start < end and t_end > start]
+    for reading in readings:
+        # a phrase rounds ("about 5 minutes"); a timeline marking the outage's start and end does not
+        if reading is not None and reading[2]:
+            return reading[0], reading[1], 0.8, "timeline_marks"
+    if first is not None:
+        return first[1], first[2], first[3], first[4]
+    for reading in readings:
+        # the weakest reading: from a timeline's first entry to its last saying the service recovered
+        if reading is not None:
+            return reading[0], reading[1], 0.5, "timeline"
+    return None

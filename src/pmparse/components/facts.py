@@ -365,10 +365,12 @@ def find_incident_duration(text: str, body_start: int = 0, date: str | None = No
     """How long the incident lasted, in minutes, from what the text states.
 
     Labelled start and end events ("Fault occurs 2020-04-15 07:15" ... "Repaired 2020-04-15
-    07:45"), a stated span ("between 13:19 UTC on 10 Jan and 05:30 UTC on 11 Jan"), a labelled
-    length ("Time to repair: 6h 27m") or a phrase ("for 1 hour and 50 minutes"); failing those, a
+    07:45"), a labelled length ("Time to repair: 6h 27m"), a stated span ("between 13:19 UTC on 10
+    Jan and 05:30 UTC on 11 Jan") or a phrase ("for 1 hour and 50 minutes"); a timeline marking the
+    outage's start and end ("OUTAGE BEGINS" ... "OUTAGE ENDS") wins over a phrase. Failing those, a
     timeline's start and end: from its first entry to its last entry that says the service
-    recovered (a weaker reading, with a lower confidence).
+    recovered (a weaker reading, with a lower confidence). A text reporting several incidents (one
+    length label with several values) states none. See :func:`pmparse.components.dates.find_duration`.
 
     Args:
         text: The source text.
@@ -381,15 +383,11 @@ def find_incident_duration(text: str, body_start: int = 0, date: str | None = No
     """
     reference = _iso(date) if date else None
     order = dates.numeric_order(text[body_start:body_start + 20000])
-    found = dates.find_duration(text, body_start, None, reference, order)
-    if found is not None:
-        minutes, evidence, confidence, how = found
-        return {"value": minutes, "evidence": evidence, "confidence": confidence, "origin": f"text:{how}"}
-    for start, end in timelines or []:
-        span = dates.timeline_span(text, start, end, reference, order)
-        if span is not None:
-            return {"value": span[0], "evidence": span[1], "confidence": 0.5, "origin": "text:timeline"}
-    return None
+    found = dates.find_duration(text, body_start, None, reference, order, timelines)
+    if found is None:
+        return None
+    minutes, evidence, confidence, how = found
+    return {"value": minutes, "evidence": evidence, "confidence": confidence, "origin": f"text:{how}"}
 
 
 # --- the component --------------------------------------------------------------------------

@@ -1,0 +1,231 @@
+"""Durations: labels, phrases, stated spans and timelines, on text written for these tests."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from pmparse.components import dates
+from pmparse.components.facts import find_incident_duration
+
+REF = dt.date(2022, 3, 4)
+
+
+def _evidence(text: str, found) -> list[str]:
+    return [text[s:e] for s, e in found[1]]
+
+
+# --- parsing --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "minutes"), [("2.5 minutes", 3), ("1.5 hours", 90), ("90 secs", 2), ("0.4 minutes", 0)]
+)
+def test_half_a_minute_rounds_up(text, minutes):
+    assert dates.parse_duration(text) == minutes
+
+
+def test_a_clock_time_may_carry_a_list_colon():
+    text = "20:39: the deploy starts"
+    assert dates.find_times(text) == [(20 * 60 + 39, 0, 5)]
+    assert dates.find_times("at 21:43:05 exactly") == [(21 * 60 + 43, 3, 11)]
+
+
+# --- labels ---------------------------------------------------------------------------------
+
+
+def test_a_label_inside_a_log_line_is_not_the_reports_field():
+    text = "Build step done (duration: 04m 12s) on every runner.\nThe API was unavailable for 45 minutes.\n"
+    minutes, evidence, _, how = dates.find_duration(text)
+    assert (minutes, how) == (45, "phrase")
+    assert text[evidence[0][0]:evidence[0][1]] == "45 minutes"
+
+
+@pytest.mark.parametrize(
+    ("text", "minutes", "value"),
+    [
+        ("Notes\n- **Time to recover**: 1h 5m\n", 65, "1h 5m"),
+        ("Overview\nDuration\n: roughly 40 minutes\nImpact\n: uploads were rejected\n", 40, "roughly 40 minutes"),
+        ("| Field | Value |\n| Duration | 2h |\n", 120, "2h |"),
+    ],
+)
+def test_labels_at_the_start_of_a_line(text, minutes, value):
+    found = dates.find_duration(text)
+    assert found[0] == minutes and found[3] == "labelled"
+    assert _evidence(text, found) == [value]
+
+
+def test_a_label_written_in_a_sentence():
+    text = "We rolled back the flag. Overall, the time to resolution was roughly 35 minutes, start to end."
+    found = dates.find_duration(text)
+    assert (found[0], found[3]) == (35, "labelled")
+    assert _evidence(text, found) == ["35 minutes"]
+    text = "The proxy restarted by itself; the total downtime was about 12 minutes."
+    assert dates.find_duration(text)[:1] == (12,)
+
+
+def test_one_label_with_several_values_means_several_incidents():
+    text = ("# Two bad days\n\n### Monday\n**Duration:** 40 minutes\n\n### Thursday\n**Duration:** 25 minutes\n\n"
+            "## Timeline\n09:00 Errors start\n09:40 Errors stop, service restored\n")
+    assert dates.several_incidents(text)
+    assert dates.find_duration(text, timelines=[(text.index("09:00"), len(text))], reference=REF) is None
+    assert find_incident_duration(text, 0, "2022-03-04", [(text.index("09:00"), len(text))]) is None
+    same = "**Duration:** 40 minutes\n\nRecap\n**Duration:** 40 minutes\n"
+    assert not dates.several_incidents(same)
+    assert dates.find_duration(same)[0] == 40
+
+
+# --- phrases --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Resolvers cached the answer with a TTL of 5 minutes, so clients kept the stale address.",
+        "The job archives every attachment over 250M to cold storage.",
+        "The client gives up after a timeout of 45 seconds by default.",
+    ],
+)
+def test_of_and_over_alone_do_not_state_a_length(text):
+    assert dates.find_duration(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "minutes", "value"),
+    [
+        ("Reports loaded slowly for a duration of about two hours.", 120, "two hours"),
+        ("Within an interval of roughly four hours the cache served stale pages.", 240, "four hours"),
+        ("Uploads were rejected during 10 minutes.", 10, "10 minutes"),
+        ("After the failover the database recovered in 15 minutes.", 15, "15 minutes"),
+        ("Recovery took about 25 minutes once the replica caught up.", 25, "25 minutes"),
+    ],
+)
+def test_phrases_that_state_a_length(text, minutes, value):
+    found = dates.find_duration(text)
+    assert found[0] == minutes and found[3] == "phrase"
+    assert _evidence(text, found) == [value]
+
+
+def test_a_length_before_someone_noticed_is_the_time_to_detect():
+    text = "Builds sat in the queue for two hours before anyone noticed."
+    assert dates.find_duration(text) is None
+    text = "The queue was stuck for two hours before it was detected. It was down for 3 hours in total."
+    assert dates.find_duration(text)[0] == 180
+
+
+# --- stated spans ---------------------------------------------------------------------------
+
+
+def test_an_arrow_joins_two_moments():
+    text = "Impact window: 2022-03-04 10:05 -> 2022-03-04 10:50 UTC"
+    (minutes, evidence), = dates.find_stated_spans(text)
+    assert minutes == 45
+    assert [text[s:e] for s, e in evidence] == ["2022-03-04 10:05", "2022-03-04 10:50 UTC"]
+
+
+def test_a_span_wrapped_over_two_lines():
+    text = "Uploads failed between 09:12\nand 09:58 UTC for most users."
+    (minutes, evidence), = dates.find_stated_spans(text)
+    assert minutes == 46
+    assert [text[s:e] for s, e in evidence] == ["09:12", "09:58 UTC"]
+    # a dash ending a line belongs to a list or a table, not to a range
+    assert dates.find_stated_spans("Checks ran at 10:00 -\n11:00 the next batch") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "minutes", "value"),
+    [
+        ("Deploys paused on Friday 1-3pm", 120, "1-3pm"),
+        ("Slow builds from 11-1pm today", 120, "11-1pm"),
+        ("Maintenance ran 2:00-3:30pm and went long.", 90, "2:00-3:30pm"),
+        ("Errors from 9 to 10:15 am on the east cluster", 75, "9 to 10:15 am"),
+    ],
+)
+def test_an_hour_range_sharing_its_am_pm(text, minutes, value):
+    (found_minutes, evidence), = dates.find_stated_spans(text)
+    assert found_minutes == minutes
+    assert [text[s:e] for s, e in evidence] == [value]
+
+
+def test_windows_written_together_add_up():
+    text = "Checkout failed between 08:10 and 08:25 and again between 08:40 and 09:00 on the same day."
+    (minutes, evidence), = dates.find_stated_spans(text)
+    assert minutes == 15 + 20
+    assert [text[s:e] for s, e in evidence] == ["08:10", "08:25", "08:40", "09:00"]
+    listed = ("Dropped messages during two windows:\n2022-03-04 10:00 -> 2022-03-04 10:30 UTC\n"
+              "2022-03-04 12:00 -> 2022-03-04 13:00 UTC\n")
+    assert dates.find_stated_spans(listed)[0][0] == 90
+
+
+def test_a_window_inside_another_is_not_added():
+    text = "Between 10:00 and 11:00 the API was slow (from 10:15 to 10:45 it was fully down)."
+    spans = dates.find_stated_spans(text)
+    assert [minutes for minutes, _ in spans] == [60, 30]
+
+
+def test_spans_of_timeline_steps_are_left_out():
+    text = ("Timeline\n14:02 Alerts fire for the web tier\n14:10 We drain traffic between 14:12 and 14:20\n"
+            "13:40-13:55: engineers restart the pods\n")
+    assert dates.find_stated_spans(text) == []
+    alone = "Impact\n13:40-13:55 UTC\n"
+    assert dates.find_stated_spans(alone)[0][0] == 15
+
+
+# --- timelines ------------------------------------------------------------------------------
+
+
+def test_an_entry_under_a_heading_is_read_whole():
+    text = ("### 09:00\n\nPayments start failing for card users.\n\n"
+            "### 09:40\n\nA rollback finishes and payments are back to normal.\n")
+    minutes, evidence = dates.timeline_span(text, 0, len(text), REF)
+    assert minutes == 40
+    assert [text[s:e] for s, e in evidence] == ["09:00", "09:40"]
+
+
+def test_marks_of_the_outage_start_and_end():
+    text = ("10:01 Deploy begins\n10:07 Error rate climbs.\nOUTAGE BEGINS\n10:30 Rollback started\n"
+            "10:41 Error rate flat - OUTAGE ENDS\n11:30 Follow-up ticket filed, all healthy\n")
+    minutes, evidence, marked = dates.timeline_reading(text, 0, len(text), REF)
+    assert (minutes, marked) == (34, True)
+    assert [text[s:e] for s, e in evidence] == ["10:07", "10:41"]
+    # the marks win over a rounded phrase of the summary
+    summary = "The site was down for about half an hour.\n\n"
+    whole = summary + text
+    found = dates.find_duration(whole, reference=REF, timelines=[(len(summary), len(whole))])
+    assert (found[0], found[3]) == (34, "timeline_marks")
+    # a stated span of the summary is as exact as the marks and is written first
+    span = "Errors between 10:07 and 10:40.\n\n"
+    whole = span + text
+    found = dates.find_duration(whole, reference=REF, timelines=[(len(span), len(whole))])
+    assert (found[0], found[3]) == (33, "span")
+
+
+def test_a_failure_after_the_last_recovery_leaves_the_end_open():
+    text = "08:00 Writes fail\n08:20 Writes recovered\n09:05 Writes failed again\n09:30 Team paged\n"
+    assert dates.timeline_span(text, 0, len(text), REF) is None
+    healed = text + "10:10 Writes recovered for good\n"
+    assert dates.timeline_span(healed, 0, len(healed), REF)[0] == 130
+
+
+def test_a_date_line_starts_the_days_entries():
+    text = "March 3\n23:10 Jobs stall\nMarch 4\n01:25 Jobs are back to normal\n"
+    minutes, evidence = dates.timeline_span(text, 0, len(text), REF)
+    assert minutes == 135
+    assert [text[s:e] for s, e in evidence] == ["23:10", "01:25"]
+
+
+def test_a_small_step_back_is_an_entry_out_of_order():
+    text = "14:00 Disk fills up\n14:20 Alerts fire\n14:12 First error seen in the logs\n14:45 Service restored\n"
+    minutes, evidence = dates.timeline_span(text, 0, len(text), REF)
+    assert minutes == 45
+    assert [text[s:e] for s, e in evidence] == ["14:00", "14:45"]
+
+
+def test_incident_duration_reports_how_it_was_read():
+    text = "Intro.\n\n## Timeline\n10:07 Errors climb - OUTAGE BEGINS\n10:41 OUTAGE ENDS\n"
+    start = text.index("10:07")
+    fact = find_incident_duration(text, 0, "2022-03-04", [(start, len(text))])
+    assert fact["value"] == 34
+    assert fact["origin"] == "text:timeline_marks"
+    assert [text[s:e] for s, e in fact["evidence"]] == ["10:07", "10:41"]
