@@ -40,11 +40,12 @@ MODEL_FILE = "weights.npz"
 META_FILE = "meta.json"
 NONE = "none"
 
-_MODAL = re.compile(r"\b(will|should|need to|needs to|must|plan to|going to|todo|to do|consider)\b", re.IGNORECASE)
-_DONE = re.compile(r"\b(was|were|had|did|went|became|caused|happened)\b|\b\w{3,}ed\b", re.IGNORECASE)
-_WE = re.compile(r"\b(we|our|us)\b", re.IGNORECASE)
+# these four run on the lowercased unit (case-sensitive matching is 2-3x faster in Python's re)
+_MODAL = re.compile(r"\b(will|should|need to|needs to|must|plan to|going to|todo|to do|consider)\b")
+_DONE = re.compile(r"\b(was|were|had|did|went|became|caused|happened)\b|\b\w{3,}ed\b")
+_WE = re.compile(r"\b(we|our|us)\b")
 _TIME = re.compile(r"^\W{0,4}(\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2})")
-_IMPERATIVE = re.compile(r"^\W{0,4}(add|fix|make|create|update|improve|ensure|document|investigate|implement|remove|set ?up|move|write|review|monitor|alert|automate|upgrade|test|check|use|enable|migrate|define|build)\b", re.IGNORECASE)
+_IMPERATIVE = re.compile(r"^\W{0,4}(add|fix|make|create|update|improve|ensure|document|investigate|implement|remove|set ?up|move|write|review|monitor|alert|automate|upgrade|test|check|use|enable|migrate|define|build)\b")
 _TICKET = re.compile(r"\b(T\d{4,}|[A-Z]{2,}-\d+|#\d+|bug \d+)\b")
 _WORDS = re.compile(r"[^\W\d_]{2,}")
 
@@ -69,25 +70,22 @@ def unit_shape(text: str, kind: str, position: float, first: bool) -> list[str]:
     flags = [f"__kind_{kind}", f"__pos{min(4, int(position * 5))}"]
     if first:
         flags.append("__first")
-    if _MODAL.search(text):
+    low = text.lower()
+    if _MODAL.search(low):
         flags.append("__modal")
-    if _DONE.search(text):
+    if _DONE.search(low):
         flags.append("__past")
-    if _WE.search(text):
+    if _WE.search(low):
         flags.append("__we")
     if _TIME.match(text):
         flags.append("__time")
-    if _IMPERATIVE.match(text):
+    if _IMPERATIVE.match(low):
         flags.append("__imperative")
     if _TICKET.search(text):
         flags.append("__ticket")
     words = len(_WORDS.findall(text))
     flags.append("__short" if words < 6 else "__long" if words > 30 else "__mid")
     return flags
-
-
-def _neighbour(text: str, prefix: str, limit: int = 12) -> str:
-    return " ".join(f"{prefix}{w.lower()}" for w in _WORDS.findall(text)[:limit])
 
 
 def rows_for(units: list[UnitText], length: int, cues: Cues | None = None) -> list[tuple[str, str]]:
@@ -101,10 +99,10 @@ def rows_for(units: list[UnitText], length: int, cues: Cues | None = None) -> li
     cues = cues or load_cues()
     n = max(1, length)
     hits = [cues.hits(u.text) for u in units]
+    # each unit is the neighbour of two others: its words are read once
+    words_of = [[w.lower() for w in _WORDS.findall(u.text)[:12]] for u in units]
     rows = []
     for i, unit in enumerate(units):
-        previous = units[i - 1].text if i else ""
-        following = units[i + 1].text if i + 1 < len(units) else ""
         first = i == 0 or units[i - 1].kind != unit.kind
         words = unit_shape(unit.text, unit.kind, unit.start / n, first)
         words += [f"lf_{name}" for name in hits[i]]
@@ -112,7 +110,9 @@ def rows_for(units: list[UnitText], length: int, cues: Cues | None = None) -> li
             words += [f"p_lf_{name}" for name in hits[i - 1]]
         if i + 1 < len(units):
             words += [f"n_lf_{name}" for name in hits[i + 1]]
-        context = " ".join(words) + " " + _neighbour(previous, "p_") + " " + _neighbour(following, "n_")
+        previous = " ".join("p_" + w for w in words_of[i - 1]) if i else ""
+        following = " ".join("n_" + w for w in words_of[i + 1]) if i + 1 < len(units) else ""
+        context = " ".join(words) + " " + previous + " " + following
         rows.append((" ".join(unit.text.split()), context))
     return rows
 
