@@ -57,3 +57,17 @@ def test_schema_and_help():
     assert schema["title"] == "Card" and schema["additionalProperties"] is False
     for command in ("convert", "validate", "schema"):
         assert runner.invoke(main, [command, "--help"]).exit_code == 0
+
+
+def test_convert_url_base_option(tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "r.md").write_text("# Queue stalled\n\nThe queue stalled for 20 minutes.\n", encoding="utf-8")
+    runner = CliRunner()
+    result = runner.invoke(main, ["convert", str(folder), "-o", str(tmp_path / "lib"), "--rules-only", "-j", "1",
+                                  "--url-base", "https://example.org/reports"])
+    assert result.exit_code == 0, result.output
+    record = next((tmp_path / "lib").glob("*.yaml")).read_text(encoding="utf-8")
+    assert "url: https://example.org/reports/r.md" in record
+    bad = runner.invoke(main, ["convert", str(folder), "-o", str(tmp_path / "lib2"), "--url-base", "example.org"])
+    assert bad.exit_code == 2 and "url-base" in bad.output

@@ -101,3 +101,38 @@ def test_a_record_broken_by_hand_is_not_duplicated(samples, tmp_path):
     assert report.results[0].status == "pending"
     assert record.read_text() == broken
     assert [p.name for p in (tmp_path / "lib").glob("IL-*")] == ["IL-0001.yaml"]
+
+
+def test_url_base_gives_each_record_its_public_address(samples, tmp_path):
+    (samples / "sub").mkdir()
+    (samples / "sub" / "a copy.md").write_text("# Disk filled up\n\nThe disk filled up for an hour.\n",
+                                              encoding="utf-8")
+    base = "https://github.com/acme-rockets/reports/blob/main/"
+    report = convert([str(samples)], tmp_path / "lib", url_base=base)
+    assert report.counts["converted"] == 4 and not report.failed
+    urls = {e.card.source.location.rsplit("/", 1)[-1]: e.card.source.url
+            for e in Library.open(tmp_path / "lib").entries.values()}
+    assert urls["a copy.md"] == base + "sub/a%20copy.md"
+    assert urls["tencent-moe-slow-ranks.txt"] == base + "tencent-moe-slow-ranks.txt"
+    # the text of this sample names nobody: the forge account is the organisation, weakly
+    tencent = next(e.card for e in Library.open(tmp_path / "lib").entries.values()
+                   if e.card.source.location.endswith("tencent-moe-slow-ranks.txt"))
+    assert tencent.organisation == "acme-rockets" and tencent.support["organisation"].confidence < 0.5
+
+
+def test_a_new_url_base_updates_records_whose_text_did_not_change(samples, tmp_path):
+    convert([str(samples)], tmp_path / "lib")
+    again = convert([str(samples)], tmp_path / "lib")
+    assert again.counts["unchanged"] == 3
+    moved = convert([str(samples)], tmp_path / "lib", url_base="https://example.org/pm")
+    assert moved.counts["unchanged"] == 0 and not moved.failed
+    assert all(e.card.source.url.startswith("https://example.org/pm/")
+               for e in Library.open(tmp_path / "lib").entries.values())
+
+
+def test_a_url_base_that_is_not_http_is_a_usage_error(samples, tmp_path):
+    from pmparse.errors import UsageError
+
+    with pytest.raises(UsageError, match="url-base"):
+        convert([str(samples)], tmp_path / "lib", url_base="ftp://example.org/")
+    assert not (tmp_path / "lib").exists()

@@ -89,3 +89,12 @@ def test_gold_facts_stay_above_their_floors(corpus_root):
     assert len(pairs) >= 80
     low = {k: (scores[k], floor) for k, floor in spec["floors"].items() if scores[k] < floor - spec["margin"]}
     assert not low, f"below floor: {low}"
+
+
+def test_corpus_files_of_a_repository_copy_have_a_public_address():
+    from pmparse.corpus import load_manifest, source_url
+
+    manifest = load_manifest()
+    assert source_url("dfds/PM2020-001 - a b.md", manifest) == \
+        "https://github.com/dfds/postmortems/blob/2c902284/PM2020-001%20-%20a%20b.md"
+    assert source_url("wikitech/2019/x.txt", manifest) is None  # printed pages, not a repository

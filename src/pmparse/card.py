@@ -73,6 +73,7 @@ def build_card(doc: Doc, source: Ingested, card_id: str, pipeline: dict[str, str
         id=card_id,
         source=Source(
             location=source.location,
+            url=doc.user_data.get("pmparse_url"),
             sha256=source.sha256,
             format=source.format,
             extracted_text=source.text if source.extracted else None,

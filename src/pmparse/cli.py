@@ -50,7 +50,11 @@ def main() -> None:
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
               help="Worker processes; 1 converts in this process  [default: all cores].")
 @click.option("--progress/--no-progress", default=None, help="Progress bar  [default: on a terminal].")
-def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, taxonomy_path, force, errors_path, jobs, progress):
+@click.option("--url-base", default=None, metavar="URL",
+              help="Where the inputs are published: records cite URL + the file's path under its folder "
+                   "(also evidence of the organisation).")
+def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, taxonomy_path, force, errors_path, jobs, progress,
+            url_base):
     """Convert postmortems (files, folders, globs, or - for stdin) into draft records.
 
     Sources whose record is up to date are skipped (run the same command again to continue an
@@ -81,7 +85,7 @@ def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, taxonomy_pat
 
     options = dict(fmt=fmt, max_bytes=max_bytes or DEFAULT_MAX_BYTES, config=config, force=force,
                    stdin=sys.stdin.buffer, on_result=on_result, jobs=jobs or available_cores(),
-                   errors_path=errors_path, keep_results=False)
+                   errors_path=errors_path, keep_results=False, url_base=url_base)
     try:
         if show:
             # a counting pass over folders and globs, so the bar knows its length

@@ -33,6 +33,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Iterator, Literal
+from urllib.parse import quote
 
 from .card import build_card
 from .errors import InputError, PmparseError, RecordError, UsageError
@@ -147,9 +148,20 @@ def expand_inputs(inputs: Iterable[str]) -> Iterator[tuple[str, str | None]]:
         ``(path, problem)``; problem is None for a file to convert, or says why an input names
         nothing convertible (it is then reported as failed).
     """
+    for path, problem, _ in expand_inputs_relative(inputs):
+        yield path, problem
+
+
+def expand_inputs_relative(inputs: Iterable[str]) -> Iterator[tuple[str, str | None, str]]:
+    """As :func:`expand_inputs`, with each file's path relative to the folder it was found in.
+
+    Yields:
+        ``(path, problem, relative)``: ``relative`` is the path under a folder input, or the file
+        name of a file input (what ``--url-base`` is joined with).
+    """
     for item in inputs:
         if item == "-":
-            yield item, None
+            yield item, None, item
             continue
         if os.path.isdir(item):
             found = False
@@ -159,19 +171,32 @@ def expand_inputs(inputs: Iterable[str]) -> Iterator[tuple[str, str | None]]:
                     if not _walk_picks(name):
                         continue
                     found = True
-                    yield os.path.join(root, name), None
+                    path = os.path.join(root, name)
+                    yield path, None, os.path.relpath(path, item)
             if not found:
-                yield item, "expected a folder holding .txt, .md or .html files, found none"
+                yield item, "expected a folder holding .txt, .md or .html files, found none", item
             continue
         if os.path.lexists(item):
-            yield item, None
+            yield item, None, os.path.basename(item)
             continue
         matches = sorted(glob.glob(item, recursive=True))
         if matches:
             for match in matches:
-                yield from expand_inputs([match])
+                yield from expand_inputs_relative([match])
         else:
-            yield item, "expected a file, folder or glob, found nothing at that path"
+            yield item, "expected a file, folder or glob, found nothing at that path", item
+
+
+def join_url(base: str, relative: str) -> str:
+    """``base`` joined with a file's relative path, each path segment percent-encoded.
+
+    Raises:
+        UsageError: ``base`` is not an http(s) address.
+    """
+    if not base.startswith(("http://", "https://")):
+        raise UsageError(f"expected --url-base to start with http:// or https://, found {base!r}")
+    parts = relative.replace(os.sep, "/").split("/")
+    return base.rstrip("/") + "/" + "/".join(quote(part) for part in parts)
 
 
 def suggest(location: str, config: PipelineConfig = PipelineConfig(), max_bytes: int = DEFAULT_MAX_BYTES,
@@ -230,12 +255,14 @@ class Task:
             the input is skipped when its text and the pipeline still match. None to convert.
         raw: The bytes of standard input (read by the parent, which owns the stream).
         problem: ``(error_kind, message)`` when the input already failed before analysis.
+        url: The source's public address (``--url-base``), or None.
     """
 
     location: str
     known: tuple[str, str, str | None] | None = None
     raw: bytes | None = None
     problem: tuple[str, str] | None = None
+    url: str | None = None
 
 
 @dataclass(frozen=True)
@@ -266,6 +293,8 @@ def analyse_task(task: Task, config: PipelineConfig, max_bytes: int) -> Outcome:
             source = ingest_bytes(task.raw, task.location)
         else:
             source = ingest(task.location, max_bytes=max_bytes)
+        if task.url is not None:
+            source.url = task.url
         warnings = list(source.warnings)
         nlp = get(config)
         info = version_info(nlp)
@@ -526,17 +555,20 @@ def _display(location: str) -> str:
         return os.fsencode(location).decode("utf-8", "backslashreplace")
 
 
-def _known(library: Library, location: str) -> tuple[str, str, str | None] | None:
+def _known(library: Library, location: str, url: str | None = None) -> tuple[str, str, str | None] | None:
     card_id = library.by_location.get(location)
     entry = library.entries.get(card_id) if card_id else None
     if entry is None or entry.card is None:
         return None
+    if url is not None and entry.card.source.url != url:
+        return None  # a new public address is news for the record
     return entry.card.source.sha256, entry.card.pipeline.version, entry.card.pipeline.model
 
 
 def _tasks(library: Library, inputs: Iterable[str], max_bytes: int, force: bool,
-           stdin: BinaryIO | None) -> Iterator[Task]:
-    for location, problem in expand_inputs(inputs):
+           stdin: BinaryIO | None, url_base: str | None = None) -> Iterator[Task]:
+    for location, problem, relative in expand_inputs_relative(inputs):
+        url = join_url(url_base, relative) if url_base and location != "-" and problem is None else None
         shown = _display(location)
         if problem is not None:
             yield Task(shown, problem=("missing", problem))
@@ -551,7 +583,7 @@ def _tasks(library: Library, inputs: Iterable[str], max_bytes: int, force: bool,
                 continue
             yield Task(location, known=None if force else _known(library, location), raw=raw)
         else:
-            yield Task(location, known=None if force else _known(library, location))
+            yield Task(location, known=None if force else _known(library, location, url), url=url)
 
 
 def _finish(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, force: bool,
@@ -592,6 +624,7 @@ def convert(
     jobs: int = 1,
     errors_path: str | Path | None = None,
     keep_results: bool = True,
+    url_base: str | None = None,
 ) -> ConvertReport:
     """Convert sources into library records.
 
@@ -612,6 +645,9 @@ def convert(
             file is replaced atomically when the batch ends or is interrupted.
         keep_results: Keep every result in the report; False keeps only counts (memory stays
             flat for any batch size: use ``on_result`` to see each result).
+        url_base: Where the inputs are published: each record's ``source.url`` is this joined
+            with the file's path under its folder input (a file input: its name). The URL is
+            also evidence of the organisation (a known domain, or a forge account).
 
     With ``jobs > 1`` workers are started with multiprocessing's ``forkserver`` method (``spawn``
     where there is none), so a script calling this needs the usual ``if __name__ == "__main__":``
@@ -622,12 +658,14 @@ def convert(
             be written.
         PmparseError: the pipeline cannot be built (a model or rules file is broken).
     """
+    if url_base is not None:
+        join_url(url_base, "x")  # a bad base is a usage error before any input is read
     library_path = Path(library_dir)
     if library_path.exists() and not library_path.is_dir():
         raise UsageError("expected a library folder, found a file", str(library_path))
     library = Library.open(library_path)
     report = ConvertReport(keep_results=keep_results)
-    tasks = _tasks(library, inputs, max_bytes, force, stdin)
+    tasks = _tasks(library, inputs, max_bytes, force, stdin, url_base)
     # a pool costs start-up time: only worth it for more than one input
     head = list(itertools.islice(tasks, 2))
     tasks = itertools.chain(head, tasks)

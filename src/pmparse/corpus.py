@@ -27,6 +27,10 @@ class SourceRule(BaseModel):
     model_config = ConfigDict(extra="forbid")
     include: list[str] = Field(description="Globs of incident files, relative to the corpus root.")
     exclude: list[str] = Field(default_factory=list, description="Globs of files that are not incidents.")
+    url_base: str | None = Field(default=None, description="Public address of the source repository's files "
+                                                           "at the copied commit (None: not a repository copy).")
+    url_root: str | None = Field(default=None, description="Corpus folder that holds the copy of the repository "
+                                                           "root (what ``url_base`` stands for).")
 
 
 class Manifest(BaseModel):
@@ -89,3 +93,17 @@ def incident_files(root: Path, manifest: Manifest | None = None, include_extra: 
 def source_of(rel_path: str) -> str:
     """The source name of a corpus path (its first folder)."""
     return rel_path.split("/", 1)[0]
+
+
+def source_url(path: str, manifest: Manifest | None = None) -> str | None:
+    """The public address of a corpus file (a path relative to the corpus root), when the
+    manifest says where its source repository is published; None otherwise."""
+    from urllib.parse import quote
+
+    manifest = manifest or load_manifest()
+    for rule in manifest.sources.values():
+        if rule.url_base and rule.url_root and path.startswith(rule.url_root):
+            rest = path[len(rule.url_root):]
+            return rule.url_base.rstrip("/") + "/" + "/".join(quote(part) for part in rest.split("/"))
+    return None
+

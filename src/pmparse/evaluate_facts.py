@@ -173,7 +173,8 @@ def measure(gold_files=None, corpus: str | None = None, config=None) -> tuple[di
         ``(scores, pairs)``.
     """
     from .card import build_card
-    from .corpus import corpus_root
+    from .components.facts import extract_facts
+    from .corpus import corpus_root, load_manifest, source_url
     from .ingest import ingest
     from .pipeline import analyse, get, pipeline_config, version_info
     from .train_categories import read_gold
@@ -181,12 +182,27 @@ def measure(gold_files=None, corpus: str | None = None, config=None) -> tuple[di
     root = corpus_root(corpus)
     config = config or pipeline_config()
     nlp = get(config)
+    manifest = load_manifest()
     pairs = []
+    with_url: list[tuple[Mapping, str | None]] = []
     for row in read_gold(gold_files):
         source = ingest(str(root / row["path"]))
-        card = build_card(analyse(nlp, source), source, "IL-0000", version_info(nlp))
+        doc = analyse(nlp, source)
+        card = build_card(doc, source, "IL-0000", version_info(nlp))
         pairs.append((row.get("card", {}), card))
-    return score_facts(pairs), pairs
+        # the same document as converted with --url-base: only the organisation reads the URL
+        doc.user_data["pmparse_url"] = source_url(row["path"], manifest)
+        with_url.append((row.get("card", {}), (extract_facts(doc).get("organisation") or {}).get("value")))
+    scores = score_facts(pairs)
+    scores.update(score_organisation(with_url, "organisation_with_url"))
+    return scores, pairs
+
+
+def score_organisation(pairs: list[tuple[Mapping, str | None]], name: str) -> dict:
+    """Exact-match organisation figure ``name`` (and its document count) of ``(gold card, predicted)`` pairs."""
+    scored = [(gold, value) for gold, value in pairs if gold.get("organisation")]
+    hits = sum(bool(value) and _norm(value) == _norm(gold["organisation"]) for gold, value in scored)
+    return {name: _ratio(hits, len(scored)), f"{name}_documents": len(scored)}
 
 
 def facts_table(scores: dict) -> str:
@@ -198,6 +214,10 @@ def facts_table(scores: dict) -> str:
     for label, key, count in rows:
         value = scores.get(key)
         lines.append(f"| {label} | {'-' if value is None else f'{value:.3f}'} | {totals.get(count, 0)} |")
+        if key == "organisation" and scores.get("organisation_with_url") is not None:
+            value = scores["organisation_with_url"]
+            lines.append(f"| organisation, source URL known (exact) | {value:.3f} | "
+                         f"{scores.get('organisation_with_url_documents', 0)} |")
     for label, name in (("components (set F1)", "components"), ("root-cause categories (set F1)", "root_cause"),
                         ("root-cause categories (macro F1)", "root_cause"),
                         ("contributing-factor categories (set F1)", "contributing_factor")):

@@ -50,6 +50,11 @@ _ERB_TAG = re.compile(r"<%[^%]{0,4000}%>")
 _HTML_SNIFF = re.compile(r"\A\s*(?:<!doctype html|<html|<head|<body|<article|<div|<p>)", re.IGNORECASE)
 
 
+def is_url(location: str) -> bool:
+    """True when ``location`` is an http(s) address rather than a path."""
+    return location.startswith(("http://", "https://"))
+
+
 @dataclass
 class Ingested:
     """A source turned into text.
@@ -64,6 +69,7 @@ class Ingested:
         masked: ``(start, end)`` regions that are not prose (front matter, template tags).
         meta: Facts found by the extractor (HTML title, date, site name).
         warnings: Problems that did not stop the conversion.
+        url: Public address of the source, when known (see :func:`source_url`).
     """
 
     location: str
@@ -75,6 +81,7 @@ class Ingested:
     masked: list[tuple[int, int]] = field(default_factory=list)
     meta: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    url: str | None = None
 
 
 def sha256_text(text: str) -> str:

@@ -23,7 +23,7 @@ from .components import sectionizer as _sectionizer  # noqa: F401
 from .components import tagger as _tagger  # noqa: F401
 from .components import units as _units  # noqa: F401
 from .errors import UsageError
-from .ingest import Ingested
+from .ingest import Ingested, is_url
 from .tokenizer import GuardedTokenizer
 
 from .components.classifier import MODEL_FILE  # noqa: E402
@@ -126,6 +126,7 @@ def make_doc(nlp: Language, source: Ingested) -> Doc:
     doc = nlp.make_doc(source.text)
     doc.user_data["pmparse_text"] = source.text  # Doc.text rebuilds it from tokens on every read
     doc.user_data["pmparse_location"] = source.location
+    doc.user_data["pmparse_url"] = source.url or (source.location if is_url(source.location) else None)
     doc.user_data["pmparse_format"] = source.format
     doc.user_data["pmparse_masked"] = list(source.masked)
     doc.user_data["pmparse_front_matter"] = dict(source.front_matter)

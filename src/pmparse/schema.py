@@ -75,6 +75,11 @@ class Source(_Strict):
     """Where the card's text came from."""
 
     location: str = Field(min_length=1, description="Path or URL of the source, or '-' for standard input.")
+    url: str | None = Field(
+        default=None,
+        description="Public address of the source when known: the location when it is a URL, or "
+                    "`convert --url-base` joined with the file's path under the converted folder.",
+    )
     sha256: str = Field(description="sha256 of the source text (UTF-8) that offsets index.")
     format: Literal["txt", "md", "html"] = Field(description="How the source was read.")
     extracted_text: str | None = Field(

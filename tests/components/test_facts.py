@@ -174,6 +174,18 @@ def test_source_url_names_the_organisation():
     assert forge["value"] == "DFDS"
 
 
+def test_a_guess_from_an_unknown_host_or_account_yields_to_the_text():
+    text = "Alerts from prometheus.cloud-platform.service.justice.gov.uk went quiet for an hour."
+    # a project account on a forge is often not the organisation: what the text says wins
+    fact = find_organisation(text, location="https://github.com/some-project/reports/blob/main/a.md")
+    assert (fact["value"], fact["origin"]) == ("Ministry of Justice", "text")
+    fact = find_organisation("Body.", location="https://github.com/some-project/reports/blob/main/a.md")
+    assert (fact["value"], fact["origin"]) == ("some-project", "url") and fact["confidence"] < 0.5
+    # a known organisation's account still beats a mention in the text
+    fact = find_organisation(text, location="https://github.com/dfds/postmortems/blob/main/a.md")
+    assert fact["value"] == "DFDS"
+
+
 def test_self_reference_names_the_organisation():
     text = "Incident report\n\nAt Zephyr Labs, we run a queue for every tenant. It stalled."
     fact = find_organisation(text)

@@ -159,8 +159,9 @@ def find_organisation(text: str, body_start: int = 0, location: str = "", title:
     """Who ran the failing service and wrote the report.
 
     Evidence in order of trust: front matter (``organisation``, ``company`` ...), the source URL
-    (its host, or the owner on a code forge), self-references ("At Acme, we", "we at Acme"), and
-    names, hosts and site names of known organisations in the title and text. A vendor many reports
+    when its host or forge account belongs to a gazetteer organisation, self-references ("At
+    Acme, we", "we at Acme"), names, hosts and site names of known organisations in the title and
+    text, and last a name guessed from an unknown URL host or forge account. A vendor many reports
     depend on (``provider`` in the gazetteer) is taken only from the first three. The folder a file
     sits in is not evidence.
 
@@ -184,6 +185,10 @@ def find_organisation(text: str, body_start: int = 0, location: str = "", title:
             entry = gaz.by_alias.get(value.lower())
             return {"value": entry.name if entry else value, "evidence": _locate(text, value, front_region),
                     "confidence": 0.95, "origin": "front_matter"}
+    # the source URL: a known organisation's domain or forge account is strong evidence; a name
+    # guessed from an unknown host or account is kept for when the text names nobody (a forge
+    # account is often a project's, not the organisation's: jupyterhub for mybinder.org)
+    guessed: Fact | None = None
     if re.match(r"https?://", location):
         parts = urlsplit(location)
         host = (parts.hostname or "").lower()
@@ -191,15 +196,16 @@ def find_organisation(text: str, body_start: int = 0, location: str = "", title:
             owner = next((p for p in parts.path.split("/") if p), None)
             if owner:
                 entry = gaz.by_alias.get(owner.lower())
-                return {"value": entry.name if entry else owner, "evidence": [], "confidence": 0.8 if entry else 0.55,
-                        "origin": "url"}
+                if entry is not None:
+                    return {"value": entry.name, "evidence": [], "confidence": 0.8, "origin": "url"}
+                guessed = {"value": owner, "evidence": [], "confidence": 0.45, "origin": "url"}
         else:
             entry = gaz.domain(host)
             if entry is not None:
                 return {"value": entry.name, "evidence": [], "confidence": 0.9, "origin": "url"}
-            guessed = name_from_host(host)
-            if guessed:
-                return {"value": guessed, "evidence": [], "confidence": 0.5, "origin": "url"}
+            name = name_from_host(host)
+            if name:
+                guessed = {"value": name, "evidence": [], "confidence": 0.5, "origin": "url"}
     # self-references: the text speaks as the organisation
     for pattern in _SELF:
         for match in pattern.finditer(text, body_start, min(len(text), body_start + 30000)):
@@ -248,7 +254,7 @@ def find_organisation(text: str, body_start: int = 0, location: str = "", title:
             in_title = any(s <= span[0] < e for s, e in title_spans)
             add(entry, 2.0 if in_title else (1.5 if alias in entry.sites else 1.0), span)
     if not scores:
-        return None
+        return guessed
     best = max(scores, key=lambda name: (scores[name], -min(s for s, _ in evidence[name])))
     score = scores[best]
     others = sum(v for k, v in scores.items() if k != best)
@@ -399,6 +405,7 @@ def extract_facts(doc: Doc, gazetteer_path: str | None = None) -> dict[str, Fact
     front = doc.user_data.get("pmparse_front_matter", {})
     region = doc.user_data.get("pmparse_front_matter_region")
     location = doc.user_data.get("pmparse_location", "")
+    url = doc.user_data.get("pmparse_url") or location
     body = _body_start(doc)
     regions = section_regions(doc)
     timelines = [(s, e) for s, e, h in regions if "timeline" in h or h in ("key events", "chronology", "sequence of events")]
@@ -407,7 +414,7 @@ def extract_facts(doc: Doc, gazetteer_path: str | None = None) -> dict[str, Fact
     if title is not None:
         facts["source_title"] = {"value": title[0], "evidence": title[1], "confidence": 0.9,
                                  "origin": "front_matter" if front.get("title") or front.get("name") else "text"}
-    org = find_organisation(text, body, location, title, front, region, gazetteer_path)
+    org = find_organisation(text, body, url, title, front, region, gazetteer_path)
     if org is not None:
         facts["organisation"] = org
     date = find_incident_date(text, body, location, timelines, front, region, title)
