@@ -222,7 +222,7 @@ def _params():
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="needs fork to share the compiled patterns cheaply")
-@pytest.mark.parametrize("name", _params())
+@pytest.mark.parametrize("name", list(_params()))  # a list: pytest is dropping generator support
 def test_regex_runs_in_linear_time_on_hostile_text(name):
     pattern, how = PATTERNS[name]
     context = multiprocessing.get_context("fork")
