@@ -16,7 +16,9 @@ the corpus is copied into the repository):
   ``label_maps.dfds_category``: only labels that map onto a category count (as positives).
 
 Each category gets its own calibrated logistic regression over the rows that label it (so a
-partial label never counts as a negative). Figures on the gold set come from grouped
+partial label never counts as a negative). It reads the text features and the cue counts of its
+own category only (:func:`own_cue_mask`), and its sigmoid is fitted on folds that keep each
+document's rows together (:func:`calibration_folds`). Figures on the gold set come from grouped
 cross-validation: each gold document is predicted by a model that did not see it (its dfds Stats
 row included), trained on the other folds plus the extra sources. The saved model is then trained
 on everything.
@@ -99,6 +101,7 @@ class Settings:
     component_threshold: float = 0.4
     cue_gate: float = 0.1
     repeats: int = 3
+    own_cues: bool = True
 
 
 # --- data -----------------------------------------------------------------------------------
@@ -252,6 +255,44 @@ def make_features(taxonomy: Taxonomy, bits: int):
     ])
 
 
+def calibration_folds(examples: list[Example], y: np.ndarray, seed: int,
+                      folds: int = 3) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Internal folds of a category's calibration: shuffled, stratified and grouped by document.
+
+    The rows of one document (its gold row, its annotated-spans row) share the whole text: split
+    across folds, one would score the other as if it had seen it, and the sigmoid fitted on
+    those scores would be fitted to a leak. Plain (unshuffled) folds are worse still: the rows are
+    ordered by source, so each fold would hold out mostly one source. Falls back to shuffled
+    stratified folds when grouping leaves a training fold with one class.
+    """
+    from sklearn.model_selection import StratifiedGroupKFold, StratifiedKFold
+
+    n = max(2, int(min(folds, y.sum(), len(y) - y.sum())))
+    groups = [ex.group for ex in examples]
+    if len(set(groups)) >= n:
+        splits = list(StratifiedGroupKFold(n, shuffle=True, random_state=seed).split(np.zeros(len(y)), y, groups))
+        if all(len(set(y[train].tolist())) == 2 and len(test) for train, test in splits):
+            return splits
+    return list(StratifiedKFold(n, shuffle=True, random_state=seed).split(np.zeros(len(y)), y))
+
+
+def own_cue_mask(features, taxonomy: Taxonomy, key: str, width: int) -> np.ndarray:
+    """1 for every feature column except the cue counts of categories other than ``key``.
+
+    A classifier that sees every category's cue counts learns from the small gold set that, say,
+    a capacity cue speaks against a software bug; those weights do not carry to new documents.
+    Each classifier keeps the text features and its own category's cue counts (focus and whole).
+    """
+    mask = np.ones(width)
+    block = features.output_indices_.get("cues")
+    if block is None:
+        return mask
+    for j, word in enumerate(cue_vocabulary(taxonomy)):
+        if word.split("__", 1)[1] != key:
+            mask[block.start + j] = 0.0
+    return mask
+
+
 def fit(examples: list[Example], rows: np.ndarray, taxonomy: Taxonomy, settings: Settings,
         name: str = "categories") -> CategoryModel:
     """Fit the feature transformer and one calibrated classifier per category with enough data.
@@ -263,6 +304,7 @@ def fit(examples: list[Example], rows: np.ndarray, taxonomy: Taxonomy, settings:
         settings: Hyper-parameters.
         name: Model name for records.
     """
+    from scipy import sparse
     from sklearn.calibration import CalibratedClassifierCV
     from sklearn.linear_model import LogisticRegression
 
@@ -279,11 +321,16 @@ def fit(examples: list[Example], rows: np.ndarray, taxonomy: Taxonomy, settings:
                 skipped.append(key)
                 continue
             weights = np.array([examples[i].weight for i in idx])
+            # masked columns are zero in every training row, so their weights stay exactly zero
+            # and the classifier predicts the same on the unmasked features (checked below)
+            xk = x[idx]
+            if settings.own_cues:
+                xk = sparse.csr_matrix(xk @ sparse.diags(own_cue_mask(features, taxonomy, key, x.shape[1])))
             base = LogisticRegression(C=settings.c, class_weight="balanced", max_iter=5000, solver="liblinear", dual=True,
                                       random_state=settings.seed)
-            folds = int(min(3, y.sum(), len(y) - y.sum()))
+            folds = calibration_folds([examples[i] for i in idx], y, settings.seed)
             model = CalibratedClassifierCV(base, method="sigmoid", cv=folds, ensemble=False)
-            model.fit(x[idx], y, sample_weight=weights)
+            model.fit(xk, y, sample_weight=weights)
             classifiers[key] = model
     meta = {"name": name, "taxonomy_version": taxonomy.version, "skipped": skipped,
             "settings": dataclasses.asdict(settings)}
@@ -528,8 +575,13 @@ def model_card(summary: dict) -> str:
         "importing scikit-learn at run time.",
         "- **What it is**: one calibrated (sigmoid, 3-fold) logistic regression per category (one-vs-rest) over "
         "hashed word 1-2-grams and character 3-5-grams of the root-cause, trigger and contributing-factor units "
-        "plus the summary, hashed words of the whole text, and counts of each "
-        "category's cue phrases from the taxonomy. Hashing means the file stores no corpus vocabulary.",
+        "plus the summary, hashed words of the whole text, and "
+        + ("counts of the category's own cue phrases from the taxonomy, in the focused and in the whole text (the "
+           "other categories' cue counts are left out: `own_cues`, chosen by comparing the cross-validated "
+           "figures below, one more reason to read them as slightly optimistic)"
+           if summary["settings"].get("own_cues", True) else "counts of every category's cue phrases from the taxonomy")
+        + ". The calibration folds are shuffled and keep the rows of one document together. Hashing means the "
+        "file stores no corpus vocabulary.",
         f"- **Decisions**: a category is tagged at probability >= {summary['settings']['threshold']}, or at >= "
         f"{summary['settings']['cue_gate']} when one of its cue phrases occurs in the focused text; when no "
         f"root-cause category is, the most likely one is kept at >= {summary['settings']['fallback']}, else the card "

@@ -24,7 +24,17 @@ from pmparse.errors import ModelError, RulesError
 from pmparse.ingest import ingest_bytes
 from pmparse.pipeline import PipelineConfig, analyse, get
 from pmparse.taxonomy import load_taxonomy
-from pmparse.train_categories import Example, Settings, decide, fit, gold_labels, icco_examples
+from pmparse.train_categories import (
+    Example,
+    Settings,
+    calibration_folds,
+    decide,
+    fit,
+    gold_labels,
+    icco_examples,
+    make_features,
+    own_cue_mask,
+)
 
 ISSUE_IDS = {
     "root_cause_categories": ["hardware_failure", "power_or_facility", "software_bug", "configuration_change",
@@ -204,6 +214,48 @@ def test_fit_predicts_and_decides():
     assert bug["root_cause_categories.software_bug"] > bug["root_cause_categories.configuration_change"]
     assert config["root_cause_categories.configuration_change"] > config["root_cause_categories.software_bug"]
     assert decide(bug, Settings(threshold=0.5, fallback=0.0, cue_gate=0.99))["root_cause_categories"] == {"software_bug"}
+
+
+def test_each_classifier_reads_only_its_own_cue_counts():
+    taxonomy = load_taxonomy()
+    vocab = cue_vocabulary(taxonomy)
+    rows = model_rows(Matchers(spacy.blank("en"), taxonomy), [(BUG, BUG), (CONFIG, CONFIG)])
+    features = make_features(taxonomy, 10).fit(rows)
+    width = features.transform(rows).shape[1]
+    mask = own_cue_mask(features, taxonomy, "root_cause_categories.software_bug", width)
+    cues = features.output_indices_["cues"]
+    assert mask[: cues.start].all()  # every text feature is kept
+    kept = [vocab[j] for j in range(len(vocab)) if mask[cues.start + j]]
+    assert kept == ["f__root_cause_categories.software_bug", "w__root_cause_categories.software_bug"]
+    # the fitted model: another category's cue count changes that category only
+    model = _tiny_model()
+    plain, cued = model.predict_rows([[BUG, BUG, ""], [BUG, BUG, "f__root_cause_categories.configuration_change"]])
+    assert plain["root_cause_categories.software_bug"] == pytest.approx(cued["root_cause_categories.software_bug"])
+    assert plain["root_cause_categories.configuration_change"] != cued["root_cause_categories.configuration_change"]
+    # without own_cues every classifier reads every cue count
+    taxonomy_rows = [(f"{text} Variant {i}.", text) for i in range(6) for text in (BUG, CONFIG)]
+    examples = [Example(f"doc{i}", f, w, {"root_cause_categories.software_bug": int(w == BUG)})
+                for i, (f, w) in enumerate(taxonomy_rows)]
+    shared = fit(examples, model_rows(Matchers(spacy.blank("en"), taxonomy), taxonomy_rows), taxonomy,
+                 Settings(own_cues=False))
+    plain, cued = shared.predict_rows([[BUG, BUG, ""], [BUG, BUG, "f__root_cause_categories.configuration_change"]])
+    assert plain["root_cause_categories.software_bug"] != pytest.approx(cued["root_cause_categories.software_bug"])
+
+
+def test_calibration_folds_keep_a_documents_rows_together():
+    examples = [Example(f"doc{i // 2}", "focus", "whole", {}) for i in range(24)]  # two rows per document
+    y = np.array([1 if (i // 2) % 3 == 0 else 0 for i in range(24)])
+    splits = calibration_folds(examples, y, seed=0)
+    assert len(splits) == 3
+    tested = sorted(int(i) for _, test in splits for i in test)
+    assert tested == list(range(24))  # every row is held out exactly once
+    for train, test in splits:
+        assert not {examples[i].group for i in train} & {examples[i].group for i in test}
+        assert set(y[train].tolist()) == {0, 1} and y[test].sum() > 0
+    # too few documents for grouped folds: shuffled stratified folds instead
+    alone = [Example("one", "focus", "whole", {}) for _ in range(6)]
+    splits = calibration_folds(alone, np.array([1, 0, 1, 0, 1, 0]), seed=0)
+    assert len(splits) == 3 and all(set(np.array([1, 0, 1, 0, 1, 0])[train].tolist()) == {0, 1} for train, _ in splits)
 
 
 def test_model_round_trips_through_npz_and_tags_a_doc(tmp_path):
