@@ -360,6 +360,9 @@ def find_times(text: str, start: int = 0, end: int | None = None) -> list[tuple[
 _GLUE = re.compile(r"^(?:\s{0,3}|\s*(?:on|at|,|T|\||-)\s*|\s*,\s*(?:at\s+)?|\s+on\s+the\s+)$", re.IGNORECASE)
 
 
+_DIGIT = re.compile(r"\d")
+
+
 def find_moments(text: str, start: int = 0, end: int | None = None, reference: _dt.date | None = None,
                  order: str = "mdy") -> list[Moment]:
     """Dates, times and date-times in ``text[start:end]``, in order of position.
@@ -369,6 +372,9 @@ def find_moments(text: str, start: int = 0, end: int | None = None, reference: _
     reference it is left out.
     """
     end = len(text) if end is None else end
+    if not _DIGIT.search(text, start, end):
+        # every date and time form has a digit; most timeline lines searched have none
+        return []
     full = find_dates(text, start, end, order)
     dates: list[tuple[str, int, int, bool]] = [(d, s, e, False) for d, s, e in full]
     if reference is not None:
