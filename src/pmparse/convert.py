@@ -33,11 +33,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Iterator, Literal
-from urllib.parse import quote
 
 from .card import build_card
 from .errors import InputError, PmparseError, RecordError, UsageError
-from .ingest import DEFAULT_MAX_BYTES, ingest, ingest_bytes, read_bytes
+from .ingest import DEFAULT_MAX_BYTES, ingest, ingest_bytes, is_url, join_url, read_bytes
 from .pipeline import PipelineConfig, analyse, get, version_info
 from .record import Library, RecordFormat, card_data, is_edited
 from .review import open_diff
@@ -187,16 +186,14 @@ def expand_inputs_relative(inputs: Iterable[str]) -> Iterator[tuple[str, str | N
             yield item, "expected a file, folder or glob, found nothing at that path", item
 
 
-def join_url(base: str, relative: str) -> str:
-    """``base`` joined with a file's relative path, each path segment percent-encoded.
+def check_url_base(base: str) -> None:
+    """Refuse a ``--url-base`` that is not an http(s) address.
 
     Raises:
-        UsageError: ``base`` is not an http(s) address.
+        UsageError: it is not.
     """
-    if not base.startswith(("http://", "https://")):
+    if not is_url(base):
         raise UsageError(f"expected --url-base to start with http:// or https://, found {base!r}")
-    parts = relative.replace(os.sep, "/").split("/")
-    return base.rstrip("/") + "/" + "/".join(quote(part) for part in parts)
 
 
 def suggest(location: str, config: PipelineConfig = PipelineConfig(), max_bytes: int = DEFAULT_MAX_BYTES,
@@ -659,7 +656,7 @@ def convert(
         PmparseError: the pipeline cannot be built (a model or rules file is broken).
     """
     if url_base is not None:
-        join_url(url_base, "x")  # a bad base is a usage error before any input is read
+        check_url_base(url_base)  # a usage error before any input is read
     library_path = Path(library_dir)
     if library_path.exists() and not library_path.is_dir():
         raise UsageError("expected a library folder, found a file", str(library_path))

@@ -98,12 +98,11 @@ def source_of(rel_path: str) -> str:
 def source_url(path: str, manifest: Manifest | None = None) -> str | None:
     """The public address of a corpus file (a path relative to the corpus root), when the
     manifest says where its source repository is published; None otherwise."""
-    from urllib.parse import quote
+    from .ingest import join_url
 
     manifest = manifest or load_manifest()
     for rule in manifest.sources.values():
         if rule.url_base and rule.url_root and path.startswith(rule.url_root):
-            rest = path[len(rule.url_root):]
-            return rule.url_base.rstrip("/") + "/" + "/".join(quote(part) for part in rest.split("/"))
+            return join_url(rule.url_base, path[len(rule.url_root):])
     return None
 

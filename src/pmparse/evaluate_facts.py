@@ -39,6 +39,10 @@ def _norm(value: object) -> str:
     return " ".join(str(value).split()).casefold()
 
 
+def _same_organisation(gold: object, predicted: str | None) -> bool:
+    return bool(predicted) and _norm(predicted) == _norm(gold)
+
+
 def _ratio(hits: int, total: int) -> float | None:
     return round(hits / total, 4) if total else None
 
@@ -120,7 +124,7 @@ def score_facts(pairs: list[tuple[Mapping, Card]]) -> dict:
     for gold, card in pairs:
         if gold.get("organisation"):
             totals["organisation"] += 1
-            hits["organisation"] += bool(card.organisation) and _norm(card.organisation) == _norm(gold["organisation"])
+            hits["organisation"] += _same_organisation(gold["organisation"], card.organisation)
         if gold.get("date"):
             totals["year"] += 1
             totals["date"] += 1
@@ -201,7 +205,7 @@ def measure(gold_files=None, corpus: str | None = None, config=None) -> tuple[di
 def score_organisation(pairs: list[tuple[Mapping, str | None]], name: str) -> dict:
     """Exact-match organisation figure ``name`` (and its document count) of ``(gold card, predicted)`` pairs."""
     scored = [(gold, value) for gold, value in pairs if gold.get("organisation")]
-    hits = sum(bool(value) and _norm(value) == _norm(gold["organisation"]) for gold, value in scored)
+    hits = sum(_same_organisation(gold["organisation"], value) for gold, value in scored)
     return {name: _ratio(hits, len(scored)), f"{name}_documents": len(scored)}
 
 

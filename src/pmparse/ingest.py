@@ -19,6 +19,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Literal
+from urllib.parse import quote
 
 import yaml
 
@@ -53,6 +54,12 @@ _HTML_SNIFF = re.compile(r"\A\s*(?:<!doctype html|<html|<head|<body|<article|<di
 def is_url(location: str) -> bool:
     """True when ``location`` is an http(s) address rather than a path."""
     return location.startswith(("http://", "https://"))
+
+
+def join_url(base: str, relative: str) -> str:
+    """``base`` (an address of a folder) joined with a relative file path, each segment percent-encoded."""
+    parts = relative.replace(os.sep, "/").split("/")
+    return base.rstrip("/") + "/" + "/".join(quote(part) for part in parts)
 
 
 @dataclass

@@ -34,8 +34,6 @@ from .errors import ModelError
 #: Most distinct n-grams whose hashed column is remembered per feature block.
 CACHE_LIMIT = 500_000
 
-_WHITE = re.compile(r"\s\s+")
-
 
 @dataclass
 class Sparse:
@@ -149,7 +147,8 @@ class HashedNgrams:
         self.sublinear_tf = sublinear_tf
         self.norm = norm
         self._token = re.compile(token_pattern)
-        self._cache: dict[str, int] = {}
+        # n-gram -> column (word analyzer), or word -> its n-grams' columns (char_wb)
+        self._cache: dict[str, int | list[int]] = {}
 
     def terms(self, text: str) -> list[str]:
         """The n-grams of ``text``, in scikit-learn's order and with its repeats."""
@@ -169,15 +168,22 @@ class HashedNgrams:
                     grams.extend(" ".join(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
             return grams
         grams = []
-        for word in _WHITE.sub(" ", text).split():
-            padded = f" {word} "
-            size = len(padded)
-            for n in range(low, high + 1):
-                if size <= n:
-                    # a word no longer than n gives itself once, and no longer n-grams
-                    grams.append(padded)
-                    break
-                grams.extend(padded[i:i + n] for i in range(size - n + 1))
+        for word in text.split():
+            grams.extend(self._word_grams(word))
+        return grams
+
+    def _word_grams(self, word: str) -> list[str]:
+        """Character n-grams of one word padded with spaces (``char_wb``)."""
+        low, high = self.ngram_range
+        padded = f" {word} "
+        size = len(padded)
+        grams: list[str] = []
+        for n in range(low, high + 1):
+            if size <= n:
+                # a word no longer than n gives itself once, and no longer n-grams
+                grams.append(padded)
+                break
+            grams.extend(padded[i:i + n] for i in range(size - n + 1))
         return grams
 
     def _column(self, gram: str) -> int:
@@ -191,32 +197,20 @@ class HashedNgrams:
         cache = self._cache
         if len(cache) > CACHE_LIMIT:
             cache.clear()
-        out: list[int] = []
         if self.analyzer == "char_wb":
             # a word's character n-grams depend on the word alone: one lookup per word
-            low, high = self.ngram_range
+            out: list[int] = []
             for word in (text.lower() if self.lowercase else text).split():
                 found = cache.get(word)
                 if found is None:
-                    padded = f" {word} "
-                    found = []
-                    for n in range(low, high + 1):
-                        if len(padded) <= n:
-                            found.append(self._column(padded))
-                            break
-                        found.extend(self._column(padded[i:i + n]) for i in range(len(padded) - n + 1))
-                    cache[word] = found
+                    found = cache[word] = [self._column(gram) for gram in self._word_grams(word)]
                 out.extend(found)
             return out
         grams = self.terms(text)
         out = [cache.get(gram) for gram in grams]
-        if None in out:
-            width = self.n_features
-            for i, column in enumerate(out):
-                if column is None:
-                    h = _murmur(grams[i])
-                    column = (2147483647 - (width - 1)) % width if h == -2147483648 else abs(h) % width
-                    out[i] = cache[grams[i]] = column
+        for i, column in enumerate(out):
+            if column is None:
+                out[i] = cache[grams[i]] = self._column(grams[i])
         return out
 
     def transform(self, texts: Sequence[str]) -> Sparse:

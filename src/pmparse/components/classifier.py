@@ -167,9 +167,8 @@ class UnitModel:
     """A trained unit classifier with its sequence decoding.
 
     Args:
-        estimator: Gives ``(n, labels)`` probabilities for ``n`` rows of :func:`rows_for`: a
-            :class:`~pmparse.linear.TextClassifier` (what is saved), or a scikit-learn pipeline
-            while training.
+        estimator: Gives ``(n, labels)`` probabilities for ``n`` rows of :func:`rows_for`
+            (training exports its scikit-learn pipeline to this form at once).
         labels: Class labels in the estimator's order.
         transitions: Transition matrix over ``labels``.
         sequence_weight: Weight of the transitions in decoding.
@@ -197,9 +196,7 @@ class UnitModel:
         rows = unit_rows(doc)
         if not rows:
             return np.zeros((0, len(self.labels)))
-        if isinstance(self.estimator, TextClassifier):
-            return self.estimator.predict_proba(rows)
-        return self.estimator.predict_proba(np.array(rows, dtype=object))
+        return self.estimator.predict_proba(rows)
 
     def decode(self, probs: np.ndarray, sequence_weight: float | None = None) -> list[dict[str, float]]:
         """Sequence-decoded probabilities per label, one dict per unit."""
@@ -262,15 +259,6 @@ class UnitModel:
         return cls(estimator, labels, transitions, sequence_weight, name, priors, cues_version, meta.get("labeler"))
 
 
-def read_meta(folder: Path) -> dict:
-    """The ``meta.json`` of a model folder.
-
-    Raises:
-        OSError, json.JSONDecodeError: missing or unreadable.
-    """
-    return json.loads((Path(folder) / META_FILE).read_text(encoding="utf-8"))
-
-
 def labeler_settings(folder: str | Path | None) -> dict[str, float]:
     """Field labeler settings tuned with the model in ``folder`` (empty when none are recorded).
 
@@ -279,10 +267,7 @@ def labeler_settings(folder: str | Path | None) -> dict[str, float]:
     """
     if not folder:
         return {}
-    try:
-        settings = read_meta(Path(folder)).get("labeler") or {}
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ModelError(f"expected a readable meta.json, found {exc}", str(folder)) from exc
+    settings = read_json(Path(folder) / META_FILE).get("labeler") or {}
     return {k: float(v) for k, v in settings.items() if k in ("heading_weight", "threshold", "followup_weight")}
 
 

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from ..ingest import is_url
 from ..rules import normalise_heading
 from ..taxonomy import OrganisationsFile, load_organisations
 from .lines import doc_text
@@ -189,7 +190,7 @@ def find_organisation(text: str, body_start: int = 0, location: str = "", title:
     # guessed from an unknown host or account is kept for when the text names nobody (a forge
     # account is often a project's, not the organisation's: jupyterhub for mybinder.org)
     guessed: Fact | None = None
-    if re.match(r"https?://", location):
+    if is_url(location):
         parts = urlsplit(location)
         host = (parts.hostname or "").lower()
         if host in _FORGES or host.endswith(tuple("." + f for f in _FORGES)):

@@ -48,6 +48,7 @@ from ..cues import lowercase_pattern
 from ..errors import ModelError
 from ..linear import (CalibratedBinaries, Features, Logistic, features_from_arrays, features_to_arrays,
                       load_arrays, read_json, save_arrays)
+from ..record import atomic_write
 from ..taxonomy import Taxonomy, load_taxonomy
 from .lines import doc_text
 from .facts import SUMMARY_HEADINGS, section_regions
@@ -277,7 +278,7 @@ class CategoryModel:
         tmp.replace(path)
         meta = {**self.meta, "format": MODEL_FORMAT, "features": specs, "category_keys": self.classifiers.keys,
                 "has_components": self.components is not None, "weights_sha256": digest}
-        atomic_text(folder / META_FILE, json.dumps(meta, indent=2, sort_keys=True) + "\n")
+        atomic_write(folder / META_FILE, json.dumps(meta, indent=2, sort_keys=True) + "\n")
         return path
 
     @classmethod
@@ -309,13 +310,6 @@ class CategoryModel:
             raise ModelError(f"expected weights for {features.width} features and {len(keys)} keys, found "
                              f"{classifiers.coef_t.shape}", str(folder))
         return cls(features, classifiers, meta, components)
-
-
-def atomic_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
 
 
 # --- decisions ------------------------------------------------------------------------------
