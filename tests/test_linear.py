@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import zipfile
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -131,6 +133,16 @@ def test_arrays_round_trip_and_a_changed_file_fails_its_digest(tmp_path):
         save_arrays(path, {"bad": np.array([object()], dtype=object)})
     with pytest.raises(ModelError, match="found none"):
         load_arrays(tmp_path / "missing.npz")
+
+
+def test_arrays_are_stored_uncompressed_and_written_the_same_way_twice(tmp_path):
+    arrays = {"b": np.ones((2, 2), dtype=np.float32), "a": np.arange(3.0)}
+    first = save_arrays(tmp_path / "1.npz", arrays)
+    second = save_arrays(tmp_path / "2.npz", dict(reversed(list(arrays.items()))))
+    assert first == second  # key order and time stamps do not change the bytes
+    with zipfile.ZipFile(tmp_path / "1.npz") as archive:
+        assert [i.filename for i in archive.infolist()] == ["a.npy", "b.npy"]
+        assert {i.compress_type for i in archive.infolist()} == {zipfile.ZIP_STORED}
 
 
 def test_check_export_names_the_difference():

@@ -10,6 +10,7 @@ import re
 
 from spacy.tokens import Doc
 
+from .components.lines import doc_text
 from .ingest import Ingested
 from .schema import TEXT_FIELDS, Card, Evidence, Item, Pipeline, Source, Support
 from .title import make_title
@@ -37,8 +38,10 @@ def field_items(doc: Doc) -> dict[str, list[Item]]:
         return items
     group = doc.spans["fields"]
     scores = group.attrs.get("scores", [1.0] * len(group))
+    whole = doc_text(doc)
     for span, score in sorted(zip(group, scores), key=lambda pair: pair[0].start_char):
-        text = collapse(span.text)
+        # a slice of the cached text: Span.text rebuilds the string token by token
+        text = collapse(whole[span.start_char:span.end_char])
         if not text or span.label_ not in items:
             continue
         items[span.label_].append(
