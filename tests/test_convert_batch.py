@@ -195,8 +195,8 @@ def test_ctrl_c_between_a_record_and_its_base_waits_for_both(tmp_path, monkeypat
 
     def write_state_then_ctrl_c(self, kind, card):
         path = real(self, kind, card)
-        if card.id == "IL-0002" and kind == "base":
-            os.kill(os.getpid(), signal.SIGINT)  # arrives between the base and the record
+        if card.id == "IL-0002" and kind == "intent":
+            os.kill(os.getpid(), signal.SIGINT)  # arrives between the new base and the record
         return path
 
     monkeypatch.setattr(Library, "write_state", write_state_then_ctrl_c)

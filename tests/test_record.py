@@ -6,7 +6,8 @@ import pytest
 import yaml
 
 from pmparse.errors import RecordError
-from pmparse.record import Library, atomic_write, dumps, loads, validate_library
+import pmparse.record as record_module
+from pmparse.record import Library, atomic_write, dumps, is_edited, loads, validate_library
 from pmparse.schema import Card, Evidence, Item, Pipeline, Source
 
 SHA = "a" * 64
@@ -122,3 +123,53 @@ def test_atomic_write_gives_records_normal_permissions(tmp_path):
         assert target.stat().st_mode & 0o777 == 0o664
     finally:
         os.umask(old)
+
+
+class Killed(BaseException):
+    """Stands for SIGKILL: nothing after it in the process runs."""
+
+
+def test_a_run_killed_before_the_record_was_written_keeps_the_old_base(tmp_path, monkeypatch):
+    library = Library.open(tmp_path)
+    library.write(make_card(), "yaml")
+    newer = make_card().model_copy(update={"organisation": "Newer Org"})
+    real = record_module.atomic_write
+
+    def die_on_the_record(path, text):
+        if path.name == "IL-0001.yaml":
+            raise Killed
+        real(path, text)
+
+    monkeypatch.setattr(record_module, "atomic_write", die_on_the_record)
+    with pytest.raises(Killed):
+        library.write(newer, "yaml")
+    monkeypatch.setattr(record_module, "atomic_write", real)
+    reopened = Library.open(tmp_path)
+    entry = reopened.entries["IL-0001"]
+    assert entry.card.organisation == "Example Org"
+    # the record is still pmparse's own, so the next run may refresh it
+    assert reopened.read_state("base", "IL-0001") == entry.card and not is_edited(reopened, entry)
+    assert not reopened.state_path("intent", "IL-0001").exists()
+
+
+def test_a_run_killed_after_the_record_was_written_finishes_the_base(tmp_path):
+    library = Library.open(tmp_path)
+    library.write(make_card(), "yaml")
+    newer = make_card().model_copy(update={"organisation": "Newer Org"})
+    # what write() had done when the kill came: the intent and the record, not the rename
+    library.write_state("intent", newer)
+    atomic_write(tmp_path / "IL-0001.yaml", dumps(newer, "yaml"))
+    reopened = Library.open(tmp_path)
+    entry = reopened.entries["IL-0001"]
+    assert reopened.read_state("base", "IL-0001") == newer and not is_edited(reopened, entry)
+    assert not reopened.state_path("intent", "IL-0001").exists()
+
+
+def test_a_person_edit_made_after_a_killed_run_stays_a_person_edit(tmp_path):
+    library = Library.open(tmp_path)
+    library.write(make_card(), "yaml")
+    library.write_state("intent", make_card().model_copy(update={"organisation": "Newer Org"}))  # killed before the record
+    atomic_write(tmp_path / "IL-0001.yaml", dumps(make_card().model_copy(update={"organisation": "Edited by hand"}), "yaml"))
+    reopened = Library.open(tmp_path)
+    assert reopened.read_state("base", "IL-0001") == make_card()
+    assert is_edited(reopened, reopened.entries["IL-0001"])

@@ -4,6 +4,7 @@ Layout of a library folder::
 
     LIBRARY/IL-0001.yaml            the record a person reads and edits (or .json)
     LIBRARY/.pmparse/base/IL-0001.json     what pmparse last wrote, to tell human edits apart
+    LIBRARY/.pmparse/intent/IL-0001.json   a base about to replace the old one (see Library.write)
     LIBRARY/.pmparse/pending/IL-0001.json  a newer suggestion waiting for review
     LIBRARY/.pmparse/rejected/IL-0001.json suggestions a person rejected (pmparse.review)
 
@@ -240,11 +241,21 @@ class Library:
         return self.root / f"{card_id}.{'json' if fmt == 'json' else 'yaml'}"
 
     def write(self, card: Card, fmt: RecordFormat, path: Path | None = None) -> Path:
-        """Write a record and remember it as pmparse's base (what pmparse last wrote)."""
+        """Write a record and remember it as pmparse's base (what pmparse last wrote).
+
+        The record and its base are two files, and a process killed between two writes must not
+        leave them disagreeing: a base newer than its record would make pmparse call the record
+        a person's edit and never refresh it. So the new base is first written as an *intent*,
+        then the record, then the intent is renamed over the base; :meth:`read_state` settles an
+        intent left by a killed run by comparing it with the record on disk.
+        """
         path = path or self.path_for(card.id, fmt)
         text = dumps(card, format_of(path))
-        self.write_state("base", card)
+        intent = self.write_state("intent", card)
         atomic_write(path, text)
+        base = self.state_path("base", card.id)
+        base.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(intent, base)
         self.add(card, path)
         return path
 
@@ -260,6 +271,8 @@ class Library:
 
     def read_state(self, kind: str, card_id: str) -> Card | None:
         """A stored state card, or None when there is none (or it is unreadable)."""
+        if kind == "base":
+            self._settle_intent(card_id)
         path = self.state_path(kind, card_id)
         if not path.is_file():
             return None
@@ -267,6 +280,26 @@ class Library:
             return loads(path.read_text(encoding="utf-8"), "json", str(path))
         except (OSError, RecordError):
             return None
+
+    def _settle_intent(self, card_id: str) -> None:
+        """Finish or undo a base change a killed :meth:`write` left behind."""
+        intent_path = self.state_path("intent", card_id)
+        if not intent_path.is_file():
+            return
+        try:
+            intent = loads(intent_path.read_text(encoding="utf-8"), "json", str(intent_path))
+        except (OSError, UnicodeDecodeError, RecordError):
+            intent = None
+        entry = self.entries.get(card_id)
+        if intent is not None and entry is not None and entry.card is not None \
+                and card_data(entry.card) == card_data(intent):
+            # the record was written, the rename of its base was not: finish it
+            base = self.state_path("base", card_id)
+            base.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(intent_path, base)
+        else:
+            # the record never got this text: the old base still describes it
+            self.drop_state("intent", card_id)
 
     def drop_state(self, kind: str, card_id: str) -> None:
         """Remove a state file if it exists."""
