@@ -1,12 +1,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 import yaml
 
-from pmparse.errors import RecordError
 import pmparse.record as record_module
+from pmparse.errors import RecordError
 from pmparse.record import Library, atomic_write, dumps, is_edited, loads, validate_library
 from pmparse.schema import Card, Evidence, Item, Pipeline, Source
 
@@ -173,3 +174,86 @@ def test_a_person_edit_made_after_a_killed_run_stays_a_person_edit(tmp_path):
     reopened = Library.open(tmp_path)
     assert reopened.read_state("base", "IL-0001") == make_card()
     assert is_edited(reopened, reopened.entries["IL-0001"])
+
+
+# --- the scan cache and lazy cards ------------------------------------------------------------
+
+
+def _library_of(tmp_path, count: int) -> Library:
+    library = Library.open(tmp_path)
+    for i in range(1, count + 1):
+        card = make_card(f"IL-{i:04d}").model_copy(
+            update={"source": Source(location=f"reports/{i}.md", sha256=f"{i:064x}", format="md")})
+        library.write(card, "yaml")
+    library.save_index()
+    return library
+
+
+def _count_reads(monkeypatch) -> list:
+    reads: list = []
+    real = Library.read
+
+    def counting(path):
+        reads.append(path.name)
+        return real(path)
+
+    monkeypatch.setattr(Library, "read", staticmethod(counting))
+    return reads
+
+
+def test_reopening_a_library_parses_only_the_records_that_changed(tmp_path, monkeypatch):
+    _library_of(tmp_path, 5)
+    reads = _count_reads(monkeypatch)
+    library = Library.open(tmp_path)
+    assert reads == [] and sorted(library.entries) == [f"IL-{i:04d}" for i in range(1, 6)]
+    assert library.find("3".rjust(64, "0"), "elsewhere").id == "IL-0003"
+    edited = tmp_path / "IL-0002.yaml"
+    edited.write_text(edited.read_text(encoding="utf-8").replace("Example Org", "Edited Org"), encoding="utf-8")
+    (tmp_path / "IL-0005.yaml").unlink()
+    library = Library.open(tmp_path)
+    assert reads == ["IL-0002.yaml"] and "IL-0005" not in library.entries
+    assert library.entries["IL-0002"].card.organisation == "Edited Org"  # parsed at the scan, kept
+    assert library.entries["IL-0004"].card.organisation == "Example Org" and reads[-1] == "IL-0004.yaml"
+
+
+def test_a_broken_or_foreign_scan_cache_is_ignored(tmp_path, monkeypatch):
+    _library_of(tmp_path, 3)
+    index = tmp_path / ".pmparse" / "index.json"
+    for bad in ("{not json", '{"version": 99, "records": {}}', '{"version": 1, "records": {"IL-0001.yaml": 3}}'):
+        index.write_text(bad, encoding="utf-8")
+        reads = _count_reads(monkeypatch)
+        library = Library.open(tmp_path)
+        assert sorted(reads) == ["IL-0001.yaml", "IL-0002.yaml", "IL-0003.yaml"]
+        assert library.find("2".rjust(64, "0"), "x").id == "IL-0002"
+        monkeypatch.undo()
+
+
+def test_a_record_broken_after_the_scan_reads_as_invalid(tmp_path):
+    _library_of(tmp_path, 2)
+    library = Library.open(tmp_path)
+    (tmp_path / "IL-0001.yaml").write_text("id: [broken", encoding="utf-8")
+    entry = library.entries["IL-0001"]
+    assert entry.card is None and entry.error
+    assert Library.open(tmp_path).entries["IL-0001"].error  # and the next scan agrees
+
+
+def test_only_a_few_cards_stay_parsed(tmp_path, monkeypatch):
+    monkeypatch.setattr(record_module, "CARD_CACHE", 3)
+    library = _library_of(tmp_path, 8)
+    library = Library.open(tmp_path)
+    cards = [entry.card for entry in library.entries.values()]
+    assert [c.id for c in cards] == [f"IL-{i:04d}" for i in range(1, 9)]
+    assert len(library._cards) == 3
+
+
+def test_a_copy_of_a_source_gets_its_own_record_and_a_moved_one_keeps_its_record(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("a.md").write_text("same text", encoding="utf-8")
+    Path("b.md").write_text("same text", encoding="utf-8")
+    library = Library.open(tmp_path / "lib")
+    card = make_card().model_copy(update={"source": Source(location="a.md", sha256=SHA, format="md")})
+    library.write(card, "yaml")
+    assert library.find(SHA, "a.md").id == "IL-0001"
+    assert library.find(SHA, "b.md") is None  # a.md is still there: b.md is another source
+    Path("a.md").rename("c.md")
+    assert library.find(SHA, "c.md").id == "IL-0001"  # a.md is gone: c.md is a.md moved

@@ -555,11 +555,13 @@ def _display(location: str) -> str:
 def _known(library: Library, location: str, url: str | None = None) -> tuple[str, str, str | None] | None:
     card_id = library.by_location.get(location)
     entry = library.entries.get(card_id) if card_id else None
-    if entry is None or entry.card is None:
+    # the index's summary is enough to skip an input: parsing every record to resume a batch
+    # would cost more than the conversion it saves
+    if entry is None or entry.error is not None or entry.sha256 is None:
         return None
-    if url is not None and entry.card.source.url != url:
+    if url is not None and entry.url != url:
         return None  # a new public address is news for the record
-    return entry.card.source.sha256, entry.card.pipeline.version, entry.card.pipeline.model
+    return entry.sha256, entry.version, entry.model
 
 
 def _tasks(library: Library, inputs: Iterable[str], max_bytes: int, force: bool,
@@ -690,6 +692,7 @@ def convert(
                 if runner is not None:
                     # an interruption or an error abandons the inputs in flight at once
                     runner.close(abort=not finished)
+                library.save_index()
     except BaseException:
         if errors is not None:
             errors.discard()

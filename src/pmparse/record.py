@@ -18,6 +18,7 @@ import json
 import os
 import re
 import tempfile
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -136,14 +137,77 @@ def atomic_write(path: Path, text: str) -> None:
         raise
 
 
+#: Cards kept parsed at a time; the index itself holds only a few strings per record.
+CARD_CACHE = 256
+#: Version of ``.pmparse/index.json``; another version is ignored (and rebuilt).
+INDEX_VERSION = 1
+
+
 @dataclass
 class Entry:
-    """What the library knows of one record file."""
+    """What the library knows of one record file without parsing it again.
+
+    The card itself is read from the file when asked for (:attr:`card`) and only a few recent
+    ones stay parsed, so memory does not grow with the library.
+
+    Attributes:
+        id: The record id (``IL-0001``).
+        path: The record file.
+        error: Why the record is invalid, or None.
+        sha256: Its source's sha256, as far as the file can be read.
+        location: Its source's path or URL, as far as the file can be read.
+        url: Its source's public address, or None.
+        version: The pmparse version that made it.
+        model: The field model that made it, or None.
+    """
 
     id: str
     path: Path
-    card: Card | None
     error: str | None = None
+    sha256: str | None = None
+    location: str | None = None
+    url: str | None = None
+    version: str | None = None
+    model: str | None = None
+    library: Library | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def card(self) -> Card | None:
+        """The record's card (parsed on demand), or None when the record is invalid."""
+        if self.error is not None or self.library is None:
+            return None
+        return self.library.card_of(self)
+
+    def summary(self) -> list:
+        """The cached fields, for ``.pmparse/index.json``."""
+        return [self.id, self.error, self.sha256, self.location, self.url, self.version, self.model]
+
+
+_SUMMARY = ("id", "error", "sha256", "location", "url", "version", "model")
+
+
+def _entry_from_card(card: Card, path: Path, library: Library) -> Entry:
+    return Entry(card.id, path, None, card.source.sha256, card.source.location, card.source.url,
+                 card.pipeline.version, card.pipeline.model, library)
+
+
+def _still_there(location: str | None) -> bool:
+    """True when ``location`` is a file that exists (URLs and stdin never count as there)."""
+    if not location or location == "-" or location.startswith(("http://", "https://")):
+        return False
+    try:
+        return os.path.isfile(location)
+    except (OSError, ValueError):
+        return False
+
+
+def _file_key(path: Path) -> list[int] | None:
+    """What tells that a file changed: replacing or editing it changes at least one of these."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return [st.st_mtime_ns, st.st_size, st.st_ino]
 
 
 @dataclass
@@ -159,6 +223,9 @@ class Library:
     by_sha: dict[str, str] = field(default_factory=dict)
     by_location: dict[str, str] = field(default_factory=dict)
     _max_number: int = 0
+    _cards: OrderedDict = field(default_factory=OrderedDict, repr=False)
+    _keys: dict[str, list[int]] = field(default_factory=dict, repr=False)
+    _index_dirty: bool = False
 
     @classmethod
     def open(cls, root: str | Path) -> Library:
@@ -172,41 +239,126 @@ class Library:
         """Where pmparse keeps its own state (bases, pending suggestions, rejections)."""
         return self.root / ".pmparse"
 
+    @property
+    def index_path(self) -> Path:
+        """The scan cache: per record file, its stat key and :meth:`Entry.summary`."""
+        return self.state_dir / "index.json"
+
     def scan(self) -> None:
-        """Read every record file, indexing ids, source hashes and locations."""
+        """Index every record file: ids, source hashes and locations.
+
+        A file whose stat key (modification time, size, inode) matches ``.pmparse/index.json`` is
+        not parsed again: parsing a YAML record takes about 8 ms, a minute for a library of
+        several thousand records before a resumed batch could start. Any other file is read and
+        validated as before. The cache is only a shortcut: without it the result is the same.
+        """
         self.entries.clear()
         self.by_sha.clear()
         self.by_location.clear()
+        self._cards.clear()
+        self._keys.clear()
         self._max_number = 0
         if not self.root.is_dir():
             return
+        cached = self._read_index()
+        self._index_dirty = False
         for path in sorted(self.root.iterdir()):
             match = _ID_FILE.match(path.name)
             if not match or not path.is_file():
                 continue
             self._max_number = max(self._max_number, int(match.group(1)))
             card_id = f"IL-{match.group(1)}"
+            key = _file_key(path)
+            hit = cached.get(path.name)
+            if key is not None and hit is not None and hit[0] == key and hit[1][0] == card_id:
+                entry = Entry(path=path, library=self, **dict(zip(_SUMMARY, hit[1])))
+                self._index(entry)
+                self._keys[path.name] = key
+                continue
+            self._index_dirty = True
             try:
                 card = self.read(path)
             except RecordError as exc:
-                self.entries[card_id] = Entry(card_id, path, None, exc.message)
                 # a record a person broke by hand still owns its source: index what can be read of
                 # it, so convert holds a suggestion for review instead of minting a second record
                 sha, location = _source_keys(path)
-                if sha:
-                    self.by_sha.setdefault(sha, card_id)
-                if location:
-                    self.by_location.setdefault(location, card_id)
-                continue
-            self.add(card, path)
+                self._index(Entry(card_id, path, exc.message, sha, location, library=self))
+            else:
+                self._index(_entry_from_card(card, path, self))
+                self._remember(card)
+            if key is not None:
+                self._keys[path.name] = key
+        if set(cached) - set(self._keys):
+            self._index_dirty = True
+        self.save_index()
+
+    def _index(self, entry: Entry) -> None:
+        self.entries[entry.id] = entry
+        if entry.error is None:
+            self.by_sha[entry.sha256] = entry.id
+            self.by_location[entry.location] = entry.id
+        else:
+            if entry.sha256:
+                self.by_sha.setdefault(entry.sha256, entry.id)
+            if entry.location:
+                self.by_location.setdefault(entry.location, entry.id)
+
+    def _read_index(self) -> dict[str, tuple[list[int], list]]:
+        try:
+            data = json.loads(self.index_path.read_text(encoding="utf-8"))
+            if data.get("version") != INDEX_VERSION:
+                return {}
+            return {name: (list(key), list(summary)) for name, (key, summary) in data["records"].items()
+                    if len(summary) == len(_SUMMARY)}
+        except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError):
+            return {}  # no cache, or one that cannot be trusted: every record is parsed
+
+    def save_index(self) -> None:
+        """Write the scan cache when it changed (a shortcut only: losing it costs a slower scan)."""
+        if not self._index_dirty or not self.root.is_dir():
+            return
+        records = {name: [key, self.entries[f"IL-{name[3:7]}"].summary()] for name, key in sorted(self._keys.items())
+                   if f"IL-{name[3:7]}" in self.entries}
+        try:
+            atomic_write(self.index_path, json.dumps({"version": INDEX_VERSION, "records": records},
+                                                     ensure_ascii=False))
+        except OSError:
+            return  # a read-only library still works, it only scans slower
+        self._index_dirty = False
 
     def add(self, card: Card, path: Path) -> None:
         """Index a card written at ``path``."""
-        self.entries[card.id] = Entry(card.id, path, card)
-        self.by_sha[card.source.sha256] = card.id
-        self.by_location[card.source.location] = card.id
+        self._index(_entry_from_card(card, path, self))
+        self._remember(card)
+        key = _file_key(path)
+        if key is not None:
+            self._keys[path.name] = key
+            self._index_dirty = True
         number = int(card.id[3:])
         self._max_number = max(self._max_number, number)
+
+    def _remember(self, card: Card) -> None:
+        self._cards[card.id] = card
+        self._cards.move_to_end(card.id)
+        while len(self._cards) > CARD_CACHE:
+            self._cards.popitem(last=False)
+
+    def card_of(self, entry: Entry) -> Card | None:
+        """The card of ``entry``, parsed from its file unless one of the recent ones.
+
+        A record that can no longer be read gets its error set and gives None.
+        """
+        card = self._cards.get(entry.id)
+        if card is not None:
+            self._cards.move_to_end(entry.id)
+            return card
+        try:
+            card = self.read(entry.path)
+        except RecordError as exc:
+            entry.error = exc.message
+            return None
+        self._remember(card)
+        return card
 
     @staticmethod
     def read(path: Path) -> Card:
@@ -232,8 +384,19 @@ class Library:
         return f"IL-{self._max_number:04d}"
 
     def find(self, sha256: str, location: str) -> Entry | None:
-        """The record made from this source: same text (sha256) or same path/URL."""
-        card_id = self.by_sha.get(sha256) or self.by_location.get(location)
+        """The record made from this source.
+
+        A source is known by its path or URL. A record made from the same text (sha256) at a
+        location that no longer exists is the same source moved or renamed; one whose file is
+        still there is another source that happens to hold the same text (a copy), which gets
+        its own record instead of taking turns with the first in one.
+        """
+        card_id = self.by_location.get(location)
+        if card_id is None:
+            other = self.by_sha.get(sha256)
+            entry = self.entries.get(other) if other else None
+            if entry is not None and not _still_there(entry.location):
+                card_id = other
         return self.entries.get(card_id) if card_id else None
 
     def path_for(self, card_id: str, fmt: RecordFormat) -> Path:
