@@ -5,6 +5,7 @@ Layout of a library folder::
     LIBRARY/IL-0001.yaml            the record a person reads and edits (or .json)
     LIBRARY/.pmparse/base/IL-0001.json     what pmparse last wrote, to tell human edits apart
     LIBRARY/.pmparse/intent/IL-0001.json   a base about to replace the old one (see Library.write)
+    LIBRARY/.pmparse/index.json            scan cache: what each record file held at its last stat
     LIBRARY/.pmparse/pending/IL-0001.json  a newer suggestion waiting for review
     LIBRARY/.pmparse/rejected/IL-0001.json suggestions a person rejected (pmparse.review)
 
