@@ -8,6 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 import spacy
+from hypothesis import given
+from hypothesis import strategies as st
+from spacy.tokens import Span
+from spacy.util import filter_spans
 
 from pmparse.components.tagger import (
     CategoryModel,
@@ -17,6 +21,7 @@ from pmparse.components.tagger import (
     cue_vocabulary,
     decide_categories,
     keep_components,
+    longest_first,
     model_rows,
     score_components,
 )
@@ -377,3 +382,26 @@ def test_taxonomy_patterns_match_case_insensitively_with_exact_offsets():
     spans = [shifted[s:e] for key, s, e in matchers.matches(doc, "root_cause_categories")
              if key == "root_cause_categories.operator_error"]
     assert spans and set(spans) == {"Engineer RAN"}
+
+
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), st.integers(0, 12), st.integers(1, 4)), max_size=12))
+def test_longest_first_keeps_what_spacy_filter_spans_keeps(raw):
+    nlp = spacy.blank("en")
+    doc = nlp.make_doc(" ".join(f"w{i}" for i in range(20)))
+    matches = [(key, start, start + width) for key, start, width in raw]
+    spans = [Span(doc, start, end, label=key) for key, start, end in matches]
+    expected = [(span.label_, span.start, span.end) for span in filter_spans(spans)]
+    assert longest_first(matches) == expected
+
+
+def test_one_phrase_pass_serves_every_group_of_a_doc():
+    nlp = spacy.blank("en")
+    matchers = Matchers(nlp, load_taxonomy())
+    doc = nlp.make_doc("The database failover manager lost its disk after a power outage.")
+    first = matchers.matches(doc, "components")
+    assert matchers._last[0] is doc
+    assert matchers.matches(doc, "components") == first
+    assert {key for key, _, _ in first} >= {"components.database_failover_manager"}
+    assert all(doc.text[s:e].lower() in doc.text.lower() for _, s, e in first)
+    other = nlp.make_doc("Nothing relevant here.")
+    assert matchers.matches(other, "components") == [] and matchers._last[0] is other

@@ -55,8 +55,10 @@ _SECOND_LEVEL = {"co", "com", "gov", "ac", "org", "net", "edu"}
 
 def section_regions(doc: Doc) -> list[tuple[int, int, str]]:
     """Every section of ``doc`` as ``(start, end, normalised heading)``; the preamble's heading is ``""``."""
-    headings = sorted(doc.spans["headings"], key=lambda s: s.start_char) if "headings" in doc.spans else []
-    starts = [h.start_char for h in headings]
+    # offsets, and the heading text sliced from the cached text (Span.text joins tokens each time)
+    text = doc_text(doc)
+    headings = sorted((h.start_char, h.end_char) for h in doc.spans["headings"]) if "headings" in doc.spans else []
+    starts = [start for start, _ in headings]
     regions = []
     for start, end, label, _ in doc.user_data.get("pmparse_sections", []):
         if label == "preamble":
@@ -64,7 +66,7 @@ def section_regions(doc: Doc) -> list[tuple[int, int, str]]:
             continue
         # the last heading that starts before the section (a search per section was quadratic)
         i = bisect.bisect_left(starts, start) - 1
-        regions.append((start, end, normalise_heading(headings[i].text) if i >= 0 else ""))
+        regions.append((start, end, normalise_heading(text[headings[i][0]:headings[i][1]]) if i >= 0 else ""))
     return regions
 
 

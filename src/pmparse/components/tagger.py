@@ -42,7 +42,7 @@ import numpy as np
 from spacy.language import Language
 from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc
-from spacy.util import filter_spans
+from spacy.attrs import IDX, LENGTH
 
 from ..cues import lowercase_pattern
 from ..errors import ModelError
@@ -83,6 +83,21 @@ WHOLE_LIMIT = 20000
 # --- cues and texts -------------------------------------------------------------------------
 
 
+def longest_first(matches: list[tuple]) -> list[tuple]:
+    """spaCy's ``filter_spans`` over ``(key, start_token, end_token, ...)`` tuples.
+
+    Overlapping matches keep the longest, then the first; the result is in token order. The same
+    rule on tuples, because making a Span per match cost more than the matching itself.
+    """
+    ordered = sorted(matches, key=lambda m: (m[2] - m[1], -m[1]), reverse=True)
+    kept, seen = [], set()
+    for match in ordered:
+        if match[1] not in seen and match[2] - 1 not in seen:
+            kept.append(match)
+            seen.update(range(match[1], match[2]))
+    return sorted(kept, key=lambda m: m[1])
+
+
 class Matchers:
     """Phrase and regex matchers built from a taxonomy, for one vocabulary.
 
@@ -94,20 +109,43 @@ class Matchers:
     def __init__(self, nlp: Language, taxonomy: Taxonomy) -> None:
         self.nlp = nlp
         self.taxonomy = taxonomy
+        # one phrase matcher for every group: a pass over a Doc's tokens serves all of them
+        self._matcher = PhraseMatcher(nlp.vocab, attr="LOWER")
+        self._group_of: dict[int, str] = {}
         self.phrases: dict[str, PhraseMatcher] = {}
         self.regexes: dict[str, list[tuple[str, re.Pattern, re.Pattern]]] = {}
         for group, taxa in taxonomy.groups.items():
-            matcher = PhraseMatcher(nlp.vocab, attr="LOWER")
             regexes = []
             for taxon in taxa:
                 if taxon.synonyms:
-                    matcher.add(taxon.key, [nlp.make_doc(s.lower()) for s in taxon.synonyms])
+                    self._matcher.add(taxon.key, [nlp.make_doc(s.lower()) for s in taxon.synonyms])
+                    self._group_of[nlp.vocab.strings[taxon.key]] = group
                 # kept twice: for lowercased text (case-sensitive, 2-3x faster in Python's re)
                 # and as written, for the rare text whose lowercase changes its length
                 regexes.extend((taxon.key, re.compile(lowercase_pattern(p)), re.compile(p, re.IGNORECASE))
                                for p in taxon.patterns)
-            self.phrases[group] = matcher
+            self.phrases[group] = self._matcher
             self.regexes[group] = regexes
+        self._last: tuple[Doc, dict[str, list[tuple[str, int, int, int, int]]]] | None = None
+
+    def _phrase_matches(self, doc: Doc) -> dict[str, list[tuple[str, int, int, int, int]]]:
+        """Phrase matches of every group in ``doc``: ``(key, start_token, end_token, start_char, end_char)``.
+
+        The last Doc's matches are kept: the tagger asks for three groups of the same Doc.
+        """
+        if self._last is not None and self._last[0] is doc:
+            return self._last[1]
+        found: dict[str, list[tuple[str, int, int, int, int]]] = {}
+        matched = self._matcher(doc)
+        if matched:
+            # character offsets from attribute arrays: a Span per match cost more than the matching
+            idx, length = doc.to_array([IDX, LENGTH]).T.tolist()
+            strings = self.nlp.vocab.strings
+            for match_id, s, e in matched:
+                found.setdefault(self._group_of[match_id], []).append(
+                    (strings[match_id], s, e, idx[s], idx[e - 1] + length[e - 1]))
+        self._last = (doc, found)
+        return found
 
     def matches(self, doc: Doc, group: str, start: int = 0, end: int | None = None) -> list[tuple[str, int, int]]:
         """``(group.id, start_char, end_char)`` of every match of ``group`` in ``doc``.
@@ -116,13 +154,8 @@ class Matchers:
         """
         text = doc_text(doc)
         end = len(text) if end is None else end
-        spans = []
-        for match_id, s, e in self.phrases[group](doc):
-            span = doc[s:e]
-            if span.start_char >= start and span.end_char <= end:
-                span.label_ = self.nlp.vocab.strings[match_id]
-                spans.append(span)
-        found = [(span.label_, span.start_char, span.end_char) for span in filter_spans(spans)]
+        inside = [m for m in self._phrase_matches(doc).get(group, ()) if m[3] >= start and m[4] <= end]
+        found = [(key, s, e) for key, _, _, s, e in longest_first(inside)]
         if self.regexes[group]:
             lowered = text.lower()
             same_length = len(lowered) == len(text)  # offsets into the lowercase are offsets into the text
@@ -407,7 +440,8 @@ class _Containment:
         return bool(k) and self.reach[k - 1] >= end
 
 
-def component_candidates(doc: Doc, matchers: Matchers, matches: list[tuple[str, int, int]] | None = None
+def component_candidates(doc: Doc, matchers: Matchers, matches: list[tuple[str, int, int]] | None = None,
+                         regions: dict[str, list[tuple[int, int]]] | None = None
                          ) -> dict[str, tuple[np.ndarray, list[tuple[int, int]]]]:
     """Every component named in ``doc``, with its mention counts per region and its evidence.
 
@@ -418,7 +452,7 @@ def component_candidates(doc: Doc, matchers: Matchers, matches: list[tuple[str, 
     """
     if "components" not in matchers.phrases:
         return {}
-    regions = component_regions(doc)
+    regions = component_regions(doc) if regions is None else regions
     found: dict[str, tuple[np.ndarray, list[tuple[int, int]]]] = {}
     if matches is None:
         matches = matchers.matches(doc, "components")
@@ -503,8 +537,9 @@ class Tagger:
         tags = {}
         model_ids = set(self.model.meta.get("component_ids", [])) if self.model and self.model.components else set()
         matches = self.matchers.matches(doc, "components") if "components" in self.matchers.phrases else []
+        regions = component_regions(doc)
         if model_ids:
-            candidates = component_candidates(doc, self.matchers, matches)
+            candidates = component_candidates(doc, self.matchers, matches, regions)
             probs = self.model.predict_components(
                 {k: v for k, v in candidates.items() if k.split(".", 1)[1] in model_ids})
             threshold = float(self.model.meta.get("component_threshold", 0.5))
@@ -514,7 +549,7 @@ class Tagger:
                     tags[key] = {"value": True, "evidence": sorted(set(evidence))[:5], "confidence": round(p, 3),
                                  "origin": f"model:{self.model_name}"}
         matches = [m for m in matches if m[0].split(".", 1)[1] not in model_ids]
-        scores = score_components(matches, component_regions(doc))
+        scores = score_components(matches, regions)
         for key in keep_components(scores, self.component_threshold, self.component_relative):
             score, evidence = scores[key]
             if key in self.valid:
