@@ -202,7 +202,7 @@ class UnitModel:
         """Sequence-decoded probabilities per label, one dict per unit."""
         weight = self.sequence_weight if sequence_weight is None else sequence_weight
         post = smooth(probs, self.transitions, weight, self.priors)
-        return [{label: float(p[j]) for j, label in enumerate(self.labels)} for p in post]
+        return [dict(zip(self.labels, row)) for row in post.tolist()]
 
     def predict_doc(self, doc: Doc) -> list[dict[str, float]]:
         """Decoded probabilities per label for every unit of ``doc``."""

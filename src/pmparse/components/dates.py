@@ -6,6 +6,7 @@ Every pattern here is bounded (no nested quantifiers) so that adversarial input 
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import re
 
 _MONTHS = {
@@ -169,6 +170,7 @@ def _from_match(match: re.Match, pattern: re.Pattern | None = None, order: str =
     return _valid(year, month, day)
 
 
+@functools.lru_cache(maxsize=4)
 def numeric_order(text: str) -> str:
     """``"dmy"`` when a numeric date of ``text`` can only be day-first (13/01/2020), else ``"mdy"``."""
     for match in _NUMERIC.finditer(text):

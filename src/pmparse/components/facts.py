@@ -237,13 +237,15 @@ def find_organisation(text: str, body_start: int = 0, location: str = "", title:
             add(entry, 1.0, match.span(1))
             taken.append(match.span(1))
     # the owner of a repository the text links to (its issue tracker) is weaker evidence
-    for match in _FORGE_OWNER.finditer(text, body_start, limit):
+    window = text[body_start:limit]
+    folded = window.lower()
+    # the forge pattern needs one of these hosts: most texts link to none, and the scan is not free
+    linked = any(host in folded for host in ("github.com/", "gitlab.com/", "bitbucket.org/"))
+    for match in _FORGE_OWNER.finditer(text, body_start, limit) if linked else ():
         entry = gaz.by_alias.get(match.group("owner").lower())
         if entry is not None:
             add(entry, 0.5, match.span("owner"))
             taken.append(match.span("owner"))
-    window = text[body_start:limit]
-    folded = window.lower()
     for alias, entry, pattern in gaz.aliases:
         # a substring test first: most aliases are absent, and one regex scan per alias over the
         # text was a sixth of the pipeline's time (lowercase aliases match case-insensitively)

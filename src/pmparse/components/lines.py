@@ -7,6 +7,7 @@ offsets stay exact whatever the markup.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from dataclasses import dataclass
 from typing import Callable
@@ -57,6 +58,16 @@ def split_lines(text: str) -> list[Line]:
             body_end -= 1
         lines.append(Line(start, body_end, text[start:body_end]))
     return lines
+
+
+@functools.lru_cache(maxsize=2)
+def shared_lines(text: str) -> tuple[Line, ...]:
+    """:func:`split_lines` of ``text``, computed once for the sectionizer and the unit splitter.
+
+    Both split the same document into lines; the last two texts' lines are kept (a tuple, so
+    neither caller can change the other's).
+    """
+    return tuple(split_lines(text))
 
 
 class Mask:

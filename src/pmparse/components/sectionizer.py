@@ -18,7 +18,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..rules import HeadingTable, load_headings
-from .lines import Line, Mask, code_fence_regions, doc_text, navigation_regions, split_lines
+from .lines import Line, Mask, code_fence_regions, doc_text, navigation_regions, shared_lines
 
 # the heading text is everything up to the last character that is not a closing "#" or space; written
 # greedy (not ".+?" before "[ \t#]*$") so a long line of "# # #" costs linear time
@@ -148,7 +148,7 @@ def classify_line(line: Line, next_line: Line | None, table: HeadingTable, plain
 
 def find_headings(text: str, masked: list[tuple[int, int]], table: HeadingTable, plain_text: bool = False) -> list[Heading]:
     """Every heading of ``text`` outside masked regions and code blocks, in order."""
-    lines = split_lines(text)
+    lines = shared_lines(text)
     regions = list(masked) + code_fence_regions(lines)
     if plain_text:
         regions += navigation_regions(lines, is_heading=lambda line: classify_line(line, None, table, True) is not None)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from .lines import Mask, code_fence_regions, doc_text, navigation_regions, split_lines
+from .lines import Mask, code_fence_regions, doc_text, navigation_regions, shared_lines
 
 _LIST = re.compile(r"^([ \t]*)(?:[-*+•]|\d{1,3}[.)])[ \t]+")
 _TABLE = re.compile(r"^[ \t]*\|")
@@ -88,7 +88,7 @@ def segment(text: str, masked: list[tuple[int, int]], skip: list[tuple[int, int]
         skip: Regions that are structure, not content (heading lines and labels).
         plain_text: True for plain text: also drop navigation runs of printed pages.
     """
-    lines = split_lines(text)
+    lines = shared_lines(text)
     regions = list(masked) + code_fence_regions(lines)
     if plain_text:
         regions += navigation_regions(lines)
