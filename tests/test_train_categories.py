@@ -209,3 +209,21 @@ def test_evidence_rows_train_on_the_annotators_stretches(tmp_path, corpus, taxon
     assert [ex.source for ex in examples] == ["team", "team_evidence"]
     assert examples[1].focus == REPORT[2:10] + "\n" + REPORT[60:80]
     assert examples[1].labels == examples[0].labels and examples[1].whole == examples[0].whole
+
+
+def test_train_categories_stops_on_a_bad_label_file_before_training(tmp_path, corpus, monkeypatch):
+    from click.testing import CliRunner
+
+    from pmparse.cli import main
+
+    def no_pipeline(*args, **kwargs):
+        raise AssertionError("the pipeline ran before the labels were checked")
+
+    monkeypatch.setattr(train_categories, "analysed_docs", no_pipeline)
+    gold = _write(tmp_path, "gold.jsonl", {"id": "gold/g", "path": "gold/g.md", "card": {}})
+    labels = _write(tmp_path, "batch.jsonl", _line(root_cause_categories=["gremlins"]))
+    result = CliRunner().invoke(main, ["train-categories", "--corpus", str(corpus), "--gold", str(gold), "--labels",
+                                       str(labels), "-o", str(tmp_path / "model")])
+    assert result.exit_code == 2
+    assert "batch.jsonl: line 1: expected root_cause_categories ids of the taxonomy" in result.output
+    assert not (tmp_path / "model").exists()

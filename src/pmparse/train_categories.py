@@ -743,6 +743,8 @@ def train(output: str | Path | None = None, corpus: str | None = None, gold_file
     root = corpus_root(corpus)
     taxonomy = load_taxonomy(taxonomy_path)
     gold = read_gold(gold_files)
+    # a bad label line stops training before minutes of pipeline work, not after
+    read_team_labels(sorted(LABELS_DIR.glob("*.jsonl")) if label_files is None else label_files, taxonomy)
     docs = analysed_docs([root / row["path"] for row in gold], config)
     examples, skipped = build_examples(root, taxonomy, settings, gold, docs, config, label_files, warn)
     if not any(ex.source == "gold" for ex in examples):
