@@ -244,15 +244,18 @@ def review(library, accept, reject, accept_all, records, reviewer, color):
               help="Model folder  [default: models/categories].")
 @click.option("--taxonomy", "taxonomy_path", type=click.Path(dir_okay=False, exists=True), default=None,
               help="A taxonomy YAML that extends or replaces the packaged one.")
+@click.option("--labels", "label_files", multiple=True, type=click.Path(dir_okay=False, exists=True),
+              help="Team category label files  [default: corpus/category_labels/*.jsonl].")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the cross-validation folds.")
 @click.option("--no-eval", is_flag=True, help="Only train and save; skip the cross-validation.")
-def train_categories_command(corpus, gold_files, output, taxonomy_path, seed, no_eval):
+def train_categories_command(corpus, gold_files, output, taxonomy_path, label_files, seed, no_eval):
     """Train the tag model (categories and components) and print its cross-validated figures."""
     from .train_categories import Settings, figures_markdown, train
 
     try:
         summary = train(output, corpus, [Path(g) for g in gold_files] or None, Settings(seed=seed), taxonomy_path,
-                        evaluate=not no_eval)
+                        evaluate=not no_eval, label_files=[Path(f) for f in label_files] or None,
+                        warn=lambda message: click.echo(f"warning: {message}", err=True))
     except PmparseError as exc:
         _fail_usage(exc)
     click.echo(figures_markdown(summary))

@@ -79,5 +79,9 @@ class GoldError(PmparseError):
     """A gold annotation file is invalid or does not match its source."""
 
 
+class LabelError(PmparseError):
+    """A category label file (``corpus/category_labels/*.jsonl``) has a line that is not a valid label."""
+
+
 class UsageError(PmparseError):
     """The caller asked for something impossible (bad option combination, missing folder)."""

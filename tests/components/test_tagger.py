@@ -181,6 +181,21 @@ def test_decide_categories_thresholds_fallback_cues_and_unknown():
     assert decide_categories(probs, "contributing_factor_categories", 0.5, None) == []
 
 
+def test_an_unsure_root_cause_is_unknown_when_asked():
+    low = {"root_cause_categories.software_bug": 0.3, "root_cause_categories.operator_error": 0.1}
+    # nothing reaches the fallback: unknown instead of nothing
+    assert decide_categories(low, "root_cause_categories", 0.5, 0.4, unsure_unknown=True) == [
+        "root_cause_categories.unknown"]
+    # a cause that reaches the fallback, or a cue-gated one, is kept as before
+    assert decide_categories(low, "root_cause_categories", 0.5, 0.25, unsure_unknown=True) == [
+        "root_cause_categories.software_bug"]
+    assert decide_categories(low, "root_cause_categories", 0.5, 0.4, ["root_cause_categories.operator_error"], 0.1,
+                             unsure_unknown=True) == ["root_cause_categories.operator_error"]
+    # no fallback (contributing factors): never unknown
+    assert decide_categories({"contributing_factor_categories.process": 0.1}, "contributing_factor_categories", 0.5,
+                             None, unsure_unknown=True) == []
+
+
 def test_cue_words_and_vocabulary():
     from collections import Counter
 
@@ -384,10 +399,12 @@ def test_taxonomy_patterns_match_case_insensitively_with_exact_offsets():
     assert spans and set(spans) == {"Engineer RAN"}
 
 
+_WORDS_DOC = spacy.blank("en").make_doc(" ".join(f"w{i}" for i in range(20)))
+
+
 @given(st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), st.integers(0, 12), st.integers(1, 4)), max_size=12))
 def test_longest_first_keeps_what_spacy_filter_spans_keeps(raw):
-    nlp = spacy.blank("en")
-    doc = nlp.make_doc(" ".join(f"w{i}" for i in range(20)))
+    doc = _WORDS_DOC  # made once: a blank pipeline per example would exceed hypothesis' deadline
     matches = [(key, start, start + width) for key, start, width in raw]
     spans = [Span(doc, start, end, label=key) for key, start, end in matches]
     expected = [(span.label_, span.start, span.end) for span in filter_spans(spans)]
@@ -405,3 +422,22 @@ def test_one_phrase_pass_serves_every_group_of_a_doc():
     assert all(doc.text[s:e].lower() in doc.text.lower() for _, s, e in first)
     other = nlp.make_doc("Nothing relevant here.")
     assert matchers.matches(other, "components") == [] and matchers._last[0] is other
+
+
+def test_tagger_tags_unknown_when_no_cause_is_likely_enough():
+    model = _tiny_model()
+    text = "# Slow pages\n\n## Summary\n\nPages were slow for an hour and then fine again.\n"
+    nlp = get(PipelineConfig(tagger=False))
+    doc = analyse(nlp, ingest_bytes(text.encode(), "notes/slow.md"))
+    model.meta["settings"]["unsure_unknown"] = True
+    # thresholds nothing reaches: the card says the cause is unknown, as sure as the best cause was not
+    tags = Tagger(nlp, load_taxonomy(), model, 1.0, 0.999, 0.999)(doc).user_data["pmparse_tags"]
+    unknown = tags["root_cause_categories.unknown"]
+    best = max(doc.cats[k] for k in model.keys if k.startswith("root_cause_categories."))
+    assert unknown["confidence"] == pytest.approx(1 - best, abs=1e-3)
+    assert not [k for k in tags if k.startswith("root_cause_categories.") and not k.endswith(".unknown")]
+    # a model trained before the setting abstains
+    model.meta["settings"].pop("unsure_unknown")
+    doc = analyse(nlp, ingest_bytes(text.encode(), "notes/slow.md"))
+    tags = Tagger(nlp, load_taxonomy(), model, 1.0, 0.999, 0.999)(doc).user_data["pmparse_tags"]
+    assert not [k for k in tags if k.startswith("root_cause_categories.")]

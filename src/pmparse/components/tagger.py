@@ -349,7 +349,7 @@ class CategoryModel:
 
 
 def decide_categories(probs: dict[str, float], group: str, threshold: float, fallback: float | None,
-                      cues: Iterable[str] = (), gate: float | None = None) -> list[str]:
+                      cues: Iterable[str] = (), gate: float | None = None, unsure_unknown: bool = False) -> list[str]:
     """The ``group.id`` keys of ``group`` to tag, from category probabilities and cue phrases.
 
     Args:
@@ -361,6 +361,12 @@ def decide_categories(probs: dict[str, float], group: str, threshold: float, fal
         cues: Keys whose cue phrases occur in the focused text.
         gate: A key with a cue is also tagged when its probability reaches this (None: cues are
             not used).
+        unsure_unknown: When even the most likely key misses ``fallback``, tag ``group.unknown``
+            instead of nothing. ``unknown`` means the report does not say what caused the
+            incident, and a report that states a cause gives the model something to find: no
+            disclosed cause reaching even the fallback is what an undisclosed one looks like.
+            The ``unknown`` classifier alone cannot learn this (a handful of positives, and the
+            absence of a cause has no words of its own).
     """
     mine = {k: p for k, p in probs.items() if k.startswith(group + ".")}
     chosen = sorted((k for k, p in mine.items() if p >= threshold), key=lambda k: -mine[k])
@@ -371,6 +377,8 @@ def decide_categories(probs: dict[str, float], group: str, threshold: float, fal
         best = max(mine, key=mine.get)
         if mine[best] >= fallback:
             chosen = [best]
+        elif unsure_unknown:
+            chosen = [f"{group}.unknown"]
     unknown = f"{group}.unknown"
     if unknown in chosen and len(chosen) > 1:
         # "not disclosed" contradicts any disclosed cause
@@ -572,11 +580,20 @@ class Tagger:
             whole_cues = self.matchers.doc_cue_counts(doc, len(whole))
             rows = [(focus, whole, cue_string(focus_cues, whole_cues))]
             probs = {k: p for k, p in self.model.predict_rows(rows)[0].items() if k in self.valid}
-            gate = self.model.meta.get("settings", {}).get("cue_gate")
+            settings = self.model.meta.get("settings", {})
+            gate = settings.get("cue_gate")
+            unsure = bool(settings.get("unsure_unknown", False))  # models trained before it: abstain
             for group in CATEGORY_GROUPS:
                 fallback = self.fallback_threshold if group == "root_cause_categories" else None
-                for key in decide_categories(probs, group, self.category_threshold, fallback, set(focus_cues), gate):
-                    tags[key] = {"value": True, "evidence": evidence, "confidence": round(probs[key], 3),
+                for key in decide_categories(probs, group, self.category_threshold, fallback, set(focus_cues), gate,
+                                             unsure):
+                    if key not in self.valid:
+                        continue
+                    confidence = probs.get(key, 0.0)
+                    if key.endswith(".unknown") and confidence < self.category_threshold:
+                        # tagged because no disclosed cause was likely: as sure as the best one was not
+                        confidence = 1.0 - max(p for k, p in probs.items() if k.startswith(group + "."))
+                    tags[key] = {"value": True, "evidence": evidence, "confidence": round(confidence, 3),
                                  "origin": f"model:{self.model_name}"}
         if self.rule_keys and spans:
             for group in CATEGORY_GROUPS:

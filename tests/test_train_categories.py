@@ -1,0 +1,229 @@
+"""Team category labels and the cross-validation folds, on files written for these tests (no training)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pmparse import train_categories
+from pmparse.components.tagger import category_texts
+from pmparse.errors import LabelError, PmparseError
+from pmparse.taxonomy import load_taxonomy
+from pmparse.train_categories import (
+    Example,
+    Settings,
+    analysed_docs,
+    cross_validate,
+    read_team_labels,
+    row_folds,
+    source_folds,
+    team_examples,
+    team_labels_of,
+)
+
+REPORT = "\n".join([
+    "# Checkout errors", "", "## Summary", "",
+    "Customers saw server errors on the checkout page for forty minutes.", "",
+    "## Root cause", "", "A bug in the retry code of the checkout service caused an endless loop.", "",
+    "## Resolution", "", "We rolled back the release.", ""])
+OTHER = REPORT.replace("checkout", "search")
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _line(path: str = "acme/one.md", text: str = REPORT, **changes) -> dict:
+    row = {"path": path, "sha256": _sha(text), "root_cause_categories": ["software_bug"],
+           "contributing_factor_categories": ["testing_gap"],
+           "evidence": [{"label": "root_cause_categories.software_bug", "start": 10, "end": 20}], "annotator": "t1"}
+    row.update(changes)
+    return row
+
+
+def _write(folder: Path, name: str, *rows) -> Path:
+    path = folder / name
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def taxonomy():
+    return load_taxonomy()
+
+
+@pytest.fixture
+def corpus(tmp_path) -> Path:
+    root = tmp_path / "corpus"
+    for rel, text in (("acme/one.md", REPORT), ("acme/two.md", OTHER), ("gold/g.md", REPORT)):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+# --- reading and validating ----------------------------------------------------------------
+
+
+def test_a_valid_line_gives_full_labels(tmp_path, taxonomy):
+    read = read_team_labels([_write(tmp_path, "a.jsonl", _line(), "")], taxonomy)
+    assert [label.path for label in read.labels] == ["acme/one.md"] and read.skipped == []
+    labels = team_labels_of(read.labels[0], taxonomy)
+    # every id of both groups is labelled, like a gold card: absent ids are negatives
+    assert {k for k in labels} == {t.key for g in train_categories.CATEGORY_GROUPS for t in taxonomy.groups[g]}
+    assert {k for k, v in labels.items() if v} == {"root_cause_categories.software_bug",
+                                                   "contributing_factor_categories.testing_gap"}
+
+
+@pytest.mark.parametrize("row, message", [
+    ("{not json", "expected a category label line"),
+    (_line(root_cause_categories=["gremlins"]), "unknown ids ['gremlins']"),
+    (_line(contributing_factor_categories=["software_bug"]), "unknown ids ['software_bug']"),
+    (_line(root_cause_categories=[]), "expected a category label line"),
+    (_line(root_cause_categories=["unknown", "software_bug"]), "`unknown` alone"),
+    (_line(root_cause_category=["software_bug"]), "expected a category label line"),  # misspelt key
+    ({k: v for k, v in _line().items() if k != "contributing_factor_categories"}, "expected a category label line"),
+    (_line(sha256="abc"), "expected a category label line"),
+    (_line(path="/etc/passwd"), "relative to the corpus root"),
+    (_line(path="acme/../../secret.md"), "relative to the corpus root"),
+    (_line(evidence=[{"label": "root_cause_categories.capacity_exhaustion", "start": 0, "end": 5}]),
+     "evidence for one of the line's labels"),
+    (_line(evidence=[{"label": "root_cause_categories.software_bug", "start": 9, "end": 5}]), "start < end"),
+])
+def test_an_invalid_line_is_a_typed_error_naming_file_and_line(tmp_path, taxonomy, row, message):
+    path = _write(tmp_path, "a.jsonl", _line(path="acme/two.md", text=OTHER), row)
+    with pytest.raises(LabelError, match="line 2") as caught:
+        read_team_labels([path], taxonomy)
+    assert message in str(caught.value) and caught.value.path == str(path)
+    assert isinstance(caught.value, PmparseError)
+
+
+def test_a_document_labelled_twice_keeps_the_first_line_in_file_order(tmp_path, taxonomy):
+    first = _write(tmp_path, "batch_a.jsonl", _line())
+    second = _write(tmp_path, "batch_b.jsonl", _line(root_cause_categories=["configuration_change"], evidence=[], annotator="t2"))
+    read = read_team_labels([second, first], taxonomy)
+    assert [label.annotator for label in read.labels] == ["t1"]
+    assert len(read.skipped) == 1 and "batch_b.jsonl:1" in read.skipped[0] and "batch_a.jsonl:1" in read.skipped[0]
+
+
+# --- training rows --------------------------------------------------------------------------
+
+
+def test_team_rows_are_made_like_gold_rows_and_bad_sources_are_skipped(tmp_path, corpus, taxonomy):
+    path = _write(tmp_path, "a.jsonl",
+                  _line(),
+                  _line(path="acme/two.md", text="an older version of the file"),  # sha256 differs
+                  _line(path="acme/gone.md"),  # missing file
+                  _line(path="gold/g.md"))  # a gold document
+    warnings: list[str] = []
+    examples, skipped = team_examples(corpus, taxonomy, 0.5, {"gold/g.md"}, [path], warn=warnings.append)
+    assert [(ex.group, ex.source, ex.weight) for ex in examples] == [("acme/one.md", "team", 0.5)]
+    focus, whole, _ = category_texts(analysed_docs([corpus / "acme/one.md"])[0])
+    assert (examples[0].focus, examples[0].whole) == (focus, whole)  # the inputs a gold row gets
+    assert "endless loop" in examples[0].focus
+    assert examples[0].labels["root_cause_categories.software_bug"] == 1
+    assert examples[0].labels["root_cause_categories.unknown"] == 0
+    assert len(skipped) == 3 and len(warnings) == 3
+    assert any("acme/two.md" in s and "sha256" in s for s in skipped)
+    assert any("acme/gone.md" in s for s in skipped)
+    assert any("gold/g.md" in s and "gold" in s for s in skipped)
+
+
+def test_evidence_outside_an_unchanged_text_is_an_error(tmp_path, corpus, taxonomy):
+    path = _write(tmp_path, "a.jsonl", _line(evidence=[{"label": "root_cause_categories.software_bug",
+                                                        "start": 5, "end": len(REPORT) + 1}]))
+    with pytest.raises(LabelError, match="inside the text"):
+        team_examples(corpus, taxonomy, 1.0, set(), [path])
+
+
+def test_no_label_files_no_rows(tmp_path, corpus, taxonomy):
+    assert team_examples(corpus, taxonomy, 1.0, set(), []) == ([], [])
+
+
+# --- folds ----------------------------------------------------------------------------------
+
+GOLD = [{"path": "acme/g1.md"}, {"path": "acme/g2.md"}, {"path": "beta/g3.md"}, {"path": "beta/g4.md"}]
+
+
+def _examples() -> list[Example]:
+    rows = [Example(row["path"], "f", "w", {"root_cause_categories.software_bug": i % 2})
+            for i, row in enumerate(GOLD)]
+    rows.append(Example("acme/team.md", "f", "w", {"root_cause_categories.software_bug": 1}, source="team"))
+    rows.append(Example("beta/team.md", "f", "w", {"root_cause_categories.software_bug": 0}, source="team"))
+    rows.append(Example("icco/1", "f", "w", {"root_cause_categories.software_bug": 1}, source="icco"))
+    for ex in rows[:4]:
+        ex.source = "gold"
+    return rows
+
+
+def test_document_folds_hold_out_gold_documents_only():
+    folds = row_folds(_examples(), GOLD, {0: 0, 1: 1, 2: 0, 3: 1})
+    assert folds == {"acme/g1.md": 0, "acme/g2.md": 1, "beta/g3.md": 0, "beta/g4.md": 1}
+
+
+def test_source_folds_hold_out_every_row_of_a_source():
+    assert source_folds(GOLD) == {"acme": 0, "beta": 1}
+    folds = row_folds(_examples(), GOLD)
+    assert folds == {"acme/g1.md": 0, "acme/g2.md": 0, "beta/g3.md": 1, "beta/g4.md": 1, "acme/team.md": 0,
+                     "beta/team.md": 1}  # icco has no gold source: it trains in every fold
+
+
+@pytest.mark.parametrize("by_source", [False, True])
+def test_cross_validation_tests_gold_rows_and_trains_team_rows_outside_their_fold(monkeypatch, by_source):
+    examples = _examples()
+    seen: list[tuple[set[str], set[str]]] = []
+
+    class Stub:
+        def __init__(self, train):
+            self.train = train
+
+        def predict_rows(self, rows):
+            return [{"root_cause_categories.software_bug": 0.9} for _ in rows]
+
+    def fake_fit(train, rows, taxonomy, settings, name="categories"):
+        seen.append(({ex.group for ex in train}, set()))
+        return Stub(train)
+
+    monkeypatch.setattr(train_categories, "fit", fake_fit)
+    folds = row_folds(examples, GOLD, None if by_source else {0: 0, 1: 1, 2: 0, 3: 1})
+    probs = cross_validate(examples, np.zeros((len(examples), 3), dtype=object), None, Settings(), folds)
+    assert [bool(p) for p in probs] == [True] * 4 + [False] * 3  # only gold rows are scored
+    assert len(seen) == 2
+    for (trained, _), held in zip(seen, (0, 1)):
+        tested = {g for g, f in folds.items() if f == held and not g.endswith("team.md")}
+        assert not trained & tested and "icco/1" in trained
+        if by_source:  # the held-out source's team row leaves training with it
+            assert ("acme/team.md" in trained) == (held == 1) and ("beta/team.md" in trained) == (held == 0)
+        else:  # team rows train in every fold
+            assert {"acme/team.md", "beta/team.md"} <= trained
+
+
+def test_evidence_rows_train_on_the_annotators_stretches(tmp_path, corpus, taxonomy):
+    path = _write(tmp_path, "a.jsonl", _line(evidence=[{"label": "root_cause_categories.software_bug", "start": 60,
+                                                        "end": 80}, {"label": "contributing_factor_categories."
+                                                                     "testing_gap", "start": 2, "end": 10}]))
+    examples, _ = team_examples(corpus, taxonomy, 1.0, set(), [path], evidence=True)
+    assert [ex.source for ex in examples] == ["team", "team_evidence"]
+    assert examples[1].focus == REPORT[2:10] + "\n" + REPORT[60:80]
+    assert examples[1].labels == examples[0].labels and examples[1].whole == examples[0].whole
+
+
+def test_train_categories_stops_on_a_bad_label_file_before_training(tmp_path, corpus, monkeypatch):
+    from click.testing import CliRunner
+
+    from pmparse.cli import main
+
+    def no_pipeline(*args, **kwargs):
+        raise AssertionError("the pipeline ran before the labels were checked")
+
+    monkeypatch.setattr(train_categories, "analysed_docs", no_pipeline)
+    gold = _write(tmp_path, "gold.jsonl", {"id": "gold/g", "path": "gold/g.md", "card": {}})
+    labels = _write(tmp_path, "batch.jsonl", _line(root_cause_categories=["gremlins"]))
+    result = CliRunner().invoke(main, ["train-categories", "--corpus", str(corpus), "--gold", str(gold), "--labels",
+                                       str(labels), "-o", str(tmp_path / "model")])
+    assert result.exit_code == 2
+    assert "batch.jsonl: line 1: expected root_cause_categories ids of the taxonomy" in result.output
+    assert not (tmp_path / "model").exists()
