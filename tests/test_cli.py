@@ -49,6 +49,24 @@ def test_usage_errors_exit_two(tmp_path):
     (tmp_path / "file").write_text("x")
     assert runner.invoke(main, ["convert", "x.md", "-o", str(tmp_path / "file")]).exit_code == 2
     assert runner.invoke(main, ["convert", "x.md", "-o", str(tmp_path / "l"), "--model", str(tmp_path)]).exit_code == 2
+    assert runner.invoke(main, ["convert", "x.md", "-o", str(tmp_path / "l"), "--timeout", "0"]).exit_code == 2
+
+
+def test_convert_passes_the_timeout_on(tmp_path, monkeypatch):
+    import pmparse.convert as convert_module
+
+    seen = {}
+    real = convert_module.convert
+
+    def spy(inputs, library, **options):
+        seen["timeout"] = options["timeout"]
+        return real(inputs, library, **options)
+
+    monkeypatch.setattr(convert_module, "convert", spy)
+    (tmp_path / "r.md").write_text("# Queue stalled\n\nThe queue stalled for 20 minutes.\n", encoding="utf-8")
+    args = ["convert", str(tmp_path / "r.md"), "-o", str(tmp_path / "lib"), "--rules-only", "-j", "1"]
+    assert CliRunner().invoke(main, args + ["--timeout", "2.5"]).exit_code == 0 and seen["timeout"] == 2.5
+    assert CliRunner().invoke(main, args).exit_code == 0 and seen["timeout"] == convert_module.DEFAULT_TIMEOUT
 
 
 def test_schema_and_help():

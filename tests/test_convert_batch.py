@@ -135,6 +135,28 @@ def test_a_worker_that_dies_costs_one_input(tmp_path, monkeypatch):
     assert again[0][1].kind == "card"
 
 
+# a chunk runner for the timeout test: hangs on one input, as a pathological one might
+def _hanging_chunk(tasks):
+    if any(task.location.endswith("report-0001.md") for task in tasks):
+        time.sleep(600)
+    return _run_chunk(tasks)
+
+
+def test_an_input_that_runs_past_the_timeout_fails_alone(tmp_path, monkeypatch):
+    paths = write_reports(tmp_path / "in", 5)
+    monkeypatch.setattr(convert_module, "_run_chunk", _hanging_chunk)
+    pool = _Pool(2, PipelineConfig(), 10**6, timeout=3.0)
+    started = time.monotonic()
+    try:
+        results = list(pool.map(iter([Task(str(p)) for p in paths])))
+    finally:
+        pool.close(abort=True)
+    assert time.monotonic() - started < 120  # stopped, not waited for
+    assert [task.location for task, _ in results] == [str(p) for p in paths]
+    assert [outcome.kind for _, outcome in results] == ["card", "failed", "card", "card", "card"]
+    assert results[1][1].error_kind == "timeout" and "3 s" in results[1][1].message
+
+
 # --- resumable ----------------------------------------------------------------------------------
 
 

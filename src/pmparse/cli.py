@@ -53,15 +53,18 @@ def main() -> None:
 @click.option("--url-base", default=None, metavar="URL",
               help="Where the inputs are published: records cite URL + the file's path under its folder "
                    "(also evidence of the organisation).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+              help="Longest a worker may spend on one input; it then fails as 'timeout' (with --jobs 2 or more) "
+                   " [default: 600].")
 def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, taxonomy_path, force, errors_path, jobs, progress,
-            url_base):
+            url_base, timeout):
     """Convert postmortems (files, folders, globs, or - for stdin) into draft records.
 
     Sources whose record is up to date are skipped (run the same command again to continue an
     interrupted batch; --force converts them again). Ctrl-C stops cleanly: every record written
     is complete, the summary is printed and the exit code is 130.
     """
-    from .convert import available_cores, expand_inputs
+    from .convert import DEFAULT_TIMEOUT, available_cores, expand_inputs
     from .convert import convert as run
     from .ingest import DEFAULT_MAX_BYTES
     from .pipeline import pipeline_config
@@ -85,7 +88,8 @@ def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, taxonomy_pat
 
     options = dict(fmt=fmt, max_bytes=max_bytes or DEFAULT_MAX_BYTES, config=config, force=force,
                    stdin=sys.stdin.buffer, on_result=on_result, jobs=jobs or available_cores(),
-                   errors_path=errors_path, keep_results=False, url_base=url_base)
+                   errors_path=errors_path, keep_results=False, url_base=url_base,
+                   timeout=timeout or DEFAULT_TIMEOUT)
     try:
         if show:
             # a counting pass over folders and globs, so the bar knows its length

@@ -28,6 +28,7 @@ import threading
 import time
 from collections import Counter, deque
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -47,6 +48,9 @@ SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".erb", ".html", ".htm", ".rst
 #: Extension-less names a folder walk leaves alone: they are never postmortems.
 _NOT_REPORTS = {"license", "licence", "copying", "notice", "authors", "codeowners", "makefile", "dockerfile"}
 
+#: Longest a worker may spend on one input, in seconds, before it is stopped and the input fails
+#: as ``timeout`` (a 20 MiB text takes a few minutes at this pipeline's speed).
+DEFAULT_TIMEOUT = 600.0
 #: Inputs sent to a worker at a time (fewer round trips; small enough to balance the load).
 CHUNK_SIZE = 4
 #: Chunks in flight per worker: enough to keep workers busy, few enough to bound memory.
@@ -371,11 +375,14 @@ class _Pool:
     At most ``jobs * CHUNKS_PER_WORKER`` chunks are in flight. When a worker dies (a crash in
     native code, the out-of-memory killer), which input killed it is unknown: the inputs in flight
     are then run again one at a time in a fresh single worker, the one that kills it again fails
-    alone, and the batch goes on with a fresh pool.
+    alone, and the batch goes on with a fresh pool. A chunk that takes longer than ``timeout``
+    seconds per input is treated the same way: its workers are stopped, and the input that runs
+    past ``timeout`` on its own fails as ``timeout``.
     """
 
-    def __init__(self, jobs: int, config: PipelineConfig, max_bytes: int) -> None:
+    def __init__(self, jobs: int, config: PipelineConfig, max_bytes: int, timeout: float | None = None) -> None:
         self.jobs = jobs
+        self.timeout = timeout
         self._args = (config, max_bytes)
         self._executor = self._start(jobs)
 
@@ -410,8 +417,9 @@ class _Pool:
                 return
             chunk, future = in_flight.popleft()
             try:
-                outcomes = future.result()
-            except BrokenProcessPool:
+                # the chunks before this one are done, so it is running: its clock starts at most now
+                outcomes = future.result(timeout=None if self.timeout is None else self.timeout * len(chunk))
+            except (BrokenProcessPool, FutureTimeout):
                 retry = [task for chunk_tasks, _ in [(chunk, future), *in_flight] for task in chunk_tasks]
                 in_flight.clear()
                 yield from self._isolate(retry)
@@ -432,10 +440,15 @@ class _Pool:
         try:
             for task in tasks:
                 try:
-                    outcome = single.submit(_run_chunk, [task]).result()[0]
+                    outcome = single.submit(_run_chunk, [task]).result(timeout=self.timeout)[0]
                 except BrokenProcessPool:
                     outcome = _failed("crashed", "expected the worker to survive this input, found it died "
                                                  "(a crash or out of memory); the input was skipped")
+                    self._kill(single)
+                    single = self._start(1)
+                except FutureTimeout:
+                    outcome = _failed("timeout", f"expected the analysis to end within {self.timeout:g} s, found it "
+                                                 "still running; the input was skipped (--timeout allows more)")
                     self._kill(single)
                     single = self._start(1)
                 yield task, outcome
@@ -624,6 +637,7 @@ def convert(
     errors_path: str | Path | None = None,
     keep_results: bool = True,
     url_base: str | None = None,
+    timeout: float | None = DEFAULT_TIMEOUT,
 ) -> ConvertReport:
     """Convert sources into library records.
 
@@ -647,6 +661,9 @@ def convert(
         url_base: Where the inputs are published: each record's ``source.url`` is this joined
             with the file's path under its folder input (a file input: its name). The URL is
             also evidence of the organisation (a known domain, or a forge account).
+        timeout: Seconds a worker may spend on one input before the input fails as
+            ``timeout`` (None: no limit). Applies to worker processes (``jobs > 1``); an input
+            converted in this process cannot be stopped from outside.
 
     With ``jobs > 1`` workers are started with multiprocessing's ``forkserver`` method (``spawn``
     where there is none), so a script calling this needs the usual ``if __name__ == "__main__":``
@@ -675,7 +692,8 @@ def convert(
         with _Interrupts() as interrupts:
             try:
                 started = time.perf_counter()
-                runner = _Pool(jobs, config, max_bytes) if jobs > 1 and len(head) > 1 else _InProcess(config, max_bytes)
+                runner = (_Pool(jobs, config, max_bytes, timeout) if jobs > 1 and len(head) > 1
+                          else _InProcess(config, max_bytes))
                 report.jobs, report.startup_seconds = runner.jobs, time.perf_counter() - started
                 for task, outcome in runner.map(tasks):
                     result = _finish(library, task, outcome, fmt, force, interrupts)
