@@ -182,7 +182,14 @@ def numeric_order(text: str) -> str:
     return "mdy"
 
 
-def find_dates(text: str, start: int = 0, end: int | None = None, order: str = "mdy") -> list[tuple[str, int, int]]:
+# every month name the date patterns read starts with one of these: a window without any holds
+# no written-out date, and four patterns need not scan it
+_MONTH_HINT = re.compile(r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec", re.IGNORECASE)
+_NAMED = (_DMY, _MDY)
+
+
+def find_dates(text: str, start: int = 0, end: int | None = None, order: str = "mdy",
+               months: bool | None = None) -> list[tuple[str, int, int]]:
     """Full dates (with a year) in ``text[start:end]``, in order of position.
 
     Args:
@@ -190,13 +197,18 @@ def find_dates(text: str, start: int = 0, end: int | None = None, order: str = "
         start: Where to start looking.
         end: Where to stop looking.
         order: How to read ambiguous numeric dates such as 04/05/2020: ``"mdy"`` or ``"dmy"``.
+        months: Whether ``text[start:end]`` may name a month (None: look).
 
     Returns:
         ``(iso_date, start, end)`` tuples; a stretch is reported once, by its longest reading.
     """
     end = len(text) if end is None else end
+    if months is None:
+        months = _MONTH_HINT.search(text, start, end) is not None
     found: list[tuple[str, int, int]] = []
     for pattern in (_ISO, _SLASH_YMD, _DMY, _MDY, _NUMERIC, _DOTTED, _COMPACT):
+        if not months and pattern in _NAMED:
+            continue
         for match in pattern.finditer(text, start, end):
             value = _from_match(match, pattern, order)
             if value:
@@ -214,7 +226,8 @@ def _non_overlapping(found: list[tuple], s: int = 1, e: int = 2) -> list[tuple]:
 
 
 def find_partial_dates(text: str, start: int = 0, end: int | None = None,
-                       full: list[tuple[str, int, int]] | None = None) -> list[tuple[int, int, int, int]]:
+                       full: list[tuple[str, int, int]] | None = None,
+                       months: bool | None = None) -> list[tuple[int, int, int, int]]:
     """Dates written without a year ("November 24th", "10 Jan") in ``text[start:end]``.
 
     Stretches that are part of a full date are left out.
@@ -224,13 +237,18 @@ def find_partial_dates(text: str, start: int = 0, end: int | None = None,
         start: Where to start looking.
         end: Where to stop looking.
         full: The full dates of the same stretch, when the caller has them already.
+        months: Whether ``text[start:end]`` may name a month (None: look).
 
     Returns:
         ``(month, day, start, end)`` tuples in order of position.
     """
     end = len(text) if end is None else end
+    if months is None:
+        months = _MONTH_HINT.search(text, start, end) is not None
+    if not months:
+        return []  # both patterns read a month name
     if full is None:
-        full = find_dates(text, start, end)
+        full = find_dates(text, start, end, months=True)
     found = []
     for pattern in (_DM, _MD):
         for match in pattern.finditer(text, start, end):
@@ -377,10 +395,11 @@ def find_moments(text: str, start: int = 0, end: int | None = None, reference: _
     if not _DIGIT.search(text, start, end):
         # every date and time form has a digit; most timeline lines searched have none
         return []
-    full = find_dates(text, start, end, order)
+    months = _MONTH_HINT.search(text, start, end) is not None
+    full = find_dates(text, start, end, order, months)
     dates: list[tuple[str, int, int, bool]] = [(d, s, e, False) for d, s, e in full]
     if reference is not None:
-        for month, day, s, e in find_partial_dates(text, start, end, full):
+        for month, day, s, e in find_partial_dates(text, start, end, full, months):
             value = resolve_year(month, day, reference)
             if value:
                 dates.append((value, s, e, True))
