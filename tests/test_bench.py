@@ -3,6 +3,8 @@ from __future__ import annotations
 import json
 
 from conftest import SAMPLES
+
+import pmparse.bench as bench_module
 from pmparse.bench import (
     TARGET_RATIO,
     BenchReport,
@@ -22,6 +24,8 @@ def report(**seconds) -> BenchReport:
         bench.rates[key] = Rate(key, 10, 1000, value + 0.5, peak_mb=100, total_peak_mb=250, processes=3, startup=0.5)
     bench.rates["convert_repeat"] = Rate("x10", 100, 10_000, 6.0 + 0.5, peak_mb=120, processes=3, startup=0.5)
     bench.startup = {"import": 0.8, "build": 0.5, "total": 1.3, "process": 1.5}
+    bench.startup_probes = [1.2, 1.3, 1.9]
+    bench.tokenizer_rounds = [9000.0, 10000.0, 12000.0]
     bench.components = {"pmparse_units": 1.0, "tokenizer (make_doc)": 3.0}
     return bench
 
@@ -40,7 +44,8 @@ def test_table_and_json_show_every_measure_and_target():
     bench.notes.append("spaCy nlp.pipe(n_process=2) did not finish: killed")
     table = bench.table()
     for text in ("convert_jobs2", "x10", "sum 250", "start-up in a fresh process: import 0.80 s", "tokenizer (make_doc) 75%",
-                 "3.00x in favour of the pool", "note: spaCy nlp.pipe(n_process=2) did not finish", "yes"):
+                 "3.00x in favour of the pool", "note: spaCy nlp.pipe(n_process=2) did not finish", "yes",
+                 "median of 3 fresh processes: 1.20, 1.30, 1.90 s", "9,000, 10,000, 12,000 words/s"):
         assert text in table
     data = json.loads(bench.to_json())
     assert data["derived"]["speedup"] == bench.speedup and data["rates"]["pipeline"]["seconds"] == 0.9
@@ -83,3 +88,11 @@ def test_measure_convert_reports_time_and_memory(tmp_path):
     figures = measure_convert(str(listing), str(tmp_path / "lib"), 1)
     assert figures["counts"] == {"converted": 3} and figures["jobs"] == 1
     assert figures["seconds"] > figures["startup"] > 0 and figures["own_kb"] > 0
+
+
+def test_start_up_is_the_median_of_fresh_processes(monkeypatch):
+    totals = iter([1.9, 1.1, 1.4])
+    monkeypatch.setattr(bench_module, "_startup_probe",
+                        lambda: (lambda t: {"import": t - 0.3, "build": 0.3, "total": t, "process": t + 0.2})(next(totals)))
+    median, probes = bench_module.measure_startup()
+    assert median["total"] == 1.4 and probes == [1.1, 1.4, 1.9]
