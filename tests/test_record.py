@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -150,7 +152,11 @@ def test_a_run_killed_before_the_record_was_written_keeps_the_old_base(tmp_path,
     assert entry.card.organisation == "Example Org"
     # the record is still pmparse's own, so the next run may refresh it
     assert reopened.read_state("base", "IL-0001") == entry.card and not is_edited(reopened, entry)
+    # reading changes nothing on disk (another process may be writing); the next write settles it
+    assert reopened.state_path("intent", "IL-0001").exists()
+    reopened.write(newer, "yaml")
     assert not reopened.state_path("intent", "IL-0001").exists()
+    assert Library.open(tmp_path).read_state("base", "IL-0001") == newer
 
 
 def test_a_run_killed_after_the_record_was_written_finishes_the_base(tmp_path):
@@ -163,7 +169,6 @@ def test_a_run_killed_after_the_record_was_written_finishes_the_base(tmp_path):
     reopened = Library.open(tmp_path)
     entry = reopened.entries["IL-0001"]
     assert reopened.read_state("base", "IL-0001") == newer and not is_edited(reopened, entry)
-    assert not reopened.state_path("intent", "IL-0001").exists()
 
 
 def test_a_person_edit_made_after_a_killed_run_stays_a_person_edit(tmp_path):
@@ -185,8 +190,11 @@ def _library_of(tmp_path, count: int) -> Library:
         card = make_card(f"IL-{i:04d}").model_copy(
             update={"source": Source(location=f"reports/{i}.md", sha256=f"{i:064x}", format="md")})
         library.write(card, "yaml")
-    library.save_index()
-    return library
+    # files written just before the index are not trusted (they could change again within the
+    # same clock tick): age them, so the next scan caches them for good
+    for path in tmp_path.glob("IL-*.yaml"):
+        os.utime(path, ns=(time.time_ns() - 3_600 * 10**9,) * 2)
+    return Library.open(tmp_path)
 
 
 def _count_reads(monkeypatch) -> list:
@@ -257,3 +265,56 @@ def test_a_copy_of_a_source_gets_its_own_record_and_a_moved_one_keeps_its_record
     assert library.find(SHA, "b.md") is None  # a.md is still there: b.md is another source
     Path("a.md").rename("c.md")
     assert library.find(SHA, "c.md").id == "IL-0001"  # a.md is gone: c.md is a.md moved
+
+
+def test_records_written_just_before_the_index_are_read_again(tmp_path, monkeypatch):
+    library = Library.open(tmp_path)
+    library.write(make_card(), "yaml")
+    library.save_index()
+    reads = _count_reads(monkeypatch)
+    Library.open(tmp_path)
+    assert reads == ["IL-0001.yaml"]  # its time is within the racy window of the index
+
+
+def test_a_moved_source_finds_its_record_even_when_a_copy_remains(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for name in ("a.md", "b.md"):
+        Path(name).write_text("same text", encoding="utf-8")
+    library = Library.open(tmp_path / "lib")
+    for card_id, name in (("IL-0001", "a.md"), ("IL-0002", "b.md")):
+        library.write(make_card(card_id).model_copy(
+            update={"source": Source(location=name, sha256=SHA, format="md")}), "yaml")
+    Path("a.md").rename("c.md")
+    assert Library.open(tmp_path / "lib").find(SHA, "c.md").id == "IL-0001"
+
+
+def test_a_failed_read_is_not_cached_as_an_invalid_record(tmp_path, monkeypatch):
+    _library_of(tmp_path, 2)
+    (tmp_path / ".pmparse" / "index.json").unlink()
+    real = Library.read
+
+    def flaky(path):
+        if path.name == "IL-0001.yaml":
+            raise RecordError("expected a readable UTF-8 record, found busy", str(path)) from OSError("busy")
+        return real(path)
+
+    monkeypatch.setattr(Library, "read", staticmethod(flaky))
+    assert Library.open(tmp_path).entries["IL-0001"].error
+    monkeypatch.undo()
+    assert Library.open(tmp_path).entries["IL-0001"].card is not None
+
+
+def test_a_location_with_an_undecodable_byte_does_not_break_the_index(tmp_path):
+    # a hand-edited JSON record may carry an escaped lone surrogate, which no UTF-8 file can hold
+    text = dumps(make_card(), "json").replace('"reports/x.md"', '"reports/caf\\udce9.md"')
+    (tmp_path / "IL-0001.json").write_text(text, encoding="utf-8")
+    for _ in range(2):  # the scan that writes the index, then the one that reads it
+        entry = Library.open(tmp_path).entries["IL-0001"]
+        assert entry.error and entry.location == "reports/caf\udce9.md"
+
+
+def test_a_record_deleted_while_the_library_is_open_is_forgotten(tmp_path):
+    library = _library_of(tmp_path, 2)
+    (tmp_path / "IL-0001.yaml").unlink()
+    assert library.find("1".rjust(64, "0"), "reports/1.md") is None
+    assert "IL-0001" not in library.entries and library.find("2".rjust(64, "0"), "reports/2.md").id == "IL-0002"

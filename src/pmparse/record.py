@@ -19,6 +19,7 @@ import json
 import os
 import re
 import tempfile
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,8 +28,9 @@ from typing import Literal
 import yaml
 from pydantic import ValidationError
 
+from . import __version__
 from .errors import RecordError
-from .schema import TEXT_FIELDS, Card
+from .schema import SCHEMA_VERSION, TEXT_FIELDS, Card
 
 RecordFormat = Literal["yaml", "json"]
 _ID_FILE = re.compile(r"^IL-(\d{4})\.(yaml|yml|json)$")
@@ -203,12 +205,22 @@ def _still_there(location: str | None) -> bool:
 
 
 def _file_key(path: Path) -> list[int] | None:
-    """What tells that a file changed: replacing or editing it changes at least one of these."""
+    """What tells that a file changed: replacing, editing or re-permissioning it changes one of these."""
     try:
         st = path.stat()
     except OSError:
         return None
-    return [st.st_mtime_ns, st.st_size, st.st_ino]
+    return [st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino]
+
+
+#: A file changed this close (ns) before the index was written may change again within the same
+#: clock tick without its key changing (git's "racy" entries): such entries are not trusted.
+_RACY_NS = 2_000_000_000
+
+
+def _index_header() -> dict:
+    # another pmparse or schema may read records differently: its cached summaries are not reused
+    return {"version": INDEX_VERSION, "pmparse": __version__, "schema": SCHEMA_VERSION}
 
 
 @dataclass
@@ -226,6 +238,8 @@ class Library:
     _max_number: int = 0
     _cards: OrderedDict = field(default_factory=OrderedDict, repr=False)
     _keys: dict[str, list[int]] = field(default_factory=dict, repr=False)
+    _rows: dict[str, list] = field(default_factory=dict, repr=False)
+    _shas: dict[str, list[str]] = field(default_factory=dict, repr=False)
     _index_dirty: bool = False
 
     @classmethod
@@ -258,10 +272,12 @@ class Library:
         self.by_location.clear()
         self._cards.clear()
         self._keys.clear()
+        self._rows.clear()
+        self._shas.clear()
         self._max_number = 0
         if not self.root.is_dir():
             return
-        cached = self._read_index()
+        cached, written = self._read_index()
         self._index_dirty = False
         for path in sorted(self.root.iterdir()):
             match = _ID_FILE.match(path.name)
@@ -271,30 +287,34 @@ class Library:
             card_id = f"IL-{match.group(1)}"
             key = _file_key(path)
             hit = cached.get(path.name)
-            if key is not None and hit is not None and hit[0] == key and hit[1][0] == card_id:
-                entry = Entry(path=path, library=self, **dict(zip(_SUMMARY, hit[1])))
-                self._index(entry)
+            if key is not None and hit is not None and hit[0] == key and hit[1][0] == card_id \
+                    and key[0] < written - _RACY_NS:
+                self._index(Entry(path=path, library=self, **dict(zip(_SUMMARY, hit[1]))))
                 self._keys[path.name] = key
                 continue
             self._index_dirty = True
-            try:
-                card = self.read(path)
-            except RecordError as exc:
+            card, error, transient = self._load(path)
+            if card is None:
                 # a record a person broke by hand still owns its source: index what can be read of
                 # it, so convert holds a suggestion for review instead of minting a second record
                 sha, location = _source_keys(path)
-                self._index(Entry(card_id, path, exc.message, sha, location, library=self))
+                self._index(Entry(card_id, path, error, sha, location, library=self))
             else:
                 self._index(_entry_from_card(card, path, self))
                 self._remember(card)
-            if key is not None:
-                self._keys[path.name] = key
+            if key is not None and not transient:
+                self._keys[path.name] = key  # a failed read (permissions, I/O) is never cached
         if set(cached) - set(self._keys):
             self._index_dirty = True
         self.save_index()
 
     def _index(self, entry: Entry) -> None:
         self.entries[entry.id] = entry
+        self._rows[entry.path.name] = entry.summary()
+        if entry.sha256:
+            ids = self._shas.setdefault(entry.sha256, [])
+            if entry.id not in ids:
+                ids.append(entry.id)
         if entry.error is None:
             self.by_sha[entry.sha256] = entry.id
             self.by_location[entry.location] = entry.id
@@ -304,26 +324,42 @@ class Library:
             if entry.location:
                 self.by_location.setdefault(entry.location, entry.id)
 
-    def _read_index(self) -> dict[str, tuple[list[int], list]]:
+    def _forget(self, entry: Entry) -> None:
+        """Drop an entry whose file is gone (a person deleted the record while the library was open)."""
+        self.entries.pop(entry.id, None)
+        self._cards.pop(entry.id, None)
+        self._keys.pop(entry.path.name, None)
+        self._rows.pop(entry.path.name, None)
+        for index in (self.by_sha, self.by_location):
+            for key in [k for k, v in index.items() if v == entry.id]:
+                del index[key]
+        for ids in self._shas.values():
+            if entry.id in ids:
+                ids.remove(entry.id)
+        self._index_dirty = True
+
+    def _read_index(self) -> tuple[dict[str, tuple[list[int], list]], int]:
+        """The cached rows by file name, and when the cache was written (ns)."""
         try:
             data = json.loads(self.index_path.read_text(encoding="utf-8"))
-            if data.get("version") != INDEX_VERSION:
-                return {}
-            return {name: (list(key), list(summary)) for name, (key, summary) in data["records"].items()
-                    if len(summary) == len(_SUMMARY)}
+            if {k: data.get(k) for k in _index_header()} != _index_header():
+                return {}, 0
+            rows = {name: (list(key), list(summary)) for name, (key, summary) in data["records"].items()
+                    if len(summary) == len(_SUMMARY) and len(key) == 4}
+            return rows, int(data["written_ns"])
         except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError):
-            return {}  # no cache, or one that cannot be trusted: every record is parsed
+            return {}, 0  # no cache, or one that cannot be trusted: every record is parsed
 
     def save_index(self) -> None:
         """Write the scan cache when it changed (a shortcut only: losing it costs a slower scan)."""
         if not self._index_dirty or not self.root.is_dir():
             return
-        records = {name: [key, self.entries[f"IL-{name[3:7]}"].summary()] for name, key in sorted(self._keys.items())
-                   if f"IL-{name[3:7]}" in self.entries}
+        records = {name: [key, self._rows[name]] for name, key in sorted(self._keys.items()) if name in self._rows}
+        data = {**_index_header(), "written_ns": time.time_ns(), "records": records}
         try:
-            atomic_write(self.index_path, json.dumps({"version": INDEX_VERSION, "records": records},
-                                                     ensure_ascii=False))
-        except OSError:
+            # ASCII escapes: a location with an undecodable byte (a lone surrogate) cannot be UTF-8
+            atomic_write(self.index_path, json.dumps(data, ensure_ascii=True))
+        except (OSError, ValueError):
             return  # a read-only library still works, it only scans slower
         self._index_dirty = False
 
@@ -347,19 +383,31 @@ class Library:
     def card_of(self, entry: Entry) -> Card | None:
         """The card of ``entry``, parsed from its file unless one of the recent ones.
 
-        A record that can no longer be read gets its error set and gives None.
+        A record that turned invalid gets its error set and gives None; a read that failed for
+        another reason (permissions, I/O) gives None without marking the record invalid for good.
         """
         card = self._cards.get(entry.id)
         if card is not None:
             self._cards.move_to_end(entry.id)
             return card
-        try:
-            card = self.read(entry.path)
-        except RecordError as exc:
-            entry.error = exc.message
+        card, error, transient = self._load(entry.path)
+        if card is None:
+            entry.error = error
+            if transient:
+                # not cached: the next scan reads the file again
+                self._keys.pop(entry.path.name, None)
+            self._index_dirty = True
             return None
         self._remember(card)
         return card
+
+    def _load(self, path: Path) -> tuple[Card | None, str | None, bool]:
+        """``(card, error, transient)`` of a record file; ``transient`` when reading it failed."""
+        try:
+            return self.read(path), None, False
+        except RecordError as exc:
+            transient = isinstance(exc.__cause__, OSError)
+            return None, exc.message, transient
 
     @staticmethod
     def read(path: Path) -> Card:
@@ -394,11 +442,16 @@ class Library:
         """
         card_id = self.by_location.get(location)
         if card_id is None:
-            other = self.by_sha.get(sha256)
-            entry = self.entries.get(other) if other else None
-            if entry is not None and not _still_there(entry.location):
-                card_id = other
-        return self.entries.get(card_id) if card_id else None
+            for other in self._shas.get(sha256, ()):
+                entry = self.entries.get(other)
+                if entry is not None and not _still_there(entry.location):
+                    card_id = other
+                    break
+        entry = self.entries.get(card_id) if card_id else None
+        if entry is not None and not entry.path.exists():
+            self._forget(entry)  # deleted since the scan: the source gets a record anew
+            return None
+        return entry
 
     def path_for(self, card_id: str, fmt: RecordFormat) -> Path:
         """Where the record of ``card_id`` is written in ``fmt``."""
@@ -410,8 +463,8 @@ class Library:
         The record and its base are two files, and a process killed between two writes must not
         leave them disagreeing: a base newer than its record would make pmparse call the record
         a person's edit and never refresh it. So the new base is first written as an *intent*,
-        then the record, then the intent is renamed over the base; :meth:`read_state` settles an
-        intent left by a killed run by comparing it with the record on disk.
+        then the record, then the intent is renamed over the base; :meth:`read_state` reads an
+        intent left by a killed run as the base when the record on disk is that intent.
         """
         path = path or self.path_for(card.id, fmt)
         text = dumps(card, format_of(path))
@@ -434,36 +487,29 @@ class Library:
         return path
 
     def read_state(self, kind: str, card_id: str) -> Card | None:
-        """A stored state card, or None when there is none (or it is unreadable)."""
+        """A stored state card, or None when there is none (or it is unreadable).
+
+        The ``base`` of a record is the intent a write left behind when the record on disk is
+        that intent (the run died after writing the record, before renaming the intent), else
+        the stored base. Nothing is changed on disk here: another process may be in the middle
+        of that write, and the next write replaces the intent anyway.
+        """
         if kind == "base":
-            self._settle_intent(card_id)
-        path = self.state_path(kind, card_id)
+            intent = self._read_card(self.state_path("intent", card_id))
+            entry = self.entries.get(card_id)
+            if intent is not None and entry is not None and entry.card is not None \
+                    and card_data(entry.card) == card_data(intent):
+                return intent
+        return self._read_card(self.state_path(kind, card_id))
+
+    @staticmethod
+    def _read_card(path: Path) -> Card | None:
         if not path.is_file():
             return None
         try:
             return loads(path.read_text(encoding="utf-8"), "json", str(path))
-        except (OSError, RecordError):
-            return None
-
-    def _settle_intent(self, card_id: str) -> None:
-        """Finish or undo a base change a killed :meth:`write` left behind."""
-        intent_path = self.state_path("intent", card_id)
-        if not intent_path.is_file():
-            return
-        try:
-            intent = loads(intent_path.read_text(encoding="utf-8"), "json", str(intent_path))
         except (OSError, UnicodeDecodeError, RecordError):
-            intent = None
-        entry = self.entries.get(card_id)
-        if intent is not None and entry is not None and entry.card is not None \
-                and card_data(entry.card) == card_data(intent):
-            # the record was written, the rename of its base was not: finish it
-            base = self.state_path("base", card_id)
-            base.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(intent_path, base)
-        else:
-            # the record never got this text: the old base still describes it
-            self.drop_state("intent", card_id)
+            return None
 
     def drop_state(self, kind: str, card_id: str) -> None:
         """Remove a state file if it exists."""
