@@ -417,12 +417,14 @@ class _Pool:
                 return
             chunk, future = in_flight.popleft()
             try:
-                # the chunks before this one are done, so it is running: its clock starts at most now
-                outcomes = future.result(timeout=None if self.timeout is None else self.timeout * len(chunk))
+                # the chunks before this one are done, so it is running: its clock starts at most
+                # now. One timeout for the whole chunk: a chunk of slow but sound inputs that runs
+                # past it only costs a rerun one input at a time, each with its own timeout.
+                outcomes = future.result(timeout=self.timeout)
             except (BrokenProcessPool, FutureTimeout):
-                retry = [task for chunk_tasks, _ in [(chunk, future), *in_flight] for task in chunk_tasks]
+                pending = [(chunk, future), *in_flight]
                 in_flight.clear()
-                yield from self._isolate(retry)
+                yield from self._isolate(pending)
                 continue
             yield from zip(chunk, outcomes)
 
@@ -434,11 +436,21 @@ class _Pool:
             future.set_exception(BrokenProcessPool("the pool broke before the chunk was sent"))
             return future
 
-    def _isolate(self, tasks: list[Task]) -> Iterator[tuple[Task, Outcome]]:
+    def _isolate(self, pending: list[tuple[list[Task], Future]]) -> Iterator[tuple[Task, Outcome]]:
+        """Stop the pool, keep what finished, and run every other input in flight one at a time."""
+        finished = {}
+        for index, (_, future) in enumerate(pending):
+            if future.done() and not future.cancelled() and future.exception() is None:
+                finished[index] = future.result()
         self._kill(self._executor)
+        tasks = [(task, finished[i][j] if i in finished else None)
+                 for i, (chunk, _) in enumerate(pending) for j, task in enumerate(chunk)]
         single = self._start(1)
         try:
-            for task in tasks:
+            for task, done in tasks:
+                if done is not None:
+                    yield task, done
+                    continue
                 try:
                     outcome = single.submit(_run_chunk, [task]).result(timeout=self.timeout)[0]
                 except BrokenProcessPool:
