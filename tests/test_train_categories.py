@@ -89,6 +89,8 @@ def test_a_valid_line_gives_full_labels(tmp_path, taxonomy):
     (_line(sha256="abc"), "expected a category label line"),
     (_line(path="/etc/passwd"), "relative to the corpus root"),
     (_line(path="acme/../../secret.md"), "relative to the corpus root"),
+    (_line(path="./acme/one.md"), "relative to the corpus root"),  # would slip past the gold check
+    (_line(path="acme//one.md"), "relative to the corpus root"),
     (_line(evidence=[{"label": "root_cause_categories.capacity_exhaustion", "start": 0, "end": 5}]),
      "evidence for one of the line's labels"),
     (_line(evidence=[{"label": "root_cause_categories.software_bug", "start": 9, "end": 5}]), "start < end"),
@@ -227,3 +229,17 @@ def test_train_categories_stops_on_a_bad_label_file_before_training(tmp_path, co
     assert result.exit_code == 2
     assert "batch.jsonl: line 1: expected root_cause_categories ids of the taxonomy" in result.output
     assert not (tmp_path / "model").exists()
+
+
+def test_a_copy_of_a_gold_document_under_another_name_is_not_a_team_row(tmp_path, corpus, taxonomy):
+    path = _write(tmp_path, "a.jsonl", _line())
+    gold_sha = json.loads(path.read_text().splitlines()[0])["sha256"]
+    examples, skipped = team_examples(corpus, taxonomy, 0.5, set(), [path], gold_shas={gold_sha})
+    assert examples == [] and "gold" in skipped[0]
+
+
+def test_a_label_file_that_is_not_utf8_is_a_label_error(tmp_path, taxonomy):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b"\xff\xfe not utf-8")
+    with pytest.raises(LabelError, match="UTF-8"):
+        read_team_labels([bad], taxonomy)

@@ -38,7 +38,7 @@ import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Callable, Iterable
 
 import numpy as np
@@ -284,9 +284,11 @@ class TeamLabels:
 
 def _check_label(label: TeamLabel, taxonomy: Taxonomy) -> str | None:
     """What is wrong with a parsed label line, or None."""
-    parts = PurePosixPath(label.path).parts
-    if label.path.startswith("/") or "\\" in label.path or ".." in parts:
-        return f"expected a path relative to the corpus root, found {label.path!r}"
+    parts = label.path.split("/")
+    # the path is compared with gold paths as written: "./dfds/x.md" or "dfds//x.md" would slip a
+    # gold document past that check (and be grouped under a source named ".")
+    if label.path.startswith("/") or "\\" in label.path or any(p in ("", ".", "..") for p in parts):
+        return f"expected a plain path relative to the corpus root, found {label.path!r}"
     given: set[str] = set()
     for group in CATEGORY_GROUPS:
         known = set(taxonomy.ids(group))
@@ -320,7 +322,11 @@ def read_team_labels(files: Iterable[Path], taxonomy: Taxonomy) -> TeamLabels:
     out = TeamLabels()
     seen: dict[str, str] = {}
     for path in sorted(files):
-        for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        try:
+            content = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise LabelError(f"expected a readable UTF-8 label file, found {exc}", str(path)) from exc
+        for number, line in enumerate(content.splitlines(), 1):
             if not line.strip():
                 continue
             where = f"{Path(path).name}:{number}"
@@ -346,7 +352,8 @@ def team_labels_of(label: TeamLabel, taxonomy: Taxonomy) -> dict[str, int]:
 
 def team_examples(root: Path, taxonomy: Taxonomy, weight: float, gold_paths: set[str],
                   files: Iterable[Path] | None = None, config=None,
-                  warn: Callable[[str], None] | None = None, evidence: bool = False) -> tuple[list[Example], list[str]]:
+                  warn: Callable[[str], None] | None = None, evidence: bool = False, *,
+                  gold_shas: set[str] | None = None) -> tuple[list[Example], list[str]]:
     """Training rows of the team's category labels (source ``team``), made like gold rows.
 
     Each labelled document runs through the pipeline without the tagger and gives the same
@@ -360,6 +367,7 @@ def team_examples(root: Path, taxonomy: Taxonomy, weight: float, gold_paths: set
         taxonomy: The taxonomy the ids belong to.
         weight: Sample weight of a team row.
         gold_paths: Corpus paths of the gold documents.
+        gold_shas: sha256 of the gold documents' texts (a copy of one under another name is one too).
         files: Label files; ``corpus/category_labels/*.jsonl`` of this checkout when None.
         config: The pipeline configuration the inputs are made with.
         warn: Called with each warning.
@@ -378,7 +386,7 @@ def team_examples(root: Path, taxonomy: Taxonomy, weight: float, gold_paths: set
     kept: list[tuple[TeamLabel, str]] = []
     for label in read.labels:
         source = root / label.path
-        if label.path in gold_paths:
+        if label.path in gold_paths or label.sha256 in (gold_shas or set()):
             skipped.append(f"{label.path}: a gold document; its gold card is used")
             continue
         try:
@@ -704,7 +712,8 @@ def build_examples(root: Path, taxonomy: Taxonomy, settings: Settings, gold: lis
     """
     examples = gold_examples(gold, docs, taxonomy)
     team, skipped = team_examples(root, taxonomy, settings.team_weight, {row["path"] for row in gold}, label_files,
-                                  config, warn, settings.team_evidence)
+                                  config, warn, settings.team_evidence,
+                                  gold_shas={row["sha256"] for row in gold if row.get("sha256")})
     examples += team
     icco = root / ICCO
     if icco.is_file():
@@ -743,8 +752,10 @@ def train(output: str | Path | None = None, corpus: str | None = None, gold_file
     root = corpus_root(corpus)
     taxonomy = load_taxonomy(taxonomy_path)
     gold = read_gold(gold_files)
+    # a list: the files are read twice (an iterator would be empty the second time)
+    label_files = sorted(LABELS_DIR.glob("*.jsonl")) if label_files is None else list(label_files)
     # a bad label line stops training before minutes of pipeline work, not after
-    read_team_labels(sorted(LABELS_DIR.glob("*.jsonl")) if label_files is None else label_files, taxonomy)
+    read_team_labels(label_files, taxonomy)
     docs = analysed_docs([root / row["path"] for row in gold], config)
     examples, skipped = build_examples(root, taxonomy, settings, gold, docs, config, label_files, warn)
     if not any(ex.source == "gold" for ex in examples):
