@@ -441,3 +441,15 @@ def test_tagger_tags_unknown_when_no_cause_is_likely_enough():
     doc = analyse(nlp, ingest_bytes(text.encode(), "notes/slow.md"))
     tags = Tagger(nlp, load_taxonomy(), model, 1.0, 0.999, 0.999)(doc).user_data["pmparse_tags"]
     assert not [k for k in tags if k.startswith("root_cause_categories.")]
+
+
+def test_a_cause_found_by_a_rule_replaces_unknown():
+    model = _tiny_model()  # knows software_bug and configuration_change only: other ids come from rules
+    model.meta["settings"]["unsure_unknown"] = True
+    text = "# Storage outage\n\n## Root cause\n\nA disk failure in the storage array took the volume offline.\n"
+    nlp = get(PipelineConfig(tagger=False))
+    doc = analyse(nlp, ingest_bytes(text.encode(), "notes/disk.md"))
+    tags = Tagger(nlp, load_taxonomy(), model, 1.0, 0.999, 0.999)(doc).user_data["pmparse_tags"]
+    causes = {k for k in tags if k.startswith("root_cause_categories.")}
+    assert causes == {"root_cause_categories.hardware_failure"}
+    assert tags["root_cause_categories.hardware_failure"]["origin"] == "taxonomy"

@@ -601,6 +601,11 @@ class Tagger:
                     if key in self.rule_keys and key not in tags:
                         tags[key] = {"value": True, "evidence": evidence, "confidence": 0.4, "origin": "taxonomy"}
                         probs.setdefault(key, 0.4)
+        for group in CATEGORY_GROUPS:
+            unknown = f"{group}.unknown"
+            if unknown in tags and any(k.startswith(group + ".") and k != unknown for k in tags):
+                # a cause found by a rule (an id the model does not know) is a disclosed cause
+                del tags[unknown]
         return probs, tags
 
     def __call__(self, doc: Doc) -> Doc:
