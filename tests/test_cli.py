@@ -89,3 +89,13 @@ def test_convert_url_base_option(tmp_path):
     assert "url: https://example.org/reports/r.md" in record
     bad = runner.invoke(main, ["convert", str(folder), "-o", str(tmp_path / "lib2"), "--url-base", "example.org"])
     assert bad.exit_code == 2 and "url-base" in bad.output
+
+
+def test_a_busy_library_is_a_usage_error(tmp_path):
+    from pmparse.record import write_lock
+
+    (tmp_path / "r.md").write_text("# Queue stalled\n\nThe queue stalled for 20 minutes.\n", encoding="utf-8")
+    with write_lock(tmp_path / "lib"):
+        result = CliRunner().invoke(main, ["convert", str(tmp_path / "r.md"), "-o", str(tmp_path / "lib"),
+                                           "--rules-only", "-j", "1"])
+    assert result.exit_code == 2 and ".pmparse/lock" in result.output

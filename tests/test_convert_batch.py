@@ -493,3 +493,15 @@ def test_cli_convert_with_jobs(batch, tmp_path):
     help_text = CliRunner().invoke(main, ["convert", "--help"]).output
     assert "--jobs" in help_text and "130" in help_text
     assert CliRunner().invoke(main, ["convert", str(batch), "-o", str(tmp_path / "lib"), "--jobs", "0"]).exit_code == 2
+
+
+def test_a_second_writer_is_refused_and_the_first_ones_records_stay(tmp_path):
+    from pmparse.errors import UsageError
+    from pmparse.record import write_lock
+
+    write_reports(tmp_path / "in", 2)
+    with write_lock(tmp_path / "lib"):  # as a convert or review in another process would hold it
+        with pytest.raises(UsageError, match="holding .pmparse/lock"):
+            convert([str(tmp_path / "in")], tmp_path / "lib")
+        assert not list((tmp_path / "lib").glob("IL-*"))
+    assert convert([str(tmp_path / "in")], tmp_path / "lib").counts["converted"] == 2

@@ -39,7 +39,7 @@ from .card import build_card
 from .errors import InputError, PmparseError, RecordError, UsageError
 from .ingest import DEFAULT_MAX_BYTES, ingest, ingest_bytes, is_url, join_url, read_bytes
 from .pipeline import PipelineConfig, analyse, get, version_info
-from .record import Library, RecordFormat, card_data, is_edited
+from .record import Library, RecordFormat, card_data, is_edited, write_lock
 from .review import open_diff
 from .schema import Card
 
@@ -682,7 +682,8 @@ def convert(
     guard.
 
     Raises:
-        UsageError: the library path exists and is not a folder, or the failures report cannot
+        UsageError: the library path exists and is not a folder, another pmparse process is
+            writing the library (:func:`pmparse.record.write_lock`), or the failures report cannot
             be written.
         PmparseError: the pipeline cannot be built (a model or rules file is broken).
     """
@@ -691,6 +692,14 @@ def convert(
     library_path = Path(library_dir)
     if library_path.exists() and not library_path.is_dir():
         raise UsageError("expected a library folder, found a file", str(library_path))
+    with write_lock(library_path):
+        return _convert(library_path, inputs, fmt, max_bytes, config, force, stdin, on_result, jobs, errors_path,
+                        keep_results, url_base, timeout)
+
+
+def _convert(library_path: Path, inputs, fmt, max_bytes, config, force, stdin, on_result, jobs, errors_path,
+             keep_results, url_base, timeout) -> ConvertReport:
+    """The batch of :func:`convert`, with the library's write lock held."""
     library = Library.open(library_path)
     report = ConvertReport(keep_results=keep_results)
     tasks = _tasks(library, inputs, max_bytes, force, stdin, url_base)

@@ -6,6 +6,7 @@ Layout of a library folder::
     LIBRARY/.pmparse/base/IL-0001.json     what pmparse last wrote, to tell human edits apart
     LIBRARY/.pmparse/intent/IL-0001.json   a base about to replace the old one (see Library.write)
     LIBRARY/.pmparse/index.json            scan cache: what each record file held at its last stat
+    LIBRARY/.pmparse/lock                  held by the one process writing the library (write_lock)
     LIBRARY/.pmparse/pending/IL-0001.json  a newer suggestion waiting for review
     LIBRARY/.pmparse/rejected/IL-0001.json suggestions a person rejected (pmparse.review)
 
@@ -15,6 +16,7 @@ otherwise a new suggestion goes to ``pending`` and ``pmparse review`` decides.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -23,13 +25,18 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Iterator, Literal
 
 import yaml
 from pydantic import ValidationError
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
 from . import __version__
-from .errors import RecordError
+from .errors import RecordError, UsageError
 from .schema import SCHEMA_VERSION, TEXT_FIELDS, Card
 
 RecordFormat = Literal["yaml", "json"]
@@ -517,6 +524,36 @@ class Library:
             self.state_path(kind, card_id).unlink()
         except FileNotFoundError:
             pass
+
+
+@contextlib.contextmanager
+def write_lock(root: str | Path) -> Iterator[None]:
+    """Hold a library's write lock (``.pmparse/lock``) while records and their state are written.
+
+    Two processes writing one library (two converts, or a convert and a review) could each write
+    a base the other's record does not match; the second one is refused at once instead of
+    waiting on the first. The operating system drops the lock when its process dies, so a
+    killed run leaves nothing to clean up. Where ``fcntl`` is missing (Windows) no lock is taken.
+
+    Raises:
+        UsageError: another process holds the lock.
+    """
+    if fcntl is None:
+        yield
+        return
+    state = Path(root) / ".pmparse"
+    state.mkdir(parents=True, exist_ok=True)
+    fd = os.open(state / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UsageError("expected no other pmparse process writing this library, found one holding "
+                             ".pmparse/lock (a convert or review still running); run this when it ends",
+                             str(root)) from None
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
 
 
 def _source_keys(path: Path) -> tuple[str | None, str | None]:

@@ -45,7 +45,7 @@ from .diff import (
     value_hash,
 )
 from .errors import RecordError, UsageError
-from .record import Entry, Library, atomic_write, card_data, dumps, format_of, loads
+from .record import Entry, Library, atomic_write, card_data, dumps, format_of, loads, write_lock
 from .schema import Card
 
 Action = Literal["accept", "reject", "edit", "skip", "quit"]
@@ -317,7 +317,8 @@ def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), re
 
     Raises:
         UsageError: no library folder, unknown fields, a field both accepted and rejected, no
-            decision source, no reviewer name, or a record id without a pending suggestion.
+            decision source, no reviewer name, a record id without a pending suggestion, or
+            another pmparse process writing the library.
     """
     root = Path(library_dir)
     if not root.is_dir():
@@ -332,7 +333,12 @@ def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), re
     by = reviewer or os.environ.get("USER") or os.environ.get("USERNAME")
     if not by:
         raise UsageError("expected a reviewer name (--reviewer or $USER), found none")
-    library = Library.open(root)
+    with write_lock(root):
+        return _review(Library.open(root), records, ask, by, now)
+
+
+def _review(library: Library, records, ask: Ask, by: str, now: Callable[[], str]) -> ReviewReport:
+    """The decisions of :func:`review`, with the library's write lock held."""
     ids = pending_ids(library)
     unknown = sorted(set(records) - set(ids))
     if unknown:
