@@ -243,3 +243,29 @@ def test_a_label_file_that_is_not_utf8_is_a_label_error(tmp_path, taxonomy):
     bad.write_bytes(b"\xff\xfe not utf-8")
     with pytest.raises(LabelError, match="UTF-8"):
         read_team_labels([bad], taxonomy)
+
+
+# --- agreement of two label passes ------------------------------------------------------------
+
+
+def test_label_agreement_compares_the_documents_both_passes_labelled(tmp_path, taxonomy):
+    from click.testing import CliRunner
+
+    from pmparse.cli import main
+    from pmparse.train_categories import label_agreement
+
+    first = _write(tmp_path, "first.jsonl", _line(),
+                   _line(path="acme/two.md", text=OTHER, root_cause_categories=["configuration_change"],
+                         contributing_factor_categories=[], evidence=[]),
+                   _line(path="acme/three.md", annotator="t1"))  # not in the second pass
+    second = _write(tmp_path, "second.jsonl", _line(annotator="s1"),
+                    _line(path="acme/two.md", text=OTHER, root_cause_categories=["operator_error"],
+                          contributing_factor_categories=["process"], evidence=[], annotator="s1"))
+    agreement = label_agreement(read_team_labels([first], taxonomy), read_team_labels([second], taxonomy))
+    assert agreement["documents"] == 2
+    root = agreement["root_cause_categories"]
+    assert root["exact"] == 0.5 and root["f1"] == 0.5  # one of two causes agreed
+    factors = agreement["contributing_factor_categories"]
+    assert factors["exact"] == 0.5 and factors["precision"] == 0.5 and factors["recall"] == 1.0
+    result = CliRunner().invoke(main, ["train-categories", "--labels", str(first), "--agreement", str(second)])
+    assert result.exit_code == 0 and "on 2 documents" in result.output and "| root cause categories | 0.500" in result.output

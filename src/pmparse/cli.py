@@ -252,10 +252,24 @@ def review(library, accept, reject, accept_all, records, reviewer, color):
               help="Team category label files  [default: corpus/category_labels/*.jsonl].")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the cross-validation folds.")
 @click.option("--no-eval", is_flag=True, help="Only train and save; skip the cross-validation.")
-def train_categories_command(corpus, gold_files, output, taxonomy_path, label_files, seed, no_eval):
+@click.option("--agreement", "second_pass", default=None, type=click.Path(dir_okay=False, exists=True),
+              help="Instead of training: how a second, independent pass of labels (FILE) agrees with the team labels.")
+def train_categories_command(corpus, gold_files, output, taxonomy_path, label_files, seed, no_eval, second_pass):
     """Train the tag model (categories and components) and print its cross-validated figures."""
-    from .train_categories import Settings, figures_markdown, train
+    from .train_categories import LABELS_DIR, Settings, agreement_markdown, figures_markdown, label_agreement, train
 
+    if second_pass is not None:
+        from .taxonomy import load_taxonomy
+        from .train_categories import read_team_labels
+
+        try:
+            taxonomy = load_taxonomy(taxonomy_path)
+            first = read_team_labels([Path(f) for f in label_files] or sorted(LABELS_DIR.glob("*.jsonl")), taxonomy)
+            agreement = label_agreement(first, read_team_labels([Path(second_pass)], taxonomy))
+        except PmparseError as exc:
+            _fail_usage(exc)
+        click.echo(agreement_markdown(agreement))
+        return
     try:
         summary = train(output, corpus, [Path(g) for g in gold_files] or None, Settings(seed=seed), taxonomy_path,
                         evaluate=not no_eval, label_files=[Path(f) for f in label_files] or None,

@@ -345,6 +345,38 @@ def read_team_labels(files: Iterable[Path], taxonomy: Taxonomy) -> TeamLabels:
     return out
 
 
+def label_agreement(first: TeamLabels, second: TeamLabels) -> dict:
+    """How two independent passes of category labels agree, on the documents both labelled.
+
+    The first pass is taken as the reference (agreement is symmetric for set F1 and exact
+    match; precision and recall swap).
+
+    Returns:
+        ``documents`` and, per category group, set scores (:func:`set_scores`: micro
+        precision, recall, F1, per-category F1 and their macro average) plus ``exact``, the
+        share of documents given exactly the same categories.
+    """
+    by_path = {label.path: label for label in first.labels}
+    pairs = [(by_path[label.path], label) for label in second.labels if label.path in by_path]
+    result: dict = {"documents": len(pairs)}
+    for group in CATEGORY_GROUPS:
+        sets = [(set(getattr(a, group)), set(getattr(b, group))) for a, b in pairs]
+        scores = set_scores(sets)
+        scores["exact"] = round(sum(a == b for a, b in sets) / len(sets), 4) if sets else 0.0
+        result[group] = scores
+    return result
+
+
+def agreement_markdown(agreement: dict) -> str:
+    """The agreement of :func:`label_agreement` as a Markdown table."""
+    lines = [f"Agreement of two independent label passes on {agreement['documents']} documents (first pass as reference)",
+             "", "| categories | set F1 | macro F1 | same set |", "|---|---|---|---|"]
+    for group in CATEGORY_GROUPS:
+        g = agreement[group]
+        lines.append(f"| {group.replace('_', ' ')} | {g['f1']:.3f} | {g['macro_f1']:.3f} | {g['exact']:.3f} |")
+    return "\n".join(lines)
+
+
 def team_labels_of(label: TeamLabel, taxonomy: Taxonomy) -> dict[str, int]:
     """Full labels of a team line: every root-cause and every contributing-factor id, 1 or 0."""
     return gold_labels({g: getattr(label, g) for g in CATEGORY_GROUPS}, taxonomy)
