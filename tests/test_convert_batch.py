@@ -505,3 +505,22 @@ def test_a_second_writer_is_refused_and_the_first_ones_records_stay(tmp_path):
             convert([str(tmp_path / "in")], tmp_path / "lib")
         assert not list((tmp_path / "lib").glob("IL-*"))
     assert convert([str(tmp_path / "in")], tmp_path / "lib").counts["converted"] == 2
+
+
+def test_in_process_an_input_past_the_timeout_fails_and_the_next_converts(tmp_path, monkeypatch):
+    paths = write_reports(tmp_path / "in", 3)
+    real = convert_module.analyse_task
+
+    def slow_on_the_second(task, config, max_bytes):
+        if task.location.endswith("report-0001.md"):
+            time.sleep(60)  # interrupted by the timer signal
+        return real(task, config, max_bytes)
+
+    monkeypatch.setattr(convert_module, "analyse_task", slow_on_the_second)
+    before = signal.getsignal(signal.SIGALRM)
+    started = time.monotonic()
+    report = convert([str(p) for p in paths], tmp_path / "lib", jobs=1, timeout=1.0)
+    assert time.monotonic() - started < 30
+    assert [r.status for r in report.results] == ["converted", "failed", "converted"]
+    assert report.results[1].error_kind == "timeout" and "1 s" in report.results[1].message
+    assert signal.getsignal(signal.SIGALRM) == before  # the timer's handler is put back

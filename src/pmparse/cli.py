@@ -54,8 +54,7 @@ def main() -> None:
               help="Where the inputs are published: records cite URL + the file's path under its folder "
                    "(also evidence of the organisation).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
-              help="Longest a worker may spend on one input; it then fails as 'timeout' (with --jobs 2 or more) "
-                   " [default: 600].")
+              help="Longest the analysis of one input may take; it then fails as 'timeout'  [default: 600].")
 def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, taxonomy_path, force, errors_path, jobs, progress,
             url_base, timeout):
     """Convert postmortems (files, folders, globs, or - for stdin) into draft records.

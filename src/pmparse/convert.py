@@ -352,18 +352,57 @@ def _context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("spawn")
 
 
+class _InputTimeout(BaseException):
+    """Raised by the timer signal inside an analysis that ran past ``--timeout`` (jobs=1).
+
+    A BaseException, so that :func:`analyse_task`'s net for component bugs does not catch it.
+    """
+
+
+def _raise_timeout(signum, frame) -> None:
+    raise _InputTimeout
+
+
+def _timeout_message(timeout: float) -> str:
+    return (f"expected the analysis to end within {timeout:g} s, found it still running; the input was skipped "
+            "(--timeout allows more)")
+
+
 class _InProcess:
-    """Analyses inputs one after the other in this process (``jobs=1``)."""
+    """Analyses inputs one after the other in this process (``jobs=1``).
+
+    With a timeout, a timer signal interrupts an analysis that runs past it (between two Python
+    steps: one long call into native code finishes first); only in the main thread of a POSIX
+    system, where such signals exist.
+    """
 
     jobs = 1
 
-    def __init__(self, config: PipelineConfig, max_bytes: int) -> None:
+    def __init__(self, config: PipelineConfig, max_bytes: int, timeout: float | None = None) -> None:
         self.config, self.max_bytes = config, max_bytes
+        self.timeout = timeout
         get(config)  # a pipeline that cannot be built stops the batch before its first input
 
     def map(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, Outcome]]:
+        timed = (self.timeout is not None and hasattr(signal, "setitimer")
+                 and threading.current_thread() is threading.main_thread())
         for task in tasks:
-            yield task, analyse_task(task, self.config, self.max_bytes)
+            if not timed:
+                yield task, analyse_task(task, self.config, self.max_bytes)
+                continue
+            previous = signal.signal(signal.SIGALRM, _raise_timeout)
+            try:
+                try:
+                    signal.setitimer(signal.ITIMER_REAL, self.timeout)
+                    outcome = analyse_task(task, self.config, self.max_bytes)
+                finally:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+            except _InputTimeout:
+                get.cache_clear()  # an interrupted pipeline is not reused
+                outcome = _failed("timeout", _timeout_message(self.timeout))
+            finally:
+                signal.signal(signal.SIGALRM, previous)
+            yield task, outcome
 
     def close(self, abort: bool = False) -> None:
         pass
@@ -459,8 +498,7 @@ class _Pool:
                     self._kill(single)
                     single = self._start(1)
                 except FutureTimeout:
-                    outcome = _failed("timeout", f"expected the analysis to end within {self.timeout:g} s, found it "
-                                                 "still running; the input was skipped (--timeout allows more)")
+                    outcome = _failed("timeout", _timeout_message(self.timeout))
                     self._kill(single)
                     single = self._start(1)
                 yield task, outcome
@@ -673,9 +711,10 @@ def convert(
         url_base: Where the inputs are published: each record's ``source.url`` is this joined
             with the file's path under its folder input (a file input: its name). The URL is
             also evidence of the organisation (a known domain, or a forge account).
-        timeout: Seconds a worker may spend on one input before the input fails as
-            ``timeout`` (None: no limit). Applies to worker processes (``jobs > 1``); an input
-            converted in this process cannot be stopped from outside.
+        timeout: Seconds the analysis of one input may take before the input fails as
+            ``timeout`` (None: no limit). A worker process is stopped from outside; in this
+            process (``jobs=1``) a timer signal interrupts the analysis, in the main thread of
+            a POSIX system only.
 
     With ``jobs > 1`` workers are started with multiprocessing's ``forkserver`` method (``spawn``
     where there is none), so a script calling this needs the usual ``if __name__ == "__main__":``
@@ -714,7 +753,7 @@ def _convert(library_path: Path, inputs, fmt, max_bytes, config, force, stdin, o
             try:
                 started = time.perf_counter()
                 runner = (_Pool(jobs, config, max_bytes, timeout) if jobs > 1 and len(head) > 1
-                          else _InProcess(config, max_bytes))
+                          else _InProcess(config, max_bytes, timeout))
                 report.jobs, report.startup_seconds = runner.jobs, time.perf_counter() - started
                 for task, outcome in runner.map(tasks):
                     result = _finish(library, task, outcome, fmt, force, interrupts)
