@@ -267,3 +267,14 @@ def test_facts_component_writes_evidence_that_spells_the_values():
             assert 0 <= start < end <= len(text)
     start, end = facts["duration_minutes"]["evidence"][0]
     assert text[start:end] == "2 hours and 5 minutes"
+
+
+def test_a_broken_gazetteer_stops_the_build_not_the_first_document(tmp_path):
+    import spacy
+
+    from pmparse.errors import RulesError
+
+    bad = tmp_path / "organisations.yaml"
+    bad.write_text("organisations: [{name: 3, aliases: oops}]\n", encoding="utf-8")
+    with pytest.raises(RulesError):
+        spacy.blank("en").add_pipe("pmparse_facts", config={"organisations_path": str(bad)})

@@ -439,7 +439,11 @@ def make_facts(nlp: Language, name: str, organisations_path: str | None):
         nlp: The pipeline.
         name: Component name.
         organisations_path: A replacement organisation gazetteer; the packaged one when None.
+
+    Raises:
+        RulesError: the gazetteer is unreadable or invalid (at build, not at the first document).
     """
+    _gazetteer(organisations_path)  # read and compiled now: a broken file stops the build
 
     def facts(doc: Doc) -> Doc:
         doc.user_data["pmparse_facts"] = extract_facts(doc, organisations_path)
