@@ -731,50 +731,43 @@ def convert(
     library_path = Path(library_dir)
     if library_path.exists() and not library_path.is_dir():
         raise UsageError("expected a library folder, found a file", str(library_path))
-    with write_lock(library_path):
-        return _convert(library_path, inputs, fmt, max_bytes, config, force, stdin, on_result, jobs, errors_path,
-                        keep_results, url_base, timeout)
-
-
-def _convert(library_path: Path, inputs, fmt, max_bytes, config, force, stdin, on_result, jobs, errors_path,
-             keep_results, url_base, timeout) -> ConvertReport:
-    """The batch of :func:`convert`, with the library's write lock held."""
-    library = Library.open(library_path)
-    report = ConvertReport(keep_results=keep_results)
-    tasks = _tasks(library, inputs, max_bytes, force, stdin, url_base)
-    # a pool costs start-up time: only worth it for more than one input
-    head = list(itertools.islice(tasks, 2))
-    tasks = itertools.chain(head, tasks)
-    errors = _ErrorsFile(errors_path) if errors_path is not None else None
-    runner: _InProcess | _Pool | None = None
-    finished = False
-    try:
-        with _Interrupts() as interrupts:
-            try:
-                started = time.perf_counter()
-                runner = (_Pool(jobs, config, max_bytes, timeout) if jobs > 1 and len(head) > 1
-                          else _InProcess(config, max_bytes, timeout))
-                report.jobs, report.startup_seconds = runner.jobs, time.perf_counter() - started
-                for task, outcome in runner.map(tasks):
-                    result = _finish(library, task, outcome, fmt, force, interrupts)
-                    report.add(result)
-                    if errors is not None and result.status == "failed":
-                        errors.add(result)
-                    if on_result is not None:
-                        on_result(result)
-                    interrupts.check()
-                finished = True
-            except KeyboardInterrupt:
-                report.interrupted = True
-            finally:
-                if runner is not None:
-                    # an interruption or an error abandons the inputs in flight at once
-                    runner.close(abort=not finished)
-                library.save_index()
-    except BaseException:
+    with write_lock(library_path):  # held until the batch ends: one writer per library
+        library = Library.open(library_path)
+        report = ConvertReport(keep_results=keep_results)
+        tasks = _tasks(library, inputs, max_bytes, force, stdin, url_base)
+        # a pool costs start-up time: only worth it for more than one input
+        head = list(itertools.islice(tasks, 2))
+        tasks = itertools.chain(head, tasks)
+        errors = _ErrorsFile(errors_path) if errors_path is not None else None
+        runner: _InProcess | _Pool | None = None
+        finished = False
+        try:
+            with _Interrupts() as interrupts:
+                try:
+                    started = time.perf_counter()
+                    runner = (_Pool(jobs, config, max_bytes, timeout) if jobs > 1 and len(head) > 1
+                              else _InProcess(config, max_bytes, timeout))
+                    report.jobs, report.startup_seconds = runner.jobs, time.perf_counter() - started
+                    for task, outcome in runner.map(tasks):
+                        result = _finish(library, task, outcome, fmt, force, interrupts)
+                        report.add(result)
+                        if errors is not None and result.status == "failed":
+                            errors.add(result)
+                        if on_result is not None:
+                            on_result(result)
+                        interrupts.check()
+                    finished = True
+                except KeyboardInterrupt:
+                    report.interrupted = True
+                finally:
+                    if runner is not None:
+                        # an interruption or an error abandons the inputs in flight at once
+                        runner.close(abort=not finished)
+                    library.save_index()
+        except BaseException:
+            if errors is not None:
+                errors.discard()
+            raise
         if errors is not None:
-            errors.discard()
-        raise
-    if errors is not None:
-        errors.commit()
-    return report
+            errors.commit()
+        return report

@@ -240,7 +240,6 @@ class Library:
 
     root: Path
     entries: dict[str, Entry] = field(default_factory=dict)
-    by_sha: dict[str, str] = field(default_factory=dict)
     by_location: dict[str, str] = field(default_factory=dict)
     _max_number: int = 0
     _cards: OrderedDict = field(default_factory=OrderedDict, repr=False)
@@ -275,7 +274,6 @@ class Library:
         validated as before. The cache is only a shortcut: without it the result is the same.
         """
         self.entries.clear()
-        self.by_sha.clear()
         self.by_location.clear()
         self._cards.clear()
         self._keys.clear()
@@ -323,13 +321,9 @@ class Library:
             if entry.id not in ids:
                 ids.append(entry.id)
         if entry.error is None:
-            self.by_sha[entry.sha256] = entry.id
             self.by_location[entry.location] = entry.id
-        else:
-            if entry.sha256:
-                self.by_sha.setdefault(entry.sha256, entry.id)
-            if entry.location:
-                self.by_location.setdefault(entry.location, entry.id)
+        elif entry.location:
+            self.by_location.setdefault(entry.location, entry.id)
 
     def _forget(self, entry: Entry) -> None:
         """Drop an entry whose file is gone (a person deleted the record while the library was open)."""
@@ -337,9 +331,8 @@ class Library:
         self._cards.pop(entry.id, None)
         self._keys.pop(entry.path.name, None)
         self._rows.pop(entry.path.name, None)
-        for index in (self.by_sha, self.by_location):
-            for key in [k for k, v in index.items() if v == entry.id]:
-                del index[key]
+        for key in [k for k, v in self.by_location.items() if v == entry.id]:
+            del self.by_location[key]
         for ids in self._shas.values():
             if entry.id in ids:
                 ids.remove(entry.id)

@@ -112,7 +112,7 @@ class Matchers:
         # one phrase matcher for every group: a pass over a Doc's tokens serves all of them
         self._matcher = PhraseMatcher(nlp.vocab, attr="LOWER")
         self._group_of: dict[int, str] = {}
-        self.phrases: dict[str, PhraseMatcher] = {}
+        self.groups = set(taxonomy.groups)
         self.regexes: dict[str, list[tuple[str, re.Pattern, re.Pattern]]] = {}
         for group, taxa in taxonomy.groups.items():
             regexes = []
@@ -124,7 +124,6 @@ class Matchers:
                 # and as written, for the rare text whose lowercase changes its length
                 regexes.extend((taxon.key, re.compile(lowercase_pattern(p)), re.compile(p, re.IGNORECASE))
                                for p in taxon.patterns)
-            self.phrases[group] = self._matcher
             self.regexes[group] = regexes
         self._last: tuple[Doc, dict[str, list[tuple[str, int, int, int, int]]]] | None = None
 
@@ -172,7 +171,7 @@ class Matchers:
         """How often each category's cue phrases occur in ``doc`` (up to character ``end``)."""
         counts: Counter = Counter()
         for group in CATEGORY_GROUPS:
-            if group in self.phrases:
+            if group in self.groups:
                 counts.update(key for key, _, _ in self.matches(doc, group, 0, end))
         return counts
 
@@ -458,7 +457,7 @@ def component_candidates(doc: Doc, matchers: Matchers, matches: list[tuple[str, 
         :data:`CANDIDATE_REGIONS` (a mention counts in every region holding it, ``other`` when in
         none) and the total last. Evidence is the mentions inside a region other than ``other``.
     """
-    if "components" not in matchers.phrases:
+    if "components" not in matchers.groups:
         return {}
     regions = component_regions(doc) if regions is None else regions
     found: dict[str, tuple[np.ndarray, list[tuple[int, int]]]] = {}
@@ -544,7 +543,7 @@ class Tagger:
         """
         tags = {}
         model_ids = set(self.model.meta.get("component_ids", [])) if self.model and self.model.components else set()
-        matches = self.matchers.matches(doc, "components") if "components" in self.matchers.phrases else []
+        matches = self.matchers.matches(doc, "components") if "components" in self.matchers.groups else []
         regions = component_regions(doc)
         if model_ids:
             candidates = component_candidates(doc, self.matchers, matches, regions)
