@@ -749,8 +749,11 @@ def convert(
                               else _InProcess(config, max_bytes, timeout))
                     report.jobs, report.startup_seconds = runner.jobs, time.perf_counter() - started
                     for task, outcome in runner.map(tasks):
-                        result = _finish(library, task, outcome, fmt, force, interrupts)
-                        report.add(result)
+                        # the record and the count of it together: a Ctrl-C between the two left a
+                        # written record out of the summary
+                        with interrupts.critical():
+                            result = _finish(library, task, outcome, fmt, force, interrupts)
+                            report.add(result)
                         if errors is not None and result.status == "failed":
                             errors.add(result)
                         if on_result is not None:
