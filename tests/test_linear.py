@@ -154,3 +154,26 @@ def test_check_export_names_the_difference():
 def test_unknown_feature_kinds_are_refused():
     with pytest.raises(ModelError, match="analyzer"):
         HashedNgrams("char", (1, 2), 16)
+
+
+def test_character_ngrams_stay_equal_across_batches_and_a_table_reset(monkeypatch):
+    """Words seen in one batch are gathered from the table in the next; a full table starts over."""
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    sk = HashingVectorizer(analyzer="char_wb", ngram_range=(3, 5), n_features=2**10, alternate_sign=False, norm=None)
+    mine = HashedNgrams("char_wb", (3, 5), 2**10)
+    batches = [TEXTS[:3], TEXTS[2:6], TEXTS, ["quokka quokka failover", ""], []]
+    for batch in batches:
+        assert np.array_equal(mine.transform(batch).dense(), sk.transform(batch).toarray() if batch else np.zeros((0, 2**10)))
+    assert "quokka" in mine._ids
+    monkeypatch.setattr("pmparse.linear.CACHE_LIMIT", 5)
+    assert np.array_equal(mine.transform(TEXTS).dense(), sk.transform(TEXTS).toarray())
+    assert "quokka" not in mine._ids  # started over: only this batch's words are kept
+
+
+def test_hstack_places_each_block_after_the_earlier_ones():
+    a = HashedNgrams("word", (1, 1), 8).transform(["x y", "", "z"])
+    b = HashedNgrams("word", (1, 1), 4).transform(["", "p q q", "r"])
+    stacked = hstack([a, b])
+    assert stacked.shape == (3, 12)
+    assert np.array_equal(stacked.dense(), np.hstack([a.dense(), b.dense()]))

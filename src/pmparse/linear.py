@@ -31,7 +31,7 @@ from murmurhash import hash as _murmur
 
 from .errors import ModelError
 
-#: Most distinct n-grams whose hashed column is remembered per feature block.
+#: Most distinct words whose character n-gram columns a feature block keeps (then it starts over).
 CACHE_LIMIT = 500_000
 
 
@@ -74,35 +74,46 @@ class Sparse:
 def hstack(blocks: Sequence[Sparse]) -> Sparse:
     """Blocks with the same rows side by side (columns of block ``j`` shifted past the earlier ones)."""
     rows = blocks[0].shape[0]
-    offset, parts = 0, []
-    for block in blocks:
-        parts.append((block, offset))
-        offset += block.shape[1]
-    counts = sum(np.diff(block.indptr) for block in blocks)
-    indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    counts = [np.diff(block.indptr) for block in blocks]
+    indptr = np.zeros(rows + 1, dtype=np.int64)
+    np.cumsum(sum(counts), out=indptr[1:])
     indices = np.empty(indptr[-1], dtype=np.int64)
     data = np.empty(indptr[-1], dtype=np.float64)
-    for i in range(rows):
-        pos = indptr[i]
-        for block, shift in parts:
-            a, b = block.indptr[i], block.indptr[i + 1]
-            indices[pos:pos + b - a] = block.indices[a:b] + shift
-            data[pos:pos + b - a] = block.data[a:b]
-            pos += b - a
+    before = indptr[:-1].copy()  # where each row's entries of the current block go
+    offset = 0
+    for block, count in zip(blocks, counts):
+        # entry k of the block (row r) lands at before[r] + (k - block.indptr[r])
+        target = np.repeat(before - block.indptr[:-1], count) + np.arange(len(block.indices), dtype=np.int64)
+        indices[target] = block.indices + offset
+        data[target] = block.data
+        before += count
+        offset += block.shape[1]
     return Sparse(indptr, indices, data, (rows, offset))
 
 
 def _rows_from_columns(columns: Sequence[Sequence[int]], width: int) -> Sparse:
     """A Sparse matrix of counts from per-row column lists (a column listed twice counts 2)."""
-    lengths = np.fromiter((len(c) for c in columns), dtype=np.int64, count=len(columns))
-    flat = np.fromiter(itertools.chain.from_iterable(columns), dtype=np.int64, count=int(lengths.sum()))
-    rows = np.repeat(np.arange(len(columns), dtype=np.int64), lengths)
+    entries = np.fromiter((len(c) for c in columns), dtype=np.int64, count=len(columns))
+    flat = np.fromiter(itertools.chain.from_iterable(columns), dtype=np.int64, count=int(entries.sum()))
+    return _rows_from_flat(entries, flat, width)
+
+
+def _rows_from_flat(entries: np.ndarray, flat: np.ndarray, width: int) -> Sparse:
+    """A Sparse matrix of counts from the columns of every row, one after the other.
+
+    Args:
+        entries: How many of ``flat`` belong to each row.
+        flat: Columns, row after row (a column listed twice in a row counts 2).
+        width: Number of columns.
+    """
+    n = len(entries)
+    rows = np.repeat(np.arange(n, dtype=np.int64), entries)
     # one sort for the whole batch: a key per (row, column) pair, counted
     keys, counts = np.unique(rows * width + flat, return_counts=True)
     key_rows = keys // width
-    indptr = np.zeros(len(columns) + 1, dtype=np.int64)
-    np.cumsum(np.bincount(key_rows, minlength=len(columns)), out=indptr[1:])
-    return Sparse(indptr, keys - key_rows * width, counts.astype(np.float64), (len(columns), width))
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(key_rows, minlength=n), out=indptr[1:])
+    return Sparse(indptr, keys - key_rows * width, counts.astype(np.float64), (n, width))
 
 
 def _l2_normalise(matrix: Sparse) -> None:
@@ -147,8 +158,7 @@ class HashedNgrams:
         self.sublinear_tf = sublinear_tf
         self.norm = norm
         self._token = re.compile(token_pattern)
-        # n-gram -> column (word analyzer), or word -> its n-grams' columns (char_wb)
-        self._cache: dict[str, int | list[int]] = {}
+        self._reset_table()
 
     def terms(self, text: str) -> list[str]:
         """The n-grams of ``text``, in scikit-learn's order and with its repeats."""
@@ -186,36 +196,94 @@ class HashedNgrams:
             grams.extend(padded[i:i + n] for i in range(size - n + 1))
         return grams
 
-    def _column(self, gram: str) -> int:
-        h = _murmur(gram)
-        width = self.n_features
-        # scikit-learn's rule, including its special case for abs(-2**31)
-        return (2147483647 - (width - 1)) % width if h == -2147483648 else abs(h) % width
+    def _columns(self, grams: Sequence[str]) -> np.ndarray:
+        """Hashed columns of ``grams``, as scikit-learn's ``HashingVectorizer`` computes them.
+
+        scikit-learn maps ``-2**31`` to ``(2**31 - 1 - (n - 1)) % n``, which is ``2**31 % n``, the
+        same as ``abs(h) % n``: one rule serves every hash.
+        """
+        hashes = np.fromiter(map(_murmur, grams), dtype=np.int64, count=len(grams))
+        return np.abs(hashes) % self.n_features
+
+    def _char_columns(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Columns of the character n-grams of ``texts``: ``(entries per text, columns)``.
+
+        A word's n-grams depend on the word alone and words repeat, so each distinct word is hashed
+        once into a table (``_table``; its columns at ``_starts[id]``, ``_lengths[id]`` of them),
+        and a text's columns are gathered from the table by word id, without a Python step per
+        n-gram.
+        """
+        if len(self._ids) > CACHE_LIMIT:
+            self._reset_table()
+        ids = self._ids
+        word_ids: list[int] = []
+        per_text: list[int] = []
+        new_columns: list[np.ndarray] = []
+        for text in texts:
+            words = (text.lower() if self.lowercase else text).split()
+            per_text.append(len(words))
+            found = list(map(ids.get, words))
+            if None in found:
+                for i, word in enumerate(words):
+                    if found[i] is None:
+                        found[i] = ids.get(word)
+                        if found[i] is None:
+                            columns = self._columns(self._word_grams(word))
+                            found[i] = ids[word] = len(ids)
+                            new_columns.append(columns)
+            word_ids.extend(found)
+        if new_columns:
+            self._append(new_columns)
+        wid = np.array(word_ids, dtype=np.int64)
+        lengths = self._lengths[wid]
+        starts = self._starts[wid]
+        total = int(lengths.sum())
+        # position k of the output is entry (k - first entry of its word) of that word's columns
+        firsts = np.cumsum(lengths) - lengths
+        index = np.repeat(starts - firsts, lengths) + np.arange(total, dtype=np.int64)
+        columns = self._table[index].astype(np.int64)
+        text_of_word = np.repeat(np.arange(len(texts), dtype=np.int64), per_text)
+        entries = np.bincount(text_of_word, weights=lengths, minlength=len(texts)).astype(np.int64)
+        return entries, columns
+
+    def _reset_table(self) -> None:
+        self._ids: dict[str, int] = {}
+        self._table = np.zeros(0, dtype=np.int32)
+        self._filled = 0
+        self._starts = np.zeros(0, dtype=np.int64)
+        self._lengths = np.zeros(0, dtype=np.int64)
+
+    def _append(self, columns: list[np.ndarray]) -> None:
+        """Add the columns of new words (ids ``len(_starts)`` onwards) to the table."""
+        lengths = np.array([len(c) for c in columns], dtype=np.int64)
+        flat = np.concatenate(columns).astype(np.int32)
+        need = self._filled + len(flat)
+        if need > len(self._table):
+            # grown by doubling: words arrive a document at a time, copying on every one is quadratic
+            grown = np.zeros(max(need, 2 * len(self._table), 4096), dtype=np.int32)
+            grown[:self._filled] = self._table[:self._filled]
+            self._table = grown
+        self._table[self._filled:need] = flat
+        starts = self._filled + np.cumsum(lengths) - lengths
+        self._filled = need
+        self._starts = np.concatenate([self._starts, starts])
+        self._lengths = np.concatenate([self._lengths, lengths])
 
     def columns(self, text: str) -> list[int]:
-        """The hashed column of every n-gram of ``text`` (cached: words repeat, hashing is the cost)."""
-        cache = self._cache
-        if len(cache) > CACHE_LIMIT:
-            cache.clear()
+        """The hashed column of every n-gram of ``text``, in scikit-learn's order."""
         if self.analyzer == "char_wb":
-            # a word's character n-grams depend on the word alone: one lookup per word
-            out: list[int] = []
-            for word in (text.lower() if self.lowercase else text).split():
-                found = cache.get(word)
-                if found is None:
-                    found = cache[word] = [self._column(gram) for gram in self._word_grams(word)]
-                out.extend(found)
-            return out
-        grams = self.terms(text)
-        out = [cache.get(gram) for gram in grams]
-        for i, column in enumerate(out):
-            if column is None:
-                out[i] = cache[grams[i]] = self._column(grams[i])
-        return out
+            return self._char_columns([text])[1].tolist()
+        return self._columns(self.terms(text)).tolist()
 
     def transform(self, texts: Sequence[str]) -> Sparse:
         """Feature rows of ``texts``."""
-        matrix = _rows_from_columns([self.columns(t) for t in texts], self.n_features)
+        if self.analyzer == "char_wb":
+            entries, columns = self._char_columns(texts)
+        else:
+            grams_of = [self.terms(t) for t in texts]
+            entries = np.fromiter(map(len, grams_of), dtype=np.int64, count=len(texts))
+            columns = self._columns(list(itertools.chain.from_iterable(grams_of)))
+        matrix = _rows_from_flat(entries, columns, self.n_features)
         if self.sublinear_tf:
             matrix.data = np.log(matrix.data) + 1.0
         if self.idf is not None:
