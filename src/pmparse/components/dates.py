@@ -16,29 +16,29 @@ _MONTHS = {
 _MONTH = r"(?P<mon>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 _WEEKDAY = r"(?:(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?\.?,?\s+)?"
 _ORD = r"(?:st|nd|rd|th)?"
-_ISO = re.compile(r"(?<![\d-])(?P<y>(?:19|20)\d{2})-(?P<m>\d{1,2})-(?P<d>\d{1,2})(?![\d])")
-_SLASH_YMD = re.compile(r"(?<![\d/])(?P<y>(?:19|20)\d{2})/(?P<m>\d{1,2})/(?P<d>\d{1,2})(?![\d/])")
-_COMPACT = re.compile(r"(?<!\d)(?P<y>(?:19|20)\d{2})(?P<m>[01]\d)(?P<d>[0-3]\d)(?!\d)")
-_DMY = re.compile(r"(?<!\w)(?P<d>[0-3]?\d)" + _ORD + r"\.?\s+(?:of\s+)?" + _MONTH + r"\.?,?\s+(?P<y>(?:19|20)\d{2})(?!\d)", re.IGNORECASE)
+_ISO = re.compile(r"(?P<y>(?:19|20)(?<![\d-]\d\d)\d{2})-(?P<m>\d{1,2})-(?P<d>\d{1,2})(?![\d])")
+_SLASH_YMD = re.compile(r"(?P<y>(?:19|20)(?<![\d/]\d\d)\d{2})/(?P<m>\d{1,2})/(?P<d>\d{1,2})(?![\d/])")
+_COMPACT = re.compile(r"(?P<y>(?:19|20)(?<!\d\d\d)\d{2})(?P<m>[01]\d)(?P<d>[0-3]\d)(?!\d)")
+_DMY = re.compile(r"(?P<d>\d(?<!\w\d)(?:(?<=[0-3])\d)?)" + _ORD + r"\.?\s+(?:of\s+)?" + _MONTH + r"\.?,?\s+(?P<y>(?:19|20)\d{2})(?!\d)", re.IGNORECASE)
 _MDY = re.compile(r"(?<!\w)" + _MONTH + r"\.?\s+(?P<d>[0-3]?\d)" + _ORD + r",?\s+(?P<y>(?:19|20)\d{2})(?!\d)", re.IGNORECASE)
 # 10/14/2022, 4/21/23, 06-10-2025: month first unless the first number cannot be a month
-_NUMERIC = re.compile(r"(?<![\w/.-])(?P<a>[0-3]?\d)(?P<sep>[/-])(?P<b>[0-3]?\d)(?P=sep)(?P<y>(?:19|20)\d{2}|\d{2})(?![\w/-])")
+_NUMERIC = re.compile(r"(?P<a>\d(?<![\w/.-]\d)(?:(?<=[0-3])\d)?)(?P<sep>[/-])(?P<b>[0-3]?\d)(?P=sep)(?P<y>(?:19|20)\d{2}|\d{2})(?![\w/-])")
 # 10.05.2016: day first (the European form); a four-digit year keeps version numbers out
-_DOTTED = re.compile(r"(?<![\w.])(?P<d>[0-3]?\d)\.(?P<m>[01]?\d)\.(?P<y>(?:19|20)\d{2})(?![\w.])")
+_DOTTED = re.compile(r"(?P<d>\d(?<![\w.]\d)(?:(?<=[0-3])\d)?)\.(?P<m>[01]?\d)\.(?P<y>(?:19|20)\d{2})(?![\w.])")
 # dates without a year: "November 24th", "10 Jan", "Monday 20. January"
 _DM = re.compile(r"(?<!\w)" + _WEEKDAY + r"(?P<d>[0-3]?\d)" + _ORD + r"\.?\s+(?:of\s+)?" + _MONTH + r"\b\.?", re.IGNORECASE)
 _MD = re.compile(r"(?<!\w)" + _WEEKDAY + _MONTH + r"\.?\s+(?P<d>[0-3]?\d)" + _ORD + r"\b(?!:\d)", re.IGNORECASE)
-_YEAR = re.compile(r"(?<!\d)(?P<y>(?:19|20)\d{2})(?!\d)")
+_YEAR = re.compile(r"(?P<y>(?:19|20)(?<!\d\d\d)\d{2})(?!\d)")
 # 13:19, 4:11 AM, 2:08pm, 21:43:05, 1250 UTC; the hour may be followed by a time zone (or by the colon of
 # a list entry, "20:39: deploy starts")
 _TZ = r"(?:\s?(?:utc|gmt|z|[cp][sd]?t|[ecmp][sd]t|bst|cest|cet|ist|jst|aest|aedt|pst|pdt|edt|est)\b(?:\s?[+-]\s?\d{1,2}(?::?\d{2})?)?)?"
 _CLOCK = re.compile(
-    r"(?<![\d:.])(?P<h>[01]?\d|2[0-3]):(?P<mi>[0-5]\d)(?::[0-5]\d(?:\.\d+)?)?(?!\d|:\d)(?:\s?(?P<ap>[ap]\.?m\.?)(?!\w))?"
+    r"(?P<h>\d(?<![\d:.]\d)(?:(?<=[01])\d|(?<=2)[0-3])?):(?P<mi>[0-5]\d)(?::[0-5]\d(?:\.\d+)?)?(?!\d|:\d)(?:\s?(?P<ap>[ap]\.?m\.?)(?!\w))?"
     + r"(?P<tz>" + _TZ + r")",
     re.IGNORECASE,
 )
-_MILITARY = re.compile(r"(?<![\d:.])(?P<h>[01]\d|2[0-3])(?P<mi>[0-5]\d)\s?(?P<tz>utc|gmt|z)\b", re.IGNORECASE)
-_CLOCK_AMPM = re.compile(r"(?<![\d:.])(?P<h>1[0-2]|0?[1-9])\s?(?P<ap>[ap]\.?m\.?)(?!\w)(?P<tz>" + _TZ + r")", re.IGNORECASE)
+_MILITARY = re.compile(r"(?P<h>[012](?<![\d:.]\d)(?:(?<=[01])\d|(?<=2)[0-3]))(?P<mi>[0-5]\d)\s?(?P<tz>utc|gmt|z)\b", re.IGNORECASE)
+_CLOCK_AMPM = re.compile(r"(?P<h>[0-9](?<![\d:.]\d)(?:(?<=1)[0-2]?|(?<=0)[1-9]|(?<=[2-9])))\s?(?P<ap>[ap]\.?m\.?)(?!\w)(?P<tz>" + _TZ + r")", re.IGNORECASE)
 # words that say a date is about the page, not the incident
 _CHROME_BEFORE = re.compile(
     r"(?:last (?:edited|modified|updated)|updated|published|posted|written|authored|revised|reviewed|created|generated)"
@@ -112,7 +112,7 @@ _SPAN_JOIN = re.compile(
 # an hour range sharing its am/pm: "1-3pm", "11:30-1pm", "9 to 10:15 am" (both halves written with
 # their own am/pm are two clock times joined by a dash, read by find_stated_spans directly)
 _HOUR_RANGE = re.compile(
-    r"(?<![\w:.,/-])(?P<h1>1[0-2]|0?[1-9])(?::(?P<m1>[0-5]\d))?[ \t]?(?:-{1,2}|–|—|to)[ \t]?"
+    r"(?P<h1>[0-9](?<![\w:.,/-]\d)(?:(?<=1)[0-2]?|(?<=0)[1-9]|(?<=[2-9])))(?::(?P<m1>[0-5]\d))?[ \t]?(?:-{1,2}|–|—|to)[ \t]?"
     r"(?P<h>1[0-2]|0?[1-9])(?::(?P<mi>[0-5]\d))?[ \t]?(?P<ap>[ap]\.?m\.?)(?!\w)",
     re.IGNORECASE,
 )
@@ -381,6 +381,10 @@ _GLUE = re.compile(r"^(?:\s{0,3}|\s*(?:on|at|,|T|\||-)\s*|\s*,\s*(?:at\s+)?|\s+o
 
 
 _DIGIT = re.compile(r"\d")
+# every moment starts with a digit, a weekday or a month name (see the patterns above): a line
+# holding none of them in its first three characters opens no timeline entry
+_MAY_OPEN = re.compile(r".{0,2}(?:\d|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
+                       re.IGNORECASE | re.DOTALL)
 
 
 def find_moments(text: str, start: int = 0, end: int | None = None, reference: _dt.date | None = None,
@@ -663,6 +667,8 @@ def _timeline_entries(text: str, start: int, end: int, reference: _dt.date | Non
         line_start, pos = pos, pos + len(line)
         stripped = len(line) - len(line.lstrip(" \t|*-#>_"))
         head = line_start + stripped
+        if not _MAY_OPEN.match(text, head, min(pos, head + 48)):
+            continue
         moments = find_moments(text, head, min(pos, head + 48), reference, order)
         if not moments or moments[0].start > head + 2:
             continue

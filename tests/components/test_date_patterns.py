@@ -1,0 +1,93 @@
+"""The date and time patterns are written for speed; they find what their plain forms find.
+
+Each pattern of ``components/dates.py`` that opens with a digit is written with its leading
+look-behind moved after the first character, so Python's ``re`` can skip to the characters a
+match may start with. The plain forms below are the readable specification.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pmparse.components import dates
+
+_M, _O, _TZ = dates._MONTH, dates._ORD, dates._TZ
+PLAIN = {
+    "_ISO": re.compile(r"(?<![\d-])(?P<y>(?:19|20)\d{2})-(?P<m>\d{1,2})-(?P<d>\d{1,2})(?![\d])"),
+    "_SLASH_YMD": re.compile(r"(?<![\d/])(?P<y>(?:19|20)\d{2})/(?P<m>\d{1,2})/(?P<d>\d{1,2})(?![\d/])"),
+    "_COMPACT": re.compile(r"(?<!\d)(?P<y>(?:19|20)\d{2})(?P<m>[01]\d)(?P<d>[0-3]\d)(?!\d)"),
+    "_DMY": re.compile(r"(?<!\w)(?P<d>[0-3]?\d)" + _O + r"\.?\s+(?:of\s+)?" + _M
+                       + r"\.?,?\s+(?P<y>(?:19|20)\d{2})(?!\d)", re.IGNORECASE),
+    "_NUMERIC": re.compile(r"(?<![\w/.-])(?P<a>[0-3]?\d)(?P<sep>[/-])(?P<b>[0-3]?\d)(?P=sep)"
+                           r"(?P<y>(?:19|20)\d{2}|\d{2})(?![\w/-])"),
+    "_DOTTED": re.compile(r"(?<![\w.])(?P<d>[0-3]?\d)\.(?P<m>[01]?\d)\.(?P<y>(?:19|20)\d{2})(?![\w.])"),
+    "_YEAR": re.compile(r"(?<!\d)(?P<y>(?:19|20)\d{2})(?!\d)"),
+    "_CLOCK": re.compile(r"(?<![\d:.])(?P<h>[01]?\d|2[0-3]):(?P<mi>[0-5]\d)(?::[0-5]\d(?:\.\d+)?)?(?!\d|:\d)"
+                         r"(?:\s?(?P<ap>[ap]\.?m\.?)(?!\w))?(?P<tz>" + _TZ + r")", re.IGNORECASE),
+    "_MILITARY": re.compile(r"(?<![\d:.])(?P<h>[01]\d|2[0-3])(?P<mi>[0-5]\d)\s?(?P<tz>utc|gmt|z)\b", re.IGNORECASE),
+    "_CLOCK_AMPM": re.compile(r"(?<![\d:.])(?P<h>1[0-2]|0?[1-9])\s?(?P<ap>[ap]\.?m\.?)(?!\w)(?P<tz>" + _TZ + r")",
+                              re.IGNORECASE),
+    "_HOUR_RANGE": re.compile(r"(?<![\w:.,/-])(?P<h1>1[0-2]|0?[1-9])(?::(?P<m1>[0-5]\d))?[ \t]?(?:-{1,2}|–|—|to)"
+                              r"[ \t]?(?P<h>1[0-2]|0?[1-9])(?::(?P<mi>[0-5]\d))?[ \t]?(?P<ap>[ap]\.?m\.?)(?!\w)",
+                              re.IGNORECASE),
+}
+
+# pieces that make dates, times and near misses, Unicode digits included
+PIECES = ["0", "1", "2", "3", "4", "5", "9", ":", "-", "/", ".", ",", " ", "\n", "a", "x", "_", "\u0661",
+          "2020", "1999", "19", "20", "12", "23", "24", "utc", "UTC", "pm", "am", "a.m.", "Jan", "march", "of",
+          "th", "to", "\u2013", "T", "z"]
+
+
+def _found(pattern: re.Pattern, text: str, pos: int, endpos: int) -> list:
+    return [(m.span(), m.groupdict()) for m in pattern.finditer(text, pos, endpos)]
+
+
+@pytest.mark.parametrize("name", sorted(PLAIN))
+def test_fast_pattern_finds_what_the_plain_one_does_on_dates_and_near_misses(name):
+    texts = ["on 2021-03-09 at 23:45 UTC", "x2021-03-09", "12/31/2020 and 1/2/21", "20211231", "1250 UTC",
+             "9am-11 am", "1-3pm", "10.05.2016", "v1.2.2016", "24:00 and 23:59:59", "4th of March 2021",
+             "\u0661\u0662:30", "0am 00:61 012:30"]
+    for text in texts:
+        assert _found(getattr(dates, name), text, 0, len(text)) == _found(PLAIN[name], text, 0, len(text)), text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), min_size=1, max_size=14), st.data())
+def test_fast_patterns_equal_plain_ones_on_random_text_and_windows(parts, data):
+    text = "".join(parts)
+    pos = data.draw(st.integers(0, len(text)))
+    endpos = data.draw(st.integers(pos, len(text)))
+    for name, plain in PLAIN.items():
+        assert _found(getattr(dates, name), text, pos, endpos) == _found(plain, text, pos, endpos), name
+
+
+TIMELINES = [
+    "Timeline\n- 09:12 the queue stops draining\nworkers pile up behind it\n  10:05 workers restarted, recovered\n",
+    "### 11 March\n23:50 alerts fire\n00:20 failover done, service restored\nMon 9 Mar 10:00 retro\n",
+    "| 2021-03-09 14:02 | deploy |\n| 14:40 | rolled back, recovered |\nTue 10:05 note\nx 12:00 late\n",
+]
+
+
+@pytest.mark.parametrize("text", TIMELINES)
+def test_the_entry_shortcut_skips_only_lines_that_open_no_entry(text, monkeypatch):
+    def read():
+        return [(e.moment.start, e.moment.date, e.moment.minutes, e.recovered)
+                for e in dates._timeline_entries(text, 0, len(text), dt.date(2021, 3, 1), "mdy")]
+
+    fast = read()
+    monkeypatch.setattr(dates, "_MAY_OPEN", re.compile(""))  # reads every line
+    assert fast == read()
+    assert fast  # each text has entries
+
+
+def test_entry_shortcut_needs_a_digit_or_a_day_or_month_name_up_front():
+    assert dates._MAY_OPEN.match("- xy 14:00", 2) is None
+    assert dates._MAY_OPEN.match("- x 14:00", 2) is not None  # a moment may start two characters in
+    assert dates._MAY_OPEN.match("workers pile up", 0) is None
+    assert dates._MAY_OPEN.match("  Mar 3", 0) is not None
+    assert dates._MAY_OPEN.match("(14:00)", 0) is not None
