@@ -65,8 +65,11 @@ class UnitText:
     start: int
 
 
-def unit_shape(text: str, kind: str, position: float, first: bool) -> list[str]:
-    """Shape features of a unit as pseudo-words (``__list``, ``__modal``, ``__pos2`` ...)."""
+def unit_shape(text: str, kind: str, position: float, first: bool, words: list[str] | None = None) -> list[str]:
+    """Shape features of a unit as pseudo-words (``__list``, ``__modal``, ``__pos2`` ...).
+
+    ``words`` are the unit's words (``_WORDS``), when the caller has them already.
+    """
     flags = [f"__kind_{kind}", f"__pos{min(4, int(position * 5))}"]
     if first:
         flags.append("__first")
@@ -83,7 +86,7 @@ def unit_shape(text: str, kind: str, position: float, first: bool) -> list[str]:
         flags.append("__imperative")
     if _TICKET.search(text):
         flags.append("__ticket")
-    words = len(_WORDS.findall(text))
+    words = len(_WORDS.findall(text) if words is None else words)
     flags.append("__short" if words < 6 else "__long" if words > 30 else "__mid")
     return flags
 
@@ -100,11 +103,12 @@ def rows_for(units: list[UnitText], length: int, cues: Cues | None = None) -> li
     n = max(1, length)
     hits = [cues.hits(u.text) for u in units]
     # each unit is the neighbour of two others: its words are read once
-    words_of = [[w.lower() for w in _WORDS.findall(u.text)[:12]] for u in units]
+    all_words = [_WORDS.findall(u.text) for u in units]
+    words_of = [[w.lower() for w in found[:12]] for found in all_words]
     rows = []
     for i, unit in enumerate(units):
         first = i == 0 or units[i - 1].kind != unit.kind
-        words = unit_shape(unit.text, unit.kind, unit.start / n, first)
+        words = unit_shape(unit.text, unit.kind, unit.start / n, first, all_words[i])
         words += [f"lf_{name}" for name in hits[i]]
         if i:
             words += [f"p_lf_{name}" for name in hits[i - 1]]

@@ -126,6 +126,7 @@ class Matchers:
                                for p in taxon.patterns)
             self.regexes[group] = regexes
         self._last: tuple[Doc, dict[str, list[tuple[str, int, int, int, int]]]] | None = None
+        self._lower: tuple[str, str] | None = None
 
     def _phrase_matches(self, doc: Doc) -> dict[str, list[tuple[str, int, int, int, int]]]:
         """Phrase matches of every group in ``doc``: ``(key, start_token, end_token, start_char, end_char)``.
@@ -146,6 +147,12 @@ class Matchers:
         self._last = (doc, found)
         return found
 
+    def _lowered(self, text: str) -> str:
+        """``text.lower()``, kept for the last text: the groups of one Doc ask for it in turn."""
+        if self._lower is None or self._lower[0] is not text:
+            self._lower = (text, text.lower())
+        return self._lower[1]
+
     def matches(self, doc: Doc, group: str, start: int = 0, end: int | None = None) -> list[tuple[str, int, int]]:
         """``(group.id, start_char, end_char)`` of every match of ``group`` in ``doc``.
 
@@ -156,7 +163,7 @@ class Matchers:
         inside = [m for m in self._phrase_matches(doc).get(group, ()) if m[3] >= start and m[4] <= end]
         found = [(key, s, e) for key, _, _, s, e in longest_first(inside)]
         if self.regexes[group]:
-            lowered = text.lower()
+            lowered = self._lowered(text)
             same_length = len(lowered) == len(text)  # offsets into the lowercase are offsets into the text
             for key, lower_pattern, pattern in self.regexes[group]:
                 matches = lower_pattern.finditer(lowered, start, end) if same_length else pattern.finditer(text, start, end)
