@@ -104,6 +104,9 @@ class Settings:
         team_evidence: Also train on a row whose focus is a team line's evidence stretches.
         unsure_unknown: Tag root cause ``unknown`` when no root-cause category reaches
             ``fallback`` (see :func:`pmparse.components.tagger.decide_categories`).
+        max_root_causes: Most root-cause categories a card gets, the most likely first (0: no limit).
+        cue_needs_fallback: A cue-gated root cause needs the most likely one to reach ``fallback``
+            when none reaches ``threshold`` (else the cause is ``unknown``).
     """
 
     c: float = 4.0
@@ -122,6 +125,8 @@ class Settings:
     repeats: int = 3
     own_cues: bool = True
     unsure_unknown: bool = True
+    max_root_causes: int = 2
+    cue_needs_fallback: bool = True
 
 
 # --- data -----------------------------------------------------------------------------------
@@ -576,9 +581,11 @@ def decide(probs: dict[str, float], settings: Settings, cues: Iterable[str] = ()
     """Predicted ids per category group from probabilities and the focused text's cue keys."""
     out = {}
     for group in CATEGORY_GROUPS:
-        fallback = settings.fallback if group == "root_cause_categories" else None
+        root = group == "root_cause_categories"
+        fallback = settings.fallback if root else None
         keys = decide_categories(probs, group, settings.threshold, fallback, cues, settings.cue_gate,
-                                 settings.unsure_unknown)
+                                 settings.unsure_unknown, settings.max_root_causes if root else None,
+                                 settings.cue_needs_fallback and root)
         out[group] = {k.split(".", 1)[1] for k in keys}
     return out
 

@@ -196,6 +196,57 @@ def test_an_unsure_root_cause_is_unknown_when_asked():
                              None, unsure_unknown=True) == []
 
 
+def test_root_causes_are_limited_to_the_most_likely():
+    probs = {"root_cause_categories.software_bug": 0.9, "root_cause_categories.configuration_change": 0.6,
+             "root_cause_categories.capacity_exhaustion": 0.5, "root_cause_categories.operator_error": 0.2}
+    cues = ["root_cause_categories.operator_error"]
+    every = decide_categories(probs, "root_cause_categories", 0.4, 0.25, cues, 0.1)
+    assert every == ["root_cause_categories.software_bug", "root_cause_categories.configuration_change",
+                     "root_cause_categories.capacity_exhaustion", "root_cause_categories.operator_error"]
+    assert decide_categories(probs, "root_cause_categories", 0.4, 0.25, cues, 0.1, max_keys=2) == every[:2]
+    # a cue-gated key is below the threshold: it goes first
+    assert decide_categories(probs, "root_cause_categories", 0.4, 0.25, cues, 0.1, max_keys=4) == every
+    assert decide_categories(probs, "root_cause_categories", 0.4, 0.25, cues, 0.1, max_keys=0) == every
+    # unknown beside a disclosed cause is dropped before the limit, not kept in a slot
+    with_unknown = {**probs, "root_cause_categories.unknown": 0.95}
+    assert decide_categories(with_unknown, "root_cause_categories", 0.4, 0.25, max_keys=2) == every[:2]
+
+
+def test_a_cue_alone_does_not_outweigh_an_undisclosed_cause():
+    low = {"root_cause_categories.software_bug": 0.2, "root_cause_categories.operator_error": 0.12}
+    cues = ["root_cause_categories.operator_error"]
+    # before: the cue at 0.12 is a cause, though even the best cause misses the fallback
+    assert decide_categories(low, "root_cause_categories", 0.4, 0.25, cues, 0.1, unsure_unknown=True) == [
+        "root_cause_categories.operator_error"]
+    assert decide_categories(low, "root_cause_categories", 0.4, 0.25, cues, 0.1, unsure_unknown=True,
+                             cue_needs_fallback=True) == ["root_cause_categories.unknown"]
+    assert decide_categories(low, "root_cause_categories", 0.4, 0.25, cues, 0.1, cue_needs_fallback=True) == []
+    # the best cause reaching the fallback: cue-gated causes count as before
+    fair = {**low, "root_cause_categories.software_bug": 0.3}
+    assert decide_categories(fair, "root_cause_categories", 0.4, 0.25, cues, 0.1, unsure_unknown=True,
+                             cue_needs_fallback=True) == ["root_cause_categories.operator_error"]
+    # a cause over the threshold: cue-gated causes join it as before
+    high = {**low, "root_cause_categories.software_bug": 0.8}
+    assert decide_categories(high, "root_cause_categories", 0.4, 0.25, cues, 0.1, unsure_unknown=True,
+                             cue_needs_fallback=True) == ["root_cause_categories.software_bug",
+                                                          "root_cause_categories.operator_error"]
+
+
+def test_training_decisions_use_the_root_cause_limit_and_cue_rule():
+    probs = {"root_cause_categories.software_bug": 0.9, "root_cause_categories.configuration_change": 0.6,
+             "root_cause_categories.capacity_exhaustion": 0.5, "contributing_factor_categories.process": 0.9,
+             "contributing_factor_categories.design": 0.8, "contributing_factor_categories.testing_gap": 0.7}
+    decided = decide(probs, Settings())
+    assert decided["root_cause_categories"] == {"software_bug", "configuration_change"}
+    # contributing factors are not limited
+    assert decided["contributing_factor_categories"] == {"process", "design", "testing_gap"}
+    assert len(decide(probs, Settings(max_root_causes=0))["root_cause_categories"]) == 3
+    low = {"root_cause_categories.software_bug": 0.2, "root_cause_categories.operator_error": 0.12}
+    cues = {"root_cause_categories.operator_error"}
+    assert decide(low, Settings(), cues)["root_cause_categories"] == {"unknown"}
+    assert decide(low, Settings(cue_needs_fallback=False), cues)["root_cause_categories"] == {"operator_error"}
+
+
 def test_cue_words_and_vocabulary():
     from collections import Counter
 
@@ -454,3 +505,20 @@ def test_a_cause_found_by_a_rule_replaces_unknown():
     causes = {k for k in tags if k.startswith("root_cause_categories.")}
     assert causes == {"root_cause_categories.hardware_failure"}
     assert tags["root_cause_categories.hardware_failure"]["origin"] == "taxonomy"
+
+
+def test_tagger_limits_root_causes_as_the_model_was_trained():
+    model = _tiny_model()
+    text = "# Outage\n\n## Root cause\n\nA code change introduced a bug and a configuration change set the wrong flag.\n"
+    nlp = get(PipelineConfig(tagger=False))
+
+    def causes():
+        doc = analyse(nlp, ingest_bytes(text.encode(), "notes/both.md"))
+        tags = Tagger(nlp, load_taxonomy(), model, 1.0, 0.0, 0.0)(doc).user_data["pmparse_tags"]
+        return {k for k in tags if k.startswith("root_cause_categories.")}
+
+    # a model trained before the setting: every key over the threshold
+    model.meta["settings"].pop("max_root_causes")
+    assert causes() == {"root_cause_categories.software_bug", "root_cause_categories.configuration_change"}
+    model.meta["settings"]["max_root_causes"] = 1
+    assert len(causes()) == 1

@@ -348,7 +348,8 @@ class CategoryModel:
 
 
 def decide_categories(probs: dict[str, float], group: str, threshold: float, fallback: float | None,
-                      cues: Iterable[str] = (), gate: float | None = None, unsure_unknown: bool = False) -> list[str]:
+                      cues: Iterable[str] = (), gate: float | None = None, unsure_unknown: bool = False,
+                      max_keys: int | None = None, cue_needs_fallback: bool = False) -> list[str]:
     """The ``group.id`` keys of ``group`` to tag, from category probabilities and cue phrases.
 
     Args:
@@ -366,10 +367,17 @@ def decide_categories(probs: dict[str, float], group: str, threshold: float, fal
             disclosed cause reaching even the fallback is what an undisclosed one looks like.
             The ``unknown`` classifier alone cannot learn this (a handful of positives, and the
             absence of a cause has no words of its own).
+        max_keys: Keep at most this many keys, the most likely first (None or 0: no limit). A
+            postmortem names one or two root causes; a third tag is almost always a wrong one.
+        cue_needs_fallback: When no key reaches ``threshold``, cue-gated keys count only if the
+            most likely key reaches ``fallback``: a cue phrase at a low probability does not
+            outweigh the reading that the report discloses no cause (with ``unsure_unknown``,
+            the key is then ``unknown``; without it, nothing).
     """
     mine = {k: p for k, p in probs.items() if k.startswith(group + ".")}
     chosen = sorted((k for k, p in mine.items() if p >= threshold), key=lambda k: -mine[k])
-    if gate is not None:
+    unsure = not chosen and fallback is not None and bool(mine) and max(mine.values()) < fallback
+    if gate is not None and not (cue_needs_fallback and unsure):
         chosen += sorted((k for k in set(cues) if k in mine and k not in chosen and mine[k] >= gate),
                          key=lambda k: -mine[k])
     if not chosen and fallback is not None and mine:
@@ -382,6 +390,9 @@ def decide_categories(probs: dict[str, float], group: str, threshold: float, fal
     if unknown in chosen and len(chosen) > 1:
         # "not disclosed" contradicts any disclosed cause
         chosen.remove(unknown)
+    if max_keys:
+        # ``chosen`` is most likely first: the keys over the threshold, then the cue-gated ones (all below it)
+        chosen = chosen[:max_keys]
     return chosen
 
 
@@ -582,10 +593,14 @@ class Tagger:
             settings = self.model.meta.get("settings", {})
             gate = settings.get("cue_gate")
             unsure = bool(settings.get("unsure_unknown", False))  # models trained before it: abstain
+            # models trained before these settings: no limit, cue-gated keys as before
+            max_causes = settings.get("max_root_causes")
+            cue_needs_fallback = bool(settings.get("cue_needs_fallback", False))
             for group in CATEGORY_GROUPS:
-                fallback = self.fallback_threshold if group == "root_cause_categories" else None
+                root = group == "root_cause_categories"
+                fallback = self.fallback_threshold if root else None
                 for key in decide_categories(probs, group, self.category_threshold, fallback, set(focus_cues), gate,
-                                             unsure):
+                                             unsure, max_causes if root else None, cue_needs_fallback and root):
                     if key not in self.valid:
                         continue
                     confidence = probs.get(key, 0.0)
