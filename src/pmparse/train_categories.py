@@ -45,13 +45,13 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .components.tagger import (
-    CANDIDATE_REGIONS,
     CATEGORY_GROUPS,
     DEFAULT_MODEL_DIR,
     FOCUS_FIELDS,
     CategoryModel,
     Matchers,
     candidate_rows,
+    candidate_width,
     category_texts,
     component_candidates,
     cue_vocabulary,
@@ -107,6 +107,9 @@ class Settings:
         max_root_causes: Most root-cause categories a card gets, the most likely first (0: no limit).
         cue_needs_fallback: A cue-gated root cause needs the most likely one to reach ``fallback``
             when none reaches ``threshold`` (else the cause is ``unknown``).
+        component_keep_best: When no component candidate reaches ``component_threshold``, keep the
+            most likely one.
+        component_first_mention: The component model also reads where a component is first named.
     """
 
     c: float = 4.0
@@ -127,6 +130,8 @@ class Settings:
     unsure_unknown: bool = True
     max_root_causes: int = 2
     cue_needs_fallback: bool = True
+    component_keep_best: bool = True
+    component_first_mention: bool = True
 
 
 # --- data -----------------------------------------------------------------------------------
@@ -664,7 +669,8 @@ class ComponentData:
     gold: dict[int, set[str]] = field(default_factory=dict)
 
 
-def component_data(gold: list[dict], docs: list, matchers: Matchers, ids: list[str]) -> ComponentData:
+def component_data(gold: list[dict], docs: list, matchers: Matchers, ids: list[str],
+                   first_mention: bool = False) -> ComponentData:
     """One row per component a gold document names (its card states ``components``)."""
     xs, ys, doc_index, keys, truth = [], [], [], [], {}
     for i, (row, doc) in enumerate(zip(gold, docs)):
@@ -672,13 +678,13 @@ def component_data(gold: list[dict], docs: list, matchers: Matchers, ids: list[s
         if "components" not in card:
             continue
         truth[i] = set(card["components"])
-        found, x = candidate_rows(component_candidates(doc, matchers), ids)
+        found, x = candidate_rows(component_candidates(doc, matchers), ids, first_mention)
         for key, features in zip(found, x):
             xs.append(features)
             ys.append(int(key.split(".", 1)[1] in truth[i]))
             doc_index.append(i)
             keys.append(key)
-    width = len(CANDIDATE_REGIONS) + 2 + len(ids)
+    width = candidate_width(ids, first_mention)
     return ComponentData(np.array(xs).reshape(-1, width), np.array(ys), np.array(doc_index), keys, truth)
 
 
@@ -702,8 +708,11 @@ def cv_components(data: ComponentData, settings: Settings, fold_of: dict[int, in
         probs[test] = model.predict_proba(data.x[test])[:, 1]
     pairs = []
     for i, truth in sorted(data.gold.items()):
-        predicted = {data.keys[r].split(".", 1)[1] for r in np.where(data.doc == i)[0]
-                     if probs[r] >= settings.component_threshold}
+        rows = np.where(data.doc == i)[0]
+        predicted = {data.keys[r].split(".", 1)[1] for r in rows if probs[r] >= settings.component_threshold}
+        if not predicted and settings.component_keep_best and len(rows):
+            # as the tagger does: the most likely candidate (ties: the first key in name order)
+            predicted = {data.keys[min(rows, key=lambda r: (-probs[r], data.keys[r]))].split(".", 1)[1]}
         pairs.append((truth, predicted))
     return set_scores(pairs)
 
@@ -802,7 +811,7 @@ def train(output: str | Path | None = None, corpus: str | None = None, gold_file
     matchers = Matchers(untagged_pipeline(config), taxonomy)
     rows = model_rows(matchers, [(ex.focus, ex.whole) for ex in examples])
     component_ids = taxonomy.ids("components")
-    components = component_data(gold, docs, matchers, component_ids)
+    components = component_data(gold, docs, matchers, component_ids, settings.component_first_mention)
     cues = [set(matchers.cue_counts(ex.focus)) for ex in examples]
     summary: dict = {"examples": dict(Counter(ex.source for ex in examples)), "team_skipped": skipped,
                      "component_candidates": int(len(components.y))}
@@ -837,6 +846,8 @@ def train(output: str | Path | None = None, corpus: str | None = None, gold_file
         model.components = export_logistic(fit_components(components, settings))
         model.meta["component_ids"] = component_ids
         model.meta["component_threshold"] = settings.component_threshold
+        model.meta["component_keep_best"] = settings.component_keep_best
+        model.meta["component_first_mention"] = settings.component_first_mention
     folder = Path(output) if output else DEFAULT_MODEL_DIR
     path = model.save(folder)
     summary["model"] = str(path)

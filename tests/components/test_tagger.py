@@ -14,9 +14,13 @@ from spacy.tokens import Span
 from spacy.util import filter_spans
 
 from pmparse.components.tagger import (
+    CANDIDATE_REGIONS,
     CategoryModel,
     Matchers,
     Tagger,
+    candidate_rows,
+    candidate_width,
+    component_candidates,
     cue_string,
     cue_vocabulary,
     decide_categories,
@@ -26,6 +30,7 @@ from pmparse.components.tagger import (
     score_components,
 )
 from pmparse.errors import ModelError, RulesError
+from pmparse.linear import Logistic
 from pmparse.ingest import ingest_bytes
 from pmparse.pipeline import PipelineConfig, analyse, get
 from pmparse.taxonomy import load_taxonomy
@@ -522,3 +527,62 @@ def test_tagger_limits_root_causes_as_the_model_was_trained():
     assert causes() == {"root_cause_categories.software_bug", "root_cause_categories.configuration_change"}
     model.meta["settings"]["max_root_causes"] = 1
     assert len(causes()) == 1
+
+
+# --- component model decisions --------------------------------------------------------------
+
+COMPONENT_TEXT = ("# Slow pages\n\n## Summary\n\nPages were slow for an hour.\n\n## Root cause\n\n"
+                  "The Postgres database ran out of connections while the cache was cold.\n")
+
+
+def _component_model(intercept: float, coef_by_id: dict[str, float] | None = None, first_mention: bool = False):
+    model = _tiny_model()
+    ids = load_taxonomy().ids("components")
+    coef = np.zeros(candidate_width(ids, first_mention))
+    for taxon, weight in (coef_by_id or {}).items():
+        coef[len(CANDIDATE_REGIONS) + 2 + ids.index(taxon)] = weight
+    model.components = Logistic(coef, intercept)
+    model.meta.update({"component_ids": ids, "component_threshold": 0.5, "component_first_mention": first_mention})
+    return model
+
+
+def _components(model) -> dict:
+    nlp = get(PipelineConfig(tagger=False))
+    doc = analyse(nlp, ingest_bytes(COMPONENT_TEXT.encode(), "notes/slow.md"))
+    tags = Tagger(nlp, load_taxonomy(), model, 1.0, 0.5, 0.25)(doc).user_data["pmparse_tags"]
+    return {k: v for k, v in tags.items() if k.startswith("components.")}
+
+
+def test_component_model_keeps_the_most_likely_candidate_when_none_is_sure():
+    # every candidate well below the threshold; the database a little more likely than the cache
+    model = _component_model(-4.0, {"database": 1.0})
+    assert _components(model) == {}  # a model trained before the setting
+    model.meta["component_keep_best"] = True
+    tags = _components(model)
+    assert list(tags) == ["components.database"]
+    assert tags["components.database"]["confidence"] < 0.5
+    assert all(COMPONENT_TEXT[s:e].lower() in ("postgres", "database") for s, e in tags["components.database"]["evidence"])
+    # a candidate over the threshold: the others are not added
+    model = _component_model(4.0, {"database": -10.0})
+    model.meta["component_keep_best"] = True
+    assert list(_components(model)) == ["components.cache"]
+
+
+def test_component_candidates_say_where_each_is_first_named():
+    nlp = get(PipelineConfig(tagger=False))
+    doc = analyse(nlp, ingest_bytes(COMPONENT_TEXT.encode(), "notes/slow.md"))
+    candidates = component_candidates(doc, Matchers(nlp, load_taxonomy()))
+    first = {k: v[2] for k, v in candidates.items()}
+    assert first["components.database"] == pytest.approx(COMPONENT_TEXT.index("Postgres") / len(COMPONENT_TEXT))
+    assert first["components.database"] < first["components.cache"] < 1
+    ids = load_taxonomy().ids("components")
+    keys, rows = candidate_rows(candidates, ids)
+    keys_first, rows_first = candidate_rows(candidates, ids, first_mention=True)
+    assert keys == keys_first and rows.shape[1] == candidate_width(ids) == rows_first.shape[1] - 1
+    assert np.array_equal(rows, rows_first[:, :-1])
+    assert rows_first[keys.index("components.database"), -1] == pytest.approx(first["components.database"])
+    # the tagger reads the rows the model was trained on: a first-mention model with a weight on it
+    middle = (first["components.database"] + first["components.cache"]) / 2
+    model = _component_model(100.0 * middle, first_mention=True)
+    model.components.coef[-1] = -100.0  # named before the middle: likely; after it: not
+    assert list(_components(model)) == ["components.database"]

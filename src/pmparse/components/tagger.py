@@ -269,7 +269,9 @@ class CategoryModel:
         """Probability that each candidate component was involved (empty without a component model)."""
         if self.components is None or not candidates:
             return {}
-        keys, rows = candidate_rows(candidates, list(self.meta.get("component_ids", [])))
+        # models trained before ``component_first_mention`` read rows without it
+        keys, rows = candidate_rows(candidates, list(self.meta.get("component_ids", [])),
+                                    bool(self.meta.get("component_first_mention", False)))
         return {k: float(p) for k, p in zip(keys, self.components.predict_proba(rows))}
 
     @property
@@ -460,22 +462,25 @@ class _Containment:
 
 def component_candidates(doc: Doc, matchers: Matchers, matches: list[tuple[str, int, int]] | None = None,
                          regions: dict[str, list[tuple[int, int]]] | None = None
-                         ) -> dict[str, tuple[np.ndarray, list[tuple[int, int]]]]:
+                         ) -> dict[str, tuple[np.ndarray, list[tuple[int, int]], float]]:
     """Every component named in ``doc``, with its mention counts per region and its evidence.
 
     Returns:
-        ``group.id`` -> ``(counts, evidence)``; ``counts`` has one entry per
+        ``group.id`` -> ``(counts, evidence, first)``; ``counts`` has one entry per
         :data:`CANDIDATE_REGIONS` (a mention counts in every region holding it, ``other`` when in
         none) and the total last. Evidence is the mentions inside a region other than ``other``.
+        ``first`` is where the first mention stands, as a share of the text (0 at its start).
     """
     if "components" not in matchers.groups:
         return {}
     regions = component_regions(doc) if regions is None else regions
     found: dict[str, tuple[np.ndarray, list[tuple[int, int]]]] = {}
+    first: dict[str, int] = {}
     if matches is None:
         matches = matchers.matches(doc, "components")
     holders = [_Containment(regions.get(name, [])) for name in CANDIDATE_REGIONS[:-1]]
     for key, start, end in matches:
+        first[key] = min(start, first.get(key, start))
         counts, evidence = found.setdefault(key, (np.zeros(len(CANDIDATE_REGIONS) + 1), []))
         held = False
         for i, holder in enumerate(holders):
@@ -487,20 +492,29 @@ def component_candidates(doc: Doc, matchers: Matchers, matches: list[tuple[str, 
         else:
             counts[len(CANDIDATE_REGIONS) - 1] += 1
         counts[-1] += 1
-    return found
+    length = max(1, len(doc_text(doc)))
+    return {key: (counts, evidence, first[key] / length) for key, (counts, evidence) in found.items()}
 
 
-def candidate_rows(candidates: dict[str, tuple[np.ndarray, list]], ids: list[str]) -> tuple[list[str], np.ndarray]:
-    """Component model input: log counts per region, share of the most named component, id one-hot."""
+def candidate_width(ids: list[str], first_mention: bool = False) -> int:
+    """Width of a component model row (:func:`candidate_rows`)."""
+    return len(CANDIDATE_REGIONS) + 2 + len(ids) + int(first_mention)
+
+
+def candidate_rows(candidates: dict[str, tuple], ids: list[str],
+                   first_mention: bool = False) -> tuple[list[str], np.ndarray]:
+    """Component model input: log counts per region, share of the most named component, id one-hot,
+    and with ``first_mention`` where the component is first named (share of the text)."""
     keys = sorted(candidates)
     if not keys:
-        return [], np.zeros((0, len(CANDIDATE_REGIONS) + 2 + len(ids)))
+        return [], np.zeros((0, candidate_width(ids, first_mention)))
     best = max(candidates[k][0][-1] for k in keys)
     rows = []
     for key in keys:
         counts = candidates[key][0]
         taxon = key.split(".", 1)[1]
-        rows.append(list(np.log1p(counts)) + [counts[-1] / best] + [1.0 if taxon == i else 0.0 for i in ids])
+        rows.append(list(np.log1p(counts)) + [counts[-1] / best] + [1.0 if taxon == i else 0.0 for i in ids]
+                    + ([candidates[key][2]] if first_mention else []))
     return keys, np.array(rows, dtype=float)
 
 
@@ -549,8 +563,10 @@ class Tagger:
         """Component tags of ``doc``.
 
         With a component model, a candidate is a tag when its probability reaches the model's
-        threshold; ids the model does not know, and every id without a model, are decided by the
-        region weights (:func:`score_components`).
+        threshold, and when none does, the most likely one is (``component_keep_best``: every
+        incident involves some component, so a document naming any gets one); ids the model does
+        not know, and every id without a model, are decided by the region weights
+        (:func:`score_components`).
         """
         tags = {}
         model_ids = set(self.model.meta.get("component_ids", [])) if self.model and self.model.components else set()
@@ -561,11 +577,16 @@ class Tagger:
             probs = self.model.predict_components(
                 {k: v for k, v in candidates.items() if k.split(".", 1)[1] in model_ids})
             threshold = float(self.model.meta.get("component_threshold", 0.5))
-            for key, p in probs.items():
-                if p >= threshold and key in self.valid:
-                    counts, evidence = candidates[key]
-                    tags[key] = {"value": True, "evidence": sorted(set(evidence))[:5], "confidence": round(p, 3),
-                                 "origin": f"model:{self.model_name}"}
+            valid = {k: p for k, p in probs.items() if k in self.valid}
+            kept = [k for k, p in valid.items() if p >= threshold]
+            if not kept and valid and self.model.meta.get("component_keep_best", False):
+                kept = [max(sorted(valid), key=valid.get)]
+            for key in kept:
+                evidence = candidates[key][1]
+                if not evidence:  # named outside every region: its first mention
+                    evidence = [min((s, e) for k, s, e in matches if k == key)]
+                tags[key] = {"value": True, "evidence": sorted(set(evidence))[:5], "confidence": round(valid[key], 3),
+                             "origin": f"model:{self.model_name}"}
         matches = [m for m in matches if m[0].split(".", 1)[1] not in model_ids]
         scores = score_components(matches, regions)
         for key in keep_components(scores, self.component_threshold, self.component_relative):
