@@ -269,3 +269,20 @@ def test_label_agreement_compares_the_documents_both_passes_labelled(tmp_path, t
     assert factors["exact"] == 0.5 and factors["precision"] == 0.5 and factors["recall"] == 1.0
     result = CliRunner().invoke(main, ["train-categories", "--labels", str(first), "--agreement", str(second)])
     assert result.exit_code == 0 and "on 2 documents" in result.output and "| root cause categories | 0.500" in result.output
+
+
+def test_component_cross_validation_keeps_the_most_likely_candidate_when_none_is_sure():
+    from pmparse.train_categories import ComponentData, cv_components
+
+    rng = np.random.default_rng(0)
+    docs = np.repeat(np.arange(6), 3)  # six documents, three candidates each
+    y = np.tile([1, 0, 0], 6)
+    x = np.column_stack([y + rng.normal(0, 0.1, len(y)), rng.normal(0, 1, len(y))])
+    keys = [f"components.{name}" for name in ("cache", "dns", "network")] * 6
+    data = ComponentData(x, y, docs, keys, {i: {"cache"} for i in range(6)})
+    folds = {i: i % 3 for i in range(6)}
+    # a threshold nothing reaches: no component at all, or the most likely one of each document
+    never = cv_components(data, Settings(component_threshold=1.01, component_keep_best=False), folds)
+    assert never["recall"] == 0.0
+    best = cv_components(data, Settings(component_threshold=1.01, component_keep_best=True), folds)
+    assert best["precision"] == best["recall"] == 1.0

@@ -14,9 +14,13 @@ from spacy.tokens import Span
 from spacy.util import filter_spans
 
 from pmparse.components.tagger import (
+    CANDIDATE_REGIONS,
     CategoryModel,
     Matchers,
     Tagger,
+    candidate_rows,
+    candidate_width,
+    component_candidates,
     cue_string,
     cue_vocabulary,
     decide_categories,
@@ -26,6 +30,7 @@ from pmparse.components.tagger import (
     score_components,
 )
 from pmparse.errors import ModelError, RulesError
+from pmparse.linear import Logistic
 from pmparse.ingest import ingest_bytes
 from pmparse.pipeline import PipelineConfig, analyse, get
 from pmparse.taxonomy import load_taxonomy
@@ -194,6 +199,57 @@ def test_an_unsure_root_cause_is_unknown_when_asked():
     # no fallback (contributing factors): never unknown
     assert decide_categories({"contributing_factor_categories.process": 0.1}, "contributing_factor_categories", 0.5,
                              None, unsure_unknown=True) == []
+
+
+def test_root_causes_are_limited_to_the_most_likely():
+    probs = {"root_cause_categories.software_bug": 0.9, "root_cause_categories.configuration_change": 0.6,
+             "root_cause_categories.capacity_exhaustion": 0.5, "root_cause_categories.operator_error": 0.2}
+    cues = ["root_cause_categories.operator_error"]
+    every = decide_categories(probs, "root_cause_categories", 0.4, 0.25, cues, 0.1)
+    assert every == ["root_cause_categories.software_bug", "root_cause_categories.configuration_change",
+                     "root_cause_categories.capacity_exhaustion", "root_cause_categories.operator_error"]
+    assert decide_categories(probs, "root_cause_categories", 0.4, 0.25, cues, 0.1, max_keys=2) == every[:2]
+    # a cue-gated key is below the threshold: it goes first
+    assert decide_categories(probs, "root_cause_categories", 0.4, 0.25, cues, 0.1, max_keys=4) == every
+    assert decide_categories(probs, "root_cause_categories", 0.4, 0.25, cues, 0.1, max_keys=0) == every
+    # unknown beside a disclosed cause is dropped before the limit, not kept in a slot
+    with_unknown = {**probs, "root_cause_categories.unknown": 0.95}
+    assert decide_categories(with_unknown, "root_cause_categories", 0.4, 0.25, max_keys=2) == every[:2]
+
+
+def test_a_cue_alone_does_not_outweigh_an_undisclosed_cause():
+    low = {"root_cause_categories.software_bug": 0.2, "root_cause_categories.operator_error": 0.12}
+    cues = ["root_cause_categories.operator_error"]
+    # before: the cue at 0.12 is a cause, though even the best cause misses the fallback
+    assert decide_categories(low, "root_cause_categories", 0.4, 0.25, cues, 0.1, unsure_unknown=True) == [
+        "root_cause_categories.operator_error"]
+    assert decide_categories(low, "root_cause_categories", 0.4, 0.25, cues, 0.1, unsure_unknown=True,
+                             cue_needs_fallback=True) == ["root_cause_categories.unknown"]
+    assert decide_categories(low, "root_cause_categories", 0.4, 0.25, cues, 0.1, cue_needs_fallback=True) == []
+    # the best cause reaching the fallback: cue-gated causes count as before
+    fair = {**low, "root_cause_categories.software_bug": 0.3}
+    assert decide_categories(fair, "root_cause_categories", 0.4, 0.25, cues, 0.1, unsure_unknown=True,
+                             cue_needs_fallback=True) == ["root_cause_categories.operator_error"]
+    # a cause over the threshold: cue-gated causes join it as before
+    high = {**low, "root_cause_categories.software_bug": 0.8}
+    assert decide_categories(high, "root_cause_categories", 0.4, 0.25, cues, 0.1, unsure_unknown=True,
+                             cue_needs_fallback=True) == ["root_cause_categories.software_bug",
+                                                          "root_cause_categories.operator_error"]
+
+
+def test_training_decisions_use_the_root_cause_limit_and_cue_rule():
+    probs = {"root_cause_categories.software_bug": 0.9, "root_cause_categories.configuration_change": 0.6,
+             "root_cause_categories.capacity_exhaustion": 0.5, "contributing_factor_categories.process": 0.9,
+             "contributing_factor_categories.design": 0.8, "contributing_factor_categories.testing_gap": 0.7}
+    decided = decide(probs, Settings())
+    assert decided["root_cause_categories"] == {"software_bug", "configuration_change"}
+    # contributing factors are not limited
+    assert decided["contributing_factor_categories"] == {"process", "design", "testing_gap"}
+    assert len(decide(probs, Settings(max_root_causes=0))["root_cause_categories"]) == 3
+    low = {"root_cause_categories.software_bug": 0.2, "root_cause_categories.operator_error": 0.12}
+    cues = {"root_cause_categories.operator_error"}
+    assert decide(low, Settings(), cues)["root_cause_categories"] == {"unknown"}
+    assert decide(low, Settings(cue_needs_fallback=False), cues)["root_cause_categories"] == {"operator_error"}
 
 
 def test_cue_words_and_vocabulary():
@@ -454,3 +510,79 @@ def test_a_cause_found_by_a_rule_replaces_unknown():
     causes = {k for k in tags if k.startswith("root_cause_categories.")}
     assert causes == {"root_cause_categories.hardware_failure"}
     assert tags["root_cause_categories.hardware_failure"]["origin"] == "taxonomy"
+
+
+def test_tagger_limits_root_causes_as_the_model_was_trained():
+    model = _tiny_model()
+    text = "# Outage\n\n## Root cause\n\nA code change introduced a bug and a configuration change set the wrong flag.\n"
+    nlp = get(PipelineConfig(tagger=False))
+
+    def causes():
+        doc = analyse(nlp, ingest_bytes(text.encode(), "notes/both.md"))
+        tags = Tagger(nlp, load_taxonomy(), model, 1.0, 0.0, 0.0)(doc).user_data["pmparse_tags"]
+        return {k for k in tags if k.startswith("root_cause_categories.")}
+
+    # a model trained before the setting: every key over the threshold
+    model.meta["settings"].pop("max_root_causes")
+    assert causes() == {"root_cause_categories.software_bug", "root_cause_categories.configuration_change"}
+    model.meta["settings"]["max_root_causes"] = 1
+    assert len(causes()) == 1
+
+
+# --- component model decisions --------------------------------------------------------------
+
+COMPONENT_TEXT = ("# Slow pages\n\n## Summary\n\nPages were slow for an hour.\n\n## Root cause\n\n"
+                  "The Postgres database ran out of connections while the cache was cold.\n")
+
+
+def _component_model(intercept: float, coef_by_id: dict[str, float] | None = None, first_mention: bool = False):
+    model = _tiny_model()
+    ids = load_taxonomy().ids("components")
+    coef = np.zeros(candidate_width(ids, first_mention))
+    for taxon, weight in (coef_by_id or {}).items():
+        coef[len(CANDIDATE_REGIONS) + 2 + ids.index(taxon)] = weight
+    model.components = Logistic(coef, intercept)
+    model.meta.update({"component_ids": ids, "component_threshold": 0.5, "component_first_mention": first_mention})
+    return model
+
+
+def _components(model) -> dict:
+    nlp = get(PipelineConfig(tagger=False))
+    doc = analyse(nlp, ingest_bytes(COMPONENT_TEXT.encode(), "notes/slow.md"))
+    tags = Tagger(nlp, load_taxonomy(), model, 1.0, 0.5, 0.25)(doc).user_data["pmparse_tags"]
+    return {k: v for k, v in tags.items() if k.startswith("components.")}
+
+
+def test_component_model_keeps_the_most_likely_candidate_when_none_is_sure():
+    # every candidate well below the threshold; the database a little more likely than the cache
+    model = _component_model(-4.0, {"database": 1.0})
+    assert _components(model) == {}  # a model trained before the setting
+    model.meta["component_keep_best"] = True
+    tags = _components(model)
+    assert list(tags) == ["components.database"]
+    assert tags["components.database"]["confidence"] < 0.5
+    assert all(COMPONENT_TEXT[s:e].lower() in ("postgres", "database") for s, e in tags["components.database"]["evidence"])
+    # a candidate over the threshold: the others are not added
+    model = _component_model(4.0, {"database": -10.0})
+    model.meta["component_keep_best"] = True
+    assert list(_components(model)) == ["components.cache"]
+
+
+def test_component_candidates_say_where_each_is_first_named():
+    nlp = get(PipelineConfig(tagger=False))
+    doc = analyse(nlp, ingest_bytes(COMPONENT_TEXT.encode(), "notes/slow.md"))
+    candidates = component_candidates(doc, Matchers(nlp, load_taxonomy()))
+    first = {k: v[2] for k, v in candidates.items()}
+    assert first["components.database"] == pytest.approx(COMPONENT_TEXT.index("Postgres") / len(COMPONENT_TEXT))
+    assert first["components.database"] < first["components.cache"] < 1
+    ids = load_taxonomy().ids("components")
+    keys, rows = candidate_rows(candidates, ids)
+    keys_first, rows_first = candidate_rows(candidates, ids, first_mention=True)
+    assert keys == keys_first and rows.shape[1] == candidate_width(ids) == rows_first.shape[1] - 1
+    assert np.array_equal(rows, rows_first[:, :-1])
+    assert rows_first[keys.index("components.database"), -1] == pytest.approx(first["components.database"])
+    # the tagger reads the rows the model was trained on: a first-mention model with a weight on it
+    middle = (first["components.database"] + first["components.cache"]) / 2
+    model = _component_model(100.0 * middle, first_mention=True)
+    model.components.coef[-1] = -100.0  # named before the middle: likely; after it: not
+    assert list(_components(model)) == ["components.database"]

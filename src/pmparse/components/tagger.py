@@ -276,7 +276,9 @@ class CategoryModel:
         """Probability that each candidate component was involved (empty without a component model)."""
         if self.components is None or not candidates:
             return {}
-        keys, rows = candidate_rows(candidates, list(self.meta.get("component_ids", [])))
+        # models trained before ``component_first_mention`` read rows without it
+        keys, rows = candidate_rows(candidates, list(self.meta.get("component_ids", [])),
+                                    bool(self.meta.get("component_first_mention", False)))
         return {k: float(p) for k, p in zip(keys, self.components.predict_proba(rows))}
 
     @property
@@ -355,7 +357,8 @@ class CategoryModel:
 
 
 def decide_categories(probs: dict[str, float], group: str, threshold: float, fallback: float | None,
-                      cues: Iterable[str] = (), gate: float | None = None, unsure_unknown: bool = False) -> list[str]:
+                      cues: Iterable[str] = (), gate: float | None = None, unsure_unknown: bool = False,
+                      max_keys: int | None = None, cue_needs_fallback: bool = False) -> list[str]:
     """The ``group.id`` keys of ``group`` to tag, from category probabilities and cue phrases.
 
     Args:
@@ -373,10 +376,17 @@ def decide_categories(probs: dict[str, float], group: str, threshold: float, fal
             disclosed cause reaching even the fallback is what an undisclosed one looks like.
             The ``unknown`` classifier alone cannot learn this (a handful of positives, and the
             absence of a cause has no words of its own).
+        max_keys: Keep at most this many keys, the most likely first (None or 0: no limit). A
+            postmortem names one or two root causes; a third tag is almost always a wrong one.
+        cue_needs_fallback: When no key reaches ``threshold``, cue-gated keys count only if the
+            most likely key reaches ``fallback``: a cue phrase at a low probability does not
+            outweigh the reading that the report discloses no cause (with ``unsure_unknown``,
+            the key is then ``unknown``; without it, nothing).
     """
     mine = {k: p for k, p in probs.items() if k.startswith(group + ".")}
     chosen = sorted((k for k, p in mine.items() if p >= threshold), key=lambda k: -mine[k])
-    if gate is not None:
+    unsure = not chosen and fallback is not None and bool(mine) and max(mine.values()) < fallback
+    if gate is not None and not (cue_needs_fallback and unsure):
         chosen += sorted((k for k in set(cues) if k in mine and k not in chosen and mine[k] >= gate),
                          key=lambda k: -mine[k])
     if not chosen and fallback is not None and mine:
@@ -389,6 +399,9 @@ def decide_categories(probs: dict[str, float], group: str, threshold: float, fal
     if unknown in chosen and len(chosen) > 1:
         # "not disclosed" contradicts any disclosed cause
         chosen.remove(unknown)
+    if max_keys:
+        # ``chosen`` is most likely first: the keys over the threshold, then the cue-gated ones (all below it)
+        chosen = chosen[:max_keys]
     return chosen
 
 
@@ -456,22 +469,25 @@ class _Containment:
 
 def component_candidates(doc: Doc, matchers: Matchers, matches: list[tuple[str, int, int]] | None = None,
                          regions: dict[str, list[tuple[int, int]]] | None = None
-                         ) -> dict[str, tuple[np.ndarray, list[tuple[int, int]]]]:
+                         ) -> dict[str, tuple[np.ndarray, list[tuple[int, int]], float]]:
     """Every component named in ``doc``, with its mention counts per region and its evidence.
 
     Returns:
-        ``group.id`` -> ``(counts, evidence)``; ``counts`` has one entry per
+        ``group.id`` -> ``(counts, evidence, first)``; ``counts`` has one entry per
         :data:`CANDIDATE_REGIONS` (a mention counts in every region holding it, ``other`` when in
         none) and the total last. Evidence is the mentions inside a region other than ``other``.
+        ``first`` is where the first mention stands, as a share of the text (0 at its start).
     """
     if "components" not in matchers.groups:
         return {}
     regions = component_regions(doc) if regions is None else regions
     found: dict[str, tuple[np.ndarray, list[tuple[int, int]]]] = {}
+    first: dict[str, int] = {}
     if matches is None:
         matches = matchers.matches(doc, "components")
     holders = [_Containment(regions.get(name, [])) for name in CANDIDATE_REGIONS[:-1]]
     for key, start, end in matches:
+        first[key] = min(start, first.get(key, start))
         counts, evidence = found.setdefault(key, (np.zeros(len(CANDIDATE_REGIONS) + 1), []))
         held = False
         for i, holder in enumerate(holders):
@@ -483,20 +499,29 @@ def component_candidates(doc: Doc, matchers: Matchers, matches: list[tuple[str, 
         else:
             counts[len(CANDIDATE_REGIONS) - 1] += 1
         counts[-1] += 1
-    return found
+    length = max(1, len(doc_text(doc)))
+    return {key: (counts, evidence, first[key] / length) for key, (counts, evidence) in found.items()}
 
 
-def candidate_rows(candidates: dict[str, tuple[np.ndarray, list]], ids: list[str]) -> tuple[list[str], np.ndarray]:
-    """Component model input: log counts per region, share of the most named component, id one-hot."""
+def candidate_width(ids: list[str], first_mention: bool = False) -> int:
+    """Width of a component model row (:func:`candidate_rows`)."""
+    return len(CANDIDATE_REGIONS) + 2 + len(ids) + int(first_mention)
+
+
+def candidate_rows(candidates: dict[str, tuple], ids: list[str],
+                   first_mention: bool = False) -> tuple[list[str], np.ndarray]:
+    """Component model input: log counts per region, share of the most named component, id one-hot,
+    and with ``first_mention`` where the component is first named (share of the text)."""
     keys = sorted(candidates)
     if not keys:
-        return [], np.zeros((0, len(CANDIDATE_REGIONS) + 2 + len(ids)))
+        return [], np.zeros((0, candidate_width(ids, first_mention)))
     best = max(candidates[k][0][-1] for k in keys)
     rows = []
     for key in keys:
         counts = candidates[key][0]
         taxon = key.split(".", 1)[1]
-        rows.append(list(np.log1p(counts)) + [counts[-1] / best] + [1.0 if taxon == i else 0.0 for i in ids])
+        rows.append(list(np.log1p(counts)) + [counts[-1] / best] + [1.0 if taxon == i else 0.0 for i in ids]
+                    + ([candidates[key][2]] if first_mention else []))
     return keys, np.array(rows, dtype=float)
 
 
@@ -545,8 +570,10 @@ class Tagger:
         """Component tags of ``doc``.
 
         With a component model, a candidate is a tag when its probability reaches the model's
-        threshold; ids the model does not know, and every id without a model, are decided by the
-        region weights (:func:`score_components`).
+        threshold, and when none does, the most likely one is (``component_keep_best``: every
+        incident involves some component, so a document naming any gets one); ids the model does
+        not know, and every id without a model, are decided by the region weights
+        (:func:`score_components`).
         """
         tags = {}
         model_ids = set(self.model.meta.get("component_ids", [])) if self.model and self.model.components else set()
@@ -557,11 +584,16 @@ class Tagger:
             probs = self.model.predict_components(
                 {k: v for k, v in candidates.items() if k.split(".", 1)[1] in model_ids})
             threshold = float(self.model.meta.get("component_threshold", 0.5))
-            for key, p in probs.items():
-                if p >= threshold and key in self.valid:
-                    counts, evidence = candidates[key]
-                    tags[key] = {"value": True, "evidence": sorted(set(evidence))[:5], "confidence": round(p, 3),
-                                 "origin": f"model:{self.model_name}"}
+            valid = {k: p for k, p in probs.items() if k in self.valid}
+            kept = [k for k, p in valid.items() if p >= threshold]
+            if not kept and valid and self.model.meta.get("component_keep_best", False):
+                kept = [max(sorted(valid), key=valid.get)]
+            for key in kept:
+                evidence = candidates[key][1]
+                if not evidence:  # named outside every region: its first mention
+                    evidence = [min((s, e) for k, s, e in matches if k == key)]
+                tags[key] = {"value": True, "evidence": sorted(set(evidence))[:5], "confidence": round(valid[key], 3),
+                             "origin": f"model:{self.model_name}"}
         matches = [m for m in matches if m[0].split(".", 1)[1] not in model_ids]
         scores = score_components(matches, regions)
         for key in keep_components(scores, self.component_threshold, self.component_relative):
@@ -589,10 +621,14 @@ class Tagger:
             settings = self.model.meta.get("settings", {})
             gate = settings.get("cue_gate")
             unsure = bool(settings.get("unsure_unknown", False))  # models trained before it: abstain
+            # models trained before these settings: no limit, cue-gated keys as before
+            max_causes = settings.get("max_root_causes")
+            cue_needs_fallback = bool(settings.get("cue_needs_fallback", False))
             for group in CATEGORY_GROUPS:
-                fallback = self.fallback_threshold if group == "root_cause_categories" else None
+                root = group == "root_cause_categories"
+                fallback = self.fallback_threshold if root else None
                 for key in decide_categories(probs, group, self.category_threshold, fallback, set(focus_cues), gate,
-                                             unsure):
+                                             unsure, max_causes if root else None, cue_needs_fallback and root):
                     if key not in self.valid:
                         continue
                     confidence = probs.get(key, 0.0)
