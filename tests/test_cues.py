@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pmparse.cues import lowercase_pattern, load_cues
+from pmparse.cues import load_cues, lowercase_pattern, word_start_skip
 
 UNITS = [
     "We will add an alert on queue depth (T123456).",
@@ -53,3 +53,36 @@ def test_hits_equal_the_patterns_on_mixed_case_word_salad(words):
 
 def test_lowercasing_keeps_escapes():
     assert lowercase_pattern(r"\bT\d{5}\S+[A-Z]") == r"\bt\d{5}\S+[a-z]"
+
+
+# --- word_start_skip -------------------------------------------------------------------------
+
+SKIP_CASES = [
+    (r"\borchestrator\b", True),
+    (r"\b(?:aws|gcp)(?:'s)? outage", True),
+    (r"\b(?:an?|the) outage", True),
+    (r"\b(a|b)c", True),
+    (r"\b(?:root )?cause", False),  # the group may be skipped: its first letter is not sure
+    (r"\b(?:a|[bc])x", False),
+    (r"\ba?b", False),
+    (r"\b\d+", False),
+    (r"x\b", False),
+]
+
+
+@pytest.mark.parametrize(("pattern", "rewritten"), SKIP_CASES)
+def test_word_start_skip_rewrites_only_what_it_can_be_sure_of(pattern, rewritten):
+    assert (word_start_skip(pattern) != pattern) is rewritten
+    assert re.compile(word_start_skip(pattern)).groups == re.compile(pattern).groups
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["aws", "gcp", "'s", " outage", "an", "a", "the", "orchestrator", "x", "_", "é", "1",
+                                 " ", "-", "\n", "root ", "cause", "b", "c", "ab", "bc"]), max_size=12),
+       st.integers(0, 4))
+def test_word_start_skip_finds_what_the_pattern_finds(parts, pos):
+    text = "".join(parts)
+    pos = min(pos, len(text))
+    for pattern, _ in SKIP_CASES:
+        plain, fast = re.compile(pattern), re.compile(word_start_skip(pattern))
+        assert [m.span() for m in fast.finditer(text, pos)] == [m.span() for m in plain.finditer(text, pos)], pattern

@@ -95,6 +95,92 @@ def lowercase_pattern(pattern: str) -> str:
     return "".join(out)
 
 
+def _group_end(pattern: str, open_at: int) -> int | None:
+    """Index of the parenthesis closing the group opened at ``open_at`` (None when unbalanced)."""
+    depth, i, in_class = 0, open_at, False
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            if pattern[i + 1:i + 2] == "^":
+                i += 1
+            if pattern[i + 1:i + 2] == "]":  # a ] right after [ or [^ is a literal
+                i += 1
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return None
+
+
+def _top_alternatives(body: str) -> list[str]:
+    """``body`` split at the ``|`` that are not inside a group or class."""
+    parts, depth, start, i, in_class = [], 0, 0, 0, False
+    while i < len(body):
+        char = body[i]
+        if char == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            if body[i + 1:i + 2] == "^":
+                i += 1
+            if body[i + 1:i + 2] == "]":
+                i += 1
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            parts.append(body[start:i])
+            start = i + 1
+        i += 1
+    parts.append(body[start:])
+    return parts
+
+
+_PLAIN_FIRST = re.compile(r"[a-z0-9](?![?*+{])")
+
+
+def word_start_skip(pattern: str) -> str:
+    """``pattern`` with its leading ``\\b`` moved after the first character, where that is sure.
+
+    Python's ``re`` skips ahead to the characters a match may start with only when the pattern
+    opens with a literal (or a group of alternatives each opening with one); a leading ``\\b``
+    hides them, and the engine then tries every position (most of a tagger's time went there).
+    ``\\bword`` becomes ``w(?<!\\w.)ord``: the look-behind, one character later, asks what
+    ``\\b`` asked (the character before ``w`` is not a word character). Done for ``\\b``
+    followed by a lowercase letter or digit, or by a group whose every alternative opens with
+    one (not made optional by a quantifier); any other pattern is returned unchanged.
+    """
+    if not pattern.startswith("\\b"):
+        return pattern
+    rest = pattern[2:]
+    if _PLAIN_FIRST.match(rest):
+        return rest[0] + "(?<!\\w.)" + rest[1:]
+    opener = "(?:" if rest.startswith("(?:") else "(" if rest.startswith("(") and not rest.startswith("(?") else None
+    if opener is None:
+        return pattern
+    end = _group_end(rest, 0)
+    if end is None or rest[end + 1:end + 2] in ("?", "*", "+", "{"):
+        return pattern
+    alternatives = _top_alternatives(rest[len(opener):end])
+    if not all(_PLAIN_FIRST.match(a) for a in alternatives):
+        return pattern
+    body = "|".join(a[0] + "(?<!\\w.)" + a[1:] for a in alternatives)
+    return opener + body + rest[end:]
+
+
 def _any_of(patterns: list[str]) -> re.Pattern | None:
     """One case-sensitive regex over lowercased text matching where any of ``patterns`` matches
     case-insensitively (None for no patterns).

@@ -89,6 +89,7 @@ _SPACES = re.compile(r"\s+")
 _EDGE = re.compile(r"^[\s:.\-–—?!]+|[\s:.\-–—?!]+$")
 
 
+@functools.lru_cache(maxsize=8192)  # templates repeat their headings, and lookups repeat per label
 def normalise_heading(text: str) -> str:
     """The normal form of a heading used for synonym lookup.
 

@@ -143,10 +143,11 @@ def navigation_regions(lines: list[Line], min_run: int = 5, max_words: int = 3,
         stripped = line.text.strip()
         if not stripped:
             continue
+        # the cheap tests first: most lines are prose, longer than any navigation line
         short = (
-            len(_NAV_WORDS.findall(stripped)) <= max_words
+            len(stripped) <= 40
             and not stripped.endswith((".", "?", "!", ",", ";"))
-            and len(stripped) <= 40
+            and len(_NAV_WORDS.findall(stripped)) <= max_words
         )
         if short:
             run.append(line)

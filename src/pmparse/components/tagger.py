@@ -44,7 +44,7 @@ from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc
 from spacy.attrs import IDX, LENGTH
 
-from ..cues import lowercase_pattern
+from ..cues import lowercase_pattern, word_start_skip
 from ..errors import ModelError
 from ..linear import (CalibratedBinaries, Features, Logistic, features_from_arrays, features_to_arrays,
                       load_arrays, read_json, save_arrays)
@@ -122,7 +122,7 @@ class Matchers:
                     self._group_of[nlp.vocab.strings[taxon.key]] = group
                 # kept twice: for lowercased text (case-sensitive, 2-3x faster in Python's re)
                 # and as written, for the rare text whose lowercase changes its length
-                regexes.extend((taxon.key, re.compile(lowercase_pattern(p)), re.compile(p, re.IGNORECASE))
+                regexes.extend((taxon.key, re.compile(word_start_skip(lowercase_pattern(p))), re.compile(p, re.IGNORECASE))
                                for p in taxon.patterns)
             self.regexes[group] = regexes
         self._last: tuple[Doc, dict[str, list[tuple[str, int, int, int, int]]]] | None = None
