@@ -39,6 +39,15 @@ def test_derived_figures_leave_out_start_up():
     assert [met for *_, met in slow.targets()][:2] == [False, False] and slow.ratio < TARGET_RATIO
 
 
+def test_ratio_is_against_the_tokenizer_run_beside_the_pipeline_when_there_is_one():
+    bench = report()
+    assert round(bench.ratio, 2) == round(bench.standalone_ratio, 2) == 0.25  # older reports: stand-alone
+    bench.rates["tokenizer_paired"] = Rate("beside", 10, 1000, 0.2)  # slower than stand-alone (0.1 s)
+    assert round(bench.ratio, 2) == 0.5 and round(bench.standalone_ratio, 2) == 0.25
+    assert "0.500 against the tokenizer run beside it" in bench.table()
+    assert json.loads(bench.to_json())["derived"]["standalone_ratio"] == bench.standalone_ratio
+
+
 def test_table_and_json_show_every_measure_and_target():
     bench = report()
     bench.notes.append("spaCy nlp.pipe(n_process=2) did not finish: killed")
