@@ -57,7 +57,8 @@ class Sparse:
         out = np.zeros((rows, weights.shape[1]), dtype=np.float64)
         if len(self.data) == 0:
             return out
-        products = weights[self.indices].astype(np.float64) * self.data[:, None]
+        # float32 weights times float64 data multiply in float64, as after an explicit cast
+        products = weights[self.indices] * self.data[:, None]
         filled = np.flatnonzero(np.diff(self.indptr) > 0)
         out[filled] = np.add.reduceat(products, self.indptr[filled], axis=0)
         return out
