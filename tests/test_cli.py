@@ -99,3 +99,11 @@ def test_a_busy_library_is_a_usage_error(tmp_path):
         result = CliRunner().invoke(main, ["convert", str(tmp_path / "r.md"), "-o", str(tmp_path / "lib"),
                                            "--rules-only", "-j", "1"])
     assert result.exit_code == 2 and ".pmparse/lock" in result.output
+
+
+def test_train_categories_floor_options_without_their_partner_are_usage_errors():
+    runner = CliRunner()
+    result = runner.invoke(main, ["train-categories", "--allow-lower"])
+    assert result.exit_code == 2 and "--update-floors" in result.output
+    result = runner.invoke(main, ["train-categories", "--check-floors", "--no-eval"])
+    assert result.exit_code == 2 and "--no-eval" in result.output

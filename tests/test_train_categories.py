@@ -286,3 +286,57 @@ def test_component_cross_validation_keeps_the_most_likely_candidate_when_none_is
     assert never["recall"] == 0.0
     best = cv_components(data, Settings(component_threshold=1.01, component_keep_best=True), folds)
     assert best["precision"] == best["recall"] == 1.0
+
+
+# --- floors ---------------------------------------------------------------------------------
+
+
+def _summary(rc_sources: float = 0.59, components_documents: float = 0.72) -> dict:
+    report = {"root_cause_categories": {"macro_f1": rc_sources, "f1": 0.58},
+              "contributing_factor_categories": {"macro_f1": 0.46, "f1": 0.5}, "components": {"f1": 0.70}}
+    mean = {"root_cause_categories": {"macro_f1": 0.593, "f1": 0.597},
+            "contributing_factor_categories": {"macro_f1": 0.517, "f1": 0.57}, "components": {"f1": components_documents}}
+    return {"cv_sources": report, "cv_mean": mean, "cv": {"root_cause_categories": {}}}
+
+
+def test_category_floors_are_checked_on_both_ways_of_holding_out():
+    figures = train_categories.cv_figures(_summary())
+    assert figures["sources"]["root_cause_macro_f1"] == 0.59 and figures["documents"]["components_f1"] == 0.72
+    floors, lowered = train_categories.new_category_floors(figures, {}, allow_lower=False)
+    assert floors["floors"]["sources"]["root_cause_macro_f1"] == 0.59 and not lowered
+    assert train_categories.check_category_floors(figures, floors) == []
+    worse = train_categories.cv_figures(_summary(rc_sources=0.55, components_documents=0.705))
+    failures = train_categories.check_category_floors(worse, floors)
+    # 0.55 is more than the 0.02 margin under 0.59; 0.705 is within it under 0.72
+    assert len(failures) == 1 and "sources held out: root_cause_macro_f1" in failures[0]
+
+
+def test_lowering_a_category_floor_takes_allow_lower():
+    floors, _ = train_categories.new_category_floors(train_categories.cv_figures(_summary()), {}, False)
+    worse = train_categories.cv_figures(_summary(rc_sources=0.5))
+    kept, lowered = train_categories.new_category_floors(worse, floors, allow_lower=False)
+    assert kept["floors"]["sources"]["root_cause_macro_f1"] == 0.59 and lowered
+    down, _ = train_categories.new_category_floors(worse, floors, allow_lower=True)
+    assert down["floors"]["sources"]["root_cause_macro_f1"] == 0.5
+
+
+def test_a_floor_check_trains_into_a_temporary_folder_and_exits_1_below_a_floor(monkeypatch, tmp_path):
+    seen = {}
+
+    def fake_train(output, *args, **kwargs):
+        seen["output"] = output
+        return {**_summary(rc_sources=0.4), "model": str(Path(output) / "weights.npz")}
+
+    monkeypatch.setattr(train_categories, "train", fake_train)
+    monkeypatch.setattr(train_categories, "figures_markdown", lambda summary: "figures")
+    floors = tmp_path / "floors.json"
+    floors.write_text(json.dumps({"margin": 0.02, "floors": {"sources": {"root_cause_macro_f1": 0.58}}}))
+    monkeypatch.setattr(train_categories, "FLOORS_PATH", floors)
+    text, notes, code = train_categories.run_train_categories(None, None, None, 0, None, True, None, check=True)
+    assert code == 1 and "BELOW FLOOR" in text and notes == []
+    assert seen["output"] is not None and not Path(seen["output"]).exists()  # a scratch folder, removed
+    assert Path(seen["output"]).resolve() != train_categories.DEFAULT_MODEL_DIR.resolve()
+    with pytest.raises(PmparseError):
+        train_categories.run_train_categories(None, None, None, 0, None, False, None, check=True)
+    with pytest.raises(PmparseError):
+        train_categories.run_train_categories(None, None, None, 0, None, True, None, allow_lower=True)

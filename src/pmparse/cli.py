@@ -253,9 +253,15 @@ def review(library, accept, reject, accept_all, records, reviewer, color):
 @click.option("--no-eval", is_flag=True, help="Only train and save; skip the cross-validation.")
 @click.option("--agreement", "second_pass", default=None, type=click.Path(dir_okay=False, exists=True),
               help="Instead of training: how a second, independent pass of labels (FILE) agrees with the team labels.")
-def train_categories_command(corpus, gold_files, output, taxonomy_path, label_files, seed, no_eval, second_pass):
+@click.option("--check-floors", is_flag=True,
+              help="Exit 1 when a cross-validated figure falls below eval/categories_floors.json; the model goes "
+                   "to a temporary folder unless -o is given.")
+@click.option("--update-floors", is_flag=True, help="Set eval/categories_floors.json to the current figures.")
+@click.option("--allow-lower", is_flag=True, help="With --update-floors: let floors go down.")
+def train_categories_command(corpus, gold_files, output, taxonomy_path, label_files, seed, no_eval, second_pass,
+                             check_floors, update_floors, allow_lower):
     """Train the tag model (categories and components) and print its cross-validated figures."""
-    from .train_categories import LABELS_DIR, Settings, agreement_markdown, figures_markdown, label_agreement, train
+    from .train_categories import LABELS_DIR, agreement_markdown, label_agreement, run_train_categories
 
     if second_pass is not None:
         from .taxonomy import load_taxonomy
@@ -270,13 +276,16 @@ def train_categories_command(corpus, gold_files, output, taxonomy_path, label_fi
         click.echo(agreement_markdown(agreement))
         return
     try:
-        summary = train(output, corpus, [Path(g) for g in gold_files] or None, Settings(seed=seed), taxonomy_path,
-                        evaluate=not no_eval, label_files=[Path(f) for f in label_files] or None,
-                        warn=lambda message: click.echo(f"warning: {message}", err=True))
+        text, notes, code = run_train_categories(
+            output, corpus, [Path(g) for g in gold_files] or None, seed, taxonomy_path, not no_eval,
+            [Path(f) for f in label_files] or None, check_floors, update_floors, allow_lower,
+            warn=lambda message: click.echo(f"warning: {message}", err=True))
     except PmparseError as exc:
         _fail_usage(exc)
-    click.echo(figures_markdown(summary))
-    click.echo(f"model written to {summary['model']}", err=True)
+    click.echo(text)
+    for note in notes:
+        click.echo(note, err=True)
+    sys.exit(code)
 
 
 @main.command(name="train")

@@ -1024,3 +1024,117 @@ def figures_markdown(summary: dict) -> str:
             lines += [f"### Root-cause confusion, {title} (rows gold, columns predicted)", "",
                       confusion_markdown(report["root_cause_confusion"]), ""]
     return "\n".join(lines)
+
+
+# --- floors ---------------------------------------------------------------------------------
+
+#: Floors of the cross-validated tag figures, checked by ``pmparse train-categories --check-floors`` (CI).
+FLOORS_PATH = REPO_ROOT / "eval" / "categories_floors.json"
+#: The figures floored: ``(name, summary group, score)``.
+FLOORED = (("root_cause_macro_f1", "root_cause_categories", "macro_f1"),
+           ("root_cause_f1", "root_cause_categories", "f1"),
+           ("contributing_factor_macro_f1", "contributing_factor_categories", "macro_f1"),
+           ("components_f1", "components", "f1"))
+
+
+def cv_figures(summary: dict) -> dict[str, dict[str, float]]:
+    """The floored figures of a training summary: ``{"sources": {...}, "documents": {...}}``.
+
+    Sources held out is the leave-one-source-out run; documents held out the mean of the repeats.
+
+    Raises:
+        UsageError: the summary has no cross-validated figures (trained with ``evaluate=False``).
+    """
+    if "cv_sources" not in summary or "cv_mean" not in summary:
+        raise UsageError("expected cross-validated figures, found a model trained without them")
+    return {held: {name: float(report[group][score]) for name, group, score in FLOORED}
+            for held, report in (("sources", summary["cv_sources"]), ("documents", summary["cv_mean"]))}
+
+
+def check_category_floors(figures: dict[str, dict[str, float]], floors: dict) -> list[str]:
+    """The figures below their floor by more than the floors' margin, as messages."""
+    margin = floors.get("margin", 0.02)
+    failures = []
+    for held, names in floors.get("floors", {}).items():
+        for name, floor in names.items():
+            value = figures.get(held, {}).get(name)
+            if value is None:
+                failures.append(f"{held} held out: {name}: expected a figure, found none")
+            elif value < floor - margin:
+                failures.append(f"{held} held out: {name}: {value:.3f} is below its floor {floor:.2f} - margin {margin}")
+    return failures
+
+
+def new_category_floors(figures: dict[str, dict[str, float]], old: dict, allow_lower: bool) -> tuple[dict, list[str]]:
+    """Floors set to the figures (rounded down to 0.01); a floor that would go down is kept unless
+    ``allow_lower`` (lowering a floor is an explicit act).
+
+    Returns:
+        ``(floors, lowered)``, lowered naming each floor kept (or lowered, with ``allow_lower``).
+    """
+    floors = {"margin": old.get("margin", 0.02), "note": old.get("note", ""), "floors": {}}
+    lowered = []
+    for held, names in figures.items():
+        previous = old.get("floors", {}).get(held, {})
+        out = {}
+        for name, value in names.items():
+            value = float(np.floor(value * 100) / 100)
+            if name in previous and value < previous[name]:
+                lowered.append(f"{held} held out: {name}: {previous[name]:.2f} -> {value:.2f}")
+                if not allow_lower:
+                    value = previous[name]
+            out[name] = value
+        floors["floors"][held] = out
+    return floors, lowered
+
+
+def run_train_categories(output: str | None, corpus: str | None, gold_files: list[Path] | None, seed: int,
+                         taxonomy_path: str | None, evaluate: bool, label_files: list[Path] | None,
+                         check: bool = False, update: bool = False, allow_lower: bool = False,
+                         warn: Callable[[str], None] | None = None) -> tuple[str, list[str], int]:
+    """What ``pmparse train-categories`` prints, its notes for standard error, and its exit code.
+
+    With ``check`` and no ``output`` the model is written to a temporary folder, so a check (CI)
+    leaves the committed model alone.
+
+    Raises:
+        UsageError: floors asked for without the cross-validation, ``allow_lower`` without
+            ``update``, or the errors of :func:`train`.
+    """
+    import tempfile
+
+    from .record import atomic_write
+
+    if (check or update) and not evaluate:
+        raise UsageError("expected the cross-validation for --check-floors or --update-floors, found --no-eval")
+    if allow_lower and not update:
+        raise UsageError("expected --update-floors with --allow-lower, found it missing")
+    scratch = tempfile.TemporaryDirectory(prefix="pmparse-tags-") if check and output is None else None
+    try:
+        summary = train(scratch.name if scratch else output, corpus, gold_files, Settings(seed=seed), taxonomy_path,
+                        evaluate=evaluate, label_files=label_files, warn=warn)
+    finally:
+        if scratch is not None:
+            scratch.cleanup()
+    parts, notes, code = [figures_markdown(summary)], [], 0
+    if scratch is None:
+        notes.append(f"model written to {summary['model']}")
+    floors = json.loads(FLOORS_PATH.read_text(encoding="utf-8")) if FLOORS_PATH.is_file() else {}
+    if update:
+        updated, lowered = new_category_floors(cv_figures(summary), floors, allow_lower)
+        updated["note"] = floors.get("note") or (
+            "Floors of the tag model's cross-validated figures (sources held out: leave one source out; documents "
+            "held out: mean of the repeated grouped folds), in-sample figures are in eval/facts_floors.json. "
+            "Checked in CI by `pmparse train-categories --check-floors`; lowering one takes "
+            "--update-floors --allow-lower.")
+        atomic_write(FLOORS_PATH, json.dumps(updated, indent=2) + "\n")
+        parts.append(f"floors written to {FLOORS_PATH}")
+        if lowered:
+            parts.append(("lowered: " if allow_lower else "kept (would go down; pass --allow-lower to lower them): ")
+                         + "; ".join(lowered))
+        floors = updated
+    if check:
+        failures = check_category_floors(cv_figures(summary), floors)
+        parts.append("floors: " + ("all met" if not failures else "BELOW FLOOR: " + "; ".join(failures)))
+        code = 1 if failures else 0
+    return "\n".join(parts), notes, code
