@@ -177,3 +177,14 @@ def test_hstack_places_each_block_after_the_earlier_ones():
     stacked = hstack([a, b])
     assert stacked.shape == (3, 12)
     assert np.array_equal(stacked.dense(), np.hstack([a.dense(), b.dense()]))
+
+
+def test_a_text_that_cannot_be_hashed_leaves_the_word_table_as_it_was():
+    """A lone surrogate fails the batch; the next batches get the same columns a fresh block gives."""
+    block = HashedNgrams("char_wb", (3, 5), 2**12)
+    block.transform(["alpha beta"])
+    with pytest.raises(UnicodeEncodeError):
+        block.transform(["gamma \ud800 delta"])
+    fresh = HashedNgrams("char_wb", (3, 5), 2**12)
+    for batch in (["gamma delta"], ["alpha", "delta beta"]):
+        assert np.array_equal(block.transform(batch).dense(), fresh.transform(batch).dense())

@@ -340,3 +340,18 @@ def test_a_floor_check_trains_into_a_temporary_folder_and_exits_1_below_a_floor(
         train_categories.run_train_categories(None, None, None, 0, None, False, None, check=True)
     with pytest.raises(PmparseError):
         train_categories.run_train_categories(None, None, None, 0, None, True, None, allow_lower=True)
+
+
+def test_a_figure_of_exactly_two_decimals_is_its_own_floor():
+    figures = {"sources": {"root_cause_f1": 0.58, "components_f1": 0.29}}
+    floors, lowered = train_categories.new_category_floors(figures, {"floors": {"sources": {"root_cause_f1": 0.58}}},
+                                                           allow_lower=False)
+    assert floors["floors"]["sources"] == {"root_cause_f1": 0.58, "components_f1": 0.29} and not lowered
+
+
+def test_a_floor_check_without_floors_fails(monkeypatch, tmp_path):
+    monkeypatch.setattr(train_categories, "train", lambda output, *a, **k: {**_summary(), "model": "x"})
+    monkeypatch.setattr(train_categories, "figures_markdown", lambda summary: "figures")
+    monkeypatch.setattr(train_categories, "FLOORS_PATH", tmp_path / "missing.json")
+    text, _, code = train_categories.run_train_categories(None, None, None, 0, None, True, None, check=True)
+    assert code == 1 and "expected floors" in text

@@ -163,7 +163,8 @@ def word_start_skip(pattern: str) -> str:
     followed by a lowercase letter or digit, or by a group whose every alternative opens with
     one (not made optional by a quantifier); any other pattern is returned unchanged.
     """
-    if not pattern.startswith("\\b"):
+    if not pattern.startswith("\\b") or "(?#" in pattern:
+        # (a comment may stand between an atom and its quantifier: not worth reading around)
         return pattern
     rest = pattern[2:]
     if _PLAIN_FIRST.match(rest):

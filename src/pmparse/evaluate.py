@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -380,7 +381,7 @@ def new_floors(results: dict[str, dict], old: dict, allow_lower: bool) -> tuple[
         previous = old.get("floors", {}).get(variant, {})
         out = {}
         for name, value in current.items():
-            value = float(np.floor(value * 100) / 100)
+            value = math.floor(round(value * 100, 6)) / 100  # 0.58 * 100 is 57.99...: not a floor of 0.57
             if name in previous and value < previous[name] and not allow_lower:
                 lowered.append(f"{variant}: {name}: {previous[name]:.2f} -> {value:.2f}")
                 value = previous[name]

@@ -10,8 +10,9 @@ process (more than the whole start-up budget of a convert run), and its per-call
 were a third of the pipeline's time when the tagger scored 17 small calibrated classifiers per
 document. The features here reproduce scikit-learn's ``HashingVectorizer`` (MurmurHash3 through
 the ``murmurhash`` package spaCy already depends on), ``TfidfTransformer``, ``CountVectorizer``
-with a fixed vocabulary and ``MaxAbsScaler`` exactly; ``export_*`` checks that on the training
-rows, and the tests compare both on corpus text.
+with a fixed vocabulary and ``MaxAbsScaler``: the same columns, and values equal to within a unit
+in the last place. ``export_*`` checks that on the training rows, and the tests compare both on
+corpus text.
 """
 
 from __future__ import annotations
@@ -212,14 +213,16 @@ class HashedNgrams:
         A word's n-grams depend on the word alone and words repeat, so each distinct word is hashed
         once into a table (``_table``; its columns at ``_starts[id]``, ``_lengths[id]`` of them),
         and a text's columns are gathered from the table by word id, without a Python step per
-        n-gram.
+        n-gram. New words join ``_ids`` only once their columns are in the table, so a text that
+        fails halfway (a lone surrogate cannot be hashed) leaves the table as it was.
         """
         if len(self._ids) > CACHE_LIMIT:
             self._reset_table()
         ids = self._ids
+        new: dict[str, int] = {}
+        new_columns: list[np.ndarray] = []
         word_ids: list[int] = []
         per_text: list[int] = []
-        new_columns: list[np.ndarray] = []
         for text in texts:
             words = (text.lower() if self.lowercase else text).split()
             per_text.append(len(words))
@@ -227,14 +230,15 @@ class HashedNgrams:
             if None in found:
                 for i, word in enumerate(words):
                     if found[i] is None:
-                        found[i] = ids.get(word)
-                        if found[i] is None:
-                            columns = self._columns(self._word_grams(word))
-                            found[i] = ids[word] = len(ids)
-                            new_columns.append(columns)
+                        known = new.get(word)
+                        if known is None:
+                            new_columns.append(self._columns(self._word_grams(word)))
+                            known = new[word] = len(ids) + len(new)
+                        found[i] = known
             word_ids.extend(found)
         if new_columns:
             self._append(new_columns)
+            ids.update(new)
         wid = np.array(word_ids, dtype=np.int64)
         lengths = self._lengths[wid]
         starts = self._starts[wid]
@@ -249,26 +253,36 @@ class HashedNgrams:
 
     def _reset_table(self) -> None:
         self._ids: dict[str, int] = {}
+        self._words = 0  # rows of _starts and _lengths in use (their capacity grows by doubling)
         self._table = np.zeros(0, dtype=np.int32)
         self._filled = 0
         self._starts = np.zeros(0, dtype=np.int64)
         self._lengths = np.zeros(0, dtype=np.int64)
 
     def _append(self, columns: list[np.ndarray]) -> None:
-        """Add the columns of new words (ids ``len(_starts)`` onwards) to the table."""
+        """Add the columns of new words (ids ``_words`` onwards) to the table.
+
+        Every array is made before any is kept, so a failure (memory) leaves the table as it was.
+        Arrays grow by doubling: words arrive a document at a time, and copying on every one
+        would be quadratic.
+        """
         lengths = np.array([len(c) for c in columns], dtype=np.int64)
         flat = np.concatenate(columns).astype(np.int32)
-        need = self._filled + len(flat)
-        if need > len(self._table):
-            # grown by doubling: words arrive a document at a time, copying on every one is quadratic
-            grown = np.zeros(max(need, 2 * len(self._table), 4096), dtype=np.int32)
-            grown[:self._filled] = self._table[:self._filled]
-            self._table = grown
-        self._table[self._filled:need] = flat
-        starts = self._filled + np.cumsum(lengths) - lengths
-        self._filled = need
-        self._starts = np.concatenate([self._starts, starts])
-        self._lengths = np.concatenate([self._lengths, lengths])
+        need, words = self._filled + len(flat), self._words + len(columns)
+        table, starts, sizes = self._table, self._starts, self._lengths
+        if need > len(table):
+            table = np.zeros(max(need, 2 * len(table), 4096), dtype=np.int32)
+            table[:self._filled] = self._table[:self._filled]
+        if words > len(starts):
+            capacity = max(words, 2 * len(starts), 1024)
+            starts, sizes = np.zeros(capacity, dtype=np.int64), np.zeros(capacity, dtype=np.int64)
+            starts[:self._words] = self._starts[:self._words]
+            sizes[:self._words] = self._lengths[:self._words]
+        table[self._filled:need] = flat
+        starts[self._words:words] = self._filled + np.cumsum(lengths) - lengths
+        sizes[self._words:words] = lengths
+        self._table, self._starts, self._lengths = table, starts, sizes
+        self._filled, self._words = need, words
 
     def columns(self, text: str) -> list[int]:
         """The hashed column of every n-gram of ``text``, in scikit-learn's order."""

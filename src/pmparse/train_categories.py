@@ -35,6 +35,7 @@ import dataclasses
 import datetime as _dt
 import hashlib
 import json
+import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -1078,7 +1079,7 @@ def new_category_floors(figures: dict[str, dict[str, float]], old: dict, allow_l
         previous = old.get("floors", {}).get(held, {})
         out = {}
         for name, value in names.items():
-            value = float(np.floor(value * 100) / 100)
+            value = math.floor(round(value * 100, 6)) / 100  # 0.58 * 100 is 57.99...: not a floor of 0.57
             if name in previous and value < previous[name]:
                 lowered.append(f"{held} held out: {name}: {previous[name]:.2f} -> {value:.2f}")
                 if not allow_lower:
@@ -1134,7 +1135,9 @@ def run_train_categories(output: str | None, corpus: str | None, gold_files: lis
                          + "; ".join(lowered))
         floors = updated
     if check:
-        failures = check_category_floors(cv_figures(summary), floors)
+        # no floors is a failed check, not a passed one (a renamed file, an install without eval/)
+        failures = check_category_floors(cv_figures(summary), floors) if floors.get("floors") else [
+            f"expected floors in {FLOORS_PATH}, found none"]
         parts.append("floors: " + ("all met" if not failures else "BELOW FLOOR: " + "; ".join(failures)))
         code = 1 if failures else 0
     return "\n".join(parts), notes, code

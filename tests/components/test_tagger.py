@@ -209,7 +209,7 @@ def test_root_causes_are_limited_to_the_most_likely():
     assert every == ["root_cause_categories.software_bug", "root_cause_categories.configuration_change",
                      "root_cause_categories.capacity_exhaustion", "root_cause_categories.operator_error"]
     assert decide_categories(probs, "root_cause_categories", 0.4, 0.25, cues, 0.1, max_keys=2) == every[:2]
-    # a cue-gated key is below the threshold: it goes first
+    # a cue-gated key is below the threshold: it goes last, the first to be cut
     assert decide_categories(probs, "root_cause_categories", 0.4, 0.25, cues, 0.1, max_keys=4) == every
     assert decide_categories(probs, "root_cause_categories", 0.4, 0.25, cues, 0.1, max_keys=0) == every
     # unknown beside a disclosed cause is dropped before the limit, not kept in a slot
