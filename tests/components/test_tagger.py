@@ -529,6 +529,23 @@ def test_tagger_limits_root_causes_as_the_model_was_trained():
     assert len(causes()) == 1
 
 
+def test_a_cause_found_by_a_rule_counts_against_the_limit():
+    model = _tiny_model()  # knows software_bug and configuration_change: hardware_failure comes from a rule
+    model.meta["settings"]["max_root_causes"] = 2
+    text = ("# Outage\n\n## Root cause\n\nA code change introduced a bug, a configuration change set the wrong "
+            "flag, and a disk failure took a replica offline.\n")
+    nlp = get(PipelineConfig(tagger=False))
+    doc = analyse(nlp, ingest_bytes(text.encode(), "notes/three.md"))
+    tags = Tagger(nlp, load_taxonomy(), model, 1.0, 0.0, 0.0)(doc).user_data["pmparse_tags"]
+    causes = {k: v["confidence"] for k, v in tags.items() if k.startswith("root_cause_categories.")}
+    # the two model causes (probability over 0.4 at threshold 0) outrank the rule's 0.4
+    assert len(causes) == 2 and "root_cause_categories.hardware_failure" not in causes
+    model.meta["settings"]["max_root_causes"] = 3
+    doc = analyse(nlp, ingest_bytes(text.encode(), "notes/three.md"))
+    tags = Tagger(nlp, load_taxonomy(), model, 1.0, 0.0, 0.0)(doc).user_data["pmparse_tags"]
+    assert "root_cause_categories.hardware_failure" in tags
+
+
 # --- component model decisions --------------------------------------------------------------
 
 COMPONENT_TEXT = ("# Slow pages\n\n## Summary\n\nPages were slow for an hour.\n\n## Root cause\n\n"

@@ -610,6 +610,7 @@ class Tagger:
         evidence = spans[:3]
         probs: dict[str, float] = {}
         tags: dict[str, dict] = {}
+        max_causes = None
         focus_doc = self.matchers.nlp.make_doc(focus)  # tokenized once for the cues and the rules
         if self.model is not None:
             focus_cues = self.matchers.doc_cue_counts(focus_doc)
@@ -648,6 +649,11 @@ class Tagger:
             if unknown in tags and any(k.startswith(group + ".") and k != unknown for k in tags):
                 # a cause found by a rule (an id the model does not know) is a disclosed cause
                 del tags[unknown]
+        causes = sorted((k for k in tags if k.startswith("root_cause_categories.")),
+                        key=lambda k: (-tags[k]["confidence"], k))
+        for key in causes[max_causes or len(causes):]:
+            # a rule's cause counts against the model's limit too: the most confident are kept
+            del tags[key]
         return probs, tags
 
     def __call__(self, doc: Doc) -> Doc:
