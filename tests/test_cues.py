@@ -51,6 +51,28 @@ def test_hits_equal_the_patterns_on_mixed_case_word_salad(words):
     assert cues.hits(text) == _reference_hits(cues, text)
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["was", "were", "caused", "by", "deployed", "a", "bug", "in", "we", "learned", "will",
+                                 "be", "fixed", "after", "the", "upgrade", "noticed", "restarted", "outage", "lack",
+                                 "of", "monitoring", "contributed", "root", "cause", "fortunately", "(", "-", ".",
+                                 "T123456", "action", "items"]), max_size=16))
+def test_cues_starting_at_the_same_word_all_fire(words):
+    """Several cues often match from one position ("was caused by", "was deployed"): the shared
+    scan asks every later pattern there, so none is lost."""
+    cues = load_cues()
+    text = " ".join(words)
+    assert cues.hits(text) == _reference_hits(cues, text)
+
+
+def test_hits_are_remembered_per_text_and_callers_get_their_own_list():
+    cues = load_cues()
+    text = "Root cause: the deploy was rolled back after we noticed errors."
+    first = cues.hits(text)
+    first.append("mine")
+    assert cues.hits(text) == _reference_hits(cues, text)
+    assert cues.hits("  " + text.upper() + "  ") == _reference_hits(cues, text)  # the same folded text
+
+
 def test_lowercasing_keeps_escapes():
     assert lowercase_pattern(r"\bT\d{5}\S+[A-Z]") == r"\bt\d{5}\S+[a-z]"
 
