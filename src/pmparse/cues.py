@@ -151,8 +151,6 @@ def _top_alternatives(body: str) -> list[str]:
 
 _PLAIN_FIRST = re.compile(r"[a-z0-9](?![?*+{])")
 _BACKREFERENCE = re.compile(r"\\[1-9]|\(\?P=")
-#: Most unit texts whose cue hits a table keeps (then it starts over).
-MEMO_LIMIT = 50_000
 
 
 def word_start_skip(pattern: str) -> str:
@@ -235,7 +233,6 @@ class Cues:
         for _, body in shared:
             self._group_of.append(group)
             group += 1 + re.compile(body).groups
-        self._memo: dict[str, list[str]] = {}
         self._chrome = _any_of(rules.chrome)
         self._prompts = _any_of(rules.prompts)
         self.metadata = re.compile(rules.headings.metadata)
@@ -246,10 +243,6 @@ class Cues:
     def hits(self, text: str) -> list[str]:
         """Names of the cues firing in ``text``: fields in priority order, then chrome and prompt."""
         folded = " ".join(text.lower().split())
-        known = self._memo.get(folded)
-        if known is not None:
-            # page chrome and template lines repeat across a source's documents (16 % of units)
-            return list(known)
         fired = [False] * len(self.priority)
         if self._shared is not None:
             pending = set(self._cue_of)
@@ -277,10 +270,7 @@ class Cues:
             found.append(CHROME)
         if self._prompts is not None and self._prompts.search(folded):
             found.append(PROMPT)
-        if len(self._memo) >= MEMO_LIMIT:
-            self._memo.clear()
-        self._memo[folded] = found
-        return list(found)
+        return found
 
 
 @functools.lru_cache(maxsize=4)
