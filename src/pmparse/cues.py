@@ -95,9 +95,11 @@ def lowercase_pattern(pattern: str) -> str:
     return "".join(out)
 
 
-def _group_end(pattern: str, open_at: int) -> int | None:
-    """Index of the parenthesis closing the group opened at ``open_at`` (None when unbalanced)."""
-    depth, i, in_class = 0, open_at, False
+def _structure(pattern: str):
+    """``(index, character, depth)`` of each character of ``pattern`` that is neither escaped nor
+    inside a character class; ``depth`` counts the groups open around it (a ``)`` is counted
+    closed, a ``(`` not yet open)."""
+    depth, i, in_class = 0, 0, False
     while i < len(pattern):
         char = pattern[i]
         if char == "\\":
@@ -111,42 +113,22 @@ def _group_end(pattern: str, open_at: int) -> int | None:
                 i += 1
             if pattern[i + 1:i + 2] == "]":  # a ] right after [ or [^ is a literal
                 i += 1
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-            if depth == 0:
-                return i
+        else:
+            depth -= char == ")"
+            yield i, char, depth
+            depth += char == "("
         i += 1
-    return None
+
+
+def _group_end(pattern: str) -> int | None:
+    """Index of the parenthesis closing the group ``pattern`` opens with (None when unbalanced)."""
+    return next((i for i, char, depth in _structure(pattern) if char == ")" and depth == 0), None)
 
 
 def _top_alternatives(body: str) -> list[str]:
     """``body`` split at the ``|`` that are not inside a group or class."""
-    parts, depth, start, i, in_class = [], 0, 0, 0, False
-    while i < len(body):
-        char = body[i]
-        if char == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-            if body[i + 1:i + 2] == "^":
-                i += 1
-            if body[i + 1:i + 2] == "]":
-                i += 1
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-        elif char == "|" and depth == 0:
-            parts.append(body[start:i])
-            start = i + 1
-        i += 1
-    parts.append(body[start:])
-    return parts
+    cuts = [i for i, char, depth in _structure(body) if char == "|" and depth == 0]
+    return [body[a + 1:b] for a, b in zip([-1, *cuts], [*cuts, len(body)])]
 
 
 _PLAIN_FIRST = re.compile(r"[a-z0-9](?![?*+{])")
@@ -173,7 +155,7 @@ def word_start_skip(pattern: str) -> str:
     opener = "(?:" if rest.startswith("(?:") else "(" if rest.startswith("(") and not rest.startswith("(?") else None
     if opener is None:
         return pattern
-    end = _group_end(rest, 0)
+    end = _group_end(rest)
     if end is None or rest[end + 1:end + 2] in ("?", "*", "+", "{"):
         return pattern
     alternatives = _top_alternatives(rest[len(opener):end])

@@ -366,6 +366,25 @@ def check_floors(results: dict[str, dict], floors: dict) -> list[str]:
     return failures
 
 
+def floor_figures(current: dict[str, float], previous: dict[str, float], allow_lower: bool,
+                  label: str) -> tuple[dict[str, float], list[str]]:
+    """Floors for ``current`` figures, each rounded down to 0.01; a floor of ``previous`` that would
+    go down is kept unless ``allow_lower`` (lowering a floor is an explicit act).
+
+    Returns:
+        ``(floors, down)``; down names every floor that would go down (``label: name: old -> new``).
+    """
+    out, down = {}, []
+    for name, value in current.items():
+        value = math.floor(round(value * 100, 6)) / 100  # 0.58 * 100 is 57.99...: not a floor of 0.57
+        if name in previous and value < previous[name]:
+            down.append(f"{label}: {name}: {previous[name]:.2f} -> {value:.2f}")
+            if not allow_lower:
+                value = previous[name]
+        out[name] = value
+    return out, down
+
+
 def new_floors(results: dict[str, dict], old: dict, allow_lower: bool) -> tuple[dict, list[str]]:
     """Floors set to the current figures (rounded down to 0.01).
 
@@ -378,15 +397,10 @@ def new_floors(results: dict[str, dict], old: dict, allow_lower: bool) -> tuple[
         summary = report["pipeline"]
         current = {name: summary["fields"][name]["f1"] for name in TEXT_FIELDS}
         current["macro_f1"] = summary["macro_f1"]
-        previous = old.get("floors", {}).get(variant, {})
-        out = {}
-        for name, value in current.items():
-            value = math.floor(round(value * 100, 6)) / 100  # 0.58 * 100 is 57.99...: not a floor of 0.57
-            if name in previous and value < previous[name] and not allow_lower:
-                lowered.append(f"{variant}: {name}: {previous[name]:.2f} -> {value:.2f}")
-                value = previous[name]
-            out[name] = value
-        floors["floors"][variant] = out
+        floors["floors"][variant], down = floor_figures(current, old.get("floors", {}).get(variant, {}),
+                                                        allow_lower, variant)
+        if not allow_lower:
+            lowered += down
     return floors, lowered
 
 

@@ -284,12 +284,6 @@ class HashedNgrams:
         self._table, self._starts, self._lengths = table, starts, sizes
         self._filled, self._words = need, words
 
-    def columns(self, text: str) -> list[int]:
-        """The hashed column of every n-gram of ``text``, in scikit-learn's order."""
-        if self.analyzer == "char_wb":
-            return self._char_columns([text])[1].tolist()
-        return self._columns(self.terms(text)).tolist()
-
     def transform(self, texts: Sequence[str]) -> Sparse:
         """Feature rows of ``texts``."""
         if self.analyzer == "char_wb":

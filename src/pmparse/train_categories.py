@@ -35,7 +35,6 @@ import dataclasses
 import datetime as _dt
 import hashlib
 import json
-import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -61,6 +60,7 @@ from .components.tagger import (
 )
 from .corpus import REPO_ROOT, corpus_root, source_of
 from .errors import GoldError, LabelError, UsageError
+from .evaluate import floor_figures
 from .evaluate_facts import confusion, confusion_markdown, set_scores
 from .linear import check_export, export_calibrated, export_features, export_logistic
 from .taxonomy import Taxonomy, load_taxonomy
@@ -1076,16 +1076,9 @@ def new_category_floors(figures: dict[str, dict[str, float]], old: dict, allow_l
     floors = {"margin": old.get("margin", 0.02), "note": old.get("note", ""), "floors": {}}
     lowered = []
     for held, names in figures.items():
-        previous = old.get("floors", {}).get(held, {})
-        out = {}
-        for name, value in names.items():
-            value = math.floor(round(value * 100, 6)) / 100  # 0.58 * 100 is 57.99...: not a floor of 0.57
-            if name in previous and value < previous[name]:
-                lowered.append(f"{held} held out: {name}: {previous[name]:.2f} -> {value:.2f}")
-                if not allow_lower:
-                    value = previous[name]
-            out[name] = value
-        floors["floors"][held] = out
+        floors["floors"][held], down = floor_figures(names, old.get("floors", {}).get(held, {}), allow_lower,
+                                                     f"{held} held out")
+        lowered += down
     return floors, lowered
 
 
