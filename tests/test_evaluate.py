@@ -140,3 +140,37 @@ def test_eval_plot_writes_a_png(tmp_path, corpus_root):
                                        "--rounds", "10", "--plot", str(tmp_path / "f1.png")])
     assert result.exit_code == 0, result.output
     assert (tmp_path / "f1.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_eval_reads_the_public_address_of_corpus_documents_and_scores_text_alone_too():
+    """A curator converts a checkout with --url-base: the eval does the same, and still reports the
+    organisation found without the address."""
+    from pmparse.evaluate import public_addresses, score_system
+
+    path_doc = GoldDoc.model_validate({"id": "dfds/PM2099-001", "path": "dfds/PM2099-001 - pool.md",
+                                       "sha256": "0" * 64, "annotated": ["symptoms"], "spans": []})
+    urls = public_addresses([path_doc, GoldDoc.model_validate(inline_doc())])
+    assert list(urls) == ["dfds/PM2099-001"] and urls["dfds/PM2099-001"].startswith("https://github.com/dfds/")
+    text = "# Node pool drained\n\n## Summary\n\nOur cluster lost every worker node for ten minutes.\n"
+    doc = GoldDoc.model_validate(inline_doc(text=text, card={"organisation": "DFDS"}, spans=[],
+                                            sha256=hashlib.sha256(text.encode()).hexdigest()))
+    system = systems_for(None)[1]
+    _, pairs, alone = score_system(system, [doc], {doc.id: text}, {doc.id: urls["dfds/PM2099-001"]})
+    assert pairs[0][1].organisation == "DFDS" and alone == [({"organisation": "DFDS"}, None)]
+    _, pairs, alone = score_system(system, [doc], {doc.id: text})
+    assert pairs[0][1].organisation is None and alone[0][1] is None
+
+
+def test_card_with_text_only_organisation_differs_only_by_the_address():
+    from pmparse.evaluate_facts import card_with_text_only_organisation
+    from pmparse.ingest import ingest_bytes
+    from pmparse.pipeline import PipelineConfig, get
+
+    text = "# Node pool drained\n\n## Summary\n\nOur cluster lost every worker node for ten minutes.\n"
+    source = ingest_bytes(text.encode(), "PM2099-001 - pool.md")
+    nlp = get(PipelineConfig())
+    card, alone = card_with_text_only_organisation(nlp, source, "https://github.com/dfds/postmortems/blob/x/a.md")
+    assert card.organisation == "DFDS" and alone is None
+    assert card.source.url == "https://github.com/dfds/postmortems/blob/x/a.md"
+    plain, same = card_with_text_only_organisation(nlp, source, None)
+    assert plain.organisation is None and same is None

@@ -22,12 +22,12 @@ from typing import Callable, Iterable
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from .corpus import REPO_ROOT, corpus_root
+from .corpus import REPO_ROOT, corpus_root, load_manifest, source_url
 from .errors import GoldError, UsageError
 from .ingest import ingest_bytes
-from .pipeline import PipelineConfig, analyse, get, version_info
-from .card import build_card
+from .pipeline import PipelineConfig, get
 from .schema import TEXT_FIELDS, Card
+from .evaluate_facts import card_with_text_only_organisation, confusion_markdown, facts_table, score_organisation
 
 GOLD_DIR = REPO_ROOT / "eval" / "gold"
 STRIPPED_DIR = REPO_ROOT / "eval" / "stripped"
@@ -263,12 +263,23 @@ class System:
     config: PipelineConfig
 
 
-def predict(system: System, doc: GoldDoc, text: str) -> Card:
-    """Run a system on a gold document's text (offsets index that same text)."""
-    location = doc.path or f"{doc.id}.md"
-    source = ingest_bytes(text.encode("utf-8"), location)
-    nlp = get(system.config)
-    return build_card(analyse(nlp, source), source, "IL-0000", version_info(nlp))
+def predict(system: System, doc: GoldDoc, text: str, url: str | None = None) -> Card:
+    """Run a system on a gold document's text (offsets index that same text).
+
+    Args:
+        system: The system.
+        doc: The gold document.
+        text: Its text.
+        url: Its public address, as ``pmparse convert --url-base`` would record it, or None.
+    """
+    return predict_with_text_only(system, doc, text, url)[0]
+
+
+def predict_with_text_only(system: System, doc: GoldDoc, text: str,
+                           url: str | None = None) -> tuple[Card, str | None]:
+    """:func:`predict`, and the organisation the same analysis finds from the text alone (no URL)."""
+    source = ingest_bytes(text.encode("utf-8"), doc.path or f"{doc.id}.md")
+    return card_with_text_only_organisation(get(system.config), source, url)
 
 
 def systems_for(model_dir: str | None) -> list[System]:
@@ -294,23 +305,44 @@ def evaluate(
     """
     report: dict = {}
     texts = {doc.id: gold_text(doc, root) for doc in gold}
+    urls = public_addresses(gold)
     for system in systems:
-        scores, pairs = score_system(system, gold, texts)
+        scores, pairs, text_only = score_system(system, gold, texts, urls)
         report[system.name] = summarise(scores, rounds)
         if facts_scorer is not None:
-            report[system.name]["facts"] = facts_scorer(pairs)
+            facts = facts_scorer(pairs)
+            facts.update(score_organisation(text_only, "organisation_text_only"))
+            report[system.name]["facts"] = facts
     return report
 
 
-def score_system(system: System, gold: list[GoldDoc], texts: dict[str, str]) -> tuple[list[DocScore], list[tuple[dict, Card]]]:
-    """Token counts of one system on every gold document, and (gold card, predicted card) pairs."""
-    scores, pairs = [], []
+def public_addresses(gold: list[GoldDoc]) -> dict[str, str]:
+    """Gold document id -> public address of its corpus file, where ``corpus/manifest.yaml`` knows one.
+
+    The eval converts each document as a curator would convert a checkout of its source with
+    ``--url-base``: the organisation may read the address (a wikitech page has none in the manifest).
+    """
+    manifest = load_manifest()
+    urls = {}
+    for doc in gold:
+        url = source_url(doc.path, manifest) if doc.path else None
+        if url:
+            urls[doc.id] = url
+    return urls
+
+
+def score_system(system: System, gold: list[GoldDoc], texts: dict[str, str], urls: dict[str, str] | None = None,
+                 ) -> tuple[list[DocScore], list[tuple[dict, Card]], list[tuple[dict, str | None]]]:
+    """Token counts of one system on every gold document, (gold card, predicted card) pairs, and
+    (gold card, organisation found from the text alone) pairs."""
+    scores, pairs, text_only = [], [], []
     for doc in gold:
         text = texts[doc.id]
-        card = predict(system, doc, text)
+        card, organisation = predict_with_text_only(system, doc, text, (urls or {}).get(doc.id))
         scores.append(score_spans(doc.id, doc.source, text, doc.annotated, gold_spans(doc), card_spans(card)))
         pairs.append((doc.card, card))
-    return scores, pairs
+        text_only.append((doc.card, organisation))
+    return scores, pairs, text_only
 
 
 def agreement(first: list[GoldDoc], second: list[GoldDoc], root: Path | None) -> dict:
@@ -470,9 +502,14 @@ def run_eval_command(gold_files, corpus, model_dir, variants, rounds, report_pat
         parts.append(markdown_table(report, f"{variant} gold documents ({docs}), token F1"))
         facts = report["pipeline"].get("facts")
         if facts:
-            parts.append("Card facts (pipeline; tag figures are in-sample because the tag model trains on the gold "
-                         "cards: its cross-validated figures are in models/categories/README.md): " + ", ".join(
-                f"{k} {v:.3f}" for k, v in facts.items() if isinstance(v, (int, float))))
+            parts.append(f"### {variant} gold documents: card facts and tags (pipeline)\n\n"
+                         "Each document is converted with its public address from corpus/manifest.yaml where known "
+                         "(as `pmparse convert --url-base` would). Tag figures are in-sample: the tag model trains "
+                         "on the gold cards; its cross-validated figures are in models/categories/README.md.\n\n"
+                         + facts_table(facts))
+            if facts.get("root_cause_confusion"):
+                parts.append("Root-cause categories, rows gold, columns predicted (in-sample):\n\n"
+                             + confusion_markdown(facts["root_cause_confusion"]))
     code = 0
     floors = json.loads(FLOORS_PATH.read_text()) if FLOORS_PATH.is_file() else {}
     if update:
