@@ -255,6 +255,11 @@ class Cues:
         return found
 
 
+    def is_chrome(self, text: str) -> bool:
+        """Whether ``text`` is page chrome (a wiki footer line, a bare link, a status word)."""
+        return self._chrome is not None and self._chrome.search(" ".join(text.lower().split())) is not None
+
+
 @functools.lru_cache(maxsize=4)
 def load_cues(path: Path | None = None) -> Cues:
     """Load and validate the cue table.

@@ -250,6 +250,12 @@ def test_document_title_from_a_heading():
     assert text[evidence[0][0]:evidence[0][1]] == title
 
 
+def test_a_printed_wiki_page_opening_with_its_footer_has_no_title():
+    assert document_title("Privacy policy\nAbout\nSome wiki\nIncident report\n\nBody.") is None
+    assert document_title("Incident documentation/20990101-Queue\nBody text follows.") is None
+    assert document_title("Queue policy review\n\nBody.")[0] == "Queue policy review"
+
+
 # --- the component --------------------------------------------------------------------------
 
 

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from ..cues import load_cues
 from ..ingest import is_url
 from ..rules import normalise_heading
 from ..taxonomy import OrganisationsFile, load_organisations
@@ -82,6 +83,9 @@ def document_title(text: str, body_start: int = 0, front: dict | None = None,
                    region: tuple[int, int] | None = None) -> tuple[str, list[tuple[int, int]]] | None:
     """The document's own title: front matter ``title``, else its first line when that is a heading.
 
+    A first line that is page chrome (a printed wiki page opening with its footer, "Privacy
+    policy", or with its page name, "Incident documentation/...") is no title: the document has none.
+
     Returns:
         ``(title, evidence)`` or None.
     """
@@ -96,6 +100,8 @@ def document_title(text: str, body_start: int = 0, front: dict | None = None,
     heading = re.match(r"^(?:#{1,6}\s+|=+\s*)?(.+?)(?:\s*=+)?\s*$", line)
     if heading and (line.startswith("#") or line.startswith("=") or len(line) <= 120):
         title = heading.group(1)
+        if load_cues().is_chrome(title):
+            return None
         offset = match.start() + heading.start(1)
         return title, [(offset, offset + len(title))]
     return None
