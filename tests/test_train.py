@@ -13,7 +13,7 @@ from pmparse.cli import main
 from pmparse.components.classifier import META_FILE, MODEL_FILE, UnitModel, unit_rows
 from pmparse.cues import load_cues
 from pmparse.evaluate import check_floors
-from pmparse.ingest import ingest_bytes
+from pmparse.ingest import ingest, ingest_bytes
 from pmparse.pipeline import DEFAULT_MODEL_DIR, PipelineConfig, build
 from pmparse.train import (
     LOSO_FLOORS_PATH,
@@ -174,6 +174,36 @@ def test_cli_train_writes_a_model_convert_can_use(tiny_corpus, tmp_path, monkeyp
     assert result.exit_code == 0, result.output
     record = (tmp_path / "lib").glob("IL-*.yaml").__next__().read_text()
     assert "pmparse-units-v2" in record
+
+
+def test_cli_train_writes_the_dataset_by_offset_and_it_spells_the_labelled_units(tiny_corpus, tmp_path, monkeypatch):
+    import hashlib
+
+    import pmparse.train as train_module
+
+    monkeypatch.setattr(train_module, "GOLD_DIR", tiny_corpus.parent / f"{tiny_corpus.name}-gold")
+    dataset = tmp_path / "units.jsonl"
+    result = CliRunner().invoke(main, ["train", "--corpus", str(tiny_corpus), "--out", str(tmp_path / "m"),
+                                       "--dataset", str(dataset)])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line) for line in dataset.read_text().splitlines()]
+    assert lines[0]["pmparse_dataset"] == 1 and len(lines) == 12
+    by_path = {line["path"]: line for line in lines[1:]}
+    assert "posthog/pm-00.md" not in by_path  # the gold document stays out
+    line = by_path["dfds/pm-01.md"]
+    text = ingest(str(tiny_corpus / "dfds" / "pm-01.md")).text
+    assert line["sha256"] == hashlib.sha256(text.encode()).hexdigest()
+    labelled = {text[start:end]: label for start, end, label, _ in line["units"]}
+    cause = text.split("## Root cause\n\n", 1)[1].split("\n", 1)[0]
+    assert labelled[cause] == "root_cause"
+    assert all(0 < weight <= 1 for *_, weight in line["units"])
+    # no unit text is stored, only offsets
+    assert cause not in dataset.read_text()
+
+
+def test_cli_train_dataset_is_not_for_loso(tmp_path):
+    result = CliRunner().invoke(main, ["train", "--loso", "--dataset", str(tmp_path / "d.jsonl")])
+    assert result.exit_code == 2 and "--dataset" in result.output
 
 
 def test_cli_train_loso_options_need_loso():

@@ -302,14 +302,17 @@ def train_categories_command(corpus, gold_files, output, taxonomy_path, label_fi
 @click.option("--check-floors", is_flag=True, help="With --loso: exit 1 when a field falls below eval/loso_floors.json.")
 @click.option("--update-floors", is_flag=True, help="With --loso: set eval/loso_floors.json to the current figures.")
 @click.option("--allow-lower", is_flag=True, help="With --update-floors: allow floors to go down.")
-def train_command(seed, out, corpus, loso, tune_settings, report_path, rounds, check_floors, update_floors, allow_lower):
+@click.option("--dataset", default=None, type=click.Path(dir_okay=False),
+              help="Also write the weakly labelled units as JSON lines (offsets, labels, weights; no text).")
+def train_command(seed, out, corpus, loso, tune_settings, report_path, rounds, check_floors, update_floors, allow_lower,
+                  dataset):
     """Train the field model from the corpus's headings (gold documents excluded), or measure it with --loso."""
     from .train import run_train_command
 
     try:
         output, code = run_train_command(corpus, out, seed, loso, tune_settings, report_path, check_floors,
                                          update_floors, allow_lower, rounds,
-                                         progress=lambda message: click.echo(message, err=True))
+                                         progress=lambda message: click.echo(message, err=True), dataset=dataset)
     except PmparseError as exc:
         _fail_usage(exc)
     click.echo(output)

@@ -119,6 +119,8 @@ class DocExamples:
     source: str
     rows: list[tuple[str, str]]
     labels: list[WeakLabel | None]
+    offsets: list[tuple[int, int]] = field(default_factory=list)
+    sha256: str = ""
 
 
 def weak_label(text: str, section: str, heading: str, cues: Cues) -> WeakLabel | None:
@@ -187,11 +189,44 @@ def build_dataset(root: Path, exclude: set[str], nlp=None) -> list[DocExamples]:
     for source, rel in incident_files(root, load_manifest()):
         if rel in exclude:
             continue
-        doc = analyse_structure(nlp, ingest(str(root / rel)))
+        ingested = ingest(str(root / rel))
+        doc = analyse_structure(nlp, ingested)
         if "units" not in doc.spans or not len(doc.spans["units"]):
             continue
-        examples.append(DocExamples(rel, source, unit_rows(doc, cues), weak_labels(doc, cues)))
+        offsets = [(unit.start_char, unit.end_char) for unit in doc.spans["units"]]
+        examples.append(DocExamples(rel, source, unit_rows(doc, cues), weak_labels(doc, cues), offsets,
+                                    ingested.sha256))
     return examples
+
+
+#: Version of the dataset file :func:`write_dataset` writes.
+DATASET_VERSION = 1
+
+
+def write_dataset(examples: list[DocExamples], path: Path) -> int:
+    """Write the weakly labelled training units as JSON lines, by offset: no corpus text.
+
+    The first line says what the file is; then one line per document: its corpus path, the
+    sha256 of its ingested text (the offsets index that text) and ``[start, end, label, weight]``
+    of every labelled unit (unlabelled units are left out). The file is written atomically.
+
+    Returns:
+        The number of labelled units written.
+    """
+    from .record import atomic_write
+
+    lines = [json.dumps({"pmparse_dataset": DATASET_VERSION, "model": MODEL_NAME,
+                         "about": "weak field labels of corpus units, by character offset into the ingested text; "
+                                  "pmparse train --dataset writes it"})]
+    written = 0
+    for example in examples:
+        units = [[start, end, label[0], round(label[1], 4)]
+                 for (start, end), label in zip(example.offsets, example.labels) if label is not None]
+        written += len(units)
+        lines.append(json.dumps({"path": example.path, "source": example.source, "sha256": example.sha256,
+                                 "units": units}))
+    atomic_write(Path(path), "\n".join(lines) + "\n")
+    return written
 
 
 def _estimator(seed: int, c: float):
@@ -335,9 +370,11 @@ def save(result: TrainResult, folder: Path, extra: dict | None = None) -> None:
 
 
 def train(root: Path, out: Path, gold_dir: Path = GOLD_DIR, seed: int = 0,
-          settings: Settings = DEFAULT_SETTINGS) -> TrainResult:
-    """``pmparse train``: build the dataset, fit, save to ``out``."""
+          settings: Settings = DEFAULT_SETTINGS, dataset: Path | None = None) -> TrainResult:
+    """``pmparse train``: build the dataset (also written to ``dataset`` when given), fit, save to ``out``."""
     examples = build_dataset(Path(root), gold_paths(gold_dir))
+    if dataset is not None:
+        write_dataset(examples, Path(dataset))
     result = fit(examples, seed, settings)
     save(result, Path(out), {"seed": seed, "settings": asdict(settings),
                              "training": "weak labels from the headings and cues of ../shared/corpus, gold excluded"})
@@ -581,11 +618,11 @@ def loso_markdown(report: dict) -> str:
 
 def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool, tune_settings: bool,
                       report_path: str | None, check: bool, update: bool, allow_lower: bool,
-                      rounds: int = 1000, progress=None) -> tuple[str, int]:
+                      rounds: int = 1000, progress=None, dataset: str | None = None) -> tuple[str, int]:
     """What ``pmparse train`` prints and its exit code.
 
     Raises:
-        UsageError: a LOSO-only option without ``--loso``, or no corpus.
+        UsageError: a LOSO-only option without ``--loso``, ``--dataset`` with it, or no corpus.
     """
     from .evaluate import check_floors, new_floors
     from .record import atomic_write
@@ -593,15 +630,18 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
     if (tune_settings or check or update or allow_lower or report_path) and not loso:
         raise UsageError("expected --loso with --tune, --report, --check-floors, --update-floors or --allow-lower, "
                          "found it missing")
+    if dataset and loso:
+        raise UsageError("expected --dataset without --loso (each fold has its own dataset), found both")
     root = corpus_root(corpus)
     if not loso:
         target = Path(out) if out else DEFAULT_MODEL_DIR
         started = time.time()
-        result = train(root, target, GOLD_DIR, seed)
+        result = train(root, target, GOLD_DIR, seed, dataset=Path(dataset) if dataset else None)
         size = (target / MODEL_FILE).stat().st_size
         counts = ", ".join(f"{k} {v}" for k, v in result.label_counts.items())
         return (f"trained {result.model.name} on {result.documents} documents from {len(result.sources)} sources "
-                f"({counts}) in {time.time() - started:.0f} s; wrote {target} ({size / 1e6:.1f} MB)"), 0
+                f"({counts}) in {time.time() - started:.0f} s; wrote {target} ({size / 1e6:.1f} MB)"
+                + (f" and the dataset {dataset}" if dataset else "")), 0
     report = leave_one_source_out(root, GOLD_DIR, seed, DEFAULT_SETTINGS, rounds,
                                   TUNING_GRID if tune_settings else None, progress)
     parts = [f"### Leave one source out: token F1 on held-out gold documents (seed {seed})", "", loso_markdown(report),
