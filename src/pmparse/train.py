@@ -23,6 +23,12 @@ stays unlabelled (rules in :func:`weak_label`, data in ``resources/cues.yaml``):
   was upgraded), and so on. A unit of a Timeline / Background / Context section that no cue
   claims is ``none`` at weight 0.4 (investigation narration, explanations of how a system
   works); any other unclaimed unit stays unlabelled;
+* triggers told in a timeline (:func:`timeline_triggers`, ``timeline`` in the cue table): no
+  corpus heading says Trigger, but a timeline usually opens with what set the incident off. In
+  each run of timeline units, the first of its first few substantive units (time-zone notes and
+  chrome skipped) that tells a change or event -- a deploy, merge, push, migration, reboot, job
+  start, expiry -- is ``trigger`` (weight 0.6), provided no detection, symptom, remediation or
+  root-cause unit comes before it and no other cue claims it;
 * documents of the gold eval set (``eval/gold``, both passes) never enter the training data.
 
 Noise handling: sample weights as above; class weights balance the skewed label counts
