@@ -100,3 +100,18 @@ def test_word_start_skip_finds_what_the_pattern_finds(parts, pos):
     for pattern, _ in SKIP_CASES:
         plain, fast = re.compile(pattern), re.compile(word_start_skip(pattern))
         assert [m.span() for m in fast.finditer(text, pos)] == [m.span() for m in plain.finditer(text, pos)], pattern
+
+
+@pytest.mark.parametrize("text", [
+    "09:12 an alert for the payments queue depth comes in",
+    "The storage alarm went off twice before anyone looked.",
+    "Support escalated the ticket to the platform team at 11:00.",
+    "A customer reports errors when uploading images.",
+    "The synthetic check for the login page failed at noon.",
+])
+def test_detection_cue_reads_how_an_incident_was_noticed(text):
+    assert "detection" in load_cues().hits(text)
+
+
+def test_wiki_licence_footer_is_chrome():
+    assert "chrome" in load_cues().hits("Text is available under a licence; further terms may apply.")

@@ -22,6 +22,7 @@ from pmparse.train import (
     build_dataset,
     fit,
     gold_paths,
+    timeline_triggers,
     train,
     weak_label,
     weak_labels,
@@ -106,6 +107,37 @@ def test_weak_labels_of_a_document_and_no_heading_text_in_rows():
     # labels come from headings: their words must not reach the model
     rows = unit_rows(doc)
     assert not any("cause" in text or "follow" in context.lower() for text, context in rows)
+
+
+def test_timeline_trigger_labels_the_first_change_before_detection():
+    text = ("# Outage\n\n## Timeline\n\nAll times in UTC.\n\n"
+            "- 09:58 the nightly job pushed the new proxy settings to every region\n"
+            "- 10:03 an alert fired for the checkout error rate\n"
+            "- 10:20 the team reverted the proxy settings\n")
+    labels = weak_labels(structure(text))
+    assert [label[0] if label else None for label in labels] == ["none", "trigger", "detection", "remediation"]
+    assert labels[1][1] == load_cues().weights.timeline_trigger
+
+
+def test_timeline_trigger_stops_once_the_incident_is_under_way():
+    cues = load_cues()
+    units = [("10:03 an alert fired for the checkout error rate", "timeline", "none", "timeline"),
+             ("10:05 the cache nodes were restarted one by one", "timeline", "none", "timeline")]
+    labels = [weak_label(text, section, heading, cues) for text, _, section, heading in units]
+    assert [label[0] for label in timeline_triggers(units, labels, cues)] == ["detection", "remediation"]
+    # only the first change of a run, only within its first units, never over another cue
+    units = [("The platform team looked at dashboards for a while", "timeline", "none", "timeline"),
+             ("The deploy of release 41 started in the second region", "timeline", "none", "timeline"),
+             ("The deploy of release 42 started in the third region", "timeline", "none", "timeline")]
+    labels = [weak_label(text, section, heading, cues) for text, _, section, heading in units]
+    assert [label[0] for label in timeline_triggers(units, labels, cues)] == ["none", "trigger", "none"]
+    far = [("Engineers chatted about lunch plans and the weather", "timeline", "none", "timeline")] * 3 + units[1:2]
+    labels = [weak_label(text, section, heading, cues) for text, _, section, heading in far]
+    assert all(label[0] == "none" for label in timeline_triggers(far, labels, cues))
+    # a change told under a mapped heading keeps that heading's field
+    mapped = [("The deploy of release 41 started in the second region", "sentence", "remediation", "resolution")]
+    labels = [weak_label(mapped[0][0], "remediation", "resolution", cues)]
+    assert timeline_triggers(mapped, labels, cues) == labels
 
 
 def test_build_dataset_excludes_gold_documents(tiny_corpus):

@@ -37,6 +37,23 @@ class CueHeadings(BaseModel):
         return check_regexes([value])[0]
 
 
+class CueTimeline(BaseModel):
+    """Training-only labelling function for triggers told in a timeline (never run on units at
+    conversion time, so it costs nothing there)."""
+
+    model_config = ConfigDict(extra="forbid")
+    heading: str = Field(description="Normalised headings of timeline sections (a subset of the narrative ones).")
+    note: str = Field(description="Timeline units that are notes about the timeline itself (time zone, order).")
+    event: str = Field(description="A change, action or event that can set a failure off (searched lowercased).")
+    window: int = Field(ge=1, description="How many substantive units at the start of a timeline are looked at.")
+    min_words: int = Field(ge=1, description="Fewer words than this and a unit is not a timeline event.")
+
+    @field_validator("heading", "note", "event")
+    @classmethod
+    def _regex(cls, value: str) -> str:
+        return check_regexes([value])[0]
+
+
 class CueWeights(BaseModel):
     """Sample weights of weak labels by how they were obtained."""
 
@@ -46,6 +63,7 @@ class CueWeights(BaseModel):
     reassigned: float = Field(gt=0, description="Unit moved from its heading's field by a cue.")
     cue: float = Field(gt=0, description="Unit outside mapped sections labelled by a cue.")
     narrative_none: float = Field(gt=0, description="Unclaimed unit of a narration section, labelled no field.")
+    timeline_trigger: float = Field(gt=0, description="First change event of a timeline, labelled trigger.")
     chrome: float = Field(gt=0, description="Page chrome or template prompt, labelled no field.")
 
 
@@ -59,6 +77,7 @@ class CueRules(BaseModel):
     chrome: list[str] = Field(description="Regexes of page chrome, bare links and status words.")
     prompts: list[str] = Field(description="Regexes of report-template questions.")
     headings: CueHeadings = Field(description="Heading classes for weak labelling.")
+    timeline: CueTimeline = Field(description="Trigger labelling function over timelines (training only).")
     weights: CueWeights = Field(description="Weak label sample weights.")
 
     @field_validator("fields")
@@ -220,6 +239,10 @@ class Cues:
         self.metadata = re.compile(rules.headings.metadata)
         self.broad = re.compile(rules.headings.broad)
         self.narrative = re.compile(rules.headings.narrative)
+        self.timeline = rules.timeline
+        self.timeline_heading = re.compile(rules.timeline.heading)
+        self.timeline_note = re.compile(rules.timeline.note)
+        self.trigger_event = re.compile(lowercase_pattern(rules.timeline.event))
         self.weights = rules.weights
 
     def hits(self, text: str) -> list[str]:

@@ -23,6 +23,12 @@ stays unlabelled (rules in :func:`weak_label`, data in ``resources/cues.yaml``):
   was upgraded), and so on. A unit of a Timeline / Background / Context section that no cue
   claims is ``none`` at weight 0.4 (investigation narration, explanations of how a system
   works); any other unclaimed unit stays unlabelled;
+* triggers told in a timeline (:func:`timeline_triggers`, ``timeline`` in the cue table): no
+  corpus heading says Trigger, but a timeline usually opens with what set the incident off. In
+  each run of timeline units, the first of its first few substantive units (time-zone notes and
+  chrome skipped) that tells a change or event -- a deploy, merge, push, migration, reboot, job
+  start, expiry -- is ``trigger`` (weight 0.6), provided no detection, symptom, remediation or
+  root-cause unit comes before it and no other cue claims it;
 * documents of the gold eval set (``eval/gold``, both passes) never enter the training data.
 
 Noise handling: sample weights as above; class weights balance the skewed label counts
@@ -42,6 +48,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -155,16 +162,65 @@ def weak_label(text: str, section: str, heading: str, cues: Cues) -> WeakLabel |
     return None
 
 
+#: Weak labels that end the search for a timeline's trigger: the incident is under way.
+_UNDER_WAY = {"detection", "symptoms", "remediation", "root_cause"}
+_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
+def timeline_triggers(units: list[tuple[str, str, str, str]], labels: list[WeakLabel | None],
+                      cues: Cues) -> list[WeakLabel | None]:
+    """Labels with the trigger labelling function applied (see ``timeline`` in ``cues.yaml``).
+
+    Args:
+        units: ``(text, kind, section, heading)`` of each unit of a document, in order.
+        labels: Their weak labels from :func:`weak_label`.
+        cues: The cue table.
+
+    Returns:
+        A copy of ``labels`` where, in each run of timeline units (under a timeline heading, or
+        timeline entries outside mapped sections), the first of its first ``window`` substantive
+        units that tells a change or event is ``trigger`` -- unless a unit the incident is under
+        way in (detection, symptom, remediation or root cause label) comes first, or another
+        cue already claims that unit.
+    """
+    rules = cues.timeline
+    out = list(labels)
+    in_run, seen, done = False, 0, False
+    for i, (text, kind, section, heading) in enumerate(units):
+        timeline = section not in TEXT_FIELDS and (bool(cues.timeline_heading.match(heading)) or kind == "timeline")
+        if not timeline:
+            in_run = False
+            continue
+        if not in_run:
+            in_run, seen, done = True, 0, False
+        label = labels[i][0] if labels[i] is not None else None
+        if done or (labels[i] is not None and labels[i][1] >= cues.weights.chrome and label == NONE):
+            continue  # page chrome inside the timeline
+        folded = " ".join(text.lower().split())
+        if len(_WORD.findall(folded)) < rules.min_words or cues.timeline_note.match(folded):
+            continue
+        seen += 1
+        if label in _UNDER_WAY or seen > rules.window:
+            done = True
+            continue
+        if label in (None, NONE, "trigger") and cues.trigger_event.search(folded):
+            out[i] = ("trigger", cues.weights.timeline_trigger)
+            done = True
+    return out
+
+
 def weak_labels(doc, cues: Cues | None = None) -> list[WeakLabel | None]:
     """Weak label of each unit of a Doc the sectionizer and unit splitter ran on."""
     cues = cues or load_cues()
     headings = sorted((h.start_char, normalise_heading(h.text)) for h in doc.spans.get("headings", []))
     starts = [start for start, _ in headings]
-    labels = []
+    labels, units = [], []
     for unit, (section, _) in zip(doc.spans["units"], unit_sections(doc)):
         i = int(np.searchsorted(starts, unit.start_char, side="right")) - 1
-        labels.append(weak_label(unit.text, section, headings[i][1] if i >= 0 else "", cues))
-    return labels
+        heading = headings[i][1] if i >= 0 else ""
+        labels.append(weak_label(unit.text, section, heading, cues))
+        units.append((unit.text, unit.label_, section, heading))
+    return timeline_triggers(units, labels, cues)
 
 
 def structure_pipeline():
