@@ -252,7 +252,9 @@ def test_document_title_from_a_heading():
 
 def test_a_printed_wiki_page_opening_with_its_footer_has_no_title():
     assert document_title("Privacy policy\nAbout\nSome wiki\nIncident report\n\nBody.") is None
-    assert document_title("Incident documentation/20990101-Queue\nBody text follows.") is None
+    # a wiki page's own name is its title, date included
+    assert document_title("Incident documentation/20990101-Queue\nBody text follows.")[0] == \
+        "Incident documentation/20990101-Queue"
     assert document_title("Queue policy review\n\nBody.")[0] == "Queue policy review"
 
 

@@ -79,12 +79,17 @@ def _body_start(doc: Doc) -> int:
     return max((end for start, end in masked if start == 0), default=0)
 
 
+#: The name of a printed wiki incident page, "Incident documentation/<date>-<name>".
+_PAGE_NAME = re.compile(r"\W*incident\s+documentation\s*/", re.IGNORECASE)
+
+
 def document_title(text: str, body_start: int = 0, front: dict | None = None,
                    region: tuple[int, int] | None = None) -> tuple[str, list[tuple[int, int]]] | None:
     """The document's own title: front matter ``title``, else its first line when that is a heading.
 
     A first line that is page chrome (a printed wiki page opening with its footer, "Privacy
-    policy", or with its page name, "Incident documentation/...") is no title: the document has none.
+    policy") is no title: the document has none. A wiki page's own name ("Incident
+    documentation/20990101-Queue"), chrome inside the text, is its title: it carries the date.
 
     Returns:
         ``(title, evidence)`` or None.
@@ -100,7 +105,7 @@ def document_title(text: str, body_start: int = 0, front: dict | None = None,
     heading = re.match(r"^(?:#{1,6}\s+|=+\s*)?(.+?)(?:\s*=+)?\s*$", line)
     if heading and (line.startswith("#") or line.startswith("=") or len(line) <= 120):
         title = heading.group(1)
-        if load_cues().is_chrome(title):
+        if load_cues().is_chrome(title) and not _PAGE_NAME.match(title):
             return None
         offset = match.start() + heading.start(1)
         return title, [(offset, offset + len(title))]
