@@ -112,13 +112,17 @@ def test_floors_check_and_lowering_needs_a_flag():
 
 def test_eval_cli_on_inline_gold(tmp_path, corpus_root):
     path = tmp_path / "g.jsonl"
-    path.write_text(json.dumps(inline_doc()) + "\n")
+    card = {"organisation": "Acme", "root_cause_categories": ["configuration_change"]}
+    path.write_text(json.dumps(inline_doc(card=card)) + "\n")
     result = CliRunner().invoke(main, ["eval", "--gold", str(path), "--variant", "headed", "--rules-only",
                                        "--rounds", "20", "--report", str(tmp_path / "r.json")])
     assert result.exit_code == 0, result.output
     assert "| symptoms | 1.000 | 1.000 |" in result.output
     report = json.loads((tmp_path / "r.json").read_text())
     assert set(report["headed"]) == {"pipeline", "headings", "keywords"}
+    assert "| organisation, text alone without the source URL (exact) |" in result.output
+    assert "Root-cause categories, rows gold, columns predicted" in result.output
+    assert "organisation_text_only" in report["headed"]["pipeline"]["facts"]
 
 
 def test_committed_floors_hold(corpus_root):
@@ -135,7 +139,8 @@ def test_committed_floors_hold(corpus_root):
 def test_eval_plot_writes_a_png(tmp_path, corpus_root):
     pytest.importorskip("matplotlib")
     path = tmp_path / "g.jsonl"
-    path.write_text(json.dumps(inline_doc()) + "\n")
+    card = {"organisation": "Acme", "root_cause_categories": ["configuration_change"]}
+    path.write_text(json.dumps(inline_doc(card=card)) + "\n")
     result = CliRunner().invoke(main, ["eval", "--gold", str(path), "--variant", "headed", "--rules-only",
                                        "--rounds", "10", "--plot", str(tmp_path / "f1.png")])
     assert result.exit_code == 0, result.output

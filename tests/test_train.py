@@ -220,6 +220,7 @@ def test_cli_train_writes_the_dataset_by_offset_and_it_spells_the_labelled_units
     assert result.exit_code == 0, result.output
     lines = [json.loads(line) for line in dataset.read_text().splitlines()]
     assert lines[0]["pmparse_dataset"] == 1 and len(lines) == 12
+    assert lines[0]["cues_version"] == load_cues().version
     by_path = {line["path"]: line for line in lines[1:]}
     assert "posthog/pm-00.md" not in by_path  # the gold document stays out
     line = by_path["dfds/pm-01.md"]
@@ -233,9 +234,11 @@ def test_cli_train_writes_the_dataset_by_offset_and_it_spells_the_labelled_units
     assert cause not in dataset.read_text()
 
 
-def test_cli_train_dataset_is_not_for_loso(tmp_path):
+def test_cli_train_dataset_is_not_for_loso_and_needs_a_name(tmp_path):
     result = CliRunner().invoke(main, ["train", "--loso", "--dataset", str(tmp_path / "d.jsonl")])
     assert result.exit_code == 2 and "--dataset" in result.output
+    result = CliRunner().invoke(main, ["train", "--dataset", ""])
+    assert result.exit_code == 2 and "empty" in result.output
 
 
 def test_cli_train_loso_options_need_loso():

@@ -277,7 +277,6 @@ class Cues:
             found.append(PROMPT)
         return found
 
-
     def is_chrome(self, text: str) -> bool:
         """Whether ``text`` is page chrome (a wiki footer line, a bare link, a status word)."""
         return self._chrome is not None and self._chrome.search(" ".join(text.lower().split())) is not None

@@ -263,7 +263,8 @@ class System:
     config: PipelineConfig
 
 
-def predict(system: System, doc: GoldDoc, text: str, url: str | None = None) -> Card:
+def predict_with_text_only(system: System, doc: GoldDoc, text: str,
+                           url: str | None = None) -> tuple[Card, str | None]:
     """Run a system on a gold document's text (offsets index that same text).
 
     Args:
@@ -271,13 +272,11 @@ def predict(system: System, doc: GoldDoc, text: str, url: str | None = None) -> 
         doc: The gold document.
         text: Its text.
         url: Its public address, as ``pmparse convert --url-base`` would record it, or None.
+
+    Returns:
+        ``(card, organisation)``: the card, and the organisation the same analysis finds from the
+        text alone (the address withheld; the location, a corpus path, is no address).
     """
-    return predict_with_text_only(system, doc, text, url)[0]
-
-
-def predict_with_text_only(system: System, doc: GoldDoc, text: str,
-                           url: str | None = None) -> tuple[Card, str | None]:
-    """:func:`predict`, and the organisation the same analysis finds from the text alone (no URL)."""
     source = ingest_bytes(text.encode("utf-8"), doc.path or f"{doc.id}.md")
     return card_with_text_only_organisation(get(system.config), source, url)
 

@@ -170,6 +170,8 @@ def card_with_text_only_organisation(nlp, source, url: str | None = None) -> tup
     """The card of ``source`` converted with its public address ``url`` (as ``pmparse convert
     --url-base`` does), and the organisation the same analysis finds from the text alone.
 
+    "Text alone" withholds ``url``; a source whose location is itself a URL still reads it.
+
     Args:
         nlp: The pipeline.
         source: The ingested source.
@@ -257,6 +259,8 @@ def facts_table(scores: dict) -> str:
 def main() -> None:  # pragma: no cover - a measuring script
     """``python -m pmparse.evaluate_facts``: convert the gold documents and print the figures."""
     scores, _ = measure()
+    print("Each gold document converted with its public address from corpus/manifest.yaml where known "
+          "(as `pmparse convert --url-base` would); tag figures are in-sample.\n")
     print(facts_table(scores))
     print(f"\nduration predicted where gold states none: {scores['duration_spurious']}")
 

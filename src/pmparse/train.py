@@ -271,7 +271,8 @@ def write_dataset(examples: list[DocExamples], path: Path) -> int:
     """
     from .record import atomic_write
 
-    lines = [json.dumps({"pmparse_dataset": DATASET_VERSION, "model": MODEL_NAME,
+    lines = [json.dumps({"pmparse_dataset": DATASET_VERSION, "model": MODEL_NAME, "model_version": MODEL_VERSION,
+                         "cues_version": load_cues().version,
                          "about": "weak field labels of corpus units, by character offset into the ingested text; "
                                   "pmparse train --dataset writes it"})]
     written = 0
@@ -686,18 +687,20 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
     if (tune_settings or check or update or allow_lower or report_path) and not loso:
         raise UsageError("expected --loso with --tune, --report, --check-floors, --update-floors or --allow-lower, "
                          "found it missing")
-    if dataset and loso:
+    if dataset is not None and not dataset.strip():
+        raise UsageError("expected a file name after --dataset, found an empty one")
+    if dataset is not None and loso:
         raise UsageError("expected --dataset without --loso (each fold has its own dataset), found both")
     root = corpus_root(corpus)
     if not loso:
         target = Path(out) if out else DEFAULT_MODEL_DIR
         started = time.time()
-        result = train(root, target, GOLD_DIR, seed, dataset=Path(dataset) if dataset else None)
+        result = train(root, target, GOLD_DIR, seed, dataset=Path(dataset) if dataset is not None else None)
         size = (target / MODEL_FILE).stat().st_size
         counts = ", ".join(f"{k} {v}" for k, v in result.label_counts.items())
         return (f"trained {result.model.name} on {result.documents} documents from {len(result.sources)} sources "
                 f"({counts}) in {time.time() - started:.0f} s; wrote {target} ({size / 1e6:.1f} MB)"
-                + (f" and the dataset {dataset}" if dataset else "")), 0
+                + (f" and the dataset {dataset}" if dataset is not None else "")), 0
     report = leave_one_source_out(root, GOLD_DIR, seed, DEFAULT_SETTINGS, rounds,
                                   TUNING_GRID if tune_settings else None, progress)
     parts = [f"### Leave one source out: token F1 on held-out gold documents (seed {seed})", "", loso_markdown(report),

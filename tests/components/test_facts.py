@@ -256,6 +256,15 @@ def test_a_printed_wiki_page_opening_with_its_footer_has_no_title():
     assert document_title("Incident documentation/20990101-Queue\nBody text follows.")[0] == \
         "Incident documentation/20990101-Queue"
     assert document_title("Queue policy review\n\nBody.")[0] == "Queue policy review"
+    assert document_title("Terms of Use\nBody text.") is None
+
+
+def test_a_title_that_names_a_footer_page_stays_a_title():
+    assert document_title("# Privacy policy page deploy broke sign-in\n\nBody")[0] == \
+        "Privacy policy page deploy broke sign-in"
+    assert document_title("Terms of use update caused a login outage\n\nBody")[0] == \
+        "Terms of use update caused a login outage"
+    assert document_title("# Resolved\n\nBody")[0] == "Resolved"
 
 
 # --- the component --------------------------------------------------------------------------

@@ -81,15 +81,25 @@ def _body_start(doc: Doc) -> int:
 
 #: The name of a printed wiki incident page, "Incident documentation/<date>-<name>".
 _PAGE_NAME = re.compile(r"\W*incident\s+documentation\s*/", re.IGNORECASE)
+#: Most words of a footer line taken for page chrome ("Privacy policy", "Terms of Use").
+_FOOTER_WORDS = 4
+
+
+def _footer_line(line: str, title: str) -> bool:
+    """Whether an unmarked first line of a few words is page chrome (not a wiki page's name)."""
+    if line.startswith(("#", "=")) or len(title.split()) > _FOOTER_WORDS or _PAGE_NAME.match(title):
+        return False
+    return load_cues().is_chrome(title)
 
 
 def document_title(text: str, body_start: int = 0, front: dict | None = None,
                    region: tuple[int, int] | None = None) -> tuple[str, list[tuple[int, int]]] | None:
     """The document's own title: front matter ``title``, else its first line when that is a heading.
 
-    A first line that is page chrome (a printed wiki page opening with its footer, "Privacy
-    policy") is no title: the document has none. A wiki page's own name ("Incident
-    documentation/20990101-Queue"), chrome inside the text, is its title: it carries the date.
+    A short unmarked first line that is page chrome (a printed wiki page opening with its footer,
+    "Privacy policy") is no title: the document has none. A marked heading or a longer line that
+    merely names such a page ("# Privacy policy page deploy broke sign-in") stays a title, and so
+    does a wiki page's own name ("Incident documentation/20990101-Queue"): it carries the date.
 
     Returns:
         ``(title, evidence)`` or None.
@@ -105,7 +115,7 @@ def document_title(text: str, body_start: int = 0, front: dict | None = None,
     heading = re.match(r"^(?:#{1,6}\s+|=+\s*)?(.+?)(?:\s*=+)?\s*$", line)
     if heading and (line.startswith("#") or line.startswith("=") or len(line) <= 120):
         title = heading.group(1)
-        if load_cues().is_chrome(title) and not _PAGE_NAME.match(title):
+        if _footer_line(line, title):
             return None
         offset = match.start() + heading.start(1)
         return title, [(offset, offset + len(title))]
