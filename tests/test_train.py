@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from pmparse.cli import main
-from pmparse.components.classifier import META_FILE, MODEL_FILE, UnitModel, unit_rows
+from pmparse.components.classifier import LABELER_KEYS, META_FILE, MODEL_FILE, UnitModel, unit_rows
 from pmparse.cues import load_cues
 from pmparse.evaluate import check_floors
 from pmparse.ingest import ingest, ingest_bytes
@@ -259,7 +259,7 @@ def test_bundled_model_is_small_and_matches_the_cue_table():
     assert meta["cues_version"] == load_cues().version
     assert set(meta["labels"]) >= {"none", "symptoms", "action_items"}
     model = UnitModel.load(DEFAULT_MODEL_DIR)
-    assert model.labeler == {k: meta["settings"][k] for k in ("heading_weight", "threshold", "followup_weight")}
+    assert model.labeler == {k: meta["settings"][k] for k in LABELER_KEYS}
 
 
 def test_committed_loso_report_meets_its_floors_and_describes_the_bundled_model():

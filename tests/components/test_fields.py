@@ -55,6 +55,47 @@ def test_followup_weight_in_summary_and_timeline_sections():
     # outside mapped sections of a headed document they are weighted down too
     assert decide("preamble", 0.0, p, 0.5, 0.2, followup_weight=0.0, headed=True)[0] == "remediation"
 
+    # in the opening part of a document without field headings they are weighted down as well
+    assert decide("preamble", 0.0, p, 0.5, 0.2, followup_weight=0.0, opening=True)[0] == "remediation"
+    assert decide("preamble", 0.0, p, 0.5, 0.2, followup_weight=1.0, opening=True)[0] == "action_items"
+
+
+HEADINGLESS = """Checkout went down on Friday.
+
+The new release doubled the size of every cart object, so the cache filled up.
+
+We restarted the cache nodes and pages came back.
+
+We will add an alert on the cache's memory.
+
+Looking back, a staged rollout would have caught it early.
+"""
+
+
+def test_followup_opening_weighs_down_follow_ups_early_in_a_headingless_document():
+    from pmparse.ingest import ingest_bytes
+    from pmparse.pipeline import PipelineConfig, build
+    from pmparse.train import analyse_structure
+
+    doc = analyse_structure(build(PipelineConfig()), ingest_bytes(HEADINGLESS.encode(), "cart.txt"))
+    assert len(doc.spans["units"]) == 5
+    # the model is torn between a follow-up and another field on every unit
+    unit_probs = [probs(action_items=0.5, symptoms=0.3, none=0.2), probs(lessons=0.5, root_cause=0.3, none=0.2),
+                  probs(action_items=0.5, remediation=0.3, none=0.2), probs(action_items=0.6, remediation=0.3),
+                  probs(lessons=0.6, action_items=0.2, none=0.2)]
+    doc.spans["units"].attrs["probs"] = unit_probs
+    label_fields(doc, heading_weight=0.5, threshold=0.2, followup_weight=0.0, followup_opening=0.5)
+    # the first half of the units (2.5 of 5: units 0-2) lose their follow-ups, the rest keep them
+    assert [s.label_ for s in doc.spans["fields"]] == ["symptoms", "root_cause", "remediation", "action_items",
+                                                     "lessons"]
+    label_fields(doc, heading_weight=0.5, threshold=0.2, followup_weight=0.0, followup_opening=0.0)
+    assert [s.label_ for s in doc.spans["fields"]] == ["action_items", "lessons", "action_items", "action_items",
+                                                     "lessons"]
+    # a document with a field heading is left to the section rules
+    headed = doc_with_probs([probs(action_items=0.9), probs(root_cause=0.7), probs(action_items=0.9)])
+    label_fields(headed, heading_weight=0.5, threshold=0.2, followup_weight=1.0, followup_opening=1.0)
+    assert [s.label_ for s in headed.spans["fields"]] == ["action_items", "root_cause", "action_items"]
+
 
 TEXT = """# Cache outage
 

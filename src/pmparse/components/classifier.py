@@ -180,7 +180,7 @@ class UnitModel:
         priors: Label frequencies of the training data (uniform when None).
         cues_version: Version of the cue table the features were computed with.
         labeler: Field labeler settings tuned with this model (``heading_weight``, ``threshold``,
-            ``followup_weight``).
+            ``followup_weight``, ``followup_opening``).
     """
 
     def __init__(self, estimator, labels: list[str], transitions: np.ndarray, sequence_weight: float, name: str,
@@ -263,6 +263,10 @@ class UnitModel:
         return cls(estimator, labels, transitions, sequence_weight, name, priors, cues_version, meta.get("labeler"))
 
 
+#: The field labeler settings a model's ``meta.json`` may carry (an older model lacks the last).
+LABELER_KEYS = ("heading_weight", "threshold", "followup_weight", "followup_opening")
+
+
 def labeler_settings(folder: str | Path | None) -> dict[str, float]:
     """Field labeler settings tuned with the model in ``folder`` (empty when none are recorded).
 
@@ -272,7 +276,7 @@ def labeler_settings(folder: str | Path | None) -> dict[str, float]:
     if not folder:
         return {}
     settings = read_json(Path(folder) / META_FILE).get("labeler") or {}
-    return {k: float(v) for k, v in settings.items() if k in ("heading_weight", "threshold", "followup_weight")}
+    return {k: float(v) for k, v in settings.items() if k in LABELER_KEYS}
 
 
 @Language.factory("pmparse_unit_classifier", default_config={"model_dir": None}, assigns=["doc.spans"])

@@ -45,7 +45,7 @@ FOLLOW_UP = ("action_items", "lessons")
 
 def decide(section_label: str, section_conf: float, probs: dict[str, float] | None,
            heading_weight: float, threshold: float, followup_weight: float = 1.0,
-           headed: bool = False) -> tuple[str | None, float]:
+           headed: bool = False, opening: bool = False) -> tuple[str | None, float]:
     """Combine section evidence and model probabilities for one unit.
 
     Without model probabilities a mapped heading decides alone. With them:
@@ -57,7 +57,9 @@ def decide(section_label: str, section_conf: float, probs: dict[str, float] | No
       no field (Summary, Timeline), and anywhere outside mapped sections of a headed document,
       the follow-up fields' probabilities are first multiplied by ``followup_weight``: a report
       with field headings files its action items and lessons under their own headings, and
-      "we will keep monitoring" in a timeline is narration;
+      "we will keep monitoring" in a timeline is narration. So are they in the opening part of
+      a document without field headings (``opening``): reports tell what happened first and
+      what to do about it and what was learnt at the end;
     * a field scoring below ``threshold`` is left out.
 
     Args:
@@ -68,6 +70,8 @@ def decide(section_label: str, section_conf: float, probs: dict[str, float] | No
         threshold: Least score to keep a field.
         followup_weight: Weight of action items and lessons in Summary/Timeline-like sections.
         headed: Whether the unit's document has at least one heading mapped to a field.
+        opening: Whether the unit stands in the opening part of a document with no heading
+            mapped to a field (see :func:`label_fields`).
 
     Returns:
         ``(field, confidence)``; field None means the unit feeds no field.
@@ -82,7 +86,7 @@ def decide(section_label: str, section_conf: float, probs: dict[str, float] | No
         scores[heading_field] = scores.get(heading_field, 0.0) + heading_weight * section_conf
     else:
         scores = {name: p for name, p in probs.items() if name in TEXT_FIELDS}
-        if section_label == "none" or headed:
+        if section_label == "none" or headed or opening:
             for name in FOLLOW_UP:
                 if name in scores:
                     scores[name] *= followup_weight
@@ -94,16 +98,24 @@ def decide(section_label: str, section_conf: float, probs: dict[str, float] | No
     return best, min(1.0, scores[best])
 
 
-def label_fields(doc: Doc, heading_weight: float = 0.6, threshold: float = 0.5, followup_weight: float = 1.0) -> None:
-    """Label the units of ``doc`` with card fields into ``doc.spans["fields"]``."""
+def label_fields(doc: Doc, heading_weight: float = 0.6, threshold: float = 0.5, followup_weight: float = 1.0,
+                 followup_opening: float = 0.0) -> None:
+    """Label the units of ``doc`` with card fields into ``doc.spans["fields"]``.
+
+    ``followup_opening`` is the share of a document's units, from its start, that count as its
+    opening part when no heading of the document maps to a field: there action items and lessons
+    are weighted by ``followup_weight`` (see :func:`decide`).
+    """
     units = list(doc.spans.get("units", []))
     probs = doc.spans["units"].attrs.get("probs") if "units" in doc.spans else None
     sections = unit_sections(doc)
     headed = any(label in TEXT_FIELDS for label, _ in sections)
     spans, scores = [], []
+    opening = 0 if headed else followup_opening * len(units)
     for i, (unit, (label, conf)) in enumerate(zip(units, sections)):
         unit_probs = probs[i] if probs is not None and i < len(probs) else None
-        field, confidence = decide(label, conf, unit_probs, heading_weight, threshold, followup_weight, headed)
+        field, confidence = decide(label, conf, unit_probs, heading_weight, threshold, followup_weight, headed,
+                                   i < opening)
         if field is not None:
             spans.append(doc[unit.start : unit.end])
             spans[-1].label_ = field
@@ -114,10 +126,11 @@ def label_fields(doc: Doc, heading_weight: float = 0.6, threshold: float = 0.5, 
 
 @Language.factory(
     "pmparse_field_labeler",
-    default_config={"heading_weight": 0.6, "threshold": 0.5, "followup_weight": 1.0},
+    default_config={"heading_weight": 0.6, "threshold": 0.5, "followup_weight": 1.0, "followup_opening": 0.0},
     assigns=["doc.spans"],
 )
-def make_field_labeler(nlp: Language, name: str, heading_weight: float, threshold: float, followup_weight: float):
+def make_field_labeler(nlp: Language, name: str, heading_weight: float, threshold: float, followup_weight: float,
+                       followup_opening: float):
     """Create the field labeler.
 
     The pipeline passes the settings tuned with the field model (its ``meta.json``); the defaults
@@ -130,10 +143,12 @@ def make_field_labeler(nlp: Language, name: str, heading_weight: float, threshol
         heading_weight: Weight of a mapped heading against the model, 0 to 1.
         threshold: Least confidence to keep a unit in a field.
         followup_weight: Weight of action items and lessons in Summary/Timeline-like sections.
+        followup_opening: Share of a document without field headings, from its start, where
+            action items and lessons are weighted by ``followup_weight`` too (0 = nowhere).
     """
 
     def field_labeler(doc: Doc) -> Doc:
-        label_fields(doc, heading_weight, threshold, followup_weight)
+        label_fields(doc, heading_weight, threshold, followup_weight, followup_opening)
         return doc
 
     return field_labeler
