@@ -435,6 +435,34 @@ def new_floors(results: dict[str, dict], old: dict, allow_lower: bool) -> tuple[
     return floors, lowered
 
 
+def read_floors(path: Path) -> dict:
+    """A floors file's content, or ``{}`` when there is none."""
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+def save_floors(path: Path, updated: dict, old: dict, lowered: list[str], allow_lower: bool,
+                note: str = "") -> list[str]:
+    """Write ``updated`` floors atomically, keeping ``old``'s note (else ``note``).
+
+    Returns:
+        The lines to print: where the floors went and which went down (``lowered``), or would have.
+    """
+    from .record import atomic_write
+
+    updated["note"] = old.get("note") or note
+    atomic_write(path, json.dumps(updated, indent=2) + "\n")
+    lines = [f"floors written to {path}"]
+    if lowered:
+        lines.append(("lowered: " if allow_lower else "kept (would go down; pass --allow-lower to lower them): ")
+                     + "; ".join(lowered))
+    return lines
+
+
+def floors_verdict(failures: list[str]) -> tuple[str, int]:
+    """The line a floors check prints and its exit code (1 below a floor)."""
+    return "floors: " + ("all met" if not failures else "BELOW FLOOR: " + "; ".join(failures)), 1 if failures else 0
+
+
 def run_eval(gold_files: list[Path] | None, corpus: str | None, model_dir: str | None, variants: list[str],
              rounds: int = 1000, with_facts: bool = True) -> dict:
     """Everything ``pmparse eval`` reports, for each variant (``headed``, ``stripped``)."""
@@ -510,17 +538,13 @@ def run_eval_command(gold_files, corpus, model_dir, variants, rounds, report_pat
                 parts.append("Root-cause categories, rows gold, columns predicted (in-sample):\n\n"
                              + confusion_markdown(facts["root_cause_confusion"]))
     code = 0
-    floors = json.loads(FLOORS_PATH.read_text()) if FLOORS_PATH.is_file() else {}
+    floors = read_floors(FLOORS_PATH)
     if update:
         updated, lowered = new_floors(results, floors, allow_lower)
-        FLOORS_PATH.write_text(json.dumps(updated, indent=2) + "\n", encoding="utf-8")
-        parts.append(f"floors written to {FLOORS_PATH}")
-        if lowered:
-            parts.append("kept (would go down; pass --allow-lower to lower them): " + "; ".join(lowered))
+        parts += save_floors(FLOORS_PATH, updated, floors, lowered, allow_lower)
     if check:
-        failures = check_floors(results, floors)
-        parts.append("floors: " + ("all met" if not failures else "BELOW FLOOR: " + "; ".join(failures)))
-        code = 1 if failures else 0
+        line, code = floors_verdict(check_floors(results, floors))
+        parts.append(line)
     if report_path:
         Path(report_path).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     if plot_path:

@@ -687,7 +687,7 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
     Raises:
         UsageError: a LOSO-only option without ``--loso``, ``--dataset`` with it, or no corpus.
     """
-    from .evaluate import check_floors, new_floors
+    from .evaluate import check_floors, floors_verdict, new_floors, read_floors, save_floors
     from .record import atomic_write
 
     if (tune_settings or check or update or allow_lower or report_path) and not loso:
@@ -716,19 +716,14 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
     code = 0
     if report_path:
         atomic_write(Path(report_path), json.dumps(report, indent=2) + "\n")
-    floors = json.loads(LOSO_FLOORS_PATH.read_text(encoding="utf-8")) if LOSO_FLOORS_PATH.is_file() else {}
+    floors = read_floors(LOSO_FLOORS_PATH)
     if update:
         updated, lowered = new_floors({v: report[v] for v in VARIANTS}, floors, allow_lower)
-        updated["note"] = floors.get("note") or (
+        parts += save_floors(LOSO_FLOORS_PATH, updated, floors, lowered, allow_lower, note=(
             "Per-field token F1 floors of the field model under leave-one-source-out (pmparse train --loso), "
             "on heading-stripped and headed held-out gold documents. Checked by `pmparse train --loso "
-            "--check-floors` and, against the committed report models/fields/loso.json, by tests/test_train.py.")
-        atomic_write(LOSO_FLOORS_PATH, json.dumps(updated, indent=2) + "\n")
-        parts.append(f"floors written to {LOSO_FLOORS_PATH}")
-        if lowered:
-            parts.append("kept (would go down; pass --allow-lower to lower them): " + "; ".join(lowered))
+            "--check-floors` and, against the committed report models/fields/loso.json, by tests/test_train.py."))
     if check:
-        failures = check_floors({v: report[v] for v in VARIANTS}, floors)
-        parts.append("floors: " + ("all met" if not failures else "BELOW FLOOR: " + "; ".join(failures)))
-        code = 1 if failures else 0
+        line, code = floors_verdict(check_floors({v: report[v] for v in VARIANTS}, floors))
+        parts.append(line)
     return "\n".join(parts), code

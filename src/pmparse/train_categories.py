@@ -60,7 +60,7 @@ from .components.tagger import (
 )
 from .corpus import REPO_ROOT, corpus_root, source_of
 from .errors import GoldError, LabelError, UsageError
-from .evaluate import floor_figures
+from .evaluate import floor_figures, floors_verdict, read_floors, save_floors
 from .evaluate_facts import confusion, confusion_markdown, set_scores
 from .linear import check_export, export_calibrated, export_features, export_logistic
 from .taxonomy import Taxonomy, load_taxonomy
@@ -1097,8 +1097,6 @@ def run_train_categories(output: str | None, corpus: str | None, gold_files: lis
     """
     import tempfile
 
-    from .record import atomic_write
-
     if (check or update) and not evaluate:
         raise UsageError("expected the cross-validation for --check-floors or --update-floors, found --no-eval")
     if allow_lower and not update:
@@ -1113,24 +1111,18 @@ def run_train_categories(output: str | None, corpus: str | None, gold_files: lis
     parts, notes, code = [figures_markdown(summary)], [], 0
     if scratch is None:
         notes.append(f"model written to {summary['model']}")
-    floors = json.loads(FLOORS_PATH.read_text(encoding="utf-8")) if FLOORS_PATH.is_file() else {}
+    floors = read_floors(FLOORS_PATH)
     if update:
         updated, lowered = new_category_floors(cv_figures(summary), floors, allow_lower)
-        updated["note"] = floors.get("note") or (
+        parts += save_floors(FLOORS_PATH, updated, floors, lowered, allow_lower, note=(
             "Floors of the tag model's cross-validated figures (sources held out: leave one source out; documents "
             "held out: mean of the repeated grouped folds), in-sample figures are in eval/facts_floors.json. "
             "Checked in CI by `pmparse train-categories --check-floors`; lowering one takes "
-            "--update-floors --allow-lower.")
-        atomic_write(FLOORS_PATH, json.dumps(updated, indent=2) + "\n")
-        parts.append(f"floors written to {FLOORS_PATH}")
-        if lowered:
-            parts.append(("lowered: " if allow_lower else "kept (would go down; pass --allow-lower to lower them): ")
-                         + "; ".join(lowered))
+            "--update-floors --allow-lower."))
         floors = updated
     if check:
         # no floors is a failed check, not a passed one (a renamed file, an install without eval/)
-        failures = check_category_floors(cv_figures(summary), floors) if floors.get("floors") else [
-            f"expected floors in {FLOORS_PATH}, found none"]
-        parts.append("floors: " + ("all met" if not failures else "BELOW FLOOR: " + "; ".join(failures)))
-        code = 1 if failures else 0
+        line, code = floors_verdict(check_category_floors(cv_figures(summary), floors) if floors.get("floors") else [
+            f"expected floors in {FLOORS_PATH}, found none"])
+        parts.append(line)
     return "\n".join(parts), notes, code
