@@ -288,6 +288,132 @@ def test_component_cross_validation_keeps_the_most_likely_candidate_when_none_is
     assert best["precision"] == best["recall"] == 1.0
 
 
+# --- component labels -----------------------------------------------------------------------
+
+
+def _component_line(path: str = "acme/one.md", text: str = REPORT, **changes) -> dict:
+    row = {"path": path, "sha256": _sha(text), "components": ["web_application"],
+           "evidence": [{"label": "components.web_application", "start": 30, "end": 60}], "annotator": "k1"}
+    row.update(changes)
+    return row
+
+
+def test_a_valid_component_line_is_read_and_an_empty_list_means_none_involved(tmp_path, taxonomy):
+    from pmparse.train_categories import read_component_labels
+
+    path = _write(tmp_path, "batch_k1.jsonl", _component_line(),
+                  _component_line(path="acme/two.md", text=OTHER, components=[], evidence=[]))
+    read = read_component_labels([path], taxonomy)
+    assert [(label.path, label.components) for label in read.labels] == [("acme/one.md", ["web_application"]),
+                                                                          ("acme/two.md", [])]
+
+
+@pytest.mark.parametrize("row, message", [
+    (_component_line(components=["flux_capacitor"], evidence=[]), "expected component ids of the taxonomy"),
+    (_component_line(evidence=[{"label": "components.dns", "start": 1, "end": 5}]), "found 'components.dns'"),
+    (_component_line(evidence=[{"label": "components.web_application", "start": 9, "end": 9}]), "start < end"),
+    (_component_line(path="../acme/one.md"), "plain path"),
+    ({**_component_line(), "component": ["dns"]}, "expected a component label line"),
+    ("{not json", "expected a component label line"),
+])
+def test_an_invalid_component_line_is_a_typed_error_naming_file_and_line(tmp_path, taxonomy, row, message):
+    from pmparse.train_categories import read_component_labels
+
+    path = _write(tmp_path, "batch_k1.jsonl", _component_line(path="acme/two.md", text=OTHER), row)
+    with pytest.raises(LabelError, match="line 2") as caught:
+        read_component_labels([path], taxonomy)
+    assert message in str(caught.value) and caught.value.path == str(path)
+
+
+def test_team_component_documents_skip_gold_and_changed_sources(tmp_path, corpus, taxonomy):
+    from pmparse.train_categories import team_component_docs
+
+    path = _write(tmp_path, "batch_k1.jsonl", _component_line(),
+                  _component_line(path="acme/two.md", text="an older text"),  # sha256 differs
+                  _component_line(path="gold/g.md"))  # a gold document
+    warnings: list[str] = []
+    docs, skipped = team_component_docs(corpus, taxonomy, {"gold/g.md"}, [path], warn=warnings.append)
+    assert [(p, comps) for p, _, comps in docs] == [("acme/one.md", {"web_application"})]
+    assert docs[0][1].text.startswith("# Checkout errors")
+    assert len(skipped) == 2 and all(w.startswith("component labels: skipped") for w in warnings)
+
+
+def test_component_rows_of_team_documents_train_but_are_never_scored(tmp_path, corpus, taxonomy):
+    from pmparse.components.tagger import Matchers
+    from pmparse.train_categories import component_data, untagged_pipeline
+
+    texts = {"acme/db.md": "# Slow pages\n\nThe primary database ran out of connections, so the cache missed.\n",
+             "beta/dns.md": "# Lookups failed\n\nThe DNS resolver dropped queries after a network change.\n"}
+    for rel, text in texts.items():
+        (corpus / rel).parent.mkdir(parents=True, exist_ok=True)
+        (corpus / rel).write_text(text, encoding="utf-8")
+    docs = analysed_docs([corpus / rel for rel in texts])
+    gold = [{"path": "acme/db.md", "card": {"components": ["database"]}}]
+    matchers = Matchers(untagged_pipeline(), taxonomy)
+    ids = taxonomy.ids("components")
+    alone = component_data(gold, docs[:1], matchers, ids)
+    data = component_data(gold, docs[:1], matchers, ids, team=[("beta/dns.md", docs[1], {"dns"})])
+    assert {k for k in alone.keys} >= {"components.database", "components.cache"}
+    assert data.gold == alone.gold == {0: {"database"}}
+    team = data.team_rows()
+    assert team.sum() == len(data.y) - len(alone.y) > 0
+    labelled = {data.keys[i]: int(data.y[i]) for i in np.where(team)[0]}
+    assert labelled["components.dns"] == 1 and labelled.get("components.network") == 0
+    assert set(data.doc[team]) == {1} and {data.source[i] for i in np.where(team)[0]} == {"beta"}
+
+
+@pytest.mark.parametrize("by_source", [False, True])
+def test_component_cross_validation_holds_out_team_rows_with_their_source(monkeypatch, by_source):
+    from pmparse.train_categories import ComponentData, cv_components
+
+    trained: list[set[int]] = []
+    real_fit = train_categories.fit_components
+
+    def spy(data, settings, rows=None):
+        trained.append({int(data.doc[r]) for r in rows})
+        return real_fit(data, settings, rows)
+
+    monkeypatch.setattr(train_categories, "fit_components", spy)
+    docs = np.repeat(np.arange(6), 2)  # gold 0-3 (sources a, a, b, b), team 4 (a) and 5 (b)
+    y = np.tile([1, 0], 6)
+    x = np.column_stack([y + 0.1 * np.arange(12) % 0.3, np.ones(12)])
+    keys = ["components.cache", "components.dns"] * 6
+    data = ComponentData(x, y, docs, keys, {i: {"cache"} for i in range(4)}, ["a"] * 4 + ["b"] * 4 + ["a", "a", "b", "b"])
+    folds = {0: 0, 1: 0, 2: 1, 3: 1}
+    scores = cv_components(data, Settings(), folds, {"a": 0, "b": 1} if by_source else None)
+    assert len(trained) == 2 and scores["f1"] == 1.0
+    for held, seen in zip((0, 1), trained):
+        assert not seen & {d for d, f in folds.items() if f == held}
+        if by_source:
+            assert (4 in seen) == (held == 1) and (5 in seen) == (held == 0)
+        else:
+            assert {4, 5} <= seen
+
+
+def test_component_agreement_compares_two_passes_and_the_cli_prints_it(tmp_path, taxonomy):
+    from click.testing import CliRunner
+
+    from pmparse.cli import main
+    from pmparse.train_categories import component_agreement, read_component_labels
+
+    first = _write(tmp_path, "batch_k1.jsonl", _component_line(components=["web_application", "database"]),
+                   _component_line(path="acme/two.md", text=OTHER, components=["search"], evidence=[]))
+    second = _write(tmp_path, "second.jsonl", _component_line(annotator="cs1"),
+                    _component_line(path="acme/two.md", text=OTHER, components=["search"], evidence=[],
+                                    annotator="cs1"))
+    agreement = component_agreement(read_component_labels([first], taxonomy),
+                                    read_component_labels([second], taxonomy))
+    scores = agreement["components"]
+    assert agreement["documents"] == 2 and scores["exact"] == 0.5
+    assert scores["precision"] == 1.0 and scores["recall"] == pytest.approx(2 / 3, abs=1e-3)
+    runner = CliRunner()
+    result = runner.invoke(main, ["train-categories", "--component-labels", str(first), "--component-agreement",
+                                  str(second)])
+    assert result.exit_code == 0 and "on 2 documents" in result.output and "| components | 0.800" in result.output
+    both = runner.invoke(main, ["train-categories", "--agreement", str(second), "--component-agreement", str(second)])
+    assert both.exit_code == 2 and "found both" in both.output
+
+
 # --- floors ---------------------------------------------------------------------------------
 
 

@@ -249,37 +249,43 @@ def review(library, accept, reject, accept_all, records, reviewer, color):
               help="A taxonomy YAML that extends or replaces the packaged one.")
 @click.option("--labels", "label_files", multiple=True, type=click.Path(dir_okay=False, exists=True),
               help="Team category label files  [default: corpus/category_labels/*.jsonl].")
+@click.option("--component-labels", "component_label_files", multiple=True,
+              type=click.Path(dir_okay=False, exists=True),
+              help="Team component label files  [default: corpus/component_labels/*.jsonl].")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the cross-validation folds.")
 @click.option("--no-eval", is_flag=True, help="Only train and save; skip the cross-validation.")
 @click.option("--agreement", "second_pass", default=None, type=click.Path(dir_okay=False, exists=True),
               help="Instead of training: how a second, independent pass of labels (FILE) agrees with the team labels.")
+@click.option("--component-agreement", "component_second_pass", default=None,
+              type=click.Path(dir_okay=False, exists=True),
+              help="Instead of training: how a second pass of component labels (FILE) agrees with the team's.")
 @click.option("--check-floors", is_flag=True,
               help="Exit 1 when a cross-validated figure falls below eval/categories_floors.json; the model goes "
                    "to a temporary folder unless -o is given.")
 @click.option("--update-floors", is_flag=True, help="Set eval/categories_floors.json to the current figures.")
 @click.option("--allow-lower", is_flag=True, help="With --update-floors: let floors go down.")
-def train_categories_command(corpus, gold_files, output, taxonomy_path, label_files, seed, no_eval, second_pass,
-                             check_floors, update_floors, allow_lower):
+def train_categories_command(corpus, gold_files, output, taxonomy_path, label_files, component_label_files, seed,
+                             no_eval, second_pass, component_second_pass, check_floors, update_floors, allow_lower):
     """Train the tag model (categories and components) and print its cross-validated figures."""
-    from .train_categories import LABELS_DIR, agreement_markdown, label_agreement, run_train_categories
+    from .train_categories import run_agreement, run_train_categories
 
-    if second_pass is not None:
-        from .taxonomy import load_taxonomy
-        from .train_categories import read_team_labels
-
+    if second_pass is not None and component_second_pass is not None:
+        _fail_usage(UsageError("expected one of --agreement and --component-agreement, found both"))
+    if second_pass is not None or component_second_pass is not None:
         try:
-            taxonomy = load_taxonomy(taxonomy_path)
-            first = read_team_labels([Path(f) for f in label_files] or sorted(LABELS_DIR.glob("*.jsonl")), taxonomy)
-            agreement = label_agreement(first, read_team_labels([Path(second_pass)], taxonomy))
+            click.echo(run_agreement(Path(second_pass or component_second_pass),
+                                     [Path(f) for f in (component_label_files if component_second_pass
+                                                        else label_files)] or None,
+                                     taxonomy_path, components=component_second_pass is not None))
         except PmparseError as exc:
             _fail_usage(exc)
-        click.echo(agreement_markdown(agreement))
         return
     try:
         text, notes, code = run_train_categories(
             output, corpus, [Path(g) for g in gold_files] or None, seed, taxonomy_path, not no_eval,
             [Path(f) for f in label_files] or None, check_floors, update_floors, allow_lower,
-            warn=lambda message: click.echo(f"warning: {message}", err=True))
+            warn=lambda message: click.echo(f"warning: {message}", err=True),
+            component_label_files=[Path(f) for f in component_label_files] or None)
     except PmparseError as exc:
         _fail_usage(exc)
     click.echo(text)

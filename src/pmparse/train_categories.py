@@ -68,6 +68,8 @@ from .taxonomy import Taxonomy, load_taxonomy
 GOLD_DIR = REPO_ROOT / "eval" / "gold"
 #: Category labels the team wrote for non-gold corpus documents (offsets only, no corpus text).
 LABELS_DIR = REPO_ROOT / "corpus" / "category_labels"
+#: Component labels the team wrote for non-gold corpus documents (offsets only, no corpus text).
+COMPONENT_LABELS_DIR = REPO_ROOT / "corpus" / "component_labels"
 SECOND_PASS = "second_pass.jsonl"
 ICCO = Path("labels") / "icco-postmortems.jsonl"
 # blanks, not \s: with MULTILINE a leading \s* would run across blank lines (quadratic)
@@ -285,21 +287,67 @@ class TeamLabel(BaseModel):
     annotator: str = Field(min_length=1, description="Who labelled it.")
 
 
+class ComponentLabel(BaseModel):
+    """One line of ``corpus/component_labels/*.jsonl``: the components involved in one corpus document's failure.
+
+    Extra keys are refused, as for :class:`TeamLabel`: a misspelt ``components`` would make every
+    candidate of the document a negative.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    path: str = Field(min_length=1, description="Path relative to the corpus root.")
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="sha256 of the UTF-8 text the labels were read on.")
+    components: list[str] = Field(description="Component ids involved in the failure (empty: none of the "
+                                              "taxonomy's components was).")
+    evidence: list[LabelEvidence] = Field(default_factory=list, description="Stretches showing each was involved.")
+    annotator: str = Field(min_length=1, description="Who labelled it.")
+
+
 @dataclass
 class TeamLabels:
-    """Team labels read from the label files, and the lines left out with why."""
+    """Team labels (:class:`TeamLabel` or :class:`ComponentLabel`) read from label files, and the
+    lines left out with why."""
 
-    labels: list[TeamLabel] = field(default_factory=list)
+    labels: list = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+
+
+def _path_problem(path: str) -> str | None:
+    """Why a label line's corpus path is not a plain relative path, or None."""
+    parts = path.split("/")
+    # the path is compared with gold paths as written: "./dfds/x.md" or "dfds//x.md" would slip a
+    # gold document past that check (and be grouped under a source named ".")
+    if path.startswith("/") or "\\" in path or any(p in ("", ".", "..") for p in parts):
+        return f"expected a plain path relative to the corpus root, found {path!r}"
+    return None
+
+
+def _evidence_problem(label, given: set[str]) -> str | None:
+    """Why a label line's evidence does not fit its labels, or None."""
+    for ev in label.evidence:
+        if ev.label not in given:
+            return f"expected evidence for one of the line's labels, found {ev.label!r}"
+        if ev.end <= ev.start:
+            return f"expected evidence with start < end, found {ev.start}-{ev.end}"
+    return None
+
+
+def _check_component_label(label: ComponentLabel, taxonomy: Taxonomy) -> str | None:
+    """What is wrong with a parsed component label line, or None."""
+    problem = _path_problem(label.path)
+    if problem:
+        return problem
+    wrong = sorted(set(label.components) - set(taxonomy.ids("components")))
+    if wrong:
+        return f"expected component ids of the taxonomy, found unknown ids {wrong}"
+    return _evidence_problem(label, {f"components.{i}" for i in label.components})
 
 
 def _check_label(label: TeamLabel, taxonomy: Taxonomy) -> str | None:
     """What is wrong with a parsed label line, or None."""
-    parts = label.path.split("/")
-    # the path is compared with gold paths as written: "./dfds/x.md" or "dfds//x.md" would slip a
-    # gold document past that check (and be grouped under a source named ".")
-    if label.path.startswith("/") or "\\" in label.path or any(p in ("", ".", "..") for p in parts):
-        return f"expected a plain path relative to the corpus root, found {label.path!r}"
+    problem = _path_problem(label.path)
+    if problem:
+        return problem
     given: set[str] = set()
     for group in CATEGORY_GROUPS:
         known = set(taxonomy.ids(group))
@@ -310,12 +358,35 @@ def _check_label(label: TeamLabel, taxonomy: Taxonomy) -> str | None:
         given |= {f"{group}.{i}" for i in ids}
     if "unknown" in label.root_cause_categories and len(set(label.root_cause_categories)) > 1:
         return "expected `unknown` alone (the report does not say the cause), found it with other root causes"
-    for ev in label.evidence:
-        if ev.label not in given:
-            return f"expected evidence for one of the line's labels, found {ev.label!r}"
-        if ev.end <= ev.start:
-            return f"expected evidence with start < end, found {ev.start}-{ev.end}"
-    return None
+    return _evidence_problem(label, given)
+
+
+def _read_label_files(files: Iterable[Path], model, check: Callable, taxonomy: Taxonomy, kind: str) -> TeamLabels:
+    """Read label lines of ``model`` from ``files``, each checked by ``check``; see :func:`read_team_labels`."""
+    out = TeamLabels()
+    seen: dict[str, str] = {}
+    for path in sorted(files):
+        try:
+            content = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise LabelError(f"expected a readable UTF-8 label file, found {exc}", str(path)) from exc
+        for number, line in enumerate(content.splitlines(), 1):
+            if not line.strip():
+                continue
+            where = f"{Path(path).name}:{number}"
+            try:
+                label = model.model_validate_json(line)
+            except ValidationError as exc:
+                raise LabelError(f"line {number}: expected a {kind} label line, found: {exc}", str(path)) from exc
+            problem = check(label, taxonomy)
+            if problem:
+                raise LabelError(f"line {number}: {problem}", str(path))
+            if label.path in seen:
+                out.skipped.append(f"{where}: {label.path} is labelled already ({seen[label.path]}); first kept")
+                continue
+            seen[label.path] = where
+            out.labels.append(label)
+    return out
 
 
 def read_team_labels(files: Iterable[Path], taxonomy: Taxonomy) -> TeamLabels:
@@ -330,30 +401,20 @@ def read_team_labels(files: Iterable[Path], taxonomy: Taxonomy) -> TeamLabels:
             taxonomy does not have, pairs ``unknown`` with another root cause, or gives evidence
             for a label it does not state.
     """
-    out = TeamLabels()
-    seen: dict[str, str] = {}
-    for path in sorted(files):
-        try:
-            content = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise LabelError(f"expected a readable UTF-8 label file, found {exc}", str(path)) from exc
-        for number, line in enumerate(content.splitlines(), 1):
-            if not line.strip():
-                continue
-            where = f"{Path(path).name}:{number}"
-            try:
-                label = TeamLabel.model_validate_json(line)
-            except ValidationError as exc:
-                raise LabelError(f"line {number}: expected a category label line, found: {exc}", str(path)) from exc
-            problem = _check_label(label, taxonomy)
-            if problem:
-                raise LabelError(f"line {number}: {problem}", str(path))
-            if label.path in seen:
-                out.skipped.append(f"{where}: {label.path} is labelled already ({seen[label.path]}); first kept")
-                continue
-            seen[label.path] = where
-            out.labels.append(label)
-    return out
+    return _read_label_files(files, TeamLabel, _check_label, taxonomy, "category")
+
+
+def read_component_labels(files: Iterable[Path], taxonomy: Taxonomy) -> TeamLabels:
+    """Read and validate component label files (one :class:`ComponentLabel` per line).
+
+    Same rules as :func:`read_team_labels`: an invalid line stops training, a document labelled
+    twice keeps its first line.
+
+    Raises:
+        LabelError: a line is not JSON, misses a key or has an extra one, names a component id the
+            taxonomy does not have, or gives evidence for a component it does not list.
+    """
+    return _read_label_files(files, ComponentLabel, _check_component_label, taxonomy, "component")
 
 
 def label_agreement(first: TeamLabels, second: TeamLabels) -> dict:
@@ -388,9 +449,92 @@ def agreement_markdown(agreement: dict) -> str:
     return "\n".join(lines)
 
 
+def component_agreement(first: TeamLabels, second: TeamLabels) -> dict:
+    """How two independent passes of component labels agree, on the documents both labelled.
+
+    Returns:
+        ``documents`` and ``components``: set scores (:func:`set_scores`) with the first pass as
+        reference, plus ``exact``, the share of documents given exactly the same components.
+    """
+    by_path = {label.path: label for label in first.labels}
+    sets = [(set(by_path[label.path].components), set(label.components))
+            for label in second.labels if label.path in by_path]
+    scores = set_scores(sets)
+    scores["exact"] = round(sum(a == b for a, b in sets) / len(sets), 4) if sets else 0.0
+    return {"documents": len(sets), "components": scores}
+
+
+def component_agreement_markdown(agreement: dict) -> str:
+    """The agreement of :func:`component_agreement` as a Markdown table."""
+    g = agreement["components"]
+    return "\n".join([f"Agreement of two independent component label passes on {agreement['documents']} documents "
+                      "(first pass as reference)", "", "| tags | set F1 | macro F1 | same set |", "|---|---|---|---|",
+                      f"| components | {g['f1']:.3f} | {g['macro_f1']:.3f} | {g['exact']:.3f} |"])
+
+
+def run_agreement(second_pass: Path, label_files: list[Path] | None, taxonomy_path: str | None,
+                  components: bool = False) -> str:
+    """What ``pmparse train-categories --agreement`` prints: a second pass against the team labels.
+
+    Args:
+        second_pass: The second pass's label file.
+        label_files: The first pass; the committed category (or component) label files when None.
+        taxonomy_path: A taxonomy file extending or replacing the packaged one.
+        components: Compare component labels instead of category labels.
+
+    Raises:
+        LabelError: a line of either pass is invalid.
+    """
+    taxonomy = load_taxonomy(taxonomy_path)
+    if components:
+        first = read_component_labels(label_files or sorted(COMPONENT_LABELS_DIR.glob("*.jsonl")), taxonomy)
+        return component_agreement_markdown(component_agreement(first, read_component_labels([second_pass], taxonomy)))
+    first = read_team_labels(label_files or sorted(LABELS_DIR.glob("*.jsonl")), taxonomy)
+    return agreement_markdown(label_agreement(first, read_team_labels([second_pass], taxonomy)))
+
+
 def team_labels_of(label: TeamLabel, taxonomy: Taxonomy) -> dict[str, int]:
     """Full labels of a team line: every root-cause and every contributing-factor id, 1 or 0."""
     return gold_labels({g: getattr(label, g) for g in CATEGORY_GROUPS}, taxonomy)
+
+
+def labelled_texts(root: Path, read: TeamLabels, gold_paths: set[str], gold_shas: set[str] | None = None
+                   ) -> tuple[list[tuple], list[str]]:
+    """The label lines to train on, each with its text, and why the others are left out.
+
+    Left out: a gold document (its gold card is the reference, and a training row of a gold
+    document would sit in the training folds that test it), a missing file and a file whose
+    sha256 differs from the labelled one (the labels and offsets were read on another text).
+
+    Returns:
+        ``(kept, skipped)``: ``(label, text)`` pairs and the reasons, lines already skipped by
+        the reader first.
+
+    Raises:
+        LabelError: a line's evidence lies outside its (unchanged) text.
+    """
+    skipped = list(read.skipped)
+    kept: list[tuple] = []
+    for label in read.labels:
+        source = root / label.path
+        if label.path in gold_paths or label.sha256 in (gold_shas or set()):
+            skipped.append(f"{label.path}: a gold document; its gold card is used")
+            continue
+        try:
+            with open(source, encoding="utf-8", newline="") as handle:
+                text = handle.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            skipped.append(f"{label.path}: expected the labelled file, found {getattr(exc, 'strerror', None) or exc}")
+            continue
+        if hashlib.sha256(text.encode("utf-8")).hexdigest() != label.sha256:
+            skipped.append(f"{label.path}: expected the labelled text, found a different sha256 (the source changed)")
+            continue
+        outside = [ev for ev in label.evidence if ev.end > len(text)]
+        if outside:
+            raise LabelError(f"expected evidence inside the text ({len(text)} characters), found "
+                             f"{outside[0].start}-{outside[0].end}", label.path)
+        kept.append((label, text))
+    return kept, skipped
 
 
 def team_examples(root: Path, taxonomy: Taxonomy, weight: float, gold_paths: set[str],
@@ -424,28 +568,7 @@ def team_examples(root: Path, taxonomy: Taxonomy, weight: float, gold_paths: set
             outside its (unchanged) text.
     """
     files = sorted(LABELS_DIR.glob("*.jsonl")) if files is None else sorted(files)
-    read = read_team_labels(files, taxonomy)
-    skipped = list(read.skipped)
-    kept: list[tuple[TeamLabel, str]] = []
-    for label in read.labels:
-        source = root / label.path
-        if label.path in gold_paths or label.sha256 in (gold_shas or set()):
-            skipped.append(f"{label.path}: a gold document; its gold card is used")
-            continue
-        try:
-            with open(source, encoding="utf-8", newline="") as handle:
-                text = handle.read()
-        except (OSError, UnicodeDecodeError) as exc:
-            skipped.append(f"{label.path}: expected the labelled file, found {getattr(exc, 'strerror', None) or exc}")
-            continue
-        if hashlib.sha256(text.encode("utf-8")).hexdigest() != label.sha256:
-            skipped.append(f"{label.path}: expected the labelled text, found a different sha256 (the source changed)")
-            continue
-        outside = [ev for ev in label.evidence if ev.end > len(text)]
-        if outside:
-            raise LabelError(f"expected evidence inside the text ({len(text)} characters), found "
-                             f"{outside[0].start}-{outside[0].end}", label.path)
-        kept.append((label, text))
+    kept, skipped = labelled_texts(root, read_team_labels(files, taxonomy), gold_paths, gold_shas)
     for message in skipped:
         if warn:
             warn(f"category labels: skipped {message}")
@@ -661,32 +784,84 @@ def baseline_report(examples: list[Example]) -> dict:
 
 @dataclass
 class ComponentData:
-    """Component candidates of the gold documents: model input, labels and where they come from."""
+    """Component candidates of labelled documents: model input, labels and where they come from.
+
+    Attributes:
+        x: One row per candidate (:func:`pmparse.components.tagger.candidate_rows`).
+        y: 1 when the document's label lists the candidate.
+        doc: Which document a row belongs to: the gold document's index, or ``len(gold)`` and up
+            for team-labelled documents.
+        keys: ``components.<id>`` of each row.
+        gold: Gold document index -> its card's components (the documents a figure is scored on).
+        source: Corpus source of each row (what leave-one-source-out holds out).
+    """
 
     x: np.ndarray
     y: np.ndarray
     doc: np.ndarray
     keys: list[str]
     gold: dict[int, set[str]] = field(default_factory=dict)
+    source: list[str] = field(default_factory=list)
+
+    def team_rows(self) -> np.ndarray:
+        """Mask of the rows of team-labelled documents (trained on, never scored)."""
+        return np.array([int(d) not in self.gold for d in self.doc], dtype=bool)
 
 
 def component_data(gold: list[dict], docs: list, matchers: Matchers, ids: list[str],
-                   first_mention: bool = False) -> ComponentData:
-    """One row per component a gold document names (its card states ``components``)."""
-    xs, ys, doc_index, keys, truth = [], [], [], [], {}
-    for i, (row, doc) in enumerate(zip(gold, docs)):
-        card = row.get("card", {})
-        if "components" not in card:
-            continue
-        truth[i] = set(card["components"])
+                   first_mention: bool = False, team: Iterable[tuple[str, object, set[str]]] = ()) -> ComponentData:
+    """One row per component a labelled document names.
+
+    Args:
+        gold: Gold documents; those whose card states ``components`` give rows.
+        docs: Their analysed Docs, in the same order.
+        matchers: The taxonomy's matchers.
+        ids: Component ids (the one-hot columns).
+        first_mention: Rows also hold where the component is first named.
+        team: ``(path, doc, components)`` of team-labelled documents (:func:`team_component_docs`).
+    """
+    xs, ys, doc_index, keys, truth, sources = [], [], [], [], {}, []
+    labelled = [(i, row["path"], doc, set(row["card"]["components"]))
+                for i, (row, doc) in enumerate(zip(gold, docs)) if "components" in row.get("card", {})]
+    truth = {i: comps for i, _, _, comps in labelled}
+    labelled += [(len(gold) + j, path, doc, set(comps)) for j, (path, doc, comps) in enumerate(team)]
+    for i, path, doc, comps in labelled:
         found, x = candidate_rows(component_candidates(doc, matchers), ids, first_mention)
         for key, features in zip(found, x):
             xs.append(features)
-            ys.append(int(key.split(".", 1)[1] in truth[i]))
+            ys.append(int(key.split(".", 1)[1] in comps))
             doc_index.append(i)
             keys.append(key)
+            sources.append(source_of(path))
     width = candidate_width(ids, first_mention)
-    return ComponentData(np.array(xs).reshape(-1, width), np.array(ys), np.array(doc_index), keys, truth)
+    return ComponentData(np.array(xs).reshape(-1, width), np.array(ys), np.array(doc_index), keys, truth, sources)
+
+
+def team_component_docs(root: Path, taxonomy: Taxonomy, gold_paths: set[str], files: Iterable[Path] | None = None,
+                        config=None, warn: Callable[[str], None] | None = None, *,
+                        gold_shas: set[str] | None = None) -> tuple[list[tuple[str, object, set[str]]], list[str]]:
+    """The team's component labels of non-gold documents, each with its analysed Doc.
+
+    The same documents are left out as for category labels (:func:`labelled_texts`).
+
+    Args:
+        files: Component label files; ``corpus/component_labels/*.jsonl`` of this checkout when None.
+
+    Returns:
+        ``(docs, skipped)``: ``(path, doc, components)`` triples and why each left-out line was left out.
+
+    Raises:
+        LabelError: a line is invalid (:func:`read_component_labels`) or its evidence lies outside its text.
+    """
+    files = sorted(COMPONENT_LABELS_DIR.glob("*.jsonl")) if files is None else sorted(files)
+    kept, skipped = labelled_texts(root, read_component_labels(files, taxonomy), gold_paths, gold_shas)
+    for message in skipped:
+        if warn:
+            warn(f"component labels: skipped {message}")
+    if not kept:
+        return [], skipped
+    docs = analysed_docs([root / label.path for label, _ in kept], config)
+    return [(label.path, doc, set(label.components)) for (label, _), doc in zip(kept, docs)], skipped
 
 
 def fit_components(data: ComponentData, settings: Settings, rows: np.ndarray | None = None):
@@ -698,14 +873,25 @@ def fit_components(data: ComponentData, settings: Settings, rows: np.ndarray | N
         data.x[idx], data.y[idx])
 
 
-def cv_components(data: ComponentData, settings: Settings, fold_of: dict[int, int]) -> dict:
-    """Set scores of out-of-fold component predictions (``fold_of``: gold doc index -> fold)."""
+def cv_components(data: ComponentData, settings: Settings, fold_of: dict[int, int],
+                  source_fold: dict[str, int] | None = None) -> dict:
+    """Set scores of out-of-fold component predictions on the gold documents.
+
+    Args:
+        fold_of: Gold document index -> fold.
+        source_fold: Source -> fold when whole sources are held out: a team-labelled row then
+            leaves training in its source's fold. Without it, team rows train in every fold.
+    """
+    team = data.team_rows()
+    fold = np.array([fold_of.get(int(d), -1) if not t else (source_fold or {}).get(src, -1)
+                     for d, t, src in zip(data.doc, team, data.source or [""] * len(data.doc))])
     probs = np.zeros(len(data.y))
-    for fold in sorted(set(fold_of.values())):
-        test = np.array([fold_of.get(int(d), -1) == fold for d in data.doc])
-        if not test.any() or test.all():
+    for k in sorted(set(fold_of.values())):
+        test = (fold == k) & ~team
+        train_rows = np.where(fold != k)[0]
+        if not test.any() or not len(train_rows):
             continue
-        model = fit_components(data, settings, np.where(~test)[0])
+        model = fit_components(data, settings, train_rows)
         probs[test] = model.predict_proba(data.x[test])[:, 1]
     pairs = []
     for i, truth in sorted(data.gold.items()):
@@ -773,7 +959,8 @@ def build_examples(root: Path, taxonomy: Taxonomy, settings: Settings, gold: lis
 
 def train(output: str | Path | None = None, corpus: str | None = None, gold_files: Iterable[Path] | None = None,
           settings: Settings | None = None, taxonomy_path: str | None = None, evaluate: bool = True,
-          config=None, label_files: Iterable[Path] | None = None, warn: Callable[[str], None] | None = None) -> dict:
+          config=None, label_files: Iterable[Path] | None = None, warn: Callable[[str], None] | None = None,
+          component_label_files: Iterable[Path] | None = None) -> dict:
     """Train the tag model (categories and components), measure it by grouped cross-validation and
     save it with its model card.
 
@@ -788,6 +975,7 @@ def train(output: str | Path | None = None, corpus: str | None = None, gold_file
             heading rules when None).
         label_files: Team category label files; ``corpus/category_labels/*.jsonl`` when None.
         warn: Called with each warning (team label lines left out).
+        component_label_files: Team component label files; ``corpus/component_labels/*.jsonl`` when None.
 
     Returns:
         A summary: ``model`` path, ``examples`` per source, ``cv`` scores (categories, components
@@ -805,6 +993,9 @@ def train(output: str | Path | None = None, corpus: str | None = None, gold_file
     label_files = sorted(LABELS_DIR.glob("*.jsonl")) if label_files is None else list(label_files)
     # a bad label line stops training before minutes of pipeline work, not after
     read_team_labels(label_files, taxonomy)
+    component_label_files = (sorted(COMPONENT_LABELS_DIR.glob("*.jsonl")) if component_label_files is None
+                             else list(component_label_files))
+    read_component_labels(component_label_files, taxonomy)
     docs = analysed_docs([root / row["path"] for row in gold], config)
     examples, skipped = build_examples(root, taxonomy, settings, gold, docs, config, label_files, warn)
     if not any(ex.source == "gold" for ex in examples):
@@ -812,10 +1003,17 @@ def train(output: str | Path | None = None, corpus: str | None = None, gold_file
     matchers = Matchers(untagged_pipeline(config), taxonomy)
     rows = model_rows(matchers, [(ex.focus, ex.whole) for ex in examples])
     component_ids = taxonomy.ids("components")
-    components = component_data(gold, docs, matchers, component_ids, settings.component_first_mention)
+    team_components, component_skipped = team_component_docs(
+        root, taxonomy, {row["path"] for row in gold}, component_label_files, config, warn,
+        gold_shas={row["sha256"] for row in gold if row.get("sha256")})
+    components = component_data(gold, docs, matchers, component_ids, settings.component_first_mention,
+                                team_components)
     cues = [set(matchers.cue_counts(ex.focus)) for ex in examples]
     summary: dict = {"examples": dict(Counter(ex.source for ex in examples)), "team_skipped": skipped,
-                     "component_candidates": int(len(components.y))}
+                     "component_candidates": int((~components.team_rows()).sum()),
+                     "component_team": {"documents": len(team_components),
+                                        "candidates": int(components.team_rows().sum()),
+                                        "skipped": component_skipped}}
     if evaluate:
         repeats = []
         for repeat in range(max(1, settings.repeats)):
@@ -839,7 +1037,8 @@ def train(output: str | Path | None = None, corpus: str | None = None, gold_file
         report = cv_report(examples, probs, settings, cues)
         sources = source_folds(gold)
         report["components"] = cv_components(components, settings,
-                                             {i: sources[source_of(row["path"])] for i, row in enumerate(gold)})
+                                             {i: sources[source_of(row["path"])] for i, row in enumerate(gold)},
+                                             sources)
         summary["cv_sources"] = report
     name = f"tags-{_dt.date.today().isoformat()}"
     model = fit(examples, rows, taxonomy, settings, name)
@@ -928,7 +1127,15 @@ def model_card(summary: dict) -> str:
         + f") keeps those involved, at probability >= {summary['settings']['component_threshold']}"
         + ("; when none reaches it, the most likely candidate is kept (`component_keep_best`: every gold card that "
            "lists components lists at least one)" if summary["settings"].get("component_keep_best") else "")
-        + f". Trained on {summary['component_candidates']} candidates of the gold documents."
+        + f". Trained on {summary['component_candidates']} candidates of the gold documents"
+        + (f" and {summary['component_team']['candidates']} candidates of {summary['component_team']['documents']} "
+           "non-gold documents whose components the team labelled (`corpus/component_labels/*.jsonl`, offsets only; "
+           "they train in every fold of the document-grouped cross-validation and leave with their source in the "
+           "source-held-out one, as team category labels do)"
+           if summary.get("component_team", {}).get("documents") else "")
+        + "."
+        + (f" Component label lines left out: {summary['component_team']['skipped']}."
+           if summary.get("component_team", {}).get("skipped") else "")
         + (" Both settings were decided by comparing the cross-validated figures: components set F1 with sources "
            "held out 0.681 without either, 0.699 with `component_keep_best`, 0.704 with `component_first_mention` "
            "too (documents held out 0.708, 0.715, 0.716). The first-mention position was the best of seven extra "
@@ -1085,7 +1292,8 @@ def new_category_floors(figures: dict[str, dict[str, float]], old: dict, allow_l
 def run_train_categories(output: str | None, corpus: str | None, gold_files: list[Path] | None, seed: int,
                          taxonomy_path: str | None, evaluate: bool, label_files: list[Path] | None,
                          check: bool = False, update: bool = False, allow_lower: bool = False,
-                         warn: Callable[[str], None] | None = None) -> tuple[str, list[str], int]:
+                         warn: Callable[[str], None] | None = None,
+                         component_label_files: list[Path] | None = None) -> tuple[str, list[str], int]:
     """What ``pmparse train-categories`` prints, its notes for standard error, and its exit code.
 
     With ``check`` and no ``output`` the model is written to a temporary folder, so a check (CI)
@@ -1104,7 +1312,8 @@ def run_train_categories(output: str | None, corpus: str | None, gold_files: lis
     scratch = tempfile.TemporaryDirectory(prefix="pmparse-tags-") if check and output is None else None
     try:
         summary = train(scratch.name if scratch else output, corpus, gold_files, Settings(seed=seed), taxonomy_path,
-                        evaluate=evaluate, label_files=label_files, warn=warn)
+                        evaluate=evaluate, label_files=label_files, warn=warn,
+                        component_label_files=component_label_files)
     finally:
         if scratch is not None:
             scratch.cleanup()
