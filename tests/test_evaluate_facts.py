@@ -98,3 +98,39 @@ def test_corpus_files_of_a_repository_copy_have_a_public_address():
     assert source_url("dfds/PM2020-001 - a b.md", manifest) == \
         "https://github.com/dfds/postmortems/blob/2c902284/PM2020-001%20-%20a%20b.md"
     assert source_url("wikitech/2019/x.txt", manifest) is None  # printed pages, not a repository
+
+
+# --- agreement of two annotation passes on card facts and tags ---------------------------------
+
+
+def test_card_agreement_scores_the_second_pass_against_the_first_on_shared_keys():
+    from pmparse.evaluate_facts import card_agreement
+
+    first = [{"organisation": "Acme", "date": "2021-03-04", "duration_minutes": 100,
+              "components": ["database", "cache"], "root_cause_categories": ["software_bug"]},
+             {"organisation": "Acme", "date": "2022", "root_cause_categories": ["configuration_change"],
+              "contributing_factor_categories": ["process"]}]
+    second = [{"organisation": "ACME", "date": "2021-03-05", "duration_minutes": 105,
+               "components": ["database"], "root_cause_categories": ["software_bug"]},
+              # no duration and no contributing factors in either pass: neither is scored
+              {"organisation": "Beta", "date": "2022", "duration_minutes": 30,
+               "root_cause_categories": ["operator_error"]}]
+    scores = card_agreement(list(zip(first, second)))
+    assert scores["organisation"] == 0.5 and scores["year"] == 1.0 and scores["date"] == 0.5
+    assert scores["duration"] == 1.0 and scores["counts"]["totals"]["duration"] == 1  # 105 is within 10 % of 100
+    assert scores["duration_spurious"] == 0  # the second pass's 30 has no first-pass key to meet
+    assert scores["components_precision"] == 1.0 and scores["components_recall"] == 0.5
+    assert scores["root_cause_f1"] == 0.5 and scores["tags"]["root_cause"]["documents"] == 2
+    assert scores["tags"]["contributing_factor"]["documents"] == 0
+
+
+def test_eval_agreement_reports_fields_then_card_facts_and_tags(corpus_root):
+    from click.testing import CliRunner
+
+    from pmparse.cli import main
+
+    result = CliRunner().invoke(main, ["eval", "--agreement", "--corpus", str(corpus_root)])
+    assert result.exit_code == 0, result.output
+    fields, _, cards = result.output.partition("### Card facts and tags")
+    assert "| **macro F1** |" in fields and "root-cause categories (set F1)" in cards
+    assert "| organisation (exact) |" in cards and "keys both passes state" in cards

@@ -27,7 +27,13 @@ from .errors import GoldError, UsageError
 from .ingest import ingest_bytes
 from .pipeline import PipelineConfig, get
 from .schema import TEXT_FIELDS, Card
-from .evaluate_facts import card_with_text_only_organisation, confusion_markdown, facts_table, score_organisation
+from .evaluate_facts import (
+    card_agreement,
+    card_with_text_only_organisation,
+    confusion_markdown,
+    facts_table,
+    score_organisation,
+)
 
 GOLD_DIR = REPO_ROOT / "eval" / "gold"
 STRIPPED_DIR = REPO_ROOT / "eval" / "stripped"
@@ -491,6 +497,10 @@ def run_agreement(corpus: str | None) -> tuple[str, int]:
         f = result["fields"][name]
         lines.append(f"| {name} | {f['f1']:.3f} | {f['precision']:.3f} | {f['recall']:.3f} |")
     lines.append(f"| **macro F1** | **{result['macro_f1']:.3f}** | | |")
+    by_id = {doc.id: doc for doc in first}
+    cards = [(by_id[doc.id].card, doc.card) for doc in second if doc.id in by_id]
+    lines += ["", f"### Card facts and tags, the same {len(cards)} documents (first pass as reference, keys both "
+              "passes state)", "", facts_table(card_agreement(cards))]
     return "\n".join(lines), 0
 
 

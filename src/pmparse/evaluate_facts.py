@@ -155,6 +155,30 @@ def score_facts(pairs: list[tuple[Mapping, Card]]) -> dict:
     return result
 
 
+def card_agreement(pairs: Iterable[tuple[Mapping, Mapping]]) -> dict:
+    """How two annotation passes agree on card facts and tags: :func:`score_facts` with the first
+    pass as reference, on the keys both passes state.
+
+    A key only one pass states is left out on both sides (a pass that left ``duration_minutes``
+    out read the text as not stating one; the other pass's value is not a miss of a model).
+
+    Args:
+        pairs: ``(first_card, second_card)`` dicts of the same documents.
+    """
+    from types import SimpleNamespace
+
+    scored = []
+    for first, second in pairs:
+        shared = set(first) & set(second)
+        reference = {k: v for k, v in first.items() if k in shared}
+        other = SimpleNamespace(organisation=second.get("organisation") if "organisation" in shared else None,
+                                date=str(second["date"]) if "date" in shared and second.get("date") else None,
+                                duration_minutes=second.get("duration_minutes") if "duration_minutes" in shared else None,
+                                **{field: list(second.get(field) or []) for field in TAGS.values()})
+        scored.append((reference, other))
+    return score_facts(scored)
+
+
 def confusion_markdown(table: dict[str, dict[str, int]]) -> str:
     """The confusion table as a markdown table (rows gold, columns predicted)."""
     columns = sorted({c for row in table.values() for c in row} | {r for r in table if r != NONE}, key=lambda c: (c == NONE, c))
