@@ -537,6 +537,22 @@ def labelled_texts(root: Path, read: TeamLabels, gold_paths: set[str], gold_shas
     return kept, skipped
 
 
+def labelled_docs(root: Path, read: TeamLabels, gold_paths: set[str], gold_shas: set[str] | None, config=None,
+                  warn: Callable[[str], None] | None = None, kind: str = "category") -> tuple[list[tuple], list, list[str]]:
+    """The kept label lines of :func:`labelled_texts` with their analysed Docs; each line left out
+    is reported to ``warn`` as ``"<kind> labels: skipped ..."``.
+
+    Returns:
+        ``(kept, docs, skipped)``: ``(label, text)`` pairs, their Docs in the same order, and the reasons.
+    """
+    kept, skipped = labelled_texts(root, read, gold_paths, gold_shas)
+    for message in skipped:
+        if warn:
+            warn(f"{kind} labels: skipped {message}")
+    docs = analysed_docs([root / label.path for label, _ in kept], config) if kept else []
+    return kept, docs, skipped
+
+
 def team_examples(root: Path, taxonomy: Taxonomy, weight: float, gold_paths: set[str],
                   files: Iterable[Path] | None = None, config=None,
                   warn: Callable[[str], None] | None = None, evidence: bool = False, *,
@@ -568,13 +584,8 @@ def team_examples(root: Path, taxonomy: Taxonomy, weight: float, gold_paths: set
             outside its (unchanged) text.
     """
     files = sorted(LABELS_DIR.glob("*.jsonl")) if files is None else sorted(files)
-    kept, skipped = labelled_texts(root, read_team_labels(files, taxonomy), gold_paths, gold_shas)
-    for message in skipped:
-        if warn:
-            warn(f"category labels: skipped {message}")
-    if not kept:
-        return [], skipped
-    docs = analysed_docs([root / label.path for label, _ in kept], config)
+    kept, docs, skipped = labelled_docs(root, read_team_labels(files, taxonomy), gold_paths, gold_shas,
+                                        config, warn, "category")
     examples = []
     for (label, text), doc in zip(kept, docs):
         focus, whole, _ = category_texts(doc)
@@ -854,13 +865,8 @@ def team_component_docs(root: Path, taxonomy: Taxonomy, gold_paths: set[str], fi
         LabelError: a line is invalid (:func:`read_component_labels`) or its evidence lies outside its text.
     """
     files = sorted(COMPONENT_LABELS_DIR.glob("*.jsonl")) if files is None else sorted(files)
-    kept, skipped = labelled_texts(root, read_component_labels(files, taxonomy), gold_paths, gold_shas)
-    for message in skipped:
-        if warn:
-            warn(f"component labels: skipped {message}")
-    if not kept:
-        return [], skipped
-    docs = analysed_docs([root / label.path for label, _ in kept], config)
+    kept, docs, skipped = labelled_docs(root, read_component_labels(files, taxonomy), gold_paths, gold_shas,
+                                        config, warn, "component")
     return [(label.path, doc, set(label.components)) for (label, _), doc in zip(kept, docs)], skipped
 
 
