@@ -731,7 +731,7 @@ def decide(probs: dict[str, float], settings: Settings, cues: Iterable[str] = ()
 
 
 def cross_validate(examples: list[Example], rows: np.ndarray, taxonomy: Taxonomy, settings: Settings,
-                   fold_of: dict[str, int]) -> list[dict[str, float]]:
+                   fold_of: dict[str, int], test_rows: np.ndarray | None = None) -> list[dict[str, float]]:
     """Out-of-fold probabilities for every gold example (other rows get ``{}``).
 
     Args:
@@ -741,6 +741,8 @@ def cross_validate(examples: list[Example], rows: np.ndarray, taxonomy: Taxonomy
         settings: Hyper-parameters.
         fold_of: Gold document group (corpus path) -> fold. Each fold is predicted by a model
             fitted on the other folds and on every extra row whose document is not in the fold.
+        test_rows: The input the held-out gold examples are predicted from, when it differs from
+            what they train on (``eval/oracle_focus.py``); ``rows`` when None.
     """
     out: list[dict[str, float]] = [{} for _ in examples]
     for fold in sorted(set(fold_of.values())):
@@ -749,7 +751,7 @@ def cross_validate(examples: list[Example], rows: np.ndarray, taxonomy: Taxonomy
             continue
         train = [i for i, ex in enumerate(examples) if fold_of.get(ex.group) != fold]
         model = fit([examples[i] for i in train], rows[train], taxonomy, settings)
-        for i, probs in zip(test, model.predict_rows(rows[test])):
+        for i, probs in zip(test, model.predict_rows((rows if test_rows is None else test_rows)[test])):
             out[i] = probs
     return out
 

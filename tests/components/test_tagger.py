@@ -603,3 +603,19 @@ def test_component_candidates_say_where_each_is_first_named():
     model = _component_model(100.0 * middle, first_mention=True)
     model.components.coef[-1] = -100.0  # named before the middle: likely; after it: not
     assert list(_components(model)) == ["components.database"]
+
+
+def test_category_texts_take_other_focus_units_and_keep_the_summary_beside_them():
+    from pmparse.components.tagger import category_texts
+
+    text = ("# Slow search\n\n## Summary\n\nSearch answered slowly for an hour.\n\n## Details\n\n"
+            "A new index setting doubled the merge work. Nobody noticed the merge queue growing.\n")
+    nlp = get(PipelineConfig(tagger=False))
+    doc = analyse(nlp, ingest_bytes(text.encode(), "notes/search.md"))
+    start = text.index("Nobody")
+    chosen = [(start, text.index(".", start) + 1)]
+    focus, whole, evidence = category_texts(doc, chosen)
+    assert "Nobody noticed the merge queue growing." in focus and "Search answered slowly" in focus
+    assert "A new index setting" not in focus and evidence == chosen and whole == text
+    summary_only, _, fallback = category_texts(doc, [])
+    assert "Search answered slowly" in summary_only and "Nobody" not in summary_only and fallback != []

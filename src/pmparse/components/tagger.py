@@ -228,14 +228,19 @@ def _overlapping_none(regions: list[tuple[int, int]], spans: list[tuple[int, int
     return kept
 
 
-def category_texts(doc: Doc) -> tuple[str, str, list[tuple[int, int]]]:
+def category_texts(doc: Doc, spans: list[tuple[int, int]] | None = None) -> tuple[str, str, list[tuple[int, int]]]:
     """The category model's two texts for ``doc``: focused units plus the summary, and the whole text.
+
+    Args:
+        doc: An analysed Doc.
+        spans: Sorted offsets of the focused units; the field labeler's root-cause, trigger and
+            contributing-factor units when None (other spans measure what better units would give).
 
     Returns:
         ``(focus, whole, focus_evidence)``; the evidence is the focused units (the summary when
-        the field labeler found none).
+        there are none).
     """
-    spans = focus_spans(doc)
+    spans = focus_spans(doc) if spans is None else spans
     summary = summary_regions(doc)
     extra = _overlapping_none(summary, spans)
     text = doc_text(doc)
