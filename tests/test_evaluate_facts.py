@@ -122,6 +122,9 @@ def test_card_agreement_scores_the_second_pass_against_the_first_on_shared_keys(
     assert scores["components_precision"] == 1.0 and scores["components_recall"] == 0.5
     assert scores["root_cause_f1"] == 0.5 and scores["tags"]["root_cause"]["documents"] == 2
     assert scores["tags"]["contributing_factor"]["documents"] == 0
+    # a null is not a statement either; an empty tag list is one ("none applies")
+    nulls = card_agreement([({"duration_minutes": None, "components": []}, {"duration_minutes": 30, "components": []})])
+    assert nulls["duration"] is None and nulls["duration_spurious"] == 0 and nulls["tags"]["components"]["documents"] == 1
 
 
 def test_eval_agreement_reports_fields_then_card_facts_and_tags(corpus_root):

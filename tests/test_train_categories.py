@@ -137,8 +137,9 @@ def test_team_rows_are_made_like_gold_rows_and_bad_sources_are_skipped(tmp_path,
 def test_evidence_outside_an_unchanged_text_is_an_error(tmp_path, corpus, taxonomy):
     path = _write(tmp_path, "a.jsonl", _line(evidence=[{"label": "root_cause_categories.software_bug",
                                                         "start": 5, "end": len(REPORT) + 1}]))
-    with pytest.raises(LabelError, match="inside the text"):
+    with pytest.raises(LabelError, match="inside the text") as caught:
         team_examples(corpus, taxonomy, 1.0, set(), [path])
+    assert caught.value.path == str(path) and "line 1:" in str(caught.value) and "acme/one.md" in str(caught.value)
 
 
 def test_no_label_files_no_rows(tmp_path, corpus, taxonomy):
@@ -412,6 +413,56 @@ def test_component_agreement_compares_two_passes_and_the_cli_prints_it(tmp_path,
     assert result.exit_code == 0 and "on 2 documents" in result.output and "| components | 0.800" in result.output
     both = runner.invoke(main, ["train-categories", "--agreement", str(second), "--component-agreement", str(second)])
     assert both.exit_code == 2 and "found both" in both.output
+    crossed = runner.invoke(main, ["train-categories", "--labels", str(first), "--component-agreement", str(second)])
+    assert crossed.exit_code == 2 and "crossed" in crossed.output
+    elsewhere = _write(tmp_path, "other.jsonl", _component_line(path="beta/three.md", annotator="cs1"))
+    none_shared = runner.invoke(main, ["train-categories", "--component-labels", str(first), "--component-agreement",
+                                       str(elsewhere)])
+    assert none_shared.exit_code == 2 and "found none in" in none_shared.output and "other.jsonl" in none_shared.output
+
+
+def test_train_scores_components_with_team_rows_held_out_by_source_only_in_the_source_run(tmp_path, monkeypatch):
+    """The wiring of train(): team component labels reach the component data, and only the
+    leave-one-source-out run hands cv_components the source folds (else team rows of the held-out
+    source would train in its fold)."""
+    from pmparse.train_categories import ComponentData, train
+
+    texts = {"acme/g1.md": "# Slow\n\nThe primary database ran out of connections.\n",
+             "beta/g2.md": "# Lookups\n\nThe DNS resolver dropped queries.\n",
+             "acme/t1.md": "# Cache\n\nThe cache cluster evicted every key.\n"}
+    root = tmp_path / "corpus"
+    for rel, text in texts.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    gold = _write(tmp_path, "gold.jsonl",
+                  {"id": "acme/g1", "path": "acme/g1.md", "sha256": _sha(texts["acme/g1.md"]),
+                   "card": {"root_cause_categories": ["capacity_exhaustion"], "components": ["database"]}},
+                  {"id": "beta/g2", "path": "beta/g2.md", "sha256": _sha(texts["beta/g2.md"]),
+                   "card": {"root_cause_categories": ["software_bug"], "components": ["dns"]}})
+    labels = _write(tmp_path, "labels.jsonl")  # no category labels
+    components = _write(tmp_path, "batch_k1.jsonl", _component_line(path="acme/t1.md", text=texts["acme/t1.md"],
+                                                                       components=["cache"], evidence=[]))
+    calls: list[tuple[ComponentData, dict | None]] = []
+
+    def spy(data, settings, fold_of, source_fold=None):
+        calls.append((data, source_fold))
+        return {"precision": 1.0, "recall": 1.0, "f1": 1.0, "macro_f1": 1.0}
+
+    report = {group: {"precision": 0.5, "recall": 0.5, "f1": 0.5, "macro_f1": 0.5} for group in
+              ("root_cause_categories", "contributing_factor_categories")}
+    monkeypatch.setattr(train_categories, "cv_components", spy)
+    monkeypatch.setattr(train_categories, "cross_validate", lambda examples, *a, **k: [{} for _ in examples])
+    monkeypatch.setattr(train_categories, "cv_report", lambda *a, **k: {name: dict(v) for name, v in report.items()})
+    monkeypatch.setattr(train_categories, "model_card", lambda summary: "card")
+    summary = train(tmp_path / "model", str(root), [gold], Settings(repeats=1, min_positives=100), label_files=[labels],
+                    component_label_files=[components])
+    assert summary["component_team"]["documents"] == 1 and summary["component_candidates"] == 2
+    assert len(calls) == 2
+    (by_documents, none), (by_sources, folds) = calls
+    assert none is None and folds == {"acme": 0, "beta": 1}
+    team = by_sources.team_rows()
+    assert [by_sources.keys[i] for i in range(len(team)) if team[i]] == ["components.cache"]
+    assert [by_sources.source[i] for i in range(len(team)) if team[i]] == ["acme"]
 
 
 # --- floors ---------------------------------------------------------------------------------

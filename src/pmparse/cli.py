@@ -271,6 +271,10 @@ def train_categories_command(corpus, gold_files, output, taxonomy_path, label_fi
 
     if second_pass is not None and component_second_pass is not None:
         _fail_usage(UsageError("expected one of --agreement and --component-agreement, found both"))
+    if (second_pass is not None and component_label_files) or (component_second_pass is not None and label_files):
+        # the other kind's first pass would be silently ignored
+        _fail_usage(UsageError("expected --labels with --agreement and --component-labels with "
+                               "--component-agreement, found them crossed"))
     if second_pass is not None or component_second_pass is not None:
         try:
             click.echo(run_agreement(Path(second_pass or component_second_pass),

@@ -80,7 +80,8 @@ class GoldError(PmparseError):
 
 
 class LabelError(PmparseError):
-    """A category label file (``corpus/category_labels/*.jsonl``) has a line that is not a valid label."""
+    """A team label file (``corpus/category_labels/*.jsonl``, ``corpus/component_labels/*.jsonl``) has a
+    line that is not a valid label."""
 
 
 class UsageError(PmparseError):

@@ -159,8 +159,9 @@ def card_agreement(pairs: Iterable[tuple[Mapping, Mapping]]) -> dict:
     """How two annotation passes agree on card facts and tags: :func:`score_facts` with the first
     pass as reference, on the keys both passes state.
 
-    A key only one pass states is left out on both sides (a pass that left ``duration_minutes``
-    out read the text as not stating one; the other pass's value is not a miss of a model).
+    A key only one pass states (absent or null) is left out on both sides (a pass that left
+    ``duration_minutes`` out read the text as not stating one; the other pass's value is not a
+    miss of a model). An empty tag list is a statement: no tag applies.
 
     Args:
         pairs: ``(first_card, second_card)`` dicts of the same documents.
@@ -169,7 +170,7 @@ def card_agreement(pairs: Iterable[tuple[Mapping, Mapping]]) -> dict:
 
     scored = []
     for first, second in pairs:
-        shared = set(first) & set(second)
+        shared = {k for k, v in first.items() if v is not None and second.get(k) is not None}
         reference = {k: v for k, v in first.items() if k in shared}
         other = SimpleNamespace(organisation=second.get("organisation") if "organisation" in shared else None,
                                 date=str(second["date"]) if "date" in shared and second.get("date") else None,

@@ -310,6 +310,8 @@ class TeamLabels:
 
     labels: list = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    #: Where each kept label was read: corpus path -> ``(label file, line number)``.
+    where: dict[str, tuple[str, int]] = field(default_factory=dict)
 
 
 def _path_problem(path: str) -> str | None:
@@ -386,6 +388,7 @@ def _read_label_files(files: Iterable[Path], model, check: Callable, taxonomy: T
                 continue
             seen[label.path] = where
             out.labels.append(label)
+            out.where[label.path] = (str(path), number)
     return out
 
 
@@ -484,13 +487,18 @@ def run_agreement(second_pass: Path, label_files: list[Path] | None, taxonomy_pa
 
     Raises:
         LabelError: a line of either pass is invalid.
+        UsageError: no document is labelled in both passes (a wrong file, not a total disagreement).
     """
     taxonomy = load_taxonomy(taxonomy_path)
     if components:
         first = read_component_labels(label_files or sorted(COMPONENT_LABELS_DIR.glob("*.jsonl")), taxonomy)
-        return component_agreement_markdown(component_agreement(first, read_component_labels([second_pass], taxonomy)))
-    first = read_team_labels(label_files or sorted(LABELS_DIR.glob("*.jsonl")), taxonomy)
-    return agreement_markdown(label_agreement(first, read_team_labels([second_pass], taxonomy)))
+        agreement = component_agreement(first, read_component_labels([second_pass], taxonomy))
+    else:
+        first = read_team_labels(label_files or sorted(LABELS_DIR.glob("*.jsonl")), taxonomy)
+        agreement = label_agreement(first, read_team_labels([second_pass], taxonomy))
+    if not agreement["documents"]:
+        raise UsageError(f"expected documents labelled in both passes, found none in {second_pass}")
+    return component_agreement_markdown(agreement) if components else agreement_markdown(agreement)
 
 
 def team_labels_of(label: TeamLabel, taxonomy: Taxonomy) -> dict[str, int]:
@@ -511,7 +519,7 @@ def labelled_texts(root: Path, read: TeamLabels, gold_paths: set[str], gold_shas
         the reader first.
 
     Raises:
-        LabelError: a line's evidence lies outside its (unchanged) text.
+        LabelError: a line's evidence lies outside its (unchanged) text (naming the label file and line).
     """
     skipped = list(read.skipped)
     kept: list[tuple] = []
@@ -531,8 +539,9 @@ def labelled_texts(root: Path, read: TeamLabels, gold_paths: set[str], gold_shas
             continue
         outside = [ev for ev in label.evidence if ev.end > len(text)]
         if outside:
-            raise LabelError(f"expected evidence inside the text ({len(text)} characters), found "
-                             f"{outside[0].start}-{outside[0].end}", label.path)
+            file, number = read.where.get(label.path, (label.path, 0))
+            raise LabelError(f"line {number}: expected evidence inside the text of {label.path} ({len(text)} "
+                             f"characters), found {outside[0].start}-{outside[0].end}", file)
         kept.append((label, text))
     return kept, skipped
 
