@@ -24,3 +24,19 @@ def test_a_serialised_doc_goes_through_the_pipeline():
     expected = analyse(nlp, source)
     assert [(s.start_char, s.end_char, s.label_) for s in doc.spans["fields"]] == [
         (s.start_char, s.end_char, s.label_) for s in expected.spans["fields"]]
+
+
+def _fences(text: str) -> list[str]:
+    from pmparse.components.lines import code_fence_regions, split_lines
+
+    return [text[a:b] for a, b in code_fence_regions(split_lines(text))]
+
+
+def test_a_line_of_inline_code_between_triple_backticks_opens_no_block():
+    text = "Error:\n```x509: certificate is valid for another host```\n\n## Resolution\n\nWe renewed it.\n"
+    assert _fences(text) == []
+
+
+def test_a_block_closes_only_on_a_bare_fence_of_its_own_kind_and_length():
+    text = "````\n```\nnested\n~~~\n```python\n````\nprose\n~~~\nlog\n~~~\nafter\n```\nunclosed\n"
+    assert _fences(text) == ["````\n```\nnested\n~~~\n```python\n````", "~~~\nlog\n~~~", "```\nunclosed"]

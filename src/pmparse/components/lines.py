@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 _LINE = re.compile(r"[^\n]*\n?")
-_FENCE = re.compile(r"^ {0,3}(```|~~~)")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _NAV_WORDS = re.compile(r"[^\W\d_]+")
 
 
@@ -103,18 +103,28 @@ class Mask:
 
 
 def code_fence_regions(lines: list[Line]) -> list[tuple[int, int]]:
-    """Regions of fenced code blocks (logs and commands are not prose)."""
+    """Regions of fenced code blocks (logs and commands are not prose).
+
+    Fences follow CommonMark: a block opens with three or more backticks or tildes (a backtick
+    opener's info string holds no backtick, so a line that starts and ends with three backticks is
+    inline code, not a block running to the end of the text) and closes with a line of at least as
+    many of the same character and nothing else; an unclosed block runs to the end.
+    """
     regions = []
-    open_at: int | None = None
+    opener: tuple[int, str, int] | None = None  # start, fence character, fence length
     for line in lines:
-        if _FENCE.match(line.text):
-            if open_at is None:
-                open_at = line.start
-            else:
-                regions.append((open_at, line.end))
-                open_at = None
-    if open_at is not None:
-        regions.append((open_at, lines[-1].end))
+        match = _FENCE.match(line.text)
+        if not match:
+            continue
+        fence, rest = match.group(1), line.text[match.end():]
+        if opener is None:
+            if not (fence[0] == "`" and "`" in rest):
+                opener = (line.start, fence[0], len(fence))
+        elif fence[0] == opener[1] and len(fence) >= opener[2] and not rest.strip():
+            regions.append((opener[0], line.end))
+            opener = None
+    if opener is not None:
+        regions.append((opener[0], lines[-1].end))
     return regions
 
 
