@@ -136,3 +136,26 @@ def test_a_url_base_that_is_not_http_is_a_usage_error(samples, tmp_path):
     with pytest.raises(UsageError, match="url-base"):
         convert([str(samples)], tmp_path / "lib", url_base="ftp://example.org/")
     assert not (tmp_path / "lib").exists()
+
+
+def test_a_file_of_several_incidents_converts_with_a_warning_saying_so(tmp_path):
+    from click.testing import CliRunner
+
+    from pmparse.cli import main
+
+    log = tmp_path / "in" / "incident-log.md"
+    log.parent.mkdir()
+    log.write_text("# Incident log\n\n"
+                   "## Incident on 2024-03-02 - Queue stalled\n\n- **Impact**: Jobs waited an hour.\n"
+                   "- **Resolution**: We restarted the consumers.\n\n"
+                   "## Incident on 2024-01-15 - Certificates expired\n\n- **Impact**: Sign-in failed.\n"
+                   "- **Resolution**: We renewed them.\n", encoding="utf-8")
+    shutil.copy(SAMPLES / "gocardless-postgres-failover.md", log.parent / "single.md")
+    report = convert([str(log.parent)], tmp_path / "lib")
+    warned = {r.input.rsplit("/", 1)[-1]: r.warnings for r in report.results}
+    assert report.counts["converted"] == 2 and warned["single.md"] == []
+    assert len(warned["incident-log.md"]) == 1
+    assert "found 2 incident sections" in warned["incident-log.md"][0]
+    assert "'Incident on 2024-03-02 - Queue stalled'" in warned["incident-log.md"][0]
+    result = CliRunner().invoke(main, ["convert", str(log), "-o", str(tmp_path / "lib2")])
+    assert result.exit_code == 0 and "split the file for a card per incident" in result.output

@@ -200,6 +200,14 @@ def check_url_base(base: str) -> None:
         raise UsageError(f"expected --url-base to start with http:// or https://, found {base!r}")
 
 
+def doc_warnings(doc) -> list[str]:
+    """What the analysis found that a curator should know and the card cannot say (several incidents)."""
+    from .components.sectionizer import several_incidents_warning
+
+    message = several_incidents_warning(doc)
+    return [message] if message else []
+
+
 def suggest(location: str, config: PipelineConfig = PipelineConfig(), max_bytes: int = DEFAULT_MAX_BYTES,
             stdin: BinaryIO | None = None, card_id: str = "IL-0000") -> tuple[Card, list[str]]:
     """Analyse one source into a suggested card (not yet in a library).
@@ -213,7 +221,7 @@ def suggest(location: str, config: PipelineConfig = PipelineConfig(), max_bytes:
     source = ingest(location, max_bytes=max_bytes, stdin=stdin)
     nlp = get(config)
     doc = analyse(nlp, source)
-    return build_card(doc, source, card_id, version_info(nlp)), list(source.warnings)
+    return build_card(doc, source, card_id, version_info(nlp)), list(source.warnings) + doc_warnings(doc)
 
 
 def store(library: Library, card: Card, fmt: RecordFormat, force: bool = False) -> tuple[Status, str]:
@@ -303,6 +311,7 @@ def analyse_task(task: Task, config: PipelineConfig, max_bytes: int) -> Outcome:
             return Outcome("unchanged", warnings=tuple(warnings))
         doc = analyse(nlp, source)
         card = build_card(doc, source, "IL-0000", info)
+        warnings += doc_warnings(doc)
         if len(nlp.vocab) > MAX_LEXEMES:
             get.cache_clear()  # a fresh pipeline for the next input: memory stays bounded
         return Outcome("card", card_json=card.model_dump_json(), warnings=tuple(warnings))

@@ -84,3 +84,33 @@ def test_code_fences_hide_headings():
 def test_many_headings_take_linear_time():
     text = "".join(f"{'#' * (1 + i % 6)} Heading {i}\n\nBody {i}.\n\n" for i in range(20000))
     assert len(build_sections(text, find_headings(text, [], TABLE))) == 20000
+
+
+LOG = ("# Platform incident log\n\n## 2024\n\n"
+       "### Incident on 2024-03-02 - Queue stalled\n\n- **Impact**: Jobs waited an hour.\n"
+       "- **Resolution**: We restarted the consumers.\n- **Review actions**: Alert on queue age.\n\n"
+       "### Incident on 2024-01-15 - Certificates expired\n\n- **Impact**: Sign-in failed.\n"
+       "- **Resolution**: We renewed them.\n\n"
+       "### Incident on 2024-01-03 - Slow pages\n\nNo write-up yet.\n")
+
+
+def test_an_incident_log_holds_one_section_per_incident_with_field_headings():
+    from pmparse.components.sectionizer import incident_sections
+
+    blocks = incident_sections(find_headings(LOG, [], TABLE), len(LOG))
+    assert [LOG[a:b].split("\n", 1)[0] for a, b in blocks] == ["### Incident on 2024-03-02 - Queue stalled",
+                                                              "### Incident on 2024-01-15 - Certificates expired"]
+    assert blocks[1][1] == LOG.index("### Incident on 2024-01-03")  # up to the next heading of its level
+
+
+def test_one_report_with_a_timeline_of_headings_holds_one_incident():
+    from pmparse.components.sectionizer import incident_sections
+
+    report = ("# Search outage\n\n## Summary\n\nSearch failed.\n\n### Impact\n\nNo results.\n\n"
+              "## Timeline\n\n### 10:02\n\nAn alert fired.\n\n### 10:30\n\nWe rolled back.\n\n"
+              "## Root cause\n\nA bad index.\n\n## Action items\n\n- Test the index.\n")
+    assert incident_sections(find_headings(report, [], TABLE), len(report)) == []
+    # two sections with field headings, but no field recurs under both: still one report
+    parts = ("# Report\n\n## Part one\n\n### Impact\n\nA.\n\n### Resolution\n\nB.\n\n"
+             "## Part two\n\n### Root cause\n\nC.\n\n### Action items\n\n- D.\n")
+    assert incident_sections(find_headings(parts, [], TABLE), len(parts)) == []

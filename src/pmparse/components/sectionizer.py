@@ -7,6 +7,9 @@ heading lines, question headings and, in plain text, lines that are exactly a kn
 Writes ``doc.spans["headings"]`` (label: the field, ``none`` or ``unknown``) and
 ``doc.spans["sections"]`` (the body of each heading, label: the field it feeds, ``none``,
 ``unknown`` or ``preamble``); section scores are in ``doc.spans["sections"].attrs["scores"]``.
+A text that holds several incidents, each under its own heading with its own field headings (an
+incident log, a report on recurring outages), has those headings' extents in
+``doc.user_data["pmparse_incidents"]`` (see :func:`incident_sections`).
 """
 
 from __future__ import annotations
@@ -217,6 +220,47 @@ def _section_ends(headings: list[Heading], limit: int) -> list[int]:
     return ends
 
 
+#: Field headings under an incident heading that make it read as an incident of its own.
+INCIDENT_FIELDS = 2
+
+
+def incident_sections(headings: list[Heading], limit: int) -> list[tuple[int, int]]:
+    """Extents of the headings under which a text holds several incidents, or ``[]``.
+
+    An incident heading is a markdown heading (levels 1-6) that maps to no field and whose
+    section holds deeper headings of at least :data:`INCIDENT_FIELDS` fields ("Incident on
+    2023-07-25" over "Impact", "Resolution", "Review actions"). A text holds several incidents
+    when two or more headings of one level are incident headings and at least two fields recur
+    under two or more of them: one report's "Summary" over "Impact" is a single incident, and so
+    is a timeline whose entries are headings with prose under them. Of the levels that qualify,
+    the one with the most incident headings wins.
+
+    Args:
+        headings: The text's headings in order (:func:`find_headings`).
+        limit: The text's length (where the last section ends).
+    """
+    ends = _section_ends(headings, limit)
+    best: list[tuple[int, int]] = []
+    for level in range(1, 7):
+        blocks, seen = [], {}
+        for i, heading in enumerate(headings):
+            if heading.level != level or heading.field is not None:
+                continue
+            fields = set()
+            for other in headings[i + 1:]:
+                if other.start >= ends[i]:
+                    break
+                if other.field is not None and other.level > level:
+                    fields.add(other.field)
+            if len(fields) >= INCIDENT_FIELDS:
+                blocks.append((heading.start, ends[i]))
+                for name in fields:
+                    seen[name] = seen.get(name, 0) + 1
+        if len(blocks) >= 2 and sum(count >= 2 for count in seen.values()) >= 2 and len(blocks) > len(best):
+            best = blocks
+    return best
+
+
 def sectionize(doc: Doc, table: HeadingTable) -> None:
     """Find headings and sections of ``doc`` and store them in ``doc.spans``.
 
@@ -246,12 +290,24 @@ def sectionize(doc: Doc, table: HeadingTable) -> None:
     doc.spans["sections"] = section_spans
     doc.spans["sections"].attrs["scores"] = scores
     doc.user_data["pmparse_sections"] = [(s.start, s.end, s.label, s.confidence) for s in sections]
+    doc.user_data["pmparse_incidents"] = incident_sections(headings, len(text))
+
+
+def several_incidents_warning(doc: Doc) -> str | None:
+    """What to tell a curator when ``doc`` holds several incidents (its card draws on all of them)."""
+    blocks = doc.user_data.get("pmparse_incidents") or []
+    if len(blocks) < 2:
+        return None
+    text = doc_text(doc)
+    first = text[blocks[0][0]:blocks[0][1]].split("\n", 1)[0].strip(" \t#=*_")[:60]
+    return (f"expected one incident, found {len(blocks)} incident sections with their own field headings (the "
+            f"first: {first!r}); the card draws on all of them: split the file for a card per incident")
 
 
 @Language.factory(
     "pmparse_sectionizer",
     default_config={"headings_path": None},
-    assigns=["doc.spans"],
+    assigns=["doc.spans", "doc.user_data"],
 )
 def make_sectionizer(nlp: Language, name: str, headings_path: str | None):
     """Create the sectionizer component.
