@@ -40,3 +40,8 @@ def test_a_line_of_inline_code_between_triple_backticks_opens_no_block():
 def test_a_block_closes_only_on_a_bare_fence_of_its_own_kind_and_length():
     text = "````\n```\nnested\n~~~\n```python\n````\nprose\n~~~\nlog\n~~~\nafter\n```\nunclosed\n"
     assert _fences(text) == ["````\n```\nnested\n~~~\n```python\n````", "~~~\nlog\n~~~", "```\nunclosed"]
+
+
+def test_a_fence_of_the_other_kind_or_with_an_info_string_does_not_close_a_block():
+    assert _fences("~~~\n```\nx\n```\n~~~\nprose\n") == ["~~~\n```\nx\n```\n~~~"]
+    assert _fences("```\nx\n```python\ny\n```\nprose\n") == ["```\nx\n```python\ny\n```"]

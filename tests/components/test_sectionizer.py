@@ -83,7 +83,11 @@ def test_code_fences_hide_headings():
 
 def test_many_headings_take_linear_time():
     text = "".join(f"{'#' * (1 + i % 6)} Heading {i}\n\nBody {i}.\n\n" for i in range(20000))
-    assert len(build_sections(text, find_headings(text, [], TABLE))) == 20000
+    headings = find_headings(text, [], TABLE)
+    assert len(build_sections(text, headings)) == 20000
+    from pmparse.components.sectionizer import incident_sections
+
+    assert incident_sections(headings, len(text)) == []  # no year, no field: each level scanned once
 
 
 LOG = ("# Platform incident log\n\n## 2024\n\n"
@@ -114,3 +118,31 @@ def test_one_report_with_a_timeline_of_headings_holds_one_incident():
     parts = ("# Report\n\n## Part one\n\n### Impact\n\nA.\n\n### Resolution\n\nB.\n\n"
              "## Part two\n\n### Root cause\n\nC.\n\n### Action items\n\n- D.\n")
     assert incident_sections(find_headings(parts, [], TABLE), len(parts)) == []
+
+
+def test_parts_of_one_report_are_not_incidents():
+    from pmparse.components.sectionizer import incident_sections
+
+    regions = ("# Storage outage\n\n## Summary\n\nWrites failed in two regions.\n\n"
+               "## us-east-1 in 2024\n\n**Impact:** Writes failed.\n\n**Mitigation:** We failed over.\n\n"
+               "## eu-west-1 in 2024\n\n**Impact:** Reads slowed.\n\n**Mitigation:** We added replicas.\n")
+    assert incident_sections(find_headings(regions, [], TABLE), len(regions)) == []  # a Summary beside them
+    phases = regions.replace("## Summary\n\nWrites failed in two regions.\n\n", "").replace(" in 2024", "")
+    assert incident_sections(find_headings(phases, [], TABLE), len(phases)) == []  # no year: parts, not incidents
+    dated = regions.replace("## Summary\n\nWrites failed in two regions.\n\n", "")
+    assert len(incident_sections(find_headings(dated, [], TABLE), len(dated))) == 2
+
+
+def test_the_level_with_the_most_incident_headings_wins():
+    from pmparse.components.sectionizer import incident_sections
+
+    def incident(date: str, follow_up: bool) -> str:
+        part = f"## Incident on {date}\n\n**Impact:** Errors.\n\n**Resolution:** Rolled back.\n\n"
+        if follow_up:  # a dated sub-section with field headings of its own
+            part += f"### Second outage on {date}\n\n**Impact:** More errors.\n\n**Resolution:** Fixed the job.\n\n"
+        return part
+
+    text = "# Log\n\n" + incident("2024-03-02", True) + incident("2024-02-01", True) + incident("2024-01-05", False)
+    blocks = incident_sections(find_headings(text, [], TABLE), len(text))
+    assert [text[a:b].split("\n", 1)[0] for a, b in blocks] == [
+        "## Incident on 2024-03-02", "## Incident on 2024-02-01", "## Incident on 2024-01-05"]

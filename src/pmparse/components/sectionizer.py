@@ -222,36 +222,56 @@ def _section_ends(headings: list[Heading], limit: int) -> list[int]:
 
 #: Field headings under an incident heading that make it read as an incident of its own.
 INCIDENT_FIELDS = 2
+#: A year: what an incident heading of a log carries ("Incident on 2023-07-25", "October 21, 2025").
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
+
+
+def _parents(headings: list[Heading]) -> list[int]:
+    """Index of each heading's enclosing heading (the last one before it of a lower level), -1 at top."""
+    parents, stack = [], []
+    for i, heading in enumerate(headings):
+        while stack and headings[stack[-1]].level >= heading.level:
+            stack.pop()
+        parents.append(stack[-1] if stack else -1)
+        stack.append(i)
+    return parents
 
 
 def incident_sections(headings: list[Heading], limit: int) -> list[tuple[int, int]]:
     """Extents of the headings under which a text holds several incidents, or ``[]``.
 
-    An incident heading is a markdown heading (levels 1-6) that maps to no field and whose
-    section holds deeper headings of at least :data:`INCIDENT_FIELDS` fields ("Incident on
-    2023-07-25" over "Impact", "Resolution", "Review actions"). A text holds several incidents
+    An incident heading is a markdown heading (levels 1-6) that maps to no field, names a year,
+    and whose section holds deeper headings of at least :data:`INCIDENT_FIELDS` fields ("Incident
+    on 2023-07-25" over "Impact", "Resolution", "Review actions"), among siblings (the headings of
+    its level under the same parent) none of which is a known heading. A text holds several incidents
     when two or more headings of one level are incident headings and at least two fields recur
-    under two or more of them: one report's "Summary" over "Impact" is a single incident, and so
-    is a timeline whose entries are headings with prose under them. Of the levels that qualify,
-    the one with the most incident headings wins.
+    under two or more of them. One report's sections per region or per phase are not incidents (no
+    year, or a "Summary" beside them), nor is a timeline whose entries are headings over prose. Of
+    the levels that qualify, the one with the most incident headings wins. Linear time: the
+    sections of one level do not overlap, so each heading is scanned once per level.
 
     Args:
         headings: The text's headings in order (:func:`find_headings`).
         limit: The text's length (where the last section ends).
     """
     ends = _section_ends(headings, limit)
+    parents = _parents(headings)
     best: list[tuple[int, int]] = []
     for level in range(1, 7):
+        # a parent with a known heading ("Summary", "Root cause") among its children at this level
+        # holds the parts of one report
+        one_report = {parents[i] for i, h in enumerate(headings) if h.level == level and h.known}
         blocks, seen = [], {}
         for i, heading in enumerate(headings):
-            if heading.level != level or heading.field is not None:
+            # a known heading (every field heading) is never one: its parent is in one_report
+            if heading.level != level or parents[i] in one_report or not _YEAR.search(heading.text):
                 continue
             fields = set()
-            for other in headings[i + 1:]:
-                if other.start >= ends[i]:
-                    break
-                if other.field is not None and other.level > level:
-                    fields.add(other.field)
+            j = i + 1
+            while j < len(headings) and headings[j].start < ends[i]:  # the headings inside: all deeper
+                if headings[j].field is not None:
+                    fields.add(headings[j].field)
+                j += 1
             if len(fields) >= INCIDENT_FIELDS:
                 blocks.append((heading.start, ends[i]))
                 for name in fields:
