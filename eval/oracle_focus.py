@@ -30,7 +30,7 @@ def oracle_focus(doc, row: dict) -> str:
 
 def main() -> None:
     settings, root, taxonomy = tc.Settings(), corpus_root(None), load_taxonomy(None)
-    gold = tc.read_gold(None)
+    gold = tc.read_gold(None, root)
     docs = tc.analysed_docs([root / row["path"] for row in gold])
     examples, _ = tc.build_examples(root, taxonomy, settings, gold, docs)
     matchers = Matchers(tc.untagged_pipeline(), taxonomy)

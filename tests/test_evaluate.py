@@ -179,3 +179,30 @@ def test_card_with_text_only_organisation_differs_only_by_the_address():
     assert card.source.url == "https://github.com/dfds/postmortems/blob/x/a.md"
     plain, same = card_with_text_only_organisation(nlp, source, None)
     assert plain.organisation is None and same is None
+
+
+def test_a_gold_path_pattern_names_the_one_corpus_file_it_matches(tmp_path):
+    from pmparse.corpus import resolve_reference
+
+    root = tmp_path / "corpus"
+    (root / "acme").mkdir(parents=True)
+    (root / "acme" / "PM-7 - Queue workers stalled for an hour.md").write_text(TEXT, encoding="utf-8")
+    (root / "acme" / "PM-8 - Disk full.md").write_text("other", encoding="utf-8")
+    (root / "acme" / "PM-8 - Disk full again.md").write_text("other", encoding="utf-8")
+    assert resolve_reference(root, "acme/PM-7 - *.md") == "acme/PM-7 - Queue workers stalled for an hour.md"
+    assert resolve_reference(root, "acme/PM-8 - *.md") is None  # two files: no single one
+    assert resolve_reference(root, "acme/PM-9 - *.md") is None
+    assert resolve_reference(root, "acme/no-such.md") == "acme/no-such.md"  # plain paths pass as written
+    doc = {**inline_doc(), "path": "acme/PM-7 - *.md"}
+    del doc["text"]
+    path = tmp_path / "g.jsonl"
+    path.write_text(json.dumps(doc) + "\n")
+    assert load_gold([path])[0].path == "acme/PM-7 - *.md"  # the line as written, without a root
+    resolved = load_gold([path], root)[0]
+    assert resolved.path == "acme/PM-7 - Queue workers stalled for an hour.md"
+    assert gold_text(load_gold([path])[0], root) == gold_text(resolved, root) == TEXT
+    path.write_text(json.dumps({**doc, "path": "acme/PM-8 - *.md"}) + "\n")
+    with pytest.raises(GoldError, match="expected one corpus file to match"):
+        load_gold([path], root)
+    with pytest.raises(GoldError, match="expected one corpus file to match"):
+        gold_text(load_gold([path])[0], root)

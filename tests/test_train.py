@@ -140,9 +140,12 @@ def test_timeline_trigger_stops_once_the_incident_is_under_way():
     assert timeline_triggers(mapped, labels, cues) == labels
 
 
-def test_build_dataset_excludes_gold_documents(tiny_corpus):
+def test_build_dataset_excludes_gold_documents(tiny_corpus, tmp_path):
     exclude = gold_paths(tiny_corpus.parent / f"{tiny_corpus.name}-gold")
     assert exclude == {"posthog/pm-00.md"}
+    # a gold path pattern excludes the file it names
+    (tmp_path / "g.jsonl").write_text(json.dumps({"id": "posthog/pm-00", "path": "posthog/pm-00*.md"}) + "\n")
+    assert gold_paths(tmp_path, tiny_corpus) == {"posthog/pm-00.md"}
     examples = build_dataset(tiny_corpus, exclude)
     assert len(examples) == 11 and "posthog/pm-00.md" not in {e.path for e in examples}
     assert {e.source for e in examples} == {"dfds", "posthog"}

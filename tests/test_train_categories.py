@@ -532,3 +532,18 @@ def test_a_floor_check_without_floors_fails(monkeypatch, tmp_path):
     monkeypatch.setattr(train_categories, "FLOORS_PATH", tmp_path / "missing.json")
     text, _, code = train_categories.run_train_categories(None, None, None, 0, None, True, None, check=True)
     assert code == 1 and "expected floors" in text
+
+
+def test_label_and_gold_path_patterns_name_the_corpus_file(tmp_path, corpus, taxonomy):
+    from pmparse.train_categories import labelled_texts, read_gold
+
+    (corpus / "acme" / "two-more.md").write_text(OTHER, encoding="utf-8")  # "acme/t*.md" now matches two
+    labels = _write(tmp_path, "a.jsonl", _line(path="acme/o*.md"), _line(path="acme/t*.md", text=OTHER))
+    kept, skipped = labelled_texts(corpus, read_team_labels([labels], taxonomy), set())
+    assert [(label.path, text) for label, text in kept] == [("acme/one.md", REPORT)]
+    assert skipped == ["acme/t*.md: expected one corpus file to match, found none or several"]
+    # a gold document named by a pattern is still recognised as gold
+    assert labelled_texts(corpus, read_team_labels([labels], taxonomy), {"acme/one.md"})[0] == []
+    gold = _write(tmp_path, "gold.jsonl", {"id": "gold/g", "path": "gold/*.md", "card": {}})
+    assert read_gold([gold])[0]["path"] == "gold/*.md"
+    assert read_gold([gold], corpus)[0]["path"] == "gold/g.md"

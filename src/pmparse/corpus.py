@@ -1,7 +1,11 @@
 """The shared corpus of real postmortems: where it is and which of its files are incidents.
 
 The corpus is never copied into this repository: code refers to its files by path relative to
-the corpus root, which is ``$PMPARSE_CORPUS``, or ``../shared/corpus`` next to the checkout.
+the corpus root, which is ``$PMPARSE_CORPUS``, or ``../shared/corpus`` next to the checkout. Some
+sources name a file after the report's own title ("PM2024-002 - <title>.md"); a gold or label
+line refers to such a file by a pattern that keeps its leading identifier and stands ``*`` for
+the title (``dfds/PM2024-002 - *.md``), so the repository does not spell the report's words
+(:func:`resolve_reference`).
 """
 
 from __future__ import annotations
@@ -88,6 +92,18 @@ def incident_files(root: Path, manifest: Manifest | None = None, include_extra: 
     if include_extra:
         found.extend(("extra", rel) for rel in manifest.extra if (root / rel).is_file())
     return sorted(set(found))
+
+
+def resolve_reference(root: Path, ref: str) -> str | None:
+    """The corpus path a gold or label line's ``path`` names: the path itself, or the one file its
+    ``*`` pattern matches (None when the pattern matches no file or several).
+
+    A plain path is returned as written, whether or not the file exists (reading it reports that).
+    """
+    if "*" not in ref:
+        return ref
+    matches = [p for p in Path(root).glob(ref) if p.is_file()]
+    return matches[0].relative_to(root).as_posix() if len(matches) == 1 else None
 
 
 def source_of(rel_path: str) -> str:

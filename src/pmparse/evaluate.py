@@ -22,7 +22,7 @@ from typing import Callable, Iterable
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from .corpus import REPO_ROOT, corpus_root, load_manifest, source_url
+from .corpus import REPO_ROOT, corpus_root, load_manifest, resolve_reference, source_url
 from .errors import GoldError, UsageError
 from .ingest import ingest_bytes
 from .pipeline import PipelineConfig, get
@@ -81,11 +81,17 @@ class GoldDoc(BaseModel):
         return self.id.split("/", 1)[0]
 
 
-def load_gold(files: Iterable[Path]) -> list[GoldDoc]:
+def load_gold(files: Iterable[Path], root: Path | None = None) -> list[GoldDoc]:
     """Load gold documents.
 
+    Args:
+        files: Gold JSONL files.
+        root: The corpus root; when given, a ``path`` pattern is replaced by the file it names
+            (:func:`pmparse.corpus.resolve_reference`).
+
     Raises:
-        GoldError: a line is not valid JSON or not a valid gold document.
+        GoldError: a line is not valid JSON or not a valid gold document, or its path pattern
+            names no single corpus file.
     """
     docs = []
     for path in files:
@@ -93,10 +99,25 @@ def load_gold(files: Iterable[Path]) -> list[GoldDoc]:
             if not line.strip():
                 continue
             try:
-                docs.append(GoldDoc.model_validate_json(line))
+                doc = GoldDoc.model_validate_json(line)
             except ValidationError as exc:
                 raise GoldError(f"line {number}: expected a gold document, found: {exc}", str(path)) from exc
+            if root is not None and doc.path is not None:
+                doc = doc.model_copy(update={"path": corpus_path(root, doc.path, doc.id)})
+            docs.append(doc)
     return docs
+
+
+def corpus_path(root: Path, ref: str, where: str) -> str:
+    """The corpus path a gold line's ``path`` names (see :func:`pmparse.corpus.resolve_reference`).
+
+    Raises:
+        GoldError: a pattern that names no single file.
+    """
+    rel = resolve_reference(root, ref)
+    if rel is None:
+        raise GoldError(f"expected one corpus file to match {ref!r}, found none or several", where)
+    return rel
 
 
 def default_gold_files(variant: str = "headed") -> list[Path]:
@@ -117,7 +138,7 @@ def gold_text(doc: GoldDoc, root: Path | None) -> str:
         if root is None:
             raise GoldError("expected a corpus root for path-based gold documents", doc.id)
         try:
-            with open(root / doc.path, encoding="utf-8", newline="") as handle:
+            with open(root / corpus_path(root, doc.path, doc.id), encoding="utf-8", newline="") as handle:
                 text = handle.read()
         except OSError as exc:
             raise GoldError(f"expected the source file, found {exc.strerror}", doc.path) from exc
@@ -479,7 +500,7 @@ def run_eval(gold_files: list[Path] | None, corpus: str | None, model_dir: str |
     results = {}
     for variant in variants:
         files = gold_files if (gold_files and variant == "headed") else default_gold_files(variant)
-        gold = load_gold(files)
+        gold = load_gold(files, root)
         results[variant] = evaluate(gold, root, systems_for(model_dir), rounds, facts_scorer)
     return results
 
@@ -488,8 +509,8 @@ def run_eval(gold_files: list[Path] | None, corpus: str | None, model_dir: str |
 def run_agreement(corpus: str | None) -> tuple[str, int]:
     """Inter-annotator agreement of ``eval/gold/second_pass.jsonl``: markdown and exit code."""
     root = corpus_root(corpus)
-    first = load_gold(default_gold_files("headed"))
-    second = load_gold([GOLD_DIR / SECOND_PASS])
+    first = load_gold(default_gold_files("headed"), root)
+    second = load_gold([GOLD_DIR / SECOND_PASS], root)
     result = agreement(first, second, root)
     lines = [f"### Inter-annotator agreement ({result['documents']} documents, token F1)", "",
              "| field | F1 | precision | recall |", "|---|---:|---:|---:|"]

@@ -241,7 +241,7 @@ def measure(gold_files=None, corpus: str | None = None, config=None) -> tuple[di
     manifest = load_manifest()
     pairs = []
     text_only: list[tuple[Mapping, str | None]] = []
-    for row in read_gold(gold_files):
+    for row in read_gold(gold_files, root):
         source = ingest(str(root / row["path"]))
         card, organisation = card_with_text_only_organisation(nlp, source, source_url(row["path"], manifest))
         pairs.append((row.get("card", {}), card))

@@ -60,7 +60,7 @@ import numpy as np
 
 from .components.classifier import META_FILE, MODEL_FILE, NONE, UnitModel, unit_rows
 from .components.fields import label_fields, unit_sections
-from .corpus import REPO_ROOT, corpus_root, incident_files, load_manifest
+from .corpus import REPO_ROOT, corpus_root, incident_files, load_manifest, resolve_reference
 from .cues import CHROME, PROMPT, Cues, load_cues
 from .errors import UsageError
 from .linear import TextClassifier, check_export, export_features, export_softmax
@@ -379,15 +379,16 @@ def source_counts(examples: list[DocExamples]) -> dict[str, dict[str, int]]:
     return {source: dict(sorted(c.items())) for source, c in sorted(counts.items())}
 
 
-def gold_paths(gold_dir: Path = GOLD_DIR) -> set[str]:
-    """Corpus paths of every gold document (first and second pass)."""
+def gold_paths(gold_dir: Path = GOLD_DIR, root: Path | None = None) -> set[str]:
+    """Corpus paths of every gold document (first and second pass); with ``root``, a path pattern
+    stands for the file it names (:func:`pmparse.corpus.resolve_reference`)."""
     paths = set()
     for path in Path(gold_dir).glob("*.jsonl"):
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 value = json.loads(line).get("path")
                 if value:
-                    paths.add(value)
+                    paths.add((resolve_reference(root, value) or value) if root is not None else value)
     return paths
 
 
@@ -434,7 +435,7 @@ def save(result: TrainResult, folder: Path, extra: dict | None = None) -> None:
 def train(root: Path, out: Path, gold_dir: Path = GOLD_DIR, seed: int = 0,
           settings: Settings = DEFAULT_SETTINGS, dataset: Path | None = None) -> TrainResult:
     """``pmparse train``: build the dataset (also written to ``dataset`` when given), fit, save to ``out``."""
-    examples = build_dataset(Path(root), gold_paths(gold_dir))
+    examples = build_dataset(Path(root), gold_paths(gold_dir, Path(root)))
     if dataset is not None:
         write_dataset(examples, Path(dataset))
     result = fit(examples, seed, settings)
@@ -628,8 +629,8 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
     started = time.time()
     root = Path(root)
     nlp = structure_pipeline()
-    examples = build_dataset(root, gold_paths(gold_dir), nlp)
-    gold = {variant: load_gold(default_gold_files(variant)) for variant in VARIANTS}
+    examples = build_dataset(root, gold_paths(gold_dir, root), nlp)
+    gold = {variant: load_gold(default_gold_files(variant), root) for variant in VARIANTS}
     sources = sorted({d.source for docs in gold.values() for d in docs})
     held: dict[str, list[_HeldOut]] = {variant: [] for variant in VARIANTS}
     folds = {}

@@ -58,9 +58,9 @@ from .components.tagger import (
     decide_categories,
     model_rows,
 )
-from .corpus import REPO_ROOT, corpus_root, source_of
+from .corpus import REPO_ROOT, corpus_root, resolve_reference, source_of
 from .errors import GoldError, LabelError, UsageError
-from .evaluate import floor_figures, floors_verdict, read_floors, save_floors
+from .evaluate import corpus_path, floor_figures, floors_verdict, read_floors, save_floors
 from .evaluate_facts import confusion, confusion_markdown, set_scores
 from .linear import check_export, export_calibrated, export_features, export_logistic
 from .taxonomy import Taxonomy, load_taxonomy
@@ -140,11 +140,17 @@ class Settings:
 # --- data -----------------------------------------------------------------------------------
 
 
-def read_gold(files: Iterable[Path] | None = None) -> list[dict]:
+def read_gold(files: Iterable[Path] | None = None, root: Path | None = None) -> list[dict]:
     """First-pass gold documents (one per id) from ``eval/gold``.
 
+    Args:
+        files: Gold JSONL files; ``eval/gold/*.jsonl`` without the second pass when None.
+        root: The corpus root; when given, a ``path`` pattern is replaced by the file it names
+            (:func:`pmparse.corpus.resolve_reference`).
+
     Raises:
-        GoldError: a line is not JSON or lacks ``id``/``path``.
+        GoldError: a line is not JSON or lacks ``id``/``path``, or its path pattern names no
+            single corpus file.
     """
     files = sorted(files) if files is not None else sorted(p for p in GOLD_DIR.glob("*.jsonl") if p.name != SECOND_PASS)
     docs: dict[str, dict] = {}
@@ -158,6 +164,8 @@ def read_gold(files: Iterable[Path] | None = None) -> list[dict]:
                 raise GoldError(f"line {number}: expected JSON, found {exc.msg}", str(path)) from exc
             if not isinstance(row, dict) or "id" not in row or "path" not in row:
                 raise GoldError(f"line {number}: expected a gold document with id and path", str(path))
+            if root is not None:
+                row["path"] = corpus_path(root, row["path"], row["id"])
             docs.setdefault(row["id"], row)
     return list(docs.values())
 
@@ -511,12 +519,14 @@ def labelled_texts(root: Path, read: TeamLabels, gold_paths: set[str], gold_shas
     """The label lines to train on, each with its text, and why the others are left out.
 
     Left out: a gold document (its gold card is the reference, and a training row of a gold
-    document would sit in the training folds that test it), a missing file and a file whose
-    sha256 differs from the labelled one (the labels and offsets were read on another text).
+    document would sit in the training folds that test it), a missing file, a path pattern that
+    names no single file, and a file whose sha256 differs from the labelled one (the labels and
+    offsets were read on another text).
 
     Returns:
-        ``(kept, skipped)``: ``(label, text)`` pairs and the reasons, lines already skipped by
-        the reader first.
+        ``(kept, skipped)``: ``(label, text)`` pairs, each label's path pattern replaced by the
+        file it names (:func:`pmparse.corpus.resolve_reference`), and the reasons, lines already
+        skipped by the reader first.
 
     Raises:
         LabelError: a line's evidence lies outside its (unchanged) text (naming the label file and line).
@@ -524,6 +534,13 @@ def labelled_texts(root: Path, read: TeamLabels, gold_paths: set[str], gold_shas
     skipped = list(read.skipped)
     kept: list[tuple] = []
     for label in read.labels:
+        rel = resolve_reference(root, label.path)
+        if rel is None:
+            skipped.append(f"{label.path}: expected one corpus file to match, found none or several")
+            continue
+        if rel != label.path:
+            read.where[rel] = read.where.get(label.path, (label.path, 0))
+            label = label.model_copy(update={"path": rel})
         source = root / label.path
         if label.path in gold_paths or label.sha256 in (gold_shas or set()):
             skipped.append(f"{label.path}: a gold document; its gold card is used")
@@ -1005,7 +1022,7 @@ def train(output: str | Path | None = None, corpus: str | None = None, gold_file
     settings = settings or Settings()
     root = corpus_root(corpus)
     taxonomy = load_taxonomy(taxonomy_path)
-    gold = read_gold(gold_files)
+    gold = read_gold(gold_files, root)
     # a list: the files are read twice (an iterator would be empty the second time)
     label_files = sorted(LABELS_DIR.glob("*.jsonl")) if label_files is None else list(label_files)
     # a bad label line stops training before minutes of pipeline work, not after
