@@ -447,7 +447,8 @@ def new_floors(results: dict[str, dict], old: dict, allow_lower: bool) -> tuple[
     """Floors set to the current figures (rounded down to 0.01).
 
     Returns:
-        ``(floors, lowered)``; lowered lists floors that would go down, kept unless allow_lower.
+        ``(floors, lowered)``, lowered naming each floor kept (or lowered, with ``allow_lower``), so
+        the output says which floors an ``--allow-lower`` run took down.
     """
     floors = {"margin": old.get("margin", 0.02), "note": old.get("note", ""), "floors": {}}
     lowered = []
@@ -457,8 +458,7 @@ def new_floors(results: dict[str, dict], old: dict, allow_lower: bool) -> tuple[
         current["macro_f1"] = summary["macro_f1"]
         floors["floors"][variant], down = floor_figures(current, old.get("floors", {}).get(variant, {}),
                                                         allow_lower, variant)
-        if not allow_lower:
-            lowered += down
+        lowered += down
     return floors, lowered
 
 
