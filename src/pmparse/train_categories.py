@@ -1194,8 +1194,9 @@ def model_card(summary: dict) -> str:
               "- The shipped model is trained on every gold document, so `pmparse eval` figures for categories "
               "and components are in-sample; quote the cross-validated figures above, the source-held-out ones "
               "first.",
-              "- Team labels are one annotator per document (no second pass measures their agreement); they "
-              "are never scored on, only trained on.",
+              "- Team labels are one annotator per document; independent second passes over samples of them "
+              "measure their agreement (`corpus/category_labels/README.md`, `corpus/component_labels/README.md`). "
+              "They are never scored on, only trained on.",
               "- The inputs depend on the field labeler: retrain after the field model or the heading table "
               "changes.",
               ""]
