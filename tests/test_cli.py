@@ -35,6 +35,20 @@ def test_convert_all_good_exits_zero_and_stdin(tmp_path):
     assert "location: '-'" in record and "The API was down for ten minutes." in record
 
 
+def test_each_text_piped_in_gets_its_own_record_and_a_repeat_is_unchanged(tmp_path):
+    lib = str(tmp_path / "lib")
+    first = b"# Outage\n\n## Impact\n\nThe payments API was down for ten minutes.\n"
+    second = b"# Outage\n\n## Impact\n\nThe search cluster lost a shard for two hours.\n"
+    runner = CliRunner()
+    assert "1 converted" in runner.invoke(main, ["convert", "-", "-o", lib, "--rules-only"], input=first).output
+    # standard input has no name: another text is another source, not an update of the first
+    assert "1 converted" in runner.invoke(main, ["convert", "-", "-o", lib, "--rules-only"], input=second).output
+    assert "1 unchanged" in runner.invoke(main, ["convert", "-", "-o", lib, "--rules-only"], input=first).output
+    records = sorted((tmp_path / "lib").glob("IL-*.yaml"))
+    assert [p.name for p in records] == ["IL-0001.yaml", "IL-0002.yaml"]
+    assert "payments API" in records[0].read_text() and "search cluster" in records[1].read_text()
+
+
 def test_validate_invalid_exits_one(tmp_path):
     (tmp_path / "IL-0001.yaml").write_text("id: IL-1\n")
     result = CliRunner().invoke(main, ["validate", str(tmp_path)])

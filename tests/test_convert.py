@@ -103,6 +103,36 @@ def test_a_record_broken_by_hand_is_not_duplicated(samples, tmp_path):
     assert [p.name for p in (tmp_path / "lib").glob("IL-*")] == ["IL-0001.yaml"]
 
 
+def test_a_record_that_no_longer_parses_keeps_its_source_and_says_so(samples, tmp_path):
+    source = str(samples / "tencent-moe-slow-ranks.txt")
+    convert([source], tmp_path / "lib")
+    record = tmp_path / "lib" / "IL-0001.yaml"
+    broken = record.read_text() + "organisation: [unclosed\n"  # a slip in a person's edit
+    record.write_text(broken)
+    report = convert([source], tmp_path / "lib")
+    # the source is still known by the record's source block: no second record, the record untouched
+    assert report.results[0].status == "pending"
+    assert "IL-0001.yaml is not a valid record" in report.results[0].warnings[-1]
+    assert record.read_text() == broken
+    assert [p.name for p in (tmp_path / "lib").glob("IL-*")] == ["IL-0001.yaml"]
+
+
+def test_one_file_named_several_ways_has_one_record(samples, tmp_path, monkeypatch):
+    monkeypatch.chdir(samples.parent)
+    convert(["in"], tmp_path / "lib")
+    (samples.parent / "link").symlink_to("in")
+    for spelling in ("./in", str(samples), "in//", "link"):
+        report = convert([spelling], tmp_path / "lib")
+        assert report.counts["unchanged"] == 3, spelling
+    assert len(list((tmp_path / "lib").glob("IL-*"))) == 3
+    # an amended file found by another spelling updates its record
+    md = samples / "gocardless-postgres-failover.md"
+    md.write_text(md.read_text() + "\nAn amendment added later.\n")
+    report = convert([str(md)], tmp_path / "lib")
+    assert report.results[0].status == "updated"
+    assert len(list((tmp_path / "lib").glob("IL-*"))) == 3
+
+
 def test_url_base_gives_each_record_its_public_address(samples, tmp_path):
     (samples / "sub").mkdir()
     (samples / "sub" / "a copy.md").write_text("# Disk filled up\n\nThe disk filled up for an hour.\n",

@@ -235,9 +235,10 @@ def store(library: Library, card: Card, fmt: RecordFormat, force: bool = False) 
         card = card.model_copy(update={"id": library.next_id()})
         return "converted", str(library.write(card, fmt))
     card = card.model_copy(update={"id": entry.id})
-    # nothing new when the suggestion equals what pmparse last wrote for this record
+    # nothing new when the suggestion equals what pmparse last wrote for this record (a record a
+    # person's edit left invalid is not that: the suggestion waits beside it, see _finish)
     base = library.read_state("base", entry.id)
-    if base is not None and card_data(base) == card_data(card) and not force:
+    if base is not None and card_data(base) == card_data(card) and not force and entry.error is None:
         return "unchanged", str(entry.path)
     if is_edited(library, entry):
         # a suggestion that proposes nothing open (only fields a person kept, or rejected before
@@ -625,7 +626,7 @@ def _display(location: str) -> str:
 
 
 def _known(library: Library, location: str, url: str | None = None) -> tuple[str, str, str | None] | None:
-    card_id = library.by_location.get(location)
+    card_id = library.location_id(location)
     entry = library.entries.get(card_id) if card_id else None
     # the index's summary is enough to skip an input: parsing every record to resume a batch
     # would cost more than the conversion it saves
@@ -664,7 +665,7 @@ def _finish(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, f
         return FileResult(task.location, "failed", error_kind=outcome.error_kind, message=outcome.message,
                           warnings=warnings)
     if outcome.kind == "unchanged":
-        entry = library.entries.get(library.by_location.get(task.location, ""))
+        entry = library.entries.get(library.location_id(task.location) or "")
         if entry is None:
             return FileResult(task.location, "unchanged", warnings=warnings)
         # a suggestion still waiting for review stays pending: the same input gives the same one
@@ -680,6 +681,10 @@ def _finish(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, f
     except OSError as exc:
         return FileResult(task.location, "failed", error_kind="record",
                           message=f"expected to write the record, found {exc.strerror or exc}", warnings=warnings)
+    broken = library.entries.get(library.location_id(task.location) or "")
+    if broken is not None and broken.error is not None and status == "pending":
+        warnings.append(f"{broken.path.name} is not a valid record ({broken.error.splitlines()[0]}); the "
+                        "suggestion waits for review beside it: fix the record or run `pmparse review`")
     return FileResult(task.location, status, record=path, warnings=warnings)
 
 

@@ -246,6 +246,8 @@ class Library:
     _keys: dict[str, list[int]] = field(default_factory=dict, repr=False)
     _rows: dict[str, list] = field(default_factory=dict, repr=False)
     _shas: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    #: Resolved path of each existing local location -> record id, built on first need.
+    _real: dict[str, str] | None = field(default=None, repr=False)
     _index_dirty: bool = False
 
     @classmethod
@@ -275,6 +277,7 @@ class Library:
         """
         self.entries.clear()
         self.by_location.clear()
+        self._real = None
         self._cards.clear()
         self._keys.clear()
         self._rows.clear()
@@ -324,6 +327,7 @@ class Library:
             self.by_location[entry.location] = entry.id
         elif entry.location:
             self.by_location.setdefault(entry.location, entry.id)
+        self._real = None
 
     def _forget(self, entry: Entry) -> None:
         """Drop an entry whose file is gone (a person deleted the record while the library was open)."""
@@ -333,6 +337,7 @@ class Library:
         self._rows.pop(entry.path.name, None)
         for key in [k for k, v in self.by_location.items() if v == entry.id]:
             del self.by_location[key]
+        self._real = None
         for ids in self._shas.values():
             if entry.id in ids:
                 ids.remove(entry.id)
@@ -432,16 +437,41 @@ class Library:
         self._max_number += 1
         return f"IL-{self._max_number:04d}"
 
+    def location_id(self, location: str) -> str | None:
+        """The id of the record made from ``location``: by its spelling, else by the file it names.
+
+        ``pm/a.md``, ``./pm/a.md``, an absolute path and a path through a symbolic link name one
+        file, and must not give it one record each. Records are matched by spelling first (a
+        moved library keeps working) and then by resolved path, for files that exist.
+        """
+        card_id = self.by_location.get(location)
+        if card_id is not None or location == "-" or not _still_there(location):
+            return card_id
+        if self._real is None:
+            self._real = {}
+            for key, value in self.by_location.items():
+                if key != "-" and _still_there(key):
+                    self._real.setdefault(os.path.realpath(key), value)
+        return self._real.get(os.path.realpath(location))
+
     def find(self, sha256: str, location: str) -> Entry | None:
         """The record made from this source.
 
         A source is known by its path or URL. A record made from the same text (sha256) at a
         location that no longer exists is the same source moved or renamed; one whose file is
         still there is another source that happens to hold the same text (a copy), which gets
-        its own record instead of taking turns with the first in one.
+        its own record instead of taking turns with the first in one. Standard input (``-``) is
+        known by its text alone.
         """
-        card_id = self.by_location.get(location)
-        if card_id is None:
+        if location == "-":
+            # standard input has no name: two texts piped in are two sources (one must not replace
+            # the other's record), the same text piped again is the same source
+            same = (other for other in self._shas.get(sha256, ())
+                    if (e := self.entries.get(other)) is not None and e.location == "-")
+            card_id = next(same, None)
+        else:
+            card_id = self.location_id(location)
+        if card_id is None and location != "-":
             for other in self._shas.get(sha256, ()):
                 entry = self.entries.get(other)
                 if entry is not None and not _still_there(entry.location):
@@ -553,14 +583,40 @@ def _source_keys(path: Path) -> tuple[str | None, str | None]:
     """``(sha256, location)`` of an invalid record's source, as far as the file can be parsed."""
     try:
         text = path.read_text(encoding="utf-8")
-        data = json.loads(text) if path.suffix == ".json" else yaml.load(text, Loader=_SAFE_LOADER)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, yaml.YAMLError):
+    except (OSError, UnicodeDecodeError):
         return None, None
+    try:
+        data = json.loads(text) if path.suffix == ".json" else yaml.load(text, Loader=_SAFE_LOADER)
+    except (json.JSONDecodeError, yaml.YAMLError):
+        # a slip elsewhere in the file (a person's edit) must not hide which source the record is
+        # of, or the next convert would make that source a second record: read the source block
+        # pmparse wrote line by line
+        return _salvage_source_lines(text)
     source = data.get("source") if isinstance(data, dict) else None
     if not isinstance(source, dict):
         return None, None
     sha, location = source.get("sha256"), source.get("location")
     return (sha if isinstance(sha, str) else None, location if isinstance(location, str) else None)
+
+
+_SOURCE_BLOCK = re.compile(r"^source:[ \t]*\n((?:[ \t]+\S.*(?:\n|$))+)", re.M)
+_SOURCE_KEY = re.compile(r"^[ \t]+(sha256|location):[ \t]*(.+?)[ \t]*$", re.M)
+
+
+def _salvage_source_lines(text: str) -> tuple[str | None, str | None]:
+    """``(sha256, location)`` from the indented ``source:`` block of a YAML record that does not parse."""
+    block = _SOURCE_BLOCK.search(text)
+    if block is None:
+        return None, None
+    found: dict[str, str] = {}
+    for key, raw in _SOURCE_KEY.findall(block.group(1)):
+        try:
+            value = yaml.load(raw, Loader=_SAFE_LOADER)  # one scalar: quotes and escapes as written
+        except yaml.YAMLError:
+            continue
+        if isinstance(value, str) and key not in found:
+            found[key] = value
+    return found.get("sha256"), found.get("location")
 
 
 def is_edited(library: Library, entry: Entry) -> bool:
