@@ -27,6 +27,8 @@ def test_text_is_the_file_with_newlines_kept(tmp_path):
 @pytest.mark.parametrize("content,error,needle", [
     (b"", EmptyInputError, "empty"),
     (b"  \n\t\n", EmptyInputError, "white space"),
+    (b"\xef\xbb\xbf", EmptyInputError, "white space"),  # a byte order mark alone
+    (b"\xef\xbb\xbf \n\n", EmptyInputError, "white space"),
     (b"PK\x03\x04\x00\x00binary", BinaryInputError, "NUL byte at offset 4"),
     ("Caf\u00e9 outage".encode("latin-1"), DecodeInputError, "offset 3"),
 ])

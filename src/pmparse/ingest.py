@@ -163,7 +163,8 @@ def decode_text(raw: bytes, location: str) -> str:
         BinaryInputError: NUL bytes, which text never holds.
         DecodeInputError: not valid UTF-8 (the message gives the byte offset).
     """
-    if not raw.strip():
+    # a byte order mark is not text either: a file of a BOM and white space is as empty as one without
+    if not raw.removeprefix(b"\xef\xbb\xbf").strip():
         raise EmptyInputError("expected text, found an empty file" if not raw else "expected text, found only white space", location)
     nul = raw.find(b"\x00")
     if nul >= 0:
