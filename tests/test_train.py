@@ -110,7 +110,7 @@ def test_weak_labels_of_a_document_and_no_heading_text_in_rows():
 
 
 def test_timeline_trigger_labels_the_first_change_before_detection():
-    text = ("# Outage\n\n## Timeline\n\nAll times in UTC.\n\n"
+    text = ("# Outage\n\n## Timeline\n\nAll times below are in UTC.\n\n"
             "- 09:58 the nightly job pushed the new proxy settings to every region\n"
             "- 10:03 an alert fired for the checkout error rate\n"
             "- 10:20 the team reverted the proxy settings\n")
@@ -282,3 +282,31 @@ def test_leave_one_source_out_meets_floors(corpus_root):
 
     output, code = run_train_command(str(corpus_root), None, 0, True, False, None, True, False, False, rounds=50)
     assert code == 0, output
+
+
+def test_write_boilerplate_lists_lines_recurring_outside_the_gold_set(tiny_corpus, tmp_path):
+    from pmparse import boilerplate
+    from pmparse.train import write_boilerplate
+
+    import shutil
+
+    # a copy: the fixture's corpus is shared by the module's tests
+    root = shutil.copytree(tiny_corpus, tmp_path / "corpus")
+    gold = tiny_corpus.parent / f"{tiny_corpus.name}-gold"
+    notice = "This sentence is a notice printed on every page of the site."
+    for name in ("posthog/pm-00.md", "posthog/pm-02.md", "dfds/pm-01.md", "dfds/pm-03.md"):  # pm-00 is gold
+        path = root / name
+        path.write_text(path.read_text(encoding="utf-8") + "\n" + notice + "\n", encoding="utf-8")
+    out = tmp_path / "b.json"
+    write_boilerplate(root, out, gold, min_documents=3)
+    digests, _ = boilerplate.load(str(out))
+    assert boilerplate.digest(notice) in digests
+    # the gold document (one of the four) does not count: three is still enough, four is not
+    write_boilerplate(root, out, gold, min_documents=4)
+    boilerplate.load.cache_clear()
+    assert boilerplate.digest(notice) not in boilerplate.load(str(out))[0]
+
+
+def test_cli_write_boilerplate_takes_no_training_options():
+    result = CliRunner().invoke(main, ["train", "--write-boilerplate", "--loso"])
+    assert result.exit_code == 2 and "--write-boilerplate" in result.output

@@ -314,15 +314,18 @@ def train_categories_command(corpus, gold_files, output, taxonomy_path, label_fi
 @click.option("--allow-lower", is_flag=True, help="With --update-floors: allow floors to go down.")
 @click.option("--dataset", default=None, type=click.Path(dir_okay=False),
               help="Also write the weakly labelled units as JSON lines (offsets, labels, weights; no text).")
+@click.option("--write-boilerplate", "boilerplate", is_flag=True,
+              help="Only rewrite the packaged boilerplate list (digests of lines that recur across the corpus).")
 def train_command(seed, out, corpus, loso, tune_settings, report_path, rounds, check_floors, update_floors, allow_lower,
-                  dataset):
+                  dataset, boilerplate):
     """Train the field model from the corpus's headings (gold documents excluded), or measure it with --loso."""
     from .train import run_train_command
 
     try:
         output, code = run_train_command(corpus, out, seed, loso, tune_settings, report_path, check_floors,
                                          update_floors, allow_lower, rounds,
-                                         progress=lambda message: click.echo(message, err=True), dataset=dataset)
+                                         progress=lambda message: click.echo(message, err=True), dataset=dataset,
+                                         boilerplate=boilerplate)
     except PmparseError as exc:
         _fail_usage(exc)
     click.echo(output)

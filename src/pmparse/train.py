@@ -680,10 +680,33 @@ def loso_markdown(report: dict) -> str:
     return "\n".join(lines)
 
 
+BOILERPLATE_PATH = Path(__file__).resolve().parent / "resources" / "boilerplate.json"
+
+
+def write_boilerplate(root: Path, path: Path = BOILERPLATE_PATH, gold_dir: Path = GOLD_DIR,
+                      min_documents: int = 10, min_words: int = 3) -> int:
+    """Derive the boilerplate list (:mod:`pmparse.boilerplate`) from the corpus and write it.
+
+    The lines are counted in the incident files outside the gold set, each read as conversion
+    reads it. Returns the number of digests written.
+    """
+    from .boilerplate import derive, write
+
+    exclude = gold_paths(gold_dir, root)
+    texts = (ingest(str(root / rel)).text for _, rel in incident_files(root, load_manifest()) if rel not in exclude)
+    digests = derive(texts, min_documents, min_words)
+    write(path, digests, f"Digests of the lines of {min_words} or more words that recur in {min_documents} or "
+                         "more corpus incident files outside the gold set; written by `pmparse train "
+                         "--write-boilerplate`, do not edit by hand.", min_documents, min_words)
+    return len(digests)
+
+
 def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool, tune_settings: bool,
                       report_path: str | None, check: bool, update: bool, allow_lower: bool,
-                      rounds: int = 1000, progress=None, dataset: str | None = None) -> tuple[str, int]:
-    """What ``pmparse train`` prints and its exit code.
+                      rounds: int = 1000, progress=None, dataset: str | None = None,
+                      boilerplate: bool = False) -> tuple[str, int]:
+    """What ``pmparse train`` prints and its exit code (``boilerplate``: only rewrite the
+    boilerplate list from the corpus, see :func:`write_boilerplate`).
 
     Raises:
         UsageError: a LOSO-only option without ``--loso``, ``--dataset`` with it, or no corpus.
@@ -698,7 +721,12 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
         raise UsageError("expected a file name after --dataset, found an empty one")
     if dataset is not None and loso:
         raise UsageError("expected --dataset without --loso (each fold has its own dataset), found both")
+    if boilerplate and (loso or dataset is not None or out is not None):
+        raise UsageError("expected --write-boilerplate alone (with --corpus), found it with other options")
     root = corpus_root(corpus)
+    if boilerplate:
+        count = write_boilerplate(root)
+        return f"wrote {count} boilerplate line digests to {BOILERPLATE_PATH}; retrain the field model", 0
     if not loso:
         target = Path(out) if out else DEFAULT_MODEL_DIR
         started = time.time()

@@ -56,3 +56,36 @@ def test_code_fences_are_not_units():
 def test_split_sentences_offsets():
     text = "One thing. Two things. Three."
     assert [text[s:e] for s, e in split_sentences(text, 0, len(text))] == ["One thing.", "Two things.", "Three."]
+
+
+def test_boilerplate_lines_are_masked_and_split_what_they_glued():
+    from pmparse.boilerplate import digest
+
+    notice = "Please read our new site notice about the move!"
+    text = f"The primary ran out of disk\n{notice}\nwhile the backup was running.\nWe added an alert.\n"
+    listed = (frozenset({digest(notice)}), 3)
+    kept = [text[u.start:u.end] for u in segment(text, [], [], plain_text=True)]
+    # without the list, the notice printed mid-sentence joins the sentence
+    assert any(notice in unit for unit in kept)
+    masked = [text[u.start:u.end] for u in segment(text, [], [], plain_text=True, boilerplate=listed)]
+    assert masked == ["The primary ran out of disk", "while the backup was running.", "We added an alert."]
+    # the same words in a longer line are prose, not the listed line
+    prose = f"Someone wrote: {notice} and left.\n"
+    assert [prose[u.start:u.end] for u in segment(prose, [], [], boilerplate=listed)] == [prose.strip()]
+
+
+def test_chrome_lines_of_printed_pages_are_masked_but_a_long_sentence_naming_them_is_kept():
+    text = ("We restarted the database\nThis page was last edited on 3 April 2015, at 21:17.\n"
+            "after the disk filled.\nCategories : Incident documentation\nCategories\n")
+    assert [text[u.start:u.end] for u in segment(text, [], [], plain_text=True)] == [
+        "We restarted the database", "after the disk filled."]
+    # in markdown the same lines are the report's own (no printed page around them)
+    assert any("last edited" in text[u.start:u.end] for u in segment(text, [], [], plain_text=False))
+    prose = ("The outage began when the team updated the privacy policy page of the account service, which "
+             "reloaded every frontend at once and dropped the sessions.\n")
+    assert [prose[u.start:u.end] for u in segment(prose, [], [], plain_text=True)] == [prose.strip()]
+
+
+def test_a_link_alone_on_a_printed_line_stays_with_its_sentence():
+    text = "The fix is tracked in\nhttps://tracker.example.org/T123\nand was deployed on Monday.\n"
+    assert [text[u.start:u.end] for u in segment(text, [], [], plain_text=True)] == [text.strip()]

@@ -15,6 +15,9 @@ from dataclasses import dataclass
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from ..boilerplate import digest
+from ..cues import load_cues
+from ..boilerplate import load as load_boilerplate
 from .lines import Mask, code_fence_regions, doc_text, navigation_regions, shared_lines
 
 _LIST = re.compile(r"^([ \t]*)(?:[-*+•]|\d{1,3}[.)])[ \t]+")
@@ -33,6 +36,11 @@ _MARKER = re.compile(r"(?:[-*+•]|\d{1,3}[.)])[ \t]+|[|>]")
 _WORD = re.compile(r"[^\W\d_]{2,}")
 #: A unit is split into sentences only above this length when it is a list item.
 LONG_ITEM = 400
+#: Longest line worth a boilerplate digest (the listed lines are notices, menus and template prompts).
+_BOILERPLATE_CHARS = 300
+#: Longest line the chrome patterns may mask (footers and menu entries are short).
+_CHROME_CHARS = 120
+_LINK_LINE = re.compile(r"^\W*(https?://\S+|www\.\S+)\W*$")
 
 
 @dataclass(frozen=True)
@@ -79,7 +87,32 @@ def split_sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return pieces
 
 
-def segment(text: str, masked: list[tuple[int, int]], skip: list[tuple[int, int]], plain_text: bool = False) -> list[Unit]:
+def boilerplate_regions(lines, boilerplate: tuple[frozenset[str], int]) -> list[tuple[int, int]]:
+    """The lines whose digest is in ``boilerplate`` (digests, least words; see :mod:`pmparse.boilerplate`)."""
+    digests, min_words = boilerplate
+    if not digests:
+        return []
+    # listed lines are short: a long line is prose, and not worth a digest
+    return [(line.start, line.end) for line in lines
+            if len(line.text) <= _BOILERPLATE_CHARS and digest(line.text, min_words) in digests]
+
+
+def chrome_regions(lines) -> list[tuple[int, int]]:
+    """Short lines the cue table's chrome patterns match (a footer's "last edited" line, a menu link).
+
+    Only for plain text (printed pages), where such a line is the page's, not the report's; a
+    long line that names a privacy policy is a report's sentence and is kept, and so is a link
+    alone on its line.
+    """
+    cues = load_cues()
+    # a link alone on a line is, in a printed page, the tail of the sentence above it
+    return [(line.start, line.end) for line in lines
+            if len(line.text) <= _CHROME_CHARS and line.text.strip() and not _LINK_LINE.match(line.text)
+            and cues.is_chrome(line.text)]
+
+
+def segment(text: str, masked: list[tuple[int, int]], skip: list[tuple[int, int]], plain_text: bool = False,
+            boilerplate: tuple[frozenset[str], int] | None = None) -> list[Unit]:
     """Split ``text`` into units.
 
     Args:
@@ -87,11 +120,16 @@ def segment(text: str, masked: list[tuple[int, int]], skip: list[tuple[int, int]
         masked: Regions that are not prose (front matter, template tags).
         skip: Regions that are structure, not content (heading lines and labels).
         plain_text: True for plain text: also drop navigation runs of printed pages.
+        boilerplate: Digests of boilerplate lines and their least words: such lines are masked.
     """
     lines = shared_lines(text)
     regions = list(masked) + code_fence_regions(lines)
     if plain_text:
         regions += navigation_regions(lines)
+    if boilerplate is not None:
+        regions += boilerplate_regions(lines, boilerplate)
+    if plain_text:
+        regions += chrome_regions(lines)
     mask = Mask(regions)
     skip_mask = Mask(skip)
     units: list[Unit] = []
@@ -161,16 +199,17 @@ def segment(text: str, masked: list[tuple[int, int]], skip: list[tuple[int, int]
     return units
 
 
-def assign_units(doc: Doc) -> None:
+def assign_units(doc: Doc, boilerplate: tuple[frozenset[str], int] | None = None) -> None:
     """Split ``doc`` into units and store them in ``doc.spans["units"]``.
 
-    Reads the masked regions and the headings the sectionizer found.
+    Reads the masked regions and the headings the sectionizer found; ``boilerplate`` lines
+    (:func:`pmparse.boilerplate.load`) are masked too.
     """
     masked = doc.user_data.get("pmparse_masked", [])
     plain = doc.user_data.get("pmparse_format", "md") == "txt"
     skip = [(span.start_char, span.end_char) for span in doc.spans.get("headings", [])]
     spans = []
-    for unit in segment(doc_text(doc), masked, skip, plain_text=plain):
+    for unit in segment(doc_text(doc), masked, skip, plain_text=plain, boilerplate=boilerplate):
         span = doc.char_span(unit.start, unit.end, label=unit.kind, alignment_mode="contract")
         if span is None or len(span) == 0:
             span = doc.char_span(unit.start, unit.end, label=unit.kind, alignment_mode="expand")
@@ -179,12 +218,22 @@ def assign_units(doc: Doc) -> None:
     doc.spans["units"] = spans
 
 
-@Language.factory("pmparse_units", assigns=["doc.spans"])
-def make_units(nlp: Language, name: str):
-    """Create the unit splitter component."""
+@Language.factory("pmparse_units", assigns=["doc.spans"], default_config={"boilerplate_path": None,
+                                                                           "use_boilerplate": True})
+def make_units(nlp: Language, name: str, boilerplate_path: str | None, use_boilerplate: bool):
+    """Create the unit splitter component.
+
+    Args:
+        boilerplate_path: A boilerplate list replacing the packaged one.
+        use_boilerplate: False to keep boilerplate lines (as before the list existed).
+
+    Raises:
+        RulesError: the boilerplate list is unreadable or invalid (when the pipeline is built).
+    """
+    boilerplate = load_boilerplate(boilerplate_path) if use_boilerplate else None
 
     def units(doc: Doc) -> Doc:
-        assign_units(doc)
+        assign_units(doc, boilerplate)
         return doc
 
     return units
