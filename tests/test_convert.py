@@ -117,20 +117,34 @@ def test_a_record_that_no_longer_parses_keeps_its_source_and_says_so(samples, tm
     assert [p.name for p in (tmp_path / "lib").glob("IL-*")] == ["IL-0001.yaml"]
 
 
-def test_one_file_named_several_ways_has_one_record(samples, tmp_path, monkeypatch):
+def test_one_path_spelled_several_ways_has_one_record(samples, tmp_path, monkeypatch):
     monkeypatch.chdir(samples.parent)
     convert(["in"], tmp_path / "lib")
-    (samples.parent / "link").symlink_to("in")
-    for spelling in ("./in", str(samples), "in//", "link"):
+    for spelling in ("./in", "in//", "in/../in"):
         report = convert([spelling], tmp_path / "lib")
         assert report.counts["unchanged"] == 3, spelling
     assert len(list((tmp_path / "lib").glob("IL-*"))) == 3
     # an amended file found by another spelling updates its record
-    md = samples / "gocardless-postgres-failover.md"
-    md.write_text(md.read_text() + "\nAn amendment added later.\n")
-    report = convert([str(md)], tmp_path / "lib")
+    md = "./in/gocardless-postgres-failover.md"
+    (samples / "gocardless-postgres-failover.md").write_text(
+        (samples / "gocardless-postgres-failover.md").read_text() + "\nAn amendment added later.\n")
+    report = convert([md], tmp_path / "lib")
     assert report.results[0].status == "updated"
     assert len(list((tmp_path / "lib").glob("IL-*"))) == 3
+
+
+def test_the_same_relative_path_in_two_folders_is_two_sources(tmp_path, monkeypatch):
+    for name, words in (("a", "The payments API was down for ten minutes."),
+                        ("b", "The search cluster lost a shard for two hours.")):
+        (tmp_path / name / "pm").mkdir(parents=True)
+        (tmp_path / name / "pm" / "x.md").write_text(f"# Outage\n\n## Impact\n\n{words}\n")
+    monkeypatch.chdir(tmp_path / "a")
+    convert(["pm/x.md"], tmp_path / "lib")
+    monkeypatch.chdir(tmp_path / "b")
+    convert([str(tmp_path / "b" / "pm" / "x.md")], tmp_path / "lib")
+    # another folder's file is not the record's file, whatever the working directory
+    texts = sorted(p.read_text() for p in (tmp_path / "lib").glob("IL-*.yaml"))
+    assert len(texts) == 2 and "payments API" in texts[1] + texts[0] and "search cluster" in texts[0] + texts[1]
 
 
 def test_url_base_gives_each_record_its_public_address(samples, tmp_path):

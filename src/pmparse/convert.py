@@ -655,6 +655,9 @@ def _tasks(library: Library, inputs: Iterable[str], max_bytes: int, force: bool,
                 continue
             yield Task(location, known=None if force else _known(library, location), raw=raw)
         else:
+            # one spelling per path: "./pm/a.md" and "pm//a.md" are "pm/a.md" and find its record
+            # (an absolute path or a link to it is another spelling still: see README, "Limits")
+            location = os.path.normpath(location)
             yield Task(location, known=None if force else _known(library, location, url), url=url)
 
 

@@ -246,8 +246,6 @@ class Library:
     _keys: dict[str, list[int]] = field(default_factory=dict, repr=False)
     _rows: dict[str, list] = field(default_factory=dict, repr=False)
     _shas: dict[str, list[str]] = field(default_factory=dict, repr=False)
-    #: Resolved path of each existing local location -> record id, built on first need.
-    _real: dict[str, str] | None = field(default=None, repr=False)
     _index_dirty: bool = False
 
     @classmethod
@@ -277,7 +275,6 @@ class Library:
         """
         self.entries.clear()
         self.by_location.clear()
-        self._real = None
         self._cards.clear()
         self._keys.clear()
         self._rows.clear()
@@ -327,7 +324,6 @@ class Library:
             self.by_location[entry.location] = entry.id
         elif entry.location:
             self.by_location.setdefault(entry.location, entry.id)
-        self._real = None
 
     def _forget(self, entry: Entry) -> None:
         """Drop an entry whose file is gone (a person deleted the record while the library was open)."""
@@ -337,7 +333,6 @@ class Library:
         self._rows.pop(entry.path.name, None)
         for key in [k for k, v in self.by_location.items() if v == entry.id]:
             del self.by_location[key]
-        self._real = None
         for ids in self._shas.values():
             if entry.id in ids:
                 ids.remove(entry.id)
@@ -438,21 +433,9 @@ class Library:
         return f"IL-{self._max_number:04d}"
 
     def location_id(self, location: str) -> str | None:
-        """The id of the record made from ``location``: by its spelling, else by the file it names.
-
-        ``pm/a.md``, ``./pm/a.md``, an absolute path and a path through a symbolic link name one
-        file, and must not give it one record each. Records are matched by spelling first (a
-        moved library keeps working) and then by resolved path, for files that exist.
-        """
-        card_id = self.by_location.get(location)
-        if card_id is not None or location == "-" or not _still_there(location):
-            return card_id
-        if self._real is None:
-            self._real = {}
-            for key, value in self.by_location.items():
-                if key != "-" and _still_there(key):
-                    self._real.setdefault(os.path.realpath(key), value)
-        return self._real.get(os.path.realpath(location))
+        """The id of the record made from ``location`` (as spelled; ``convert`` normalises the
+        spelling of a path first, so ``./pm/a.md`` and ``pm//a.md`` are ``pm/a.md``)."""
+        return self.by_location.get(location)
 
     def find(self, sha256: str, location: str) -> Entry | None:
         """The record made from this source.
