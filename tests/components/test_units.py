@@ -89,3 +89,11 @@ def test_chrome_lines_of_printed_pages_are_masked_but_a_long_sentence_naming_the
 def test_a_link_alone_on_a_printed_line_stays_with_its_sentence():
     text = "The fix is tracked in\nhttps://tracker.example.org/T123\nand was deployed on Monday.\n"
     assert [text[u.start:u.end] for u in segment(text, [], [], plain_text=True)] == [text.strip()]
+
+
+def test_a_sentence_that_names_a_chrome_phrase_is_not_masked():
+    text = ("10:05 Alice rolls back the change but forgets to log it in the Server Admin Log.\n"
+            "Users of the mobile view saw 503 errors for twenty minutes after the\n"
+            "deploy, while desktop was fine. This broke our\nprivacy policy.\n")
+    kept = " ".join(text[u.start:u.end] for u in segment(text, [], [], plain_text=True))
+    assert "Server Admin Log" in kept and "mobile view saw 503" in kept and "privacy policy" in kept

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from ..boilerplate import MAX_CHARS as BOILERPLATE_CHARS
 from ..boilerplate import digest
-from ..cues import load_cues
 from ..boilerplate import load as load_boilerplate
+from ..cues import load_cues
 from .lines import Mask, code_fence_regions, doc_text, navigation_regions, shared_lines
 
 _LIST = re.compile(r"^([ \t]*)(?:[-*+•]|\d{1,3}[.)])[ \t]+")
@@ -36,11 +37,12 @@ _MARKER = re.compile(r"(?:[-*+•]|\d{1,3}[.)])[ \t]+|[|>]")
 _WORD = re.compile(r"[^\W\d_]{2,}")
 #: A unit is split into sentences only above this length when it is a list item.
 LONG_ITEM = 400
-#: Longest line worth a boilerplate digest (the listed lines are notices, menus and template prompts).
-_BOILERPLATE_CHARS = 300
 #: Longest line the chrome patterns may mask (footers and menu entries are short).
 _CHROME_CHARS = 120
 _LINK_LINE = re.compile(r"^\W*(https?://\S+|www\.\S+)\W*$")
+#: Most words of a chrome line ("Text is available under the", "Server admin log (Prod)").
+_CHROME_WORDS = 5
+_LAST_EDITED = re.compile(r"^\W*this page was last edited on\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -94,21 +96,30 @@ def boilerplate_regions(lines, boilerplate: tuple[frozenset[str], int]) -> list[
         return []
     # listed lines are short: a long line is prose, and not worth a digest
     return [(line.start, line.end) for line in lines
-            if len(line.text) <= _BOILERPLATE_CHARS and digest(line.text, min_words) in digests]
+            if len(line.text) <= BOILERPLATE_CHARS and digest(line.text, min_words) in digests]
 
 
 def chrome_regions(lines) -> list[tuple[int, int]]:
-    """Short lines the cue table's chrome patterns match (a footer's "last edited" line, a menu link).
+    """Lines of a few words that the cue table's chrome patterns match (a menu entry, a footer
+    label), and a footer's "last edited" line.
 
     Only for plain text (printed pages), where such a line is the page's, not the report's; a
     long line that names a privacy policy is a report's sentence and is kept, and so is a link
     alone on its line.
     """
     cues = load_cues()
-    # a link alone on a line is, in a printed page, the tail of the sentence above it
-    return [(line.start, line.end) for line in lines
-            if len(line.text) <= _CHROME_CHARS and line.text.strip() and not _LINK_LINE.match(line.text)
-            and cues.is_chrome(line.text)]
+    out = []
+    for line in lines:
+        text = line.text.strip()
+        # a link alone on a line, or a line that opens in lower case, is in a printed page the
+        # tail of the sentence above it; a chrome phrase in a line of many words is the report's
+        # own sentence ("... logged it in the server admin log"), unless it is the footer's
+        if (not text or len(line.text) > _CHROME_CHARS or text[0].islower() or _LINK_LINE.match(text)
+                or (len(_WORD.findall(text)) > _CHROME_WORDS and not _LAST_EDITED.match(text))):
+            continue
+        if cues.is_chrome(text):
+            out.append((line.start, line.end))
+    return out
 
 
 def segment(text: str, masked: list[tuple[int, int]], skip: list[tuple[int, int]], plain_text: bool = False,
