@@ -25,6 +25,8 @@ from .errors import RulesError
 _WORD = re.compile(r"[^\W_]+")
 #: Version of the file format (not of the list).
 FORMAT_VERSION = 1
+#: Longest line worth a digest: the listed lines are notices, menus and template prompts.
+MAX_CHARS = 300
 PACKAGED = "boilerplate.json"
 
 
@@ -61,9 +63,13 @@ def derive(texts: Iterable[str], min_documents: int = 10, min_words: int = 3) ->
     A line counts once per document, so a footer printed on every page of one report is not
     boilerplate of its own.
     """
+    from .components.lines import split_lines
+
     counts: Counter[str] = Counter()
     for text in texts:
-        counts.update({d for d in (digest(line, min_words) for line in text.splitlines()) if d})
+        # the lines the unit splitter will test: split as it splits, and no longer than it checks
+        counts.update({d for d in (digest(line.text, min_words) for line in split_lines(text)
+                                   if len(line.text) <= MAX_CHARS) if d})
     return sorted(d for d, n in counts.items() if n >= min_documents)
 
 
@@ -74,6 +80,7 @@ def write(path: Path, digests: list[str], about: str, min_documents: int, min_wo
     content = BoilerplateList(format=FORMAT_VERSION, about=about, min_documents=min_documents,
                               min_words=min_words, digests=digests)
     atomic_write(Path(path), json.dumps(content.model_dump(), indent=1) + "\n")
+    load.cache_clear()  # a list read before in this process is stale now
 
 
 @functools.lru_cache(maxsize=4)

@@ -684,10 +684,12 @@ def _finish(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, f
     except OSError as exc:
         return FileResult(task.location, "failed", error_kind="record",
                           message=f"expected to write the record, found {exc.strerror or exc}", warnings=warnings)
-    broken = library.entries.get(library.location_id(task.location) or "")
-    if broken is not None and broken.error is not None and status == "pending":
-        warnings.append(f"{broken.path.name} is not a valid record ({broken.error.splitlines()[0]}); the "
-                        "suggestion waits for review beside it: fix the record or run `pmparse review`")
+    # the record the suggestion was stored against (its file is named by its id)
+    broken = library.entries.get(Path(path).stem) if status == "pending" else None
+    if broken is not None and broken.error is not None:
+        reason = (broken.error.splitlines() or ["unreadable"])[0]
+        warnings.append(f"{broken.path.name} is not a valid record ({reason}); the suggestion waits for "
+                        "review beside it: fix the record or run `pmparse review`")
     return FileResult(task.location, status, record=path, warnings=warnings)
 
 
