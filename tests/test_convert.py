@@ -208,3 +208,25 @@ def test_a_file_of_several_incidents_converts_with_a_warning_saying_so(tmp_path)
     card, warnings = suggest(str(log))
     assert card.organisation is None and len(warnings) == 1 and "found 2 incident sections" in warnings[0]
     assert suggest(str(log.parent / "single.md"))[1] == []
+
+
+def test_an_index_row_written_before_salvage_is_not_trusted(samples, tmp_path):
+    import json
+    import time
+
+    source = str(samples / "tencent-moe-slow-ranks.txt")
+    convert([source], tmp_path / "lib")
+    record = tmp_path / "lib" / "IL-0001.yaml"
+    record.write_text(record.read_text() + "organisation: [unclosed\n")
+    time.sleep(0.01)
+    Library.open(tmp_path / "lib").save_index()
+    index = tmp_path / "lib" / ".pmparse" / "index.json"
+    # an older pmparse cached the broken record without its source, and the file has not changed since
+    data = json.loads(index.read_text())
+    data["version"] = 1  # the version before salvage
+    data["written_ns"] = time.time_ns() + 10**10
+    data["records"]["IL-0001.yaml"][1][2:4] = [None, None]
+    index.write_text(json.dumps(data))
+    report = convert([source], tmp_path / "lib")
+    assert report.results[0].status == "pending"
+    assert [p.name for p in (tmp_path / "lib").glob("IL-*")] == ["IL-0001.yaml"]

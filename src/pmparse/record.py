@@ -149,8 +149,9 @@ def atomic_write(path: Path, text: str) -> None:
 
 #: Cards kept parsed at a time; the index itself holds only a few strings per record.
 CARD_CACHE = 256
-#: Version of ``.pmparse/index.json``; another version is ignored (and rebuilt).
-INDEX_VERSION = 1
+#: Version of ``.pmparse/index.json``; another version is ignored (and rebuilt). 2: an invalid
+#: record's summary holds the source salvaged from its text (version 1 rows of such records hold none).
+INDEX_VERSION = 2
 
 
 @dataclass
