@@ -230,3 +230,15 @@ def test_an_index_row_written_before_salvage_is_not_trusted(samples, tmp_path):
     report = convert([source], tmp_path / "lib")
     assert report.results[0].status == "pending"
     assert [p.name for p in (tmp_path / "lib").glob("IL-*")] == ["IL-0001.yaml"]
+
+
+def test_a_json_record_that_no_longer_parses_keeps_its_source(samples, tmp_path):
+    source = str(samples / "tencent-moe-slow-ranks.txt")
+    convert([source], tmp_path / "lib", fmt="json")
+    record = tmp_path / "lib" / "IL-0001.json"
+    broken = record.read_text().replace("{", "{,,", 1)  # a slip in a person's edit
+    record.write_text(broken)
+    report = convert([source], tmp_path / "lib", fmt="json")
+    assert report.results[0].status == "pending"
+    assert record.read_text() == broken
+    assert [p.name for p in (tmp_path / "lib").glob("IL-*")] == ["IL-0001.json"]

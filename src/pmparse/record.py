@@ -575,7 +575,7 @@ def _source_keys(path: Path) -> tuple[str | None, str | None]:
         # a slip elsewhere in the file (a person's edit) must not hide which source the record is
         # of, or the next convert would make that source a second record: read the source block
         # pmparse wrote line by line
-        return _salvage_source_lines(text)
+        return _salvage_source_json(text) if path.suffix == ".json" else _salvage_source_lines(text)
     source = data.get("source") if isinstance(data, dict) else None
     if not isinstance(source, dict):
         return None, None
@@ -585,6 +585,22 @@ def _source_keys(path: Path) -> tuple[str | None, str | None]:
 
 _SOURCE_BLOCK = re.compile(r"^source:[ \t]*\n((?:[ \t]+\S.*(?:\n|$))+)", re.M)
 _SOURCE_KEY = re.compile(r"^[ \t]+(sha256|location):[ \t]*(.+?)[ \t]*$", re.M)
+
+
+_JSON_SHA = re.compile(r'"sha256"\s*:\s*"([0-9a-f]{64})"')
+_JSON_LOCATION = re.compile(r'"location"\s*:\s*("(?:[^"\\\n]|\\.)*")')
+
+
+def _salvage_source_json(text: str) -> tuple[str | None, str | None]:
+    """``(sha256, location)`` of a JSON record that does not parse: a card has one of each key,
+    both in its ``source`` object."""
+    sha = _JSON_SHA.search(text)
+    location = _JSON_LOCATION.search(text)
+    try:
+        value = json.loads(location.group(1)) if location else None
+    except json.JSONDecodeError:
+        value = None
+    return (sha.group(1) if sha else None, value if isinstance(value, str) else None)
 
 
 def _salvage_source_lines(text: str) -> tuple[str | None, str | None]:
