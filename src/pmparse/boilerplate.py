@@ -28,6 +28,8 @@ FORMAT_VERSION = 1
 #: Longest line worth a digest: the listed lines are notices, menus and template prompts.
 MAX_CHARS = 300
 PACKAGED = "boilerplate.json"
+#: Where ``pmparse train --write-boilerplate`` writes the packaged list.
+PACKAGED_PATH = Path(__file__).resolve().parent / "resources" / PACKAGED
 
 
 class BoilerplateList(BaseModel):

@@ -626,7 +626,7 @@ def _display(location: str) -> str:
 
 
 def _known(library: Library, location: str, url: str | None = None) -> tuple[str, str, str | None] | None:
-    card_id = library.location_id(location)
+    card_id = library.by_location.get(location)
     entry = library.entries.get(card_id) if card_id else None
     # the index's summary is enough to skip an input: parsing every record to resume a batch
     # would cost more than the conversion it saves
@@ -668,7 +668,7 @@ def _finish(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, f
         return FileResult(task.location, "failed", error_kind=outcome.error_kind, message=outcome.message,
                           warnings=warnings)
     if outcome.kind == "unchanged":
-        entry = library.entries.get(library.location_id(task.location) or "")
+        entry = library.entries.get(library.by_location.get(task.location, ""))
         if entry is None:
             return FileResult(task.location, "unchanged", warnings=warnings)
         # a suggestion still waiting for review stays pending: the same input gives the same one

@@ -433,32 +433,22 @@ class Library:
         self._max_number += 1
         return f"IL-{self._max_number:04d}"
 
-    def location_id(self, location: str) -> str | None:
-        """The id of the record made from ``location`` (as spelled; ``convert`` normalises the
-        spelling of a path first, so ``./pm/a.md`` and ``pm//a.md`` are ``pm/a.md``)."""
-        return self.by_location.get(location)
-
     def find(self, sha256: str, location: str) -> Entry | None:
         """The record made from this source.
 
-        A source is known by its path or URL. A record made from the same text (sha256) at a
-        location that no longer exists is the same source moved or renamed; one whose file is
-        still there is another source that happens to hold the same text (a copy), which gets
-        its own record instead of taking turns with the first in one. Standard input (``-``) is
-        known by its text alone.
+        A source is known by its path or URL (``convert`` normalises a path's spelling first). A
+        record made from the same text (sha256) at a location that no longer exists is the same
+        source moved or renamed; one whose file is still there is another source that happens to
+        hold the same text (a copy), which gets its own record instead of taking turns with the
+        first in one. Standard input (``-``) has no name: it is known by its text alone, so two
+        texts piped in are two sources and the same text piped again is the same one.
         """
-        if location == "-":
-            # standard input has no name: two texts piped in are two sources (one must not replace
-            # the other's record), the same text piped again is the same source
-            same = (other for other in self._shas.get(sha256, ())
-                    if (e := self.entries.get(other)) is not None and e.location == "-")
-            card_id = next(same, None)
-        else:
-            card_id = self.location_id(location)
-        if card_id is None and location != "-":
+        card_id = None if location == "-" else self.by_location.get(location)
+        if card_id is None:
             for other in self._shas.get(sha256, ()):
                 entry = self.entries.get(other)
-                if entry is not None and not _still_there(entry.location):
+                if entry is not None and (entry.location == "-" if location == "-"
+                                          else not _still_there(entry.location)):
                     card_id = other
                     break
         entry = self.entries.get(card_id) if card_id else None
@@ -587,22 +577,6 @@ _SOURCE_BLOCK = re.compile(r"^source:[ \t]*\n((?:[ \t]+\S.*(?:\n|$))+)", re.M)
 _SOURCE_KEY = re.compile(r"^[ \t]+(sha256|location):[ \t]*(.+?)[ \t]*$", re.M)
 
 
-_JSON_SHA = re.compile(r'"sha256"\s*:\s*"([0-9a-f]{64})"')
-_JSON_LOCATION = re.compile(r'"location"\s*:\s*("(?:[^"\\\n]|\\.)*")')
-
-
-def _salvage_source_json(text: str) -> tuple[str | None, str | None]:
-    """``(sha256, location)`` of a JSON record that does not parse: a card has one of each key,
-    both in its ``source`` object."""
-    sha = _JSON_SHA.search(text)
-    location = _JSON_LOCATION.search(text)
-    try:
-        value = json.loads(location.group(1)) if location else None
-    except json.JSONDecodeError:
-        value = None
-    return (sha.group(1) if sha else None, value if isinstance(value, str) else None)
-
-
 def _salvage_source_lines(text: str) -> tuple[str | None, str | None]:
     """``(sha256, location)`` from the indented ``source:`` block of a YAML record that does not parse."""
     block = _SOURCE_BLOCK.search(text)
@@ -617,6 +591,22 @@ def _salvage_source_lines(text: str) -> tuple[str | None, str | None]:
         if isinstance(value, str) and key not in found:
             found[key] = value
     return found.get("sha256"), found.get("location")
+
+
+_JSON_SHA = re.compile(r'"sha256"\s*:\s*"([0-9a-f]{64})"')
+_JSON_LOCATION = re.compile(r'"location"\s*:\s*("(?:[^"\\\n]|\\.)*")')
+
+
+def _salvage_source_json(text: str) -> tuple[str | None, str | None]:
+    """``(sha256, location)`` of a JSON record that does not parse: a card has one of each key,
+    both in its ``source`` object."""
+    sha = _JSON_SHA.search(text)
+    location = _JSON_LOCATION.search(text)
+    try:
+        value = json.loads(location.group(1)) if location else None
+    except json.JSONDecodeError:
+        value = None
+    return (sha.group(1) if sha else None, value if isinstance(value, str) else None)
 
 
 def is_edited(library: Library, entry: Entry) -> bool:

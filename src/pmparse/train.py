@@ -680,24 +680,22 @@ def loso_markdown(report: dict) -> str:
     return "\n".join(lines)
 
 
-BOILERPLATE_PATH = Path(__file__).resolve().parent / "resources" / "boilerplate.json"
-
-
-def write_boilerplate(root: Path, path: Path = BOILERPLATE_PATH, gold_dir: Path = GOLD_DIR,
+def write_boilerplate(root: Path, path: Path | None = None, gold_dir: Path = GOLD_DIR,
                       min_documents: int = 10, min_words: int = 3) -> int:
     """Derive the boilerplate list (:mod:`pmparse.boilerplate`) from the corpus and write it.
 
     The lines are counted in the incident files outside the gold set, each read as conversion
-    reads it. Returns the number of digests written.
+    reads it; ``path`` is the packaged list when None. Returns the number of digests written.
     """
-    from .boilerplate import derive, write
+    from .boilerplate import PACKAGED_PATH, derive, write
 
     exclude = gold_paths(gold_dir, root)
     texts = (ingest(str(root / rel)).text for _, rel in incident_files(root, load_manifest()) if rel not in exclude)
     digests = derive(texts, min_documents, min_words)
-    write(path, digests, f"Digests of the lines of {min_words} or more words that recur in {min_documents} or "
-                         "more corpus incident files outside the gold set; written by `pmparse train "
-                         "--write-boilerplate`, do not edit by hand.", min_documents, min_words)
+    about = (f"Digests of the lines of {min_words} or more words that recur in {min_documents} or more corpus "
+             "incident files outside the gold set; written by `pmparse train --write-boilerplate`, do not edit "
+             "by hand.")
+    write(path or PACKAGED_PATH, digests, about, min_documents, min_words)
     return len(digests)
 
 
@@ -725,8 +723,10 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
         raise UsageError("expected --write-boilerplate alone (with --corpus), found it with other options")
     root = corpus_root(corpus)
     if boilerplate:
+        from .boilerplate import PACKAGED_PATH
+
         count = write_boilerplate(root)
-        return f"wrote {count} boilerplate line digests to {BOILERPLATE_PATH}; retrain the field model", 0
+        return f"wrote {count} boilerplate line digests to {PACKAGED_PATH}; retrain the field model", 0
     if not loso:
         target = Path(out) if out else DEFAULT_MODEL_DIR
         started = time.time()

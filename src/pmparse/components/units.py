@@ -130,17 +130,15 @@ def segment(text: str, masked: list[tuple[int, int]], skip: list[tuple[int, int]
         text: The source text.
         masked: Regions that are not prose (front matter, template tags).
         skip: Regions that are structure, not content (heading lines and labels).
-        plain_text: True for plain text: also drop navigation runs of printed pages.
+        plain_text: True for plain text: also drop navigation runs and chrome lines of printed pages.
         boilerplate: Digests of boilerplate lines and their least words: such lines are masked.
     """
     lines = shared_lines(text)
     regions = list(masked) + code_fence_regions(lines)
     if plain_text:
-        regions += navigation_regions(lines)
+        regions += navigation_regions(lines) + chrome_regions(lines)
     if boilerplate is not None:
         regions += boilerplate_regions(lines, boilerplate)
-    if plain_text:
-        regions += chrome_regions(lines)
     mask = Mask(regions)
     skip_mask = Mask(skip)
     units: list[Unit] = []
@@ -229,19 +227,14 @@ def assign_units(doc: Doc, boilerplate: tuple[frozenset[str], int] | None = None
     doc.spans["units"] = spans
 
 
-@Language.factory("pmparse_units", assigns=["doc.spans"], default_config={"boilerplate_path": None,
-                                                                           "use_boilerplate": True})
-def make_units(nlp: Language, name: str, boilerplate_path: str | None, use_boilerplate: bool):
-    """Create the unit splitter component.
-
-    Args:
-        boilerplate_path: A boilerplate list replacing the packaged one.
-        use_boilerplate: False to keep boilerplate lines (as before the list existed).
+@Language.factory("pmparse_units", assigns=["doc.spans"])
+def make_units(nlp: Language, name: str):
+    """Create the unit splitter component (it masks the packaged boilerplate lines).
 
     Raises:
-        RulesError: the boilerplate list is unreadable or invalid (when the pipeline is built).
+        RulesError: the packaged boilerplate list is unreadable or invalid (when the pipeline is built).
     """
-    boilerplate = load_boilerplate(boilerplate_path) if use_boilerplate else None
+    boilerplate = load_boilerplate()
 
     def units(doc: Doc) -> Doc:
         assign_units(doc, boilerplate)
