@@ -282,3 +282,39 @@ def test_diff_usage_errors_exit_two(pending_library, tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
     assert runner.invoke(main, ["diff", str(empty)]).exit_code == 0
+
+
+def test_reanchor_evidence_moves_supports_by_their_old_characters_or_marks_them():
+    from pmparse.diff import reanchor_evidence
+
+    old_text = "Acme ran the API. The outage lasted 40 minutes."
+    new_text = "Update: fixed a typo.\nAcme ran the API. The outage lasted 40 minutes."
+    shift = new_text.index("Acme")
+    data = {
+        "source": {"sha256": "a" * 64},
+        "organisation": "Acme (edited)",
+        "duration_minutes": 40,
+        "symptoms": [{"text": "Gone sentence.", "evidence": [{"start": 0, "end": 4}], "confidence": 1.0}],
+        "support": {
+            "organisation": {"evidence": [{"start": 0, "end": 4}], "confidence": 0.9, "origin": "text"},
+            "duration_minutes": {"evidence": [{"start": 18, "end": 47}], "confidence": 0.9, "origin": "text"},
+            "components.dns": {"evidence": [{"start": 5, "end": 8}], "confidence": 0.5, "origin": "model"},
+        },
+    }
+    suggestion = {name: [] for name in ("symptoms", "trigger", "root_cause", "contributing_factors", "detection",
+                                        "remediation", "action_items", "lessons")}
+    suggestion.update({"organisation": "Acme", "duration_minutes": 40, "support": {
+        "organisation": {"evidence": [{"start": shift, "end": shift + 4}], "confidence": 0.9, "origin": "text"},
+        "duration_minutes": {"evidence": [{"start": 1, "end": 2}], "confidence": 0.9, "origin": "text"}}})
+    keep = ["organisation", "duration_minutes", "symptoms", "components"]
+    reanchor_evidence(data, old_text, new_text, suggestion, keep)
+    # same value as the suggestion: its evidence; an edited value: the old characters found again
+    assert data["support"]["duration_minutes"]["evidence"] == [{"start": 1, "end": 2}]
+    assert data["support"]["organisation"]["evidence"] == [{"start": shift, "end": shift + 4}]
+    assert data["support"]["components.dns"]["evidence"] == [{"start": shift + 5, "end": shift + 8}]
+    assert data["symptoms"][0]["evidence"] == [{"start": 0, "end": 4, "sha256": "a" * 64}]
+    # without the old text nothing can be found again: the support is marked, not guessed
+    data["support"]["organisation"]["evidence"] = [{"start": 0, "end": 4}]
+    data["organisation"] = "Other"
+    reanchor_evidence(data, None, new_text, suggestion, keep)
+    assert data["support"]["organisation"]["evidence"] == [{"start": 0, "end": 4, "sha256": "a" * 64}]

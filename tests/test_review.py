@@ -290,3 +290,96 @@ def test_a_killed_review_leaves_every_record_old_or_new(pending):
     assert proposed(pending) == fields[2:]
     report = review(pending, accept_all=True, reviewer="carol")
     assert report.still_pending == [] and validate_library(pending)[1] == []
+
+
+# --- an amended source: kept fields' evidence follows the new text -------------------------------
+
+AMENDED_NOTE = ("\n> Update, two days later: we added the timeline of the failover and corrected the time the "
+                "pages went out.\n")
+OLD_DETECTION = ("Our monitoring paged the on-call engineer at 15:09 BST, when the error rate for the API reached\n"
+                 "one hundred percent.")
+NEW_DETECTION = "A customer told our support team about failing payments at 15:20 BST, before any alert fired."
+
+
+@pytest.fixture()
+def amended(tmp_path):
+    """A converted sample, marked reviewed, whose source was then amended: a note above every
+    field, and the detection sentence replaced; the suggestion made from the new text is pending."""
+    from conftest import SAMPLES
+
+    source = tmp_path / "src" / "failover.md"
+    source.parent.mkdir()
+    old = (SAMPLES / "gocardless-postgres-failover.md").read_text(encoding="utf-8")
+    source.write_text(old, encoding="utf-8")
+    lib = tmp_path / "lib"
+    assert convert([str(source)], lib).counts["converted"] == 1
+    record = lib / "IL-0001.yaml"
+    record.write_text(record.read_text(encoding="utf-8").replace("status: suggested", "status: reviewed"),
+                      encoding="utf-8")
+    before = Library.read(record)
+    assert OLD_DETECTION in old and "\n## Summary\n" in old
+    new = old.replace(OLD_DETECTION, NEW_DETECTION).replace("\n## Summary\n", AMENDED_NOTE + "\n## Summary\n")
+    source.write_text(new, encoding="utf-8")
+    assert [r.status for r in convert([str(source)], lib).results] == ["pending"]
+    return lib, before, new
+
+
+def assert_current_or_marked(card, text: str, old_sha: str) -> tuple[int, int]:
+    """Every stretch either spells its item in ``text`` or carries the old text's sha256."""
+    from pmparse.card import collapse
+
+    current = marked = 0
+    for name in ("symptoms", "trigger", "root_cause", "contributing_factors", "detection", "remediation",
+                 "action_items", "lessons"):
+        for item in getattr(card, name):
+            if all(ev.current for ev in item.evidence):
+                assert collapse(" ".join(text[ev.start:ev.end] for ev in item.evidence)) == item.text, name
+                current += 1
+            else:
+                assert {ev.sha256 for ev in item.evidence} == {old_sha}, name
+                marked += 1
+    for key, support in card.support.items():
+        for ev in support.evidence:
+            assert ev.sha256 in (None, old_sha) and (not ev.current or ev.end <= len(text)), key
+    return current, marked
+
+
+def test_a_partial_review_of_an_amended_source_moves_the_kept_evidence(amended):
+    lib, before, new = amended
+    fields = proposed(lib)
+    assert {"symptoms", "detection", "root_cause"} <= set(fields) and before.detection
+    suggestion = Library(lib).read_state("pending", "IL-0001")
+    # one field accepted, the detection change rejected, the rest skipped
+    review(lib, accept=["symptoms"], reject=["detection"], reviewer="ann")
+    card = Library.read(lib / "IL-0001.yaml")
+    assert card.source.sha256 == suggestion.source.sha256 != before.source.sha256
+    current, marked = assert_current_or_marked(card, new, before.source.sha256)
+    # the kept detection is the old one, which the amended text no longer holds: marked, not moved
+    assert card.detection == [item.model_copy(update={"evidence": [
+        ev.model_copy(update={"sha256": before.source.sha256}) for ev in item.evidence]}) for item in before.detection]
+    assert marked == len(before.detection) and current > 0
+    # the skipped fields only moved in the text: with their evidence moved too they equal the
+    # suggestion, so nothing is left to review
+    for name in ("root_cause", "remediation", "action_items", "lessons"):
+        assert getattr(card, name) == getattr(suggestion, name) and getattr(card, name)
+        assert getattr(card, name)[0].evidence[0].start > getattr(before, name)[0].evidence[0].start
+    assert proposed(lib) == [] and Library(lib).read_state("pending", "IL-0001") is None
+    assert validate_library(lib) == (1, [])
+
+
+def test_marked_evidence_round_trips_and_the_plain_form_stays_two_keys(amended):
+    lib, before, new = amended
+    review(lib, accept=["symptoms"], reviewer="ann")
+    # the detection left pending is still pmparse's update, not a conflict with a person's edit
+    assert [(c.field, c.kind) for c in pending_diffs(lib).diffs[0].changes] == [("detection", "update")]
+    card = Library.read(lib / "IL-0001.yaml")
+    assert assert_current_or_marked(card, new, before.source.sha256)[1] == len(before.detection)
+    text = (lib / "IL-0001.yaml").read_text(encoding="utf-8")
+    assert f"sha256: {before.source.sha256}" in text.split("\ndetection:")[1].split("\nremediation:")[0]
+    assert loads(text, "yaml", "x") == card
+    # stretches of the current text carry no marker at all
+    symptoms = text.split("\nsymptoms:")[1].split("\ntrigger:")[0]
+    assert "evidence: [{start: " in symptoms and "sha256" not in symptoms
+    # accepting the detection too leaves no marked stretch
+    review(lib, accept=["detection"], reviewer="ann")
+    assert assert_current_or_marked(Library.read(lib / "IL-0001.yaml"), new, before.source.sha256)[1] == 0

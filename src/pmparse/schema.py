@@ -11,7 +11,15 @@ import datetime as _dt
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 SCHEMA_VERSION = 1
 
@@ -47,12 +55,35 @@ class Evidence(_Strict):
 
     start: int = Field(ge=0, description="Offset of the first character, in Unicode code points.")
     end: int = Field(gt=0, description="Offset one past the last character.")
+    sha256: str | None = Field(
+        default=None,
+        description="Set only when the stretch indexes an earlier version of the source: that text's "
+                    "sha256. A value a person kept through a review after the source was amended, whose "
+                    "words the new text no longer holds, keeps its old offsets marked this way. Absent: "
+                    "the offsets index the card's source (source.sha256).",
+    )
 
     @model_validator(mode="after")
     def _ordered(self) -> Evidence:
         if self.end <= self.start:
             raise ValueError(f"end ({self.end}) must be greater than start ({self.start})")
+        if self.sha256 is not None and not _SHA.match(self.sha256):
+            raise ValueError("sha256: expected 64 lowercase hex digits")
         return self
+
+    @model_serializer(mode="wrap")
+    def _drop_current(self, handler: SerializerFunctionWrapHandler) -> dict:
+        # records written before the field existed, and every stretch of the current source, keep
+        # the two-key form {start, end}
+        data = handler(self)
+        if data.get("sha256") is None:
+            data.pop("sha256", None)
+        return data
+
+    @property
+    def current(self) -> bool:
+        """True when the stretch indexes the card's own source text."""
+        return self.sha256 is None
 
 
 class Item(_Strict):
