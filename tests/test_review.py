@@ -383,3 +383,23 @@ def test_marked_evidence_round_trips_and_the_plain_form_stays_two_keys(amended):
     # accepting the detection too leaves no marked stretch
     review(lib, accept=["detection"], reviewer="ann")
     assert assert_current_or_marked(Library.read(lib / "IL-0001.yaml"), new, before.source.sha256)[1] == 0
+
+
+def test_a_failing_editor_returns_to_the_question(pending, monkeypatch):
+    import click
+
+    fields = proposed(pending)
+    calls = []
+
+    def editor(text, extension):
+        calls.append(extension)
+        raise click.UsageError("EDITOR: Editing failed")
+
+    monkeypatch.setattr("click.edit", editor)
+    # IL-0001: edit the first field (the editor fails), then accept it; skip the rest; quit
+    keys = "e\ny\n" + "s\n" * (len(fields) - 1) + "q\n"
+    result = CliRunner().invoke(main, ["review", str(pending), "--reviewer", "bob"], input=keys)
+    assert result.exit_code == 0, result.output
+    assert calls == [".yaml"] and "the editor failed (EDITOR: Editing failed): back to the question" in result.output
+    assert f"1 accepted (0 edited), 0 rejected, {len(fields) - 1} skipped" in result.output
+    assert proposed(pending) == fields[1:]

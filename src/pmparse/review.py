@@ -447,7 +447,13 @@ class Prompter:
     def _edit(self, diff: CardDiff, change: FieldChange) -> Any:
         intro = (f"# {diff.id}: edit the suggested {change.field}, save and close to accept your version.\n"
                  "# Lines starting with '#' are ignored. Close without saving to go back.\n")
-        edited = self.editor(intro + field_text(diff.suggestion, change.field), extension=".yaml")
+        try:
+            edited = self.editor(intro + field_text(diff.suggestion, change.field), extension=".yaml")
+        except click.ClickException as exc:
+            # a missing editor, or one that exits with an error: the decisions made so far and
+            # the rest of the session are worth more than this one edit
+            self._echo(f"the editor failed ({exc.format_message()}): back to the question")
+            return _CANCELLED
         if edited is None:
             self._echo("not saved: back to the question")
             return _CANCELLED
