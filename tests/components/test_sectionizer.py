@@ -67,6 +67,18 @@ def test_plain_text_known_lines_and_table_of_contents():
     assert all(label in ("preamble",) for label, _ in labels(text, plain=False))
 
 
+def test_a_status_label_inside_action_items_stays_an_action_item():
+    items = "Actionables\nStatus:\nDone\n Rotate the signing key (T1)\nStatus:\nOpen\n Alert on key age (T2)\n"
+    got = labels("Summary\nThe app crashed.\n" + items, plain=True)
+    assert [label for label, _ in got] == ["none", "action_items", "action_items", "action_items"]
+    assert got[-1] == ("action_items", "Open\n Alert on key a")
+    # outside a field's section the same label still maps to no field (a status page's "Status:")
+    assert [label for label, _ in labels("Status: Resolved\nThe app crashed.\n")] == ["none"]
+    # and a heading that is not an inline label keeps its own meaning inside a field
+    assert [label for label, _ in labels("## Action items\n\n- Fix it\n\n### Timeline\n\n10:02 alert\n")] == [
+        "action_items", "none"]
+
+
 def test_sectionize_writes_span_groups():
     nlp = spacy.blank("en")
     doc = nlp.make_doc("## Impact\n\nSite down.\n\n## Fix\n\nRestarted it.\n")

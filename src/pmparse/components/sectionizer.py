@@ -183,7 +183,9 @@ def build_sections(text: str, headings: list[Heading]) -> list[Section]:
     A heading's body runs to the next heading of the same or a higher level. A heading the table
     does not know, or that maps to no field, passes on the field of its enclosing section, so a
     ``### 09:14`` entry under "Timeline" stays unlabelled and a ``### Process`` list under
-    "Action items" stays an action item.
+    "Action items" stays an action item. An inline label that maps to no field ("Status:") inside
+    a field's section is a property of the item under it (a task's status in a list of action
+    items), not a section of its own: it passes on the enclosing field too.
     """
     sections: list[Section] = []
     first = headings[0].start if headings else len(text)
@@ -197,7 +199,7 @@ def build_sections(text: str, headings: list[Heading]) -> list[Section]:
             end = min(end, _paragraph_end(text, heading.body_start, end))
         # the enclosing sections are those still open at this heading and of a higher level
         stack = [entry for entry in stack if entry[1] > heading.start and entry[0].level < heading.level]
-        if heading.known:
+        if heading.known and (heading.field is not None or heading.level < INLINE_LEVEL or not _in_field(stack)):
             label, confidence = heading.field or "none", heading.confidence
         elif stack:
             label, confidence = stack[-1][2], stack[-1][3] * 0.9
@@ -206,6 +208,11 @@ def build_sections(text: str, headings: list[Heading]) -> list[Section]:
         sections.append(Section(heading.body_start, max(end, heading.body_start), label, confidence, heading))
         stack.append((heading, end, label, confidence))
     return sections
+
+
+def _in_field(stack: list[tuple[Heading, int, str, float]]) -> bool:
+    """True when the innermost open section feeds a card field."""
+    return bool(stack) and stack[-1][2] not in ("none", "unknown", "preamble")
 
 
 def _section_ends(headings: list[Heading], limit: int) -> list[int]:
