@@ -261,7 +261,7 @@ class Task:
 
     Attributes:
         location: The path as given, ``-`` for stdin.
-        known: ``(sha256, version, model)`` of the up-to-date record made from this location:
+        known: ``(sha256, version, model, fingerprint)`` of the record made from this location:
             the input is skipped when its text and the pipeline still match. None to convert.
         raw: The bytes of standard input (read by the parent, which owns the stream).
         problem: ``(error_kind, message)`` when the input already failed before analysis.
@@ -269,7 +269,7 @@ class Task:
     """
 
     location: str
-    known: tuple[str, str, str | None] | None = None
+    known: tuple[str, str | None, str | None, str | None] | None = None
     raw: bytes | None = None
     problem: tuple[str, str] | None = None
     url: str | None = None
@@ -308,7 +308,8 @@ def analyse_task(task: Task, config: PipelineConfig, max_bytes: int) -> Outcome:
         warnings = list(source.warnings)
         nlp = get(config)
         info = version_info(nlp)
-        if task.known is not None and task.known == (source.sha256, info["version"], info["model"]):
+        if task.known is not None and task.known == (source.sha256, info["version"], info["model"],
+                                                     info.get("fingerprint")):
             return Outcome("unchanged", warnings=tuple(warnings))
         doc = analyse(nlp, source)
         card = build_card(doc, source, "IL-0000", info)
@@ -625,7 +626,8 @@ def _display(location: str) -> str:
         return os.fsencode(location).decode("utf-8", "backslashreplace")
 
 
-def _known(library: Library, location: str, url: str | None = None) -> tuple[str, str, str | None] | None:
+def _known(library: Library, location: str,
+           url: str | None = None) -> tuple[str, str | None, str | None, str | None] | None:
     card_id = library.by_location.get(location)
     entry = library.entries.get(card_id) if card_id else None
     # the index's summary is enough to skip an input: parsing every record to resume a batch
@@ -634,7 +636,7 @@ def _known(library: Library, location: str, url: str | None = None) -> tuple[str
         return None
     if url is not None and entry.url != url:
         return None  # a new public address is news for the record
-    return entry.sha256, entry.version, entry.model
+    return entry.sha256, entry.version, entry.model, entry.fingerprint
 
 
 def _tasks(library: Library, inputs: Iterable[str], max_bytes: int, force: bool,

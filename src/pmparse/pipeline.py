@@ -7,7 +7,9 @@ source text, so every span's character offsets are evidence offsets.
 from __future__ import annotations
 
 import functools
+import hashlib
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 import spacy
@@ -26,7 +28,7 @@ from .errors import UsageError
 from .ingest import Ingested, is_url
 from .tokenizer import GuardedTokenizer
 
-from .components.classifier import MODEL_FILE  # noqa: E402
+from .components.classifier import META_FILE, MODEL_FILE  # noqa: E402
 
 #: Where ``pmparse train`` writes and ``convert`` looks for the field model by default.
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[2] / "models" / "fields"
@@ -85,9 +87,47 @@ def pipeline_config(model_dir: str | None = None, rules_only: bool = False, taxo
     return PipelineConfig(model_dir=chosen, headings_path=headings_path, taxonomy_path=taxonomy_path)
 
 
+def fingerprint(config: PipelineConfig) -> str:
+    """16 hex digits that change when anything but the source text would change a suggestion.
+
+    Covers the pmparse version, every packaged rule file (headings, taxonomy, cues, keywords,
+    organisations, boilerplate), the ``--taxonomy`` and heading files given, the labeler, and the
+    field and tag models (their ``meta.json``, which holds the sha256 of their weights).
+    """
+    from .components.tagger import DEFAULT_MODEL_DIR as CATEGORIES_DIR
+
+    digest = hashlib.sha256()
+
+    def add(label: str, data: bytes) -> None:
+        digest.update(label.encode("utf-8") + b"\0" + hashlib.sha256(data).digest())
+
+    def add_file(label: str, path: str | Path | None) -> None:
+        if path is None:
+            return
+        try:
+            add(label, Path(path).read_bytes())
+        except OSError:
+            add(label, b"(unreadable)")
+
+    add("version", __version__.encode("utf-8"))
+    add("labeler", f"{config.labeler} tagger={config.tagger}".encode("utf-8"))
+    packaged = resources.files("pmparse.resources")
+    for entry in sorted(packaged.iterdir(), key=lambda item: item.name):
+        if entry.is_file() and entry.name.endswith((".yaml", ".json")):
+            add(f"resources/{entry.name}", entry.read_bytes())
+    add_file("headings", config.headings_path)
+    add_file("taxonomy", config.taxonomy_path)
+    if config.model_dir:
+        add_file("fields", Path(config.model_dir) / META_FILE)
+    if config.tagger:
+        add_file("categories", Path(config.categories_dir or CATEGORIES_DIR) / META_FILE)
+    return digest.hexdigest()[:16]
+
+
 def build(config: PipelineConfig = PipelineConfig()) -> Language:
     """Build the pipeline for ``config`` (a blank English tokenizer plus pmparse components)."""
     nlp = spacy.blank("en")
+    nlp.meta["pmparse_fingerprint"] = fingerprint(config)
     # a postmortem is one document; the default limit guards the parser, which is not used here
     nlp.max_length = 10**9
     # spaCy's affix rules cost quadratic time on long punctuation runs: see pmparse/tokenizer.py
@@ -108,10 +148,29 @@ def build(config: PipelineConfig = PipelineConfig()) -> Language:
     return nlp
 
 
-@functools.lru_cache(maxsize=4)
 def get(config: PipelineConfig = PipelineConfig()) -> Language:
-    """The pipeline for ``config``, built once per process."""
-    return build(config)
+    """The pipeline for ``config``, built once per process and again when its rules or models change.
+
+    The fingerprint is part of the cache key: a taxonomy or model file rewritten while a process
+    runs (a notebook, a test) is read again instead of being served from the cache.
+    """
+    return _cached(config, fingerprint(config))
+
+
+@functools.lru_cache(maxsize=4)
+def _cached(config: PipelineConfig, stamp: str) -> Language:
+    # a new stamp may mean a rule file was rewritten under the same path: read the files afresh
+    from .rules import load_headings
+    from .taxonomy import load_taxonomy
+
+    load_headings.cache_clear()
+    load_taxonomy.cache_clear()
+    nlp = build(config)
+    nlp.meta["pmparse_fingerprint"] = stamp
+    return nlp
+
+
+get.cache_clear = _cached.cache_clear  # type: ignore[attr-defined]
 
 
 def model_name(nlp: Language) -> str | None:
@@ -145,5 +204,5 @@ def analyse(nlp: Language, source: Ingested) -> Doc:
 
 
 def version_info(nlp: Language) -> dict[str, str | None]:
-    """What produced a suggestion: pmparse version and model name."""
-    return {"version": __version__, "model": model_name(nlp)}
+    """What produced a suggestion: pmparse version, model name and pipeline fingerprint."""
+    return {"version": __version__, "model": model_name(nlp), "fingerprint": nlp.meta.get("pmparse_fingerprint")}

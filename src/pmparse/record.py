@@ -151,7 +151,7 @@ def atomic_write(path: Path, text: str) -> None:
 CARD_CACHE = 256
 #: Version of ``.pmparse/index.json``; another version is ignored (and rebuilt). 2: an invalid
 #: record's summary holds the source salvaged from its text (version 1 rows of such records hold none).
-INDEX_VERSION = 2
+INDEX_VERSION = 3
 
 
 @dataclass
@@ -170,6 +170,7 @@ class Entry:
         url: Its source's public address, or None.
         version: The pmparse version that made it.
         model: The field model that made it, or None.
+        fingerprint: The pipeline fingerprint that made it (``Pipeline.fingerprint``), or None.
     """
 
     id: str
@@ -180,6 +181,7 @@ class Entry:
     url: str | None = None
     version: str | None = None
     model: str | None = None
+    fingerprint: str | None = None
     library: Library | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -191,15 +193,16 @@ class Entry:
 
     def summary(self) -> list:
         """The cached fields, for ``.pmparse/index.json``."""
-        return [self.id, self.error, self.sha256, self.location, self.url, self.version, self.model]
+        return [self.id, self.error, self.sha256, self.location, self.url, self.version, self.model,
+                self.fingerprint]
 
 
-_SUMMARY = ("id", "error", "sha256", "location", "url", "version", "model")
+_SUMMARY = ("id", "error", "sha256", "location", "url", "version", "model", "fingerprint")
 
 
 def _entry_from_card(card: Card, path: Path, library: Library) -> Entry:
     return Entry(card.id, path, None, card.source.sha256, card.source.location, card.source.url,
-                 card.pipeline.version, card.pipeline.model, library)
+                 card.pipeline.version, card.pipeline.model, card.pipeline.fingerprint, library)
 
 
 def _still_there(location: str | None) -> bool:

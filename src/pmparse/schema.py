@@ -131,6 +131,12 @@ class Pipeline(_Strict):
 
     version: str = Field(description="pmparse version.")
     model: str | None = Field(default=None, description="Name and version of the field model, or None for rules.")
+    fingerprint: str | None = Field(
+        default=None,
+        description="16 hex digits of the sha256 of what shaped the suggestion besides the source text: "
+                    "the pmparse version, the packaged rules, a --taxonomy or heading file, the field and "
+                    "tag models. A new one makes `convert` analyse an up-to-date source again.",
+    )
 
 
 class ReviewMark(_Strict):

@@ -619,3 +619,29 @@ def test_category_texts_take_other_focus_units_and_keep_the_summary_beside_them(
     assert "A new index setting" not in focus and evidence == chosen and whole == text
     summary_only, _, fallback = category_texts(doc, [])
     assert "Search answered slowly" in summary_only and "Nobody" not in summary_only and fallback != []
+
+
+def test_a_new_taxonomy_file_makes_convert_analyse_an_up_to_date_source_again(tmp_path):
+    from pmparse.convert import convert
+    from pmparse.pipeline import pipeline_config
+    from pmparse.record import Library
+
+    report = tmp_path / "report.md"
+    report.write_text("# Sidekiq backlog\n\n## Root cause\n\nThe Sidekiq workers stopped picking up jobs after the "
+                      "sidekiq upgrade.\n", encoding="utf-8")
+    lib = tmp_path / "lib"
+    assert convert([str(report)], lib).counts["converted"] == 1
+    assert convert([str(report)], lib).counts["unchanged"] == 1
+    first = Library.read(lib / "IL-0001.yaml").pipeline.fingerprint
+    taxonomy = _write(tmp_path, {"version": 1, "mode": "extend", "groups": {"components": [
+        {"id": "job_runner", "name": "Job runner", "description": "Background job processors.",
+         "synonyms": ["sidekiq"]}]}})
+    config = PipelineConfig(taxonomy_path=str(taxonomy), model_dir=pipeline_config().model_dir)
+    assert convert([str(report)], lib, config=config).counts["updated"] == 1
+    card = Library.read(lib / "IL-0001.yaml")
+    assert "job_runner" in card.components and card.pipeline.fingerprint not in (None, first)
+    assert convert([str(report)], lib, config=config).counts["unchanged"] == 1
+    # an edit of the same file is a new taxonomy too
+    taxonomy.write_text(taxonomy.read_text(encoding="utf-8").replace("sidekiq", "resque"), encoding="utf-8")
+    assert convert([str(report)], lib, config=config).counts["updated"] == 1
+    assert "job_runner" not in Library.read(lib / "IL-0001.yaml").components
