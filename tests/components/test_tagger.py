@@ -645,3 +645,26 @@ def test_a_new_taxonomy_file_makes_convert_analyse_an_up_to_date_source_again(tm
     taxonomy.write_text(taxonomy.read_text(encoding="utf-8").replace("sidekiq", "resque"), encoding="utf-8")
     assert convert([str(report)], lib, config=config).counts["updated"] == 1
     assert "job_runner" not in Library.read(lib / "IL-0001.yaml").components
+
+
+def test_a_text_with_nothing_to_read_gets_no_category(tmp_path):
+    from collections import Counter
+
+    from pmparse.components.tagger import nothing_to_read
+    from pmparse.convert import suggest
+    from pmparse.pipeline import pipeline_config
+
+    assert nothing_to_read([], Counter()) and nothing_to_read([], Counter({"x": 0}))
+    assert not nothing_to_read([(0, 5)], Counter()) and not nothing_to_read([], Counter({"f__x": 1}))
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Notes\n\nThe quarterly planning meeting moved to Tuesday. Everyone should read the roadmap "
+                     "draft before then.\n", encoding="utf-8")
+    card, _ = suggest(str(notes), pipeline_config())
+    assert card.root_cause_categories == [] and card.contributing_factor_categories == []
+    assert not any(key.startswith(("root_cause_categories.", "contributing_factor_categories.")) for key in card.support)
+    assert card.title is None or "caused by" not in card.title
+    # one sentence that discloses a cause is enough to read one
+    notes.write_text("# Notes\n\nThe quarterly planning meeting moved to Tuesday because a bad configuration change "
+                     "took the calendar service down.\n", encoding="utf-8")
+    card, _ = suggest(str(notes), pipeline_config())
+    assert card.root_cause_categories
