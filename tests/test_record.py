@@ -10,6 +10,7 @@ import yaml
 
 import pmparse.record as record_module
 from pmparse.errors import RecordError
+from pmparse.ingest import ingest
 from pmparse.record import Library, atomic_write, dumps, is_edited, loads, validate_library
 from pmparse.schema import Card, Evidence, Item, Pipeline, Source
 
@@ -258,13 +259,18 @@ def test_a_copy_of_a_source_gets_its_own_record_and_a_moved_one_keeps_its_record
     monkeypatch.chdir(tmp_path)
     Path("a.md").write_text("same text", encoding="utf-8")
     Path("b.md").write_text("same text", encoding="utf-8")
+    sha = ingest("a.md").sha256
     library = Library.open(tmp_path / "lib")
-    card = make_card().model_copy(update={"source": Source(location="a.md", sha256=SHA, format="md")})
+    card = make_card().model_copy(update={"source": Source(location="a.md", sha256=sha, format="md")})
     library.write(card, "yaml")
-    assert library.find(SHA, "a.md").id == "IL-0001"
-    assert library.find(SHA, "b.md") is None  # a.md is still there: b.md is another source
+    assert library.find(sha, "a.md").id == "IL-0001"
+    assert library.find(sha, "b.md") is None  # a.md still holds the text: b.md is another source
     Path("a.md").rename("c.md")
-    assert library.find(SHA, "c.md").id == "IL-0001"  # a.md is gone: c.md is a.md moved
+    assert library.find(sha, "c.md").id == "IL-0001"  # a.md is gone: c.md is a.md moved
+    # a new file given the old name: the text moved all the same
+    Path("c.md").rename("d.md")
+    Path("a.md").write_text("another text", encoding="utf-8")
+    assert library.find(sha, "d.md").id == "IL-0001"
 
 
 def test_records_written_just_before_the_index_are_read_again(tmp_path, monkeypatch):
@@ -280,12 +286,13 @@ def test_a_moved_source_finds_its_record_even_when_a_copy_remains(tmp_path, monk
     monkeypatch.chdir(tmp_path)
     for name in ("a.md", "b.md"):
         Path(name).write_text("same text", encoding="utf-8")
+    sha = ingest("a.md").sha256
     library = Library.open(tmp_path / "lib")
     for card_id, name in (("IL-0001", "a.md"), ("IL-0002", "b.md")):
         library.write(make_card(card_id).model_copy(
-            update={"source": Source(location=name, sha256=SHA, format="md")}), "yaml")
+            update={"source": Source(location=name, sha256=sha, format="md")}), "yaml")
     Path("a.md").rename("c.md")
-    assert Library.open(tmp_path / "lib").find(SHA, "c.md").id == "IL-0001"
+    assert Library.open(tmp_path / "lib").find(sha, "c.md").id == "IL-0001"
 
 
 def test_a_failed_read_is_not_cached_as_an_invalid_record(tmp_path, monkeypatch):

@@ -235,21 +235,47 @@ def store(library: Library, card: Card, fmt: RecordFormat, force: bool = False) 
         card = card.model_copy(update={"id": library.next_id()})
         return "converted", str(library.write(card, fmt))
     card = card.model_copy(update={"id": entry.id})
+    moved = False
+    if (entry.card is not None and entry.sha256 == card.source.sha256 and entry.location != card.source.location
+            and is_edited(library, entry)):
+        # the same text under a new name: the record follows it, a person's edits untouched
+        relocate(library, entry, card)
+        moved = True
     # nothing new when the suggestion equals what pmparse last wrote for this record (a record a
     # person's edit left invalid is not that: the suggestion waits beside it, see _finish)
     base = library.read_state("base", entry.id)
     if base is not None and card_data(base) == card_data(card) and not force and entry.error is None:
-        return "unchanged", str(entry.path)
+        return ("updated" if moved else "unchanged"), str(entry.path)
     if is_edited(library, entry):
         # a suggestion that proposes nothing open (only fields a person kept, or rejected before
         # for this source and model version) is not stored for review again
         if entry.card is not None and not force and not open_diff(library, entry, card).changes:
             library.drop_state("pending", entry.id)
-            return "unchanged", str(entry.path)
+            return ("updated" if moved else "unchanged"), str(entry.path)
         library.write_state("pending", card)
         return "pending", str(entry.path)
     library.drop_state("pending", entry.id)
     return "updated", str(library.write(card, fmt, entry.path))
+
+
+def relocate(library: Library, entry, card: Card) -> None:
+    """Give a person's record (and its base) the source block of ``card``: same text, new name.
+
+    Only the record's ``source`` lines are rewritten; its fields, comments and review mark stay
+    as they are. The offsets still hold: the text (sha256) is the same.
+    """
+    from .diff import read_text, splice
+    from .record import atomic_write, format_of, loads
+
+    text = read_text(entry.path)
+    fmt = format_of(entry.path)
+    current = loads(text, fmt, str(entry.path))
+    moved = current.model_copy(update={"source": card.source})
+    atomic_write(entry.path, splice(text, fmt, moved))
+    library.add(moved, entry.path)
+    base = library.read_state("base", entry.id)
+    if base is not None and base.source.sha256 == card.source.sha256:
+        library.write_state("base", base.model_copy(update={"source": card.source}))
 
 
 # --- one input: what a worker does ---------------------------------------------------------------
@@ -284,6 +310,7 @@ class Outcome:
     warnings: tuple[str, ...] = ()
     error_kind: str | None = None
     message: str | None = None
+    sha256: str | None = None
 
 
 def _failed(kind: str, message: str, warnings: Iterable[str] = ()) -> Outcome:
@@ -316,7 +343,7 @@ def analyse_task(task: Task, config: PipelineConfig, max_bytes: int) -> Outcome:
         warnings += doc_warnings(doc)
         if len(nlp.vocab) > MAX_LEXEMES:
             get.cache_clear()  # a fresh pipeline for the next input: memory stays bounded
-        return Outcome("card", card_json=card.model_dump_json(), warnings=tuple(warnings))
+        return Outcome("card", card_json=card.model_dump_json(), warnings=tuple(warnings), sha256=source.sha256)
     except InputError as exc:
         return _failed(exc.kind, exc.message, warnings)
     except PmparseError as exc:
@@ -626,6 +653,14 @@ def _display(location: str) -> str:
         return os.fsencode(location).decode("utf-8", "backslashreplace")
 
 
+def _amends(library: Library, task: Task, outcome: Outcome) -> bool:
+    """True when a new text was read at a location a record was made from (an amended source)."""
+    if outcome.kind != "card" or task.location == "-" or outcome.sha256 is None:
+        return False
+    entry = library.entries.get(library.by_location.get(task.location, ""))
+    return entry is not None and entry.sha256 is not None and entry.sha256 != outcome.sha256
+
+
 def _known(library: Library, location: str,
            url: str | None = None) -> tuple[str, str | None, str | None, str | None] | None:
     card_id = library.by_location.get(location)
@@ -723,7 +758,9 @@ def convert(
         config: What the pipeline is built from (each worker builds it once).
         force: Convert and rewrite suggestions even when the source did not change.
         stdin: Stream for ``-``.
-        on_result: Called after each input, in input order (progress display).
+        on_result: Called after each input, in input order (progress display), except that a
+            source whose text changed since its record was made comes after the rest of the
+            batch (its old text may have moved to another input of the batch).
         jobs: Worker processes; 1 converts in this process.
         errors_path: Write failures here as JSON lines (``input``, ``error``, ``message``); the
             file is replaced atomically when the batch ends or is interrupted.
@@ -769,7 +806,7 @@ def convert(
                     runner = (_Pool(jobs, config, max_bytes, timeout) if jobs > 1 and len(head) > 1
                               else _InProcess(config, max_bytes, timeout))
                     report.jobs, report.startup_seconds = runner.jobs, time.perf_counter() - started
-                    for task, outcome in runner.map(tasks):
+                    def finish(task: Task, outcome: Outcome) -> None:
                         # the record and the count of it together: a Ctrl-C between the two left a
                         # written record out of the summary
                         with interrupts.critical():
@@ -780,6 +817,18 @@ def convert(
                         if on_result is not None:
                             on_result(result)
                         interrupts.check()
+
+                    amended: list[tuple[Task, Outcome]] = []
+                    for task, outcome in runner.map(tasks):
+                        if _amends(library, task, outcome):
+                            # stored last: a later input may hold this record's old text under a
+                            # new name (a renamed file, a new one given its name), and the record
+                            # follows its text rather than the name
+                            amended.append((task, outcome))
+                            continue
+                        finish(task, outcome)
+                    for task, outcome in amended:
+                        finish(task, outcome)
                     finished = True
                 except KeyboardInterrupt:
                     report.interrupted = True
