@@ -19,8 +19,9 @@ likely one is kept if it reaches ``fallback_threshold``, else the card says noth
 abstains). Category ids the model does not know (added with ``--taxonomy``), and every category
 when there is no model, are tagged from their synonyms in the focused text, with a low confidence.
 A text with no unit labelled root cause, trigger or contributing factor and not one cue phrase of
-any category gets no category at all (:func:`nothing_to_read`): the model's probabilities for
+any category gets no disclosed category (:func:`nothing_to_read`): the model's probabilities for
 such a text are its priors, and a card that invents a cause is worse than one that says nothing.
+It may still say the cause is ``unknown`` (not disclosed), as any card whose causes all fall short.
 
 Writes ``doc.cats`` (``group.id`` -> probability, categories only) and
 ``doc.user_data["pmparse_tags"]``: ``{"components.database": {"value": True, "evidence":
@@ -637,8 +638,11 @@ class Tagger:
             whole_cues = self.matchers.doc_cue_counts(doc, len(whole))
             rows = [(focus, whole, cue_string(focus_cues, whole_cues))]
             probs = {k: p for k, p in self.model.predict_rows(rows)[0].items() if k in self.valid}
+            decided = probs
             if nothing_to_read(focus_spans(doc), whole_cues):
-                return probs, {}
+                # such a text's probabilities are the model's priors: no disclosed cause is read
+                # from them, though the card may still say that none is disclosed
+                decided = {k: (p if k.endswith(".unknown") else 0.0) for k, p in probs.items()}
             settings = self.model.meta.get("settings", {})
             gate = settings.get("cue_gate")
             unsure = bool(settings.get("unsure_unknown", False))  # models trained before it: abstain
@@ -648,7 +652,7 @@ class Tagger:
             for group in CATEGORY_GROUPS:
                 root = group == "root_cause_categories"
                 fallback = self.fallback_threshold if root else None
-                for key in decide_categories(probs, group, self.category_threshold, fallback, set(focus_cues), gate,
+                for key in decide_categories(decided, group, self.category_threshold, fallback, set(focus_cues), gate,
                                              unsure, max_causes if root else None, cue_needs_fallback and root):
                     if key not in self.valid:
                         continue
