@@ -45,8 +45,10 @@ def test_a_person_edit_is_never_overwritten(samples, tmp_path):
     record.write_text(edited)
     report = convert([str(samples)], tmp_path / "lib", force=True)
     statuses = {r.input.rsplit("/", 1)[-1]: r.status for r in report.results}
-    assert statuses["gocardless-postgres-failover.md"] == "pending"
+    # analysed again, but nothing is open: the edit is kept, and no empty suggestion waits for review
+    assert statuses["gocardless-postgres-failover.md"] == "unchanged"
     assert record.read_text() == edited
+    assert not (tmp_path / "lib" / ".pmparse" / "pending" / "IL-0002.json").exists()
 
 
 def test_bad_files_fail_alone_and_good_ones_convert(samples, tmp_path):

@@ -249,7 +249,7 @@ def store(library: Library, card: Card, fmt: RecordFormat, force: bool = False) 
     if is_edited(library, entry):
         # a suggestion that proposes nothing open (only fields a person kept, or rejected before
         # for this source and model version) is not stored for review again
-        if entry.card is not None and not force and not open_diff(library, entry, card).changes:
+        if entry.card is not None and not open_diff(library, entry, card).changes:
             library.drop_state("pending", entry.id)
             return ("updated" if moved else "unchanged"), str(entry.path)
         library.write_state("pending", card)
