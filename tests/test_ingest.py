@@ -31,6 +31,13 @@ def test_text_is_the_file_with_newlines_kept(tmp_path):
     (b"\xef\xbb\xbf \n\n", EmptyInputError, "white space"),
     (b"PK\x03\x04\x00\x00binary", BinaryInputError, "NUL byte at offset 4"),
     ("Caf\u00e9 outage".encode("latin-1"), DecodeInputError, "offset 3"),
+    # text saved as UTF-16 or UTF-32 is text in the wrong encoding, not binary data
+    ("# Outage\n\nThe API was down.\n".encode("utf-16"), DecodeInputError, "found UTF-16LE (byte order mark)"),
+    ("# Outage\n".encode("utf-16-be"), DecodeInputError, "found UTF-16BE (no byte order mark)"),
+    ("# Outage\n".encode("utf-16-le"), DecodeInputError, "iconv -f utf-16le -t utf-8"),
+    ("# Outage\n".encode("utf-32"), DecodeInputError, "found UTF-32LE (byte order mark)"),
+    # a binary file with many NUL bytes is still binary
+    (b"\x00\x01\x02\x03" * 50, BinaryInputError, "NUL byte at offset 0"),
 ])
 def test_bad_bytes_get_a_clear_error(tmp_path, content, error, needle):
     path = tmp_path / "bad.txt"

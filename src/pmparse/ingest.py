@@ -155,17 +155,44 @@ def read_bytes(location: str, max_bytes: int = DEFAULT_MAX_BYTES, stdin: BinaryI
     return raw
 
 
+_WIDE_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32LE"), (b"\x00\x00\xfe\xff", "UTF-32BE"),
+              (b"\xff\xfe", "UTF-16LE"), (b"\xfe\xff", "UTF-16BE"))
+
+
+def _wide_encoding(raw: bytes) -> str | None:
+    """The UTF-16/32 encoding ``raw`` is in, told by its byte order mark or, for UTF-16 without
+    one, by a NUL in every other byte of its start (ASCII text saved as UTF-16); None otherwise."""
+    for bom, name in _WIDE_BOMS:
+        if raw.startswith(bom):
+            return f"{name} (byte order mark)"
+    head = raw[:400]
+    if len(head) >= 8:
+        even, odd = head[0::2], head[1::2]
+        if odd.count(0) >= 0.9 * len(odd) and not even.count(0):
+            return "UTF-16LE (no byte order mark)"
+        if even.count(0) >= 0.9 * len(even) and not odd.count(0):
+            return "UTF-16BE (no byte order mark)"
+    return None
+
+
 def decode_text(raw: bytes, location: str) -> str:
     """Decode bytes as UTF-8 text, keeping newlines as they are.
 
     Raises:
         EmptyInputError: no bytes, or only white space.
         BinaryInputError: NUL bytes, which text never holds.
-        DecodeInputError: not valid UTF-8 (the message gives the byte offset).
+        DecodeInputError: not valid UTF-8 (the message gives the byte offset), or UTF-16/32.
     """
     # a byte order mark is not text either: a file of a BOM and white space is as empty as one without
     if not raw.removeprefix(b"\xef\xbb\xbf").strip():
         raise EmptyInputError("expected text, found an empty file" if not raw else "expected text, found only white space", location)
+    wide = _wide_encoding(raw)
+    if wide is not None:
+        raise DecodeInputError(
+            f"expected UTF-8 text, found {wide} text (re-encode the file as UTF-8, e.g. with "
+            f"iconv -f {wide.split()[0].lower()} -t utf-8)",
+            location,
+        )
     nul = raw.find(b"\x00")
     if nul >= 0:
         raise BinaryInputError(f"expected text, found binary data (NUL byte at offset {nul})", location)
