@@ -201,11 +201,13 @@ def check_url_base(base: str) -> None:
 
 
 def doc_warnings(doc) -> list[str]:
-    """What the analysis found that a curator should know and the card cannot say (several incidents)."""
+    """What the analysis found that a curator should know and the card cannot say (several
+    incidents, a front matter date that is no calendar date)."""
     from .components.sectionizer import several_incidents_warning
 
     message = several_incidents_warning(doc)
-    return [message] if message else []
+    facts = doc.user_data.get("pmparse_facts", {})
+    return ([message] if message else []) + [fact["warning"] for fact in facts.values() if fact.get("warning")]
 
 
 def suggest(location: str, config: PipelineConfig = PipelineConfig(), max_bytes: int = DEFAULT_MAX_BYTES,

@@ -295,3 +295,25 @@ def test_a_broken_gazetteer_stops_the_build_not_the_first_document(tmp_path):
     bad.write_text("organisations: [{name: 3, aliases: oops}]\n", encoding="utf-8")
     with pytest.raises(RulesError):
         spacy.blank("en").add_pipe("pmparse_facts", config={"organisations_path": str(bad)})
+
+
+@pytest.mark.parametrize("written,warned", [
+    ("2020-13-45", True), ("2020-02-30", True), ("31/02/2020", True), ("Feb 30, 2020", True),
+    ("March 2020", False), ("2020", False),
+])
+def test_a_front_matter_date_that_is_no_calendar_day_keeps_its_year_with_a_warning(written, warned):
+    fact = find_incident_date("x", front={"date": written})
+    assert fact["value"] == "2020" and fact["origin"] == "front_matter"
+    assert ("warning" in fact) == warned and fact["confidence"] == (0.6 if warned else 0.9)
+    if warned:
+        assert repr(written) in fact["warning"] and "only its year 2020" in fact["warning"]
+
+
+def test_convert_reports_the_front_matter_date_warning(tmp_path):
+    from pmparse.convert import convert
+
+    source = tmp_path / "a.md"
+    source.write_text("---\ndate: 2020-02-30\n---\n\n# DB outage\n\nA disk filled up.\n", encoding="utf-8")
+    result = convert([str(source)], tmp_path / "lib").results[0]
+    assert result.status == "converted"
+    assert result.warnings == ["front matter date: '2020-02-30' is not a calendar date; only its year 2020 is used"]

@@ -30,6 +30,8 @@ from . import dates
 _ORG_KEYS = ("organisation", "organization", "company", "org", "owner_org", "publisher")
 _DATE_KEYS = ("incident_date", "date", "start", "started_at", "start_time", "started")
 _TITLE_KEYS = ("title", "name")
+#: Three numbers in a row, or a day number beside a month name: a value that means to name a day.
+_WRITTEN_DAY = re.compile(r"\d{1,4}\s*[-/.]\s*\d{1,2}\s*[-/.]\s*\d{1,4}|\b[A-Za-z]{3,9}\.?\s+\d{1,2}\b|\b\d{1,2}\s+[A-Za-z]{3,9}\b")
 
 Fact = dict[str, Any]
 
@@ -339,10 +341,17 @@ def find_incident_date(text: str, body_start: int = 0, location: str = "",
     front = front or {}
     for key in _DATE_KEYS:
         if front.get(key):
-            found = dates.parse_date(str(front[key]))
+            written = str(front[key])
+            found = dates.parse_date(written)
             if found:
-                return {"value": found, "evidence": _locate(text, str(front[key]), front_region), "confidence": 0.9,
-                        "origin": "front_matter"}
+                fact: Fact = {"value": found, "evidence": _locate(text, written, front_region), "confidence": 0.9,
+                              "origin": "front_matter"}
+                if len(found) == 4 and _WRITTEN_DAY.search(written):
+                    # a day was written but is no calendar day (2020-02-30): the year is all that holds
+                    fact["confidence"] = 0.6
+                    fact["warning"] = (f"front matter {key}: {written!r} is not a calendar date; only its year "
+                                       f"{found} is used")
+                return fact
     order = dates.numeric_order(text[body_start:body_start + 20000])
     from_path = location_date(location)
     reference = from_path[1] if from_path else None
