@@ -244,3 +244,22 @@ def test_a_json_record_that_no_longer_parses_keeps_its_source(samples, tmp_path)
     assert report.results[0].status == "pending"
     assert record.read_text() == broken
     assert [p.name for p in (tmp_path / "lib").glob("IL-*")] == ["IL-0001.json"]
+
+
+def test_a_broken_record_of_a_long_folded_location_keeps_its_source(samples, tmp_path):
+    # a location longer than a YAML line is folded over two lines in the record
+    folder = tmp_path / ("a folder whose name is long enough " * 3).strip()
+    folder.mkdir()
+    source = folder / "tencent-moe-slow-ranks.txt"
+    source.write_bytes((samples / "tencent-moe-slow-ranks.txt").read_bytes())
+    convert([str(source)], tmp_path / "lib")
+    record = tmp_path / "lib" / "IL-0001.yaml"
+    text = record.read_text()
+    block = text[text.index("\nsource:"):]
+    assert str(source) not in block.splitlines()[2] and str(source) == Library.read(record).source.location
+    record.write_text(text + "organisation: [unclosed\n")
+    # amended too: only the location can tell which record the source has
+    source.write_text(source.read_text() + "\nAn amendment added later.\n")
+    report = convert([str(source)], tmp_path / "lib")
+    assert report.results[0].status == "pending"
+    assert [p.name for p in (tmp_path / "lib").glob("IL-*")] == ["IL-0001.yaml"]

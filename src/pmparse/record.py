@@ -607,6 +607,16 @@ def _salvage_source_lines(text: str) -> tuple[str | None, str | None]:
     block = _SOURCE_BLOCK.search(text)
     if block is None:
         return None, None
+    try:
+        # the block alone is YAML when the slip is elsewhere: a long location folded over two
+        # lines reads back whole
+        data = yaml.load("source:\n" + block.group(1), Loader=_SAFE_LOADER)
+        source = data.get("source") if isinstance(data, dict) else None
+    except yaml.YAMLError:
+        source = None
+    if isinstance(source, dict):
+        sha, location = source.get("sha256"), source.get("location")
+        return (sha if isinstance(sha, str) else None, location if isinstance(location, str) else None)
     found: dict[str, str] = {}
     for key, raw in _SOURCE_KEY.findall(block.group(1)):
         try:
