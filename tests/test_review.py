@@ -403,3 +403,23 @@ def test_a_failing_editor_returns_to_the_question(pending, monkeypatch):
     assert calls == [".yaml"] and "the editor failed (EDITOR: Editing failed): back to the question" in result.output
     assert f"1 accepted (0 edited), 0 rejected, {len(fields) - 1} skipped" in result.output
     assert proposed(pending) == fields[1:]
+
+
+def test_fields_an_accept_settles_are_not_asked_about(amended):
+    lib, before, _ = amended
+    fields = proposed(lib)
+    asked = []
+
+    def ask(diff, change, position, total):
+        asked.append(change.field)
+        return Decision("accept" if change.field == "symptoms" else "skip")
+
+    report = review(lib, ask=ask, reviewer="ann")
+    settled = [o.field for o in report.outcomes if o.action == "settled"]
+    # only the detection still differs once the symptoms moved the record onto the new text
+    assert asked == [name for name in fields if name in ("symptoms", "detection") or fields.index(name) <
+                     fields.index("symptoms")]
+    assert "root_cause" in settled and "lessons" in settled and not set(settled) & set(asked)
+    assert proposed(lib) == ["detection"]
+    result = CliRunner().invoke(main, ["review", str(lib), "--accept", "detection", "--reviewer", "ann"])
+    assert result.exit_code == 0 and "1 accepted" in result.output and proposed(lib) == []

@@ -233,7 +233,9 @@ def review(library, accept, reject, accept_all, records, reviewer, color):
         click.echo(f"failed: {error}", err=True)
     click.echo(
         f"{report.count('accept') + report.count('edit')} accepted ({report.count('edit')} edited), "
-        f"{report.count('reject')} rejected, {report.count('skip')} skipped; "
+        f"{report.count('reject')} rejected, {report.count('skip')} skipped"
+        + (f", {report.count('settled')} settled by the move to the new text" if report.count("settled") else "")
+        + "; "
         f"{len(report.still_pending)} record(s) still pending", err=True)
     sys.exit(EXIT_SOME_FAILED if report.errors else EXIT_OK)
 

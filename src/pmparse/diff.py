@@ -561,8 +561,8 @@ def render_header(diff: CardDiff, color: bool = False) -> list[str]:
              style(f"--- {diff.record_path.name} ({_pipeline(diff.record)})", bold=True),
              style(f"+++ {diff.suggestion_label} ({_pipeline(diff.suggestion)})", bold=True)]
     if diff.source_changed:
-        lines.append(style("  the source text changed since the record was made; evidence of fields you keep "
-                           "indexes the older text", fg="yellow"))
+        lines.append(style("  the source text changed since the record was made; accepting a field moves the "
+                           "evidence of the fields you keep onto the new text", fg="yellow"))
     return lines
 
 

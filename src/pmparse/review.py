@@ -48,7 +48,7 @@ from .errors import RecordError, UsageError
 from .record import Entry, Library, atomic_write, card_data, dumps, format_of, loads, write_lock
 from .schema import Card
 
-Action = Literal["accept", "reject", "edit", "skip", "quit"]
+Action = Literal["accept", "reject", "edit", "skip", "quit", "settled"]
 
 
 class Rejection(BaseModel):
@@ -259,7 +259,8 @@ class ReviewReport:
     """Results of one review session.
 
     Attributes:
-        outcomes: Decisions, in the order they were made.
+        outcomes: Decisions, in the order they were made (``settled``: a field an accept left
+            equal to the suggestion by moving its evidence onto the amended source, not asked).
         errors: Pending suggestions that could not be reviewed, with the reason.
         still_pending: Records with fields left to review.
         quit: True when the reviewer quit before the end.
@@ -353,7 +354,13 @@ def _review(library: Library, records, ask: Ask, by: str, now: Callable[[], str]
         try:
             entry, suggestion = load_pending(library, card_id)
             diff = open_diff(library, entry, suggestion)
+            open_fields = {change.field for change in diff.changes}
             for position, change in enumerate(diff.changes, 1):
+                if change.field not in open_fields:
+                    # an accept moved the source to the new text, and with it this field's
+                    # evidence: it now equals the suggestion, nothing is left to decide
+                    report.outcomes.append(Outcome(card_id, change.field, "settled"))
+                    continue
                 decision = ask(diff, change, position, len(diff.changes))
                 if decision.action == "quit":
                     report.quit = True
@@ -361,6 +368,9 @@ def _review(library: Library, records, ask: Ask, by: str, now: Callable[[], str]
                 if decision.action in ("accept", "edit"):
                     accept_field(library, library.entries[card_id], suggestion, change.field, by, now(),
                                  decision.value, edited=decision.action == "edit")
+                    if diff.source_changed:
+                        still = open_diff(library, library.entries[card_id], suggestion).changes
+                        open_fields = {c.field for c in still} | {change.field}
                 elif decision.action == "reject":
                     reject_field(library, suggestion, change.field, by, now())
                 report.outcomes.append(Outcome(card_id, change.field, decision.action))
