@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -51,6 +52,10 @@ def test_packaged_list_is_digests_only():
     digests, min_words = boilerplate.load()
     assert digests and min_words >= 3
     raw = boilerplate.resources.files("pmparse.resources").joinpath(boilerplate.PACKAGED).read_text()
-    # no corpus text: the words of the file are its field names and its own note
-    assert all(len(d) == 16 for d in digests)
-    assert "footer" not in raw.lower() and "notice" not in raw.lower()
+    # no corpus text: the file is its own keys, numbers, hex digests and one note the team wrote
+    data = json.loads(raw)
+    assert set(data) == {"format", "about", "min_documents", "min_words", "digests"}
+    assert all(isinstance(data[k], int) for k in ("format", "min_documents", "min_words"))
+    assert data["digests"] == sorted(set(data["digests"])) and set(data["digests"]) == set(digests)
+    assert all(re.fullmatch(r"[0-9a-f]{16}", d) for d in data["digests"])
+    assert data["about"].startswith("Digests of the lines of") and "pmparse train --write-boilerplate" in data["about"]
