@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import spacy
 from spacy.language import Language
@@ -87,40 +89,67 @@ def pipeline_config(model_dir: str | None = None, rules_only: bool = False, taxo
     return PipelineConfig(model_dir=chosen, headings_path=headings_path, taxonomy_path=taxonomy_path)
 
 
+def _stamped_files(config: PipelineConfig) -> list[tuple[str, Any]]:
+    """``(label, file)`` of everything :func:`fingerprint` reads; a file may be missing."""
+    from .components.tagger import DEFAULT_MODEL_DIR as CATEGORIES_DIR
+
+    packaged = resources.files("pmparse.resources")
+    files: list[tuple[str, Any]] = [
+        (f"resources/{entry.name}", entry) for entry in sorted(packaged.iterdir(), key=lambda item: item.name)
+        if entry.is_file() and entry.name.endswith((".yaml", ".json"))
+    ]
+    for label, path in (("headings", config.headings_path), ("taxonomy", config.taxonomy_path)):
+        if path is not None:
+            files.append((label, Path(path)))
+    if config.model_dir:
+        files.append(("fields", Path(config.model_dir) / META_FILE))
+    if config.tagger:
+        files.append(("categories", Path(config.categories_dir or CATEGORIES_DIR) / META_FILE))
+    return files
+
+
 def fingerprint(config: PipelineConfig) -> str:
     """16 hex digits that change when anything but the source text would change a suggestion.
 
     Covers the pmparse version, every packaged rule file (headings, taxonomy, cues, keywords,
     organisations, boilerplate), the ``--taxonomy`` and heading files given, the labeler, and the
-    field and tag models (their ``meta.json``, which holds the sha256 of their weights).
+    field and tag models (their ``meta.json``, which holds the sha256 of their weights). The
+    files are read again only when one's size or modification time changed (``convert`` asks once
+    per input).
     """
-    from .components.tagger import DEFAULT_MODEL_DIR as CATEGORIES_DIR
+    files = _stamped_files(config)
+    stats = []
+    for label, path in files:
+        try:
+            st = os.stat(path)  # a packaged resource in a zip has no stat: read it every time
+            stats.append((label, st.st_mtime_ns, st.st_size, st.st_ino))
+        except (OSError, TypeError):
+            stats.append((label, None, None, None))
+    # a missing --taxonomy or model file is part of the key (it appears: the key changes); a
+    # packaged resource without a stat is not a file on disk, so nothing tells when it changed
+    if any(stat[1] is None for stat in stats if stat[0].startswith("resources/")):
+        return _fingerprint(config, files)
+    return _fingerprint_of_stats(config, tuple(stats))
 
+
+@functools.lru_cache(maxsize=16)
+def _fingerprint_of_stats(config: PipelineConfig, stats: tuple) -> str:
+    return _fingerprint(config, _stamped_files(config))
+
+
+def _fingerprint(config: PipelineConfig, files: list[tuple[str, Any]]) -> str:
     digest = hashlib.sha256()
 
     def add(label: str, data: bytes) -> None:
         digest.update(label.encode("utf-8") + b"\0" + hashlib.sha256(data).digest())
 
-    def add_file(label: str, path: str | Path | None) -> None:
-        if path is None:
-            return
-        try:
-            add(label, Path(path).read_bytes())
-        except OSError:
-            add(label, b"(unreadable)")
-
     add("version", __version__.encode("utf-8"))
     add("labeler", f"{config.labeler} tagger={config.tagger}".encode("utf-8"))
-    packaged = resources.files("pmparse.resources")
-    for entry in sorted(packaged.iterdir(), key=lambda item: item.name):
-        if entry.is_file() and entry.name.endswith((".yaml", ".json")):
-            add(f"resources/{entry.name}", entry.read_bytes())
-    add_file("headings", config.headings_path)
-    add_file("taxonomy", config.taxonomy_path)
-    if config.model_dir:
-        add_file("fields", Path(config.model_dir) / META_FILE)
-    if config.tagger:
-        add_file("categories", Path(config.categories_dir or CATEGORIES_DIR) / META_FILE)
+    for label, path in files:
+        try:
+            add(label, path.read_bytes())
+        except OSError:
+            add(label, b"(unreadable)")
     return digest.hexdigest()[:16]
 
 
