@@ -185,13 +185,8 @@ def test_a_pending_suggestion_stays_pending_when_skipped(tmp_path):
     record = tmp_path / "lib" / "IL-0001.yaml"
     record.write_text(record.read_text().replace("status: suggested", "status: reviewed"))
     (tmp_path / "in" / "report-0000.md").write_text(REPORT.format(n=0, m=0) + "\nAn update.\n")
-    # the amended source comes after the rest of the batch (its old text could have moved)
-    first = convert([str(tmp_path / "in")], tmp_path / "lib").results
-    assert [(Path(r.input).name, r.status) for r in first] == [("report-0001.md", "unchanged"),
-                                                                ("report-0000.md", "pending")]
-    # the record still holds the old text until the suggestion is reviewed: the same again
-    again = convert([str(tmp_path / "in")], tmp_path / "lib").results
-    assert [(Path(r.input).name, r.status) for r in again] == [(Path(r.input).name, r.status) for r in first]
+    assert [r.status for r in convert([str(tmp_path / "in")], tmp_path / "lib").results] == ["pending", "unchanged"]
+    assert [r.status for r in convert([str(tmp_path / "in")], tmp_path / "lib").results] == ["pending", "unchanged"]
 
 
 def test_errors_file_is_json_lines_replaced_atomically(batch, tmp_path):
@@ -532,8 +527,8 @@ def test_in_process_an_input_past_the_timeout_fails_and_the_next_converts(tmp_pa
 
 
 @pytest.mark.parametrize("edited", [False, True])
-def test_a_renamed_source_keeps_its_record_when_a_new_file_takes_its_name(tmp_path, edited):
-    write_reports(tmp_path / "in", 1)
+def test_a_renamed_source_keeps_its_record_and_its_new_name(tmp_path, edited):
+    write_reports(tmp_path / "in", 2)
     lib = tmp_path / "lib"
     convert([str(tmp_path / "in")], lib)
     record = lib / "IL-0001.yaml"
@@ -541,21 +536,40 @@ def test_a_renamed_source_keeps_its_record_when_a_new_file_takes_its_name(tmp_pa
         record.write_text(record.read_text(encoding="utf-8").replace("status: suggested", "status: reviewed")
                           + "# checked by hand\n", encoding="utf-8")
     before = Library.read(record)
-    # report-0000.md is renamed to report-0009.md, and a new incident is written under the old name
     old, new = tmp_path / "in" / "report-0000.md", tmp_path / "in" / "report-0009.md"
     old.rename(new)
-    old.write_text(REPORT.format(n=77, m=7), encoding="utf-8")
     results = convert([str(tmp_path / "in")], lib).results
-    assert sorted((Path(r.input).name, r.status, Path(r.record).name) for r in results) == [
-        ("report-0000.md", "converted", "IL-0002.yaml"), ("report-0009.md", "updated", "IL-0001.yaml")]
+    assert [(Path(r.input).name, r.status, Path(r.record).name) for r in results] == [
+        ("report-0001.md", "unchanged", "IL-0002.yaml"), ("report-0009.md", "updated", "IL-0001.yaml")]
     card = Library.read(record)
     assert card.source.location == str(new) and card.source.sha256 == before.source.sha256
     assert [i.text for i in card.symptoms] == [i.text for i in before.symptoms]
     if edited:
         # a person's record: only its source lines changed, the review mark and comment stay
-        text = record.read_text(encoding="utf-8")
-        assert card.status == "reviewed" and text.endswith("# checked by hand\n")
-    assert "region 77" in " ".join(i.text for i in Library.read(lib / "IL-0002.yaml").symptoms)
-    assert not list((lib / ".pmparse" / "pending").glob("*.json"))
-    # and the next run finds both up to date
+        assert card.status == "reviewed" and record.read_text(encoding="utf-8").endswith("# checked by hand\n")
+    # the next run finds both up to date; a new file under the old name is a new source
     assert convert([str(tmp_path / "in")], lib).counts["unchanged"] == 2
+    old.write_text(REPORT.format(n=77, m=7), encoding="utf-8")
+    results = {Path(r.input).name: (r.status, Path(r.record).name) for r in convert([str(tmp_path / "in")], lib).results}
+    assert results["report-0000.md"] == ("converted", "IL-0003.yaml")
+    assert not list((lib / ".pmparse" / "pending").glob("*.json"))
+
+
+def test_a_renamed_person_record_drops_a_suggestion_made_from_its_old_name(tmp_path):
+    write_reports(tmp_path / "in", 1)
+    lib = tmp_path / "lib"
+    convert([str(tmp_path / "in")], lib)
+    record = lib / "IL-0001.yaml"
+    record.write_text(record.read_text(encoding="utf-8").replace("status: suggested", "status: reviewed"),
+                      encoding="utf-8")
+    source = tmp_path / "in" / "report-0000.md"
+    text = source.read_text(encoding="utf-8")
+    source.write_text(text + "\nAn amendment added later.\n", encoding="utf-8")
+    assert [r.status for r in convert([str(source)], lib).results] == ["pending"]
+    # the amendment is withdrawn and the file renamed: the record follows the text it was made from
+    source.unlink()
+    (tmp_path / "in" / "renamed.md").write_text(text, encoding="utf-8")
+    results = convert([str(tmp_path / "in")], lib).results
+    assert [(r.status, Path(r.record).name) for r in results] == [("updated", "IL-0001.yaml")]
+    assert Library.read(record).source.location == str(tmp_path / "in" / "renamed.md")
+    assert not (lib / ".pmparse" / "pending" / "IL-0001.json").exists()

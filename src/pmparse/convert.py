@@ -240,7 +240,8 @@ def store(library: Library, card: Card, fmt: RecordFormat, force: bool = False) 
     moved = False
     if (entry.card is not None and entry.sha256 == card.source.sha256 and entry.location != card.source.location
             and is_edited(library, entry)):
-        # the same text under a new name: the record follows it, a person's edits untouched
+        # the same text under a new name (the old one is gone: see Library.find): the record
+        # follows it, a person's edits untouched
         relocate(library, entry, card)
         moved = True
     # nothing new when the suggestion equals what pmparse last wrote for this record (a record a
@@ -278,6 +279,10 @@ def relocate(library: Library, entry, card: Card) -> None:
     base = library.read_state("base", entry.id)
     if base is not None and base.source.sha256 == card.source.sha256:
         library.write_state("base", base.model_copy(update={"source": card.source}))
+    pending = library.read_state("pending", entry.id)
+    if pending is not None and pending.source.location != card.source.location:
+        # made from the old name's text, which is no longer this record's source
+        library.drop_state("pending", entry.id)
 
 
 # --- one input: what a worker does ---------------------------------------------------------------
@@ -312,7 +317,6 @@ class Outcome:
     warnings: tuple[str, ...] = ()
     error_kind: str | None = None
     message: str | None = None
-    sha256: str | None = None
 
 
 def _failed(kind: str, message: str, warnings: Iterable[str] = ()) -> Outcome:
@@ -345,7 +349,7 @@ def analyse_task(task: Task, config: PipelineConfig, max_bytes: int) -> Outcome:
         warnings += doc_warnings(doc)
         if len(nlp.vocab) > MAX_LEXEMES:
             get.cache_clear()  # a fresh pipeline for the next input: memory stays bounded
-        return Outcome("card", card_json=card.model_dump_json(), warnings=tuple(warnings), sha256=source.sha256)
+        return Outcome("card", card_json=card.model_dump_json(), warnings=tuple(warnings))
     except InputError as exc:
         return _failed(exc.kind, exc.message, warnings)
     except PmparseError as exc:
@@ -655,14 +659,6 @@ def _display(location: str) -> str:
         return os.fsencode(location).decode("utf-8", "backslashreplace")
 
 
-def _amends(library: Library, task: Task, outcome: Outcome) -> bool:
-    """True when a new text was read at a location a record was made from (an amended source)."""
-    if outcome.kind != "card" or task.location == "-" or outcome.sha256 is None:
-        return False
-    entry = library.entries.get(library.by_location.get(task.location, ""))
-    return entry is not None and entry.sha256 is not None and entry.sha256 != outcome.sha256
-
-
 def _known(library: Library, location: str,
            url: str | None = None) -> tuple[str, str | None, str | None, str | None] | None:
     card_id = library.by_location.get(location)
@@ -760,9 +756,7 @@ def convert(
         config: What the pipeline is built from (each worker builds it once).
         force: Convert and rewrite suggestions even when the source did not change.
         stdin: Stream for ``-``.
-        on_result: Called after each input, in input order (progress display), except that a
-            source whose text changed since its record was made comes after the rest of the
-            batch (its old text may have moved to another input of the batch).
+        on_result: Called after each input, in input order (progress display).
         jobs: Worker processes; 1 converts in this process.
         errors_path: Write failures here as JSON lines (``input``, ``error``, ``message``); the
             file is replaced atomically when the batch ends or is interrupted.
@@ -808,7 +802,7 @@ def convert(
                     runner = (_Pool(jobs, config, max_bytes, timeout) if jobs > 1 and len(head) > 1
                               else _InProcess(config, max_bytes, timeout))
                     report.jobs, report.startup_seconds = runner.jobs, time.perf_counter() - started
-                    def finish(task: Task, outcome: Outcome) -> None:
+                    for task, outcome in runner.map(tasks):
                         # the record and the count of it together: a Ctrl-C between the two left a
                         # written record out of the summary
                         with interrupts.critical():
@@ -819,18 +813,6 @@ def convert(
                         if on_result is not None:
                             on_result(result)
                         interrupts.check()
-
-                    amended: list[tuple[Task, Outcome]] = []
-                    for task, outcome in runner.map(tasks):
-                        if _amends(library, task, outcome):
-                            # stored last: a later input may hold this record's old text under a
-                            # new name (a renamed file, a new one given its name), and the record
-                            # follows its text rather than the name
-                            amended.append((task, outcome))
-                            continue
-                        finish(task, outcome)
-                    for task, outcome in amended:
-                        finish(task, outcome)
                     finished = True
                 except KeyboardInterrupt:
                     report.interrupted = True

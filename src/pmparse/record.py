@@ -215,19 +215,6 @@ def _still_there(location: str | None) -> bool:
         return False
 
 
-def _still_holds(location: str | None, sha256: str) -> bool:
-    """True when ``location`` is a file whose text (as pmparse reads it) still has ``sha256``."""
-    if not _still_there(location):
-        return False
-    from .errors import InputError
-    from .ingest import ingest
-
-    try:
-        return ingest(location).sha256 == sha256  # type: ignore[arg-type]
-    except (InputError, OSError):
-        return False
-
-
 def _file_key(path: Path) -> list[int] | None:
     """What tells that a file changed: replacing, editing or re-permissioning it changes one of these."""
     try:
@@ -461,11 +448,12 @@ class Library:
         """The record made from this source.
 
         A source is known by its path or URL (``convert`` normalises a path's spelling first). A
-        record made from the same text (sha256) at a location that no longer exists, or that now
-        holds another text, is the same source moved or renamed (and perhaps a new file given the
-        old name); one whose file still holds the text is another source that happens to hold
-        the same text (a copy), which gets its own record instead of taking turns with the first
-        in one. Standard input (``-``) has no name: it is known by its text alone, so two
+        record made from the same text (sha256) at a location that no longer exists is the same
+        source moved or renamed; one whose file is still there is another source that happens to
+        hold the same text (a copy), which gets its own record instead of taking turns with the
+        first in one. The name wins: a file at a record's location is that record's source, also
+        when it is a new file given a renamed file's old name (content cannot tell that from an
+        amendment next to an archived copy of the old text). Standard input (``-``) has no name: it is known by its text alone, so two
         texts piped in are two sources and the same text piped again is the same one.
         """
         card_id = None if location == "-" else self.by_location.get(location)
@@ -473,7 +461,7 @@ class Library:
             for other in self._shas.get(sha256, ()):
                 entry = self.entries.get(other)
                 if entry is not None and (entry.location == "-" if location == "-"
-                                          else not _still_holds(entry.location, sha256)):
+                                          else not _still_there(entry.location)):
                     card_id = other
                     break
         entry = self.entries.get(card_id) if card_id else None
