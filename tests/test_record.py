@@ -338,3 +338,14 @@ def test_a_library_has_one_writer_at_a_time(tmp_path):
                 pass
     with write_lock(tmp_path):  # released when the holder ends
         pass
+
+
+def test_a_broken_json_record_is_known_by_its_source_block_not_by_an_evidence_marker():
+    from pmparse.record import _salvage_source_json
+
+    old, new = "a" * 64, "b" * 64
+    text = ('{"id": "IL-0001", "root_cause": [{"text": "x", "evidence": [{"start": 1, "end": 2, "sha256": "%s"}]}],\n'
+            ' "source": {"location": "pm/a.md", "url": null, "sha256": "%s", "format": "md"},,\n'
+            ' "pipeline": {"version": "0.1.0"}}' % (old, new))
+    assert _salvage_source_json(text) == (new, "pm/a.md")
+    assert _salvage_source_json('{"id": "IL-0001",, "sha256": "%s"}' % new) == (None, None)

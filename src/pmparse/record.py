@@ -616,15 +616,19 @@ def _salvage_source_lines(text: str) -> tuple[str | None, str | None]:
     return found.get("sha256"), found.get("location")
 
 
+_JSON_SOURCE = re.compile(r'"source"\s*:\s*\{')
 _JSON_SHA = re.compile(r'"sha256"\s*:\s*"([0-9a-f]{64})"')
 _JSON_LOCATION = re.compile(r'"location"\s*:\s*("(?:[^"\\\n]|\\.)*")')
 
 
 def _salvage_source_json(text: str) -> tuple[str | None, str | None]:
-    """``(sha256, location)`` of a JSON record that does not parse: a card has one of each key,
-    both in its ``source`` object."""
-    sha = _JSON_SHA.search(text)
-    location = _JSON_LOCATION.search(text)
+    """``(sha256, location)`` of a JSON record that does not parse, read from its ``source``
+    object (evidence stretches before it may carry an earlier text's ``sha256``)."""
+    starts = [m.end() for m in _JSON_SOURCE.finditer(text)]
+    if not starts:
+        return None, None
+    sha = _JSON_SHA.search(text, starts[-1])
+    location = _JSON_LOCATION.search(text, starts[-1])
     try:
         value = json.loads(location.group(1)) if location else None
     except json.JSONDecodeError:
