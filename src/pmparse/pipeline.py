@@ -188,12 +188,16 @@ def get(config: PipelineConfig = PipelineConfig()) -> Language:
 
 @functools.lru_cache(maxsize=4)
 def _cached(config: PipelineConfig, stamp: str) -> Language:
-    # a new stamp may mean a rule file was rewritten under the same path: read the files afresh
+    # a new stamp may mean a rule file was rewritten under the same path: read every file the
+    # fingerprint covers afresh
+    from .boilerplate import load as load_boilerplate
+    from .cues import load_cues
     from .rules import load_headings
-    from .taxonomy import load_taxonomy
+    from .taxonomy import load_organisations, load_taxonomy
 
-    load_headings.cache_clear()
-    load_taxonomy.cache_clear()
+    for loader in (load_headings, load_taxonomy, load_organisations, load_cues, load_boilerplate):
+        loader.cache_clear()
+    _facts.clear_gazetteers()
     nlp = build(config)
     nlp.meta["pmparse_fingerprint"] = stamp
     return nlp

@@ -668,3 +668,27 @@ def test_a_text_with_nothing_to_read_gets_no_category(tmp_path):
                      "took the calendar service down.\n", encoding="utf-8")
     card, _ = suggest(str(notes), pipeline_config())
     assert card.root_cause_categories
+
+
+def test_a_new_pipeline_fingerprint_reads_every_rule_file_again(monkeypatch):
+    from pmparse import pipeline
+    from pmparse.boilerplate import load as load_boilerplate
+    from pmparse.components import facts
+    from pmparse.cues import load_cues
+    from pmparse.rules import load_headings
+    from pmparse.taxonomy import load_organisations
+
+    config = PipelineConfig(tagger=False)
+    pipeline.get(config)
+    loaders = (load_headings, load_taxonomy, load_organisations, load_cues, load_boilerplate)
+    read = {loader: loader() for loader in loaders}
+    assert all(loader() is read[loader] for loader in loaders)  # cached
+    assert facts._GAZETTEERS
+    gazetteers = dict(facts._GAZETTEERS)
+    # a rule file rewritten while the process runs: the fingerprint changes, the pipeline is rebuilt
+    monkeypatch.setattr(pipeline, "fingerprint", lambda config: "0123456789abcdef")
+    nlp = pipeline.get(config)
+    assert nlp.meta["pmparse_fingerprint"] == "0123456789abcdef"
+    # every file is read again, not served from before the change
+    assert all(loader() is not read[loader] for loader in loaders)
+    assert all(facts._GAZETTEERS[key] is not gazetteers[key] for key in facts._GAZETTEERS)

@@ -159,6 +159,11 @@ class _Gazetteer:
         return None
 
 
+def clear_gazetteers() -> None:
+    """Forget the compiled organisation gazetteers: their files are read again when next needed."""
+    _GAZETTEERS.clear()
+
+
 def _gazetteer(path: str | None = None) -> _Gazetteer:
     key = path or ""
     if key not in _GAZETTEERS:
