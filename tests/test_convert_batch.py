@@ -6,6 +6,7 @@ Every fixture text here is written for these tests (no corpus sentences).
 from __future__ import annotations
 
 import json
+import re
 import os
 import shutil
 import signal
@@ -573,3 +574,35 @@ def test_a_renamed_person_record_drops_a_suggestion_made_from_its_old_name(tmp_p
     assert [(r.status, Path(r.record).name) for r in results] == [("updated", "IL-0001.yaml")]
     assert Library.read(record).source.location == str(tmp_path / "in" / "renamed.md")
     assert not (lib / ".pmparse" / "pending" / "IL-0001.json").exists()
+
+
+def test_a_person_record_is_read_once_per_pipeline_not_on_every_run(tmp_path, monkeypatch):
+    write_reports(tmp_path / "in", 2)
+    lib = tmp_path / "lib"
+    convert([str(tmp_path / "in")], lib)
+    record = lib / "IL-0001.yaml"
+    # a reviewed record from before pipeline fingerprints existed
+    text = record.read_text(encoding="utf-8").replace("status: suggested", "status: reviewed")
+    record.write_text(re.sub(r"\n  fingerprint: \w+", "", text), encoding="utf-8")
+    base = lib / ".pmparse" / "base" / "IL-0001.json"
+    data = json.loads(base.read_text(encoding="utf-8"))
+    del data["pipeline"]["fingerprint"]
+    base.write_text(json.dumps(data), encoding="utf-8")
+    assert Library.read(record).pipeline.fingerprint is None
+    calls = []
+    real = convert_module.analyse
+    monkeypatch.setattr(convert_module, "analyse", lambda nlp, source: calls.append(source.location) or real(nlp, source))
+    # read again once (nothing to propose: the record stays as the person left it) ...
+    first = convert([str(tmp_path / "in")], lib)
+    assert calls == [str(tmp_path / "in" / "report-0000.md")] and first.counts["unchanged"] == 2
+    assert record.read_text(encoding="utf-8") == re.sub(r"\n  fingerprint: \w+", "", text)
+    # ... then skipped like any up-to-date source
+    calls.clear()
+    assert convert([str(tmp_path / "in")], lib).counts["unchanged"] == 2 and calls == []
+    # a suggestion waiting for review is not made again either
+    source = tmp_path / "in" / "report-0000.md"
+    source.write_text(source.read_text(encoding="utf-8") + "\nAn amendment added later.\n", encoding="utf-8")
+    assert [r.status for r in convert([str(tmp_path / "in")], lib).results] == ["pending", "unchanged"]
+    calls.clear()
+    assert [r.status for r in convert([str(tmp_path / "in")], lib).results] == ["pending", "unchanged"]
+    assert calls == []

@@ -131,7 +131,10 @@ def test_the_rejection_memory_alone_blocks_the_same_suggestion(pending, sources,
     (pending / ".pmparse" / "base" / "IL-0002.json").unlink()
     assert reconvert(monkeypatch, tmp_path, sources, pending)[1] == "unchanged"
     assert not (pending / ".pmparse" / "pending" / "IL-0002.json").exists()
-    # another model version proposing the same values is a new suggestion
+    # the suggestion that proposed nothing open became the base again (what pmparse last read)
+    assert Library(pending).read_state("base", "IL-0002").pipeline.model == "test-model-2"
+    (pending / ".pmparse" / "base" / "IL-0002.json").unlink()
+    # another model version proposing the same values is a new suggestion to the memory alone
     monkeypatch.setattr("pmparse.convert.version_info", lambda nlp: {"version": "0.1.0", "model": "test-model-3"})
     report = convert(sources[1:], pending, config=PipelineConfig(headings_path=other_headings(tmp_path)))
     assert report.results[0].status == "pending" and proposed(pending, "IL-0002") == second

@@ -38,7 +38,7 @@ from typing import BinaryIO, Callable, Iterable, Iterator, Literal
 from .card import build_card
 from .errors import InputError, PmparseError, RecordError, UsageError
 from .ingest import DEFAULT_MAX_BYTES, ingest, ingest_bytes, is_url, join_url, read_bytes
-from .pipeline import PipelineConfig, analyse, get, version_info
+from .pipeline import PipelineConfig, analyse, fingerprint, get, version_info
 from .record import Library, RecordFormat, card_data, is_edited, write_lock
 from .review import open_diff
 from .schema import Card
@@ -254,6 +254,10 @@ def store(library: Library, card: Card, fmt: RecordFormat, force: bool = False) 
         # for this source and model version) is not stored for review again
         if entry.card is not None and not open_diff(library, entry, card).changes:
             library.drop_state("pending", entry.id)
+            # the base takes the suggestion, as when a review settles one: its values are the
+            # record's, the person's kept ones or ones rejected before, and its stamp tells the
+            # next run that this source was read by this pipeline
+            library.write_state("base", card)
             return ("updated" if moved else "unchanged"), str(entry.path)
         library.write_state("pending", card)
         return "pending", str(entry.path)
@@ -288,21 +292,32 @@ def relocate(library: Library, entry, card: Card) -> None:
 # --- one input: what a worker does ---------------------------------------------------------------
 
 
+#: What made a card: ``(source sha256, pmparse version, model, pipeline fingerprint)``.
+Stamp = tuple[str, "str | None", "str | None", "str | None"]
+
+
+def stamp_of(card: Card) -> Stamp:
+    """The stamp of a card: the text it was made from and the pipeline that made it."""
+    return card.source.sha256, card.pipeline.version, card.pipeline.model, card.pipeline.fingerprint
+
+
 @dataclass(frozen=True)
 class Task:
     """One input as sent to a worker (small: a path, never the text, except for stdin).
 
     Attributes:
         location: The path as given, ``-`` for stdin.
-        known: ``(sha256, version, model, fingerprint)`` of the record made from this location:
-            the input is skipped when its text and the pipeline still match. None to convert.
+        known: ``(sha256, version, model, fingerprint)`` stamps of what pmparse last made from
+            this location (the record; for a person's record also its base and a suggestion
+            waiting for review): the input is skipped when its text and the pipeline match one.
+            None to convert.
         raw: The bytes of standard input (read by the parent, which owns the stream).
         problem: ``(error_kind, message)`` when the input already failed before analysis.
         url: The source's public address (``--url-base``), or None.
     """
 
     location: str
-    known: tuple[str, str | None, str | None, str | None] | None = None
+    known: tuple[Stamp, ...] | None = None
     raw: bytes | None = None
     problem: tuple[str, str] | None = None
     url: str | None = None
@@ -341,8 +356,8 @@ def analyse_task(task: Task, config: PipelineConfig, max_bytes: int) -> Outcome:
         warnings = list(source.warnings)
         nlp = get(config)
         info = version_info(nlp)
-        if task.known is not None and task.known == (source.sha256, info["version"], info["model"],
-                                                     info.get("fingerprint")):
+        if task.known is not None and (source.sha256, info["version"], info["model"],
+                                       info.get("fingerprint")) in task.known:
             return Outcome("unchanged", warnings=tuple(warnings))
         doc = analyse(nlp, source)
         card = build_card(doc, source, "IL-0000", info)
@@ -659,8 +674,8 @@ def _display(location: str) -> str:
         return os.fsencode(location).decode("utf-8", "backslashreplace")
 
 
-def _known(library: Library, location: str,
-           url: str | None = None) -> tuple[str, str | None, str | None, str | None] | None:
+def _known(library: Library, location: str, url: str | None = None,
+           current: str | None = None) -> tuple[Stamp, ...] | None:
     card_id = library.by_location.get(location)
     entry = library.entries.get(card_id) if card_id else None
     # the index's summary is enough to skip an input: parsing every record to resume a batch
@@ -669,11 +684,21 @@ def _known(library: Library, location: str,
         return None
     if url is not None and entry.url != url:
         return None  # a new public address is news for the record
-    return entry.sha256, entry.version, entry.model, entry.fingerprint
+    stamps: list[Stamp] = [(entry.sha256, entry.version, entry.model, entry.fingerprint)]
+    if current is not None and entry.fingerprint != current:
+        # a person's record keeps the stamp of the pipeline that made it: what pmparse last
+        # read from this source is in its base (a suggestion that proposed nothing open) or in
+        # a suggestion waiting for review (read only now, when the record's own stamp is old)
+        for kind in ("base", "pending"):
+            if library.state_path(kind, entry.id).is_file():
+                card = library.read_state(kind, entry.id)
+                if card is not None and card.source.location == location and (url is None or card.source.url == url):
+                    stamps.append(stamp_of(card))
+    return tuple(stamps)
 
 
 def _tasks(library: Library, inputs: Iterable[str], max_bytes: int, force: bool,
-           stdin: BinaryIO | None, url_base: str | None = None) -> Iterator[Task]:
+           stdin: BinaryIO | None, url_base: str | None = None, current: str | None = None) -> Iterator[Task]:
     for location, problem, relative in expand_inputs_relative(inputs):
         url = join_url(url_base, relative) if url_base and location != "-" and problem is None else None
         shown = _display(location)
@@ -693,7 +718,7 @@ def _tasks(library: Library, inputs: Iterable[str], max_bytes: int, force: bool,
             # one spelling per path: "./pm/a.md" and "pm//a.md" are "pm/a.md" and find its record
             # (an absolute path or a link to it is another spelling still: see README, "Limits")
             location = os.path.normpath(location)
-            yield Task(location, known=None if force else _known(library, location, url), url=url)
+            yield Task(location, known=None if force else _known(library, location, url, current), url=url)
 
 
 def _finish(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, force: bool,
@@ -788,7 +813,7 @@ def convert(
     with write_lock(library_path):  # held until the batch ends: one writer per library
         library = Library.open(library_path)
         report = ConvertReport(keep_results=keep_results)
-        tasks = _tasks(library, inputs, max_bytes, force, stdin, url_base)
+        tasks = _tasks(library, inputs, max_bytes, force, stdin, url_base, fingerprint(config))
         # a pool costs start-up time: only worth it for more than one input
         head = list(itertools.islice(tasks, 2))
         tasks = itertools.chain(head, tasks)
