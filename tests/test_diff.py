@@ -280,8 +280,15 @@ def test_diff_usage_errors_exit_two(pending_library, tmp_path):
     assert runner.invoke(main, ["review", "--help"]).exit_code == 0
     # a library without pending suggestions has no differences
     empty = tmp_path / "empty"
-    empty.mkdir()
+    (empty / ".pmparse").mkdir(parents=True)
     assert runner.invoke(main, ["diff", str(empty)]).exit_code == 0
+    # a folder pmparse never wrote to is not a library: a mistyped path is not "no differences"
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("not a record\n", encoding="utf-8")
+    for command in (["diff", str(other)], ["validate", str(other)], ["review", str(other), "--accept-all"]):
+        result = runner.invoke(main, command + (["--reviewer", "ann"] if command[0] == "review" else []))
+        assert result.exit_code == 2 and "expected a library folder" in result.output, command
 
 
 def test_reanchor_evidence_moves_supports_by_their_old_characters_or_marks_them():

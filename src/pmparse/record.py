@@ -636,6 +636,15 @@ def _salvage_source_json(text: str) -> tuple[str | None, str | None]:
     return (sha.group(1) if sha else None, value if isinstance(value, str) else None)
 
 
+def looks_like_library(root: Path) -> bool:
+    """True when ``root`` is a folder pmparse wrote to: it has ``.pmparse/`` or a record file."""
+    if not root.is_dir():
+        return False
+    if (root / ".pmparse").is_dir():
+        return True
+    return any(_ID_FILE.match(path.name) for path in root.iterdir())
+
+
 def is_edited(library: Library, entry: Entry) -> bool:
     """True when a person changed the record since pmparse wrote it (or marked it reviewed)."""
     if entry.card is None:
@@ -675,6 +684,8 @@ def validate_library(root: str | Path) -> tuple[int, list[Problem]]:
     root = Path(root)
     if not root.is_dir():
         raise RecordError("expected a library folder, found none", str(root))
+    if not looks_like_library(root):
+        raise RecordError("expected a library folder (IL-0001.yaml records or .pmparse/), found neither", str(root))
     problems: list[Problem] = []
     seen: dict[str, str] = {}
     checked = 0

@@ -45,7 +45,7 @@ from .diff import (
     value_hash,
 )
 from .errors import RecordError, UsageError
-from .record import Entry, Library, atomic_write, card_data, dumps, format_of, loads, write_lock
+from .record import Entry, Library, atomic_write, card_data, dumps, format_of, loads, looks_like_library, write_lock
 from .schema import Card
 
 Action = Literal["accept", "reject", "edit", "skip", "quit", "settled"]
@@ -159,6 +159,8 @@ def pending_diffs(library_dir: str | Path) -> DiffReport:
     root = Path(library_dir)
     if not root.is_dir():
         raise UsageError("expected a library folder, found none", str(root))
+    if not looks_like_library(root):
+        raise UsageError("expected a library folder (IL-0001.yaml records or .pmparse/), found neither", str(root))
     library = Library.open(root)
     report = DiffReport()
     for card_id in pending_ids(library):
@@ -324,6 +326,8 @@ def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), re
     root = Path(library_dir)
     if not root.is_dir():
         raise UsageError("expected a library folder, found none", str(root))
+    if not looks_like_library(root):
+        raise UsageError("expected a library folder (IL-0001.yaml records or .pmparse/), found neither", str(root))
     accepted, rejected = _fields(accept, "--accept"), _fields(reject, "--reject")
     if accepted & rejected:
         raise UsageError(f"expected a field to be accepted or rejected, found both for {', '.join(sorted(accepted & rejected))}")
