@@ -160,3 +160,11 @@ def test_front_matter_that_is_not_a_mapping_is_a_warning(front, expected):
     values, region, warning = parse_front_matter(f"---\n{front}---\nBody.\n")
     assert values == {} and region is not None
     assert warning == f"front matter is {expected}, expected a mapping; ignored"
+
+
+def test_carriage_return_line_breaks_are_kept_and_warned_about():
+    raw = b"# Outage\r\r## Root cause\r\rA disk filled up.\r"
+    source = ingest_bytes(raw, "old-mac.md")
+    assert source.text == raw.decode()  # offsets index the text as it is
+    assert any("carriage returns only" in w and "tr '\\r' '\\n'" in w for w in source.warnings)
+    assert not ingest_bytes(raw.replace(b"\r", b"\r\n"), "windows.md").warnings

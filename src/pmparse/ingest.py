@@ -375,6 +375,11 @@ def ingest_bytes(raw: bytes, location: str, fmt: Format | None = None) -> Ingest
         ingested.masked.append(region)
     if warning:
         ingested.warnings.append(warning)
+    if "\r" in text and "\n" not in text:
+        # offsets index the text as it is, so it is not rewritten: the warning says what to do
+        ingested.warnings.append("line breaks are carriage returns only (classic Mac): the whole text reads as "
+                                 "one line, so headings and lists are not seen; convert them to newlines "
+                                 "(e.g. tr '\\r' '\\n')")
     ingested.masked.extend(m.span() for m in _ERB_TAG.finditer(text))
     return ingested
 
