@@ -22,6 +22,7 @@ from pmparse import convert as convert_module
 from pmparse.convert import CHUNK_SIZE, ConvertReport, Task, _Pool, _run_chunk, analyse_task, convert
 from pmparse.pipeline import PipelineConfig
 from pmparse.record import Library, validate_library
+from pmparse.review import review
 
 REPORT = """# Queue outage {n}
 
@@ -606,3 +607,93 @@ def test_a_person_record_is_read_once_per_pipeline_not_on_every_run(tmp_path, mo
     calls.clear()
     assert [r.status for r in convert([str(tmp_path / "in")], lib).results] == ["pending", "unchanged"]
     assert calls == []
+
+
+def _counting(monkeypatch) -> list[str]:
+    calls: list[str] = []
+    real = convert_module.analyse
+    monkeypatch.setattr(convert_module, "analyse", lambda nlp, source: calls.append(source.location) or real(nlp, source))
+    return calls
+
+
+def _reviewed(lib: Path, card_id: str = "IL-0001") -> Path:
+    record = lib / f"{card_id}.yaml"
+    record.write_text(record.read_text(encoding="utf-8").replace("status: suggested", "status: reviewed"),
+                      encoding="utf-8")
+    return record
+
+
+def test_an_amended_source_of_a_person_record_is_read_once(tmp_path, monkeypatch):
+    write_reports(tmp_path / "in", 1)
+    lib = tmp_path / "lib"
+    convert([str(tmp_path / "in")], lib)
+    _reviewed(lib)
+    source = tmp_path / "in" / "report-0000.md"
+    calls = _counting(monkeypatch)
+    # an amendment that proposes something: pending once, then skipped while it waits
+    source.write_text(source.read_text(encoding="utf-8") + "\n## Detection\n\nA customer told support.\n",
+                      encoding="utf-8")
+    assert [r.status for r in convert([str(source)], lib).results] == ["pending"] and len(calls) == 1
+    pending = (lib / ".pmparse" / "pending" / "IL-0001.json").read_bytes()
+    assert [r.status for r in convert([str(source)], lib).results] == ["pending"] and len(calls) == 1
+    assert (lib / ".pmparse" / "pending" / "IL-0001.json").read_bytes() == pending
+    # an amendment that proposes nothing open: read once, then up to date
+    review(lib, reject=proposed_fields(lib), reviewer="ann")
+    source.write_text(source.read_text(encoding="utf-8") + "\n\n\n", encoding="utf-8")
+    assert [r.status for r in convert([str(source)], lib).results] == ["unchanged"] and len(calls) == 2
+    assert [r.status for r in convert([str(source)], lib).results] == ["unchanged"] and len(calls) == 2
+    # the stamps survive a new process (the index keeps them)
+    assert convert([str(source)], lib).counts["unchanged"] == 1 and len(calls) == 2
+
+
+def proposed_fields(lib: Path) -> list[str]:
+    from pmparse.review import pending_diffs
+
+    return [c.field for d in pending_diffs(lib).diffs for c in d.changes]
+
+
+def test_a_new_public_address_reaches_a_person_record_once(tmp_path, monkeypatch):
+    write_reports(tmp_path / "in", 1)
+    lib = tmp_path / "lib"
+    convert([str(tmp_path / "in")], lib)
+    record = _reviewed(lib)
+    calls = _counting(monkeypatch)
+    results = convert([str(tmp_path / "in")], lib, url_base="https://example.org/pm/").results
+    assert len(calls) == 1 and Library.read(record).source.url == "https://example.org/pm/report-0000.md"
+    assert Library.read(record).status == "reviewed"
+    # whatever the new address changed is for review; the address itself is the record's now
+    before = [r.status for r in results]
+    again = convert([str(tmp_path / "in")], lib, url_base="https://example.org/pm/").results
+    assert [r.status for r in again] in (["unchanged"], ["pending"]) and len(calls) == 1, before
+
+
+def test_a_failed_write_while_a_record_follows_its_moved_file_is_redone(tmp_path, monkeypatch):
+    write_reports(tmp_path / "in", 1)
+    lib = tmp_path / "lib"
+    convert([str(tmp_path / "in")], lib)
+    record = _reviewed(lib)
+    source = tmp_path / "in" / "report-0000.md"
+    text = source.read_text(encoding="utf-8")
+    source.write_text(text + "\n## Detection\n\nA customer told support.\n", encoding="utf-8")
+    assert [r.status for r in convert([str(source)], lib).results] == ["pending"]
+    # the amendment withdrawn, the file renamed, and the disk full while the base is written
+    source.unlink()
+    renamed = tmp_path / "in" / "renamed.md"
+    renamed.write_text(text, encoding="utf-8")
+    real = Library.write_state
+
+    def full(self, kind, card):
+        if kind == "base":
+            raise OSError(28, "No space left on device")
+        return real(self, kind, card)
+
+    monkeypatch.setattr(Library, "write_state", full)
+    assert [r.status for r in convert([str(renamed)], lib).results] == ["failed"]
+    # the record still names the old file; the suggestion made from it is gone
+    assert Library.read(record).source.location == str(source)
+    assert not (lib / ".pmparse" / "pending" / "IL-0001.json").exists()
+    monkeypatch.setattr(Library, "write_state", real)
+    assert [r.status for r in convert([str(renamed)], lib).results] == ["updated"]
+    assert Library.read(record).source.location == str(renamed)
+    assert [r.status for r in convert([str(renamed)], lib).results] == ["unchanged"]
+    assert sorted(p.name for p in lib.glob("IL-*")) == ["IL-0001.yaml"]

@@ -38,7 +38,7 @@ from typing import BinaryIO, Callable, Iterable, Iterator, Literal
 from .card import build_card
 from .errors import InputError, PmparseError, RecordError, UsageError
 from .ingest import DEFAULT_MAX_BYTES, ingest, ingest_bytes, is_url, join_url, read_bytes
-from .pipeline import PipelineConfig, analyse, fingerprint, get, version_info
+from .pipeline import PipelineConfig, analyse, get, version_info
 from .record import Library, RecordFormat, card_data, is_edited, write_lock
 from .review import open_diff
 from .schema import Card
@@ -238,10 +238,11 @@ def store(library: Library, card: Card, fmt: RecordFormat, force: bool = False) 
         return "converted", str(library.write(card, fmt))
     card = card.model_copy(update={"id": entry.id})
     moved = False
-    if (entry.card is not None and entry.sha256 == card.source.sha256 and entry.location != card.source.location
+    if (entry.card is not None and entry.sha256 == card.source.sha256
+            and (entry.location != card.source.location or entry.url != card.source.url)
             and is_edited(library, entry)):
-        # the same text under a new name (the old one is gone: see Library.find): the record
-        # follows it, a person's edits untouched
+        # the same text under a new name (the old one is gone: see Library.find) or a new public
+        # address (--url-base): the record follows it, a person's edits untouched
         relocate(library, entry, card)
         moved = True
     # nothing new when the suggestion equals what pmparse last wrote for this record (a record a
@@ -266,7 +267,8 @@ def store(library: Library, card: Card, fmt: RecordFormat, force: bool = False) 
 
 
 def relocate(library: Library, entry, card: Card) -> None:
-    """Give a person's record (and its base) the source block of ``card``: same text, new name.
+    """Give a person's record (and its base) the source block of ``card``: same text, new name
+    or public address.
 
     Only the record's ``source`` lines are rewritten; its fields, comments and review mark stay
     as they are. The offsets still hold: the text (sha256) is the same.
@@ -277,16 +279,18 @@ def relocate(library: Library, entry, card: Card) -> None:
     text = read_text(entry.path)
     fmt = format_of(entry.path)
     current = loads(text, fmt, str(entry.path))
-    moved = current.model_copy(update={"source": card.source})
-    atomic_write(entry.path, splice(text, fmt, moved))
-    library.add(moved, entry.path)
-    base = library.read_state("base", entry.id)
-    if base is not None and base.source.sha256 == card.source.sha256:
-        library.write_state("base", base.model_copy(update={"source": card.source}))
+    # the states first, the record last: should a write fail between them, the record still
+    # names the old source and the next run does it all again
     pending = library.read_state("pending", entry.id)
     if pending is not None and pending.source.location != card.source.location:
         # made from the old name's text, which is no longer this record's source
         library.drop_state("pending", entry.id)
+    base = library.read_state("base", entry.id)
+    if base is not None and base.source.sha256 == card.source.sha256:
+        library.write_state("base", base.model_copy(update={"source": card.source}))
+    moved = current.model_copy(update={"source": card.source})
+    atomic_write(entry.path, splice(text, fmt, moved))
+    library.add(moved, entry.path)
 
 
 # --- one input: what a worker does ---------------------------------------------------------------
@@ -674,31 +678,28 @@ def _display(location: str) -> str:
         return os.fsencode(location).decode("utf-8", "backslashreplace")
 
 
-def _known(library: Library, location: str, url: str | None = None,
-           current: str | None = None) -> tuple[Stamp, ...] | None:
+def _known(library: Library, location: str, url: str | None = None) -> tuple[Stamp, ...] | None:
     card_id = library.by_location.get(location)
     entry = library.entries.get(card_id) if card_id else None
     # the index's summary is enough to skip an input: parsing every record to resume a batch
     # would cost more than the conversion it saves
     if entry is None or entry.error is not None or entry.sha256 is None:
         return None
-    if url is not None and entry.url != url:
-        return None  # a new public address is news for the record
-    stamps: list[Stamp] = [(entry.sha256, entry.version, entry.model, entry.fingerprint)]
-    if current is not None and entry.fingerprint != current:
-        # a person's record keeps the stamp of the pipeline that made it: what pmparse last
-        # read from this source is in its base (a suggestion that proposed nothing open) or in
-        # a suggestion waiting for review (read only now, when the record's own stamp is old)
-        for kind in ("base", "pending"):
-            if library.state_path(kind, entry.id).is_file():
-                card = library.read_state(kind, entry.id)
-                if card is not None and card.source.location == location and (url is None or card.source.url == url):
-                    stamps.append(stamp_of(card))
-    return tuple(stamps)
+    stamps: list[Stamp] = []
+    if url is None or entry.url == url:  # a new public address is news for the record
+        stamps.append((entry.sha256, entry.version, entry.model, entry.fingerprint))
+    # a person's record keeps the stamp of the pipeline that made it: what pmparse last read
+    # from this source is its base (a suggestion that proposed nothing open, a settled review)
+    # or a suggestion waiting for review (stamps cached in the index, not parsed per input)
+    for kind in ("base", "pending"):
+        stamp = library.state_stamp(kind, entry.id)
+        if stamp is not None and stamp[4] == location and (url is None or stamp[5] == url):
+            stamps.append(stamp[:4])
+    return tuple(stamps) or None
 
 
 def _tasks(library: Library, inputs: Iterable[str], max_bytes: int, force: bool,
-           stdin: BinaryIO | None, url_base: str | None = None, current: str | None = None) -> Iterator[Task]:
+           stdin: BinaryIO | None, url_base: str | None = None) -> Iterator[Task]:
     for location, problem, relative in expand_inputs_relative(inputs):
         url = join_url(url_base, relative) if url_base and location != "-" and problem is None else None
         shown = _display(location)
@@ -718,7 +719,7 @@ def _tasks(library: Library, inputs: Iterable[str], max_bytes: int, force: bool,
             # one spelling per path: "./pm/a.md" and "pm//a.md" are "pm/a.md" and find its record
             # (an absolute path or a link to it is another spelling still: see README, "Limits")
             location = os.path.normpath(location)
-            yield Task(location, known=None if force else _known(library, location, url, current), url=url)
+            yield Task(location, known=None if force else _known(library, location, url), url=url)
 
 
 def _finish(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, force: bool,
@@ -732,7 +733,9 @@ def _finish(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, f
         if entry is None:
             return FileResult(task.location, "unchanged", warnings=warnings)
         # a suggestion still waiting for review stays pending: the same input gives the same one
-        waiting = library.state_path("pending", entry.id).is_file()
+        # (one made from another location is not this source's)
+        pending = library.state_stamp("pending", entry.id)
+        waiting = pending is not None and pending[4] == task.location
         return FileResult(task.location, "pending" if waiting else "unchanged", record=str(entry.path),
                           warnings=warnings)
     card = Card.model_validate_json(outcome.card_json or "")
@@ -813,7 +816,7 @@ def convert(
     with write_lock(library_path):  # held until the batch ends: one writer per library
         library = Library.open(library_path)
         report = ConvertReport(keep_results=keep_results)
-        tasks = _tasks(library, inputs, max_bytes, force, stdin, url_base, fingerprint(config))
+        tasks = _tasks(library, inputs, max_bytes, force, stdin, url_base)
         # a pool costs start-up time: only worth it for more than one input
         head = list(itertools.islice(tasks, 2))
         tasks = itertools.chain(head, tasks)

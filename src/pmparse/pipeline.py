@@ -122,9 +122,9 @@ def fingerprint(config: PipelineConfig) -> str:
     for label, path in files:
         try:
             st = os.stat(path)  # a packaged resource in a zip has no stat: read it every time
-            stats.append((label, st.st_mtime_ns, st.st_size, st.st_ino))
+            stats.append((label, st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino))
         except (OSError, TypeError):
-            stats.append((label, None, None, None))
+            stats.append((label, None, None, None, None))
     # a missing --taxonomy or model file is part of the key (it appears: the key changes); a
     # packaged resource without a stat is not a file on disk, so nothing tells when it changed
     if any(stat[1] is None for stat in stats if stat[0].startswith("resources/")):
@@ -183,13 +183,21 @@ def get(config: PipelineConfig = PipelineConfig()) -> Language:
     The fingerprint is part of the cache key: a taxonomy or model file rewritten while a process
     runs (a notebook, a test) is read again instead of being served from the cache.
     """
-    return _cached(config, fingerprint(config))
+    stamp = fingerprint(config)
+    if _served.get(config) != stamp:
+        # rule files changed since the last pipeline served for this config (or none was): the
+        # loaders components call while they work must read the files as they are now, also
+        # when a pipeline built before is served again (A, then B, then A again)
+        _clear_rule_caches()
+        _served[config] = stamp
+    return _cached(config, stamp)
 
 
-@functools.lru_cache(maxsize=4)
-def _cached(config: PipelineConfig, stamp: str) -> Language:
-    # a new stamp may mean a rule file was rewritten under the same path: read every file the
-    # fingerprint covers afresh
+#: The fingerprint of the pipeline last served for each config.
+_served: dict[PipelineConfig, str] = {}
+
+
+def _clear_rule_caches() -> None:
     from .boilerplate import load as load_boilerplate
     from .cues import load_cues
     from .rules import load_headings
@@ -198,6 +206,10 @@ def _cached(config: PipelineConfig, stamp: str) -> Language:
     for loader in (load_headings, load_taxonomy, load_organisations, load_cues, load_boilerplate):
         loader.cache_clear()
     _facts.clear_gazetteers()
+
+
+@functools.lru_cache(maxsize=4)
+def _cached(config: PipelineConfig, stamp: str) -> Language:
     nlp = build(config)
     nlp.meta["pmparse_fingerprint"] = stamp
     return nlp

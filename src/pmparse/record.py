@@ -151,7 +151,7 @@ def atomic_write(path: Path, text: str) -> None:
 CARD_CACHE = 256
 #: Version of ``.pmparse/index.json``; another version is ignored (and rebuilt). 2: an invalid
 #: record's summary holds the source salvaged from its text (version 1 rows of such records hold none).
-INDEX_VERSION = 3
+INDEX_VERSION = 4
 
 
 @dataclass
@@ -198,6 +198,10 @@ class Entry:
 
 
 _SUMMARY = ("id", "error", "sha256", "location", "url", "version", "model", "fingerprint")
+#: What :meth:`Library.state_stamp` gives for a state card.
+_STAMP = ("sha256", "version", "model", "fingerprint", "location", "url")
+#: The state kinds whose stamps are kept.
+_STAMPED = ("base", "pending")
 
 
 def _entry_from_card(card: Card, path: Path, library: Library) -> Entry:
@@ -250,6 +254,7 @@ class Library:
     _keys: dict[str, list[int]] = field(default_factory=dict, repr=False)
     _rows: dict[str, list] = field(default_factory=dict, repr=False)
     _shas: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    _states: dict[str, tuple[list[int], list]] = field(default_factory=dict, repr=False)
     _index_dirty: bool = False
 
     @classmethod
@@ -283,10 +288,12 @@ class Library:
         self._keys.clear()
         self._rows.clear()
         self._shas.clear()
+        self._states = {}
         self._max_number = 0
         if not self.root.is_dir():
             return
-        cached, written = self._read_index()
+        cached, states, written = self._read_index()
+        self._states = {name: row for name, row in states.items() if row[0][0] < written - _RACY_NS}
         self._index_dirty = False
         for path in sorted(self.root.iterdir()):
             match = _ID_FILE.match(path.name)
@@ -350,24 +357,28 @@ class Library:
                 ids.remove(entry.id)
         self._index_dirty = True
 
-    def _read_index(self) -> tuple[dict[str, tuple[list[int], list]], int]:
-        """The cached rows by file name, and when the cache was written (ns)."""
+    def _read_index(self) -> tuple[dict[str, tuple[list[int], list]], dict[str, tuple[list[int], list]], int]:
+        """The cached record rows by file name, state stamps by ``kind/id``, and when the cache was
+        written (ns)."""
         try:
             data = json.loads(self.index_path.read_text(encoding="utf-8"))
             if {k: data.get(k) for k in _index_header()} != _index_header():
-                return {}, 0
+                return {}, {}, 0
             rows = {name: (list(key), list(summary)) for name, (key, summary) in data["records"].items()
                     if len(summary) == len(_SUMMARY) and len(key) == 4}
-            return rows, int(data["written_ns"])
+            states = {name: (list(key), list(stamp)) for name, (key, stamp) in data["states"].items()
+                      if len(stamp) == len(_STAMP) and len(key) == 4}
+            return rows, states, int(data["written_ns"])
         except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError):
-            return {}, 0  # no cache, or one that cannot be trusted: every record is parsed
+            return {}, {}, 0  # no cache, or one that cannot be trusted: every record is parsed
 
     def save_index(self) -> None:
         """Write the scan cache when it changed (a shortcut only: losing it costs a slower scan)."""
         if not self._index_dirty or not self.root.is_dir():
             return
         records = {name: [key, self._rows[name]] for name, key in sorted(self._keys.items()) if name in self._rows}
-        data = {**_index_header(), "written_ns": time.time_ns(), "records": records}
+        states = {name: [key, stamp] for name, (key, stamp) in sorted(self._states.items())}
+        data = {**_index_header(), "written_ns": time.time_ns(), "records": records, "states": states}
         try:
             # ASCII escapes: a location with an undecodable byte (a lone surrogate) cannot be UTF-8
             atomic_write(self.index_path, json.dumps(data, ensure_ascii=True))
@@ -501,7 +512,43 @@ class Library:
         """Store a card as state of ``kind``."""
         path = self.state_path(kind, card.id)
         atomic_write(path, dumps(card, "json"))
+        if kind in _STAMPED:
+            self._remember_stamp(kind, card.id, path, card)
         return path
+
+    def state_stamp(self, kind: str, card_id: str) -> tuple | None:
+        """``(sha256, version, model, fingerprint, location, url)`` of a ``base`` or ``pending``
+        card: what pmparse last read from the record's source, or None when there is none.
+
+        Cached in ``.pmparse/index.json`` by the file's stat key, as records are: an up-to-date
+        check asks for every input, and parsing each state card would cost more than a scan.
+        """
+        path = self.state_path(kind, card_id)
+        name = f"{kind}/{card_id}"
+        key = _file_key(path)
+        if key is None:
+            if self._states.pop(name, None) is not None:
+                self._index_dirty = True
+            return None
+        hit = self._states.get(name)
+        if hit is not None and hit[0] == key:
+            return tuple(hit[1])
+        card = self._read_card(path)
+        if card is None:
+            self._states.pop(name, None)
+            self._index_dirty = True
+            return None
+        return self._remember_stamp(kind, card_id, path, card)
+
+    def _remember_stamp(self, kind: str, card_id: str, path: Path, card: Card) -> tuple | None:
+        key = _file_key(path)
+        if key is None:
+            return None
+        stamp = [card.source.sha256, card.pipeline.version, card.pipeline.model, card.pipeline.fingerprint,
+                 card.source.location, card.source.url]
+        self._states[f"{kind}/{card_id}"] = (key, stamp)
+        self._index_dirty = True
+        return tuple(stamp)
 
     def read_state(self, kind: str, card_id: str) -> Card | None:
         """A stored state card, or None when there is none (or it is unreadable).
@@ -534,6 +581,8 @@ class Library:
             self.state_path(kind, card_id).unlink()
         except FileNotFoundError:
             pass
+        if self._states.pop(f"{kind}/{card_id}", None) is not None:
+            self._index_dirty = True
 
 
 @contextlib.contextmanager

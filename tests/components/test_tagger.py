@@ -679,7 +679,7 @@ def test_a_new_pipeline_fingerprint_reads_every_rule_file_again(monkeypatch):
     from pmparse.taxonomy import load_organisations
 
     config = PipelineConfig(tagger=False)
-    pipeline.get(config)
+    stamp = pipeline.get(config).meta["pmparse_fingerprint"]
     loaders = (load_headings, load_taxonomy, load_organisations, load_cues, load_boilerplate)
     read = {loader: loader() for loader in loaders}
     assert all(loader() is read[loader] for loader in loaders)  # cached
@@ -691,4 +691,9 @@ def test_a_new_pipeline_fingerprint_reads_every_rule_file_again(monkeypatch):
     assert nlp.meta["pmparse_fingerprint"] == "0123456789abcdef"
     # every file is read again, not served from before the change
     assert all(loader() is not read[loader] for loader in loaders)
+    # and again when the files go back and the pipeline built before is served from the cache
+    again = {loader: loader() for loader in loaders}
+    monkeypatch.setattr(pipeline, "fingerprint", lambda config: stamp)
+    assert pipeline.get(config).meta["pmparse_fingerprint"] == stamp
+    assert all(loader() is not again[loader] for loader in loaders)
     assert all(facts._GAZETTEERS[key] is not gazetteers[key] for key in facts._GAZETTEERS)
