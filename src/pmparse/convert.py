@@ -238,17 +238,24 @@ def store(library: Library, card: Card, fmt: RecordFormat, force: bool = False) 
         return "converted", str(library.write(card, fmt))
     card = card.model_copy(update={"id": entry.id})
     moved = False
+    last = library.read_state("base", entry.id) if entry.card is not None else None
+    # a new public address is pmparse's to give only where the record still holds the one
+    # pmparse gave it last (a person's own address, or none given this time, stays)
+    new_url = (card.source.url is not None and last is not None and last.source.url != card.source.url
+               and entry.url == last.source.url)
     if (entry.card is not None and entry.sha256 == card.source.sha256
-            and (entry.location != card.source.location or entry.url != card.source.url)
+            and (entry.location != card.source.location or new_url)
             and is_edited(library, entry)):
         # the same text under a new name (the old one is gone: see Library.find) or a new public
         # address (--url-base): the record follows it, a person's edits untouched
-        relocate(library, entry, card)
+        relocate(library, entry, card, new_url)
         moved = True
     # nothing new when the suggestion equals what pmparse last wrote for this record (a record a
     # person's edit left invalid is not that: the suggestion waits beside it, see _finish)
     base = library.read_state("base", entry.id)
     if base is not None and card_data(base) == card_data(card) and not force and entry.error is None:
+        if moved or is_edited(library, entry):
+            library.write_state("base", card, settled=True)  # read by this pipeline: nothing to decide
         return ("updated" if moved else "unchanged"), str(entry.path)
     if is_edited(library, entry):
         # a suggestion that proposes nothing open (only fields a person kept, or rejected before
@@ -258,7 +265,7 @@ def store(library: Library, card: Card, fmt: RecordFormat, force: bool = False) 
             # the base takes the suggestion, as when a review settles one: its values are the
             # record's, the person's kept ones or ones rejected before, and its stamp tells the
             # next run that this source was read by this pipeline
-            library.write_state("base", card)
+            library.write_state("base", card, settled=True)
             return ("updated" if moved else "unchanged"), str(entry.path)
         library.write_state("pending", card)
         return "pending", str(entry.path)
@@ -266,12 +273,14 @@ def store(library: Library, card: Card, fmt: RecordFormat, force: bool = False) 
     return "updated", str(library.write(card, fmt, entry.path))
 
 
-def relocate(library: Library, entry, card: Card) -> None:
-    """Give a person's record (and its base) the source block of ``card``: same text, new name
-    or public address.
+def relocate(library: Library, entry, card: Card, new_url: bool = False) -> None:
+    """Give a person's record the source block of ``card``: same text, new name or, with
+    ``new_url``, new public address (else the record keeps its own address).
 
     Only the record's ``source`` lines are rewritten; its fields, comments and review mark stay
-    as they are. The offsets still hold: the text (sha256) is the same.
+    as they are. The offsets still hold: the text (sha256) is the same. A suggestion made from
+    another name is dropped first, the record written last: a failed write is done again by the
+    next run.
     """
     from .diff import read_text, splice
     from .record import atomic_write, format_of, loads
@@ -279,16 +288,14 @@ def relocate(library: Library, entry, card: Card) -> None:
     text = read_text(entry.path)
     fmt = format_of(entry.path)
     current = loads(text, fmt, str(entry.path))
-    # the states first, the record last: should a write fail between them, the record still
-    # names the old source and the next run does it all again
     pending = library.read_state("pending", entry.id)
     if pending is not None and pending.source.location != card.source.location:
         # made from the old name's text, which is no longer this record's source
         library.drop_state("pending", entry.id)
-    base = library.read_state("base", entry.id)
-    if base is not None and base.source.sha256 == card.source.sha256:
-        library.write_state("base", base.model_copy(update={"source": card.source}))
-    moved = current.model_copy(update={"source": card.source})
+    # the base is left as it is: it says which address pmparse gave last, and the caller makes
+    # the suggestion the base once the record is written
+    source = card.source if new_url else card.source.model_copy(update={"url": current.source.url})
+    moved = current.model_copy(update={"source": source})
     atomic_write(entry.path, splice(text, fmt, moved))
     library.add(moved, entry.path)
 
@@ -693,7 +700,9 @@ def _known(library: Library, location: str, url: str | None = None) -> tuple[Sta
     # or a suggestion waiting for review (stamps cached in the index, not parsed per input)
     for kind in ("base", "pending"):
         stamp = library.state_stamp(kind, entry.id)
-        if stamp is not None and stamp[4] == location and (url is None or stamp[5] == url):
+        # a base counts only when it is a whole settled suggestion: one advanced field by field
+        # by a review, or moved to a new name, says nothing of the fields not yet decided
+        if stamp is not None and stamp[6] and stamp[4] == location and (url is None or stamp[5] == url):
             stamps.append(stamp[:4])
     return tuple(stamps) or None
 

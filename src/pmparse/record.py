@@ -17,6 +17,7 @@ otherwise a new suggestion goes to ``pending`` and ``pmparse review`` decides.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import re
@@ -151,7 +152,7 @@ def atomic_write(path: Path, text: str) -> None:
 CARD_CACHE = 256
 #: Version of ``.pmparse/index.json``; another version is ignored (and rebuilt). 2: an invalid
 #: record's summary holds the source salvaged from its text (version 1 rows of such records hold none).
-INDEX_VERSION = 4
+INDEX_VERSION = 5
 
 
 @dataclass
@@ -199,7 +200,7 @@ class Entry:
 
 _SUMMARY = ("id", "error", "sha256", "location", "url", "version", "model", "fingerprint")
 #: What :meth:`Library.state_stamp` gives for a state card.
-_STAMP = ("sha256", "version", "model", "fingerprint", "location", "url")
+_STAMP = ("sha256", "version", "model", "fingerprint", "location", "url", "settled")
 #: The state kinds whose stamps are kept.
 _STAMPED = ("base", "pending")
 
@@ -217,6 +218,10 @@ def _still_there(location: str | None) -> bool:
         return os.path.isfile(location)
     except (OSError, ValueError):
         return False
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _file_key(path: Path) -> list[int] | None:
@@ -293,7 +298,7 @@ class Library:
         if not self.root.is_dir():
             return
         cached, states, written = self._read_index()
-        self._states = {name: row for name, row in states.items() if row[0][0] < written - _RACY_NS}
+        self._states = self._verified(states, written)
         self._index_dirty = False
         for path in sorted(self.root.iterdir()):
             match = _ID_FILE.match(path.name)
@@ -366,9 +371,11 @@ class Library:
                 return {}, {}, 0
             rows = {name: (list(key), list(summary)) for name, (key, summary) in data["records"].items()
                     if len(summary) == len(_SUMMARY) and len(key) == 4}
-            states = {name: (list(key), list(stamp)) for name, (key, stamp) in data["states"].items()
-                      if len(stamp) == len(_STAMP) and len(key) == 4}
-            return rows, states, int(data["written_ns"])
+            written = int(data["written_ns"])
+            states = {name: (list(key), list(stamp), str(digest)) for name, (key, stamp, digest) in data["states"].items()
+                      if len(stamp) == len(_STAMP) and len(key) == 4 and all(isinstance(k, int) for k in key)
+                      and isinstance(stamp[6], bool) and name.partition("/")[0] in _STAMPED}
+            return rows, states, written
         except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError):
             return {}, {}, 0  # no cache, or one that cannot be trusted: every record is parsed
 
@@ -377,7 +384,7 @@ class Library:
         if not self._index_dirty or not self.root.is_dir():
             return
         records = {name: [key, self._rows[name]] for name, key in sorted(self._keys.items()) if name in self._rows}
-        states = {name: [key, stamp] for name, (key, stamp) in sorted(self._states.items())}
+        states = {name: [key, stamp, digest] for name, (key, stamp, digest) in sorted(self._states.items())}
         data = {**_index_header(), "written_ns": time.time_ns(), "records": records, "states": states}
         try:
             # ASCII escapes: a location with an undecodable byte (a lone surrogate) cannot be UTF-8
@@ -508,23 +515,38 @@ class Library:
         """Path of a state file of ``kind`` (``base``, ``pending``, ``rejected``) for a card."""
         return self.state_dir / kind / f"{card_id}.json"
 
-    def write_state(self, kind: str, card: Card) -> Path:
-        """Store a card as state of ``kind``."""
+    def write_state(self, kind: str, card: Card, settled: bool = False) -> Path:
+        """Store a card as state of ``kind``.
+
+        Args:
+            kind: ``base``, ``pending`` or ``rejected``.
+            card: The card.
+            settled: For a base: it is a whole suggestion nothing is left to decide about (a
+                review finished, or a suggestion that proposed nothing open), so its stamp tells
+                that its source was read by its pipeline (:meth:`state_stamp`). A base advanced
+                field by field, or moved, is not.
+        """
         path = self.state_path(kind, card.id)
-        atomic_write(path, dumps(card, "json"))
+        text = dumps(card, "json")
+        atomic_write(path, text)
         if kind in _STAMPED:
-            self._remember_stamp(kind, card.id, path, card)
+            self._remember_stamp(kind, card.id, path, card, _digest(text), settled)
         return path
 
     def state_stamp(self, kind: str, card_id: str) -> tuple | None:
-        """``(sha256, version, model, fingerprint, location, url)`` of a ``base`` or ``pending``
-        card: what pmparse last read from the record's source, or None when there is none.
+        """``(sha256, version, model, fingerprint, location, url, settled)`` of a ``base`` or
+        ``pending`` card: what pmparse last read from the record's source, or None when there is
+        none (or, for a base, while a write left its intent behind).
 
-        Cached in ``.pmparse/index.json`` by the file's stat key, as records are: an up-to-date
-        check asks for every input, and parsing each state card would cost more than a scan.
+        ``settled`` is true only for a base this process (or one whose index is kept) wrote as
+        settled (:meth:`write_state`); read back from the file alone it is false. Cached in
+        ``.pmparse/index.json`` by the file's stat key, as records are: an up-to-date check asks
+        for every input, and parsing each state card would cost more than a scan.
         """
         path = self.state_path(kind, card_id)
         name = f"{kind}/{card_id}"
+        if kind == "base" and self.state_path("intent", card_id).exists():
+            return None  # a run died between a record and its base: which one holds is unknown
         key = _file_key(path)
         if key is None:
             if self._states.pop(name, None) is not None:
@@ -533,22 +555,41 @@ class Library:
         hit = self._states.get(name)
         if hit is not None and hit[0] == key:
             return tuple(hit[1])
-        card = self._read_card(path)
-        if card is None:
+        try:
+            text = path.read_text(encoding="utf-8")
+            card = loads(text, "json", str(path))
+        except (OSError, UnicodeDecodeError, RecordError):
             self._states.pop(name, None)
             self._index_dirty = True
             return None
-        return self._remember_stamp(kind, card_id, path, card)
+        return self._remember_stamp(kind, card_id, path, card, _digest(text))
 
-    def _remember_stamp(self, kind: str, card_id: str, path: Path, card: Card) -> tuple | None:
+    def _remember_stamp(self, kind: str, card_id: str, path: Path, card: Card, digest: str,
+                        settled: bool = False) -> tuple | None:
         key = _file_key(path)
         if key is None:
             return None
         stamp = [card.source.sha256, card.pipeline.version, card.pipeline.model, card.pipeline.fingerprint,
-                 card.source.location, card.source.url]
-        self._states[f"{kind}/{card_id}"] = (key, stamp)
+                 card.source.location, card.source.url, kind == "pending" or settled]
+        self._states[f"{kind}/{card_id}"] = (key, stamp, digest)
         self._index_dirty = True
         return tuple(stamp)
+
+    def _verified(self, states: dict[str, tuple[list[int], list, str]], written: int) -> dict:
+        """The cached state rows that still hold: a file changed just before the index was written
+        (its stat key could change again unseen) is trusted only if its text is the one hashed."""
+        kept = {}
+        for name, (key, stamp, digest) in states.items():
+            if key[0] >= written - _RACY_NS:
+                kind, _, card_id = name.partition("/")
+                try:
+                    text = self.state_path(kind, card_id).read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError):
+                    continue
+                if _digest(text) != digest:
+                    continue
+            kept[name] = (key, stamp, digest)
+        return kept
 
     def read_state(self, kind: str, card_id: str) -> Card | None:
         """A stored state card, or None when there is none (or it is unreadable).

@@ -225,7 +225,7 @@ def finish_if_done(library: Library, card_id: str, suggestion: Card) -> bool:
     entry = library.entries[card_id]
     if open_diff(library, entry, suggestion).changes:
         return False
-    library.write_state("base", suggestion)
+    library.write_state("base", suggestion, settled=True)
     library.drop_state("pending", card_id)
     return True
 
