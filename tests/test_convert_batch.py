@@ -623,12 +623,17 @@ def _reviewed(lib: Path, card_id: str = "IL-0001") -> Path:
     return record
 
 
-def test_an_amended_source_of_a_person_record_is_read_once(tmp_path, monkeypatch):
+def _one_reviewed_report(tmp_path: Path) -> tuple[Path, Path]:
+    """A library of one converted report whose record a person marked reviewed: (library, source)."""
     write_reports(tmp_path / "in", 1)
     lib = tmp_path / "lib"
     convert([str(tmp_path / "in")], lib)
     _reviewed(lib)
-    source = tmp_path / "in" / "report-0000.md"
+    return lib, tmp_path / "in" / "report-0000.md"
+
+
+def test_an_amended_source_of_a_person_record_is_read_once(tmp_path, monkeypatch):
+    lib, source = _one_reviewed_report(tmp_path)
     calls = _counting(monkeypatch)
     # an amendment that proposes something: pending once, then skipped while it waits
     source.write_text(source.read_text(encoding="utf-8") + "\n## Detection\n\nA customer told support.\n",
@@ -738,11 +743,7 @@ def test_a_person_address_is_not_replaced_by_pmparse(tmp_path):
 
 
 def test_a_suggestion_partly_reviewed_is_made_again_when_its_file_is_deleted(tmp_path, monkeypatch):
-    write_reports(tmp_path / "in", 1)
-    lib = tmp_path / "lib"
-    convert([str(tmp_path / "in")], lib)
-    _reviewed(lib)
-    source = tmp_path / "in" / "report-0000.md"
+    lib, source = _one_reviewed_report(tmp_path)
     source.write_text(source.read_text(encoding="utf-8") + "\n## Detection\n\nA customer told support.\n\n"
                       "## Lessons learned\n\nWatch the queue depth.\n", encoding="utf-8")
     assert [r.status for r in convert([str(source)], lib).results] == ["pending"]
@@ -768,11 +769,7 @@ def test_a_base_whose_write_was_cut_short_is_not_taken_for_up_to_date(tmp_path):
 
 
 def test_a_malformed_index_is_only_a_slower_scan(tmp_path):
-    write_reports(tmp_path / "in", 1)
-    lib = tmp_path / "lib"
-    convert([str(tmp_path / "in")], lib)
-    _reviewed(lib)
-    source = tmp_path / "in" / "report-0000.md"
+    lib, source = _one_reviewed_report(tmp_path)
     source.write_text(source.read_text(encoding="utf-8") + "\n## Detection\n\nA customer told support.\n",
                       encoding="utf-8")
     convert([str(source)], lib)
