@@ -783,3 +783,89 @@ def test_a_malformed_index_is_only_a_slower_scan(tmp_path):
     data["states"] = {"base/IL-0001": [[1, 2], "x"]}
     index.write_text(json.dumps(data), encoding="utf-8")
     assert [r.status for r in convert([str(source)], lib).results] == ["pending"]
+
+
+def _amend(source: Path) -> None:
+    source.write_text(source.read_text(encoding="utf-8") + "\n## Detection\n\nA customer told support.\n\n"
+                      "## Lessons learned\n\nWatch the queue depth.\n", encoding="utf-8")
+
+
+def test_a_suggestion_partly_accepted_is_made_again_when_its_file_is_deleted(tmp_path):
+    lib, source = _one_reviewed_report(tmp_path)
+    _amend(source)
+    assert [r.status for r in convert([str(source)], lib).results] == ["pending"]
+    fields = proposed_fields(lib)
+    review(lib, accept=["detection"], reviewer="ann")
+    (lib / ".pmparse" / "pending" / "IL-0001.json").unlink()
+    assert [r.status for r in convert([str(source)], lib).results] == ["pending"]
+    assert proposed_fields(lib) == [name for name in fields if name != "detection"]
+
+
+def test_a_review_that_settles_a_suggestion_is_remembered_across_runs(tmp_path, monkeypatch):
+    lib, source = _one_reviewed_report(tmp_path)
+    _amend(source)
+    convert([str(source)], lib)
+    review(lib, reject=proposed_fields(lib), reviewer="ann")
+    calls = _counting(monkeypatch)
+    assert convert([str(source)], lib).counts["unchanged"] == 1 and calls == []
+
+
+def test_a_base_write_cut_short_does_not_make_a_person_record_read_on_every_run(tmp_path, monkeypatch):
+    lib, source = _one_reviewed_report(tmp_path)
+    intent = lib / ".pmparse" / "intent" / "IL-0001.json"
+    intent.parent.mkdir(parents=True, exist_ok=True)
+    intent.write_text((lib / ".pmparse" / "base" / "IL-0001.json").read_text(encoding="utf-8"), encoding="utf-8")
+    calls = _counting(monkeypatch)
+    convert([str(source)], lib)
+    assert len(calls) == 1 and not intent.exists()  # read once; the settled base replaces the intent
+    convert([str(source)], lib)
+    assert len(calls) == 1
+
+
+def test_an_address_pmparse_gave_follows_the_next_one_while_a_suggestion_waits(tmp_path):
+    write_reports(tmp_path / "in", 1)
+    lib = tmp_path / "lib"
+    convert([str(tmp_path / "in")], lib, url_base="https://one.example.org/")
+    record = _reviewed(lib)
+    # the same text read with another heading table, at a new address: a suggestion waits (action
+    # items filed as remediation), the address moves
+    from test_diff import other_headings
+
+    assert [r.status for r in convert([str(tmp_path / "in")], lib, url_base="https://two.example.org/",
+                                      config=PipelineConfig(headings_path=other_headings(tmp_path))).results] \
+        == ["pending"]
+    assert Library.read(record).source.url == "https://two.example.org/report-0000.md"
+    convert([str(tmp_path / "in")], lib, url_base="https://three.example.org/")
+    assert Library.read(record).source.url == "https://three.example.org/report-0000.md"
+
+
+def test_accepting_a_field_keeps_a_person_address(tmp_path):
+    write_reports(tmp_path / "in", 1)
+    lib = tmp_path / "lib"
+    convert([str(tmp_path / "in")], lib, url_base="https://pm.example.org/")
+    record = _reviewed(lib)
+    own = "https://wiki.example.org/incidents/queue"
+    record.write_text(record.read_text(encoding="utf-8").replace("https://pm.example.org/report-0000.md", own),
+                      encoding="utf-8")
+    _amend(tmp_path / "in" / "report-0000.md")
+    convert([str(tmp_path / "in")], lib, url_base="https://pm.example.org/")
+    review(lib, accept=["detection"], reviewer="ann")
+    assert Library.read(record).source.url == own
+    # without --url-base pmparse offers no address, and the record keeps its own
+    convert([str(tmp_path / "in")], lib, force=True)
+    review(lib, accept_all=True, reviewer="ann")
+    assert Library.read(record).source.url == own
+
+
+def test_malformed_record_rows_of_the_index_are_parsed_again(tmp_path):
+    lib, source = _one_reviewed_report(tmp_path)
+    Library.open(lib)  # the index now holds the reviewed record's row
+    index = lib / ".pmparse" / "index.json"
+    data = json.loads(index.read_text(encoding="utf-8"))
+    for name, (key, summary) in data["records"].items():
+        summary[2], summary[3] = ["x"], 5
+    data["states"]["base/\u0000"] = [[1, 2, 3, 4], ["a", None, None, None, "x", None, True], "d"]
+    data["written_ns"] = time.time_ns() + 10**10  # rows this old are trusted without a second look
+    index.write_text(json.dumps(data), encoding="utf-8")
+    assert Library.open(lib).entries["IL-0001"].location == str(source)
+    assert convert([str(source)], lib).counts["unchanged"] == 1

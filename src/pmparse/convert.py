@@ -279,8 +279,8 @@ def relocate(library: Library, entry, card: Card, new_url: bool = False) -> None
 
     Only the record's ``source`` lines are rewritten; its fields, comments and review mark stay
     as they are. The offsets still hold: the text (sha256) is the same. A suggestion made from
-    another name is dropped first, the record written last: a failed write is done again by the
-    next run.
+    another name is dropped first, then the record is written, then the base's address: a failed
+    write is done again by the next run.
     """
     from .diff import read_text, splice
     from .record import atomic_write, format_of, loads
@@ -292,12 +292,16 @@ def relocate(library: Library, entry, card: Card, new_url: bool = False) -> None
     if pending is not None and pending.source.location != card.source.location:
         # made from the old name's text, which is no longer this record's source
         library.drop_state("pending", entry.id)
-    # the base is left as it is: it says which address pmparse gave last, and the caller makes
-    # the suggestion the base once the record is written
     source = card.source if new_url else card.source.model_copy(update={"url": current.source.url})
     moved = current.model_copy(update={"source": source})
     atomic_write(entry.path, splice(text, fmt, moved))
     library.add(moved, entry.path)
+    base = library.read_state("base", entry.id)
+    if new_url and base is not None:
+        # after the record: the base says which address pmparse gave last (not settled: only
+        # its address changed)
+        library.write_state("base", base.model_copy(update={"source": base.source.model_copy(
+            update={"url": card.source.url})}))
 
 
 # --- one input: what a worker does ---------------------------------------------------------------
@@ -693,7 +697,10 @@ def _known(library: Library, location: str, url: str | None = None) -> tuple[Sta
     if entry is None or entry.error is not None or entry.sha256 is None:
         return None
     stamps: list[Stamp] = []
-    if url is None or entry.url == url:  # a new public address is news for the record
+    # a record a person reviewed is no longer one whole suggestion (an accepted field brings the
+    # suggestion's source and pipeline along, the fields left undecided do not): its base or a
+    # suggestion waiting for review tells what pmparse last read; a new public address is news
+    if entry.status != "reviewed" and (url is None or entry.url == url):
         stamps.append((entry.sha256, entry.version, entry.model, entry.fingerprint))
     # a person's record keeps the stamp of the pipeline that made it: what pmparse last read
     # from this source is its base (a suggestion that proposed nothing open, a settled review)

@@ -152,7 +152,7 @@ def atomic_write(path: Path, text: str) -> None:
 CARD_CACHE = 256
 #: Version of ``.pmparse/index.json``; another version is ignored (and rebuilt). 2: an invalid
 #: record's summary holds the source salvaged from its text (version 1 rows of such records hold none).
-INDEX_VERSION = 5
+INDEX_VERSION = 6
 
 
 @dataclass
@@ -172,6 +172,7 @@ class Entry:
         version: The pmparse version that made it.
         model: The field model that made it, or None.
         fingerprint: The pipeline fingerprint that made it (``Pipeline.fingerprint``), or None.
+        status: ``suggested`` or ``reviewed``, as far as the file can be read.
     """
 
     id: str
@@ -183,6 +184,7 @@ class Entry:
     version: str | None = None
     model: str | None = None
     fingerprint: str | None = None
+    status: str | None = None
     library: Library | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -195,10 +197,10 @@ class Entry:
     def summary(self) -> list:
         """The cached fields, for ``.pmparse/index.json``."""
         return [self.id, self.error, self.sha256, self.location, self.url, self.version, self.model,
-                self.fingerprint]
+                self.fingerprint, self.status]
 
 
-_SUMMARY = ("id", "error", "sha256", "location", "url", "version", "model", "fingerprint")
+_SUMMARY = ("id", "error", "sha256", "location", "url", "version", "model", "fingerprint", "status")
 #: What :meth:`Library.state_stamp` gives for a state card.
 _STAMP = ("sha256", "version", "model", "fingerprint", "location", "url", "settled")
 #: The state kinds whose stamps are kept.
@@ -207,7 +209,7 @@ _STAMPED = ("base", "pending")
 
 def _entry_from_card(card: Card, path: Path, library: Library) -> Entry:
     return Entry(card.id, path, None, card.source.sha256, card.source.location, card.source.url,
-                 card.pipeline.version, card.pipeline.model, card.pipeline.fingerprint, library)
+                 card.pipeline.version, card.pipeline.model, card.pipeline.fingerprint, card.status, library)
 
 
 def _still_there(location: str | None) -> bool:
@@ -370,11 +372,13 @@ class Library:
             if {k: data.get(k) for k in _index_header()} != _index_header():
                 return {}, {}, 0
             rows = {name: (list(key), list(summary)) for name, (key, summary) in data["records"].items()
-                    if len(summary) == len(_SUMMARY) and len(key) == 4}
+                    if len(summary) == len(_SUMMARY) and len(key) == 4 and all(isinstance(k, int) for k in key)
+                    and all(value is None or isinstance(value, str) for value in summary)}
             written = int(data["written_ns"])
             states = {name: (list(key), list(stamp), str(digest)) for name, (key, stamp, digest) in data["states"].items()
                       if len(stamp) == len(_STAMP) and len(key) == 4 and all(isinstance(k, int) for k in key)
-                      and isinstance(stamp[6], bool) and name.partition("/")[0] in _STAMPED}
+                      and isinstance(stamp[6], bool) and name.partition("/")[0] in _STAMPED
+                      and re.fullmatch(r"IL-\d{4}", name.partition("/")[2])}
             return rows, states, written
         except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError):
             return {}, {}, 0  # no cache, or one that cannot be trusted: every record is parsed
@@ -529,6 +533,12 @@ class Library:
         path = self.state_path(kind, card.id)
         text = dumps(card, "json")
         atomic_write(path, text)
+        if kind == "base":
+            # a base written now supersedes whatever a run cut short left as intent
+            try:
+                self.state_path("intent", card.id).unlink()
+            except FileNotFoundError:
+                pass
         if kind in _STAMPED:
             self._remember_stamp(kind, card.id, path, card, _digest(text), settled)
         return path
@@ -584,7 +594,7 @@ class Library:
                 kind, _, card_id = name.partition("/")
                 try:
                     text = self.state_path(kind, card_id).read_text(encoding="utf-8")
-                except (OSError, UnicodeDecodeError):
+                except (OSError, UnicodeDecodeError, ValueError):
                     continue
                 if _digest(text) != digest:
                     continue

@@ -199,6 +199,10 @@ def accept_field(library: Library, entry: Entry, suggestion: Card, name: str, by
     fmt = format_of(path)
     current = loads(text, fmt, str(path))
     taken = merge(current, suggestion, [name], {name: value} if edited else None)
+    base = library.read_state("base", entry.id)
+    if suggestion.source.url is None or current.source.url != (base.source.url if base else None):
+        # the address is the person's (or pmparse offers none): it stays
+        taken = taken.model_copy(update={"source": taken.source.model_copy(update={"url": current.source.url})})
     new = Card.model_validate({**card_data(taken), "status": "reviewed", "reviewed": {"by": by, "at": at}})
     atomic_write(path, splice(text, fmt, new))
     library.add(new, path)
@@ -339,7 +343,11 @@ def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), re
     if not by:
         raise UsageError("expected a reviewer name (--reviewer or $USER), found none")
     with write_lock(root):
-        return _review(Library.open(root), records, ask, by, now)
+        library = Library.open(root)
+        try:
+            return _review(library, records, ask, by, now)
+        finally:
+            library.save_index()  # the stamps of the bases a review settled
 
 
 def _review(library: Library, records, ask: Ask, by: str, now: Callable[[], str]) -> ReviewReport:
