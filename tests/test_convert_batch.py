@@ -869,3 +869,34 @@ def test_malformed_record_rows_of_the_index_are_parsed_again(tmp_path):
     index.write_text(json.dumps(data), encoding="utf-8")
     assert Library.open(lib).entries["IL-0001"].location == str(source)
     assert convert([str(source)], lib).counts["unchanged"] == 1
+
+
+def test_a_suggestion_for_an_amendment_withdrawn_is_dropped(tmp_path):
+    lib, source = _one_reviewed_report(tmp_path)
+    original = source.read_text(encoding="utf-8")
+    _amend(source)
+    assert [r.status for r in convert([str(source)], lib).results] == ["pending"]
+    source.write_text(original, encoding="utf-8")
+    assert [r.status for r in convert([str(source)], lib).results] == ["unchanged"]
+    assert not (lib / ".pmparse" / "pending" / "IL-0001.json").exists()
+    assert proposed_fields(lib) == []
+
+
+def test_a_new_address_reaches_a_person_record_with_an_amended_text_waiting(tmp_path):
+    write_reports(tmp_path / "in", 1)
+    lib = tmp_path / "lib"
+    convert([str(tmp_path / "in")], lib, url_base="https://a.example.org/")
+    record = _reviewed(lib)
+    _amend(tmp_path / "in" / "report-0000.md")
+    assert [r.status for r in convert([str(tmp_path / "in")], lib, url_base="https://a.example.org/").results] \
+        == ["pending"]
+    before = Library.read(record)
+    assert [r.status for r in convert([str(tmp_path / "in")], lib, url_base="https://b.example.org/").results] \
+        == ["pending"]
+    after = Library.read(record)
+    # the address moved; the text the record's evidence indexes did not
+    assert after.source.url == "https://b.example.org/report-0000.md"
+    assert after.source.sha256 == before.source.sha256 and after.root_cause == before.root_cause
+    review(lib, reject=proposed_fields(lib), reviewer="ann")
+    assert Library.read(record).source.url == "https://b.example.org/report-0000.md"
+    assert convert([str(tmp_path / "in")], lib, url_base="https://b.example.org/").counts["unchanged"] == 1

@@ -243,17 +243,19 @@ def store(library: Library, card: Card, fmt: RecordFormat, force: bool = False) 
     # pmparse gave it last (a person's own address, or none given this time, stays)
     new_url = (card.source.url is not None and last is not None and last.source.url != card.source.url
                and entry.url == last.source.url)
-    if (entry.card is not None and entry.sha256 == card.source.sha256
-            and (entry.location != card.source.location or new_url)
-            and is_edited(library, entry)):
-        # the same text under a new name (the old one is gone: see Library.find) or a new public
-        # address (--url-base): the record follows it, a person's edits untouched
-        relocate(library, entry, card, new_url)
+    new_name = entry.sha256 == card.source.sha256 and entry.location != card.source.location
+    if entry.card is not None and (new_name or new_url) and is_edited(library, entry):
+        # the same text under a new name (the old one is gone: see Library.find), or a new public
+        # address (--url-base, also for an amended text): the record follows it, a person's edits
+        # untouched
+        relocate(library, entry, card, new_url, new_name)
         moved = True
     # nothing new when the suggestion equals what pmparse last wrote for this record (a record a
     # person's edit left invalid is not that: the suggestion waits beside it, see _finish)
     base = library.read_state("base", entry.id)
     if base is not None and card_data(base) == card_data(card) and not force and entry.error is None:
+        # a suggestion still waiting was made from another text or pipeline than this one
+        library.drop_state("pending", entry.id)
         if moved or is_edited(library, entry):
             library.write_state("base", card, settled=True)  # read by this pipeline: nothing to decide
         return ("updated" if moved else "unchanged"), str(entry.path)
@@ -273,9 +275,10 @@ def store(library: Library, card: Card, fmt: RecordFormat, force: bool = False) 
     return "updated", str(library.write(card, fmt, entry.path))
 
 
-def relocate(library: Library, entry, card: Card, new_url: bool = False) -> None:
-    """Give a person's record the source block of ``card``: same text, new name or, with
-    ``new_url``, new public address (else the record keeps its own address).
+def relocate(library: Library, entry, card: Card, new_url: bool = False, new_name: bool = True) -> None:
+    """Give a person's record the name (``new_name``: same text) and, with ``new_url``, the
+    public address of ``card``'s source; the rest of its source block stays (an amended text's
+    sha256 is the suggestion's to bring, with its evidence).
 
     Only the record's ``source`` lines are rewritten; its fields, comments and review mark stay
     as they are. The offsets still hold: the text (sha256) is the same. A suggestion made from
@@ -289,10 +292,11 @@ def relocate(library: Library, entry, card: Card, new_url: bool = False) -> None
     fmt = format_of(entry.path)
     current = loads(text, fmt, str(entry.path))
     pending = library.read_state("pending", entry.id)
-    if pending is not None and pending.source.location != card.source.location:
+    if new_name and pending is not None and pending.source.location != card.source.location:
         # made from the old name's text, which is no longer this record's source
         library.drop_state("pending", entry.id)
-    source = card.source if new_url else card.source.model_copy(update={"url": current.source.url})
+    source = card.source if new_name else current.source
+    source = source.model_copy(update={"url": card.source.url if new_url else current.source.url})
     moved = current.model_copy(update={"source": source})
     atomic_write(entry.path, splice(text, fmt, moved))
     library.add(moved, entry.path)
@@ -347,6 +351,7 @@ class Outcome:
     warnings: tuple[str, ...] = ()
     error_kind: str | None = None
     message: str | None = None
+    sha256: str | None = None
 
 
 def _failed(kind: str, message: str, warnings: Iterable[str] = ()) -> Outcome:
@@ -373,7 +378,7 @@ def analyse_task(task: Task, config: PipelineConfig, max_bytes: int) -> Outcome:
         info = version_info(nlp)
         if task.known is not None and (source.sha256, info["version"], info["model"],
                                        info.get("fingerprint")) in task.known:
-            return Outcome("unchanged", warnings=tuple(warnings))
+            return Outcome("unchanged", warnings=tuple(warnings), sha256=source.sha256)
         doc = analyse(nlp, source)
         card = build_card(doc, source, "IL-0000", info)
         warnings += doc_warnings(doc)
@@ -752,6 +757,12 @@ def _finish(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, f
         # (one made from another location is not this source's)
         pending = library.state_stamp("pending", entry.id)
         waiting = pending is not None and pending[4] == task.location
+        if waiting and outcome.sha256 is not None and pending[0] != outcome.sha256:
+            # made from a text the source no longer holds (an amendment withdrawn): what pmparse
+            # suggests for the text as it is, the record or its base already holds
+            with interrupts.critical():
+                library.drop_state("pending", entry.id)
+            waiting = False
         return FileResult(task.location, "pending" if waiting else "unchanged", record=str(entry.path),
                           warnings=warnings)
     card = Card.model_validate_json(outcome.card_json or "")
