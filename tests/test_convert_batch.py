@@ -623,13 +623,19 @@ def _reviewed(lib: Path, card_id: str = "IL-0001") -> Path:
     return record
 
 
-def _one_reviewed_report(tmp_path: Path) -> tuple[Path, Path]:
+def _one_reviewed_report(tmp_path: Path, url_base: str | None = None) -> tuple[Path, Path]:
     """A library of one converted report whose record a person marked reviewed: (library, source)."""
     write_reports(tmp_path / "in", 1)
     lib = tmp_path / "lib"
-    convert([str(tmp_path / "in")], lib)
+    convert([str(tmp_path / "in")], lib, url_base=url_base)
     _reviewed(lib)
     return lib, tmp_path / "in" / "report-0000.md"
+
+
+def _url_after(lib: Path, folder: Path, url_base: str | None, **options) -> str | None:
+    """The address IL-0001 holds after converting ``folder`` with ``url_base``."""
+    convert([str(folder)], lib, url_base=url_base, **options)
+    return Library.read(lib / "IL-0001.yaml").source.url
 
 
 def test_an_amended_source_of_a_person_record_is_read_once(tmp_path, monkeypatch):
@@ -704,10 +710,8 @@ def test_a_failed_write_while_a_record_follows_its_moved_file_is_redone(tmp_path
 
 
 def test_a_failed_write_of_a_new_public_address_is_redone(tmp_path, monkeypatch):
-    write_reports(tmp_path / "in", 1)
-    lib = tmp_path / "lib"
-    convert([str(tmp_path / "in")], lib, url_base="https://old.example.org/pm/")
-    record = _reviewed(lib)
+    lib, _ = _one_reviewed_report(tmp_path, "https://old.example.org/pm/")
+    record = lib / "IL-0001.yaml"
     from pmparse import record as record_module
 
     original = record_module.atomic_write
@@ -722,15 +726,12 @@ def test_a_failed_write_of_a_new_public_address_is_redone(tmp_path, monkeypatch)
         == ["failed"]
     monkeypatch.setattr(record_module, "atomic_write", original)
     assert Library.read(record).source.url == "https://old.example.org/pm/report-0000.md"
-    convert([str(tmp_path / "in")], lib, url_base="https://new.example.org/pm/")
-    assert Library.read(record).source.url == "https://new.example.org/pm/report-0000.md"
+    assert _url_after(lib, tmp_path / "in", "https://new.example.org/pm/") == "https://new.example.org/pm/report-0000.md"
 
 
 def test_a_person_address_is_not_replaced_by_pmparse(tmp_path):
-    write_reports(tmp_path / "in", 1)
-    lib = tmp_path / "lib"
-    convert([str(tmp_path / "in")], lib, url_base="https://pm.example.org/")
-    record = _reviewed(lib)
+    lib, _ = _one_reviewed_report(tmp_path, "https://pm.example.org/")
+    record = lib / "IL-0001.yaml"
     # no --url-base this time: the address pmparse gave stays
     convert([str(tmp_path / "in")], lib, force=True)
     assert Library.read(record).source.url == "https://pm.example.org/report-0000.md"
@@ -823,10 +824,8 @@ def test_a_base_write_cut_short_does_not_make_a_person_record_read_on_every_run(
 
 
 def test_an_address_pmparse_gave_follows_the_next_one_while_a_suggestion_waits(tmp_path):
-    write_reports(tmp_path / "in", 1)
-    lib = tmp_path / "lib"
-    convert([str(tmp_path / "in")], lib, url_base="https://one.example.org/")
-    record = _reviewed(lib)
+    lib, _ = _one_reviewed_report(tmp_path, "https://one.example.org/")
+    record = lib / "IL-0001.yaml"
     # the same text read with another heading table, at a new address: a suggestion waits (action
     # items filed as remediation), the address moves
     from test_diff import other_headings
@@ -835,15 +834,12 @@ def test_an_address_pmparse_gave_follows_the_next_one_while_a_suggestion_waits(t
                                       config=PipelineConfig(headings_path=other_headings(tmp_path))).results] \
         == ["pending"]
     assert Library.read(record).source.url == "https://two.example.org/report-0000.md"
-    convert([str(tmp_path / "in")], lib, url_base="https://three.example.org/")
-    assert Library.read(record).source.url == "https://three.example.org/report-0000.md"
+    assert _url_after(lib, tmp_path / "in", "https://three.example.org/") == "https://three.example.org/report-0000.md"
 
 
 def test_accepting_a_field_keeps_a_person_address(tmp_path):
-    write_reports(tmp_path / "in", 1)
-    lib = tmp_path / "lib"
-    convert([str(tmp_path / "in")], lib, url_base="https://pm.example.org/")
-    record = _reviewed(lib)
+    lib, _ = _one_reviewed_report(tmp_path, "https://pm.example.org/")
+    record = lib / "IL-0001.yaml"
     own = "https://wiki.example.org/incidents/queue"
     record.write_text(record.read_text(encoding="utf-8").replace("https://pm.example.org/report-0000.md", own),
                       encoding="utf-8")
@@ -883,10 +879,8 @@ def test_a_suggestion_for_an_amendment_withdrawn_is_dropped(tmp_path):
 
 
 def test_a_new_address_reaches_a_person_record_with_an_amended_text_waiting(tmp_path):
-    write_reports(tmp_path / "in", 1)
-    lib = tmp_path / "lib"
-    convert([str(tmp_path / "in")], lib, url_base="https://a.example.org/")
-    record = _reviewed(lib)
+    lib, _ = _one_reviewed_report(tmp_path, "https://a.example.org/")
+    record = lib / "IL-0001.yaml"
     _amend(tmp_path / "in" / "report-0000.md")
     assert [r.status for r in convert([str(tmp_path / "in")], lib, url_base="https://a.example.org/").results] \
         == ["pending"]
