@@ -894,3 +894,16 @@ def test_a_new_address_reaches_a_person_record_with_an_amended_text_waiting(tmp_
     review(lib, reject=proposed_fields(lib), reviewer="ann")
     assert Library.read(record).source.url == "https://b.example.org/report-0000.md"
     assert convert([str(tmp_path / "in")], lib, url_base="https://b.example.org/").counts["unchanged"] == 1
+
+
+def test_a_suggestion_another_pipeline_made_from_the_same_text_stays(tmp_path):
+    from test_diff import other_headings
+
+    lib, source = _one_reviewed_report(tmp_path)
+    other = PipelineConfig(headings_path=other_headings(tmp_path))
+    assert [r.status for r in convert([str(source)], lib, config=other).results] == ["pending"]
+    # a routine run with the usual pipeline leaves it for the person, forced or not
+    assert [r.status for r in convert([str(source)], lib).results] == ["pending"]
+    assert [r.status for r in convert([str(source)], lib, force=True).results] == ["pending"]
+    assert Library(lib).read_state("pending", "IL-0001").source.sha256 == Library.read(lib / "IL-0001.yaml").source.sha256
+    assert proposed_fields(lib)

@@ -254,25 +254,37 @@ def store(library: Library, card: Card, fmt: RecordFormat, force: bool = False) 
     # person's edit left invalid is not that: the suggestion waits beside it, see _finish)
     base = library.read_state("base", entry.id)
     if base is not None and card_data(base) == card_data(card) and not force and entry.error is None:
-        # a suggestion still waiting was made from another text or pipeline than this one
-        library.drop_state("pending", entry.id)
+        waiting = _keep_pending_of_this_text(library, entry.id, card)
         if moved or is_edited(library, entry):
             library.write_state("base", card, settled=True)  # read by this pipeline: nothing to decide
-        return ("updated" if moved else "unchanged"), str(entry.path)
+        return ("pending" if waiting else "updated" if moved else "unchanged"), str(entry.path)
     if is_edited(library, entry):
         # a suggestion that proposes nothing open (only fields a person kept, or rejected before
         # for this source and model version) is not stored for review again
         if entry.card is not None and not open_diff(library, entry, card).changes:
-            library.drop_state("pending", entry.id)
+            waiting = _keep_pending_of_this_text(library, entry.id, card)
             # the base takes the suggestion, as when a review settles one: its values are the
             # record's, the person's kept ones or ones rejected before, and its stamp tells the
             # next run that this source was read by this pipeline
             library.write_state("base", card, settled=True)
-            return ("updated" if moved else "unchanged"), str(entry.path)
+            return ("pending" if waiting else "updated" if moved else "unchanged"), str(entry.path)
         library.write_state("pending", card)
         return "pending", str(entry.path)
     library.drop_state("pending", entry.id)
     return "updated", str(library.write(card, fmt, entry.path))
+
+
+def _keep_pending_of_this_text(library: Library, card_id: str, card: Card) -> bool:
+    """Drop a waiting suggestion made from another text than ``card``'s (an amendment since
+    withdrawn); keep one another pipeline made from the same text: it is still a person's to
+    decide. Returns True when a suggestion still waits."""
+    pending = library.state_stamp("pending", card_id)
+    if pending is None:
+        return False
+    if pending[0] != card.source.sha256 or pending[4] != card.source.location:
+        library.drop_state("pending", card_id)
+        return False
+    return True
 
 
 def relocate(library: Library, entry, card: Card, new_url: bool = False, new_name: bool = True) -> None:
