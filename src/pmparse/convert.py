@@ -251,8 +251,9 @@ def store(library: Library, card: Card, fmt: RecordFormat, force: bool = False) 
         relocate(library, entry, card, new_url, new_name)
         moved = True
     # nothing new when the suggestion equals what pmparse last wrote for this record (a record a
-    # person's edit left invalid is not that: the suggestion waits beside it, see _finish)
-    base = library.read_state("base", entry.id)
+    # person's edit left invalid is not that: the suggestion waits beside it, see _finish); a
+    # move may have given the base a new address
+    base = last if entry.card is not None and not moved else library.read_state("base", entry.id)
     if base is not None and card_data(base) == card_data(card) and not force and entry.error is None:
         waiting = _keep_pending_of_this_text(library, entry.id, card)
         if moved or is_edited(library, entry):
@@ -325,11 +326,6 @@ def relocate(library: Library, entry, card: Card, new_url: bool = False, new_nam
 
 #: What made a card: ``(source sha256, pmparse version, model, pipeline fingerprint)``.
 Stamp = tuple[str, "str | None", "str | None", "str | None"]
-
-
-def stamp_of(card: Card) -> Stamp:
-    """The stamp of a card: the text it was made from and the pipeline that made it."""
-    return card.source.sha256, card.pipeline.version, card.pipeline.model, card.pipeline.fingerprint
 
 
 @dataclass(frozen=True)

@@ -114,7 +114,7 @@ def fingerprint(config: PipelineConfig) -> str:
     Covers the pmparse version, every packaged rule file (headings, taxonomy, cues, keywords,
     organisations, boilerplate), the ``--taxonomy`` and heading files given, the labeler, and the
     field and tag models (their ``meta.json``, which holds the sha256 of their weights). The
-    files are read again only when one's size or modification time changed (``convert`` asks once
+    files are read again only when one's stat (times, size, inode) changed (``convert`` asks once
     per input).
     """
     files = _stamped_files(config)
@@ -210,9 +210,7 @@ def _clear_rule_caches() -> None:
 
 @functools.lru_cache(maxsize=4)
 def _cached(config: PipelineConfig, stamp: str) -> Language:
-    nlp = build(config)
-    nlp.meta["pmparse_fingerprint"] = stamp
-    return nlp
+    return build(config)  # which stamps nlp.meta itself
 
 
 get.cache_clear = _cached.cache_clear  # type: ignore[attr-defined]

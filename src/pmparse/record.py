@@ -151,7 +151,9 @@ def atomic_write(path: Path, text: str) -> None:
 #: Cards kept parsed at a time; the index itself holds only a few strings per record.
 CARD_CACHE = 256
 #: Version of ``.pmparse/index.json``; another version is ignored (and rebuilt). 2: an invalid
-#: record's summary holds the source salvaged from its text (version 1 rows of such records hold none).
+#: record's summary holds the source salvaged from its text; 3: summaries hold the pipeline
+#: fingerprint; 4: stamps of base and pending cards; 5: stamps say whether a base is settled and
+#: carry their file's digest; 6: summaries hold the record's status.
 INDEX_VERSION = 6
 
 
@@ -261,7 +263,7 @@ class Library:
     _keys: dict[str, list[int]] = field(default_factory=dict, repr=False)
     _rows: dict[str, list] = field(default_factory=dict, repr=False)
     _shas: dict[str, list[str]] = field(default_factory=dict, repr=False)
-    _states: dict[str, tuple[list[int], list]] = field(default_factory=dict, repr=False)
+    _states: dict[str, tuple[list[int], list, str]] = field(default_factory=dict, repr=False)
     _index_dirty: bool = False
 
     @classmethod
@@ -364,7 +366,8 @@ class Library:
                 ids.remove(entry.id)
         self._index_dirty = True
 
-    def _read_index(self) -> tuple[dict[str, tuple[list[int], list]], dict[str, tuple[list[int], list]], int]:
+    def _read_index(self) -> tuple[dict[str, tuple[list[int], list]], dict[str, tuple[list[int], list, str]],
+                                   int]:
         """The cached record rows by file name, state stamps by ``kind/id``, and when the cache was
         written (ns)."""
         try:
@@ -475,8 +478,9 @@ class Library:
         hold the same text (a copy), which gets its own record instead of taking turns with the
         first in one. The name wins: a file at a record's location is that record's source, also
         when it is a new file given a renamed file's old name (content cannot tell that from an
-        amendment next to an archived copy of the old text). Standard input (``-``) has no name: it is known by its text alone, so two
-        texts piped in are two sources and the same text piped again is the same one.
+        amendment next to an archived copy of the old text). Standard input (``-``) has no name:
+        it is known by its text alone, so two texts piped in are two sources and the same text
+        piped again is the same one.
         """
         card_id = None if location == "-" else self.by_location.get(location)
         if card_id is None:

@@ -150,17 +150,22 @@ def load_pending(library: Library, card_id: str) -> tuple[Entry, Card]:
     return entry, suggestion
 
 
+def _library_folder(library_dir: str | Path) -> Path:
+    root = Path(library_dir)
+    if not root.is_dir():
+        raise UsageError("expected a library folder, found none", str(root))
+    if not looks_like_library(root):
+        raise UsageError("expected a library folder (IL-0001.yaml records or .pmparse/), found neither", str(root))
+    return root
+
+
 def pending_diffs(library_dir: str | Path) -> DiffReport:
     """Every pending suggestion of a library, compared with its record.
 
     Raises:
         UsageError: ``library_dir`` is not a folder.
     """
-    root = Path(library_dir)
-    if not root.is_dir():
-        raise UsageError("expected a library folder, found none", str(root))
-    if not looks_like_library(root):
-        raise UsageError("expected a library folder (IL-0001.yaml records or .pmparse/), found neither", str(root))
+    root = _library_folder(library_dir)
     library = Library.open(root)
     report = DiffReport()
     for card_id in pending_ids(library):
@@ -327,11 +332,7 @@ def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), re
             decision source, no reviewer name, a record id without a pending suggestion, or
             another pmparse process writing the library.
     """
-    root = Path(library_dir)
-    if not root.is_dir():
-        raise UsageError("expected a library folder, found none", str(root))
-    if not looks_like_library(root):
-        raise UsageError("expected a library folder (IL-0001.yaml records or .pmparse/), found neither", str(root))
+    root = _library_folder(library_dir)
     accepted, rejected = _fields(accept, "--accept"), _fields(reject, "--reject")
     if accepted & rejected:
         raise UsageError(f"expected a field to be accepted or rejected, found both for {', '.join(sorted(accepted & rejected))}")
@@ -382,7 +383,7 @@ def _review(library: Library, records, ask: Ask, by: str, now: Callable[[], str]
                                  decision.value, edited=decision.action == "edit")
                     if diff.source_changed:
                         still = open_diff(library, library.entries[card_id], suggestion).changes
-                        open_fields = {c.field for c in still} | {change.field}
+                        open_fields = {c.field for c in still}
                 elif decision.action == "reject":
                     reject_field(library, suggestion, change.field, by, now())
                 report.outcomes.append(Outcome(card_id, change.field, decision.action))
