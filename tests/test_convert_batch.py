@@ -5,6 +5,7 @@ Every fixture text here is written for these tests (no corpus sentences).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import os
@@ -16,9 +17,11 @@ import time
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from conftest import SAMPLES, assert_offsets, source_text
 from pmparse import convert as convert_module
+from pmparse.cli import main
 from pmparse.convert import CHUNK_SIZE, ConvertReport, Task, _Pool, _run_chunk, analyse_task, convert
 from pmparse.pipeline import PipelineConfig
 from pmparse.record import Library, validate_library
@@ -648,13 +651,49 @@ def test_an_amended_source_of_a_person_record_is_read_once(tmp_path, monkeypatch
     pending = (lib / ".pmparse" / "pending" / "IL-0001.json").read_bytes()
     assert [r.status for r in convert([str(source)], lib).results] == ["pending"] and len(calls) == 1
     assert (lib / ".pmparse" / "pending" / "IL-0001.json").read_bytes() == pending
-    # an amendment that proposes nothing open: read once, then up to date
+    # an amendment that changes no field: read once; it waits for a review only to move the
+    # record onto the new text, then the record is up to date
     review(lib, reject=proposed_fields(lib), reviewer="ann")
     source.write_text(source.read_text(encoding="utf-8") + "\n\n\n", encoding="utf-8")
-    assert [r.status for r in convert([str(source)], lib).results] == ["unchanged"] and len(calls) == 2
+    assert [r.status for r in convert([str(source)], lib).results] == ["pending"] and len(calls) == 2
+    assert [r.status for r in convert([str(source)], lib).results] == ["pending"] and len(calls) == 2
+    assert proposed_fields(lib) == []
+    review(lib, accept_all=True, reviewer="ann")
+    assert Library.read(lib / "IL-0001.yaml").source.sha256 == hashlib.sha256(source.read_bytes()).hexdigest()
     assert [r.status for r in convert([str(source)], lib).results] == ["unchanged"] and len(calls) == 2
     # the stamps survive a new process (the index keeps them)
     assert convert([str(source)], lib).counts["unchanged"] == 1 and len(calls) == 2
+
+
+def test_an_amendment_that_moves_no_words_is_followed_once_and_a_later_rename_keeps_one_record(tmp_path):
+    lib, source = _one_reviewed_report(tmp_path)
+    before = Library.read(lib / "IL-0001.yaml")
+    text = source.read_text(encoding="utf-8")
+    # a note at the top moves every offset and changes no field's words
+    source.write_text("> Edited on the next day: a typo in the timeline.\n\n" + text, encoding="utf-8")
+    assert [r.status for r in convert([str(source)], lib).results] == ["pending"]
+    assert proposed_fields(lib) == []
+    shown = CliRunner().invoke(main, ["diff", str(lib)])
+    assert shown.exit_code == 1 and "the source text changed" in shown.output
+    assert "same words, found elsewhere in the new text" in shown.output
+    report = review(lib, reject=["date"], reviewer="ann")  # nothing is asked: the record follows
+    assert report.count("settled") > 0 and report.count("reject") == 0
+    after = Library.read(lib / "IL-0001.yaml")
+    assert after.source.sha256 == hashlib.sha256(source.read_bytes()).hexdigest() != before.source.sha256
+    assert after.status == "reviewed" and validate_library(lib) == (1, [])
+    filled = [name for name in ("symptoms", "trigger", "root_cause", "detection", "remediation", "action_items",
+                                "lessons") if getattr(before, name)]
+    assert len(filled) >= 2
+    for name in filled:
+        old, new = getattr(before, name), getattr(after, name)
+        assert [i.text for i in old] == [i.text for i in new]
+        assert [i.evidence[0].start for i in new] != [i.evidence[0].start for i in old]
+    assert CliRunner().invoke(main, ["diff", str(lib)]).exit_code == 0
+    # renamed later: the record follows the name, no second record
+    source.rename(source.with_name("renamed.md"))
+    assert [r.status for r in convert([str(source.parent)], lib).results] == ["updated"]
+    assert sorted(p.name for p in lib.glob("IL-*.yaml")) == ["IL-0001.yaml"]
+    assert Library.read(lib / "IL-0001.yaml").source.location.endswith("renamed.md")
 
 
 def proposed_fields(lib: Path) -> list[str]:

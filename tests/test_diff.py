@@ -325,3 +325,38 @@ def test_reanchor_evidence_moves_supports_by_their_old_characters_or_marks_them(
     data["organisation"] = "Other"
     reanchor_evidence(data, None, new_text, suggestion, keep)
     assert data["support"]["organisation"]["evidence"] == [{"start": 0, "end": 4, "sha256": "a" * 64}]
+
+
+def test_an_amended_source_moves_same_words_and_keeps_a_person_edit_pmparse_did_not_change(tmp_path):
+    shift = 7
+    base = make(tmp_path, symptoms=[_item("The billing queue stopped draining at noon.")],
+                root_cause=[_item("A retry loop held every worker on one poisoned message.")])
+    # the person rewrote the root cause; the source then gained a line at the top
+    mine = [Item(text="Workers retried one bad message forever.", evidence=base.root_cause[0].evidence,
+                 confidence=0.9)]
+    record = base.model_copy(update={"root_cause": mine})
+
+    def moved(items, confidence=None):
+        return [item.model_copy(update={"evidence": [ev.model_copy(update={"start": ev.start + shift, "end": ev.end + shift})
+                                                     for ev in item.evidence],
+                                        "confidence": confidence or item.confidence}) for item in items]
+
+    amended = base.source.model_copy(update={"sha256": "0" * 64})
+    suggestion = base.model_copy(update={"source": amended, "symptoms": moved(base.symptoms, 0.7),
+                                         "root_cause": moved(base.root_cause),
+                                         "trigger": [_item("The dead-letter queue was switched off.")]})
+    diff = compare(record, suggestion, base)
+    # the same words elsewhere (a new confidence too) are no decision; the person's root cause is
+    # kept: pmparse's words for it did not change, only where they stand
+    assert diff.moved == ["symptoms"] and diff.kept == ["root_cause"]
+    assert [c.field for c in diff.changes] == ["trigger"] and diff.open
+    # without an amendment the same difference in evidence is a change to decide
+    same = suggestion.model_copy(update={"source": base.source})
+    assert "symptoms" in [c.field for c in compare(record, same, base).changes]
+    # following the new text takes the moved field whole and leaves the person's words alone
+    followed = merge(record, suggestion, [], follow=True)
+    assert followed.symptoms == suggestion.symptoms and followed.source.sha256 == "0" * 64
+    assert [i.text for i in followed.root_cause] == ["Workers retried one bad message forever."]
+    assert followed.trigger == []
+    # with nothing taken and no follow the record stays as it is
+    assert merge(record, suggestion, []) == record

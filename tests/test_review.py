@@ -347,24 +347,30 @@ def assert_current_or_marked(card, text: str, old_sha: str) -> tuple[int, int]:
     return current, marked
 
 
-def test_a_partial_review_of_an_amended_source_moves_the_kept_evidence(amended):
+#: The fields of the amended sample whose words stayed the same (only their offsets moved).
+SAME_WORDS = ["symptoms", "trigger", "root_cause", "remediation", "action_items", "lessons"]
+
+
+def test_an_amended_source_asks_only_about_changed_words_and_the_record_follows_it(amended):
     lib, before, new = amended
-    fields = proposed(lib)
-    assert {"symptoms", "detection", "root_cause"} <= set(fields) and before.detection
+    diff = pending_diffs(lib).diffs[0]
+    # the note above every field moved their offsets; only the detection changed its words
+    assert [c.field for c in diff.changes] == ["detection"] and diff.moved == SAME_WORDS
     suggestion = Library(lib).read_state("pending", "IL-0001")
-    # one field accepted, the detection change rejected, the rest skipped
-    review(lib, accept=["symptoms"], reject=["detection"], reviewer="ann")
+    report = review(lib, reject=["detection"], reviewer="ann")
+    assert report.count("reject") == 1 and report.count("settled") == len(SAME_WORDS)
     card = Library.read(lib / "IL-0001.yaml")
+    # every field decided: the record now reads the new text, its status and values as they were
     assert card.source.sha256 == suggestion.source.sha256 != before.source.sha256
+    assert card.status == before.status and card.reviewed == before.reviewed
     current, marked = assert_current_or_marked(card, new, before.source.sha256)
     # the kept detection is the old one, which the amended text no longer holds: marked, not moved
     assert card.detection == [item.model_copy(update={"evidence": [
         ev.model_copy(update={"sha256": before.source.sha256}) for ev in item.evidence]}) for item in before.detection]
     assert marked == len(before.detection) and current > 0
-    # the skipped fields only moved in the text: with their evidence moved too they equal the
-    # suggestion, so nothing is left to review
-    for name in ("root_cause", "remediation", "action_items", "lessons"):
+    for name in SAME_WORDS:
         assert getattr(card, name) == getattr(suggestion, name) and getattr(card, name)
+        assert [i.text for i in getattr(card, name)] == [i.text for i in getattr(before, name)]
         assert getattr(card, name)[0].evidence[0].start > getattr(before, name)[0].evidence[0].start
     assert proposed(lib) == [] and Library(lib).read_state("pending", "IL-0001") is None
     assert validate_library(lib) == (1, [])
@@ -372,20 +378,26 @@ def test_a_partial_review_of_an_amended_source_moves_the_kept_evidence(amended):
 
 def test_marked_evidence_round_trips_and_the_plain_form_stays_two_keys(amended):
     lib, before, new = amended
-    review(lib, accept=["symptoms"], reviewer="ann")
-    # the detection left pending is still pmparse's update, not a conflict with a person's edit
-    assert [(c.field, c.kind) for c in pending_diffs(lib).diffs[0].changes] == [("detection", "update")]
+    review(lib, reject=["detection"], reviewer="ann")
     card = Library.read(lib / "IL-0001.yaml")
-    assert assert_current_or_marked(card, new, before.source.sha256)[1] == len(before.detection)
     text = (lib / "IL-0001.yaml").read_text(encoding="utf-8")
     assert f"sha256: {before.source.sha256}" in text.split("\ndetection:")[1].split("\nremediation:")[0]
     assert loads(text, "yaml", "x") == card
     # stretches of the current text carry no marker at all
     symptoms = text.split("\nsymptoms:")[1].split("\ntrigger:")[0]
     assert "evidence: [{start: " in symptoms and "sha256" not in symptoms
-    # accepting the detection too leaves no marked stretch
+
+
+def test_accepting_the_changed_field_leaves_nothing_marked(amended):
+    lib, before, new = amended
+    suggestion = Library(lib).read_state("pending", "IL-0001")
     review(lib, accept=["detection"], reviewer="ann")
-    assert assert_current_or_marked(Library.read(lib / "IL-0001.yaml"), new, before.source.sha256)[1] == 0
+    card = Library.read(lib / "IL-0001.yaml")
+    assert assert_current_or_marked(card, new, before.source.sha256)[1] == 0
+    assert card.status == "reviewed" and card.source.sha256 == suggestion.source.sha256
+    for name in SAME_WORDS + ["detection"]:
+        assert getattr(card, name) == getattr(suggestion, name)
+    assert Library(lib).read_state("pending", "IL-0001") is None
 
 
 def test_a_failing_editor_returns_to_the_question(pending, monkeypatch):
@@ -408,21 +420,19 @@ def test_a_failing_editor_returns_to_the_question(pending, monkeypatch):
     assert proposed(pending) == fields[1:]
 
 
-def test_fields_an_accept_settles_are_not_asked_about(amended):
+def test_fields_that_only_moved_are_not_asked_about(amended):
     lib, before, _ = amended
-    fields = proposed(lib)
     asked = []
 
     def ask(diff, change, position, total):
         asked.append(change.field)
-        return Decision("accept" if change.field == "symptoms" else "skip")
+        return Decision("skip")
 
     report = review(lib, ask=ask, reviewer="ann")
-    settled = [o.field for o in report.outcomes if o.action == "settled"]
-    # only the detection still differs once the symptoms moved the record onto the new text
-    assert asked == [name for name in fields if name in ("symptoms", "detection") or fields.index(name) <
-                     fields.index("symptoms")]
-    assert "root_cause" in settled and "lessons" in settled and not set(settled) & set(asked)
+    assert asked == ["detection"] and [o.field for o in report.outcomes if o.action == "settled"] == SAME_WORDS
+    # a field left open: the record stays on the text it was made from
+    assert Library.read(lib / "IL-0001.yaml").source.sha256 == before.source.sha256
     assert proposed(lib) == ["detection"]
     result = CliRunner().invoke(main, ["review", str(lib), "--accept", "detection", "--reviewer", "ann"])
     assert result.exit_code == 0 and "1 accepted" in result.output and proposed(lib) == []
+    assert f"{len(SAME_WORDS)} settled" in result.output

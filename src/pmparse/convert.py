@@ -261,8 +261,10 @@ def store(library: Library, card: Card, fmt: RecordFormat, force: bool = False) 
         return ("pending" if waiting else "updated" if moved else "unchanged"), str(entry.path)
     if is_edited(library, entry):
         # a suggestion that proposes nothing open (only fields a person kept, or rejected before
-        # for this source and model version) is not stored for review again
-        if entry.card is not None and not open_diff(library, entry, card).changes:
+        # for this source and model version) is not stored for review again; one made from an
+        # amended text is, even with no field to decide: the review that reaches it moves the
+        # record onto the new text, and until then the record says which text it was made from
+        if entry.card is not None and not open_diff(library, entry, card).open:
             waiting = _keep_pending_of_this_text(library, entry.id, card)
             # the base takes the suggestion, as when a review settles one: its values are the
             # record's, the person's kept ones or ones rejected before, and its stamp tells the

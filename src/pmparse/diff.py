@@ -77,6 +77,9 @@ class CardDiff:
         suggestion_label: How to name the suggestion in headers.
         changes: Fields to review, in card order.
         unchanged: Fields equal in record and suggestion.
+        moved: Text fields whose items say the same words as the suggestion's, found elsewhere in
+            an amended source (their evidence, and perhaps the confidence, differ): nothing to
+            decide; they move with the record onto the new text (:func:`merge` with ``follow``).
         kept: Fields a person edited that pmparse did not change (never proposed).
         rejected: Fields whose suggestion was rejected or edited before (never proposed again).
     """
@@ -90,6 +93,7 @@ class CardDiff:
     suggestion_label: str
     changes: list[FieldChange] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
+    moved: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)
 
@@ -97,6 +101,12 @@ class CardDiff:
     def source_changed(self) -> bool:
         """True when the suggestion was made from a different source text than the record."""
         return self.record.source.sha256 != self.suggestion.source.sha256
+
+    @property
+    def open(self) -> bool:
+        """True when something waits for a person: a field to decide, or an amended source the
+        record has not followed yet (settled by the review that reaches it)."""
+        return bool(self.changes) or self.source_changed
 
 
 @dataclass
@@ -113,8 +123,8 @@ class DiffReport:
 
     @property
     def has_changes(self) -> bool:
-        """True when any record has a field to review."""
-        return any(d.changes for d in self.diffs)
+        """True when any record has a field to review, or an amended source to follow."""
+        return any(d.open for d in self.diffs)
 
 
 def value_hash(value: Any) -> str:
@@ -139,19 +149,32 @@ def compare(record: Card, suggestion: Card, base: Card | None = None,
     """
     rec, sug = card_data(record), card_data(suggestion)
     old = card_data(base) if base is not None else None
+    amended = record.source.sha256 != suggestion.source.sha256
+    base_amended = base is not None and base.source.sha256 != suggestion.source.sha256
     diff = CardDiff(record.id, record, suggestion, base, record_path or Path(f"{record.id}.yaml"),
                     record_text if record_text is not None else dumps(record), suggestion_label)
     for name in REVIEW_FIELDS:
         if rec[name] == sug[name]:
             diff.unchanged.append(name)
+        elif amended and same_words(name, rec[name], sug[name]):
+            diff.moved.append(name)
         elif is_rejected is not None and is_rejected(name, sug[name]):
             diff.rejected.append(name)
-        elif old is not None and sug[name] == old[name]:
+        elif old is not None and (sug[name] == old[name] or (
+                base_amended and same_words(name, old[name], sug[name]))):
+            # pmparse did not change its mind (on an amended text: its words are the same)
             diff.kept.append(name)
         else:
             kind: ChangeKind = "change" if old is None else ("update" if rec[name] == old[name] else "conflict")
             diff.changes.append(FieldChange(name, kind, rec[name], sug[name], None if old is None else old[name]))
     return diff
+
+
+def same_words(name: str, record_value: Any, suggested_value: Any) -> bool:
+    """True when a text field's items say the same words, in the same order, whatever their
+    evidence and confidence (always False for facts and tags: their values are words only)."""
+    return name in TEXT_FIELDS and ([item["text"] for item in record_value]
+                                    == [item["text"] for item in suggested_value])
 
 
 def _support_keys(name: str, support: dict) -> list[str]:
@@ -163,19 +186,25 @@ def _support_keys(name: str, support: dict) -> list[str]:
 
 
 def merge(record: Card, suggestion: Card, fields: list[str] | tuple[str, ...],
-          values: dict[str, Any] | None = None) -> Card:
+          values: dict[str, Any] | None = None, follow: bool = False) -> Card:
     """The record with ``fields`` taken from the suggestion (or from ``values``).
 
-    Supports of those facts and tags come along; once any field is taken, the record's source and
-    pipeline become the suggestion's (the taken evidence indexes the suggestion's source text). When
-    that source text is not the record's (the source was amended), the evidence of every field kept
-    is moved onto the new text (:func:`reanchor_evidence`), so no offset indexes a text the card no
-    longer names.
+    Supports of those facts and tags come along; once any field is taken (or with ``follow``, when
+    every field was decided and the record keeps them all), the record's source and pipeline
+    become the suggestion's (the taken evidence indexes the suggestion's source text). When that
+    source text is not the record's (the source was amended), a text field whose items say the
+    suggestion's words is taken whole (only its evidence and confidence differ: nothing a person
+    decided), and the evidence of every other field kept is moved onto the new text
+    (:func:`reanchor_evidence`), so no offset indexes a text the card no longer names.
 
     Raises:
         RecordError: an edited value does not fit the schema.
     """
     data, new = card_data(record), card_data(suggestion)
+    amended = data["source"]["sha256"] != new["source"]["sha256"]
+    if amended and (fields or follow):
+        fields = list(fields) + [name for name in TEXT_FIELDS if name not in fields
+                                 and same_words(name, data[name], new[name])]
     support = dict(data["support"])
     for name in fields:
         if name not in REVIEW_FIELDS:
@@ -186,8 +215,8 @@ def merge(record: Card, suggestion: Card, fields: list[str] | tuple[str, ...],
         for key in _support_keys(name, new["support"]):
             support[key] = new["support"][key]
     data["support"] = support
-    if fields:
-        if data["source"]["sha256"] != new["source"]["sha256"]:
+    if fields or follow:
+        if amended:
             _reanchor(data, record, suggestion, fields)
         data["source"], data["pipeline"] = new["source"], new["pipeline"]
     try:
@@ -561,8 +590,9 @@ def render_header(diff: CardDiff, color: bool = False) -> list[str]:
              style(f"--- {diff.record_path.name} ({_pipeline(diff.record)})", bold=True),
              style(f"+++ {diff.suggestion_label} ({_pipeline(diff.suggestion)})", bold=True)]
     if diff.source_changed:
-        lines.append(style("  the source text changed since the record was made; accepting a field moves the "
-                           "evidence of the fields you keep onto the new text", fg="yellow"))
+        lines.append(style("  the source text changed since the record was made; once a field is accepted, or "
+                           "every field decided, the record follows the new text, the evidence of the fields "
+                           "you keep with it", fg="yellow"))
     return lines
 
 
@@ -572,6 +602,9 @@ def render_folded(diff: CardDiff, color: bool = False) -> list[str]:
     lines = []
     if diff.unchanged:
         lines.append(style(f"  {len(diff.unchanged)} fields unchanged: {', '.join(diff.unchanged)}", dim=True))
+    if diff.moved:
+        lines.append(style(f"  same words, found elsewhere in the new text (they move with it, nothing to decide): "
+                           f"{', '.join(diff.moved)}", dim=True))
     if diff.kept:
         lines.append(style(f"  kept as a person left them, pmparse unchanged: {', '.join(diff.kept)}", dim=True))
     if diff.rejected:
@@ -584,7 +617,7 @@ def render_text(report: DiffReport, color: bool = False) -> str:
     """The whole report as unified-diff style text; records without changes are left out."""
     blocks = []
     for diff in report.diffs:
-        if not diff.changes:
+        if not diff.open:
             continue
         lines = render_header(diff, color)
         for change in diff.changes:
@@ -620,7 +653,8 @@ def render_json(report: DiffReport) -> str:
             "id": diff.id, "record": str(diff.record_path), "suggestion": diff.suggestion_label,
             "source_changed": diff.source_changed,
             "pipeline": {"record": card_data(diff.record)["pipeline"], "suggestion": card_data(diff.suggestion)["pipeline"]},
-            "changes": changes, "unchanged": diff.unchanged, "kept": diff.kept, "rejected": diff.rejected,
+            "changes": changes, "unchanged": diff.unchanged, "moved": diff.moved, "kept": diff.kept,
+            "rejected": diff.rejected,
         })
     return json.dumps({"records": records, "errors": report.errors}, ensure_ascii=False, indent=2) + "\n"
 
@@ -638,9 +672,10 @@ def _unified(old: str, new: str, name: str) -> list[str]:
 
 
 def patched_text(diff: CardDiff, fields: list[str] | None = None) -> str:
-    """The record text after taking ``fields`` (every change when None) from the suggestion."""
+    """The record text after taking ``fields`` (every change when None: the record then also
+    follows an amended source) from the suggestion."""
     names = [c.field for c in diff.changes] if fields is None else fields
-    new = merge(diff.record, diff.suggestion, names)
+    new = merge(diff.record, diff.suggestion, names, follow=fields is None)
     return splice(diff.record_text, format_of(diff.record_path), new)
 
 
@@ -652,7 +687,7 @@ def render_patch(report: DiffReport) -> str:
     """
     out: list[str] = []
     for diff in report.diffs:
-        if not diff.changes:
+        if not diff.open:
             continue
         new = patched_text(diff)
         if new != diff.record_text:

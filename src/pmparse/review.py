@@ -203,17 +203,46 @@ def accept_field(library: Library, entry: Entry, suggestion: Card, name: str, by
     text = read_text(path)
     fmt = format_of(path)
     current = loads(text, fmt, str(path))
-    taken = merge(current, suggestion, [name], {name: value} if edited else None)
-    base = library.read_state("base", entry.id)
-    if suggestion.source.url is None or current.source.url != (base.source.url if base else None):
-        # the address is the person's (or pmparse offers none): it stays
-        taken = taken.model_copy(update={"source": taken.source.model_copy(update={"url": current.source.url})})
+    taken = _own_address(library, current, suggestion,
+                         merge(current, suggestion, [name], {name: value} if edited else None))
     new = Card.model_validate({**card_data(taken), "status": "reviewed", "reviewed": {"by": by, "at": at}})
     atomic_write(path, splice(text, fmt, new))
     library.add(new, path)
     _advance_base(library, suggestion, name)
     if edited:
         remember(library, suggestion, name, "edited", by, at)
+    return new
+
+
+def _own_address(library: Library, current: Card, suggestion: Card, taken: Card) -> Card:
+    """``taken`` with the record's own public address kept: one a person gave it (not the one
+    pmparse gave last), or any when pmparse offers none."""
+    base = library.read_state("base", current.id)
+    if suggestion.source.url is None or current.source.url != (base.source.url if base else None):
+        return taken.model_copy(update={"source": taken.source.model_copy(update={"url": current.source.url})})
+    return taken
+
+
+def follow_source(library: Library, entry: Entry, suggestion: Card) -> Card | None:
+    """Move a record whose every field is decided onto the amended source its suggestion read.
+
+    Its values stay as they are; their evidence moves onto the new text (words found nowhere keep
+    their offsets, marked with the old text's sha256), and its source and pipeline become the
+    suggestion's. The status and review mark stay: nothing was decided here. Only the record's
+    lines that change are rewritten, atomically.
+
+    Returns:
+        The record as written, or None when it already reads the suggestion's text.
+    """
+    path = entry.path
+    text = read_text(path)
+    fmt = format_of(path)
+    current = loads(text, fmt, str(path))
+    if current.source.sha256 == suggestion.source.sha256:
+        return None
+    new = _own_address(library, current, suggestion, merge(current, suggestion, [], follow=True))
+    atomic_write(path, splice(text, fmt, new))
+    library.add(new, path)
     return new
 
 
@@ -228,12 +257,18 @@ def reject_field(library: Library, suggestion: Card, name: str, by: str, at: str
 def finish_if_done(library: Library, card_id: str, suggestion: Card) -> bool:
     """Drop a pending suggestion once it proposes nothing more; it becomes the base.
 
+    A record made from an older text of an amended source follows the new text first
+    (:func:`follow_source`): every field is decided, so the record now reads the text its
+    suggestion was made from. The record is written before the base, so a crash in between
+    leaves the suggestion pending and the next review finishes it.
+
     Returns:
         True when the suggestion was settled, False when fields are left to review.
     """
     entry = library.entries[card_id]
     if open_diff(library, entry, suggestion).changes:
         return False
+    follow_source(library, entry, suggestion)
     library.write_state("base", suggestion, settled=True)
     library.drop_state("pending", card_id)
     return True
@@ -270,8 +305,9 @@ class ReviewReport:
     """Results of one review session.
 
     Attributes:
-        outcomes: Decisions, in the order they were made (``settled``: a field an accept left
-            equal to the suggestion by moving its evidence onto the amended source, not asked).
+        outcomes: Decisions, in the order they were made (``settled``: a field not asked about
+            because it only moves with the record onto an amended source: its words are the
+            suggestion's).
         errors: Pending suggestions that could not be reviewed, with the reason.
         still_pending: Records with fields left to review.
         quit: True when the reviewer quit before the end.
@@ -367,23 +403,18 @@ def _review(library: Library, records, ask: Ask, by: str, now: Callable[[], str]
         try:
             entry, suggestion = load_pending(library, card_id)
             diff = open_diff(library, entry, suggestion)
-            open_fields = {change.field for change in diff.changes}
+            # same words found elsewhere in an amended source: they move with the record
+            report.outcomes.extend(Outcome(card_id, name, "settled") for name in diff.moved)
             for position, change in enumerate(diff.changes, 1):
-                if change.field not in open_fields:
-                    # an accept moved the source to the new text, and with it this field's
-                    # evidence: it now equals the suggestion, nothing is left to decide
-                    report.outcomes.append(Outcome(card_id, change.field, "settled"))
-                    continue
                 decision = ask(diff, change, position, len(diff.changes))
                 if decision.action == "quit":
                     report.quit = True
                     break
                 if decision.action in ("accept", "edit"):
+                    # on an amended source this moves the record onto the new text; the fields
+                    # still asked about differ in their words, so they stay open
                     accept_field(library, library.entries[card_id], suggestion, change.field, by, now(),
                                  decision.value, edited=decision.action == "edit")
-                    if diff.source_changed:
-                        still = open_diff(library, library.entries[card_id], suggestion).changes
-                        open_fields = {c.field for c in still}
                 elif decision.action == "reject":
                     reject_field(library, suggestion, change.field, by, now())
                 report.outcomes.append(Outcome(card_id, change.field, decision.action))
