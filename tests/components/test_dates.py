@@ -112,6 +112,8 @@ def test_a_length_before_someone_noticed_is_the_time_to_detect():
     assert dates.find_duration(text) is None
     text = "The queue was stuck for two hours before it was detected. It was down for 3 hours in total."
     assert dates.find_duration(text)[0] == 180
+    text = "One rack dropped off for about 15 minutes until the fault was detected. Pages failed for 2 hours."
+    assert dates.find_duration(text)[0] == 120
 
 
 # --- stated spans ---------------------------------------------------------------------------
@@ -229,3 +231,37 @@ def test_incident_duration_reports_how_it_was_read():
     assert fact["value"] == 34
     assert fact["origin"] == "text:timeline_marks"
     assert [text[s:e] for s, e in fact["evidence"]] == ["10:07", "10:41"]
+
+
+def test_an_entry_in_the_present_tense_says_the_service_recovered():
+    text = "09:00 Checkout starts to fail\n09:20 Cache nodes restarted\n09:35 Checkout recovers\n"
+    minutes, evidence = dates.timeline_span(text, 0, len(text), REF)
+    assert minutes == 35
+    assert [text[s:e] for s, e in evidence] == ["09:00", "09:35"]
+
+
+def test_entries_before_the_first_written_date_move_with_it():
+    # the reference (say, a file name's date) is two days after the day the timeline writes
+    text = "21:50 Replica lag grows\nMarch 2 22:05 Primary restarts\n22:30 Writes are restored\n"
+    minutes, evidence = dates.timeline_span(text, 0, len(text), REF)
+    assert minutes == 40
+    assert [text[s:e] for s, e in evidence] == ["21:50", "22:30"]
+    # past midnight: the entries before it belong to the day before the written date
+    late = "23:50 Replica lag grows\nMarch 3 00:05 Primary restarts\n00:30 Writes are restored\n"
+    assert dates.timeline_span(late, 0, len(late), REF)[0] == 40
+    # a reference that agrees with the written date changes nothing
+    same = "21:50 Replica lag grows\nMarch 4 22:05 Primary restarts\n22:30 Writes are restored\n"
+    assert dates.timeline_span(same, 0, len(same), REF)[0] == 40
+
+
+def test_a_range_opening_a_timeline_entry_times_that_event_not_the_incident():
+    summary = "A switch lost one of its links.\n\n"
+    timeline = ("13:00 - 13:01 \nswitch flaps\n13:05 Cache errors climb\nOUTAGE BEGINS\n"
+                "13:40 Link disabled, errors stop\nOUTAGE ENDS\n")
+    text = summary + timeline
+    found = dates.find_duration(text, reference=REF, timelines=[(len(summary), len(text))])
+    assert (found[0], found[3]) == (35, "timeline_marks")
+    # a sentence inside the timeline stating the window still counts
+    said = summary + "Errors rose between 13:05 and 13:40.\n" + timeline
+    found = dates.find_duration(said, reference=REF, timelines=[(len(summary), len(said))])
+    assert (found[0], found[3]) == (35, "span")

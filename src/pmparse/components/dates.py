@@ -98,9 +98,10 @@ _RECOVERY_PHRASE = re.compile(
     r" (?:" + _ABOUT + r" ?)?" + _VALUE,
     re.IGNORECASE,
 )
-# a length followed by "before we noticed" is the time to detect, not the outage's length
+# a length followed by "before we noticed" or "until the failure was detected" is the time to
+# detect, not the outage's length
 _BEFORE_NOTICED = re.compile(
-    r"[^.\n]{0,20}?\bbefore (?:\w+ ){0,3}(?:notic|detect|spott|discover|realiz|realis|report|alert)",
+    r"[^.\n]{0,20}?\b(?:before|until) (?:\w+ ){0,3}(?:notic|detect|spott|discover|realiz|realis|report|alert)",
     re.IGNORECASE,
 )
 _SPAN_OPEN = re.compile(r"\b(?:between|from)\s+(?:about\s+|around\s+|approximately\s+|roughly\s+)?$", re.IGNORECASE)
@@ -613,7 +614,7 @@ def find_key_events(text: str, start: int = 0, end: int | None = None, reference
 
 
 _RECOVERY = re.compile(
-    r"\b(?:resolved|recovered|recovery|restored|back to normal|back up|fixed|mitigated|operational|healthy|"
+    r"\b(?:resolved|recovered|recovers|recovery|restored|back to normal|back up|fixed|mitigated|operational|healthy|"
     r"stable|stabili[sz]ed|all clear|closed|reopened|re-opened|went back|returned to normal|normal again|is up|are up|"
     r"working again|works again|incident (?:over|ended)|outage (?:over|ended))\b",
     re.IGNORECASE,
@@ -657,11 +658,15 @@ def _timeline_entries(text: str, start: int, end: int, reference: _dt.date | Non
     entry written as a heading with paragraphs under it, or wrapped over lines, is read whole.
     Entries without a date take the last date seen (on an entry or on a line opening with a date
     alone) or the reference; a time more than ROLLOVER minutes earlier than the one before is read as
-    the next day (a smaller step back is an entry written out of order).
+    the next day (a smaller step back is an entry written out of order). The reference is a guess
+    made elsewhere in the text (a file name's date may be the day the report was written): the
+    entries before the timeline's first written date are moved with it, by as many days as that
+    date lies from the day the guess gave it.
     """
     heads: list[tuple[Moment, int]] = []
     pos = start
     day = reference
+    guessed = reference is not None  # the entries so far are dated by the reference alone
     last_minutes: int | None = None
     for line in text[start:end].splitlines(keepends=True):
         line_start, pos = pos, pos + len(line)
@@ -677,9 +682,15 @@ def _timeline_entries(text: str, start: int, end: int, reference: _dt.date | Non
             if moment.date is not None:
                 # a line opening with a date alone ("### 11 March", "2021-03-11:") starts that day's entries
                 day, last_minutes = _dt.date.fromisoformat(moment.date), None
+                heads, guessed = _redate(heads, guessed, day, day), False
             continue
         if moment.date is not None:
-            day = _dt.date.fromisoformat(moment.date)
+            written = _dt.date.fromisoformat(moment.date)
+            if guessed and day is not None:
+                rolled = last_minutes is not None and moment.minutes < last_minutes - ROLLOVER
+                heads = _redate(heads, guessed, written, day + _dt.timedelta(days=1) if rolled else day)
+            guessed = False
+            day = written
         elif day is None:
             continue
         else:
@@ -697,6 +708,17 @@ def _timeline_entries(text: str, start: int, end: int, reference: _dt.date | Non
                               bool(_END_MARK.search(text, moment.end, stop)),
                               not recovered and bool(_RELAPSE.search(text, moment.end, stop))))
     return entries
+
+
+def _redate(heads: list[tuple[Moment, int]], guessed: bool, written: _dt.date,
+            expected: _dt.date) -> list[tuple[Moment, int]]:
+    """The entries dated by the reference alone, moved by ``written - expected`` days (the first
+    written date against the day the reference gave that entry)."""
+    if not guessed or not heads or written == expected:
+        return heads
+    shift = written - expected
+    return [(Moment(m.start, m.end, (_dt.date.fromisoformat(m.date) + shift).isoformat(), m.minutes, True), at)
+            for m, at in heads]
 
 
 def timeline_reading(text: str, start: int, end: int, reference: _dt.date | None = None,
@@ -775,6 +797,15 @@ def several_incidents(text: str, start: int = 0, end: int | None = None) -> bool
     return any(len(v) > 1 for v in values.values())
 
 
+def _opens_entry(text: str, at: int, timelines: list[tuple[int, int]] | None) -> bool:
+    """True when offset ``at`` opens a line of a timeline section (only list, heading or table
+    marks and a "~" before it)."""
+    if not any(t_start <= at < t_end for t_start, t_end in timelines or []):
+        return False
+    line_start = text.rfind("\n", 0, at) + 1
+    return not text[line_start:at].strip(" \t|*-#>_~")
+
+
 def find_duration(text: str, start: int = 0, end: int | None = None, reference: _dt.date | None = None,
                   order: str = "mdy", timelines: list[tuple[int, int]] | None = None
                   ) -> tuple[int, list[tuple[int, int]], float, str] | None:
@@ -813,7 +844,11 @@ def find_duration(text: str, start: int = 0, end: int | None = None, reference: 
     # a span and a phrase both state it: the first one written (the summary's) wins
     found: list[tuple[int, int, list[tuple[int, int]], float, str]] = []
     head = min(end, start + 3000)
-    spans = find_stated_spans(text, start, head, reference, order)
+    # a range that opens a timeline entry ("18:29 - 18:30 switch flaps", "### 13:30-13:45") times
+    # that event, not the incident (a sentence in a timeline saying "errors rose between 20:30 and
+    # 21:45" still counts); the timeline's own reading below covers timelines
+    spans = [(minutes, evidence) for minutes, evidence in find_stated_spans(text, start, head, reference, order)
+             if not _opens_entry(text, evidence[0][0], timelines)]
     if spans:
         minutes, evidence = spans[0]
         found.append((evidence[0][0], minutes, evidence, 0.75, "span"))
