@@ -1130,7 +1130,7 @@ def model_card(summary: dict) -> str:
            "by comparing the cross-validated figures with and without it." if summary["settings"].get("unsure_unknown")
            else "")
         + ((f" At most {summary['settings']['max_root_causes']} root-cause categories are kept, the most likely "
-            "first (`max_root_causes`: 85 of the 86 gold cards have one or two, while with sources held out 41 "
+            "first (`max_root_causes`: 85 of the first 86 gold cards have one or two, while with sources held out 41 "
             "documents got two to five)." if summary["settings"].get("max_root_causes") else "")
            + (" When no root-cause category reaches the threshold and the most likely misses the fallback, a cue "
               "phrase no longer tags one at the lower gate (`cue_needs_fallback`): the report is read as not "
@@ -1187,10 +1187,12 @@ def model_card(summary: dict) -> str:
     ]
     lines.append(figures_markdown(summary))
     lines += ["## Limits", "",
-              "- The gold set is small (86 documents, 8 sources); per-category figures for rare categories "
-              "(`expiry_or_time`, `security_incident`, `unknown`) rest on a handful of documents.",
-              "- `hardware_failure` and `power_or_facility` have no gold document: their classifiers learn from "
-              "icco summaries and a few team labels and are not measured here.",
+              f"- The gold set is small ({summary['examples'].get('gold', 0)} documents, 8 sources); per-category "
+              "figures for rare categories (`expiry_or_time`, `power_or_facility`, `security_incident`, `unknown`) "
+              "rest on a handful of documents.",
+              "- `hardware_failure` and `power_or_facility` are measured on wikitech pages only (the third wikitech "
+              "batch of `eval/GUIDE.md`, drawn for them: every team label of either category is on a wikitech "
+              "page); with sources held out their classifiers learn from icco summaries and cue phrases alone.",
               "- The shipped model is trained on every gold document, so `pmparse eval` figures for categories "
               "and components are in-sample; quote the cross-validated figures above, the source-held-out ones "
               "first.",
