@@ -210,18 +210,33 @@ def test_a_failure_after_the_last_recovery_leaves_the_end_open():
     assert dates.timeline_span(healed, 0, len(healed), REF)[0] == 130
 
 
-def test_a_date_line_starts_the_days_entries():
-    text = "March 3\n23:10 Jobs stall\nMarch 4\n01:25 Jobs are back to normal\n"
-    minutes, evidence = dates.timeline_span(text, 0, len(text), REF)
-    assert minutes == 135
-    assert [text[s:e] for s, e in evidence] == ["23:10", "01:25"]
-
-
-def test_a_small_step_back_is_an_entry_out_of_order():
-    text = "14:00 Disk fills up\n14:20 Alerts fire\n14:12 First error seen in the logs\n14:45 Service restored\n"
-    minutes, evidence = dates.timeline_span(text, 0, len(text), REF)
-    assert minutes == 45
-    assert [text[s:e] for s, e in evidence] == ["14:00", "14:45"]
+@pytest.mark.parametrize(
+    ("text", "minutes", "ends"),
+    [
+        # a date line starts the day's entries
+        ("March 3\n23:10 Jobs stall\nMarch 4\n01:25 Jobs are back to normal\n", 135, ["23:10", "01:25"]),
+        # a small step back is an entry written out of order
+        ("14:00 Disk fills up\n14:20 Alerts fire\n14:12 First error seen in the logs\n14:45 Service restored\n",
+         45, ["14:00", "14:45"]),
+        # an entry in the present tense says the service recovered
+        ("09:00 Checkout starts to fail\n09:20 Cache nodes restarted\n09:35 Checkout recovers\n", 35,
+         ["09:00", "09:35"]),
+        # entries before the first written date move with it: the reference (say, a file name's
+        # date) is two days after the day the timeline writes
+        ("21:50 Replica lag grows\nMarch 2 22:05 Primary restarts\n22:30 Writes are restored\n", 40,
+         ["21:50", "22:30"]),
+        # past midnight: the entries before it belong to the day before the written date
+        ("23:50 Replica lag grows\nMarch 3 00:05 Primary restarts\n00:30 Writes are restored\n", 40,
+         ["23:50", "00:30"]),
+        # a reference that agrees with the written date changes nothing
+        ("21:50 Replica lag grows\nMarch 4 22:05 Primary restarts\n22:30 Writes are restored\n", 40,
+         ["21:50", "22:30"]),
+    ],
+)
+def test_timeline_spans(text, minutes, ends):
+    found, evidence = dates.timeline_span(text, 0, len(text), REF)
+    assert found == minutes
+    assert [text[s:e] for s, e in evidence] == ends
 
 
 def test_incident_duration_reports_how_it_was_read():
@@ -231,27 +246,6 @@ def test_incident_duration_reports_how_it_was_read():
     assert fact["value"] == 34
     assert fact["origin"] == "text:timeline_marks"
     assert [text[s:e] for s, e in fact["evidence"]] == ["10:07", "10:41"]
-
-
-def test_an_entry_in_the_present_tense_says_the_service_recovered():
-    text = "09:00 Checkout starts to fail\n09:20 Cache nodes restarted\n09:35 Checkout recovers\n"
-    minutes, evidence = dates.timeline_span(text, 0, len(text), REF)
-    assert minutes == 35
-    assert [text[s:e] for s, e in evidence] == ["09:00", "09:35"]
-
-
-def test_entries_before_the_first_written_date_move_with_it():
-    # the reference (say, a file name's date) is two days after the day the timeline writes
-    text = "21:50 Replica lag grows\nMarch 2 22:05 Primary restarts\n22:30 Writes are restored\n"
-    minutes, evidence = dates.timeline_span(text, 0, len(text), REF)
-    assert minutes == 40
-    assert [text[s:e] for s, e in evidence] == ["21:50", "22:30"]
-    # past midnight: the entries before it belong to the day before the written date
-    late = "23:50 Replica lag grows\nMarch 3 00:05 Primary restarts\n00:30 Writes are restored\n"
-    assert dates.timeline_span(late, 0, len(late), REF)[0] == 40
-    # a reference that agrees with the written date changes nothing
-    same = "21:50 Replica lag grows\nMarch 4 22:05 Primary restarts\n22:30 Writes are restored\n"
-    assert dates.timeline_span(same, 0, len(same), REF)[0] == 40
 
 
 def test_a_range_opening_a_timeline_entry_times_that_event_not_the_incident():
