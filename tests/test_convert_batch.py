@@ -946,3 +946,20 @@ def test_a_suggestion_another_pipeline_made_from_the_same_text_stays(tmp_path):
     assert [r.status for r in convert([str(source)], lib, force=True).results] == ["pending"]
     assert Library(lib).read_state("pending", "IL-0001").source.sha256 == Library.read(lib / "IL-0001.yaml").source.sha256
     assert proposed_fields(lib)
+
+
+def test_a_settled_base_of_a_text_the_record_never_moved_onto_is_not_up_to_date(tmp_path):
+    # a library written before records followed their amended sources: the base was settled on
+    # the new text while the person's record stayed on the old one, and nothing waits for review
+    lib, source = _one_reviewed_report(tmp_path)
+    source.write_text("> Edited on the next day.\n\n" + source.read_text(encoding="utf-8"), encoding="utf-8")
+    assert [r.status for r in convert([str(source)], lib).results] == ["pending"]
+    library = Library(lib)
+    library.write_state("base", library.read_state("pending", "IL-0001"), settled=True)
+    library.drop_state("pending", "IL-0001")
+    library.save_index()
+    old_sha = Library.read(lib / "IL-0001.yaml").source.sha256
+    assert [r.status for r in convert([str(source)], lib).results] == ["pending"]
+    review(lib, accept_all=True, reviewer="ann")
+    assert Library.read(lib / "IL-0001.yaml").source.sha256 != old_sha
+    assert [r.status for r in convert([str(source)], lib).results] == ["unchanged"]

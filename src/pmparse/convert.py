@@ -254,7 +254,9 @@ def store(library: Library, card: Card, fmt: RecordFormat, force: bool = False) 
     # person's edit left invalid is not that: the suggestion waits beside it, see _finish); a
     # move may have given the base a new address
     base = last if entry.card is not None and not moved else library.read_state("base", entry.id)
-    if base is not None and card_data(base) == card_data(card) and not force and entry.error is None:
+    behind = entry.sha256 != card.source.sha256 and is_edited(library, entry)  # a text to follow
+    if (base is not None and card_data(base) == card_data(card) and not force and entry.error is None
+            and not behind):
         waiting = _keep_pending_of_this_text(library, entry.id, card)
         if moved or is_edited(library, entry):
             library.write_state("base", card, settled=True)  # read by this pipeline: nothing to decide
@@ -723,8 +725,11 @@ def _known(library: Library, location: str, url: str | None = None) -> tuple[Sta
     for kind in ("base", "pending"):
         stamp = library.state_stamp(kind, entry.id)
         # a base counts only when it is a whole settled suggestion: one advanced field by field
-        # by a review, or moved to a new name, says nothing of the fields not yet decided
-        if stamp is not None and stamp[6] and stamp[4] == location and (url is None or stamp[5] == url):
+        # by a review, or moved to a new name, says nothing of the fields not yet decided; and
+        # only when the record reads its text (a library written before records followed their
+        # amended sources has settled bases of texts its records never moved onto)
+        if (stamp is not None and stamp[6] and stamp[4] == location and (url is None or stamp[5] == url)
+                and (kind == "pending" or stamp[0] == entry.sha256)):
             stamps.append(stamp[:4])
     return tuple(stamps) or None
 

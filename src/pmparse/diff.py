@@ -26,7 +26,7 @@ import yaml
 from pydantic import ValidationError
 
 from .errors import RecordError, UsageError
-from .record import RecordFormat, card_data, dumps, format_of, loads, source_text_of
+from .record import RecordFormat, card_data, dumps, flow_text, format_of, loads, source_text_of
 from .schema import FACT_FIELDS, TAG_FIELDS, TEXT_FIELDS, Card
 
 #: The fields a person reviews, in card order.
@@ -347,22 +347,69 @@ def top_regions(text: str) -> dict[str, tuple[int, int]] | None:
     return regions
 
 
+def patch_items(text: str, old_data: dict, new_data: dict) -> str:
+    """A YAML record's text with the evidence and confidence of text items rewritten in place, for
+    each text field whose items keep their words (an item that moved in an amended source).
+
+    Only those values change: a person's comments and layout around them stay, which rewriting
+    the whole field would lose. Fields whose words differ are left for :func:`splice`.
+    """
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)  # its marks count characters
+    except yaml.YAMLError:
+        return text
+    if not isinstance(node, yaml.MappingNode):
+        return text
+    edits: list[tuple[int, int, str]] = []
+    for key, value in node.value:
+        name = key.value if isinstance(key, yaml.ScalarNode) else None
+        if name not in TEXT_FIELDS or not isinstance(value, yaml.SequenceNode):
+            continue
+        old, new = old_data.get(name), new_data[name]
+        if (old == new or not isinstance(old, list) or len(value.value) != len(new)
+                or not all(isinstance(item, dict) for item in old) or not same_words(name, old, new)):
+            continue
+        for item_node, was, now in zip(value.value, old, new):
+            if not isinstance(item_node, yaml.MappingNode):
+                break
+            for item_key, item_value in item_node.value:
+                label = item_key.value if isinstance(item_key, yaml.ScalarNode) else None
+                if label == "evidence" and was.get("evidence") != now["evidence"]:
+                    replacement = flow_text(now["evidence"])
+                elif label == "confidence" and was.get("confidence") != now["confidence"]:
+                    replacement = json.dumps(now["confidence"])
+                else:
+                    continue
+                edits.append((item_value.start_mark.index, item_value.end_mark.index, replacement))
+    for start, end, replacement in sorted(edits, reverse=True):
+        text = text[:start] + replacement + text[end:]
+    return text
+
+
 def splice(text: str, fmt: RecordFormat, new: Card) -> str:
     """The record text showing ``new``, with every unchanged top-level key kept byte for byte.
 
-    Keys whose value differs are replaced by their canonical form; when the text cannot be spliced
-    safely (a key missing, unusual structure) the whole record is rewritten canonically. The result
-    always loads back to ``new``.
+    Keys whose value differs are replaced by their canonical form, except the evidence and
+    confidence of text items that keep their words, which are rewritten in place
+    (:func:`patch_items`); when the text cannot be spliced safely (a key missing, unusual
+    structure) the whole record is rewritten canonically. The result always loads back to ``new``.
     """
     fresh = dumps(new, fmt)
     try:
         old_data = json.loads(text) if fmt == "json" else yaml.load(text, Loader=_SAFE_LOADER)
     except (json.JSONDecodeError, yaml.YAMLError):
         return fresh
+    new_data = card_data(new)
+    if fmt == "yaml" and isinstance(old_data, dict):
+        patched = patch_items(text, old_data, new_data)
+        if patched != text:
+            try:
+                text, old_data = patched, yaml.load(patched, Loader=_SAFE_LOADER)
+            except yaml.YAMLError:
+                return fresh
     regions, fresh_regions = top_regions(text), top_regions(fresh)
     if not isinstance(old_data, dict) or regions is None or fresh_regions is None:
         return fresh
-    new_data = card_data(new)
     changed = [key for key in new_data if old_data.get(key, _MISSING) != new_data[key]]
     if any(key not in regions for key in changed) or set(old_data) - set(new_data):
         return fresh
@@ -671,11 +718,21 @@ def _unified(old: str, new: str, name: str) -> list[str]:
     return lines
 
 
+def keep_own_address(record: Card, base: Card | None, suggestion: Card, taken: Card) -> Card:
+    """``taken`` (the record after a merge) with the record's own public address kept: one a
+    person gave it (not the one pmparse gave last, which the base holds), or any when the
+    suggestion offers none."""
+    if suggestion.source.url is None or record.source.url != (base.source.url if base else None):
+        return taken.model_copy(update={"source": taken.source.model_copy(update={"url": record.source.url})})
+    return taken
+
+
 def patched_text(diff: CardDiff, fields: list[str] | None = None) -> str:
     """The record text after taking ``fields`` (every change when None: the record then also
-    follows an amended source) from the suggestion."""
+    follows an amended source) from the suggestion; the record's own address stays."""
     names = [c.field for c in diff.changes] if fields is None else fields
-    new = merge(diff.record, diff.suggestion, names, follow=fields is None)
+    new = keep_own_address(diff.record, diff.base, diff.suggestion,
+                           merge(diff.record, diff.suggestion, names, follow=fields is None))
     return splice(diff.record_text, format_of(diff.record_path), new)
 
 

@@ -81,6 +81,12 @@ def _flowed(data: dict) -> dict:
     return data
 
 
+def flow_text(items: list) -> str:
+    """A list as a record writes it in YAML flow style (an item's evidence: ``[{start: 1, end: 9}]``)."""
+    return yaml.dump(_FlowList(items), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100,
+                     default_flow_style=False).strip()
+
+
 def dumps(card: Card, fmt: RecordFormat = "yaml") -> str:
     """Serialise a card; the same card always gives the same text."""
     data = card_data(card)

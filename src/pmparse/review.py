@@ -35,6 +35,7 @@ from .diff import (
     DiffReport,
     FieldChange,
     compare,
+    keep_own_address,
     merge,
     read_text,
     render_change,
@@ -215,12 +216,7 @@ def accept_field(library: Library, entry: Entry, suggestion: Card, name: str, by
 
 
 def _own_address(library: Library, current: Card, suggestion: Card, taken: Card) -> Card:
-    """``taken`` with the record's own public address kept: one a person gave it (not the one
-    pmparse gave last), or any when pmparse offers none."""
-    base = library.read_state("base", current.id)
-    if suggestion.source.url is None or current.source.url != (base.source.url if base else None):
-        return taken.model_copy(update={"source": taken.source.model_copy(update={"url": current.source.url})})
-    return taken
+    return keep_own_address(current, library.read_state("base", current.id), suggestion, taken)
 
 
 def follow_source(library: Library, entry: Entry, suggestion: Card) -> Card | None:
@@ -403,8 +399,9 @@ def _review(library: Library, records, ask: Ask, by: str, now: Callable[[], str]
         try:
             entry, suggestion = load_pending(library, card_id)
             diff = open_diff(library, entry, suggestion)
-            # same words found elsewhere in an amended source: they move with the record
-            report.outcomes.extend(Outcome(card_id, name, "settled") for name in diff.moved)
+            notice = getattr(ask, "notice", None)
+            if notice is not None and not diff.changes and diff.source_changed:
+                notice(diff)  # nothing to ask, but a person should see that the source changed
             for position, change in enumerate(diff.changes, 1):
                 decision = ask(diff, change, position, len(diff.changes))
                 if decision.action == "quit":
@@ -418,7 +415,12 @@ def _review(library: Library, records, ask: Ask, by: str, now: Callable[[], str]
                 elif decision.action == "reject":
                     reject_field(library, suggestion, change.field, by, now())
                 report.outcomes.append(Outcome(card_id, change.field, decision.action))
-            if not finish_if_done(library, card_id, suggestion):
+            done = finish_if_done(library, card_id, suggestion)
+            if library.entries[card_id].sha256 == suggestion.source.sha256:
+                # same words found elsewhere in an amended source: they moved with the record
+                # (an accept moved it, or every field was decided); else they wait with it
+                report.outcomes.extend(Outcome(card_id, name, "settled") for name in diff.moved)
+            if not done:
                 report.still_pending.append(card_id)
         except RecordError as exc:
             report.errors.append(str(exc))
@@ -476,6 +478,11 @@ class Prompter:
 
     def _echo(self, text: str = "") -> None:
         click.echo(text, color=self.color)
+
+    def notice(self, diff: CardDiff) -> None:
+        """Show a record that asks nothing but follows its amended source."""
+        self._echo("\n".join(render_header(diff, self.color) + render_folded(diff, self.color)
+                             + ["  nothing to decide: the record follows the new text"]))
 
     def __call__(self, diff: CardDiff, change: FieldChange, position: int, total: int) -> Decision:
         if position == 1:
