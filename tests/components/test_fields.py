@@ -146,3 +146,32 @@ def test_label_fields_on_an_empty_doc():
     doc = nlp("")
     label_fields(doc)
     assert len(doc.spans["fields"]) == 0
+
+
+def test_the_likeliest_unit_becomes_the_root_cause_only_when_none_reaches_it():
+    from pmparse.components.fields import likeliest_unit
+
+    # the model gives the cause sentence only 0.18 for root cause (heading-weighted), none wins
+    unsure = [probs(symptoms=0.8), probs(root_cause=0.18, none=0.7), probs(action_items=0.9)]
+    doc = doc_with_probs(unsure)
+    label_fields(doc, heading_weight=0.5, threshold=0.2, followup_weight=0.0)
+    assert [s.label_ for s in doc.spans["fields"]] == ["symptoms", "root_cause", "action_items"]  # the heading helps
+    # without the heading's help the unit stays out, unless the floor lets the likeliest in
+    doc.user_data["pmparse_sections"] = []
+    label_fields(doc, heading_weight=0.5, threshold=0.2, followup_weight=0.0)
+    assert [s.label_ for s in doc.spans["fields"]] == ["symptoms", "action_items"]
+    label_fields(doc, heading_weight=0.5, threshold=0.2, followup_weight=0.0, root_cause_floor=0.15)
+    assert [(s.label_, s.text) for s in doc.spans["fields"]] == [
+        ("symptoms", "Users saw slow pages for an hour."), ("root_cause", "The cache size was set to zero."),
+        ("action_items", "Add a check for the cache size")]
+    assert doc.spans["fields"].attrs["scores"][1] == 0.18
+    # below the floor, or with a root cause already found, nothing is added
+    label_fields(doc, heading_weight=0.5, threshold=0.2, followup_weight=0.0, root_cause_floor=0.2)
+    assert "root_cause" not in [s.label_ for s in doc.spans["fields"]]
+    found = doc_with_probs([probs(root_cause=0.9), probs(root_cause=0.17, none=0.8), probs(action_items=0.9)])
+    found.user_data["pmparse_sections"] = []
+    label_fields(found, heading_weight=0.5, threshold=0.2, followup_weight=0.0, root_cause_floor=0.15)
+    assert [s.label_ for s in found.spans["fields"]] == ["root_cause", "action_items"]
+    # a unit already in a field is not taken, and without probabilities there is nothing to weigh
+    assert likeliest_unit(found, "root_cause", 0.15, 0.5, {0, 1, 2}) is None
+    assert likeliest_unit(doc_with_probs(None), "root_cause", 0.15, 0.5, set()) is None

@@ -180,7 +180,7 @@ class UnitModel:
         priors: Label frequencies of the training data (uniform when None).
         cues_version: Version of the cue table the features were computed with.
         labeler: Field labeler settings tuned with this model (``heading_weight``, ``threshold``,
-            ``followup_weight``, ``followup_opening``).
+            ``followup_weight``, ``followup_opening``, ``root_cause_floor``).
     """
 
     def __init__(self, estimator, labels: list[str], transitions: np.ndarray, sequence_weight: float, name: str,
@@ -263,8 +263,8 @@ class UnitModel:
         return cls(estimator, labels, transitions, sequence_weight, name, priors, cues_version, meta.get("labeler"))
 
 
-#: The field labeler settings a model's ``meta.json`` may carry (an older model lacks the last).
-LABELER_KEYS = ("heading_weight", "threshold", "followup_weight", "followup_opening")
+#: The field labeler settings a model's ``meta.json`` may carry (an older model lacks the last two).
+LABELER_KEYS = ("heading_weight", "threshold", "followup_weight", "followup_opening", "root_cause_floor")
 
 
 def labeler_settings(folder: str | Path | None) -> dict[str, float]:

@@ -98,13 +98,39 @@ def decide(section_label: str, section_conf: float, probs: dict[str, float] | No
     return best, min(1.0, scores[best])
 
 
+def likeliest_unit(doc: Doc, field: str, floor: float, heading_weight: float, skip: set[int]) -> tuple[int, float] | None:
+    """The unit most likely to state ``field`` and its score, when that reaches ``floor``.
+
+    A unit's score is its probability for the field, weighed with its heading as in
+    :func:`decide`; units whose index is in ``skip`` (already in a field) are passed over.
+    None without model probabilities or below the floor.
+    """
+    probs = doc.spans["units"].attrs.get("probs") if "units" in doc.spans else None
+    if probs is None or floor <= 0:
+        return None
+    best: tuple[int, float] | None = None
+    for i, (label, conf) in enumerate(unit_sections(doc)):
+        if i in skip or i >= len(probs):
+            continue
+        p = probs[i].get(field, 0.0)
+        if label in TEXT_FIELDS:
+            p = (1.0 - heading_weight) * p + (heading_weight * conf if label == field else 0.0)
+        if p >= floor and (best is None or p > best[1]):
+            best = (i, p)
+    return best
+
+
 def label_fields(doc: Doc, heading_weight: float = 0.6, threshold: float = 0.5, followup_weight: float = 1.0,
-                 followup_opening: float = 0.0) -> None:
+                 followup_opening: float = 0.0, root_cause_floor: float = 0.0) -> None:
     """Label the units of ``doc`` with card fields into ``doc.spans["fields"]``.
 
     ``followup_opening`` is the share of a document's units, from its start, that count as its
     opening part when no heading of the document maps to a field: there action items and lessons
-    are weighted by ``followup_weight`` (see :func:`decide`).
+    are weighted by ``followup_weight`` (see :func:`decide`). When no unit reaches the root cause
+    and ``root_cause_floor`` is above 0, the unit most likely to state it (:func:`likeliest_unit`,
+    among units in no field) becomes the root cause, with its low score as its confidence: most
+    reports state a cause somewhere, and the model's first choice at that floor was right more
+    often than not on held-out sources (``models/fields/README.md``).
     """
     units = list(doc.spans.get("units", []))
     probs = doc.spans["units"].attrs.get("probs") if "units" in doc.spans else None
@@ -112,25 +138,33 @@ def label_fields(doc: Doc, heading_weight: float = 0.6, threshold: float = 0.5, 
     headed = any(label in TEXT_FIELDS for label, _ in sections)
     spans, scores = [], []
     opening = 0 if headed else followup_opening * len(units)
+    chosen: dict[int, tuple[str, float]] = {}
     for i, (unit, (label, conf)) in enumerate(zip(units, sections)):
         unit_probs = probs[i] if probs is not None and i < len(probs) else None
         field, confidence = decide(label, conf, unit_probs, heading_weight, threshold, followup_weight, headed,
                                    i < opening)
         if field is not None:
-            spans.append(doc[unit.start : unit.end])
-            spans[-1].label_ = field
-            scores.append(round(confidence, 3))
+            chosen[i] = (field, confidence)
+    if root_cause_floor > 0 and not any(field == "root_cause" for field, _ in chosen.values()):
+        found = likeliest_unit(doc, "root_cause", root_cause_floor, heading_weight, set(chosen))
+        if found is not None:
+            chosen[found[0]] = ("root_cause", found[1])
+    for i in sorted(chosen):
+        spans.append(doc[units[i].start : units[i].end])
+        spans[-1].label_ = chosen[i][0]
+        scores.append(round(chosen[i][1], 3))
     doc.spans["fields"] = spans
     doc.spans["fields"].attrs["scores"] = scores
 
 
 @Language.factory(
     "pmparse_field_labeler",
-    default_config={"heading_weight": 0.6, "threshold": 0.5, "followup_weight": 1.0, "followup_opening": 0.0},
+    default_config={"heading_weight": 0.6, "threshold": 0.5, "followup_weight": 1.0, "followup_opening": 0.0,
+                    "root_cause_floor": 0.0},
     assigns=["doc.spans"],
 )
 def make_field_labeler(nlp: Language, name: str, heading_weight: float, threshold: float, followup_weight: float,
-                       followup_opening: float):
+                       followup_opening: float, root_cause_floor: float):
     """Create the field labeler.
 
     The pipeline passes the settings tuned with the field model (its ``meta.json``); the defaults
@@ -145,10 +179,12 @@ def make_field_labeler(nlp: Language, name: str, heading_weight: float, threshol
         followup_weight: Weight of action items and lessons in Summary/Timeline-like sections.
         followup_opening: Share of a document without field headings, from its start, where
             action items and lessons are weighted by ``followup_weight`` too (0 = nowhere).
+        root_cause_floor: Least score for the likeliest unit to become the root cause when no
+            unit reaches it otherwise (0 = never).
     """
 
     def field_labeler(doc: Doc) -> Doc:
-        label_fields(doc, heading_weight, threshold, followup_weight, followup_opening)
+        label_fields(doc, heading_weight, threshold, followup_weight, followup_opening, root_cause_floor)
         return doc
 
     return field_labeler
