@@ -360,3 +360,42 @@ def test_an_amended_source_moves_same_words_and_keeps_a_person_edit_pmparse_did_
     assert followed.trigger == []
     # with nothing taken and no follow the record stays as it is
     assert merge(record, suggestion, []) == record
+
+
+def test_splice_moves_evidence_in_place_and_falls_back_per_field_for_other_layouts(tmp_path):
+    from pmparse.record import dumps, loads
+
+    record = make(tmp_path, symptoms=[_item("The billing queue stopped draining at noon."),
+                                      _item("Invoices piled up for two hours.")])
+    moved = record.model_copy(update={"symptoms": [
+        item.model_copy(update={"evidence": [ev.model_copy(update={"start": ev.start + 5, "end": ev.end + 5})
+                                             for ev in item.evidence], "confidence": 0.7})
+        for item in record.symptoms]})
+    canonical = dumps(record)
+    assert "  evidence: [{start: " in canonical and "\norganisation: Billing\n" in canonical
+
+    # pmparse's own layout: only the values change, a comment inside the field stays
+    text = canonical.replace("  confidence: 0.9\n", "  confidence: 0.9  # checked by ann\n", 1)
+    out = splice(text, "yaml", moved)
+    assert loads(out, "yaml", "x") == moved and "  confidence: 0.7  # checked by ann\n" in out
+
+    # evidence as a block sequence, CRLF line ends: the record still loads back to the new card,
+    # and a comment outside the field stays
+    first = record.symptoms[0].evidence[0]
+    layouts = [
+        canonical.replace(f"  evidence: [{{start: {first.start}, end: {first.end}}}]\n",
+                          f"  evidence:\n  - {{start: {first.start}, end: {first.end}}}\n", 1),
+        canonical.replace("\n", "\r\n"),
+    ]
+    for layout in layouts:
+        text = layout.replace("organisation: Billing", "organisation: Billing  # from the team page")
+        out = splice(text, "yaml", moved)
+        assert loads(out, "yaml", "x") == moved
+        assert "organisation: Billing  # from the team page" in out
+    assert "\r\n" in out and "\n" not in out.replace("\r\n", "")
+    # a confidence shared through an anchor is not patched (that would break the alias); the
+    # record is rewritten whole, as before, and still loads back to the new card
+    anchored = canonical.replace("  confidence: 0.9\n", "  confidence: &sure 0.9\n", 1).replace(
+        "  confidence: 0.9\n", "  confidence: *sure\n", 1)
+    assert "&sure" in anchored and "*sure" in anchored
+    assert loads(splice(anchored, "yaml", moved), "yaml", "x") == moved

@@ -352,7 +352,9 @@ def patch_items(text: str, old_data: dict, new_data: dict) -> str:
     each text field whose items keep their words (an item that moved in an amended source).
 
     Only those values change: a person's comments and layout around them stay, which rewriting
-    the whole field would lose. Fields whose words differ are left for :func:`splice`.
+    the whole field would lose. Only values written as pmparse writes them are rewritten (evidence
+    as a flow sequence, confidence as a plain number, neither shared through an anchor); fields
+    whose words differ, and values written otherwise, are left for :func:`splice`.
     """
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)  # its marks count characters
@@ -360,6 +362,7 @@ def patch_items(text: str, old_data: dict, new_data: dict) -> str:
         return text
     if not isinstance(node, yaml.MappingNode):
         return text
+    shared = _shared_nodes(node)
     edits: list[tuple[int, int, str]] = []
     for key, value in node.value:
         name = key.value if isinstance(key, yaml.ScalarNode) else None
@@ -374,16 +377,42 @@ def patch_items(text: str, old_data: dict, new_data: dict) -> str:
                 break
             for item_key, item_value in item_node.value:
                 label = item_key.value if isinstance(item_key, yaml.ScalarNode) else None
-                if label == "evidence" and was.get("evidence") != now["evidence"]:
+                if label not in ("evidence", "confidence") or was.get(label) == now[label] or id(item_value) in shared:
+                    continue
+                start, end = item_value.start_mark.index, item_value.end_mark.index
+                piece = text[start:end]
+                if label == "evidence" and isinstance(item_value, yaml.SequenceNode) and item_value.flow_style:
                     replacement = flow_text(now["evidence"])
-                elif label == "confidence" and was.get("confidence") != now["confidence"]:
+                elif label == "confidence" and isinstance(item_value, yaml.ScalarNode) and not item_value.style:
                     replacement = json.dumps(now["confidence"])
                 else:
                     continue
-                edits.append((item_value.start_mark.index, item_value.end_mark.index, replacement))
+                if piece[:1] in "&!" or piece != piece.strip():
+                    continue  # an anchor or tag in front, or a mark past the value: leave it to splice
+                edits.append((start, end, replacement))
+    newline = "\r\n" if "\r\n" in text else "\n"
     for start, end, replacement in sorted(edits, reverse=True):
-        text = text[:start] + replacement + text[end:]
+        text = text[:start] + replacement.replace("\n", newline) + text[end:]
     return text
+
+
+def _shared_nodes(root: yaml.Node) -> set[int]:
+    """Ids of the nodes that stand in more than one place (an anchor and its aliases)."""
+    seen: set[int] = set()
+    shared: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            shared.add(id(node))
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                stack.extend((key, value))
+    return shared
 
 
 def splice(text: str, fmt: RecordFormat, new: Card) -> str:
@@ -404,9 +433,11 @@ def splice(text: str, fmt: RecordFormat, new: Card) -> str:
         patched = patch_items(text, old_data, new_data)
         if patched != text:
             try:
-                text, old_data = patched, yaml.load(patched, Loader=_SAFE_LOADER)
+                patched_data = yaml.load(patched, Loader=_SAFE_LOADER)
             except yaml.YAMLError:
-                return fresh
+                patched_data = None  # not what was meant: the fields are spliced whole instead
+            if isinstance(patched_data, dict):
+                text, old_data = patched, patched_data
     regions, fresh_regions = top_regions(text), top_regions(fresh)
     if not isinstance(old_data, dict) or regions is None or fresh_regions is None:
         return fresh

@@ -82,8 +82,8 @@ def _flowed(data: dict) -> dict:
 
 
 def flow_text(items: list) -> str:
-    """A list as a record writes it in YAML flow style (an item's evidence: ``[{start: 1, end: 9}]``)."""
-    return yaml.dump(_FlowList(items), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100,
+    """A list in YAML flow style on one line (an item's evidence: ``[{start: 1, end: 9}]``)."""
+    return yaml.dump(_FlowList(items), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=10**9,
                      default_flow_style=False).strip()
 
 
