@@ -254,14 +254,15 @@ def store(library: Library, card: Card, fmt: RecordFormat, force: bool = False) 
     # person's edit left invalid is not that: the suggestion waits beside it, see _finish); a
     # move may have given the base a new address
     base = last if entry.card is not None and not moved else library.read_state("base", entry.id)
-    behind = entry.sha256 != card.source.sha256 and is_edited(library, entry)  # a text to follow
+    edited = is_edited(library, entry)  # read once: it reads the base
+    behind = edited and entry.sha256 != card.source.sha256  # a person's record with a text to follow
     if (base is not None and card_data(base) == card_data(card) and not force and entry.error is None
             and not behind):
         waiting = _keep_pending_of_this_text(library, entry.id, card)
-        if moved or is_edited(library, entry):
+        if moved or edited:
             library.write_state("base", card, settled=True)  # read by this pipeline: nothing to decide
         return ("pending" if waiting else "updated" if moved else "unchanged"), str(entry.path)
-    if is_edited(library, entry):
+    if edited:
         # a suggestion that proposes nothing open (only fields a person kept, or rejected before
         # for this source and model version) is not stored for review again; one made from an
         # amended text is, even with no field to decide: the review that reaches it moves the

@@ -200,23 +200,32 @@ def accept_field(library: Library, entry: Entry, suggestion: Card, name: str, by
     Raises:
         RecordError: the record cannot be read, or the edited value does not fit the schema.
     """
-    path = entry.path
-    text = read_text(path)
-    fmt = format_of(path)
-    current = loads(text, fmt, str(path))
-    taken = _own_address(library, current, suggestion,
-                         merge(current, suggestion, [name], {name: value} if edited else None))
-    new = Card.model_validate({**card_data(taken), "status": "reviewed", "reviewed": {"by": by, "at": at}})
-    atomic_write(path, splice(text, fmt, new))
-    library.add(new, path)
+    def take(current: Card) -> Card:
+        taken = merge(current, suggestion, [name], {name: value} if edited else None)
+        return Card.model_validate({**card_data(taken), "status": "reviewed", "reviewed": {"by": by, "at": at}})
+
+    new = _rewrite(library, entry, suggestion, take)
+    assert new is not None  # take always gives a card
     _advance_base(library, suggestion, name)
     if edited:
         remember(library, suggestion, name, "edited", by, at)
     return new
 
 
-def _own_address(library: Library, current: Card, suggestion: Card, taken: Card) -> Card:
-    return keep_own_address(current, library.read_state("base", current.id), suggestion, taken)
+def _rewrite(library: Library, entry: Entry, suggestion: Card, change: Callable[[Card], Card | None]) -> Card | None:
+    """Read a record, make its new card with ``change`` (None: leave it as it is), keep the
+    record's own public address (:func:`keep_own_address`), and write only the lines that change,
+    atomically. Returns the card written, or None."""
+    text = read_text(entry.path)
+    fmt = format_of(entry.path)
+    current = loads(text, fmt, str(entry.path))
+    taken = change(current)
+    if taken is None:
+        return None
+    new = keep_own_address(current, library.read_state("base", current.id), suggestion, taken)
+    atomic_write(entry.path, splice(text, fmt, new))
+    library.add(new, entry.path)
+    return new
 
 
 def follow_source(library: Library, entry: Entry, suggestion: Card) -> Card | None:
@@ -230,16 +239,8 @@ def follow_source(library: Library, entry: Entry, suggestion: Card) -> Card | No
     Returns:
         The record as written, or None when it already reads the suggestion's text.
     """
-    path = entry.path
-    text = read_text(path)
-    fmt = format_of(path)
-    current = loads(text, fmt, str(path))
-    if current.source.sha256 == suggestion.source.sha256:
-        return None
-    new = _own_address(library, current, suggestion, merge(current, suggestion, [], follow=True))
-    atomic_write(path, splice(text, fmt, new))
-    library.add(new, path)
-    return new
+    return _rewrite(library, entry, suggestion, lambda current: None if current.source.sha256 == suggestion.source.sha256
+                    else merge(current, suggestion, [], follow=True))
 
 
 def reject_field(library: Library, suggestion: Card, name: str, by: str, at: str) -> None:

@@ -494,8 +494,7 @@ def _predict(item: _HeldOut, system: str, settings: Settings, decoded=None) -> d
         label_fields(doc)
     else:
         units.attrs["probs"] = decoded if decoded is not None else item.model.decode(item.raw, settings.sequence_weight)
-        label_fields(doc, settings.heading_weight, settings.threshold, settings.followup_weight,
-                     settings.followup_opening, settings.root_cause_floor)
+        label_fields(doc, **settings.labeler())
     return _spans(doc)
 
 

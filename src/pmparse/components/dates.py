@@ -681,14 +681,13 @@ def _timeline_entries(text: str, start: int, end: int, reference: _dt.date | Non
         if moment.minutes is None:
             if moment.date is not None:
                 # a line opening with a date alone ("### 11 March", "2021-03-11:") starts that day's entries
-                day, last_minutes = _dt.date.fromisoformat(moment.date), None
-                heads, guessed = _redate(heads, guessed, day, day), False
+                day, last_minutes, guessed = _dt.date.fromisoformat(moment.date), None, False
             continue
         if moment.date is not None:
             written = _dt.date.fromisoformat(moment.date)
             if guessed and day is not None:
                 rolled = last_minutes is not None and moment.minutes < last_minutes - ROLLOVER
-                heads = _redate(heads, guessed, written, day + _dt.timedelta(days=1) if rolled else day)
+                heads = _redate(heads, written, day + _dt.timedelta(days=1) if rolled else day)
             guessed = False
             day = written
         elif day is None:
@@ -710,11 +709,10 @@ def _timeline_entries(text: str, start: int, end: int, reference: _dt.date | Non
     return entries
 
 
-def _redate(heads: list[tuple[Moment, int]], guessed: bool, written: _dt.date,
-            expected: _dt.date) -> list[tuple[Moment, int]]:
+def _redate(heads: list[tuple[Moment, int]], written: _dt.date, expected: _dt.date) -> list[tuple[Moment, int]]:
     """The entries dated by the reference alone, moved by ``written - expected`` days (the first
     written date against the day the reference gave that entry)."""
-    if not guessed or not heads or written == expected:
+    if written == expected:
         return heads
     shift = written - expected
     return [(Moment(m.start, m.end, (_dt.date.fromisoformat(m.date) + shift).isoformat(), m.minutes, True), at)

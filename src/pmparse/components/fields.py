@@ -82,8 +82,8 @@ def decide(section_label: str, section_conf: float, probs: dict[str, float] | No
             return None, 0.0
         return heading_field, section_conf
     if heading_field is not None:
-        scores = {name: (1.0 - heading_weight) * p for name, p in probs.items()}
-        scores[heading_field] = scores.get(heading_field, 0.0) + heading_weight * section_conf
+        scores = {name: weighed(p, name, heading_field, section_conf, heading_weight) for name, p in probs.items()}
+        scores.setdefault(heading_field, heading_weight * section_conf)
     else:
         scores = {name: p for name, p in probs.items() if name in TEXT_FIELDS}
         if section_label == "none" or headed or opening:
@@ -98,23 +98,32 @@ def decide(section_label: str, section_conf: float, probs: dict[str, float] | No
     return best, min(1.0, scores[best])
 
 
-def likeliest_unit(doc: Doc, field: str, floor: float, heading_weight: float, skip: set[int]) -> tuple[int, float] | None:
+def weighed(p: float, name: str, heading_field: str | None, section_conf: float, heading_weight: float) -> float:
+    """A unit's score for field ``name`` from the model's probability ``p``: under a heading mapped
+    to a field, ``(1 - heading_weight) * p``, plus ``heading_weight * section_conf`` for the
+    heading's own field; elsewhere ``p``."""
+    if heading_field is None:
+        return p
+    return (1.0 - heading_weight) * p + (heading_weight * section_conf if name == heading_field else 0.0)
+
+
+def likeliest_unit(doc: Doc, field: str, floor: float, heading_weight: float, skip: set[int],
+                   sections: list[tuple[str, float]] | None = None) -> tuple[int, float] | None:
     """The unit most likely to state ``field`` and its score, when that reaches ``floor``.
 
     A unit's score is its probability for the field, weighed with its heading as in
     :func:`decide`; units whose index is in ``skip`` (already in a field) are passed over.
+    ``sections``: :func:`unit_sections` of ``doc``, when the caller has them already.
     None without model probabilities or below the floor.
     """
     probs = doc.spans["units"].attrs.get("probs") if "units" in doc.spans else None
     if probs is None or floor <= 0:
         return None
     best: tuple[int, float] | None = None
-    for i, (label, conf) in enumerate(unit_sections(doc)):
+    for i, (label, conf) in enumerate(sections if sections is not None else unit_sections(doc)):
         if i in skip or i >= len(probs):
             continue
-        p = probs[i].get(field, 0.0)
-        if label in TEXT_FIELDS:
-            p = (1.0 - heading_weight) * p + (heading_weight * conf if label == field else 0.0)
+        p = weighed(probs[i].get(field, 0.0), field, label if label in TEXT_FIELDS else None, conf, heading_weight)
         if p >= floor and (best is None or p > best[1]):
             best = (i, p)
     return best
@@ -146,7 +155,7 @@ def label_fields(doc: Doc, heading_weight: float = 0.6, threshold: float = 0.5, 
         if field is not None:
             chosen[i] = (field, confidence)
     if root_cause_floor > 0 and not any(field == "root_cause" for field, _ in chosen.values()):
-        found = likeliest_unit(doc, "root_cause", root_cause_floor, heading_weight, set(chosen))
+        found = likeliest_unit(doc, "root_cause", root_cause_floor, heading_weight, set(chosen), sections)
         if found is not None:
             chosen[found[0]] = ("root_cause", found[1])
     for i in sorted(chosen):
