@@ -47,6 +47,24 @@ def test_score_facts_counts_only_what_gold_states():
     assert scores["root_cause_confusion"][NONE] == {"operator_error": 1}
 
 
+def test_duration_misses_list_wrong_missing_and_spurious_durations_with_their_evidence():
+    from pmparse.evaluate_facts import duration_misses
+    from pmparse.schema import Evidence, Support
+
+    told = {"duration_minutes": Support(evidence=[Evidence(start=3, end=9)], confidence=0.5, origin="text:phrase")}
+    pairs = [
+        ({"duration_minutes": 60}, card(duration_minutes=63, support=told)),  # within 10 %: not a miss
+        ({"duration_minutes": 60}, card(duration_minutes=30, support=told)),
+        ({"duration_minutes": 60}, card()),
+        ({}, card(duration_minutes=30, support=told)),
+        ({}, card()),  # neither states one
+    ]
+    misses = duration_misses(pairs)
+    assert [(m["gold"], m["predicted"]) for m in misses] == [(60, 30), (60, None), (None, 30)]
+    assert misses[0]["evidence"] == [(3, 9)] and misses[0]["origin"] == "text:phrase"
+    assert misses[1]["confidence"] is None and misses[1]["evidence"] == []
+
+
 def test_macro_f1_averages_labels_that_gold_holds():
     result = set_scores([({"a"}, {"a"}), ({"b"}, {"a"}), (set(), {"c"})])
     assert result["per_label_f1"]["a"] == pytest.approx(2 / 3, abs=1e-4)

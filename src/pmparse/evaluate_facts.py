@@ -281,13 +281,49 @@ def facts_table(scores: dict) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:  # pragma: no cover - a measuring script
-    """``python -m pmparse.evaluate_facts``: convert the gold documents and print the figures."""
-    scores, _ = measure()
+def duration_misses(pairs: list[tuple[Mapping, Card]]) -> list[dict]:
+    """The documents whose duration is wrong, missing or given where gold states none.
+
+    Args:
+        pairs: ``(gold_card, predicted_card)`` as :func:`measure` returns them.
+
+    Returns:
+        One dict per miss: ``path`` (the source's location), ``gold``, ``predicted``, ``confidence``,
+        ``origin`` (the rule that read it) and ``evidence`` (the predicted duration's offsets), in the order of ``pairs``.
+    """
+    misses = []
+    for gold, card in pairs:
+        expected, predicted = gold.get("duration_minutes"), card.duration_minutes
+        if expected is None and predicted is None:
+            continue
+        if expected is not None and duration_ok(expected, predicted):
+            continue
+        support = card.support.get("duration_minutes")
+        misses.append({"path": card.source.location, "gold": expected, "predicted": predicted,
+                       "confidence": support.confidence if support else None,
+                       "origin": support.origin if support else None,
+                       "evidence": [(e.start, e.end) for e in support.evidence] if support else []})
+    return misses
+
+
+def main(argv: list[str] | None = None) -> None:  # pragma: no cover - a measuring script
+    """``python -m pmparse.evaluate_facts [--gold FILE ...] [--misses]``: convert the gold documents
+    and print the figures; ``--gold eval/dev/durations.jsonl`` scores the duration development set."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m pmparse.evaluate_facts", description=main.__doc__)
+    parser.add_argument("--gold", action="append", help="gold JSONL file (repeatable); eval/gold/*.jsonl when left out")
+    parser.add_argument("--misses", action="store_true", help="list the duration misses with their evidence")
+    args = parser.parse_args(argv)
+    scores, pairs = measure(args.gold)
     print("Each gold document converted with its public address from corpus/manifest.yaml where known "
           "(as `pmparse convert --url-base` would); tag figures are in-sample.\n")
     print(facts_table(scores))
     print(f"\nduration predicted where gold states none: {scores['duration_spurious']}")
+    if args.misses:
+        print("\n| source | gold | predicted | confidence | origin | evidence |\n|---|---|---|---|---|---|")
+        for miss in duration_misses(pairs):
+            print(f"| {miss['path']} | {miss['gold']} | {miss['predicted']} | {miss['confidence']} | {miss['origin']} | {miss['evidence']} |")
 
 
 if __name__ == "__main__":  # pragma: no cover
