@@ -116,6 +116,66 @@ def test_a_length_before_someone_noticed_is_the_time_to_detect():
     assert dates.find_duration(text)[0] == 120
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a size, not minutes: a lone capital M
+        "In each outage memory climbed to an average of 768M per worker and latency rose.",
+        # the service working, or the failure staying away
+        "By evening the queue had been operating normally for 90 minutes.",
+        "The new proxy pod had been running for 10m already when it was checked.",
+        "Since the fix the crash has not recurred for about 70 hours.",
+        # the responders' work, not the outage
+        "Thanks to three time zones the team kept up incident response for 24h in a row.",
+    ],
+)
+def test_phrases_about_something_other_than_the_outage_state_no_length(text):
+    assert dates.find_duration(text) is None
+
+
+def test_a_lone_lower_case_m_is_still_minutes():
+    assert dates.parse_duration("16m") == 16 and dates.parse_duration("0h 16m") == 16
+    assert dates.find_duration("The cache was cold for 16m after the restart.")[0] == 16
+
+
+@pytest.mark.parametrize(
+    ("text", "minutes", "value"),
+    [
+        ("Search had a roughly 4 hours outage after the index swap.", 240, "4 hours"),
+        ("It was a 30-minute outage of the upload API.", 30, "30-minute"),
+        ("Users saw a 2-hour login disruption on Monday.", 120, "2-hour"),
+    ],
+)
+def test_a_length_written_before_the_word_for_the_outage(text, minutes, value):
+    found = dates.find_duration(text)
+    assert (found[0], found[3]) == (minutes, "phrase")
+    assert _evidence(text, found) == [value]
+
+
+def test_a_span_in_the_phrases_own_sentence_is_exact_and_wins():
+    text = "On Monday uploads were down for about 3 hours, from 15:30 to 18:10 UTC.\n"
+    found = dates.find_duration(text)
+    assert (found[0], found[3]) == (160, "span")
+    # a span in a later sentence does not refine the phrase
+    text = "On Monday uploads were down for about 3 hours. Later, from 15:30 to 18:10, we cleaned up.\n"
+    assert dates.find_duration(text)[:1] == (180,)
+
+
+def test_a_bare_phrase_in_a_timeline_or_an_aside_is_not_the_outages_length():
+    text = ("Summary\nUploads failed after a deploy.\n\nTimeline\n10:00 Deploy starts; one job waiting for 45m\n"
+            "10:20 Uploads fail\n11:05 Rollback done, service restored\n\nAction items\n"
+            "- Alert when the queue stalls for more than an hour\n")
+    timeline = (text.index("10:00"), text.index("Action items"))
+    aside = (text.index("- Alert"), len(text))
+    found = dates.find_duration(text, reference=REF, timelines=[timeline], asides=[aside])
+    assert (found[0], found[3]) == (65, "timeline")
+    assert dates.find_duration(text, reference=REF, timelines=[], asides=[aside])[:1] == (45,)
+    # a phrase that names the outage counts wherever it stands
+    named = "Timeline\n10:00 Deploy\n10:40 Impact over: an outage of 30 minutes\n"
+    found = dates.find_duration(named, reference=REF, timelines=[(9, len(named))])
+    assert (found[0], found[3]) == (30, "phrase")
+
+
 # --- stated spans ---------------------------------------------------------------------------
 
 

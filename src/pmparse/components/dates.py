@@ -54,7 +54,8 @@ _NUMBER_WORDS = {
 _WORDS = r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty(?:-five)?|fifty|ninety|half an)"
 # a figure may touch its unit ("16m"); a number word needs a space ("two hours", never "and" = a + d)
 _NUM = r"(?:\d{1,4}(?:[.,]\d{1,2})?\s?|\b" + _WORDS + r"\s)"
-_UNIT = r"(?:h(?:ou)?rs?|h|min(?:ute)?s?|m|days?|d|secs?|seconds?)"
+# a lone "m" is minutes only in lower case: "512M" and "250M" are sizes
+_UNIT = r"(?:h(?:ou)?rs?|h|min(?:ute)?s?|(?-i:m)|days?|d|secs?|seconds?)"
 # a unit ends where letters end, so "1h50m" reads as 1 h and 50 m
 _AMOUNT = re.compile(r"(?P<n>" + _NUM + r")(?P<u>" + _UNIT + r")(?![a-z])", re.IGNORECASE)
 _LABEL_NAMES = (
@@ -86,9 +87,24 @@ _PHRASE = re.compile(
     r"(?:" + _ABOUT + r"\s{0,3})?" + _VALUE,
     re.IGNORECASE,
 )
+# "operating normally for 90 minutes", "had been running for 10m", "has not recurred for 70 hours",
+# "kept up incident response for 24h": a stretch of the service (or a process) working, of the
+# failure staying away or of the responders' work, not of the outage
+_NOT_OUTAGE_BEFORE = re.compile(
+    r"\b(?:normally|normal|stably|stable|healthy|fine|running|been up|uptime|response|responders|"
+    r"not (?:re-?occurred|recurred|happened|occurred|returned|come back|been seen))\s*$", re.IGNORECASE)
+# "a 4-hour outage", "a roughly 30-minute CI outage", "a 4 hours outage": a length written before
+# the word for the outage
+_ADJECTIVE_PHRASE = re.compile(
+    r"\b(?:an?|the)\s{1,3}(?:" + _ABOUT + r"\s{0,3})?(?P<val>\d{1,3}(?:\.\d)?[- ](?:hours?|minutes?|min|days?))"
+    r"(?:-long)?\s{1,3}(?:[\w/-]+\s{1,3}){0,2}?(?:outage|downtime|disruption|degradation|interruption|incident)\b",
+    re.IGNORECASE,
+)
 # an outage length in words that say so: "an outage of 2 hours", "2 hours of downtime"
 _OUTAGE_PHRASE = re.compile(
-    r"\b(?:outage|downtime|disruption|incident|degradation|unavailab\w+|impact)\b[^.\n]{0,40}?"
+    r"\b(?:outage|downtime|disruption|incident|degradation|unavailab\w+|impact)\b"
+    # "incident response for 24h in a row" times the responders' work, not the outage
+    r"(?!\s(?:response|responders?|review|report|call|channel|commander|management|manager|ticket)\b)[^.\n]{0,40}?"
     r"\b(?:for|of|lasted|lasting)\s{1,3}(?:" + _ABOUT + r"\s{0,3})?" + _VALUE,
     re.IGNORECASE,
 )
@@ -804,19 +820,47 @@ def _opens_entry(text: str, at: int, timelines: list[tuple[int, int]] | None) ->
     return not text[line_start:at].strip(" \t|*-#>_~")
 
 
+def _inside(at: int, regions: list[tuple[int, int]] | None) -> bool:
+    return any(r_start <= at < r_end for r_start, r_end in regions or [])
+
+
+def _states_length(text: str, match: re.Match, quiet: list[tuple[int, int]] | None) -> bool:
+    """False when a length phrase does not state the outage's length: it is followed by "before we
+    noticed" (time to detect), it follows words of a service working or the failure staying away
+    ("operating normally for 90 minutes", "running for 10m", "not recurred for 70 hours") or of the
+    responders' work ("incident response for 24h"), or it
+    stands in a ``quiet`` region (a section of action items or lessons: "an alert when jobs stop
+    for more than an hour"; a timeline: "a task waiting for 45m")."""
+    if _BEFORE_NOTICED.match(text, match.end("val"), min(len(text), match.end("val") + 80)):
+        return False
+    if _NOT_OUTAGE_BEFORE.search(text, max(0, match.start() - 30), match.start()):
+        return False
+    return not _inside(match.start(), quiet)
+
+
+def _refined_by(text: str, phrase_end: int, span_start: int) -> bool:
+    """True when a span starts within the same sentence, shortly after a phrase's length."""
+    between = text[phrase_end:span_start]
+    return 0 <= len(between) <= 40 and not re.search(r"[.;\n]", between)
+
+
 def find_duration(text: str, start: int = 0, end: int | None = None, reference: _dt.date | None = None,
-                  order: str = "mdy", timelines: list[tuple[int, int]] | None = None
+                  order: str = "mdy", timelines: list[tuple[int, int]] | None = None,
+                  asides: list[tuple[int, int]] | None = None
                   ) -> tuple[int, list[tuple[int, int]], float, str] | None:
     """The incident's stated duration, in minutes.
 
     In order of trust: labelled start and end events ("Fault occurs ... / Repaired ..."), a labelled
     value ("Time to repair: 6h 27m"), then whichever comes first of a stated span near the top
     ("between 13:19 UTC on 10 Jan and 05:30 UTC on 11 Jan") and a phrase ("for 1 hour and 50
-    minutes"). A timeline whose entries mark the outage's start and end ("OUTAGE BEGINS" ...
+    minutes", "a 4-hour outage"); a span the phrase's own sentence goes on to give wins over the
+    rounded phrase. A timeline whose entries mark the outage's start and end ("OUTAGE BEGINS" ...
     "OUTAGE ENDS") wins over a phrase, which rounds. Failing all those, a timeline's start and end
     (:func:`timeline_reading`, a weaker reading with a lower confidence). A phrase followed by
-    "before we noticed" is the time to detect and is left out. A text that gives one length label
-    several values reports several incidents (:func:`several_incidents`) and states none.
+    "before we noticed" is the time to detect and is left out, as are phrases about the service
+    working ("operating normally for 90 minutes") and phrases that do not name the outage in
+    ``asides`` or in a timeline (:func:`_states_length`). A text that gives one length label several values reports several
+    incidents (:func:`several_incidents`) and states none.
 
     Args:
         text: The text.
@@ -825,6 +869,8 @@ def find_duration(text: str, start: int = 0, end: int | None = None, reference: 
         reference: The date yearless dates resolve against (the incident date when known).
         order: How to read ambiguous numeric dates.
         timelines: ``(start, end)`` of timeline sections.
+        asides: ``(start, end)`` of sections whose length phrases state no outage's length
+            (action items, lessons).
 
     Returns:
         ``(minutes, evidence, confidence, how)`` or None when the text states none; ``how`` is
@@ -850,15 +896,23 @@ def find_duration(text: str, start: int = 0, end: int | None = None, reference: 
     if spans:
         minutes, evidence = spans[0]
         found.append((evidence[0][0], minutes, evidence, 0.75, "span"))
-    for pattern, confidence in ((_OUTAGE_PHRASE, 0.6), (_PHRASE, 0.5), (_RECOVERY_PHRASE, 0.5)):
+    # a timeline entry's bare "for 20 minutes" times that entry's event (a task waiting, one
+    # restart), not the incident, and the timeline's own reading below covers timelines; a phrase
+    # that names the outage ("unavailability for about 10 minutes") counts wherever it stands
+    quiet = list(asides or []) + list(timelines or [])
+    for pattern, confidence, named in ((_OUTAGE_PHRASE, 0.6, True), (_ADJECTIVE_PHRASE, 0.6, True),
+                                       (_PHRASE, 0.5, False), (_RECOVERY_PHRASE, 0.5, False)):
         for match in pattern.finditer(text, start, min(end, start + 6000)):
-            minutes = parse_duration(match.group("val"))
-            if minutes is None or not 0 < minutes <= 60 * 24 * 14:
+            if not _states_length(text, match, None if named else quiet):
                 continue
-            if _BEFORE_NOTICED.match(text, match.end("val"), min(len(text), match.end("val") + 80)):
+            minutes = parse_duration(match.group("val").replace("-", " "))
+            if minutes is None or not 0 < minutes <= 60 * 24 * 14:
                 continue
             found.append((match.start("val"), minutes, [match.span("val")], confidence, "phrase"))
             break
+    if spans and found and found[-1][4] == "phrase":
+        # "for about 3 hours, from 15:30 to 18:10": the span the sentence goes on to give is exact
+        found = [f for f in found if f[4] != "phrase" or not _refined_by(text, f[2][0][1], spans[0][1][0][0])]
     first = min(found, key=lambda f: f[0]) if found else None
     if first is not None and first[4] == "phrase" and first[0] >= head:
         # a phrase far down the text is weaker than a span near the top
