@@ -109,6 +109,21 @@ def test_gold_facts_stay_above_their_floors(corpus_root):
     assert not low, f"below floor: {low}"
 
 
+@pytest.mark.corpus
+def test_development_set_durations_stay_above_their_floor(corpus_root):
+    import json
+    from pathlib import Path
+
+    from pmparse.evaluate_facts import measure
+
+    here = Path(__file__).resolve().parents[1] / "eval"
+    spec = json.loads((here / "facts_floors.json").read_text())
+    scores, pairs = measure([here / "dev" / "durations.jsonl"], corpus=str(corpus_root))
+    assert len(pairs) == 50 and scores["counts"]["totals"]["duration"] >= 35
+    low = {k: (scores[k], floor) for k, floor in spec["dev_floors"].items() if scores[k] < floor - spec["margin"]}
+    assert not low, f"below floor: {low}"
+
+
 def test_corpus_files_of_a_repository_copy_have_a_public_address():
     from pmparse.corpus import load_manifest, source_url
 
