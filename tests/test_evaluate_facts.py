@@ -93,6 +93,10 @@ def test_facts_table_lists_each_figure():
     assert "| organisation (exact) | 1.000 | 1 |" in table
     assert "| components (set F1) | 1.000 | 1 |" in table
     assert "| duration (within 10 %) | - | 0 |" in table
+    # a file annotated for some facts alone shows only those
+    short = facts_table(scores, skip_empty=True)
+    assert "| organisation (exact) | 1.000 | 1 |" in short and "| components (set F1) | 1.000 | 1 |" in short
+    assert "duration" not in short and "root-cause" not in short
 
 
 @pytest.mark.corpus

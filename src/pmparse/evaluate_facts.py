@@ -258,14 +258,17 @@ def score_organisation(pairs: list[tuple[Mapping, str | None]], name: str) -> di
     return {name: _ratio(hits, len(scored)), f"{name}_documents": len(scored)}
 
 
-def facts_table(scores: dict) -> str:
-    """Headline fact and tag figures as a markdown table."""
+def facts_table(scores: dict, skip_empty: bool = False) -> str:
+    """Headline fact and tag figures as a markdown table; ``skip_empty`` leaves out the rows no
+    gold document states (a file annotated for one fact alone)."""
     rows = [("organisation (exact)", "organisation", "organisation"), ("year (exact)", "year", "year"),
             ("date (exact)", "date", "date"), ("duration (within 10 %)", "duration", "duration")]
     totals = scores.get("counts", {}).get("totals", {})
     lines = ["| fact or tag | figure | documents |", "|---|---|---|"]
     for label, key, count in rows:
         value = scores.get(key)
+        if skip_empty and not totals.get(count):
+            continue
         lines.append(f"| {label} | {'-' if value is None else f'{value:.3f}'} | {totals.get(count, 0)} |")
         if key == "organisation" and scores.get("organisation_text_only") is not None:
             value = scores["organisation_text_only"]
@@ -277,6 +280,8 @@ def facts_table(scores: dict) -> str:
         key = f"{name}_macro_f1" if "macro" in label else f"{name}_f1"
         value = scores.get(key)
         documents = scores.get("tags", {}).get(name, {}).get("documents", 0)
+        if skip_empty and not documents:
+            continue
         lines.append(f"| {label} | {'-' if value is None else f'{value:.3f}'} | {documents} |")
     return "\n".join(lines)
 
@@ -307,7 +312,7 @@ def duration_misses(pairs: list[tuple[Mapping, Card]]) -> list[dict]:
 
 
 def main(argv: list[str] | None = None) -> None:  # pragma: no cover - a measuring script
-    """``python -m pmparse.evaluate_facts [--gold FILE ...] [--misses]``: convert the gold documents
+    """``python -m pmparse.evaluate_facts [--gold FILE]... [--misses]``: convert the gold documents
     and print the figures; ``--gold eval/dev/durations.jsonl`` scores the duration development set."""
     import argparse
 
@@ -317,13 +322,14 @@ def main(argv: list[str] | None = None) -> None:  # pragma: no cover - a measuri
     args = parser.parse_args(argv)
     scores, pairs = measure(args.gold)
     print("Each gold document converted with its public address from corpus/manifest.yaml where known "
-          "(as `pmparse convert --url-base` would); tag figures are in-sample.\n")
-    print(facts_table(scores))
+          "(as `pmparse convert --url-base` would); tag figures are in-sample; a figure no document "
+          "states is left out.\n")
+    print(facts_table(scores, skip_empty=True))
     print(f"\nduration predicted where gold states none: {scores['duration_spurious']}")
     if args.misses:
         print("\n| source | gold | predicted | confidence | origin | evidence |\n|---|---|---|---|---|---|")
         for miss in duration_misses(pairs):
-            print(f"| {miss['path']} | {miss['gold']} | {miss['predicted']} | {miss['confidence']} | {miss['origin']} | {miss['evidence']} |")
+            print(f"| {miss['path'].replace('|', chr(92) + '|')} | {miss['gold']} | {miss['predicted']} | {miss['confidence']} | {miss['origin']} | {miss['evidence']} |")
 
 
 if __name__ == "__main__":  # pragma: no cover

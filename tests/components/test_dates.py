@@ -151,19 +151,85 @@ def test_a_span_in_the_phrases_own_sentence_is_exact_and_wins():
     assert dates.find_duration(text)[:1] == (120,)
 
 
-def test_a_bare_phrase_in_a_timeline_or_an_aside_is_not_the_outages_length():
+def test_a_bare_phrase_in_a_timeline_or_a_plan_is_not_the_outages_length():
     text = ("Summary\nUploads failed after a deploy.\n\nTimeline\n10:00 Deploy starts; one job waiting for 45m\n"
             "10:20 Uploads fail\n11:05 Rollback done, service restored\n\nAction items\n"
-            "- Alert when the queue stalls for more than an hour\n")
+            "- Book a 3-hour maintenance downtime to move the queue\n")
     timeline = (text.index("10:00"), text.index("Action items"))
-    aside = (text.index("- Alert"), len(text))
-    found = dates.find_duration(text, reference=REF, timelines=[timeline], asides=[aside])
+    plan = (text.index("- Book"), len(text))
+    found = dates.find_duration(text, reference=REF, timelines=[timeline], plans=[plan])
     assert (found[0], found[3]) == (65, "timeline")
-    assert dates.find_duration(text, reference=REF, timelines=[], asides=[aside])[:1] == (45,)
-    # a phrase that names the outage counts wherever it stands
+    assert dates.find_duration(text, reference=REF, timelines=[], plans=[plan])[:1] == (45,)
+    assert dates.find_duration(text, reference=REF, timelines=[timeline], plans=[])[:1] == (180,)
+    # a phrase that names the outage counts in a timeline
     named = "Timeline\n10:00 Deploy\n10:40 Impact over: an outage of 30 minutes\n"
     found = dates.find_duration(named, reference=REF, timelines=[(9, len(named))])
     assert (found[0], found[3]) == (30, "phrase")
+
+
+def test_action_items_sections_are_the_plans_of_extract_facts():
+    from pmparse.components.facts import extract_facts
+    from pmparse.pipeline import PipelineConfig, analyse, get
+    from pmparse.ingest import ingest_bytes
+
+    text = ("# Upload outage\n\n## Summary\n\nUploads failed after a deploy.\n\n## Action items\n\n"
+            "- Book a 3-hour maintenance downtime to move the queue.\n")
+    doc = analyse(get(PipelineConfig(tagger=False)), ingest_bytes(text.encode(), "report.md"))
+    assert "duration_minutes" not in extract_facts(doc)
+    doc = analyse(get(PipelineConfig(tagger=False)),
+                  ingest_bytes(text.replace("## Action items", "## Notes").encode(), "report.md"))
+    assert extract_facts(doc)["duration_minutes"]["value"] == 180
+
+
+def test_among_lessons_only_a_phrase_naming_the_outage_is_read():
+    from pmparse.components.facts import extract_facts
+    from pmparse.pipeline import PipelineConfig, analyse, get
+    from pmparse.ingest import ingest_bytes
+
+    text = ("# Upload outage\n\n## Summary\n\nUploads failed after a deploy.\n\n## Lessons learned\n\n"
+            "The disk warnings had been ignored for 3 days before it.\n")
+    doc = analyse(get(PipelineConfig(tagger=False)), ingest_bytes(text.encode(), "report.md"))
+    assert "duration_minutes" not in extract_facts(doc)
+    named = text.replace("The disk warnings", "The upload outage of 50 minutes came after warnings")
+    doc = analyse(get(PipelineConfig(tagger=False)), ingest_bytes(named.encode(), "report.md"))
+    assert extract_facts(doc)["duration_minutes"]["value"] == 50
+
+
+@pytest.mark.parametrize(
+    ("text", "minutes"),
+    [
+        # a value known to be a length reads a capital M as minutes
+        ("Time to repair: 0H 16M\n", 16),
+        ("Duration: 2H 16M\n", 136),
+        # the failure going on, not the service working
+        ("The primary did not come back for 40 minutes.", 40),
+        ("The cluster was not stable for 3 hours.", 180),
+        ("Customers saw slow response for 45 minutes.", 45),
+        ("Error rates stayed above normal for 2 hours.", 120),
+        ("Users could not log in for 2 hours.", 120),
+        ("## Incident response\n\nFor about 45 minutes the API returned errors.", 45),
+        # number words and short units before the word for the outage
+        ("It was a two-hour outage of the upload API.", 120),
+        ("We had a 2 hr outage of search.", 120),
+        # a span joined to its phrase but timing something else keeps the phrase
+        ("The API returned errors for 12 minutes during a maintenance window from 02:00 to 06:00 UTC.", 12),
+    ],
+)
+def test_lengths_the_exclusions_leave_alone(text, minutes):
+    assert dates.find_duration(text)[0] == minutes
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Deploys in the 30 minutes before the outage were rolled back.",
+        "Logs from the 2 hours after the incident show nothing.",
+        "The team held a 2-hour incident review the next day.",
+        "An alert should fire when the export job stops for more than an hour.",
+    ],
+)
+def test_lengths_of_something_else_near_the_outage_are_not_read(text):
+    assert dates.find_duration(text) is None
 
 
 # --- stated spans ---------------------------------------------------------------------------

@@ -54,10 +54,11 @@ _NUMBER_WORDS = {
 _WORDS = r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty(?:-five)?|fifty|ninety|half an)"
 # a figure may touch its unit ("16m"); a number word needs a space ("two hours", never "and" = a + d)
 _NUM = r"(?:\d{1,4}(?:[.,]\d{1,2})?\s?|\b" + _WORDS + r"\s)"
-# a lone "m" is minutes only in lower case: "512M" and "250M" are sizes
+# in a sentence a lone "m" is minutes only in lower case ("512M" and "250M" are sizes) ...
 _UNIT = r"(?:h(?:ou)?rs?|h|min(?:ute)?s?|(?-i:m)|days?|d|secs?|seconds?)"
+# ... but a value already known to be a length ("Time to repair: 0H 16M") reads "M" as minutes too;
 # a unit ends where letters end, so "1h50m" reads as 1 h and 50 m
-_AMOUNT = re.compile(r"(?P<n>" + _NUM + r")(?P<u>" + _UNIT + r")(?![a-z])", re.IGNORECASE)
+_AMOUNT = re.compile(r"(?P<n>" + _NUM + r")(?P<u>" + _UNIT.replace("(?-i:m)", "m") + r")(?![a-z])", re.IGNORECASE)
 _LABEL_NAMES = (
     r"(?:time to (?:repair|recover(?:y)?|resolve|resolution|mitigat(?:e|ion))|duration|outage length|"
     r"(?:outage|incident|impact) (?:duration|length)|total downtime|downtime)"
@@ -87,24 +88,37 @@ _PHRASE = re.compile(
     r"(?:" + _ABOUT + r"\s{0,3})?" + _VALUE,
     re.IGNORECASE,
 )
+# a sentence about what should or will be: "an alert should fire when jobs stop for an hour" ("could
+# not log in for 2 hours" and "would fail for an hour" tell what happened)
+_MODAL = re.compile(r"\b(?:should|will|shall|must|ought to|needs? to)\b|\w'll\b", re.IGNORECASE)
+# what may stand between a phrase's length and the span that makes it exact: ", from", " (between"
+_SPAN_AFTER_PHRASE = re.compile(r"[ \t]*[,(]?[ \t]*(?:from|between)?[ \t]*$", re.IGNORECASE)
+# "incident response for 24h in a row", "a 2-hour incident review": the responders' work, not the outage
+_NOT_WORK = r"(?![\s-](?:response|responders?|review|report|call|channel|commander|management|manager|ticket)\b)"
 # "operating normally for 90 minutes", "had been running for 10m", "has not recurred for 70 hours",
 # "kept up incident response for 24h": a stretch of the service (or a process) working, of the
 # failure staying away or of the responders' work, not of the outage
 _NOT_OUTAGE_BEFORE = re.compile(
-    r"\b(?:normally|normal|stably|stable|healthy|fine|running|been up|uptime|response|responders|"
-    r"not (?:re-?occurred|recurred|happened|occurred|returned|come back|been seen))\s*$", re.IGNORECASE)
+    # "not stable for 3 hours", "above normal for 2 hours", "slow response": the outage after all
+    r"(?<!not )(?<!no )(?<!un)(?<!above )(?<!below )(?<!than )(?<!slow )(?<!poor )"
+    r"\b(?:normally|normal|stably|stable|healthy|fine|running|been up|uptime|incident[ -]response|responders|"
+    r"not (?:re-?occurred|recurred|happened again|occurred again|been seen again))[ \t]*$", re.IGNORECASE)
 # "a 4-hour outage", "a roughly 30-minute CI outage", "a 4 hours outage": a length written before
 # the word for the outage
+# (the words between may name the service, never a preposition: "in the 30 minutes before the
+# outage" times something else; nor is "a 2-hour incident review" an outage)
 _ADJECTIVE_PHRASE = re.compile(
-    r"\b(?:an?|the)\s{1,3}(?:" + _ABOUT + r"\s{0,3})?(?P<val>\d{1,3}(?:\.\d)?[- ](?:hours?|minutes?|min|days?))"
-    r"(?:-long)?\s{1,3}(?:[\w/-]+\s{1,3}){0,2}?(?:outage|downtime|disruption|degradation|interruption|incident)\b",
+    r"\b(?:an?|the)\s{1,3}(?:" + _ABOUT + r"\s{0,3})?"
+    r"(?P<val>(?:\d{1,3}(?:\.\d)?|" + _WORDS + r")[- ](?:hours?|hrs?|minutes?|mins?|days?))"
+    r"(?:-long)?\s{1,3}"
+    r"(?:(?!(?:before|after|since|following|prior|preceding|leading|until|into|of|from|to|without)\b)[\w/-]+\s{1,3}){0,2}?"
+    r"(?:outage|downtime|disruption|degradation|interruption|incident)\b" + _NOT_WORK,
     re.IGNORECASE,
 )
 # an outage length in words that say so: "an outage of 2 hours", "2 hours of downtime"
 _OUTAGE_PHRASE = re.compile(
-    r"\b(?:outage|downtime|disruption|incident|degradation|unavailab\w+|impact)\b"
-    # "incident response for 24h in a row" times the responders' work, not the outage
-    r"(?!\s(?:response|responders?|review|report|call|channel|commander|management|manager|ticket)\b)[^.\n]{0,40}?"
+    r"\b(?:outage|downtime|disruption|incident|degradation|unavailab\w+|impact)\b" + _NOT_WORK +
+    r"[^.\n]{0,40}?"
     r"\b(?:for|of|lasted|lasting)\s{1,3}(?:" + _ABOUT + r"\s{0,3})?" + _VALUE,
     re.IGNORECASE,
 )
@@ -824,29 +838,44 @@ def _inside(at: int, regions: list[tuple[int, int]] | None) -> bool:
     return any(r_start <= at < r_end for r_start, r_end in regions or [])
 
 
-def _states_length(text: str, match: re.Match, quiet: list[tuple[int, int]] | None) -> bool:
-    """False when a length phrase does not state the outage's length: it is followed by "before we
-    noticed" (time to detect), it follows words of a service working or the failure staying away
-    ("operating normally for 90 minutes", "running for 10m", "not recurred for 70 hours") or of the
-    responders' work ("incident response for 24h"), or it
-    stands in a ``quiet`` region (a section of action items or lessons: "an alert when jobs stop
-    for more than an hour"; a timeline: "a task waiting for 45m")."""
+def _states_length(text: str, match: re.Match, plans: list[tuple[int, int]] | None,
+                   asides: list[tuple[int, int]] | None, named: bool) -> bool:
+    """False when a length phrase does not state the outage's length.
+
+    That is when it is followed by "before we noticed" (time to detect); when it follows words of a
+    service working, of the failure staying away or of the responders' work ("operating normally
+    for 90 minutes", "running for 10m", "not recurred for 70 hours", "incident response for 24h");
+    when its sentence says what should or will be ("an alert should fire when jobs stop for
+    more than an hour"); when it stands in a section of action items (``plans``: "schedule a
+    2-hour downtime window"); or, unless it names the outage (``named``), when it stands in an
+    aside: a timeline, where a bare "for 45m" times one entry's event (a task waiting, one
+    restart), or a section of lessons, where it times what went wrong around the outage ("the
+    alerts were ignored for 3 days", "for 6 hours nothing was done").
+    """
     if _BEFORE_NOTICED.match(text, match.end("val"), min(len(text), match.end("val") + 80)):
         return False
     if _NOT_OUTAGE_BEFORE.search(text, max(0, match.start() - 30), match.start()):
         return False
-    return not _inside(match.start(), quiet)
+    sentence = max(text.rfind(".", 0, match.start()), text.rfind("\n", 0, match.start()), match.start() - 200)
+    if _MODAL.search(text, sentence + 1, match.start()):
+        return False
+    return not _inside(match.start(), plans) and (named or not _inside(match.start(), asides))
 
 
-def _refined_by(text: str, phrase_end: int, span_start: int) -> bool:
-    """True when a span starts within the same sentence, shortly after a phrase's length."""
-    between = text[phrase_end:span_start]
-    return 0 <= len(between) <= 40 and not re.search(r"[.;\n]", between)
+def _refined_by(text: str, phrase: tuple[int, int], phrase_minutes: int, span_start: int, span_minutes: int) -> bool:
+    """True when a span follows a phrase's length in the same sentence, joined by no more than a
+    comma, a parenthesis, "from" or "between", and agrees with it within half (the phrase
+    rounds the span, rather than timing something else)."""
+    if span_start < phrase[1]:
+        return False
+    if not _SPAN_AFTER_PHRASE.match(text[phrase[1]:span_start]):
+        return False
+    return abs(span_minutes - phrase_minutes) <= phrase_minutes / 2
 
 
 def find_duration(text: str, start: int = 0, end: int | None = None, reference: _dt.date | None = None,
                   order: str = "mdy", timelines: list[tuple[int, int]] | None = None,
-                  asides: list[tuple[int, int]] | None = None
+                  plans: list[tuple[int, int]] | None = None, lessons: list[tuple[int, int]] | None = None
                   ) -> tuple[int, list[tuple[int, int]], float, str] | None:
     """The incident's stated duration, in minutes.
 
@@ -858,8 +887,9 @@ def find_duration(text: str, start: int = 0, end: int | None = None, reference: 
     "OUTAGE ENDS") wins over a phrase, which rounds. Failing all those, a timeline's start and end
     (:func:`timeline_reading`, a weaker reading with a lower confidence). A phrase followed by
     "before we noticed" is the time to detect and is left out, as are phrases about the service
-    working ("operating normally for 90 minutes") and phrases that do not name the outage in
-    ``asides`` or in a timeline (:func:`_states_length`). A text that gives one length label several values reports several
+    working ("operating normally for 90 minutes"), phrases in sentences about what should be,
+    phrases in ``plans`` and, unless they name the outage, in a timeline or among ``lessons``
+    (:func:`_states_length`). A text that gives one length label several values reports several
     incidents (:func:`several_incidents`) and states none.
 
     Args:
@@ -869,8 +899,10 @@ def find_duration(text: str, start: int = 0, end: int | None = None, reference: 
         reference: The date yearless dates resolve against (the incident date when known).
         order: How to read ambiguous numeric dates.
         timelines: ``(start, end)`` of timeline sections.
-        asides: ``(start, end)`` of sections whose length phrases state no outage's length
-            (action items, lessons).
+        plans: ``(start, end)`` of sections of action items, whose length phrases state no
+            outage's length.
+        lessons: ``(start, end)`` of sections of lessons, whose length phrases count only when
+            they name the outage.
 
     Returns:
         ``(minutes, evidence, confidence, how)`` or None when the text states none; ``how`` is
@@ -896,23 +928,23 @@ def find_duration(text: str, start: int = 0, end: int | None = None, reference: 
     if spans:
         minutes, evidence = spans[0]
         found.append((evidence[0][0], minutes, evidence, 0.75, "span"))
-    # a timeline entry's bare "for 20 minutes" times that entry's event (a task waiting, one
-    # restart), not the incident, and the timeline's own reading below covers timelines; a phrase
-    # that names the outage ("unavailability for about 10 minutes") counts wherever it stands
-    quiet = list(asides or []) + list(timelines or [])
+    # a phrase that names the outage ("unavailability for about 10 minutes") counts in a timeline
+    # or among lessons too
+    asides = list(timelines or []) + list(lessons or [])
     for pattern, confidence, named in ((_OUTAGE_PHRASE, 0.6, True), (_ADJECTIVE_PHRASE, 0.6, True),
                                        (_PHRASE, 0.5, False), (_RECOVERY_PHRASE, 0.5, False)):
         for match in pattern.finditer(text, start, min(end, start + 6000)):
-            if not _states_length(text, match, None if named else quiet):
+            if not _states_length(text, match, plans, asides, named):
                 continue
             minutes = parse_duration(match.group("val").replace("-", " "))
             if minutes is None or not 0 < minutes <= 60 * 24 * 14:
                 continue
             found.append((match.start("val"), minutes, [match.span("val")], confidence, "phrase"))
             break
-    if spans and found and found[-1][4] == "phrase":
+    if spans:
         # "for about 3 hours, from 15:30 to 18:10": the span the sentence goes on to give is exact
-        found = [f for f in found if f[4] != "phrase" or not _refined_by(text, f[2][0][1], spans[0][1][0][0])]
+        found = [f for f in found
+                 if f[4] != "phrase" or not _refined_by(text, f[2][0], f[1], spans[0][1][0][0], spans[0][0])]
     first = min(found, key=lambda f: f[0]) if found else None
     if first is not None and first[4] == "phrase" and first[0] >= head:
         # a phrase far down the text is weaker than a span near the top

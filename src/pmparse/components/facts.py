@@ -411,7 +411,8 @@ def find_incident_date(text: str, body_start: int = 0, location: str = "",
 
 def find_incident_duration(text: str, body_start: int = 0, date: str | None = None,
                            timelines: list[tuple[int, int]] | None = None,
-                           asides: list[tuple[int, int]] | None = None) -> Fact | None:
+                           plans: list[tuple[int, int]] | None = None,
+                           lessons: list[tuple[int, int]] | None = None) -> Fact | None:
     """How long the incident lasted, in minutes, from what the text states.
 
     Labelled start and end events ("Fault occurs 2020-04-15 07:15" ... "Repaired 2020-04-15
@@ -427,15 +428,16 @@ def find_incident_duration(text: str, body_start: int = 0, date: str | None = No
         body_start: Where the body starts.
         date: The incident date (ISO), for dates written without a year.
         timelines: ``(start, end)`` of timeline sections.
-        asides: ``(start, end)`` of action-item and lesson sections, whose length phrases are not
-            the outage's.
+        plans: ``(start, end)`` of action-item sections, whose length phrases are not the outage's.
+        lessons: ``(start, end)`` of lesson sections, whose length phrases count when they name
+            the outage.
 
     Returns:
         The fact, or None.
     """
     reference = _iso(date) if date else None
     order = dates.numeric_order(text[body_start:body_start + 20000])
-    found = dates.find_duration(text, body_start, None, reference, order, timelines, asides)
+    found = dates.find_duration(text, body_start, None, reference, order, timelines, plans, lessons)
     if found is None:
         return None
     minutes, evidence, confidence, how = found
@@ -445,8 +447,10 @@ def find_incident_duration(text: str, body_start: int = 0, date: str | None = No
 # --- the component --------------------------------------------------------------------------
 
 
-#: Section labels whose length phrases state no outage's length ("alert when a job stops for an hour").
-ASIDES = ("action_items", "lessons")
+#: Section labels whose length phrases state no outage's length ("schedule a 2-hour window").
+PLANS = ("action_items",)
+#: Section labels whose length phrases count only when they name the outage ("ignored for 3 days").
+LESSONS = ("lessons",)
 
 
 def extract_facts(doc: Doc, gazetteer_path: str | None = None) -> dict[str, Fact]:
@@ -470,8 +474,10 @@ def extract_facts(doc: Doc, gazetteer_path: str | None = None) -> dict[str, Fact
     date = find_incident_date(text, body, location, timelines, front, region, title)
     if date is not None:
         facts["date"] = date
-    asides = [(s, e) for s, e, label, _ in doc.user_data.get("pmparse_sections", []) if label in ASIDES]
-    duration = find_incident_duration(text, body, date["value"] if date else None, timelines, asides)
+    sections = doc.user_data.get("pmparse_sections", [])
+    plans = [(s, e) for s, e, label, _ in sections if label in PLANS]
+    lessons = [(s, e) for s, e, label, _ in sections if label in LESSONS]
+    duration = find_incident_duration(text, body, date["value"] if date else None, timelines, plans, lessons)
     if duration is not None:
         facts["duration_minutes"] = duration
     return facts
