@@ -121,3 +121,13 @@ def test_train_categories_floor_options_without_their_partner_are_usage_errors()
     assert result.exit_code == 2 and "--update-floors" in result.output
     result = runner.invoke(main, ["train-categories", "--check-floors", "--no-eval"])
     assert result.exit_code == 2 and "--no-eval" in result.output
+
+
+def test_train_holdout_needs_out_and_no_loso(tmp_path):
+    held = tmp_path / "dev.jsonl"
+    held.write_text("", encoding="utf-8")
+    runner = CliRunner()
+    result = runner.invoke(main, ["train", "--holdout", str(held)])
+    assert result.exit_code == 2 and "--out" in result.output
+    result = runner.invoke(main, ["train", "--loso", "--holdout", str(held), "--out", str(tmp_path / "m")])
+    assert result.exit_code == 2 and "--loso" in result.output

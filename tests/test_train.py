@@ -309,3 +309,23 @@ def test_write_boilerplate_lists_lines_recurring_outside_the_gold_set(tiny_corpu
 def test_cli_write_boilerplate_takes_no_training_options():
     result = CliRunner().invoke(main, ["train", "--write-boilerplate", "--loso"])
     assert result.exit_code == 2 and "--write-boilerplate" in result.output
+
+
+def test_held_out_paths_resolve_patterns_and_refuse_bad_lines(tmp_path):
+    from pmparse.errors import UsageError
+    from pmparse.train import held_out_paths
+
+    root = tmp_path / "corpus"
+    (root / "acme").mkdir(parents=True)
+    (root / "acme" / "2021-01-02 - a long title of the report.md").write_text("x", encoding="utf-8")
+    (root / "acme" / "2021-02-03.md").write_text("y", encoding="utf-8")
+    dev = tmp_path / "dev.jsonl"
+    dev.write_text('{"id": "a", "path": "acme/2021-01-02 - *.md"}\n\n{"id": "b", "path": "acme/2021-02-03.md"}\n',
+                   encoding="utf-8")
+    assert held_out_paths([dev], root) == {"acme/2021-01-02 - a long title of the report.md", "acme/2021-02-03.md"}
+    dev.write_text('{"id": "a", "path": "acme/2021-*.md"}\n', encoding="utf-8")  # two files match
+    with pytest.raises(UsageError, match="line 1"):
+        held_out_paths([dev], root)
+    dev.write_text("[1, 2]\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="line 1"):
+        held_out_paths([dev], root)

@@ -318,8 +318,11 @@ def train_categories_command(corpus, gold_files, output, taxonomy_path, label_fi
               help="Also write the weakly labelled units as JSON lines (offsets, labels, weights; no text).")
 @click.option("--write-boilerplate", "boilerplate", is_flag=True,
               help="Only rewrite the packaged boilerplate list (digests of lines that recur across the corpus).")
+@click.option("--holdout", "holdout", multiple=True, type=click.Path(dir_okay=False, exists=True),
+              help="Also keep the documents of this gold-shaped JSONL file out of training (a development set; "
+                   "needs --out).")
 def train_command(seed, out, corpus, loso, tune_settings, report_path, rounds, check_floors, update_floors, allow_lower,
-                  dataset, boilerplate):
+                  dataset, boilerplate, holdout):
     """Train the field model from the corpus's headings (gold documents excluded), or measure it with --loso."""
     from .train import run_train_command
 
@@ -327,7 +330,7 @@ def train_command(seed, out, corpus, loso, tune_settings, report_path, rounds, c
         output, code = run_train_command(corpus, out, seed, loso, tune_settings, report_path, check_floors,
                                          update_floors, allow_lower, rounds,
                                          progress=lambda message: click.echo(message, err=True), dataset=dataset,
-                                         boilerplate=boilerplate)
+                                         boilerplate=boilerplate, holdout=list(holdout))
     except PmparseError as exc:
         _fail_usage(exc)
     click.echo(output)

@@ -438,15 +438,49 @@ def save(result: TrainResult, folder: Path, extra: dict | None = None) -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def held_out_paths(files: list[Path], root: Path) -> set[str]:
+    """Corpus paths of the documents of gold-shaped JSONL ``files`` (a development set kept out of
+    a training run), each ``path`` pattern standing for the file it names.
+
+    Raises:
+        UsageError: a file is unreadable, a line is not a JSON object with a ``path``, or a pattern
+            names no single corpus file.
+    """
+    paths = set()
+    for file in files:
+        try:
+            lines = Path(file).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"expected a readable JSONL file to hold out, found {exc}") from exc
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line).get("path")
+            except (json.JSONDecodeError, AttributeError):
+                value = None
+            resolved = resolve_reference(root, value) if isinstance(value, str) else None
+            if resolved is None:
+                raise UsageError(f"{file}: line {number}: expected a JSON object whose path names one corpus file")
+            paths.add(resolved)
+    return paths
+
+
 def train(root: Path, out: Path, gold_dir: Path = GOLD_DIR, seed: int = 0,
-          settings: Settings = DEFAULT_SETTINGS, dataset: Path | None = None) -> TrainResult:
-    """``pmparse train``: build the dataset (also written to ``dataset`` when given), fit, save to ``out``."""
-    examples = build_dataset(Path(root), gold_paths(gold_dir, Path(root)))
+          settings: Settings = DEFAULT_SETTINGS, dataset: Path | None = None,
+          holdout: set[str] | None = None) -> TrainResult:
+    """``pmparse train``: build the dataset (also written to ``dataset`` when given), fit, save to ``out``.
+
+    ``holdout``: corpus paths kept out of training besides the gold documents (a development set).
+    """
+    examples = build_dataset(Path(root), gold_paths(gold_dir, Path(root)) | (holdout or set()))
     if dataset is not None:
         write_dataset(examples, Path(dataset))
     result = fit(examples, seed, settings)
-    save(result, Path(out), {"seed": seed, "settings": asdict(settings),
-                             "training": "weak labels from the headings and cues of ../shared/corpus, gold excluded"})
+    note = "weak labels from the headings and cues of ../shared/corpus, gold excluded"
+    if holdout:
+        note += f", {len(holdout)} more documents held out"
+    save(result, Path(out), {"seed": seed, "settings": asdict(settings), "training": note})
     return result
 
 
@@ -707,7 +741,7 @@ def write_boilerplate(root: Path, path: Path | None = None, gold_dir: Path = GOL
 def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool, tune_settings: bool,
                       report_path: str | None, check: bool, update: bool, allow_lower: bool,
                       rounds: int = 1000, progress=None, dataset: str | None = None,
-                      boilerplate: bool = False) -> tuple[str, int]:
+                      boilerplate: bool = False, holdout: list[str] | None = None) -> tuple[str, int]:
     """What ``pmparse train`` prints and its exit code (``boilerplate``: only rewrite the
     boilerplate list from the corpus, see :func:`write_boilerplate`).
 
@@ -724,8 +758,11 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
         raise UsageError("expected a file name after --dataset, found an empty one")
     if dataset is not None and loso:
         raise UsageError("expected --dataset without --loso (each fold has its own dataset), found both")
-    if boilerplate and (loso or dataset is not None or out is not None):
+    if boilerplate and (loso or dataset is not None or out is not None or holdout):
         raise UsageError("expected --write-boilerplate alone (with --corpus), found it with other options")
+    if holdout and (loso or not out):
+        raise UsageError("expected --holdout with --out and without --loso (a development model, never the "
+                         "shipped one), found " + ("--loso" if loso else "no --out"))
     root = corpus_root(corpus)
     if boilerplate:
         from .boilerplate import PACKAGED_PATH
@@ -735,12 +772,15 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
     if not loso:
         target = Path(out) if out else DEFAULT_MODEL_DIR
         started = time.time()
-        result = train(root, target, GOLD_DIR, seed, dataset=Path(dataset) if dataset is not None else None)
+        held = held_out_paths([Path(h) for h in holdout or []], root)
+        result = train(root, target, GOLD_DIR, seed, dataset=Path(dataset) if dataset is not None else None,
+                       holdout=held)
         size = (target / MODEL_FILE).stat().st_size
         counts = ", ".join(f"{k} {v}" for k, v in result.label_counts.items())
         return (f"trained {result.model.name} on {result.documents} documents from {len(result.sources)} sources "
                 f"({counts}) in {time.time() - started:.0f} s; wrote {target} ({size / 1e6:.1f} MB)"
-                + (f" and the dataset {dataset}" if dataset is not None else "")), 0
+                + (f" and the dataset {dataset}" if dataset is not None else "")
+                + (f"; held out {len(held)} more documents" if held else "")), 0
     report = leave_one_source_out(root, GOLD_DIR, seed, DEFAULT_SETTINGS, rounds,
                                   TUNING_GRID if tune_settings else None, progress)
     parts = [f"### Leave one source out: token F1 on held-out gold documents (seed {seed})", "", loso_markdown(report),
