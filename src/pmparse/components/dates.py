@@ -92,7 +92,7 @@ _PHRASE = re.compile(
 # not log in for 2 hours" and "would fail for an hour" tell what happened)
 _MODAL = re.compile(r"\b(?:should|will|shall|must|ought to|needs? to)\b|\w'll\b", re.IGNORECASE)
 # what may stand between a phrase's length and the span that makes it exact: ", from", " (between"
-_SPAN_AFTER_PHRASE = re.compile(r"[ \t]*[,(]?[ \t]*(?:from|between)?[ \t]*$", re.IGNORECASE)
+_SPAN_AFTER_PHRASE = re.compile(r"[ \t]*(?:[,(][ \t]*)?(?:(?:from|between)[ \t]*)?$", re.IGNORECASE)
 # "incident response for 24h in a row", "a 2-hour incident review": the responders' work, not the outage
 _NOT_WORK = r"(?![\s-](?:response|responders?|review|report|call|channel|commander|management|manager|ticket)\b)"
 # "operating normally for 90 minutes", "had been running for 10m", "has not recurred for 70 hours",
@@ -868,7 +868,7 @@ def _refined_by(text: str, phrase: tuple[int, int], phrase_minutes: int, span_st
     rounds the span, rather than timing something else)."""
     if span_start < phrase[1]:
         return False
-    if not _SPAN_AFTER_PHRASE.match(text[phrase[1]:span_start]):
+    if span_start - phrase[1] > 40 or not _SPAN_AFTER_PHRASE.match(text, phrase[1], span_start):
         return False
     return abs(span_minutes - phrase_minutes) <= phrase_minutes / 2
 
