@@ -479,15 +479,21 @@ def test_a_patch_keeps_a_persons_own_address(amended):
 def test_an_interactive_review_shows_a_record_that_only_follows_its_source(tmp_path):
     from conftest import SAMPLES
 
+    from pmparse.pipeline import PipelineConfig
+
+    # heading rules without the tag model: a category near its threshold may flip with any added
+    # line (the note's words enter the whole-text features), which is not what this test is about
+    config = PipelineConfig(tagger=False)
     source = tmp_path / "failover.md"
     source.write_text((SAMPLES / "gocardless-postgres-failover.md").read_text(encoding="utf-8"), encoding="utf-8")
     lib = tmp_path / "lib"
-    convert([str(source)], lib)
+    convert([str(source)], lib, config=config)
     record = lib / "IL-0001.yaml"
     record.write_text(record.read_text(encoding="utf-8").replace("status: suggested", "status: reviewed"),
                       encoding="utf-8")
     source.write_text("> A note added the next day.\n\n" + source.read_text(encoding="utf-8"), encoding="utf-8")
-    assert [r.status for r in convert([str(source)], lib).results] == ["pending"] and proposed(lib) == []
+    assert [r.status for r in convert([str(source)], lib, config=config).results] == ["pending"]
+    assert proposed(lib) == []
     result = CliRunner().invoke(main, ["review", str(lib), "--reviewer", "ann", "--no-color"], input="")
     assert result.exit_code == 0, result.output
     assert "the source text changed" in result.output and "nothing to decide: the record follows" in result.output

@@ -175,3 +175,21 @@ def test_the_likeliest_unit_becomes_the_root_cause_only_when_none_reaches_it():
     # a unit already in a field is not taken, and without probabilities there is nothing to weigh
     assert likeliest_unit(found, "root_cause", 0.15, 0.5, {0, 1, 2}) is None
     assert likeliest_unit(doc_with_probs(None), "root_cause", 0.15, 0.5, set()) is None
+
+
+def test_a_unit_the_model_reads_as_the_root_cause_may_leave_its_headings_field_for_it():
+    # the action-items heading files the third unit, though the model reads it as the root cause
+    # first; with no root cause anywhere, the floor takes it from the heading's field
+    unit_probs = [probs(symptoms=0.8), probs(none=0.9), probs(root_cause=0.5, action_items=0.3)]
+    doc = doc_with_probs(unit_probs)
+    doc.user_data["pmparse_sections"] = [s for s in doc.user_data["pmparse_sections"] if s[2] != "root_cause"]
+    label_fields(doc, heading_weight=0.5, threshold=0.2, followup_weight=0.0)
+    assert [s.label_ for s in doc.spans["fields"]] == ["symptoms", "action_items"]
+    label_fields(doc, heading_weight=0.5, threshold=0.2, followup_weight=0.0, root_cause_floor=0.15)
+    assert [s.label_ for s in doc.spans["fields"]] == ["symptoms", "root_cause"]
+    assert doc.spans["fields"].attrs["scores"][1] == 0.25  # weighed with the heading it left
+    # a unit whose own first reading is its heading's field stays there
+    doc = doc_with_probs([probs(symptoms=0.8), probs(none=0.9), probs(root_cause=0.3, action_items=0.5)])
+    doc.user_data["pmparse_sections"] = [s for s in doc.user_data["pmparse_sections"] if s[2] != "root_cause"]
+    label_fields(doc, heading_weight=0.5, threshold=0.2, followup_weight=0.0, root_cause_floor=0.15)
+    assert [s.label_ for s in doc.spans["fields"]] == ["symptoms", "action_items"]

@@ -137,7 +137,8 @@ def label_fields(doc: Doc, heading_weight: float = 0.6, threshold: float = 0.5, 
     opening part when no heading of the document maps to a field: there action items and lessons
     are weighted by ``followup_weight`` (see :func:`decide`). When no unit reaches the root cause
     and ``root_cause_floor`` is above 0, the unit most likely to state it (:func:`likeliest_unit`,
-    among units in no field) becomes the root cause, with its low score as its confidence: most
+    among units in no field, and units a heading put in another field while the model reads them
+    as the root cause first) becomes the root cause, with its low score as its confidence: most
     reports state a cause somewhere, and the model's first choice at that floor was right more
     often than not on held-out sources (``models/fields/README.md``).
     """
@@ -155,7 +156,11 @@ def label_fields(doc: Doc, heading_weight: float = 0.6, threshold: float = 0.5, 
         if field is not None:
             chosen[i] = (field, confidence)
     if root_cause_floor > 0 and not any(field == "root_cause" for field, _ in chosen.values()):
-        found = likeliest_unit(doc, "root_cause", root_cause_floor, heading_weight, set(chosen), sections)
+        # a unit a heading filed elsewhere stays a candidate when the model itself reads it as the
+        # root cause ("the cause turned out to be ..." under Resolution)
+        skip = {i for i in chosen
+                if probs is None or i >= len(probs) or max(probs[i], key=probs[i].get) != "root_cause"}
+        found = likeliest_unit(doc, "root_cause", root_cause_floor, heading_weight, skip, sections)
         if found is not None:
             chosen[found[0]] = ("root_cause", found[1])
     for i in sorted(chosen):
