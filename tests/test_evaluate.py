@@ -71,6 +71,10 @@ def test_summary_micro_macro_and_intervals():
     low, high = result["interval95"]["symptoms"]
     assert 0.0 <= low <= 2 / 3 <= high <= 1.0
     assert result["worst"]["symptoms"][0]["id"] == "b/1"
+    # only symptoms is annotated: the macro average is over it alone, in the intervals too
+    assert result["macro_f1"] == pytest.approx(2 / 3)
+    assert result["per_source"]["a"]["macro_f1"] == 1.0
+    assert result["interval95"]["macro_f1"] == pytest.approx(result["interval95"]["symptoms"])
 
 
 def test_gold_validation_and_sha_check(tmp_path):

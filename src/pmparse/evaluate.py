@@ -237,8 +237,11 @@ def _summary(arr: np.ndarray) -> dict:
         p, r, f = prf(*sums[j])
         fields[name] = {"precision": p, "recall": r, "f1": f, "gold_tokens": int(sums[j][0] + sums[j][2])}
     micro = prf(*sums.sum(axis=0))
+    # the macro average is over the fields some document annotates (a development file may
+    # annotate one field alone; the gold set annotates all eight)
+    annotated = [n for j, n in enumerate(TEXT_FIELDS) if valid[:, j].any()] or list(TEXT_FIELDS)
     return {"fields": fields, "micro": {"precision": micro[0], "recall": micro[1], "f1": micro[2]},
-            "macro_f1": float(np.mean([fields[n]["f1"] for n in TEXT_FIELDS]))}
+            "macro_f1": float(np.mean([fields[n]["f1"] for n in annotated]))}
 
 
 def _f1s(arr: np.ndarray) -> np.ndarray:
@@ -247,7 +250,8 @@ def _f1s(arr: np.ndarray) -> np.ndarray:
     tp, fp, fn = sums[:, 0], sums[:, 1], sums[:, 2]
     with np.errstate(divide="ignore", invalid="ignore"):
         f1 = np.where(2 * tp + fp + fn > 0, 2 * tp / (2 * tp + fp + fn), 0.0)
-    return np.append(f1, f1.mean())
+    annotated = (arr[:, :, 0] >= 0).any(axis=0)
+    return np.append(f1, f1[annotated].mean() if annotated.any() else f1.mean())
 
 
 def bootstrap(scores: list[DocScore], rounds: int = 1000, seed: int = 0) -> dict:
