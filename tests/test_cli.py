@@ -124,10 +124,18 @@ def test_train_categories_floor_options_without_their_partner_are_usage_errors()
 
 
 def test_train_holdout_needs_out_and_no_loso(tmp_path):
+    from pmparse.pipeline import DEFAULT_MODEL_DIR
+
     held = tmp_path / "dev.jsonl"
     held.write_text("", encoding="utf-8")
+    empty = tmp_path / "no-corpus"
+    empty.mkdir()
     runner = CliRunner()
-    result = runner.invoke(main, ["train", "--holdout", str(held)])
-    assert result.exit_code == 2 and "--out" in result.output
-    result = runner.invoke(main, ["train", "--loso", "--holdout", str(held), "--out", str(tmp_path / "m")])
-    assert result.exit_code == 2 and "--loso" in result.output
+    result = runner.invoke(main, ["train", "--holdout", str(held), "--corpus", str(empty)])
+    assert result.exit_code == 2 and "found no --out" in result.output
+    result = runner.invoke(main, ["train", "--holdout", str(held), "--out", str(DEFAULT_MODEL_DIR),
+                                  "--corpus", str(empty)])
+    assert result.exit_code == 2 and f"found --out {DEFAULT_MODEL_DIR}" in result.output
+    result = runner.invoke(main, ["train", "--loso", "--holdout", str(held), "--out", str(tmp_path / "m"),
+                                  "--corpus", str(empty)])
+    assert result.exit_code == 2 and "found --loso" in result.output

@@ -174,3 +174,25 @@ def test_eval_agreement_reports_fields_then_card_facts_and_tags(corpus_root):
     fields, _, cards = result.output.partition("### Card facts and tags")
     assert "| **macro F1** |" in fields and "root-cause categories (set F1)" in cards
     assert "| organisation (exact) |" in cards and "keys both passes state" in cards
+
+
+def test_eval_agreement_of_another_pass_shows_the_fields_it_annotates(corpus_root, tmp_path):
+    import json
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from pmparse.cli import main
+
+    check = Path(__file__).resolve().parents[1] / "eval" / "dev" / "root_cause_gold_check.jsonl"
+    result = CliRunner().invoke(main, ["eval", "--agreement", "--gold", str(check), "--corpus", str(corpus_root)])
+    assert result.exit_code == 0, result.output
+    assert "| root_cause |" in result.output and "| symptoms |" not in result.output
+    assert "(10 documents" in result.output and "### Card facts" not in result.output
+    # a pass whose ids are not gold documents is a usage error naming the file
+    stray = tmp_path / "stray.jsonl"
+    row = json.loads(check.read_text(encoding="utf-8").splitlines()[0])
+    row["id"] = "not/a/gold/id"
+    stray.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["eval", "--agreement", "--gold", str(stray), "--corpus", str(corpus_root)])
+    assert result.exit_code == 2 and "stray.jsonl" in result.output

@@ -482,7 +482,8 @@ def test_an_interactive_review_shows_a_record_that_only_follows_its_source(tmp_p
     from pmparse.pipeline import PipelineConfig
 
     # heading rules without the tag model: a category near its threshold may flip with any added
-    # line (the note's words enter the whole-text features), which is not what this test is about
+    # line (the note's words enter the whole-text features, and the note pushes the front matter
+    # down into the text), which is not what this test is about
     config = PipelineConfig(tagger=False)
     source = tmp_path / "failover.md"
     source.write_text((SAMPLES / "gocardless-postgres-failover.md").read_text(encoding="utf-8"), encoding="utf-8")

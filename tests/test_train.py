@@ -323,9 +323,16 @@ def test_held_out_paths_resolve_patterns_and_refuse_bad_lines(tmp_path):
     dev.write_text('{"id": "a", "path": "acme/2021-01-02 - *.md"}\n\n{"id": "b", "path": "acme/2021-02-03.md"}\n',
                    encoding="utf-8")
     assert held_out_paths([dev], root) == {"acme/2021-01-02 - a long title of the report.md", "acme/2021-02-03.md"}
-    dev.write_text('{"id": "a", "path": "acme/2021-*.md"}\n', encoding="utf-8")  # two files match
-    with pytest.raises(UsageError, match="line 1"):
+    for line, reason in (('{"id": "a", "path": "acme/2021-*.md"}', "matching none or several"),  # two files match
+                         ('{"id": "a", "path": "acme/typo.md"}', "'acme/typo.md' missing"),
+                         ("[1, 2]", "found list"), ('{"id": "a"}', "found dict without one"),
+                         ("{oops", "expected JSON")):
+        dev.write_text(line + "\n", encoding="utf-8")
+        with pytest.raises(UsageError, match="dev.jsonl: line 1: .*" + reason):
+            held_out_paths([dev], root)
+    dev.write_text("\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="found none"):
         held_out_paths([dev], root)
-    dev.write_text("[1, 2]\n", encoding="utf-8")
-    with pytest.raises(UsageError, match="line 1"):
+    dev.write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(UsageError, match="dev.jsonl: expected a readable UTF-8"):
         held_out_paths([dev], root)

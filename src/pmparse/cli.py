@@ -141,7 +141,8 @@ def validate(library):
 @click.option("--report", "report_path", default=None, type=click.Path(dir_okay=False), help="Write the full report as JSON.")
 @click.option("--plot", "plot_path", default=None, type=click.Path(dir_okay=False), help="Write a per-field F1 bar chart (PNG).")
 @click.option("--rounds", default=1000, show_default=True, type=click.IntRange(min=10), help="Bootstrap rounds.")
-@click.option("--agreement", is_flag=True, help="Report inter-annotator agreement of the second pass instead.")
+@click.option("--agreement", is_flag=True, help="Report inter-annotator agreement of the second pass instead "
+              "(--gold: another second pass, scored against the first-pass documents of the same ids).")
 @click.option("--check-floors", is_flag=True, help="Exit 1 when a field falls below its floor in eval/baseline.json.")
 @click.option("--update-floors", is_flag=True, help="Set eval/baseline.json floors to the current figures.")
 @click.option("--allow-lower", is_flag=True, help="With --update-floors: allow floors to go down.")
@@ -152,7 +153,7 @@ def eval_command(gold_files, corpus, model_dir, rules_only, variants, report_pat
 
     try:
         if agreement:
-            output, code = run_agreement(corpus)
+            output, code = run_agreement(corpus, [Path(g) for g in gold_files] or None)
         else:
             from .pipeline import pipeline_config
 

@@ -510,22 +510,30 @@ def run_eval(gold_files: list[Path] | None, corpus: str | None, model_dir: str |
 
 
 
-def run_agreement(corpus: str | None) -> tuple[str, int]:
-    """Inter-annotator agreement of ``eval/gold/second_pass.jsonl``: markdown and exit code."""
+def run_agreement(corpus: str | None, second_files: list[Path] | None = None) -> tuple[str, int]:
+    """Inter-annotator agreement of a second pass (``eval/gold/second_pass.jsonl``, or
+    ``second_files``) with the first-pass gold documents of the same ids: markdown and exit code.
+    Only the fields both passes annotate are scored and shown."""
     root = corpus_root(corpus)
     first = load_gold(default_gold_files("headed"), root)
-    second = load_gold([GOLD_DIR / SECOND_PASS], root)
-    result = agreement(first, second, root)
+    second = load_gold(second_files or [GOLD_DIR / SECOND_PASS], root)
+    by_id = {doc.id: doc for doc in first}
+    matched = [doc for doc in second if doc.id in by_id]
+    if not matched:
+        raise GoldError("expected second-pass documents with the ids of first-pass gold documents, found none",
+                        ", ".join(str(f) for f in second_files or [GOLD_DIR / SECOND_PASS]))
+    result = agreement(first, matched, root)
+    shown = [n for n in TEXT_FIELDS if any(n in doc.annotated and n in by_id[doc.id].annotated for doc in matched)]
     lines = [f"### Inter-annotator agreement ({result['documents']} documents, token F1)", "",
              "| field | F1 | precision | recall |", "|---|---:|---:|---:|"]
-    for name in TEXT_FIELDS:
+    for name in shown:
         f = result["fields"][name]
         lines.append(f"| {name} | {f['f1']:.3f} | {f['precision']:.3f} | {f['recall']:.3f} |")
     lines.append(f"| **macro F1** | **{result['macro_f1']:.3f}** | | |")
-    by_id = {doc.id: doc for doc in first}
-    cards = [(by_id[doc.id].card, doc.card) for doc in second if doc.id in by_id]
-    lines += ["", f"### Card facts and tags, the same {len(cards)} documents (first pass as reference, keys both "
-              "passes state)", "", facts_table(card_agreement(cards))]
+    cards = [(by_id[doc.id].card, doc.card) for doc in matched if doc.card]
+    if cards:
+        lines += ["", f"### Card facts and tags, the same {len(cards)} documents (first pass as reference, keys "
+                  "both passes state)", "", facts_table(card_agreement(cards), skip_empty=True)]
     return "\n".join(lines), 0
 
 

@@ -443,26 +443,35 @@ def held_out_paths(files: list[Path], root: Path) -> set[str]:
     a training run), each ``path`` pattern standing for the file it names.
 
     Raises:
-        UsageError: a file is unreadable, a line is not a JSON object with a ``path``, or a pattern
-            names no single corpus file.
+        UsageError: a file is unreadable or holds no document, a line is not a JSON object with a
+            ``path``, or that path names no corpus file (or a pattern several).
     """
     paths = set()
     for file in files:
         try:
             lines = Path(file).read_text(encoding="utf-8").splitlines()
         except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"expected a readable JSONL file to hold out, found {exc}") from exc
+            raise UsageError(f"{file}: expected a readable UTF-8 JSONL file to hold out, found {exc}") from exc
+        found = 0
         for number, line in enumerate(lines, 1):
             if not line.strip():
                 continue
             try:
-                value = json.loads(line).get("path")
-            except (json.JSONDecodeError, AttributeError):
-                value = None
-            resolved = resolve_reference(root, value) if isinstance(value, str) else None
-            if resolved is None:
-                raise UsageError(f"{file}: line {number}: expected a JSON object whose path names one corpus file")
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise UsageError(f"{file}: line {number}: expected JSON, found {exc.msg}") from exc
+            value = row.get("path") if isinstance(row, dict) else None
+            if not isinstance(value, str):
+                raise UsageError(f"{file}: line {number}: expected an object with a path, found {type(row).__name__}"
+                                 + (" without one" if isinstance(row, dict) else ""))
+            resolved = resolve_reference(root, value)
+            if resolved is None or not (Path(root) / resolved).is_file():
+                raise UsageError(f"{file}: line {number}: expected a path naming one corpus file, found {value!r}"
+                                 + (" matching none or several" if "*" in value else " missing"))
             paths.add(resolved)
+            found += 1
+        if not found:
+            raise UsageError(f"{file}: expected documents to hold out, found none")
     return paths
 
 
@@ -473,13 +482,15 @@ def train(root: Path, out: Path, gold_dir: Path = GOLD_DIR, seed: int = 0,
 
     ``holdout``: corpus paths kept out of training besides the gold documents (a development set).
     """
-    examples = build_dataset(Path(root), gold_paths(gold_dir, Path(root)) | (holdout or set()))
+    gold = gold_paths(gold_dir, Path(root))
+    extra = (holdout or set()) - gold
+    examples = build_dataset(Path(root), gold | extra)
     if dataset is not None:
         write_dataset(examples, Path(dataset))
     result = fit(examples, seed, settings)
     note = "weak labels from the headings and cues of ../shared/corpus, gold excluded"
-    if holdout:
-        note += f", {len(holdout)} more documents held out"
+    if extra:
+        note += f", {len(extra)} more documents held out"
     save(result, Path(out), {"seed": seed, "settings": asdict(settings), "training": note})
     return result
 
@@ -746,7 +757,9 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
     boilerplate list from the corpus, see :func:`write_boilerplate`).
 
     Raises:
-        UsageError: a LOSO-only option without ``--loso``, ``--dataset`` with it, or no corpus.
+        UsageError: a LOSO-only option without ``--loso``, ``--dataset`` with it, ``--holdout`` with
+            it or without an ``--out`` folder other than the shipped model's, an unusable holdout
+            file, or no corpus.
     """
     from .evaluate import check_floors, floors_verdict, new_floors, read_floors, save_floors
     from .record import atomic_write
@@ -760,9 +773,11 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
         raise UsageError("expected --dataset without --loso (each fold has its own dataset), found both")
     if boilerplate and (loso or dataset is not None or out is not None or holdout):
         raise UsageError("expected --write-boilerplate alone (with --corpus), found it with other options")
-    if holdout and (loso or not out):
-        raise UsageError("expected --holdout with --out and without --loso (a development model, never the "
-                         "shipped one), found " + ("--loso" if loso else "no --out"))
+    if holdout and loso:
+        raise UsageError("expected --holdout without --loso (each fold holds out a whole source), found --loso")
+    if holdout and (not out or Path(out).resolve() == Path(DEFAULT_MODEL_DIR).resolve()):
+        raise UsageError("expected --holdout with an --out folder other than the shipped model's (a development "
+                         "model), found " + ("no --out" if not out else f"--out {out}"))
     root = corpus_root(corpus)
     if boilerplate:
         from .boilerplate import PACKAGED_PATH
@@ -772,7 +787,7 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
     if not loso:
         target = Path(out) if out else DEFAULT_MODEL_DIR
         started = time.time()
-        held = held_out_paths([Path(h) for h in holdout or []], root)
+        held = held_out_paths([Path(h) for h in holdout or []], root) - gold_paths(GOLD_DIR, root)
         result = train(root, target, GOLD_DIR, seed, dataset=Path(dataset) if dataset is not None else None,
                        holdout=held)
         size = (target / MODEL_FILE).stat().st_size

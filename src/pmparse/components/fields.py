@@ -112,7 +112,8 @@ def likeliest_unit(doc: Doc, field: str, floor: float, heading_weight: float, sk
     """The unit most likely to state ``field`` and its score, when that reaches ``floor``.
 
     A unit's score is its probability for the field, weighed with its heading as in
-    :func:`decide`; units whose index is in ``skip`` (already in a field) are passed over.
+    :func:`decide`; units whose index is in ``skip`` (those the caller keeps in their field) are
+    passed over.
     ``sections``: :func:`unit_sections` of ``doc``, when the caller has them already.
     None without model probabilities or below the floor.
     """
