@@ -103,6 +103,8 @@ def test_of_and_over_alone_do_not_state_a_length(text):
         ("Search had a roughly 4 hours outage after the index swap.", 240, "4 hours"),
         ("It was a 30-minute outage of the upload API.", 30, "30-minute"),
         ("Users saw a 2-hour login disruption on Monday.", 120, "2-hour"),
+        # a window between two events
+        ("Exports written in 6 hours between the upgrade and the revert were empty.", 360, "6 hours"),
     ],
 )
 def test_phrases_that_state_a_length(text, minutes, value):

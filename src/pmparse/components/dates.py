@@ -115,6 +115,12 @@ _ADJECTIVE_PHRASE = re.compile(
     r"(?:outage|downtime|disruption|degradation|interruption|incident)\b" + _NOT_WORK,
     re.IGNORECASE,
 )
+# a length given as the window between two events: "edits made in 14 hours between the rollout and
+# the fix", "during the 40 minutes between the deploy and the rollback"
+_WINDOW_PHRASE = re.compile(
+    r"\b(?:in|during|for|over|within)\s{1,3}(?:the\s{1,3})?(?:" + _ABOUT + r"\s{0,3})?" + _VALUE + r"\s{1,3}between\b",
+    re.IGNORECASE,
+)
 # an outage length in words that say so: "an outage of 2 hours", "2 hours of downtime"
 _OUTAGE_PHRASE = re.compile(
     r"\b(?:outage|downtime|disruption|incident|degradation|unavailab\w+|impact)\b" + _NOT_WORK +
@@ -932,7 +938,8 @@ def find_duration(text: str, start: int = 0, end: int | None = None, reference: 
     # or among lessons too
     asides = list(timelines or []) + list(lessons or [])
     for pattern, confidence, named in ((_OUTAGE_PHRASE, 0.6, True), (_ADJECTIVE_PHRASE, 0.6, True),
-                                       (_PHRASE, 0.5, False), (_RECOVERY_PHRASE, 0.5, False)):
+                                       (_PHRASE, 0.5, False), (_WINDOW_PHRASE, 0.5, False),
+                                       (_RECOVERY_PHRASE, 0.5, False)):
         for match in pattern.finditer(text, start, min(end, start + 6000)):
             if not _states_length(text, match, plans, asides, named):
                 continue
