@@ -14,18 +14,13 @@ REPORT = ("# Queue backlog\n\n## Lessons learned\n\nThe resque workers stopped t
 
 def _rules(tmp_path: Path) -> PipelineConfig:
     """A config whose heading table files 'lessons learned' under root cause and whose taxonomy adds a component."""
-    from importlib import resources
+    from test_diff import other_headings
 
-    table = yaml.safe_load(resources.files("pmparse.resources").joinpath("headings.yaml").read_text(encoding="utf-8"))
-    table["synonyms"]["lessons"].remove("lessons learned")
-    table["synonyms"]["root_cause"].append("lessons learned")
-    headings = tmp_path / "headings.yaml"
-    headings.write_text(yaml.safe_dump(table), encoding="utf-8")
     taxonomy = tmp_path / "taxonomy.yaml"
     taxonomy.write_text(yaml.safe_dump({"version": 1, "mode": "extend", "groups": {"components": [
         {"id": "job_runner", "name": "Job runner", "description": "Background job processors.",
          "synonyms": ["resque"]}]}}), encoding="utf-8")
-    return PipelineConfig(headings_path=str(headings), taxonomy_path=str(taxonomy),
+    return PipelineConfig(headings_path=other_headings(tmp_path), taxonomy_path=str(taxonomy),
                           model_dir=pipeline_config().model_dir)
 
 

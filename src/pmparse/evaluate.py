@@ -516,12 +516,12 @@ def run_agreement(corpus: str | None, second_files: list[Path] | None = None) ->
     Only the fields both passes annotate are scored and shown."""
     root = corpus_root(corpus)
     first = load_gold(default_gold_files("headed"), root)
-    second = load_gold(second_files or [GOLD_DIR / SECOND_PASS], root)
+    files = second_files or [GOLD_DIR / SECOND_PASS]
     by_id = {doc.id: doc for doc in first}
-    matched = [doc for doc in second if doc.id in by_id]
+    matched = [doc for doc in load_gold(files, root) if doc.id in by_id]
     if not matched:
         raise GoldError("expected second-pass documents with the ids of first-pass gold documents, found none",
-                        ", ".join(str(f) for f in second_files or [GOLD_DIR / SECOND_PASS]))
+                        ", ".join(str(f) for f in files))
     result = agreement(first, matched, root)
     shown = [n for n in TEXT_FIELDS if any(n in doc.annotated and n in by_id[doc.id].annotated for doc in matched)]
     lines = [f"### Inter-annotator agreement ({result['documents']} documents, token F1)", "",

@@ -293,8 +293,9 @@ def duration_misses(pairs: list[tuple[Mapping, Card]]) -> list[dict]:
         pairs: ``(gold_card, predicted_card)`` as :func:`measure` returns them.
 
     Returns:
-        One dict per miss: ``path`` (the source's location), ``gold``, ``predicted``, ``confidence``,
-        ``origin`` (the rule that read it) and ``evidence`` (the predicted duration's offsets), in the order of ``pairs``.
+        One dict per miss, in the order of ``pairs``: ``path`` (the source's location), ``gold``,
+        ``predicted``, ``confidence``, ``origin`` (the rule that read it) and ``evidence`` (the
+        predicted duration's offsets).
     """
     misses = []
     for gold, card in pairs:
@@ -329,7 +330,9 @@ def main(argv: list[str] | None = None) -> None:  # pragma: no cover - a measuri
     if args.misses:
         print("\n| source | gold | predicted | confidence | origin | evidence |\n|---|---|---|---|---|---|")
         for miss in duration_misses(pairs):
-            print(f"| {miss['path'].replace('|', chr(92) + '|')} | {miss['gold']} | {miss['predicted']} | {miss['confidence']} | {miss['origin']} | {miss['evidence']} |")
+            cells = [miss["path"].replace("|", "\\|"), miss["gold"], miss["predicted"], miss["confidence"],
+                     miss["origin"], miss["evidence"]]
+            print("| " + " | ".join(str(cell) for cell in cells) + " |")
 
 
 if __name__ == "__main__":  # pragma: no cover

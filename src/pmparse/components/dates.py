@@ -54,11 +54,12 @@ _NUMBER_WORDS = {
 _WORDS = r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty(?:-five)?|fifty|ninety|half an)"
 # a figure may touch its unit ("16m"); a number word needs a space ("two hours", never "and" = a + d)
 _NUM = r"(?:\d{1,4}(?:[.,]\d{1,2})?\s?|\b" + _WORDS + r"\s)"
+_UNITS = r"(?:h(?:ou)?rs?|h|min(?:ute)?s?|{m}|days?|d|secs?|seconds?)"
 # in a sentence a lone "m" is minutes only in lower case ("512M" and "250M" are sizes) ...
-_UNIT = r"(?:h(?:ou)?rs?|h|min(?:ute)?s?|(?-i:m)|days?|d|secs?|seconds?)"
+_UNIT = _UNITS.format(m="(?-i:m)")
 # ... but a value already known to be a length ("Time to repair: 0H 16M") reads "M" as minutes too;
 # a unit ends where letters end, so "1h50m" reads as 1 h and 50 m
-_AMOUNT = re.compile(r"(?P<n>" + _NUM + r")(?P<u>" + _UNIT.replace("(?-i:m)", "m") + r")(?![a-z])", re.IGNORECASE)
+_AMOUNT = re.compile(r"(?P<n>" + _NUM + r")(?P<u>" + _UNITS.format(m="m") + r")(?![a-z])", re.IGNORECASE)
 _LABEL_NAMES = (
     r"(?:time to (?:repair|recover(?:y)?|resolve|resolution|mitigat(?:e|ion))|duration|outage length|"
     r"(?:outage|incident|impact) (?:duration|length)|total downtime|downtime)"
@@ -831,17 +832,17 @@ def several_incidents(text: str, start: int = 0, end: int | None = None) -> bool
     return any(len(v) > 1 for v in values.values())
 
 
+def _inside(at: int, regions: list[tuple[int, int]] | None) -> bool:
+    return any(r_start <= at < r_end for r_start, r_end in regions or [])
+
+
 def _opens_entry(text: str, at: int, timelines: list[tuple[int, int]] | None) -> bool:
     """True when offset ``at`` opens a line of a timeline section (only list, heading or table
     marks and a "~" before it)."""
-    if not any(t_start <= at < t_end for t_start, t_end in timelines or []):
+    if not _inside(at, timelines):
         return False
     line_start = text.rfind("\n", 0, at) + 1
     return not text[line_start:at].strip(" \t|*-#>_~")
-
-
-def _inside(at: int, regions: list[tuple[int, int]] | None) -> bool:
-    return any(r_start <= at < r_end for r_start, r_end in regions or [])
 
 
 def _states_length(text: str, match: re.Match, plans: list[tuple[int, int]] | None,
@@ -872,11 +873,8 @@ def _refined_by(text: str, phrase: tuple[int, int], phrase_minutes: int, span_st
     """True when a span follows a phrase's length in the same sentence, joined by no more than a
     comma, a parenthesis, "from" or "between", and agrees with it within half (the phrase
     rounds the span, rather than timing something else)."""
-    if span_start < phrase[1]:
-        return False
-    if span_start - phrase[1] > 40 or not _SPAN_AFTER_PHRASE.match(text, phrase[1], span_start):
-        return False
-    return abs(span_minutes - phrase_minutes) <= phrase_minutes / 2
+    return (0 <= span_start - phrase[1] <= 40 and bool(_SPAN_AFTER_PHRASE.match(text, phrase[1], span_start))
+            and abs(span_minutes - phrase_minutes) <= phrase_minutes / 2)
 
 
 def find_duration(text: str, start: int = 0, end: int | None = None, reference: _dt.date | None = None,
