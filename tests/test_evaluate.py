@@ -212,3 +212,11 @@ def test_a_gold_path_pattern_names_the_one_corpus_file_it_matches(tmp_path):
         load_gold([path], root)
     with pytest.raises(GoldError, match="expected one corpus file to match"):
         gold_text(load_gold([path])[0], root)
+
+
+def test_a_document_s_source_is_its_path_s_first_folder():
+    from pmparse.evaluate import GoldDoc
+
+    dev = GoldDoc(id="dev/acme/2021-01-02", path="acme/2021-01-02 - *.md", sha256="0" * 64, annotated=[])
+    assert dev.source == "acme"
+    assert GoldDoc(id="acme/x", text="written here", sha256="0" * 64, annotated=[]).source == "acme"

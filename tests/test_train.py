@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -336,3 +337,64 @@ def test_held_out_paths_resolve_patterns_and_refuse_bad_lines(tmp_path):
     dev.write_bytes(b"\xff\xfe\x00")
     with pytest.raises(UsageError, match="dev.jsonl: expected a readable UTF-8"):
         held_out_paths([dev], root)
+
+
+# --- root-cause training spans and the development measure ----------------------------------
+
+
+def _unit_at(example, start: int):
+    return next(i for i, (a, b) in enumerate(example.offsets) if a <= start < b)
+
+
+def test_build_dataset_takes_root_cause_from_training_spans(tiny_corpus):
+    exclude = gold_paths(tiny_corpus.parent / f"{tiny_corpus.name}-gold")
+    rel = "posthog/pm-02.md"
+    text = (tiny_corpus / rel).read_text(encoding="utf-8")
+    impact = text.index("## Impact")
+    first_item = text.index("- ", impact) + 2
+    span = (first_item, text.index("\n", first_item))
+    plain = {e.path: e for e in build_dataset(tiny_corpus, exclude)}
+    spanned = {e.path: e for e in build_dataset(tiny_corpus, exclude, spans={rel: [span]})}
+    before, after = plain[rel], spanned[rel]
+    unit = _unit_at(after, span[0])
+    assert before.labels[unit][0] == "symptoms" and after.labels[unit] == ("root_cause", 1.0)
+    # the units the Root cause heading labelled are read by the annotator as not the cause
+    headed = [i for i, label in enumerate(before.labels) if label and label[0] == "root_cause"]
+    assert headed and all(after.labels[i] is None for i in headed if i != unit)
+    # other documents are unchanged
+    assert all(plain[p].labels == spanned[p].labels for p in plain if p != rel)
+
+
+def test_leave_one_source_out_can_score_a_development_set_held_out_by_source(tiny_corpus, tmp_path):
+    from pmparse.train import leave_one_source_out, loso_markdown
+
+    gold = tiny_corpus.parent / f"{tiny_corpus.name}-gold"
+    lines = []
+    for rel in ("posthog/pm-04.md", "dfds/pm-05.md"):
+        text = (tiny_corpus / rel).read_text(encoding="utf-8")
+        start = text.index("## Root cause") + len("## Root cause\n\n")
+        lines.append({"id": "dev/" + rel[:-3], "path": rel, "sha256": hashlib.sha256(text.encode()).hexdigest(),
+                      "annotated": ["root_cause"], "annotator": "x",
+                      "spans": [{"field": "root_cause", "start": start, "end": text.index("\n", start)}]})
+    dev = tmp_path / "dev.jsonl"
+    dev.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    report = leave_one_source_out(tiny_corpus, gold, rounds=10, dev_files=[dev])
+    assert "stripped" not in report and report["scored"] == [str(dev)]
+    # each development document is scored by a model that saw neither it nor its source
+    assert set(report["folds"]) == {"dfds", "posthog"}
+    assert report["folds"]["dfds"]["train_documents"] == 4  # six posthog files less the gold and the dev one
+    assert report["folds"]["posthog"]["train_documents"] == 5  # six dfds files less the dev one
+    assert report["headed"]["pipeline"]["per_source"].keys() == {"dfds", "posthog"}
+    assert report["headed"]["pipeline"]["fields"]["root_cause"]["f1"] > 0.5
+    table = loso_markdown(report)
+    assert "| root_cause |" in table and "| symptoms |" not in table and "headed" in table
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--dev", "README.md"], "--dev with --loso"),
+    (["--loso", "--dev", "README.md", "--check-floors"], "--dev without --tune"),
+    (["--loso", "--dev", "README.md", "--tune"], "--dev without --tune"),
+])
+def test_cli_train_dev_is_a_loso_measure_without_floors(args, needle):
+    result = CliRunner().invoke(main, ["train", *args])
+    assert result.exit_code == 2 and needle in result.output

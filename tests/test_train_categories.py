@@ -547,3 +547,17 @@ def test_label_and_gold_path_patterns_name_the_corpus_file(tmp_path, corpus, tax
     gold = _write(tmp_path, "gold.jsonl", {"id": "gold/g", "path": "gold/*.md", "card": {}})
     assert read_gold([gold])[0]["path"] == "gold/*.md"
     assert read_gold([gold], corpus)[0]["path"] == "gold/g.md"
+
+
+def test_span_rows_train_root_cause_categories_on_the_annotated_cause(tmp_path, corpus, taxonomy):
+    path = _write(tmp_path, "a.jsonl", _line(), _line(path="acme/two.md", text=OTHER))
+    cause = (REPORT.index("A bug"), REPORT.index("endless loop.") + len("endless loop."))
+    examples, _ = team_examples(corpus, taxonomy, 0.5, set(), [path],
+                                spans={"acme/one.md": [cause], "acme/two.md": []})
+    assert [(ex.group, ex.source) for ex in examples] == [("acme/one.md", "team"), ("acme/one.md", "team_spans"),
+                                                           ("acme/two.md", "team")]
+    row = examples[1]
+    assert row.focus == REPORT[cause[0]:cause[1]] and row.weight == 0.5 and row.whole == examples[0].whole
+    # only root-cause labels: the contributing factors are not in that focus, so they stay unknown
+    assert row.labels and all(k.startswith("root_cause_categories.") for k in row.labels)
+    assert row.labels == {k: v for k, v in examples[0].labels.items() if k.startswith("root_cause_categories.")}

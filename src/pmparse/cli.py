@@ -267,8 +267,11 @@ def review(library, accept, reject, accept_all, records, reviewer, color):
                    "to a temporary folder unless -o is given.")
 @click.option("--update-floors", is_flag=True, help="Set eval/categories_floors.json to the current figures.")
 @click.option("--allow-lower", is_flag=True, help="With --update-floors: let floors go down.")
+@click.option("--no-spans", is_flag=True,
+              help="Train without the rows of the team's root-cause spans (corpus/root_cause_spans).")
 def train_categories_command(corpus, gold_files, output, taxonomy_path, label_files, component_label_files, seed,
-                             no_eval, second_pass, component_second_pass, check_floors, update_floors, allow_lower):
+                             no_eval, second_pass, component_second_pass, check_floors, update_floors, allow_lower,
+                             no_spans):
     """Train the tag model (categories and components) and print its cross-validated figures."""
     from .train_categories import run_agreement, run_train_categories
 
@@ -292,7 +295,7 @@ def train_categories_command(corpus, gold_files, output, taxonomy_path, label_fi
             output, corpus, [Path(g) for g in gold_files] or None, seed, taxonomy_path, not no_eval,
             [Path(f) for f in label_files] or None, check_floors, update_floors, allow_lower,
             warn=lambda message: click.echo(f"warning: {message}", err=True),
-            component_label_files=[Path(f) for f in component_label_files] or None)
+            component_label_files=[Path(f) for f in component_label_files] or None, spans=not no_spans)
     except PmparseError as exc:
         _fail_usage(exc)
     click.echo(text)
@@ -322,8 +325,14 @@ def train_categories_command(corpus, gold_files, output, taxonomy_path, label_fi
 @click.option("--holdout", "holdout", multiple=True, type=click.Path(dir_okay=False, exists=True),
               help="Also keep the documents of this gold-shaped JSONL file out of training (a development set; "
                    "needs --out).")
+@click.option("--dev", "dev", multiple=True, type=click.Path(dir_okay=False, exists=True),
+              help="With --loso: score the documents of this development file instead of the gold set's (they are "
+                   "kept out of training too).")
+@click.option("--spans", is_flag=True,
+              help="Also learn root cause from the team's spans (corpus/root_cause_spans); the shipped model does "
+                   "not (see models/fields/README.md).")
 def train_command(seed, out, corpus, loso, tune_settings, report_path, rounds, check_floors, update_floors, allow_lower,
-                  dataset, boilerplate, holdout):
+                  dataset, boilerplate, holdout, dev, spans):
     """Train the field model from the corpus's headings (gold documents excluded), or measure it with --loso."""
     from .train import run_train_command
 
@@ -331,7 +340,9 @@ def train_command(seed, out, corpus, loso, tune_settings, report_path, rounds, c
         output, code = run_train_command(corpus, out, seed, loso, tune_settings, report_path, check_floors,
                                          update_floors, allow_lower, rounds,
                                          progress=lambda message: click.echo(message, err=True), dataset=dataset,
-                                         boilerplate=boilerplate, holdout=list(holdout))
+                                         boilerplate=boilerplate, holdout=list(holdout), use_spans=spans,
+                                         dev=list(dev),
+                                         warn=lambda message: click.echo(f"warning: {message}", err=True))
     except PmparseError as exc:
         _fail_usage(exc)
     click.echo(output)

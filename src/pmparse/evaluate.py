@@ -77,8 +77,9 @@ class GoldDoc(BaseModel):
 
     @property
     def source(self) -> str:
-        """The corpus source of the document (first path component of its id)."""
-        return self.id.split("/", 1)[0]
+        """The corpus source of the document: the first component of its path (a development
+        document's id starts with ``dev/``), or of its id when it has no path."""
+        return (self.path or self.id).split("/", 1)[0]
 
 
 def load_gold(files: Iterable[Path], root: Path | None = None) -> list[GoldDoc]:

@@ -68,6 +68,7 @@ from .ingest import ingest, ingest_bytes
 from .pipeline import DEFAULT_MODEL_DIR, PipelineConfig, build, make_doc
 from .rules import normalise_heading
 from .schema import TEXT_FIELDS
+from .training_spans import read_training_spans, relabel_root_cause
 
 MODEL_NAME = "pmparse-units"
 MODEL_VERSION = 2
@@ -248,9 +249,15 @@ def analyse_structure(nlp, source):
     return doc
 
 
-def build_dataset(root: Path, exclude: set[str], nlp=None) -> list[DocExamples]:
-    """Weakly labelled units of every corpus incident file not in ``exclude`` (gold paths)."""
+def build_dataset(root: Path, exclude: set[str], nlp=None,
+                  spans: dict[str, list[tuple[int, int]]] | None = None) -> list[DocExamples]:
+    """Weakly labelled units of every corpus incident file not in ``exclude`` (gold paths).
+
+    ``spans``: annotated root-cause stretches by corpus path (:mod:`pmparse.training_spans`); a
+    document that has them takes its root-cause labels from them (:func:`relabel_root_cause`).
+    """
     nlp = nlp or structure_pipeline()
+    spans = spans or {}
     cues = load_cues()
     examples = []
     for source, rel in incident_files(root, load_manifest()):
@@ -261,8 +268,10 @@ def build_dataset(root: Path, exclude: set[str], nlp=None) -> list[DocExamples]:
         if "units" not in doc.spans or not len(doc.spans["units"]):
             continue
         offsets = [(unit.start_char, unit.end_char) for unit in doc.spans["units"]]
-        examples.append(DocExamples(rel, source, unit_rows(doc, cues), weak_labels(doc, cues), offsets,
-                                    ingested.sha256))
+        labels = weak_labels(doc, cues)
+        if rel in spans:
+            labels = relabel_root_cause(labels, offsets, spans[rel])
+        examples.append(DocExamples(rel, source, unit_rows(doc, cues), labels, offsets, ingested.sha256))
     return examples
 
 
@@ -477,22 +486,37 @@ def held_out_paths(files: list[Path], root: Path) -> set[str]:
 
 def train(root: Path, out: Path, gold_dir: Path = GOLD_DIR, seed: int = 0,
           settings: Settings = DEFAULT_SETTINGS, dataset: Path | None = None,
-          holdout: set[str] | None = None) -> TrainResult:
+          holdout: set[str] | None = None, use_spans: bool = False, warn=None) -> TrainResult:
     """``pmparse train``: build the dataset (also written to ``dataset`` when given), fit, save to ``out``.
 
     ``holdout``: corpus paths kept out of training besides the gold documents (a development set).
+    ``use_spans``: also learn root cause from the team's spans (``corpus/root_cause_spans``; off in
+    the shipped model, see ``models/fields/README.md``); each line left out is reported to ``warn``.
     """
     gold = gold_paths(gold_dir, Path(root))
     extra = (holdout or set()) - gold
-    examples = build_dataset(Path(root), gold | extra)
+    spans = training_spans(Path(root), gold | extra, warn) if use_spans else {}
+    examples = build_dataset(Path(root), gold | extra, spans=spans)
     if dataset is not None:
         write_dataset(examples, Path(dataset))
     result = fit(examples, seed, settings)
     note = "weak labels from the headings and cues of ../shared/corpus, gold excluded"
+    if spans:
+        note += f", root cause of {len(spans)} documents from the team's spans"
     if extra:
         note += f", {len(extra)} more documents held out"
     save(result, Path(out), {"seed": seed, "settings": asdict(settings), "training": note})
     return result
+
+
+def training_spans(root: Path, exclude: set[str], warn=None) -> dict[str, list[tuple[int, int]]]:
+    """The team's root-cause spans by corpus path, gold and held-out documents left out (each line
+    left out is reported to ``warn``)."""
+    read = read_training_spans(root, exclude=exclude)
+    for reason in read.skipped:
+        if warn is not None:
+            warn(f"root-cause spans: skipped {reason}")
+    return read.spans
 
 
 # ---------------------------------------------------------------------------------------------
@@ -657,7 +681,8 @@ def error_analysis(items: list[_HeldOut], settings: Settings) -> dict:
 
 
 def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, settings: Settings = DEFAULT_SETTINGS,
-                         rounds: int = 1000, tune_grid: dict[str, tuple] | None = None, progress=None) -> dict:
+                         rounds: int = 1000, tune_grid: dict[str, tuple] | None = None, progress=None,
+                         use_spans: bool = False, dev_files: list[Path] | None = None) -> dict:
     """Train on every source but one, score the gold documents of the held-out source; every source in turn.
 
     Args:
@@ -669,26 +694,41 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
         rounds: Bootstrap rounds of the intervals.
         tune_grid: Search these labeler settings on the held-out predictions first.
         progress: Called with a message after each fold.
+        use_spans: Train on the team's root-cause spans too (they leave with their source).
+        dev_files: Score the documents of these development files (as written, the ``headed``
+            variant only) instead of the gold set's; they are kept out of training too, so a
+            change can be judged with sources held out without reading gold figures.
 
     Returns:
         A report: ``{"stripped": {system: summary}, "headed": {...}, "settings", "folds", ...}``
-        with systems ``pipeline``, ``headings`` and ``keywords`` (summaries as ``pmparse eval``).
+        with systems ``pipeline``, ``headings`` and ``keywords`` (summaries as ``pmparse eval``);
+        ``headed`` only with ``dev_files``.
     """
     from .evaluate import default_gold_files, gold_spans, gold_text, load_gold, summarise
 
     started = time.time()
     root = Path(root)
     nlp = structure_pipeline()
-    examples = build_dataset(root, gold_paths(gold_dir, root), nlp)
-    gold = {variant: load_gold(default_gold_files(variant), root) for variant in VARIANTS}
+    exclude = gold_paths(gold_dir, root)
+    if dev_files:
+        if tune_grid:
+            raise UsageError("expected --tune on the gold set, found it with a development set")
+        exclude |= held_out_paths(dev_files, root)
+        variants: tuple[str, ...] = ("headed",)
+        gold = {"headed": load_gold(dev_files, root)}
+    else:
+        variants = VARIANTS
+        gold = {variant: load_gold(default_gold_files(variant), root) for variant in VARIANTS}
+    spans = training_spans(root, exclude, progress) if use_spans else {}
+    examples = build_dataset(root, exclude, nlp, spans)
     sources = sorted({d.source for docs in gold.values() for d in docs})
-    held: dict[str, list[_HeldOut]] = {variant: [] for variant in VARIANTS}
+    held: dict[str, list[_HeldOut]] = {variant: [] for variant in variants}
     folds = {}
     for source in sources:
         train_examples = [e for e in examples if e.source != source]
         result = fit(train_examples, seed, settings)
         folds[source] = {"train_documents": result.documents, "label_counts": result.label_counts}
-        for variant in VARIANTS:
+        for variant in variants:
             docs = [d for d in gold[variant] if d.source == source]
             folds[source][f"{variant}_gold_documents"] = len(docs)
             for g in docs:
@@ -698,14 +738,17 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
                                               result.model, result.model.raw_probs(doc)))
         if progress is not None:
             progress(f"fold {source}: trained on {result.documents} documents, "
-                     f"{sum(len(held[v]) for v in VARIANTS)} gold documents scored so far")
-    report: dict = {"seed": seed, "cues_version": load_cues().version, "model": f"{MODEL_NAME}-v{MODEL_VERSION}"}
+                     f"{sum(len(held[v]) for v in variants)} documents scored so far")
+    report: dict = {"seed": seed, "cues_version": load_cues().version, "model": f"{MODEL_NAME}-v{MODEL_VERSION}",
+                    "root_cause_span_documents": len(spans)}
+    if dev_files:
+        report["scored"] = [str(f) for f in dev_files]
     if tune_grid:
         settings, tried = tune(held, settings, tune_grid)
         report["tuning"] = {"grid": {k: list(v) for k, v in tune_grid.items()}, "best": asdict(settings),
                             "objective": "first no headed field below headings alone (else the least total shortfall), "
                                          "then stripped + headed macro F1", "points": tried}
-    for variant in VARIANTS:
+    for variant in variants:
         report[variant] = {system: summarise(_scores(held[variant], system, settings), rounds) for system in SYSTEMS}
         report[variant]["pipeline"]["units"] = error_analysis(held[variant], settings)
     report["settings"] = asdict(settings)
@@ -715,18 +758,21 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
 
 
 def loso_markdown(report: dict) -> str:
-    """The per-field F1 table of a leave-one-source-out report (both variants, three systems)."""
-    lines = ["| field | " + " | ".join(f"{v} {s}" for v in VARIANTS for s in SYSTEMS) + " |",
-             "|---|" + "---:|" * (len(VARIANTS) * len(SYSTEMS))]
-    for name in TEXT_FIELDS:
+    """The per-field F1 table of a leave-one-source-out report (its variants, three systems); a
+    development report scores only the fields its documents annotate."""
+    variants = [v for v in VARIANTS if v in report]
+    names = [n for n in TEXT_FIELDS if any(report[v]["pipeline"]["fields"][n]["gold_tokens"] for v in variants)]
+    lines = ["| field | " + " | ".join(f"{v} {s}" for v in variants for s in SYSTEMS) + " |",
+             "|---|" + "---:|" * (len(variants) * len(SYSTEMS))]
+    for name in names:
         lines.append(f"| {name} | " + " | ".join(
-            f"{report[v][s]['fields'][name]['f1']:.3f}" for v in VARIANTS for s in SYSTEMS) + " |")
+            f"{report[v][s]['fields'][name]['f1']:.3f}" for v in variants for s in SYSTEMS) + " |")
     lines.append("| **macro F1** | " + " | ".join(
         f"**{report[v][s]['macro_f1']:.3f}** [{report[v][s]['interval95']['macro_f1'][0]:.2f}-"
-        f"{report[v][s]['interval95']['macro_f1'][1]:.2f}]" for v in VARIANTS for s in SYSTEMS) + " |")
-    per_source = report["stripped"]["pipeline"]["per_source"]
-    lines += ["", "Per held-out source (pipeline, heading-stripped, macro F1): " + ", ".join(
-        f"{src} {v['macro_f1']:.2f} ({v['documents']})" for src, v in per_source.items())]
+        f"{report[v][s]['interval95']['macro_f1'][1]:.2f}]" for v in variants for s in SYSTEMS) + " |")
+    per_source = report[variants[0]]["pipeline"]["per_source"]
+    lines += ["", f"Per held-out source (pipeline, {'heading-stripped' if variants[0] == 'stripped' else 'headed'}, "
+              "macro F1): " + ", ".join(f"{src} {v['macro_f1']:.2f} ({v['documents']})" for src, v in per_source.items())]
     return "\n".join(lines)
 
 
@@ -752,9 +798,12 @@ def write_boilerplate(root: Path, path: Path | None = None, gold_dir: Path = GOL
 def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool, tune_settings: bool,
                       report_path: str | None, check: bool, update: bool, allow_lower: bool,
                       rounds: int = 1000, progress=None, dataset: str | None = None,
-                      boilerplate: bool = False, holdout: list[str] | None = None) -> tuple[str, int]:
+                      boilerplate: bool = False, holdout: list[str] | None = None,
+                      use_spans: bool = False, warn=None, dev: list[str] | None = None) -> tuple[str, int]:
     """What ``pmparse train`` prints and its exit code (``boilerplate``: only rewrite the
-    boilerplate list from the corpus, see :func:`write_boilerplate`).
+    boilerplate list from the corpus, see :func:`write_boilerplate`; ``use_spans``: train on the
+    team's root-cause spans, each line left out reported to ``warn``; ``dev``: with ``loso``, score
+    these development files instead of the gold set).
 
     Raises:
         UsageError: a LOSO-only option without ``--loso``, ``--dataset`` with it, ``--holdout`` with
@@ -775,6 +824,11 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
         raise UsageError("expected --write-boilerplate alone (with --corpus), found it with other options")
     if holdout and loso:
         raise UsageError("expected --holdout without --loso (each fold holds out a whole source), found --loso")
+    if dev and not loso:
+        raise UsageError("expected --dev with --loso, found it without")
+    if dev and (tune_settings or check or update):
+        raise UsageError("expected --dev without --tune, --check-floors or --update-floors (they are for the gold "
+                         "set), found them together")
     if holdout and (not out or Path(out).resolve() == Path(DEFAULT_MODEL_DIR).resolve()):
         raise UsageError("expected --holdout with an --out folder other than the shipped model's (a development "
                          "model), found " + ("no --out" if not out else f"--out {out}"))
@@ -789,7 +843,7 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
         started = time.time()
         held = held_out_paths([Path(h) for h in holdout or []], root) - gold_paths(GOLD_DIR, root)
         result = train(root, target, GOLD_DIR, seed, dataset=Path(dataset) if dataset is not None else None,
-                       holdout=held)
+                       holdout=held, use_spans=use_spans, warn=warn)
         size = (target / MODEL_FILE).stat().st_size
         counts = ", ".join(f"{k} {v}" for k, v in result.label_counts.items())
         return (f"trained {result.model.name} on {result.documents} documents from {len(result.sources)} sources "
@@ -797,8 +851,10 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
                 + (f" and the dataset {dataset}" if dataset is not None else "")
                 + (f"; held out {len(held)} more documents" if held else "")), 0
     report = leave_one_source_out(root, GOLD_DIR, seed, DEFAULT_SETTINGS, rounds,
-                                  TUNING_GRID if tune_settings else None, progress)
-    parts = [f"### Leave one source out: token F1 on held-out gold documents (seed {seed})", "", loso_markdown(report),
+                                  TUNING_GRID if tune_settings else None, progress, use_spans,
+                                  [Path(d) for d in dev] if dev else None)
+    scored = "development documents (" + ", ".join(dev) + ")" if dev else "gold documents"
+    parts = [f"### Leave one source out: token F1 on held-out {scored} (seed {seed})", "", loso_markdown(report),
              "", "settings: " + ", ".join(f"{k} {v}" for k, v in report["settings"].items())]
     if tune_settings:
         parts.append("tuned on these folds (set DEFAULT_SETTINGS in pmparse/train.py to adopt them)")
