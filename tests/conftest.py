@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -52,3 +53,10 @@ def source_text(card: Card) -> str:
         return card.source.extracted_text
     with open(card.source.location, encoding="utf-8", newline="") as handle:
         return handle.read()
+
+
+def write_jsonl(folder: Path, name: str, *rows) -> Path:
+    """Write ``rows`` (dicts as JSON, strings as they are) one per line into ``folder/name``."""
+    path = folder / name
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows), encoding="utf-8")
+    return path

@@ -28,6 +28,7 @@ from pmparse.train import (
     weak_label,
     weak_labels,
 )
+from pmparse.training_spans import TrainingSpans
 
 SERVICES = ["billing", "search", "login", "upload", "checkout", "report", "queue", "mail"]
 PHRASES = {
@@ -353,8 +354,10 @@ def test_build_dataset_takes_root_cause_from_training_spans(tiny_corpus):
     impact = text.index("## Impact")
     first_item = text.index("- ", impact) + 2
     span = (first_item, text.index("\n", first_item))
+    sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
     plain = {e.path: e for e in build_dataset(tiny_corpus, exclude)}
-    spanned = {e.path: e for e in build_dataset(tiny_corpus, exclude, spans={rel: [span]})}
+    spanned = {e.path: e for e in build_dataset(tiny_corpus, exclude,
+                                                spans=TrainingSpans(spans={rel: [span]}, shas={rel: sha}))}
     before, after = plain[rel], spanned[rel]
     unit = _unit_at(after, span[0])
     assert before.labels[unit][0] == "symptoms" and after.labels[unit] == ("root_cause", 1.0)
@@ -363,6 +366,12 @@ def test_build_dataset_takes_root_cause_from_training_spans(tiny_corpus):
     assert headed and all(after.labels[i] is None for i in headed if i != unit)
     # other documents are unchanged
     assert all(plain[p].labels == spanned[p].labels for p in plain if p != rel)
+    # spans annotated on another text than the one ingested are not applied, and the warning says so
+    warnings: list[str] = []
+    other = build_dataset(tiny_corpus, exclude, spans=TrainingSpans(spans={rel: [span]}, shas={rel: "0" * 64}),
+                          warn=warnings.append)
+    assert {e.path: e.labels for e in other} == {p: e.labels for p, e in plain.items()}
+    assert len(warnings) == 1 and rel in warnings[0] and "ingested text" in warnings[0]
 
 
 def test_leave_one_source_out_can_score_a_development_set_held_out_by_source(tiny_corpus, tmp_path):
@@ -394,7 +403,12 @@ def test_leave_one_source_out_can_score_a_development_set_held_out_by_source(tin
     (["--dev", "README.md"], "--dev with --loso"),
     (["--loso", "--dev", "README.md", "--check-floors"], "--dev without --tune"),
     (["--loso", "--dev", "README.md", "--tune"], "--dev without --tune"),
+    (["--loso", "--dev", "README.md", "--report", str(DEFAULT_MODEL_DIR / "loso.json")], "another --report"),
+    (["--spans"], "--spans with an --out folder"),
+    (["--spans", "--out", str(DEFAULT_MODEL_DIR)], "--spans with an --out folder"),
+    (["--loso", "--spans", "--update-floors"], "--spans without --tune or --update-floors"),
+    (["--loso", "--spans", "--report", str(DEFAULT_MODEL_DIR / "loso.json")], "another --report"),
 ])
-def test_cli_train_dev_is_a_loso_measure_without_floors(args, needle):
+def test_cli_train_dev_and_spans_never_touch_the_shipped_model_or_floors(args, needle):
     result = CliRunner().invoke(main, ["train", *args])
     assert result.exit_code == 2 and needle in result.output

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import write_jsonl
 from pmparse import train_categories
 from pmparse.components.tagger import category_texts
 from pmparse.errors import LabelError, PmparseError
@@ -45,11 +46,6 @@ def _line(path: str = "acme/one.md", text: str = REPORT, **changes) -> dict:
     return row
 
 
-def _write(folder: Path, name: str, *rows) -> Path:
-    path = folder / name
-    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows), encoding="utf-8")
-    return path
-
 
 @pytest.fixture(scope="module")
 def taxonomy():
@@ -69,7 +65,7 @@ def corpus(tmp_path) -> Path:
 
 
 def test_a_valid_line_gives_full_labels(tmp_path, taxonomy):
-    read = read_team_labels([_write(tmp_path, "a.jsonl", _line(), "")], taxonomy)
+    read = read_team_labels([write_jsonl(tmp_path, "a.jsonl", _line(), "")], taxonomy)
     assert [label.path for label in read.labels] == ["acme/one.md"] and read.skipped == []
     labels = team_labels_of(read.labels[0], taxonomy)
     # every id of both groups is labelled, like a gold card: absent ids are negatives
@@ -96,7 +92,7 @@ def test_a_valid_line_gives_full_labels(tmp_path, taxonomy):
     (_line(evidence=[{"label": "root_cause_categories.software_bug", "start": 9, "end": 5}]), "start < end"),
 ])
 def test_an_invalid_line_is_a_typed_error_naming_file_and_line(tmp_path, taxonomy, row, message):
-    path = _write(tmp_path, "a.jsonl", _line(path="acme/two.md", text=OTHER), row)
+    path = write_jsonl(tmp_path, "a.jsonl", _line(path="acme/two.md", text=OTHER), row)
     with pytest.raises(LabelError, match="line 2") as caught:
         read_team_labels([path], taxonomy)
     assert message in str(caught.value) and caught.value.path == str(path)
@@ -104,8 +100,8 @@ def test_an_invalid_line_is_a_typed_error_naming_file_and_line(tmp_path, taxonom
 
 
 def test_a_document_labelled_twice_keeps_the_first_line_in_file_order(tmp_path, taxonomy):
-    first = _write(tmp_path, "batch_a.jsonl", _line())
-    second = _write(tmp_path, "batch_b.jsonl", _line(root_cause_categories=["configuration_change"], evidence=[], annotator="t2"))
+    first = write_jsonl(tmp_path, "batch_a.jsonl", _line())
+    second = write_jsonl(tmp_path, "batch_b.jsonl", _line(root_cause_categories=["configuration_change"], evidence=[], annotator="t2"))
     read = read_team_labels([second, first], taxonomy)
     assert [label.annotator for label in read.labels] == ["t1"]
     assert len(read.skipped) == 1 and "batch_b.jsonl:1" in read.skipped[0] and "batch_a.jsonl:1" in read.skipped[0]
@@ -115,7 +111,7 @@ def test_a_document_labelled_twice_keeps_the_first_line_in_file_order(tmp_path, 
 
 
 def test_team_rows_are_made_like_gold_rows_and_bad_sources_are_skipped(tmp_path, corpus, taxonomy):
-    path = _write(tmp_path, "a.jsonl",
+    path = write_jsonl(tmp_path, "a.jsonl",
                   _line(),
                   _line(path="acme/two.md", text="an older version of the file"),  # sha256 differs
                   _line(path="acme/gone.md"),  # missing file
@@ -135,7 +131,7 @@ def test_team_rows_are_made_like_gold_rows_and_bad_sources_are_skipped(tmp_path,
 
 
 def test_evidence_outside_an_unchanged_text_is_an_error(tmp_path, corpus, taxonomy):
-    path = _write(tmp_path, "a.jsonl", _line(evidence=[{"label": "root_cause_categories.software_bug",
+    path = write_jsonl(tmp_path, "a.jsonl", _line(evidence=[{"label": "root_cause_categories.software_bug",
                                                         "start": 5, "end": len(REPORT) + 1}]))
     with pytest.raises(LabelError, match="inside the text") as caught:
         team_examples(corpus, taxonomy, 1.0, set(), [path])
@@ -205,7 +201,7 @@ def test_cross_validation_tests_gold_rows_and_trains_team_rows_outside_their_fol
 
 
 def test_evidence_rows_train_on_the_annotators_stretches(tmp_path, corpus, taxonomy):
-    path = _write(tmp_path, "a.jsonl", _line(evidence=[{"label": "root_cause_categories.software_bug", "start": 60,
+    path = write_jsonl(tmp_path, "a.jsonl", _line(evidence=[{"label": "root_cause_categories.software_bug", "start": 60,
                                                         "end": 80}, {"label": "contributing_factor_categories."
                                                                      "testing_gap", "start": 2, "end": 10}]))
     examples, _ = team_examples(corpus, taxonomy, 1.0, set(), [path], evidence=True)
@@ -223,8 +219,8 @@ def test_train_categories_stops_on_a_bad_label_file_before_training(tmp_path, co
         raise AssertionError("the pipeline ran before the labels were checked")
 
     monkeypatch.setattr(train_categories, "analysed_docs", no_pipeline)
-    gold = _write(tmp_path, "gold.jsonl", {"id": "gold/g", "path": "gold/g.md", "card": {}})
-    labels = _write(tmp_path, "batch.jsonl", _line(root_cause_categories=["gremlins"]))
+    gold = write_jsonl(tmp_path, "gold.jsonl", {"id": "gold/g", "path": "gold/g.md", "card": {}})
+    labels = write_jsonl(tmp_path, "batch.jsonl", _line(root_cause_categories=["gremlins"]))
     result = CliRunner().invoke(main, ["train-categories", "--corpus", str(corpus), "--gold", str(gold), "--labels",
                                        str(labels), "-o", str(tmp_path / "model")])
     assert result.exit_code == 2
@@ -233,7 +229,7 @@ def test_train_categories_stops_on_a_bad_label_file_before_training(tmp_path, co
 
 
 def test_a_copy_of_a_gold_document_under_another_name_is_not_a_team_row(tmp_path, corpus, taxonomy):
-    path = _write(tmp_path, "a.jsonl", _line())
+    path = write_jsonl(tmp_path, "a.jsonl", _line())
     gold_sha = json.loads(path.read_text().splitlines()[0])["sha256"]
     examples, skipped = team_examples(corpus, taxonomy, 0.5, set(), [path], gold_shas={gold_sha})
     assert examples == [] and "gold" in skipped[0]
@@ -255,11 +251,11 @@ def test_label_agreement_compares_the_documents_both_passes_labelled(tmp_path, t
     from pmparse.cli import main
     from pmparse.train_categories import label_agreement
 
-    first = _write(tmp_path, "first.jsonl", _line(),
+    first = write_jsonl(tmp_path, "first.jsonl", _line(),
                    _line(path="acme/two.md", text=OTHER, root_cause_categories=["configuration_change"],
                          contributing_factor_categories=[], evidence=[]),
                    _line(path="acme/three.md", annotator="t1"))  # not in the second pass
-    second = _write(tmp_path, "second.jsonl", _line(annotator="s1"),
+    second = write_jsonl(tmp_path, "second.jsonl", _line(annotator="s1"),
                     _line(path="acme/two.md", text=OTHER, root_cause_categories=["operator_error"],
                           contributing_factor_categories=["process"], evidence=[], annotator="s1"))
     agreement = label_agreement(read_team_labels([first], taxonomy), read_team_labels([second], taxonomy))
@@ -302,7 +298,7 @@ def _component_line(path: str = "acme/one.md", text: str = REPORT, **changes) ->
 def test_a_valid_component_line_is_read_and_an_empty_list_means_none_involved(tmp_path, taxonomy):
     from pmparse.train_categories import read_component_labels
 
-    path = _write(tmp_path, "batch_k1.jsonl", _component_line(),
+    path = write_jsonl(tmp_path, "batch_k1.jsonl", _component_line(),
                   _component_line(path="acme/two.md", text=OTHER, components=[], evidence=[]))
     read = read_component_labels([path], taxonomy)
     assert [(label.path, label.components) for label in read.labels] == [("acme/one.md", ["web_application"]),
@@ -320,7 +316,7 @@ def test_a_valid_component_line_is_read_and_an_empty_list_means_none_involved(tm
 def test_an_invalid_component_line_is_a_typed_error_naming_file_and_line(tmp_path, taxonomy, row, message):
     from pmparse.train_categories import read_component_labels
 
-    path = _write(tmp_path, "batch_k1.jsonl", _component_line(path="acme/two.md", text=OTHER), row)
+    path = write_jsonl(tmp_path, "batch_k1.jsonl", _component_line(path="acme/two.md", text=OTHER), row)
     with pytest.raises(LabelError, match="line 2") as caught:
         read_component_labels([path], taxonomy)
     assert message in str(caught.value) and caught.value.path == str(path)
@@ -329,7 +325,7 @@ def test_an_invalid_component_line_is_a_typed_error_naming_file_and_line(tmp_pat
 def test_team_component_documents_skip_gold_and_changed_sources(tmp_path, corpus, taxonomy):
     from pmparse.train_categories import team_component_docs
 
-    path = _write(tmp_path, "batch_k1.jsonl", _component_line(),
+    path = write_jsonl(tmp_path, "batch_k1.jsonl", _component_line(),
                   _component_line(path="acme/two.md", text="an older text"),  # sha256 differs
                   _component_line(path="gold/g.md"))  # a gold document
     warnings: list[str] = []
@@ -397,9 +393,9 @@ def test_component_agreement_compares_two_passes_and_the_cli_prints_it(tmp_path,
     from pmparse.cli import main
     from pmparse.train_categories import component_agreement, read_component_labels
 
-    first = _write(tmp_path, "batch_k1.jsonl", _component_line(components=["web_application", "database"]),
+    first = write_jsonl(tmp_path, "batch_k1.jsonl", _component_line(components=["web_application", "database"]),
                    _component_line(path="acme/two.md", text=OTHER, components=["search"], evidence=[]))
-    second = _write(tmp_path, "second.jsonl", _component_line(annotator="cs1"),
+    second = write_jsonl(tmp_path, "second.jsonl", _component_line(annotator="cs1"),
                     _component_line(path="acme/two.md", text=OTHER, components=["search"], evidence=[],
                                     annotator="cs1"))
     agreement = component_agreement(read_component_labels([first], taxonomy),
@@ -415,7 +411,7 @@ def test_component_agreement_compares_two_passes_and_the_cli_prints_it(tmp_path,
     assert both.exit_code == 2 and "found both" in both.output
     crossed = runner.invoke(main, ["train-categories", "--labels", str(first), "--component-agreement", str(second)])
     assert crossed.exit_code == 2 and "crossed" in crossed.output
-    elsewhere = _write(tmp_path, "other.jsonl", _component_line(path="beta/three.md", annotator="cs1"))
+    elsewhere = write_jsonl(tmp_path, "other.jsonl", _component_line(path="beta/three.md", annotator="cs1"))
     none_shared = runner.invoke(main, ["train-categories", "--component-labels", str(first), "--component-agreement",
                                        str(elsewhere)])
     assert none_shared.exit_code == 2 and "found none in" in none_shared.output and "other.jsonl" in none_shared.output
@@ -434,13 +430,13 @@ def test_train_scores_components_with_team_rows_held_out_by_source_only_in_the_s
     for rel, text in texts.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text, encoding="utf-8")
-    gold = _write(tmp_path, "gold.jsonl",
+    gold = write_jsonl(tmp_path, "gold.jsonl",
                   {"id": "acme/g1", "path": "acme/g1.md", "sha256": _sha(texts["acme/g1.md"]),
                    "card": {"root_cause_categories": ["capacity_exhaustion"], "components": ["database"]}},
                   {"id": "beta/g2", "path": "beta/g2.md", "sha256": _sha(texts["beta/g2.md"]),
                    "card": {"root_cause_categories": ["software_bug"], "components": ["dns"]}})
-    labels = _write(tmp_path, "labels.jsonl")  # no category labels
-    components = _write(tmp_path, "batch_k1.jsonl", _component_line(path="acme/t1.md", text=texts["acme/t1.md"],
+    labels = write_jsonl(tmp_path, "labels.jsonl")  # no category labels
+    components = write_jsonl(tmp_path, "batch_k1.jsonl", _component_line(path="acme/t1.md", text=texts["acme/t1.md"],
                                                                        components=["cache"], evidence=[]))
     calls: list[tuple[ComponentData, dict | None]] = []
 
@@ -538,19 +534,19 @@ def test_label_and_gold_path_patterns_name_the_corpus_file(tmp_path, corpus, tax
     from pmparse.train_categories import labelled_texts, read_gold
 
     (corpus / "acme" / "two-more.md").write_text(OTHER, encoding="utf-8")  # "acme/t*.md" now matches two
-    labels = _write(tmp_path, "a.jsonl", _line(path="acme/o*.md"), _line(path="acme/t*.md", text=OTHER))
+    labels = write_jsonl(tmp_path, "a.jsonl", _line(path="acme/o*.md"), _line(path="acme/t*.md", text=OTHER))
     kept, skipped = labelled_texts(corpus, read_team_labels([labels], taxonomy), set())
     assert [(label.path, text) for label, text in kept] == [("acme/one.md", REPORT)]
     assert skipped == ["acme/t*.md: expected one corpus file to match, found none or several"]
     # a gold document named by a pattern is still recognised as gold
     assert labelled_texts(corpus, read_team_labels([labels], taxonomy), {"acme/one.md"})[0] == []
-    gold = _write(tmp_path, "gold.jsonl", {"id": "gold/g", "path": "gold/*.md", "card": {}})
+    gold = write_jsonl(tmp_path, "gold.jsonl", {"id": "gold/g", "path": "gold/*.md", "card": {}})
     assert read_gold([gold])[0]["path"] == "gold/*.md"
     assert read_gold([gold], corpus)[0]["path"] == "gold/g.md"
 
 
 def test_span_rows_train_root_cause_categories_on_the_annotated_cause(tmp_path, corpus, taxonomy):
-    path = _write(tmp_path, "a.jsonl", _line(), _line(path="acme/two.md", text=OTHER))
+    path = write_jsonl(tmp_path, "a.jsonl", _line(), _line(path="acme/two.md", text=OTHER))
     cause = (REPORT.index("A bug"), REPORT.index("endless loop.") + len("endless loop."))
     examples, _ = team_examples(corpus, taxonomy, 0.5, set(), [path],
                                 spans={"acme/one.md": [cause], "acme/two.md": []})
@@ -561,3 +557,43 @@ def test_span_rows_train_root_cause_categories_on_the_annotated_cause(tmp_path, 
     # only root-cause labels: the contributing factors are not in that focus, so they stay unknown
     assert row.labels and all(k.startswith("root_cause_categories.") for k in row.labels)
     assert row.labels == {k: v for k, v in examples[0].labels.items() if k.startswith("root_cause_categories.")}
+
+
+def test_build_examples_reads_spans_only_when_asked_and_never_for_gold(tmp_path, corpus, taxonomy):
+    from pmparse.train_categories import Settings, analysed_docs, build_examples
+
+    labels = write_jsonl(tmp_path, "a.jsonl", _line())
+    cause = {"field": "root_cause", "start": REPORT.index("A bug"), "end": REPORT.index("endless loop.") + 13}
+    spans = write_jsonl(tmp_path, "s.jsonl", *({"id": f"train/{p[:-3]}", "path": p, "sha256": _sha(REPORT),
+                                                "annotated": ["root_cause"], "spans": [cause], "annotator": "t1"}
+                                               for p in ("gold/g.md", "acme/one.md")))
+    # (no sha256 on the gold line: the fixture's gold file has the same text as acme/one.md)
+    gold = [{"id": "gold/g", "path": "gold/g.md", "card": {"root_cause_categories": ["software_bug"]}}]
+    docs = analysed_docs([corpus / "gold/g.md"])
+    warnings: list[str] = []
+    on, _ = build_examples(corpus, taxonomy, Settings(), gold, docs, label_files=[labels], warn=warnings.append,
+                           span_files=[spans])
+    off, _ = build_examples(corpus, taxonomy, Settings(team_spans=False), gold, docs, label_files=[labels],
+                            span_files=[spans])
+    rows = [(ex.group, ex.source) for ex in on if ex.source.startswith(("team", "gold"))]
+    assert ("acme/one.md", "team_spans") in rows and ("gold/g.md", "team_spans") not in rows
+    assert any("gold/g.md: a gold" in w for w in warnings)
+    assert [ex for ex in off if ex.source == "team_spans"] == []
+    assert len(on) == len(off) + 1
+
+
+def test_cli_train_categories_no_spans_turns_the_span_rows_off(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from pmparse.cli import main
+
+    seen = {}
+
+    def fake_train(output, corpus, gold_files, settings, *args, **kwargs):
+        seen["team_spans"] = settings.team_spans
+        raise LabelError("stopped here", "x")
+
+    monkeypatch.setattr(train_categories, "train", fake_train)
+    for args, expected in (([], True), (["--no-spans"], False)):
+        result = CliRunner().invoke(main, ["train-categories", "--no-eval", *args])
+        assert result.exit_code == 2 and seen["team_spans"] is expected

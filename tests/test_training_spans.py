@@ -6,8 +6,16 @@ from pathlib import Path
 
 import pytest
 
+from conftest import write_jsonl
 from pmparse.errors import LabelError, PmparseError
-from pmparse.training_spans import SPANS_DIR, covered, read_training_spans, relabel_root_cause, span_files
+from pmparse.training_spans import (
+    SPANS_DIR,
+    covered,
+    development_paths,
+    read_training_spans,
+    relabel_root_cause,
+    span_files,
+)
 
 # written for these tests
 REPORT = ("The upload page failed for an hour. A retry loop in the worker never gave up. "
@@ -39,14 +47,9 @@ def _line(root: Path, path: str = "acme/one.md", spans=None, **changes) -> dict:
     return row
 
 
-def _write(tmp_path: Path, name: str, *rows) -> Path:
-    path = tmp_path / name
-    path.write_text("".join((row if isinstance(row, str) else json.dumps(row)) + "\n" for row in rows), encoding="utf-8")
-    return path
-
 
 def test_a_valid_file_gives_spans_by_path_and_patterns_name_their_file(tmp_path, corpus):
-    path = _write(tmp_path, "a.jsonl", _line(corpus), _line(corpus, "acme/two*.md", spans=[], annotator="t2"))
+    path = write_jsonl(tmp_path, "a.jsonl", _line(corpus), _line(corpus, "acme/two*.md", spans=[], annotator="t2"))
     read = read_training_spans(corpus, [path])
     assert read.spans == {"acme/one.md": [CAUSE], "acme/two - a long title of the report.md": []}
     assert read.annotators["acme/one.md"] == "t1" and read.skipped == []
@@ -55,21 +58,21 @@ def test_a_valid_file_gives_spans_by_path_and_patterns_name_their_file(tmp_path,
 
 def test_lines_that_cannot_train_are_skipped_with_a_reason(tmp_path, corpus):
     changed = _line(corpus, sha256="0" * 64)
-    path = _write(tmp_path, "a.jsonl", changed, _line(corpus, "acme/one.md", annotator="t9"))
-    gold = _write(tmp_path, "b.jsonl", _line(corpus))
+    path = write_jsonl(tmp_path, "a.jsonl", changed, _line(corpus, "acme/one.md", annotator="t9"))
+    gold = write_jsonl(tmp_path, "b.jsonl", _line(corpus))
     read = read_training_spans(corpus, [path])
     # the changed file's line is left out; the second line of the same document then trains
     assert read.annotators == {"acme/one.md": "t9"}
     assert len(read.skipped) == 1 and "different sha256" in read.skipped[0] and "a.jsonl line 1" in read.skipped[0]
     read = read_training_spans(corpus, [gold], exclude={"acme/one.md"})
     assert read.spans == {} and "never trains" in read.skipped[0]
-    twice = _write(tmp_path, "c.jsonl", _line(corpus), _line(corpus, annotator="t2"))
+    twice = write_jsonl(tmp_path, "c.jsonl", _line(corpus), _line(corpus, annotator="t2"))
     read = read_training_spans(corpus, [twice])
     assert read.annotators == {"acme/one.md": "t1"} and "second line" in read.skipped[0]
     missing = dict(_line(corpus), path="acme/gone.md")
     undecodable = dict(_line(corpus), path="acme/bad.md", sha256=_sha(corpus, "acme/bad.md"))
     nomatch = dict(_line(corpus), path="acme/none*.md")
-    read = read_training_spans(corpus, [_write(tmp_path, "d.jsonl", missing, undecodable, nomatch)])
+    read = read_training_spans(corpus, [write_jsonl(tmp_path, "d.jsonl", missing, undecodable, nomatch)])
     assert read.spans == {} and len(read.skipped) == 3
     assert "acme/gone.md: expected the annotated file" in read.skipped[0]
     assert "acme/bad.md: expected the annotated file" in read.skipped[1]
@@ -98,7 +101,7 @@ def test_an_invalid_line_is_a_typed_error_naming_file_and_line(tmp_path, corpus,
         "sha": dict(good, sha256="not hex"),
     }
     first = _line(corpus, "acme/two*.md", spans=[])  # another document: the second line is checked in full
-    path = _write(tmp_path, "a.jsonl", first, rows.get(row, row) if isinstance(row, str) else row)
+    path = write_jsonl(tmp_path, "a.jsonl", first, rows.get(row, row) if isinstance(row, str) else row)
     with pytest.raises(LabelError, match="line 2") as caught:
         read_training_spans(corpus, [path], exclude=set())
     assert message in str(caught.value) and caught.value.path == str(path)
@@ -122,11 +125,43 @@ def test_relabel_puts_annotated_units_at_full_weight_and_drops_unannotated_root_
     assert relabel_root_cause(labels, offsets, []) == [("symptoms", 0.6), None, ("lessons", 0.3), None, None]
 
 
-def test_the_shipped_span_files_are_valid_and_name_no_text():
+def test_offsets_index_the_file_with_its_line_ends_untranslated(tmp_path, corpus):
+    text = "First line.\r\nThe cause was a full disk.\r\n"
+    (corpus / "acme" / "crlf.md").write_bytes(text.encode("utf-8"))
+    span = (text.index("The cause"), text.index("disk.") + len("disk."))
+    path = write_jsonl(tmp_path, "a.jsonl", _line(corpus, "acme/crlf.md",
+                                                  spans=[{"field": "root_cause", "start": span[0], "end": span[1]}]))
+    assert read_training_spans(corpus, [path]).spans == {"acme/crlf.md": [span]}
+    assert span[1] == len(text) - 2  # past the end of the text read with line ends translated
+
+
+def test_gold_and_development_documents_never_train(tmp_path, corpus):
+    dev = tmp_path / "dev"
+    dev.mkdir()
+    write_jsonl(dev, "root_cause.jsonl", {"id": "dev/acme/two", "path": "acme/two*.md"})
+    path = write_jsonl(tmp_path, "a.jsonl", _line(corpus), _line(corpus, "acme/two*.md", spans=[]))
+    read = read_training_spans(corpus, [path], dev_folder=dev)
+    assert list(read.spans) == ["acme/one.md"] and "acme/two - a long title of the report.md: a gold" in read.skipped[0]
+    # a gold text filed under another name is known by its sha256
+    read = read_training_spans(corpus, [path], exclude_shas={_sha(corpus, "acme/one.md")}, dev_folder=tmp_path / "none")
+    assert list(read.spans) == ["acme/two - a long title of the report.md"] and "never trains" in read.skipped[0]
+
+
+@pytest.mark.parametrize("bad", ["../outside.md", "/etc/hostname", "acme/../acme/one.md", "./acme/one.md"])
+def test_a_path_outside_the_corpus_is_a_typed_error(tmp_path, corpus, bad):
+    path = write_jsonl(tmp_path, "a.jsonl", dict(_line(corpus), path=bad))
+    with pytest.raises(LabelError, match="line 1: expected a plain path"):
+        read_training_spans(corpus, [path])
+
+
+def test_the_shipped_span_files_are_valid_and_every_line_can_train(corpus_root):
+    from pmparse.train import gold_paths, gold_shas
+
     files = span_files()
-    assert files == span_files(SPANS_DIR)
-    for file in files:
-        for line in file.read_text(encoding="utf-8").splitlines():
-            row = json.loads(line)
-            assert set(row) == {"id", "path", "sha256", "annotated", "spans", "annotator"}
-            assert row["id"].startswith("train/")
+    assert files and all(f.parent == SPANS_DIR for f in files)
+    lines = [json.loads(line) for f in files for line in f.read_text(encoding="utf-8").splitlines()]
+    assert all(set(row) == {"id", "path", "sha256", "annotated", "spans", "annotator"} for row in lines)
+    read = read_training_spans(corpus_root, exclude=gold_paths(root=corpus_root), exclude_shas=gold_shas())
+    # no line is a gold or development document, a changed file or a second reading
+    assert read.skipped == [] and len(read.spans) == len(lines) == len({row["id"] for row in lines})
+    assert not set(read.spans) & development_paths(corpus_root)

@@ -106,6 +106,16 @@ def resolve_reference(root: Path, ref: str) -> str | None:
     return matches[0].relative_to(root).as_posix() if len(matches) == 1 else None
 
 
+def path_problem(path: str) -> str | None:
+    """Why a label or span line's corpus path is not a plain relative path, or None."""
+    parts = path.split("/")
+    # the path is compared with gold paths as written: "./dfds/x.md" or "dfds//x.md" would slip a
+    # gold document past that check (and be grouped under a source named "."); "../x" leaves the corpus
+    if path.startswith("/") or "\\" in path or any(p in ("", ".", "..") for p in parts):
+        return f"expected a plain path relative to the corpus root, found {path!r}"
+    return None
+
+
 def source_of(rel_path: str) -> str:
     """The source name of a corpus path (its first folder)."""
     return rel_path.split("/", 1)[0]

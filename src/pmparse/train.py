@@ -68,7 +68,7 @@ from .ingest import ingest, ingest_bytes
 from .pipeline import DEFAULT_MODEL_DIR, PipelineConfig, build, make_doc
 from .rules import normalise_heading
 from .schema import TEXT_FIELDS
-from .training_spans import read_training_spans, relabel_root_cause
+from .training_spans import TrainingSpans, read_training_spans, relabel_root_cause
 
 MODEL_NAME = "pmparse-units"
 MODEL_VERSION = 2
@@ -249,15 +249,15 @@ def analyse_structure(nlp, source):
     return doc
 
 
-def build_dataset(root: Path, exclude: set[str], nlp=None,
-                  spans: dict[str, list[tuple[int, int]]] | None = None) -> list[DocExamples]:
+def build_dataset(root: Path, exclude: set[str], nlp=None, spans: TrainingSpans | None = None,
+                  warn=None) -> list[DocExamples]:
     """Weakly labelled units of every corpus incident file not in ``exclude`` (gold paths).
 
-    ``spans``: annotated root-cause stretches by corpus path (:mod:`pmparse.training_spans`); a
-    document that has them takes its root-cause labels from them (:func:`relabel_root_cause`).
+    ``spans``: the team's annotated root-cause stretches (:mod:`pmparse.training_spans`); a
+    document that has them takes its root-cause labels from them (:func:`relabel_root_cause`),
+    unless its ingested text is not the annotated one (HTML extracted, say): then ``warn`` is told.
     """
     nlp = nlp or structure_pipeline()
-    spans = spans or {}
     cues = load_cues()
     examples = []
     for source, rel in incident_files(root, load_manifest()):
@@ -269,8 +269,12 @@ def build_dataset(root: Path, exclude: set[str], nlp=None,
             continue
         offsets = [(unit.start_char, unit.end_char) for unit in doc.spans["units"]]
         labels = weak_labels(doc, cues)
-        if rel in spans:
-            labels = relabel_root_cause(labels, offsets, spans[rel])
+        if spans is not None and rel in spans.spans:
+            if ingested.sha256 == spans.shas.get(rel):
+                labels = relabel_root_cause(labels, offsets, spans.spans[rel])
+            elif warn is not None:
+                warn(f"root-cause spans: skipped {rel}: expected the ingested text to be the annotated one, "
+                     "found another (its offsets would not fit)")
         examples.append(DocExamples(rel, source, unit_rows(doc, cues), labels, offsets, ingested.sha256))
     return examples
 
@@ -495,28 +499,39 @@ def train(root: Path, out: Path, gold_dir: Path = GOLD_DIR, seed: int = 0,
     """
     gold = gold_paths(gold_dir, Path(root))
     extra = (holdout or set()) - gold
-    spans = training_spans(Path(root), gold | extra, warn) if use_spans else {}
-    examples = build_dataset(Path(root), gold | extra, spans=spans)
+    spans = training_spans(Path(root), gold | extra, warn, gold_dir) if use_spans else None
+    examples = build_dataset(Path(root), gold | extra, spans=spans, warn=warn)
     if dataset is not None:
         write_dataset(examples, Path(dataset))
     result = fit(examples, seed, settings)
     note = "weak labels from the headings and cues of ../shared/corpus, gold excluded"
-    if spans:
-        note += f", root cause of {len(spans)} documents from the team's spans"
+    if spans is not None and spans.spans:
+        note += f", root cause of {len(spans.spans)} documents from the team's spans"
     if extra:
         note += f", {len(extra)} more documents held out"
     save(result, Path(out), {"seed": seed, "settings": asdict(settings), "training": note})
     return result
 
 
-def training_spans(root: Path, exclude: set[str], warn=None) -> dict[str, list[tuple[int, int]]]:
-    """The team's root-cause spans by corpus path, gold and held-out documents left out (each line
-    left out is reported to ``warn``)."""
-    read = read_training_spans(root, exclude=exclude)
+def gold_shas(gold_dir: Path = GOLD_DIR) -> set[str]:
+    """sha256 of every gold document's text (first and second pass), as its lines give them."""
+    shas = set()
+    for path in Path(gold_dir).glob("*.jsonl"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            value = json.loads(line).get("sha256") if line.strip() else None
+            if isinstance(value, str):
+                shas.add(value)
+    return shas
+
+
+def training_spans(root: Path, exclude: set[str], warn=None, gold_dir: Path = GOLD_DIR) -> TrainingSpans:
+    """The team's root-cause spans, gold (also under another name), development and ``exclude``d
+    documents left out (each line left out is reported to ``warn``)."""
+    read = read_training_spans(root, exclude=exclude, exclude_shas=gold_shas(gold_dir))
     for reason in read.skipped:
         if warn is not None:
             warn(f"root-cause spans: skipped {reason}")
-    return read.spans
+    return read
 
 
 # ---------------------------------------------------------------------------------------------
@@ -682,7 +697,7 @@ def error_analysis(items: list[_HeldOut], settings: Settings) -> dict:
 
 def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, settings: Settings = DEFAULT_SETTINGS,
                          rounds: int = 1000, tune_grid: dict[str, tuple] | None = None, progress=None,
-                         use_spans: bool = False, dev_files: list[Path] | None = None) -> dict:
+                         use_spans: bool = False, dev_files: list[Path] | None = None, warn=None) -> dict:
     """Train on every source but one, score the gold documents of the held-out source; every source in turn.
 
     Args:
@@ -698,6 +713,7 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
         dev_files: Score the documents of these development files (as written, the ``headed``
             variant only) instead of the gold set's; they are kept out of training too, so a
             change can be judged with sources held out without reading gold figures.
+        warn: Called with each training span line left out.
 
     Returns:
         A report: ``{"stripped": {system: summary}, "headed": {...}, "settings", "folds", ...}``
@@ -719,8 +735,8 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
     else:
         variants = VARIANTS
         gold = {variant: load_gold(default_gold_files(variant), root) for variant in VARIANTS}
-    spans = training_spans(root, exclude, progress) if use_spans else {}
-    examples = build_dataset(root, exclude, nlp, spans)
+    spans = training_spans(root, exclude, warn, gold_dir) if use_spans else None
+    examples = build_dataset(root, exclude, nlp, spans, warn)
     sources = sorted({d.source for docs in gold.values() for d in docs})
     held: dict[str, list[_HeldOut]] = {variant: [] for variant in variants}
     folds = {}
@@ -740,7 +756,7 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
             progress(f"fold {source}: trained on {result.documents} documents, "
                      f"{sum(len(held[v]) for v in variants)} documents scored so far")
     report: dict = {"seed": seed, "cues_version": load_cues().version, "model": f"{MODEL_NAME}-v{MODEL_VERSION}",
-                    "root_cause_span_documents": len(spans)}
+                    "root_cause_span_documents": len(spans.spans) if spans is not None else 0}
     if dev_files:
         report["scored"] = [str(f) for f in dev_files]
     if tune_grid:
@@ -829,6 +845,15 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
     if dev and (tune_settings or check or update):
         raise UsageError("expected --dev without --tune, --check-floors or --update-floors (they are for the gold "
                          "set), found them together")
+    if use_spans and (tune_settings or update):
+        raise UsageError("expected --spans without --tune or --update-floors (the shipped model is trained without "
+                         "them), found them together")
+    if use_spans and not loso and (not out or Path(out).resolve() == Path(DEFAULT_MODEL_DIR).resolve()):
+        raise UsageError("expected --spans with an --out folder other than the shipped model's (the shipped model "
+                         "is trained without them), found " + ("no --out" if not out else f"--out {out}"))
+    if (dev or use_spans) and report_path and Path(report_path).resolve() == (Path(DEFAULT_MODEL_DIR) / "loso.json").resolve():
+        raise UsageError("expected another --report file with --dev or --spans (models/fields/loso.json describes "
+                         "the shipped model), found it")
     if holdout and (not out or Path(out).resolve() == Path(DEFAULT_MODEL_DIR).resolve()):
         raise UsageError("expected --holdout with an --out folder other than the shipped model's (a development "
                          "model), found " + ("no --out" if not out else f"--out {out}"))
@@ -852,7 +877,7 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
                 + (f"; held out {len(held)} more documents" if held else "")), 0
     report = leave_one_source_out(root, GOLD_DIR, seed, DEFAULT_SETTINGS, rounds,
                                   TUNING_GRID if tune_settings else None, progress, use_spans,
-                                  [Path(d) for d in dev] if dev else None)
+                                  [Path(d) for d in dev] if dev else None, warn)
     scored = "development documents (" + ", ".join(dev) + ")" if dev else "gold documents"
     parts = [f"### Leave one source out: token F1 on held-out {scored} (seed {seed})", "", loso_markdown(report),
              "", "settings: " + ", ".join(f"{k} {v}" for k, v in report["settings"].items())]

@@ -58,7 +58,7 @@ from .components.tagger import (
     decide_categories,
     model_rows,
 )
-from .corpus import REPO_ROOT, corpus_root, resolve_reference, source_of
+from .corpus import REPO_ROOT, corpus_root, path_problem, resolve_reference, source_of
 from .errors import GoldError, LabelError, UsageError
 from .evaluate import corpus_path, floor_figures, floors_verdict, read_floors, save_floors
 from .evaluate_facts import confusion, confusion_markdown, set_scores
@@ -326,16 +326,6 @@ class TeamLabels:
     where: dict[str, tuple[str, int]] = field(default_factory=dict)
 
 
-def _path_problem(path: str) -> str | None:
-    """Why a label line's corpus path is not a plain relative path, or None."""
-    parts = path.split("/")
-    # the path is compared with gold paths as written: "./dfds/x.md" or "dfds//x.md" would slip a
-    # gold document past that check (and be grouped under a source named ".")
-    if path.startswith("/") or "\\" in path or any(p in ("", ".", "..") for p in parts):
-        return f"expected a plain path relative to the corpus root, found {path!r}"
-    return None
-
-
 def _evidence_problem(label, given: set[str]) -> str | None:
     """Why a label line's evidence does not fit its labels, or None."""
     for ev in label.evidence:
@@ -348,7 +338,7 @@ def _evidence_problem(label, given: set[str]) -> str | None:
 
 def _check_component_label(label: ComponentLabel, taxonomy: Taxonomy) -> str | None:
     """What is wrong with a parsed component label line, or None."""
-    problem = _path_problem(label.path)
+    problem = path_problem(label.path)
     if problem:
         return problem
     wrong = sorted(set(label.components) - set(taxonomy.ids("components")))
@@ -359,7 +349,7 @@ def _check_component_label(label: ComponentLabel, taxonomy: Taxonomy) -> str | N
 
 def _check_label(label: TeamLabel, taxonomy: Taxonomy) -> str | None:
     """What is wrong with a parsed label line, or None."""
-    problem = _path_problem(label.path)
+    problem = path_problem(label.path)
     if problem:
         return problem
     given: set[str] = set()
@@ -988,8 +978,11 @@ def row_folds(examples: list[Example], gold: list[dict], doc_folds: dict[int, in
 
 def build_examples(root: Path, taxonomy: Taxonomy, settings: Settings, gold: list[dict], docs: list,
                    config=None, label_files: Iterable[Path] | None = None,
-                   warn: Callable[[str], None] | None = None) -> tuple[list[Example], list[str]]:
-    """Every training row: gold documents, team labels, icco summaries and dfds Stats categories.
+                   warn: Callable[[str], None] | None = None,
+                   span_files: Iterable[Path] | None = None) -> tuple[list[Example], list[str]]:
+    """Every training row: gold documents, team labels (with their root-cause spans when
+    ``settings.team_spans``; ``span_files``, or ``corpus/root_cause_spans`` when None), icco
+    summaries and dfds Stats categories.
 
     Returns:
         ``(examples, skipped)``: the rows and the team label lines left out, with why.
@@ -998,7 +991,8 @@ def build_examples(root: Path, taxonomy: Taxonomy, settings: Settings, gold: lis
     gold_paths = {row["path"] for row in gold}
     spans = None
     if settings.team_spans:
-        read = read_training_spans(root, exclude=gold_paths)
+        read = read_training_spans(root, span_files, exclude=gold_paths,
+                                   exclude_shas={row["sha256"] for row in gold if row.get("sha256")})
         for reason in read.skipped:
             if warn:
                 warn(f"root-cause spans: skipped {reason}")
@@ -1181,7 +1175,8 @@ def model_card(summary: dict) -> str:
            "with its root-cause categories only (`team_spans`; its contributing factors are not in that focus). "
            "How it would be judged was written down before the spans were annotated (`eval/GUIDE.md`, \"Root-cause "
            "training spans\": kept unless the source-held-out root-cause macro F1 falls by more than 0.01). "
-           "With the same inputs otherwise, that figure went from 0.590 to 0.608, nearly all of it one of the six "
+           "When the rows were added (2026-11-30), with the same inputs otherwise, that figure went from 0.590 to "
+           "0.608, nearly all of it one of the six "
            "gold documents that disclose no cause now tagged `unknown` rather than `software_bug` (`unknown` F1 "
            "0.25 to 0.44); with documents held out root-cause macro F1 went from 0.647 to 0.640, and "
            "contributing-factor macro F1 from 0.469 to 0.465 (sources) and 0.480 to 0.481 (documents)."

@@ -18,10 +18,12 @@ from typing import Iterable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from .corpus import REPO_ROOT, resolve_reference
+from .corpus import REPO_ROOT, path_problem, resolve_reference
 from .errors import LabelError
 
 SPANS_DIR = REPO_ROOT / "corpus" / "root_cause_spans"
+#: Development sets: their documents never train, whatever a trainer is told to exclude.
+DEV_DIR = REPO_ROOT / "eval" / "dev"
 
 #: Least share of a unit's characters a span must cover for the unit to be a root cause.
 COVER_SHARE = 0.5
@@ -74,11 +76,13 @@ class TrainingSpans:
 
     Attributes:
         spans: Corpus path -> sorted ``(start, end)`` root-cause stretches (empty: no cause stated).
+        shas: Corpus path -> sha256 of the file the offsets index.
         annotators: Corpus path -> who annotated it.
         skipped: One reason per line left out.
     """
 
     spans: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    shas: dict[str, str] = field(default_factory=dict)
     annotators: dict[str, str] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)
 
@@ -88,24 +92,42 @@ def span_files(folder: Path = SPANS_DIR) -> list[Path]:
     return sorted(Path(folder).glob("*.jsonl")) if Path(folder).is_dir() else []
 
 
+def development_paths(root: Path, folder: Path = DEV_DIR) -> set[str]:
+    """Corpus paths of the development sets' documents (``eval/dev/*.jsonl``), patterns resolved."""
+    paths = set()
+    for file in sorted(Path(folder).glob("*.jsonl")) if Path(folder).is_dir() else []:
+        for line in file.read_text(encoding="utf-8").splitlines():
+            value = json.loads(line).get("path") if line.strip() else None
+            if isinstance(value, str):
+                paths.add(resolve_reference(root, value) or value)
+    return paths
+
+
 def read_training_spans(root: Path, files: Iterable[Path] | None = None,
-                        exclude: set[str] | frozenset[str] = frozenset()) -> TrainingSpans:
+                        exclude: set[str] | frozenset[str] = frozenset(),
+                        exclude_shas: set[str] | frozenset[str] = frozenset(),
+                        dev_folder: Path = DEV_DIR) -> TrainingSpans:
     """Read and check root-cause span files against the corpus.
 
-    Left out, with a reason: a path in ``exclude`` (gold and development documents never train),
-    a pattern naming no single file, a missing or undecodable file, a file whose sha256 differs
+    Left out, with a reason: a path in ``exclude`` or a text whose sha256 is in ``exclude_shas``
+    (gold documents, also under another name), a development document (``dev_folder``), a
+    pattern naming no single file, a missing or undecodable file, a file whose sha256 differs
     from the annotated one (the offsets were read on another text), a second line for a document.
 
     Args:
         root: The corpus root.
         files: Span files; those of ``corpus/root_cause_spans`` when None.
-        exclude: Corpus paths that must not train.
+        exclude: Corpus paths that must not train (gold, held-out documents).
+        exclude_shas: sha256 of texts that must not train.
+        dev_folder: Development sets whose documents never train.
 
     Raises:
-        LabelError: a line is not JSON or not a valid span line, or a span ends beyond its
-            (unchanged) text; the error names the file and line.
+        LabelError: a line is not JSON or not a valid span line, its path is not a plain path
+            inside the corpus, or a span ends beyond its (unchanged) text; the error names the
+            file and line.
     """
     found = TrainingSpans()
+    exclude = set(exclude) | development_paths(root, dev_folder)
     for file in span_files() if files is None else sorted(files):
         try:
             lines = Path(file).read_text(encoding="utf-8").splitlines()
@@ -123,38 +145,41 @@ def read_training_spans(root: Path, files: Iterable[Path] | None = None,
                 where = ".".join(str(p) for p in problem["loc"]) or "line"
                 raise LabelError(f"line {number}: expected a root-cause span line, found {where}: {problem['msg']}",
                                  str(file)) from exc
-            reason = _usable(root, line, exclude, found)
-            if reason is None:
-                text_length = len((Path(root) / resolve_reference(root, line.path)).read_text(encoding="utf-8"))
-                spans = sorted((s.start, s.end) for s in line.spans)
-                if spans and spans[-1][1] > text_length:
-                    raise LabelError(f"line {number}: expected spans inside the text of {line.path} ({text_length} "
-                                     f"characters), found one ending at {spans[-1][1]}", str(file))
-                rel = resolve_reference(root, line.path)
-                found.spans[rel] = spans
-                found.annotators[rel] = line.annotator
-            else:
+            problem = path_problem(line.path)
+            if problem:
+                raise LabelError(f"line {number}: {problem}", str(file))
+            rel, text, reason = _usable(root, line, exclude, exclude_shas, found)
+            if reason is not None:
                 found.skipped.append(f"{Path(file).name} line {number}: {reason}")
+                continue
+            spans = sorted((s.start, s.end) for s in line.spans)
+            if spans and spans[-1][1] > len(text):
+                raise LabelError(f"line {number}: expected spans inside the text of {line.path} ({len(text)} "
+                                 f"characters), found one ending at {spans[-1][1]}", str(file))
+            found.spans[rel] = spans
+            found.shas[rel] = line.sha256
+            found.annotators[rel] = line.annotator
     return found
 
 
-def _usable(root: Path, line: SpanLine, exclude, found: TrainingSpans) -> str | None:
-    """Why a valid line cannot train (None when it can)."""
+def _usable(root: Path, line: SpanLine, exclude, exclude_shas, found: TrainingSpans) -> tuple[str, str, str | None]:
+    """``(corpus path, text, why the valid line cannot train)``; the reason is None when it can."""
     rel = resolve_reference(root, line.path)
     if rel is None:
-        return f"{line.path}: expected one corpus file to match, found none or several"
-    if rel in exclude:
-        return f"{rel}: a gold or held-out document; it never trains"
+        return line.path, "", f"{line.path}: expected one corpus file to match, found none or several"
+    if rel in exclude or line.sha256 in exclude_shas:
+        return rel, "", f"{rel}: a gold, development or held-out document; it never trains"
     if rel in found.spans:
-        return f"{rel}: a second line for the document; the first is used"
+        return rel, "", f"{rel}: a second line for the document; the first is used"
     try:
         data = (Path(root) / rel).read_bytes()
-        data.decode("utf-8")
+        # the offsets index the bytes decoded as they are, line ends untranslated
+        text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        return f"{rel}: expected the annotated file, found {getattr(exc, 'strerror', None) or exc}"
+        return rel, "", f"{rel}: expected the annotated file, found {getattr(exc, 'strerror', None) or exc}"
     if hashlib.sha256(data).hexdigest() != line.sha256:
-        return f"{rel}: expected the annotated text, found a different sha256 (the source changed)"
-    return None
+        return rel, "", f"{rel}: expected the annotated text, found a different sha256 (the source changed)"
+    return rel, text, None
 
 
 def covered(offsets: list[tuple[int, int]], spans: list[tuple[int, int]], share: float = COVER_SHARE) -> list[bool]:
