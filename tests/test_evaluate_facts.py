@@ -196,3 +196,21 @@ def test_eval_agreement_of_another_pass_shows_the_fields_it_annotates(corpus_roo
     stray.write_text(json.dumps(row) + "\n", encoding="utf-8")
     result = CliRunner().invoke(main, ["eval", "--agreement", "--gold", str(stray), "--corpus", str(corpus_root)])
     assert result.exit_code == 2 and "stray.jsonl" in result.output
+
+
+@pytest.mark.parametrize("name, documents, figure", [
+    ("root_cause_gold_check.jsonl", 10, "0.821"),
+    ("root_cause_gold_check_t.jsonl", 12, "0.896"),
+])
+def test_the_blind_root_cause_checks_give_the_figures_the_readme_quotes(corpus_root, name, documents, figure):
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from pmparse.cli import main
+
+    check = Path(__file__).resolve().parents[1] / "eval" / "dev" / name
+    result = CliRunner().invoke(main, ["eval", "--agreement", "--gold", str(check), "--corpus", str(corpus_root)])
+    assert result.exit_code == 0, result.output
+    assert f"({documents} documents" in result.output
+    assert f"| root_cause | {figure} |" in result.output
