@@ -1,9 +1,9 @@
 """Where do the team's root-cause spans hurt the field model on gold? A diagnostic, not a gate.
 
 ``pmparse train --loso --spans`` lowered root cause on headed gold documents with sources held out
-(0.450 to 0.406) while the development set said the spans help. One reading was that the gold
-set's headed reports, whose cause sits under a Root cause heading, are where they hurt. This
-script reruns the leave-one-source-out folds of the field model on the headed gold documents,
+(0.450 to 0.406 with the first round, 0.411 with both) while the development set said the spans
+help. One reading was that the gold set's headed reports, whose cause sits under a Root cause
+heading, are where they hurt. This script reruns the leave-one-source-out folds of the field model on the headed gold documents,
 without and with the spans, and splits the root-cause figure by whether a document has a unit
 under a heading the table maps to root cause. It counts non-space characters (close to, not the
 same as, the token F1 of ``pmparse eval``).
