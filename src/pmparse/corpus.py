@@ -11,8 +11,10 @@ the title (``dfds/PM2024-002 - *.md``), so the repository does not spell the rep
 from __future__ import annotations
 
 import fnmatch
+import json
 import os
 from pathlib import Path
+from typing import Iterator
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -104,6 +106,22 @@ def resolve_reference(root: Path, ref: str) -> str | None:
         return ref
     matches = [p for p in Path(root).glob(ref) if p.is_file()]
     return matches[0].relative_to(root).as_posix() if len(matches) == 1 else None
+
+
+def folder_rows(folder: Path) -> Iterator[dict]:
+    """The JSON objects of every ``*.jsonl`` file of ``folder`` (none when it does not exist)."""
+    for file in sorted(Path(folder).glob("*.jsonl")) if Path(folder).is_dir() else []:
+        for line in file.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line) if line.strip() else None
+            if isinstance(row, dict):
+                yield row
+
+
+def referenced_paths(folder: Path, root: Path | None = None) -> set[str]:
+    """Corpus paths the lines of ``folder``'s JSONL files name (gold or development sets); with
+    ``root``, a path pattern stands for the file it names (:func:`resolve_reference`)."""
+    values = {row["path"] for row in folder_rows(folder) if isinstance(row.get("path"), str) and row["path"]}
+    return {(resolve_reference(root, v) or v) for v in values} if root is not None else values
 
 
 def path_problem(path: str) -> str | None:

@@ -60,7 +60,15 @@ import numpy as np
 
 from .components.classifier import META_FILE, MODEL_FILE, NONE, UnitModel, unit_rows
 from .components.fields import label_fields, unit_sections
-from .corpus import REPO_ROOT, corpus_root, incident_files, load_manifest, resolve_reference
+from .corpus import (
+    REPO_ROOT,
+    corpus_root,
+    folder_rows,
+    incident_files,
+    load_manifest,
+    referenced_paths,
+    resolve_reference,
+)
 from .cues import CHROME, PROMPT, Cues, load_cues
 from .errors import UsageError
 from .linear import TextClassifier, check_export, export_features, export_softmax
@@ -401,14 +409,7 @@ def source_counts(examples: list[DocExamples]) -> dict[str, dict[str, int]]:
 def gold_paths(gold_dir: Path = GOLD_DIR, root: Path | None = None) -> set[str]:
     """Corpus paths of every gold document (first and second pass); with ``root``, a path pattern
     stands for the file it names (:func:`pmparse.corpus.resolve_reference`)."""
-    paths = set()
-    for path in Path(gold_dir).glob("*.jsonl"):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                value = json.loads(line).get("path")
-                if value:
-                    paths.add((resolve_reference(root, value) or value) if root is not None else value)
-    return paths
+    return referenced_paths(gold_dir, root)
 
 
 def export(estimator, rows: list[tuple[str, str]], sample: int = 400) -> TextClassifier:
@@ -515,23 +516,13 @@ def train(root: Path, out: Path, gold_dir: Path = GOLD_DIR, seed: int = 0,
 
 def gold_shas(gold_dir: Path = GOLD_DIR) -> set[str]:
     """sha256 of every gold document's text (first and second pass), as its lines give them."""
-    shas = set()
-    for path in Path(gold_dir).glob("*.jsonl"):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            value = json.loads(line).get("sha256") if line.strip() else None
-            if isinstance(value, str):
-                shas.add(value)
-    return shas
+    return {row["sha256"] for row in folder_rows(gold_dir) if isinstance(row.get("sha256"), str)}
 
 
 def training_spans(root: Path, exclude: set[str], warn=None, gold_dir: Path = GOLD_DIR) -> TrainingSpans:
     """The team's root-cause spans, gold (also under another name), development and ``exclude``d
     documents left out (each line left out is reported to ``warn``)."""
-    read = read_training_spans(root, exclude=exclude, exclude_shas=gold_shas(gold_dir))
-    for reason in read.skipped:
-        if warn is not None:
-            warn(f"root-cause spans: skipped {reason}")
-    return read
+    return read_training_spans(root, exclude=exclude, exclude_shas=gold_shas(gold_dir), warn=warn)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -811,6 +802,11 @@ def write_boilerplate(root: Path, path: Path | None = None, gold_dir: Path = GOL
     return len(digests)
 
 
+def _elsewhere(out: str | None) -> bool:
+    """Whether ``out`` names a model folder other than the shipped one."""
+    return bool(out) and Path(out).resolve() != Path(DEFAULT_MODEL_DIR).resolve()
+
+
 def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool, tune_settings: bool,
                       report_path: str | None, check: bool, update: bool, allow_lower: bool,
                       rounds: int = 1000, progress=None, dataset: str | None = None,
@@ -848,13 +844,13 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
     if use_spans and (tune_settings or update):
         raise UsageError("expected --spans without --tune or --update-floors (the shipped model is trained without "
                          "them), found them together")
-    if use_spans and not loso and (not out or Path(out).resolve() == Path(DEFAULT_MODEL_DIR).resolve()):
+    if use_spans and not loso and not _elsewhere(out):
         raise UsageError("expected --spans with an --out folder other than the shipped model's (the shipped model "
                          "is trained without them), found " + ("no --out" if not out else f"--out {out}"))
-    if (dev or use_spans) and report_path and Path(report_path).resolve() == (Path(DEFAULT_MODEL_DIR) / "loso.json").resolve():
+    if (dev or use_spans) and report_path and Path(report_path).resolve() == (DEFAULT_MODEL_DIR / "loso.json").resolve():
         raise UsageError("expected another --report file with --dev or --spans (models/fields/loso.json describes "
                          "the shipped model), found it")
-    if holdout and (not out or Path(out).resolve() == Path(DEFAULT_MODEL_DIR).resolve()):
+    if holdout and not _elsewhere(out):
         raise UsageError("expected --holdout with an --out folder other than the shipped model's (a development "
                          "model), found " + ("no --out" if not out else f"--out {out}"))
     root = corpus_root(corpus)

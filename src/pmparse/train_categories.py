@@ -989,17 +989,11 @@ def build_examples(root: Path, taxonomy: Taxonomy, settings: Settings, gold: lis
     """
     examples = gold_examples(gold, docs, taxonomy)
     gold_paths = {row["path"] for row in gold}
-    spans = None
-    if settings.team_spans:
-        read = read_training_spans(root, span_files, exclude=gold_paths,
-                                   exclude_shas={row["sha256"] for row in gold if row.get("sha256")})
-        for reason in read.skipped:
-            if warn:
-                warn(f"root-cause spans: skipped {reason}")
-        spans = read.spans
+    gold_shas = {row["sha256"] for row in gold if row.get("sha256")}
+    spans = (read_training_spans(root, span_files, exclude=gold_paths, exclude_shas=gold_shas, warn=warn).spans
+             if settings.team_spans else None)
     team, skipped = team_examples(root, taxonomy, settings.team_weight, gold_paths, label_files,
-                                  config, warn, settings.team_evidence,
-                                  gold_shas={row["sha256"] for row in gold if row.get("sha256")}, spans=spans)
+                                  config, warn, settings.team_evidence, gold_shas=gold_shas, spans=spans)
     examples += team
     icco = root / ICCO
     if icco.is_file():

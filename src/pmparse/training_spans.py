@@ -14,11 +14,11 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Literal
+from typing import Callable, Iterable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from .corpus import REPO_ROOT, path_problem, resolve_reference
+from .corpus import REPO_ROOT, path_problem, referenced_paths, resolve_reference
 from .errors import LabelError
 
 SPANS_DIR = REPO_ROOT / "corpus" / "root_cause_spans"
@@ -94,19 +94,13 @@ def span_files(folder: Path = SPANS_DIR) -> list[Path]:
 
 def development_paths(root: Path, folder: Path = DEV_DIR) -> set[str]:
     """Corpus paths of the development sets' documents (``eval/dev/*.jsonl``), patterns resolved."""
-    paths = set()
-    for file in sorted(Path(folder).glob("*.jsonl")) if Path(folder).is_dir() else []:
-        for line in file.read_text(encoding="utf-8").splitlines():
-            value = json.loads(line).get("path") if line.strip() else None
-            if isinstance(value, str):
-                paths.add(resolve_reference(root, value) or value)
-    return paths
+    return referenced_paths(folder, root)
 
 
 def read_training_spans(root: Path, files: Iterable[Path] | None = None,
                         exclude: set[str] | frozenset[str] = frozenset(),
                         exclude_shas: set[str] | frozenset[str] = frozenset(),
-                        dev_folder: Path = DEV_DIR) -> TrainingSpans:
+                        dev_folder: Path = DEV_DIR, warn: Callable[[str], None] | None = None) -> TrainingSpans:
     """Read and check root-cause span files against the corpus.
 
     Left out, with a reason: a path in ``exclude`` or a text whose sha256 is in ``exclude_shas``
@@ -120,6 +114,7 @@ def read_training_spans(root: Path, files: Iterable[Path] | None = None,
         exclude: Corpus paths that must not train (gold, held-out documents).
         exclude_shas: sha256 of texts that must not train.
         dev_folder: Development sets whose documents never train.
+        warn: Called with ``"root-cause spans: skipped <reason>"`` for each line left out.
 
     Raises:
         LabelError: a line is not JSON or not a valid span line, its path is not a plain path
@@ -151,6 +146,8 @@ def read_training_spans(root: Path, files: Iterable[Path] | None = None,
             rel, text, reason = _usable(root, line, exclude, exclude_shas, found)
             if reason is not None:
                 found.skipped.append(f"{Path(file).name} line {number}: {reason}")
+                if warn is not None:
+                    warn(f"root-cause spans: skipped {found.skipped[-1]}")
                 continue
             spans = sorted((s.start, s.end) for s in line.spans)
             if spans and spans[-1][1] > len(text):
