@@ -17,11 +17,18 @@ import bisect
 import hashlib
 import json
 
-from pmparse.components.sectionizer import find_headings
-from pmparse.corpus import corpus_root
-from pmparse.evaluate import GOLD_DIR, SECOND_PASS, STRIPPED_DIR, gold_text, load_gold, remove_ranges
-from pmparse.ingest import detect_format, parse_front_matter
-from pmparse.rules import load_headings
+from pmparse.nlp.components.sectionizer import find_headings
+from pmparse.evaluation.corpus import corpus_root
+from pmparse.evaluation.evaluate import (
+    GOLD_DIR,
+    SECOND_PASS,
+    STRIPPED_DIR,
+    gold_text,
+    load_gold,
+    remove_ranges,
+)
+from pmparse.ingest.read import detect_format, parse_front_matter
+from pmparse.rules.headings import load_headings
 
 
 def heading_ranges(text: str, fmt: str) -> list[tuple[int, int]]:

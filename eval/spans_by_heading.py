@@ -15,11 +15,11 @@ Run from the repository root with the shared corpus beside it (about 5 minutes):
 
 from __future__ import annotations
 
-from pmparse.components.fields import unit_sections
-from pmparse.corpus import corpus_root
-from pmparse.evaluate import default_gold_files, gold_spans, gold_text, load_gold
-from pmparse.ingest import ingest_bytes
-from pmparse.train import (
+from pmparse.nlp.components.fields import unit_sections
+from pmparse.evaluation.corpus import corpus_root
+from pmparse.evaluation.evaluate import default_gold_files, gold_spans, gold_text, load_gold
+from pmparse.ingest.read import ingest_bytes
+from pmparse.training.fields import (
     DEFAULT_SETTINGS,
     GOLD_DIR,
     _HeldOut,

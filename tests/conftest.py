@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pmparse.card import collapse
-from pmparse.schema import TEXT_FIELDS, Card
+from pmparse.card.build import collapse
+from pmparse.card.schema import TEXT_FIELDS, Card
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "corpus" / "samples"

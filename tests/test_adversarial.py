@@ -4,7 +4,7 @@ Each document (50,000 characters of one repeated unit; 150,000 for one section p
 converted, with the bundled field model when there is one, in a forked process with a
 generous budget: the pipeline needs well under a second for each, while a quadratic step on
 input of this size takes minutes (spaCy's own tokenizer needed three minutes for 20,000 ``=``
-before the guard of :mod:`pmparse.tokenizer`). The budget is a timeout, not a timing assertion.
+before the guard of :mod:`pmparse.nlp.tokenizer`). The budget is a timeout, not a timing assertion.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ import sys
 import pytest
 
 from conftest import assert_offsets
-from pmparse.card import build_card
+from pmparse.card.build import build_card
 from pmparse.errors import InputError
-from pmparse.ingest import ingest_bytes
-from pmparse.pipeline import analyse, get, pipeline_config, version_info
+from pmparse.ingest.read import ingest_bytes
+from pmparse.nlp.pipeline import analyse, get, pipeline_config, version_info
 
 #: Seconds one document may take (a linear pipeline needs well under one).
 BUDGET = 20.0

@@ -4,8 +4,8 @@ import json
 
 from conftest import SAMPLES
 
-import pmparse.bench as bench_module
-from pmparse.bench import (
+import pmparse.evaluation.bench as bench_module
+from pmparse.evaluation.bench import (
     TARGET_RATIO,
     BenchReport,
     Rate,
@@ -13,7 +13,7 @@ from pmparse.bench import (
     make_copies,
     measure_convert,
 )
-from pmparse.ingest import ingest
+from pmparse.ingest.read import ingest
 
 
 def report(**seconds) -> BenchReport:
@@ -74,7 +74,7 @@ def test_copies_are_distinct_sources_with_the_same_words(tmp_path):
 def test_bench_files_falls_back_to_the_samples(tmp_path, monkeypatch):
     monkeypatch.delenv("PMPARSE_CORPUS", raising=False)
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr("pmparse.corpus.corpus_root", _no_corpus)
+    monkeypatch.setattr("pmparse.evaluation.corpus.corpus_root", _no_corpus)
     description, files = bench_files("small")
     assert "bundled samples" in description and [p.name for p in files] == sorted(p.name for p in SAMPLES.iterdir())
 

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from pmparse import boilerplate
+from pmparse.nlp import boilerplate
 from pmparse.errors import RulesError
 
 NOTICE = "Please read our new site notice about the move!"

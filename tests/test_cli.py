@@ -67,7 +67,7 @@ def test_usage_errors_exit_two(tmp_path):
 
 
 def test_convert_passes_the_timeout_on(tmp_path, monkeypatch):
-    import pmparse.convert as convert_module
+    import pmparse.batch.convert as convert_module
 
     seen = {}
     real = convert_module.convert
@@ -106,7 +106,7 @@ def test_convert_url_base_option(tmp_path):
 
 
 def test_a_busy_library_is_a_usage_error(tmp_path):
-    from pmparse.record import write_lock
+    from pmparse.library.store import write_lock
 
     (tmp_path / "r.md").write_text("# Queue stalled\n\nThe queue stalled for 20 minutes.\n", encoding="utf-8")
     with write_lock(tmp_path / "lib"):
@@ -124,7 +124,7 @@ def test_train_categories_floor_options_without_their_partner_are_usage_errors()
 
 
 def test_train_holdout_needs_out_and_no_loso(tmp_path):
-    from pmparse.pipeline import DEFAULT_MODEL_DIR
+    from pmparse.nlp.pipeline import DEFAULT_MODEL_DIR
 
     held = tmp_path / "dev.jsonl"
     held.write_text("", encoding="utf-8")

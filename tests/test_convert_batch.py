@@ -20,12 +20,12 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import SAMPLES, assert_offsets, source_text
-from pmparse import convert as convert_module
+from pmparse.batch import convert as convert_module
 from pmparse.cli import main
-from pmparse.convert import CHUNK_SIZE, ConvertReport, Task, _Pool, _run_chunk, analyse_task, convert
-from pmparse.pipeline import PipelineConfig
-from pmparse.record import Library, validate_library
-from pmparse.review import review
+from pmparse.batch.convert import CHUNK_SIZE, ConvertReport, Task, _Pool, _run_chunk, analyse_task, convert
+from pmparse.nlp.pipeline import PipelineConfig
+from pmparse.library.store import Library, validate_library
+from pmparse.review.session import review
 
 REPORT = """# Queue outage {n}
 
@@ -420,7 +420,7 @@ def test_permission_denied_fails_alone(tmp_path, monkeypatch):
     """Tests run as root, which chmod 000 does not stop: the denial is simulated at open()."""
     import builtins
 
-    from pmparse import ingest
+    from pmparse.ingest import read as ingest
 
     write_reports(tmp_path / "in", 2)
     locked = str(tmp_path / "in" / "report-0001.md")
@@ -502,7 +502,7 @@ def test_cli_convert_with_jobs(batch, tmp_path):
 
 def test_a_second_writer_is_refused_and_the_first_ones_records_stay(tmp_path):
     from pmparse.errors import UsageError
-    from pmparse.record import write_lock
+    from pmparse.library.store import write_lock
 
     write_reports(tmp_path / "in", 2)
     with write_lock(tmp_path / "lib"):  # as a convert or review in another process would hold it
@@ -697,7 +697,7 @@ def test_an_amendment_that_moves_no_words_is_followed_once_and_a_later_rename_ke
 
 
 def proposed_fields(lib: Path) -> list[str]:
-    from pmparse.review import pending_diffs
+    from pmparse.review.session import pending_diffs
 
     return [c.field for d in pending_diffs(lib).diffs for c in d.changes]
 
@@ -751,7 +751,7 @@ def test_a_failed_write_while_a_record_follows_its_moved_file_is_redone(tmp_path
 def test_a_failed_write_of_a_new_public_address_is_redone(tmp_path, monkeypatch):
     lib, _ = _one_reviewed_report(tmp_path, "https://old.example.org/pm/")
     record = lib / "IL-0001.yaml"
-    from pmparse import record as record_module
+    from pmparse.library import store as record_module
 
     original = record_module.atomic_write
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pmparse.convert import convert
-from pmparse.corpus import incident_files
-from pmparse.record import Library, validate_library
+from pmparse.batch.convert import convert
+from pmparse.evaluation.corpus import incident_files
+from pmparse.library.store import Library, validate_library
 
 from conftest import assert_offsets, source_text
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pmparse.cues import load_cues, lowercase_pattern, word_start_skip
+from pmparse.rules.cues import load_cues, lowercase_pattern, word_start_skip
 
 UNITS = [
     "We will add an alert on queue depth (T123456).",

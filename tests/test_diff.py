@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from pmparse import __version__
 from pmparse.cli import main
-from pmparse.convert import convert
-from pmparse.diff import (
+from pmparse.batch.convert import convert
+from pmparse.review.compare import (
     compare,
     diff_paths,
     evidence_sentence,
@@ -24,10 +24,10 @@ from pmparse.diff import (
     splice,
     top_regions,
 )
-from pmparse.ingest import sha256_text
-from pmparse.pipeline import PipelineConfig
-from pmparse.record import card_data, dumps, loads
-from pmparse.schema import Card, Evidence, Item, Pipeline, Source, Support
+from pmparse.ingest.read import sha256_text
+from pmparse.nlp.pipeline import PipelineConfig
+from pmparse.library.store import card_data, dumps, loads
+from pmparse.card.schema import Card, Evidence, Item, Pipeline, Source, Support
 
 # a source of our own: offsets below index it
 TEXT = (
@@ -165,7 +165,7 @@ def other_headings(tmp_path: Path) -> str:
 
 def convert_with_other_model(monkeypatch, tmp_path, sources, library):
     """Re-convert as a different model would: another heading table and another model name."""
-    monkeypatch.setattr("pmparse.convert.version_info", lambda nlp: {"version": __version__, "model": "test-model-2"})
+    monkeypatch.setattr("pmparse.batch.convert.version_info", lambda nlp: {"version": __version__, "model": "test-model-2"})
     report = convert(sources, library, config=PipelineConfig(headings_path=other_headings(tmp_path)))
     monkeypatch.undo()
     return report
@@ -292,7 +292,7 @@ def test_diff_usage_errors_exit_two(pending_library, tmp_path):
 
 
 def test_reanchor_evidence_moves_supports_by_their_old_characters_or_marks_them():
-    from pmparse.diff import reanchor_evidence
+    from pmparse.review.compare import reanchor_evidence
 
     old_text = "Acme ran the API. The outage lasted 40 minutes."
     new_text = "Update: fixed a typo.\nAcme ran the API. The outage lasted 40 minutes."
@@ -363,7 +363,7 @@ def test_an_amended_source_moves_same_words_and_keeps_a_person_edit_pmparse_did_
 
 
 def test_splice_moves_evidence_in_place_and_falls_back_per_field_for_other_layouts(tmp_path):
-    from pmparse.record import dumps, loads
+    from pmparse.library.store import dumps, loads
 
     record = make(tmp_path, symptoms=[_item("The billing queue stopped draining at noon."),
                                       _item("Invoices piled up for two hours.")])

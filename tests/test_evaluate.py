@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from pmparse.cli import main
 from pmparse.errors import GoldError
-from pmparse.evaluate import (
+from pmparse.evaluation.evaluate import (
     FLOORS_PATH,
     GoldDoc,
     check_floors,
@@ -24,7 +24,7 @@ from pmparse.evaluate import (
     token_bounds,
     token_mask,
 )
-from pmparse.schema import TEXT_FIELDS
+from pmparse.card.schema import TEXT_FIELDS
 
 TEXT = ("# Queue outage\n\n## Impact\n\nJobs waited in the queue for an hour.\n\n"
         "## Root cause\n\nA worker pool limit was set to zero by a typo.\n\n"
@@ -133,8 +133,8 @@ def test_eval_cli_on_inline_gold(tmp_path, corpus_root):
 
 def test_committed_floors_hold(corpus_root):
     """The pipeline stays above the floors in eval/baseline.json (noise margin included)."""
-    from pmparse.evaluate import run_eval
-    from pmparse.pipeline import pipeline_config
+    from pmparse.evaluation.evaluate import run_eval
+    from pmparse.nlp.pipeline import pipeline_config
 
     floors = json.loads(FLOORS_PATH.read_text())
     results = run_eval(None, str(corpus_root), pipeline_config().model_dir, list(floors["floors"]), rounds=20,
@@ -156,7 +156,7 @@ def test_eval_plot_writes_a_png(tmp_path, corpus_root):
 def test_eval_reads_the_public_address_of_corpus_documents_and_scores_text_alone_too():
     """A curator converts a checkout with --url-base: the eval does the same, and still reports the
     organisation found without the address."""
-    from pmparse.evaluate import public_addresses, score_system
+    from pmparse.evaluation.evaluate import public_addresses, score_system
 
     path_doc = GoldDoc.model_validate({"id": "dfds/PM2099-001", "path": "dfds/PM2099-001 - pool.md",
                                        "sha256": "0" * 64, "annotated": ["symptoms"], "spans": []})
@@ -173,9 +173,9 @@ def test_eval_reads_the_public_address_of_corpus_documents_and_scores_text_alone
 
 
 def test_card_with_text_only_organisation_differs_only_by_the_address():
-    from pmparse.evaluate_facts import card_with_text_only_organisation
-    from pmparse.ingest import ingest_bytes
-    from pmparse.pipeline import PipelineConfig, get
+    from pmparse.evaluation.facts import card_with_text_only_organisation
+    from pmparse.ingest.read import ingest_bytes
+    from pmparse.nlp.pipeline import PipelineConfig, get
 
     text = "# Node pool drained\n\n## Summary\n\nOur cluster lost every worker node for ten minutes.\n"
     source = ingest_bytes(text.encode(), "PM2099-001 - pool.md")
@@ -188,7 +188,7 @@ def test_card_with_text_only_organisation_differs_only_by_the_address():
 
 
 def test_a_gold_path_pattern_names_the_one_corpus_file_it_matches(tmp_path):
-    from pmparse.corpus import resolve_reference
+    from pmparse.evaluation.corpus import resolve_reference
 
     root = tmp_path / "corpus"
     (root / "acme").mkdir(parents=True)
@@ -215,7 +215,7 @@ def test_a_gold_path_pattern_names_the_one_corpus_file_it_matches(tmp_path):
 
 
 def test_a_document_s_source_is_its_path_s_first_folder():
-    from pmparse.evaluate import GoldDoc
+    from pmparse.evaluation.evaluate import GoldDoc
 
     dev = GoldDoc(id="dev/acme/2021-01-02", path="acme/2021-01-02 - *.md", sha256="0" * 64, annotated=[])
     assert dev.source == "acme"

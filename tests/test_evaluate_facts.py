@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from pmparse.evaluate_facts import NONE, confusion, confusion_markdown, duration_ok, prf, score_facts, set_scores
-from pmparse.schema import Card, Pipeline, Source
+from pmparse.evaluation.facts import (
+    NONE,
+    confusion,
+    confusion_markdown,
+    duration_ok,
+    prf,
+    score_facts,
+    set_scores,
+)
+from pmparse.card.schema import Card, Pipeline, Source
 
 
 def card(**values) -> Card:
@@ -48,8 +56,8 @@ def test_score_facts_counts_only_what_gold_states():
 
 
 def test_duration_misses_list_wrong_missing_and_spurious_durations_with_their_evidence():
-    from pmparse.evaluate_facts import duration_misses
-    from pmparse.schema import Evidence, Support
+    from pmparse.evaluation.facts import duration_misses
+    from pmparse.card.schema import Evidence, Support
 
     told = {"duration_minutes": Support(evidence=[Evidence(start=3, end=9)], confidence=0.5, origin="text:phrase")}
     pairs = [
@@ -86,7 +94,7 @@ def test_empty_pairs_give_no_figures():
 
 
 def test_facts_table_lists_each_figure():
-    from pmparse.evaluate_facts import facts_table
+    from pmparse.evaluation.facts import facts_table
 
     scores = score_facts([({"organisation": "Acme", "components": ["dns"]}, card(organisation="Acme", components=["dns"]))])
     table = facts_table(scores)
@@ -104,7 +112,7 @@ def test_gold_facts_stay_above_their_floors(corpus_root):
     import json
     from pathlib import Path
 
-    from pmparse.evaluate_facts import measure
+    from pmparse.evaluation.facts import measure
 
     spec = json.loads((Path(__file__).resolve().parents[1] / "eval" / "facts_floors.json").read_text())
     scores, pairs = measure(corpus=str(corpus_root))
@@ -118,7 +126,7 @@ def test_development_set_durations_stay_above_their_floor(corpus_root):
     import json
     from pathlib import Path
 
-    from pmparse.evaluate_facts import measure
+    from pmparse.evaluation.facts import measure
 
     here = Path(__file__).resolve().parents[1] / "eval"
     spec = json.loads((here / "facts_floors.json").read_text())
@@ -129,7 +137,7 @@ def test_development_set_durations_stay_above_their_floor(corpus_root):
 
 
 def test_corpus_files_of_a_repository_copy_have_a_public_address():
-    from pmparse.corpus import load_manifest, source_url
+    from pmparse.evaluation.corpus import load_manifest, source_url
 
     manifest = load_manifest()
     assert source_url("dfds/PM2020-001 - a b.md", manifest) == \
@@ -141,7 +149,7 @@ def test_corpus_files_of_a_repository_copy_have_a_public_address():
 
 
 def test_card_agreement_scores_the_second_pass_against_the_first_on_shared_keys():
-    from pmparse.evaluate_facts import card_agreement
+    from pmparse.evaluation.facts import card_agreement
 
     first = [{"organisation": "Acme", "date": "2021-03-04", "duration_minutes": 100,
               "components": ["database", "cache"], "root_cause_categories": ["software_bug"]},

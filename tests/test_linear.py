@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pmparse.errors import ModelError
-from pmparse.linear import (
+from pmparse.nlp.linear import (
     HashedNgrams,
     Sparse,
     TextClassifier,
@@ -166,7 +166,7 @@ def test_character_ngrams_stay_equal_across_batches_and_a_table_reset(monkeypatc
     for batch in batches:
         assert np.array_equal(mine.transform(batch).dense(), sk.transform(batch).toarray() if batch else np.zeros((0, 2**10)))
     assert "quokka" in mine._ids
-    monkeypatch.setattr("pmparse.linear.CACHE_LIMIT", 5)
+    monkeypatch.setattr("pmparse.nlp.linear.CACHE_LIMIT", 5)
     assert np.array_equal(mine.transform(TEXTS).dense(), sk.transform(TEXTS).toarray())
     assert "quokka" not in mine._ids  # started over: only this batch's words are kept
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-from pmparse.pipeline import PipelineConfig, get, pipeline_config
+from pmparse.nlp.pipeline import PipelineConfig, get, pipeline_config
 
 REPORT = ("# Queue backlog\n\n## Lessons learned\n\nThe resque workers stopped taking jobs after an upgrade changed "
           "their queue names.\n\n## Action items\n\n- Pin the queue names in the worker config.\n")
@@ -25,7 +25,7 @@ def _rules(tmp_path: Path) -> PipelineConfig:
 
 
 def test_two_configs_served_in_turn_each_read_their_own_rules(tmp_path):
-    from pmparse.convert import suggest
+    from pmparse.batch.convert import suggest
 
     report = tmp_path / "report.md"
     report.write_text(REPORT, encoding="utf-8")

@@ -12,11 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import assert_offsets
-from pmparse.card import build_card
+from pmparse.card.build import build_card
 from pmparse.errors import InputError
-from pmparse.ingest import ingest_bytes
-from pmparse.pipeline import analyse, get, pipeline_config, version_info
-from pmparse.tokenizer import GuardedTokenizer, risky_runs
+from pmparse.ingest.read import ingest_bytes
+from pmparse.nlp.pipeline import analyse, get, pipeline_config, version_info
+from pmparse.nlp.tokenizer import GuardedTokenizer, risky_runs
 
 #: The pipeline as convert builds it: with the bundled field model when there is one.
 CONFIG = pipeline_config()

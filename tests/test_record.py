@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-import pmparse.record as record_module
+import pmparse.library.store as record_module
 from pmparse.errors import RecordError
-from pmparse.ingest import ingest
-from pmparse.record import Library, atomic_write, dumps, is_edited, loads, validate_library
-from pmparse.schema import Card, Evidence, Item, Pipeline, Source
+from pmparse.ingest.read import ingest
+from pmparse.library.store import Library, atomic_write, dumps, is_edited, loads, validate_library
+from pmparse.card.schema import Card, Evidence, Item, Pipeline, Source
 
 SHA = "a" * 64
 
@@ -330,7 +330,7 @@ def test_a_record_deleted_while_the_library_is_open_is_forgotten(tmp_path):
 
 def test_a_library_has_one_writer_at_a_time(tmp_path):
     from pmparse.errors import UsageError
-    from pmparse.record import write_lock
+    from pmparse.library.store import write_lock
 
     with write_lock(tmp_path):
         with pytest.raises(UsageError, match="another pmparse process|other pmparse process"):
@@ -341,7 +341,7 @@ def test_a_library_has_one_writer_at_a_time(tmp_path):
 
 
 def test_a_broken_json_record_is_known_by_its_source_block_not_by_an_evidence_marker():
-    from pmparse.record import _salvage_source_json
+    from pmparse.library.store import _salvage_source_json
 
     old, new = "a" * 64, "b" * 64
     text = ('{"id": "IL-0001", "root_cause": [{"text": "x", "evidence": [{"start": 1, "end": 2, "sha256": "%s"}]}],\n'

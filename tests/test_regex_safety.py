@@ -158,11 +158,11 @@ def collect_patterns() -> dict[str, tuple[re.Pattern, str]]:
     for path in sorted(root.rglob("*.py")):
         for name, pattern, how in inline_patterns(path):
             add(f"inline {name}", pattern, how)
-    from pmparse.rules import load_headings
+    from pmparse.rules.headings import load_headings
 
     for i, (pattern, _field) in enumerate(load_headings()._patterns):
         add(f"headings.yaml pattern {i}", pattern)
-    keywords = sys.modules.get("pmparse.components.keywords")
+    keywords = sys.modules.get("pmparse.nlp.components.keywords")
     if keywords is not None and hasattr(keywords, "load_keywords"):
         for i, (_field, pattern) in enumerate(keywords.load_keywords()):
             add(f"keywords.yaml pattern {i}", pattern)
@@ -191,12 +191,12 @@ def _run(pattern: re.Pattern, how: str, strings: list[tuple[str, str]], conn) ->
 
 def test_the_collection_finds_the_patterns_of_every_stage():
     names = " ".join(PATTERNS)
-    for expected in ("pmparse.components.units._BOUNDARY", "pmparse.components.sectionizer._ATX",
-                     "pmparse.components.lines._LINE", "pmparse.ingest._FRONT_MATTER_END", "pmparse.tokenizer._RISKY",
+    for expected in ("pmparse.nlp.components.units._BOUNDARY", "pmparse.nlp.components.sectionizer._ATX",
+                     "pmparse.nlp.lines._LINE", "pmparse.ingest.read._FRONT_MATTER_END", "pmparse.nlp.tokenizer._RISKY",
                      "inline ", "headings.yaml pattern"):
         assert expected in names
-    assert PATTERNS["pmparse.components.sectionizer._ATX"][1] == "match"
-    assert PATTERNS["pmparse.components.units._BOUNDARY"][1] == "scan"
+    assert PATTERNS["pmparse.nlp.components.sectionizer._ATX"][1] == "match"
+    assert PATTERNS["pmparse.nlp.components.units._BOUNDARY"][1] == "scan"
     assert len(PATTERNS) > 40
 
 

@@ -11,11 +11,11 @@ import yaml
 from click.testing import CliRunner
 
 from pmparse.cli import main
-from pmparse.convert import convert
-from pmparse.diff import diff_paths, merge
-from pmparse.pipeline import PipelineConfig
-from pmparse.record import Library, card_data, loads, validate_library
-from pmparse.review import Decision, load_rejections, pending_diffs, review
+from pmparse.batch.convert import convert
+from pmparse.review.compare import diff_paths, merge
+from pmparse.nlp.pipeline import PipelineConfig
+from pmparse.library.store import Library, card_data, loads, validate_library
+from pmparse.review.session import Decision, load_rejections, pending_diffs, review
 from test_diff import CORE_DNS, INOTIFY, convert_with_other_model, other_headings
 
 HUMAN_LINES = "\n# confirmed with the on-call notes\ndate: '2020-02-04'   # was 02-03\n"
@@ -135,7 +135,7 @@ def test_the_rejection_memory_alone_blocks_the_same_suggestion(pending, sources,
     assert Library(pending).read_state("base", "IL-0002").pipeline.model == "test-model-2"
     (pending / ".pmparse" / "base" / "IL-0002.json").unlink()
     # another model version proposing the same values is a new suggestion to the memory alone
-    monkeypatch.setattr("pmparse.convert.version_info", lambda nlp: {"version": "0.1.0", "model": "test-model-3"})
+    monkeypatch.setattr("pmparse.batch.convert.version_info", lambda nlp: {"version": "0.1.0", "model": "test-model-3"})
     report = convert(sources[1:], pending, config=PipelineConfig(headings_path=other_headings(tmp_path)))
     assert report.results[0].status == "pending" and proposed(pending, "IL-0002") == second
 
@@ -329,7 +329,7 @@ def amended(tmp_path):
 
 def assert_current_or_marked(card, text: str, old_sha: str) -> tuple[int, int]:
     """Every stretch either spells its item in ``text`` or carries the old text's sha256."""
-    from pmparse.card import collapse
+    from pmparse.card.build import collapse
 
     current = marked = 0
     for name in ("symptoms", "trigger", "root_cause", "contributing_factors", "detection", "remediation",
@@ -479,7 +479,7 @@ def test_a_patch_keeps_a_persons_own_address(amended):
 def test_an_interactive_review_shows_a_record_that_only_follows_its_source(tmp_path):
     from conftest import SAMPLES
 
-    from pmparse.pipeline import PipelineConfig
+    from pmparse.nlp.pipeline import PipelineConfig
 
     # heading rules without the tag model: a category near its threshold may flip with any added
     # line (the note's words enter the whole-text features, and the note pushes the front matter

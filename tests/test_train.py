@@ -11,12 +11,12 @@ import pytest
 from click.testing import CliRunner
 
 from pmparse.cli import main
-from pmparse.components.classifier import LABELER_KEYS, META_FILE, MODEL_FILE, UnitModel, unit_rows
-from pmparse.cues import load_cues
-from pmparse.evaluate import check_floors
-from pmparse.ingest import ingest, ingest_bytes
-from pmparse.pipeline import DEFAULT_MODEL_DIR, PipelineConfig, build
-from pmparse.train import (
+from pmparse.nlp.components.classifier import LABELER_KEYS, META_FILE, MODEL_FILE, UnitModel, unit_rows
+from pmparse.rules.cues import load_cues
+from pmparse.evaluation.evaluate import check_floors
+from pmparse.ingest.read import ingest, ingest_bytes
+from pmparse.nlp.pipeline import DEFAULT_MODEL_DIR, PipelineConfig, build
+from pmparse.training.fields import (
     LOSO_FLOORS_PATH,
     VARIANTS,
     analyse_structure,
@@ -28,7 +28,7 @@ from pmparse.train import (
     weak_label,
     weak_labels,
 )
-from pmparse.training_spans import TrainingSpans
+from pmparse.training.spans import TrainingSpans
 
 SERVICES = ["billing", "search", "login", "upload", "checkout", "report", "queue", "mail"]
 PHRASES = {
@@ -189,14 +189,14 @@ def test_save_load_round_trip_keeps_predictions(tiny_corpus, tmp_path):
 
 def test_fit_needs_two_labels():
     from pmparse.errors import UsageError
-    from pmparse.train import DocExamples
+    from pmparse.training.fields import DocExamples
 
     with pytest.raises(UsageError, match="two labels"):
         fit([DocExamples("d", "s", [("a b", "c")], [("symptoms", 1.0)])])
 
 
 def test_cli_train_writes_a_model_convert_can_use(tiny_corpus, tmp_path, monkeypatch):
-    import pmparse.train as train_module
+    import pmparse.training.fields as train_module
 
     monkeypatch.setattr(train_module, "GOLD_DIR", tiny_corpus.parent / f"{tiny_corpus.name}-gold")
     runner = CliRunner()
@@ -216,7 +216,7 @@ def test_cli_train_writes_a_model_convert_can_use(tiny_corpus, tmp_path, monkeyp
 def test_cli_train_writes_the_dataset_by_offset_and_it_spells_the_labelled_units(tiny_corpus, tmp_path, monkeypatch):
     import hashlib
 
-    import pmparse.train as train_module
+    import pmparse.training.fields as train_module
 
     monkeypatch.setattr(train_module, "GOLD_DIR", tiny_corpus.parent / f"{tiny_corpus.name}-gold")
     dataset = tmp_path / "units.jsonl"
@@ -280,15 +280,15 @@ def test_committed_loso_report_meets_its_floors_and_describes_the_bundled_model(
 
 @pytest.mark.skipif(not os.environ.get("PMPARSE_SLOW"), reason="retrains 8 folds (minutes); set PMPARSE_SLOW=1")
 def test_leave_one_source_out_meets_floors(corpus_root):
-    from pmparse.train import run_train_command
+    from pmparse.training.fields import run_train_command
 
     output, code = run_train_command(str(corpus_root), None, 0, True, False, None, True, False, False, rounds=50)
     assert code == 0, output
 
 
 def test_write_boilerplate_lists_lines_recurring_outside_the_gold_set(tiny_corpus, tmp_path):
-    from pmparse import boilerplate
-    from pmparse.train import write_boilerplate
+    from pmparse.nlp import boilerplate
+    from pmparse.training.fields import write_boilerplate
 
     import shutil
 
@@ -315,7 +315,7 @@ def test_cli_write_boilerplate_takes_no_training_options():
 
 def test_held_out_paths_resolve_patterns_and_refuse_bad_lines(tmp_path):
     from pmparse.errors import UsageError
-    from pmparse.train import held_out_paths
+    from pmparse.training.fields import held_out_paths
 
     root = tmp_path / "corpus"
     (root / "acme").mkdir(parents=True)
@@ -375,7 +375,7 @@ def test_build_dataset_takes_root_cause_from_training_spans(tiny_corpus):
 
 
 def test_leave_one_source_out_can_score_a_development_set_held_out_by_source(tiny_corpus, tmp_path):
-    from pmparse.train import leave_one_source_out, loso_markdown
+    from pmparse.training.fields import leave_one_source_out, loso_markdown
 
     gold = tiny_corpus.parent / f"{tiny_corpus.name}-gold"
     lines = []

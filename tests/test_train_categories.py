@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from conftest import write_jsonl
-from pmparse import train_categories
-from pmparse.components.tagger import category_texts
+from pmparse.training import tags as train_categories
+from pmparse.nlp.components.tagger import category_texts
 from pmparse.errors import LabelError, PmparseError
-from pmparse.taxonomy import load_taxonomy
-from pmparse.train_categories import (
+from pmparse.rules.taxonomy import load_taxonomy
+from pmparse.training.tags import (
     Example,
     Settings,
     analysed_docs,
@@ -249,7 +249,7 @@ def test_label_agreement_compares_the_documents_both_passes_labelled(tmp_path, t
     from click.testing import CliRunner
 
     from pmparse.cli import main
-    from pmparse.train_categories import label_agreement
+    from pmparse.training.tags import label_agreement
 
     first = write_jsonl(tmp_path, "first.jsonl", _line(),
                    _line(path="acme/two.md", text=OTHER, root_cause_categories=["configuration_change"],
@@ -269,7 +269,7 @@ def test_label_agreement_compares_the_documents_both_passes_labelled(tmp_path, t
 
 
 def test_component_cross_validation_keeps_the_most_likely_candidate_when_none_is_sure():
-    from pmparse.train_categories import ComponentData, cv_components
+    from pmparse.training.tags import ComponentData, cv_components
 
     rng = np.random.default_rng(0)
     docs = np.repeat(np.arange(6), 3)  # six documents, three candidates each
@@ -296,7 +296,7 @@ def _component_line(path: str = "acme/one.md", text: str = REPORT, **changes) ->
 
 
 def test_a_valid_component_line_is_read_and_an_empty_list_means_none_involved(tmp_path, taxonomy):
-    from pmparse.train_categories import read_component_labels
+    from pmparse.training.tags import read_component_labels
 
     path = write_jsonl(tmp_path, "batch_k1.jsonl", _component_line(),
                   _component_line(path="acme/two.md", text=OTHER, components=[], evidence=[]))
@@ -314,7 +314,7 @@ def test_a_valid_component_line_is_read_and_an_empty_list_means_none_involved(tm
     ("{not json", "expected a component label line"),
 ])
 def test_an_invalid_component_line_is_a_typed_error_naming_file_and_line(tmp_path, taxonomy, row, message):
-    from pmparse.train_categories import read_component_labels
+    from pmparse.training.tags import read_component_labels
 
     path = write_jsonl(tmp_path, "batch_k1.jsonl", _component_line(path="acme/two.md", text=OTHER), row)
     with pytest.raises(LabelError, match="line 2") as caught:
@@ -323,7 +323,7 @@ def test_an_invalid_component_line_is_a_typed_error_naming_file_and_line(tmp_pat
 
 
 def test_team_component_documents_skip_gold_and_changed_sources(tmp_path, corpus, taxonomy):
-    from pmparse.train_categories import team_component_docs
+    from pmparse.training.tags import team_component_docs
 
     path = write_jsonl(tmp_path, "batch_k1.jsonl", _component_line(),
                   _component_line(path="acme/two.md", text="an older text"),  # sha256 differs
@@ -336,8 +336,8 @@ def test_team_component_documents_skip_gold_and_changed_sources(tmp_path, corpus
 
 
 def test_component_rows_of_team_documents_train_but_are_never_scored(tmp_path, corpus, taxonomy):
-    from pmparse.components.tagger import Matchers
-    from pmparse.train_categories import component_data, untagged_pipeline
+    from pmparse.nlp.components.tagger import Matchers
+    from pmparse.training.tags import component_data, untagged_pipeline
 
     texts = {"acme/db.md": "# Slow pages\n\nThe primary database ran out of connections, so the cache missed.\n",
              "beta/dns.md": "# Lookups failed\n\nThe DNS resolver dropped queries after a network change.\n"}
@@ -361,7 +361,7 @@ def test_component_rows_of_team_documents_train_but_are_never_scored(tmp_path, c
 
 @pytest.mark.parametrize("by_source", [False, True])
 def test_component_cross_validation_holds_out_team_rows_with_their_source(monkeypatch, by_source):
-    from pmparse.train_categories import ComponentData, cv_components
+    from pmparse.training.tags import ComponentData, cv_components
 
     trained: list[set[int]] = []
     real_fit = train_categories.fit_components
@@ -391,7 +391,7 @@ def test_component_agreement_compares_two_passes_and_the_cli_prints_it(tmp_path,
     from click.testing import CliRunner
 
     from pmparse.cli import main
-    from pmparse.train_categories import component_agreement, read_component_labels
+    from pmparse.training.tags import component_agreement, read_component_labels
 
     first = write_jsonl(tmp_path, "batch_k1.jsonl", _component_line(components=["web_application", "database"]),
                    _component_line(path="acme/two.md", text=OTHER, components=["search"], evidence=[]))
@@ -421,7 +421,7 @@ def test_train_scores_components_with_team_rows_held_out_by_source_only_in_the_s
     """The wiring of train(): team component labels reach the component data, and only the
     leave-one-source-out run hands cv_components the source folds (else team rows of the held-out
     source would train in its fold)."""
-    from pmparse.train_categories import ComponentData, train
+    from pmparse.training.tags import ComponentData, train
 
     texts = {"acme/g1.md": "# Slow\n\nThe primary database ran out of connections.\n",
              "beta/g2.md": "# Lookups\n\nThe DNS resolver dropped queries.\n",
@@ -531,7 +531,7 @@ def test_a_floor_check_without_floors_fails(monkeypatch, tmp_path):
 
 
 def test_label_and_gold_path_patterns_name_the_corpus_file(tmp_path, corpus, taxonomy):
-    from pmparse.train_categories import labelled_texts, read_gold
+    from pmparse.training.tags import labelled_texts, read_gold
 
     (corpus / "acme" / "two-more.md").write_text(OTHER, encoding="utf-8")  # "acme/t*.md" now matches two
     labels = write_jsonl(tmp_path, "a.jsonl", _line(path="acme/o*.md"), _line(path="acme/t*.md", text=OTHER))
@@ -560,7 +560,7 @@ def test_span_rows_train_root_cause_categories_on_the_annotated_cause(tmp_path, 
 
 
 def test_build_examples_reads_spans_only_when_asked_and_never_for_gold(tmp_path, corpus, taxonomy):
-    from pmparse.train_categories import Settings, analysed_docs, build_examples
+    from pmparse.training.tags import Settings, analysed_docs, build_examples
 
     labels = write_jsonl(tmp_path, "a.jsonl", _line())
     cause = {"field": "root_cause", "start": REPORT.index("A bug"), "end": REPORT.index("endless loop.") + 13}

@@ -8,7 +8,7 @@ import pytest
 
 from conftest import write_jsonl
 from pmparse.errors import LabelError, PmparseError
-from pmparse.training_spans import (
+from pmparse.training.spans import (
     SPANS_DIR,
     covered,
     development_paths,
@@ -155,7 +155,7 @@ def test_a_path_outside_the_corpus_is_a_typed_error(tmp_path, corpus, bad):
 
 
 def test_the_shipped_span_files_are_valid_and_every_line_can_train(corpus_root):
-    from pmparse.train import gold_paths, gold_shas
+    from pmparse.training.fields import gold_paths, gold_shas
 
     files = span_files()
     assert files and all(f.parent == SPANS_DIR for f in files)

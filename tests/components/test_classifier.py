@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from pmparse.components.classifier import (
+from pmparse.nlp.components.classifier import (
     META_FILE,
     UnitClassifier,
     UnitModel,
@@ -66,7 +66,7 @@ def test_rows_carry_cues_and_neighbours_but_no_heading():
 
 
 def tiny_model(tmp_path=None) -> UnitModel:
-    from pmparse.train import DocExamples, Settings, fit
+    from pmparse.training.fields import DocExamples, Settings, fit
 
     texts = [("Users could not log in and pages returned errors.", "symptoms"),
              ("The checkout service was unavailable for an hour.", "symptoms"),
@@ -80,9 +80,9 @@ def tiny_model(tmp_path=None) -> UnitModel:
 
 
 def test_component_writes_probabilities_for_every_unit():
-    from pmparse.ingest import ingest_bytes
-    from pmparse.pipeline import PipelineConfig, build
-    from pmparse.train import analyse_structure
+    from pmparse.ingest.read import ingest_bytes
+    from pmparse.nlp.pipeline import PipelineConfig, build
+    from pmparse.training.fields import analyse_structure
 
     nlp = build(PipelineConfig())
     text = "Users could not log in.\n\nWe restarted the database.\n\n- Add an alert on disk space\n"
@@ -97,7 +97,7 @@ def test_component_writes_probabilities_for_every_unit():
 
 
 def test_saved_model_round_trips_and_rejects_another_cue_version(tmp_path):
-    from pmparse.train import TrainResult, save
+    from pmparse.training.fields import TrainResult, save
 
     model = tiny_model()
     save(TrainResult(model, {}, 1), tmp_path / "m")
@@ -114,8 +114,8 @@ def test_saved_model_round_trips_and_rejects_another_cue_version(tmp_path):
 
 
 def test_weights_of_another_training_refuse_to_load(tmp_path):
-    from pmparse.linear import load_arrays, save_arrays
-    from pmparse.train import TrainResult, save
+    from pmparse.nlp.linear import load_arrays, save_arrays
+    from pmparse.training.fields import TrainResult, save
 
     save(TrainResult(tiny_model(), {}, 1), tmp_path / "m")
     weights = tmp_path / "m" / "weights.npz"

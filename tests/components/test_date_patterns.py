@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pmparse.components import dates
+from pmparse.nlp.extractors import dates
 
 _M, _O, _TZ = dates._MONTH, dates._ORD, dates._TZ
 PLAIN = {

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pmparse.components import facts
+from pmparse.nlp.components import facts
 
 _NAME = facts._NAME
 PLAIN = {

@@ -6,8 +6,8 @@ import datetime as dt
 
 import pytest
 
-from pmparse.components import dates
-from pmparse.components.facts import (
+from pmparse.nlp.extractors import dates
+from pmparse.nlp.components.facts import (
     document_title,
     find_incident_date,
     find_incident_duration,
@@ -15,8 +15,8 @@ from pmparse.components.facts import (
     location_date,
     name_from_host,
 )
-from pmparse.ingest import ingest_bytes
-from pmparse.pipeline import PipelineConfig, analyse, get
+from pmparse.ingest.read import ingest_bytes
+from pmparse.nlp.pipeline import PipelineConfig, analyse, get
 
 REF = dt.date(2021, 3, 10)
 
@@ -310,7 +310,7 @@ def test_a_front_matter_date_that_is_no_calendar_day_keeps_its_year_with_a_warni
 
 
 def test_convert_reports_the_front_matter_date_warning(tmp_path):
-    from pmparse.convert import convert
+    from pmparse.batch.convert import convert
 
     source = tmp_path / "a.md"
     source.write_text("---\ndate: 2020-02-30\n---\n\n# DB outage\n\nA disk filled up.\n", encoding="utf-8")

@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 import spacy
 
-from pmparse.components.fields import decide, label_fields
-from pmparse.schema import TEXT_FIELDS
+from pmparse.nlp.components.fields import decide, label_fields
+from pmparse.card.schema import TEXT_FIELDS
 
 
 def probs(**given: float) -> dict[str, float]:
@@ -73,9 +73,9 @@ Looking back, a staged rollout would have caught it early.
 
 
 def test_followup_opening_weighs_down_follow_ups_early_in_a_headingless_document():
-    from pmparse.ingest import ingest_bytes
-    from pmparse.pipeline import PipelineConfig, build
-    from pmparse.train import analyse_structure
+    from pmparse.ingest.read import ingest_bytes
+    from pmparse.nlp.pipeline import PipelineConfig, build
+    from pmparse.training.fields import analyse_structure
 
     doc = analyse_structure(build(PipelineConfig()), ingest_bytes(HEADINGLESS.encode(), "cart.txt"))
     assert len(doc.spans["units"]) == 5
@@ -112,9 +112,9 @@ The cache size was set to zero.
 
 
 def doc_with_probs(unit_probs):
-    from pmparse.ingest import ingest_bytes
-    from pmparse.pipeline import PipelineConfig, build
-    from pmparse.train import analyse_structure
+    from pmparse.ingest.read import ingest_bytes
+    from pmparse.nlp.pipeline import PipelineConfig, build
+    from pmparse.training.fields import analyse_structure
 
     nlp = build(PipelineConfig())
     doc = analyse_structure(nlp, ingest_bytes(TEXT.encode(), "cache.md"))
@@ -149,7 +149,7 @@ def test_label_fields_on_an_empty_doc():
 
 
 def test_the_likeliest_unit_becomes_the_root_cause_only_when_none_reaches_it():
-    from pmparse.components.fields import likeliest_unit
+    from pmparse.nlp.components.fields import likeliest_unit
 
     # the model gives the cause sentence only 0.18 for root cause (heading-weighted), none wins
     unsure = [probs(symptoms=0.8), probs(root_cause=0.18, none=0.7), probs(action_items=0.9)]

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from spacy.tokens import Doc
 
-from pmparse.components.lines import Mask
-from pmparse.ingest import ingest_bytes
-from pmparse.pipeline import PipelineConfig, analyse, get, make_doc
+from pmparse.nlp.lines import Mask
+from pmparse.ingest.read import ingest_bytes
+from pmparse.nlp.pipeline import PipelineConfig, analyse, get, make_doc
 
 
 def test_mask_takes_regions_as_tuples_or_lists():
@@ -27,7 +27,7 @@ def test_a_serialised_doc_goes_through_the_pipeline():
 
 
 def _fences(text: str) -> list[str]:
-    from pmparse.components.lines import code_fence_regions, split_lines
+    from pmparse.nlp.lines import code_fence_regions, split_lines
 
     return [text[a:b] for a, b in code_fence_regions(split_lines(text))]
 

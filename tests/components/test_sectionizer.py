@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import spacy
 
-from pmparse.components.sectionizer import build_sections, find_headings, sectionize
-from pmparse.rules import load_headings
+from pmparse.nlp.components.sectionizer import build_sections, find_headings, sectionize
+from pmparse.rules.headings import load_headings
 
 TABLE = load_headings()
 
@@ -97,7 +97,7 @@ def test_many_headings_take_linear_time():
     text = "".join(f"{'#' * (1 + i % 6)} Heading {i}\n\nBody {i}.\n\n" for i in range(20000))
     headings = find_headings(text, [], TABLE)
     assert len(build_sections(text, headings)) == 20000
-    from pmparse.components.sectionizer import incident_sections
+    from pmparse.nlp.components.sectionizer import incident_sections
 
     assert incident_sections(headings, len(text)) == []  # no year, no field: each level scanned once
 
@@ -111,7 +111,7 @@ LOG = ("# Platform incident log\n\n## 2024\n\n"
 
 
 def test_an_incident_log_holds_one_section_per_incident_with_field_headings():
-    from pmparse.components.sectionizer import incident_sections
+    from pmparse.nlp.components.sectionizer import incident_sections
 
     blocks = incident_sections(find_headings(LOG, [], TABLE), len(LOG))
     assert [LOG[a:b].split("\n", 1)[0] for a, b in blocks] == ["### Incident on 2024-03-02 - Queue stalled",
@@ -120,7 +120,7 @@ def test_an_incident_log_holds_one_section_per_incident_with_field_headings():
 
 
 def test_one_report_with_a_timeline_of_headings_holds_one_incident():
-    from pmparse.components.sectionizer import incident_sections
+    from pmparse.nlp.components.sectionizer import incident_sections
 
     report = ("# Search outage\n\n## Summary\n\nSearch failed.\n\n### Impact\n\nNo results.\n\n"
               "## Timeline\n\n### 10:02\n\nAn alert fired.\n\n### 10:30\n\nWe rolled back.\n\n"
@@ -133,7 +133,7 @@ def test_one_report_with_a_timeline_of_headings_holds_one_incident():
 
 
 def test_parts_of_one_report_are_not_incidents():
-    from pmparse.components.sectionizer import incident_sections
+    from pmparse.nlp.components.sectionizer import incident_sections
 
     regions = ("# Storage outage\n\n## Summary\n\nWrites failed in two regions.\n\n"
                "## us-east-1 in 2024\n\n**Impact:** Writes failed.\n\n**Mitigation:** We failed over.\n\n"
@@ -146,7 +146,7 @@ def test_parts_of_one_report_are_not_incidents():
 
 
 def test_the_level_with_the_most_incident_headings_wins():
-    from pmparse.components.sectionizer import incident_sections
+    from pmparse.nlp.components.sectionizer import incident_sections
 
     def incident(date: str, follow_up: bool) -> str:
         part = f"## Incident on {date}\n\n**Impact:** Errors.\n\n**Resolution:** Rolled back.\n\n"

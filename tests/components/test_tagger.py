@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from spacy.tokens import Span
 from spacy.util import filter_spans
 
-from pmparse.components.tagger import (
+from pmparse.nlp.components.tagger import (
     CANDIDATE_REGIONS,
     CategoryModel,
     Matchers,
@@ -30,11 +30,11 @@ from pmparse.components.tagger import (
     score_components,
 )
 from pmparse.errors import ModelError, RulesError
-from pmparse.linear import Logistic
-from pmparse.ingest import ingest_bytes
-from pmparse.pipeline import PipelineConfig, analyse, get
-from pmparse.taxonomy import load_taxonomy
-from pmparse.train_categories import (
+from pmparse.nlp.linear import Logistic
+from pmparse.ingest.read import ingest_bytes
+from pmparse.nlp.pipeline import PipelineConfig, analyse, get
+from pmparse.rules.taxonomy import load_taxonomy
+from pmparse.training.tags import (
     Example,
     Settings,
     calibration_folds,
@@ -408,7 +408,7 @@ def test_gold_labels_and_icco_mapping(tmp_path):
 
 
 def test_taxonomy_file_extends_the_tags_of_convert(tmp_path):
-    from pmparse.convert import suggest
+    from pmparse.batch.convert import suggest
 
     taxonomy = _write(tmp_path, {"version": 1, "mode": "extend", "groups": {"components": [
         {"id": "job_runner", "name": "Job runner", "description": "Background job processors.",
@@ -606,7 +606,7 @@ def test_component_candidates_say_where_each_is_first_named():
 
 
 def test_category_texts_take_other_focus_units_and_keep_the_summary_beside_them():
-    from pmparse.components.tagger import category_texts
+    from pmparse.nlp.components.tagger import category_texts
 
     text = ("# Slow search\n\n## Summary\n\nSearch answered slowly for an hour.\n\n## Details\n\n"
             "A new index setting doubled the merge work. Nobody noticed the merge queue growing.\n")
@@ -622,9 +622,9 @@ def test_category_texts_take_other_focus_units_and_keep_the_summary_beside_them(
 
 
 def test_a_new_taxonomy_file_makes_convert_analyse_an_up_to_date_source_again(tmp_path):
-    from pmparse.convert import convert
-    from pmparse.pipeline import pipeline_config
-    from pmparse.record import Library
+    from pmparse.batch.convert import convert
+    from pmparse.nlp.pipeline import pipeline_config
+    from pmparse.library.store import Library
 
     report = tmp_path / "report.md"
     report.write_text("# Sidekiq backlog\n\n## Root cause\n\nThe Sidekiq workers stopped picking up jobs after the "
@@ -650,9 +650,9 @@ def test_a_new_taxonomy_file_makes_convert_analyse_an_up_to_date_source_again(tm
 def test_a_text_with_nothing_to_read_gets_no_category(tmp_path):
     from collections import Counter
 
-    from pmparse.components.tagger import nothing_to_read
-    from pmparse.convert import suggest
-    from pmparse.pipeline import pipeline_config
+    from pmparse.nlp.components.tagger import nothing_to_read
+    from pmparse.batch.convert import suggest
+    from pmparse.nlp.pipeline import pipeline_config
 
     assert nothing_to_read([], Counter()) and nothing_to_read([], Counter({"x": 0}))
     assert not nothing_to_read([(0, 5)], Counter()) and not nothing_to_read([], Counter({"f__x": 1}))
@@ -671,12 +671,12 @@ def test_a_text_with_nothing_to_read_gets_no_category(tmp_path):
 
 
 def test_a_new_pipeline_fingerprint_reads_every_rule_file_again(monkeypatch):
-    from pmparse import pipeline
-    from pmparse.boilerplate import load as load_boilerplate
-    from pmparse.components import facts
-    from pmparse.cues import load_cues
-    from pmparse.rules import load_headings
-    from pmparse.taxonomy import load_organisations
+    from pmparse.nlp import pipeline
+    from pmparse.nlp.boilerplate import load as load_boilerplate
+    from pmparse.nlp.components import facts
+    from pmparse.rules.cues import load_cues
+    from pmparse.rules.headings import load_headings
+    from pmparse.rules.taxonomy import load_organisations
 
     config = PipelineConfig(tagger=False)
     stamp = pipeline.get(config).meta["pmparse_fingerprint"]

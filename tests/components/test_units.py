@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from pmparse.components.units import segment, split_sentences
+from pmparse.nlp.components.units import segment, split_sentences
 
 
 def units(text: str, plain: bool = False, skip=()) -> list[tuple[str, str]]:
@@ -59,7 +59,7 @@ def test_split_sentences_offsets():
 
 
 def test_boilerplate_lines_are_masked_and_split_what_they_glued():
-    from pmparse.boilerplate import digest
+    from pmparse.nlp.boilerplate import digest
 
     notice = "Please read our new site notice about the move!"
     text = f"The primary ran out of disk\n{notice}\nwhile the backup was running.\nWe added an alert.\n"

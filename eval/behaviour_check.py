@@ -1,0 +1,60 @@
+"""Prove a change kept behaviour: convert the whole shared corpus and run ``pmparse eval``, then
+compare two such runs.
+
+    python eval/behaviour_check.py run OUT        # OUT/library (records) and OUT/report.json
+    python eval/behaviour_check.py compare A B    # exit 1 and list differences
+
+Records are compared byte for byte after blanking what a run may change by itself: the pipeline
+fingerprint, the conversion time and the library index's timestamps.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+# lines a run may change by itself (times) or a refactor must change (the code fingerprint)
+VOLATILE = re.compile(r"^(\s*(converted_at|pipeline|fingerprint|created|updated|reviewed_at)\s*:).*$", re.M)
+VOLATILE_JSON = re.compile(r'"(converted_at|pipeline|fingerprint|created|updated|reviewed_at)":\s*"[^"]*"')
+
+
+def run(out: Path) -> int:
+    out.mkdir(parents=True, exist_ok=True)
+    library = out / "library"
+    subprocess.run([sys.executable, "-m", "pmparse.cli", "convert", str(CORPUS), "-o", str(library),
+                    "--jobs", "2", "--no-progress", "--errors", str(out / "errors.jsonl")],
+                   stdout=open(out / "convert.txt", "w"), stderr=subprocess.STDOUT)
+    subprocess.run([sys.executable, "-m", "pmparse.cli", "eval", "--rounds", "200", "--report", str(out / "report.json")],
+                   stdout=open(out / "eval.txt", "w"), stderr=subprocess.STDOUT)
+    print(f"{sum(1 for _ in library.rglob('*') if _.is_file())} files in {library}")
+    return 0
+
+
+def normal(path: Path) -> str:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    return VOLATILE_JSON.sub(r'"\1": "-"', VOLATILE.sub(r"\1 -", text))
+
+
+def compare(a: Path, b: Path) -> int:
+    differences = []
+    files_a = {p.relative_to(a).as_posix() for p in (a / "library").rglob("*") if p.is_file()}
+    files_b = {p.relative_to(b).as_posix() for p in (b / "library").rglob("*") if p.is_file()}
+    differences += [f"only in {a}: {p}" for p in sorted(files_a - files_b)]
+    differences += [f"only in {b}: {p}" for p in sorted(files_b - files_a)]
+    for rel in sorted(files_a & files_b):
+        if normal(a / rel) != normal(b / rel):
+            differences.append(f"differs: {rel}")
+    for name in ("report.json", "eval.txt", "errors.jsonl"):
+        if (a / name).exists() != (b / name).exists() or ((a / name).exists() and normal(a / name) != normal(b / name)):
+            differences.append(f"differs: {name}")
+    print("\n".join(differences) or f"identical: {len(files_a)} library files, report, eval output and errors")
+    return 1 if differences else 0
+
+
+if __name__ == "__main__":
+    command, *paths = sys.argv[1:]
+    sys.exit(run(Path(paths[0])) if command == "run" else compare(Path(paths[0]), Path(paths[1])))

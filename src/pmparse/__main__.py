@@ -1,0 +1,6 @@
+"""``python -m pmparse``: the same as the ``pmparse`` command."""
+
+from pmparse.cli import main
+
+if __name__ == "__main__":
+    main()

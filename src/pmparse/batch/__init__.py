@@ -1,0 +1,1 @@
+"""Batch conversion: inputs, the worker pool and the library policy."""

@@ -1,0 +1,92 @@
+"""Card assembly: an analysed Doc becomes a :class:`~pmparse.card.schema.Card`.
+
+Only what the Doc holds goes in: a field with no labelled units stays empty, a fact with no
+evidence stays None. Nothing is guessed here.
+"""
+
+from __future__ import annotations
+
+import re
+
+from spacy.tokens import Doc
+
+from pmparse.nlp.lines import doc_text
+from pmparse.ingest.read import Ingested
+from pmparse.card.schema import TEXT_FIELDS, Card, Evidence, Item, Pipeline, Source, Support
+from pmparse.card.title import make_title
+
+_WS = re.compile(r"\s+")
+
+
+def collapse(text: str) -> str:
+    """``text`` with runs of white space folded to one space and the edges trimmed."""
+    return _WS.sub(" ", text).strip()
+
+
+def _support(fact: dict) -> Support:
+    return Support(
+        evidence=[Evidence(start=s, end=e) for s, e in fact.get("evidence", []) if e > s],
+        confidence=round(float(fact["confidence"]), 3),
+        origin=fact["origin"],
+    )
+
+
+def field_items(doc: Doc) -> dict[str, list[Item]]:
+    """The items of each text field, in text order, from ``doc.spans["fields"]``."""
+    items: dict[str, list[Item]] = {name: [] for name in TEXT_FIELDS}
+    if "fields" not in doc.spans:
+        return items
+    group = doc.spans["fields"]
+    scores = group.attrs.get("scores", [1.0] * len(group))
+    whole = doc_text(doc)
+    for span, score in sorted(zip(group, scores), key=lambda pair: pair[0].start_char):
+        # a slice of the cached text: Span.text rebuilds the string token by token
+        text = collapse(whole[span.start_char:span.end_char])
+        if not text or span.label_ not in items:
+            continue
+        items[span.label_].append(
+            Item(text=text, evidence=[Evidence(start=span.start_char, end=span.end_char)], confidence=float(score))
+        )
+    return items
+
+
+def build_card(doc: Doc, source: Ingested, card_id: str, pipeline: dict[str, str | None]) -> Card:
+    """Assemble the card of an analysed Doc.
+
+    Args:
+        doc: The Doc after the whole pipeline ran.
+        source: The ingested source the Doc was made from.
+        card_id: The library id to give the card.
+        pipeline: pmparse version and model name (:func:`pmparse.nlp.pipeline.version_info`).
+    """
+    facts = doc.user_data.get("pmparse_facts", {})
+    support: dict[str, Support] = {}
+    values: dict[str, object] = {}
+    for name in ("organisation", "date", "duration_minutes", "title"):
+        if name in facts and facts[name].get("value") not in (None, ""):
+            values[name] = facts[name]["value"]
+            support[name] = _support(facts[name])
+    tags: dict[str, list[str]] = {"components": [], "root_cause_categories": [], "contributing_factor_categories": []}
+    for key, fact in doc.user_data.get("pmparse_tags", {}).items():
+        group, _, taxon = key.partition(".")
+        if group in tags:
+            tags[group].append(taxon)
+            support[key] = _support(fact)
+    card = Card(
+        id=card_id,
+        source=Source(
+            location=source.location,
+            url=doc.user_data.get("pmparse_url"),
+            sha256=source.sha256,
+            format=source.format,
+            extracted_text=source.text if source.extracted else None,
+        ),
+        pipeline=Pipeline(**pipeline),
+        support=support,
+        **values,  # type: ignore[arg-type]
+        **field_items(doc),
+        **tags,
+    )
+    if card.title is None:
+        card.title = make_title(card, doc.user_data.get("pmparse_tag_names"), doc.user_data.get("pmparse_tag_phrases"))
+    return card

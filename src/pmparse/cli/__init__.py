@@ -1,0 +1,388 @@
+"""The ``pmparse`` command line: parses arguments, calls one library function, formats its result.
+
+Exit codes: 0 ok, 1 some inputs failed or differences found, 2 usage error, 130 interrupted by
+Ctrl-C (``convert``: the records written so far are complete; run the command again to continue).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from pmparse import __version__
+from pmparse.errors import PmparseError, UsageError
+
+EXIT_OK, EXIT_SOME_FAILED, EXIT_USAGE = 0, 1, 2
+#: 128 + SIGINT, as shells report a command stopped by Ctrl-C.
+EXIT_INTERRUPTED = 130
+
+
+def _fail_usage(error: PmparseError) -> None:
+    click.echo(f"pmparse: {error}", err=True)
+    sys.exit(EXIT_USAGE)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="pmparse")
+def main() -> None:
+    """Turn incident postmortems into structured, evidence-backed library cards."""
+
+
+@main.command()
+@click.argument("inputs", nargs=-1, required=True)
+@click.option("-o", "--output", "library", required=True, type=click.Path(file_okay=False),
+              help="Library folder for the records (created when missing).")
+@click.option("--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True,
+              help="Format of new records.")
+@click.option("--max-bytes", type=click.IntRange(min=1), default=None,
+              help="Largest input accepted, in bytes  [default: 20 MiB].")
+@click.option("--model", "model_dir", type=click.Path(file_okay=False), default=None,
+              help="Field model folder  [default: the bundled model].")
+@click.option("--rules-only", is_flag=True, help="Use heading rules only, no field model.")
+@click.option("--taxonomy", "taxonomy_path", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="A taxonomy YAML that extends or replaces the packaged one.")
+@click.option("--force", is_flag=True, help="Rewrite suggestions even when the source did not change.")
+@click.option("--errors", "errors_path", type=click.Path(dir_okay=False), default=None,
+              help="Write failures as JSON lines (input, error type, message) to this file (replaced atomically).")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+              help="Worker processes; 1 converts in this process  [default: all cores].")
+@click.option("--progress/--no-progress", default=None, help="Progress bar  [default: on a terminal].")
+@click.option("--url-base", default=None, metavar="URL",
+              help="Where the inputs are published: records cite URL + the file's path under its folder "
+                   "(also evidence of the organisation).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+              help="Longest the analysis of one input may take; it then fails as 'timeout'  [default: 600].")
+def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, taxonomy_path, force, errors_path, jobs, progress,
+            url_base, timeout):
+    """Convert postmortems (files, folders, globs, or - for stdin) into draft records.
+
+    Sources whose record is up to date are skipped (run the same command again to continue an
+    interrupted batch; --force converts them again). Ctrl-C stops cleanly: every record written
+    is complete, the summary is printed and the exit code is 130.
+    """
+    from pmparse.batch.convert import DEFAULT_TIMEOUT, available_cores, expand_inputs
+    from pmparse.batch.convert import convert as run
+    from pmparse.ingest.read import DEFAULT_MAX_BYTES
+    from pmparse.nlp.pipeline import pipeline_config
+
+    try:
+        config = pipeline_config(model_dir=model_dir, rules_only=rules_only, taxonomy_path=taxonomy_path,
+                                 warn=lambda message: click.echo(f"warning: {message}", err=True))
+    except PmparseError as exc:
+        _fail_usage(exc)
+    show = sys.stderr.isatty() if progress is None else progress
+    bar = None
+
+    def on_result(result) -> None:
+        # results are printed as they come: the report keeps only counts, so memory stays flat
+        for warning in result.warnings:
+            click.echo(f"warning: {result.input}: {warning}", err=True)
+        if result.status == "failed":
+            click.echo(f"failed: {result.input}: {result.message}", err=True)
+        if bar is not None:
+            bar.update(1)
+
+    options = dict(fmt=fmt, max_bytes=max_bytes or DEFAULT_MAX_BYTES, config=config, force=force,
+                   stdin=sys.stdin.buffer, on_result=on_result, jobs=jobs or available_cores(),
+                   errors_path=errors_path, keep_results=False, url_base=url_base,
+                   timeout=timeout or DEFAULT_TIMEOUT)
+    try:
+        if show:
+            # a counting pass over folders and globs, so the bar knows its length
+            total = sum(1 for _ in expand_inputs(inputs))
+            with click.progressbar(length=total, label="converting", file=sys.stderr, show_pos=True) as bar:
+                report = run(inputs, library, **options)
+        else:
+            report = run(inputs, library, **options)
+    except PmparseError as exc:
+        _fail_usage(exc)
+    counts = report.counts
+    click.echo(
+        f"{counts['converted']} converted, {counts['updated']} updated, {counts['unchanged']} unchanged, "
+        f"{counts['pending']} pending review, {counts['failed']} failed"
+    )
+    if report.interrupted:
+        click.echo(f"interrupted after {report.done} inputs: every record written is complete; "
+                   "run the same command again to continue", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    sys.exit(EXIT_SOME_FAILED if counts["failed"] else EXIT_OK)
+
+
+@main.command()
+@click.argument("library", type=click.Path(file_okay=False))
+def validate(library):
+    """Check every record of LIBRARY; print 'file: field: reason' for each problem."""
+    from pmparse.library.store import validate_library
+
+    try:
+        checked, problems = validate_library(library)
+    except PmparseError as exc:
+        _fail_usage(exc)
+    for problem in problems:
+        click.echo(str(problem))
+    bad = len({p.file for p in problems})
+    click.echo(f"{checked} records checked, {bad} invalid", err=True)
+    sys.exit(EXIT_SOME_FAILED if problems else EXIT_OK)
+
+
+@main.command(name="eval")
+@click.option("--gold", "gold_files", multiple=True, type=click.Path(dir_okay=False, exists=True),
+              help="Gold JSONL files  [default: eval/gold/*.jsonl].")
+@click.option("--corpus", default=None, type=click.Path(file_okay=False),
+              help="Corpus root  [default: $PMPARSE_CORPUS or ../shared/corpus].")
+@click.option("--model", "model_dir", default=None, type=click.Path(file_okay=False),
+              help="Field model folder  [default: the bundled model].")
+@click.option("--rules-only", is_flag=True, help="Evaluate the pipeline without the field model.")
+@click.option("--variant", "variants", multiple=True, type=click.Choice(["headed", "stripped"]),
+              help="Gold variants to score  [default: both].")
+@click.option("--report", "report_path", default=None, type=click.Path(dir_okay=False), help="Write the full report as JSON.")
+@click.option("--plot", "plot_path", default=None, type=click.Path(dir_okay=False), help="Write a per-field F1 bar chart (PNG).")
+@click.option("--rounds", default=1000, show_default=True, type=click.IntRange(min=10), help="Bootstrap rounds.")
+@click.option("--agreement", is_flag=True, help="Report inter-annotator agreement of the second pass instead "
+              "(--gold: another second pass, scored against the first-pass documents of the same ids).")
+@click.option("--check-floors", is_flag=True, help="Exit 1 when a field falls below its floor in eval/baseline.json.")
+@click.option("--update-floors", is_flag=True, help="Set eval/baseline.json floors to the current figures.")
+@click.option("--allow-lower", is_flag=True, help="With --update-floors: allow floors to go down.")
+def eval_command(gold_files, corpus, model_dir, rules_only, variants, report_path, plot_path, rounds, agreement,
+                 check_floors, update_floors, allow_lower):
+    """Measure extraction accuracy against the gold eval set (pipeline and two baselines)."""
+    from pmparse.evaluation.evaluate import run_agreement, run_eval_command
+
+    try:
+        if agreement:
+            output, code = run_agreement(corpus, [Path(g) for g in gold_files] or None)
+        else:
+            from pmparse.nlp.pipeline import pipeline_config
+
+            config = pipeline_config(model_dir=model_dir, rules_only=rules_only,
+                                     warn=lambda message: click.echo(f"warning: {message}", err=True))
+            output, code = run_eval_command(
+                [Path(g) for g in gold_files] or None, corpus, config.model_dir, list(variants) or ["headed", "stripped"],
+                rounds, report_path, plot_path, check_floors, update_floors, allow_lower)
+    except PmparseError as exc:
+        _fail_usage(exc)
+    click.echo(output)
+    sys.exit(code)
+
+
+@main.command(name="diff")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="Unified-diff style text, or JSON for tools.")
+@click.option("--patch", is_flag=True,
+              help="Print a patch taking every suggested change, for 'git apply' in the records' folder.")
+@click.option("--color/--no-color", default=None, help="Colour the text  [default: on a terminal].")
+def diff_command(paths, fmt, patch, color):
+    """Show what a suggestion would change, field by field.
+
+    PATHS is a library folder (every pending suggestion against its record) or two record files
+    A B (B read as a suggestion for A). Exit 1 when there are differences, 0 when none.
+    """
+    from pmparse.review.compare import diff_paths, render_json, render_patch, render_text
+
+    if patch and fmt == "json":
+        _fail_usage(UsageError("expected --patch or --format json, found both"))
+    try:
+        report = diff_paths(paths)
+    except PmparseError as exc:
+        _fail_usage(exc)
+    color = sys.stdout.isatty() if color is None else color
+    if patch:
+        click.echo(render_patch(report), nl=False)
+    elif fmt == "json":
+        click.echo(render_json(report), nl=False)
+    else:
+        click.echo(render_text(report, color=color), nl=False, color=color)
+    for error in report.errors:
+        click.echo(f"failed: {error}", err=True)
+    sys.exit(EXIT_SOME_FAILED if report.has_changes or report.errors else EXIT_OK)
+
+
+@main.command()
+@click.argument("library", type=click.Path(file_okay=False))
+@click.option("--accept", "accept", multiple=True, metavar="FIELD",
+              help="Accept this field's suggestion in every pending record (repeat, or comma-separate).")
+@click.option("--reject", "reject", multiple=True, metavar="FIELD",
+              help="Reject this field's suggestion (remembered for the same source and model).")
+@click.option("--accept-all", is_flag=True, help="Accept every suggested field not rejected.")
+@click.option("--record", "records", multiple=True, metavar="ID", help="Only this record (repeatable).")
+@click.option("--reviewer", default=None, help="Who reviews  [default: $USER].")
+@click.option("--color/--no-color", default=None, help="Colour the hunks  [default: on a terminal].")
+def review(library, accept, reject, accept_all, records, reviewer, color):
+    """Review pending suggestions field by field, like 'git add -p'.
+
+    Without --accept, --reject or --accept-all, asks for each changed field: y accept, n reject,
+    e edit in $EDITOR, s skip, q quit. Every decision is written at once.
+    """
+    from pmparse.review.session import Prompter
+    from pmparse.review.session import review as run
+
+    interactive = not (accept or reject or accept_all)
+    ask = Prompter(color=sys.stdout.isatty() if color is None else color) if interactive else None
+    try:
+        report = run(library, accept=accept, reject=reject, accept_all=accept_all, reviewer=reviewer,
+                     records=records, ask=ask)
+    except PmparseError as exc:
+        _fail_usage(exc)
+    if not interactive:
+        for outcome in report.outcomes:
+            click.echo(f"{outcome.id}: {outcome.field}: {outcome.action}")
+    for error in report.errors:
+        click.echo(f"failed: {error}", err=True)
+    click.echo(
+        f"{report.count('accept') + report.count('edit')} accepted ({report.count('edit')} edited), "
+        f"{report.count('reject')} rejected, {report.count('skip')} skipped"
+        + (f", {report.count('settled')} settled by the move to the new text" if report.count("settled") else "")
+        + "; "
+        f"{len(report.still_pending)} record(s) still pending", err=True)
+    sys.exit(EXIT_SOME_FAILED if report.errors else EXIT_OK)
+
+
+@main.command(name="train-categories")
+@click.option("--corpus", default=None, type=click.Path(file_okay=False),
+              help="Corpus root  [default: $PMPARSE_CORPUS or ../shared/corpus].")
+@click.option("--gold", "gold_files", multiple=True, type=click.Path(dir_okay=False, exists=True),
+              help="Gold JSONL files  [default: eval/gold/*.jsonl without the second pass].")
+@click.option("-o", "--output", default=None, type=click.Path(file_okay=False),
+              help="Model folder  [default: models/categories].")
+@click.option("--taxonomy", "taxonomy_path", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="A taxonomy YAML that extends or replaces the packaged one.")
+@click.option("--labels", "label_files", multiple=True, type=click.Path(dir_okay=False, exists=True),
+              help="Team category label files  [default: corpus/category_labels/*.jsonl].")
+@click.option("--component-labels", "component_label_files", multiple=True,
+              type=click.Path(dir_okay=False, exists=True),
+              help="Team component label files  [default: corpus/component_labels/*.jsonl].")
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the cross-validation folds.")
+@click.option("--no-eval", is_flag=True, help="Only train and save; skip the cross-validation.")
+@click.option("--agreement", "second_pass", default=None, type=click.Path(dir_okay=False, exists=True),
+              help="Instead of training: how a second, independent pass of labels (FILE) agrees with the team labels.")
+@click.option("--component-agreement", "component_second_pass", default=None,
+              type=click.Path(dir_okay=False, exists=True),
+              help="Instead of training: how a second pass of component labels (FILE) agrees with the team's.")
+@click.option("--check-floors", is_flag=True,
+              help="Exit 1 when a cross-validated figure falls below eval/categories_floors.json; the model goes "
+                   "to a temporary folder unless -o is given.")
+@click.option("--update-floors", is_flag=True, help="Set eval/categories_floors.json to the current figures.")
+@click.option("--allow-lower", is_flag=True, help="With --update-floors: let floors go down.")
+@click.option("--no-spans", is_flag=True,
+              help="Train without the rows of the team's root-cause spans (corpus/root_cause_spans).")
+def train_categories_command(corpus, gold_files, output, taxonomy_path, label_files, component_label_files, seed,
+                             no_eval, second_pass, component_second_pass, check_floors, update_floors, allow_lower,
+                             no_spans):
+    """Train the tag model (categories and components) and print its cross-validated figures."""
+    from pmparse.training.tags import run_agreement, run_train_categories
+
+    if second_pass is not None and component_second_pass is not None:
+        _fail_usage(UsageError("expected one of --agreement and --component-agreement, found both"))
+    if (second_pass is not None and component_label_files) or (component_second_pass is not None and label_files):
+        # the other kind's first pass would be silently ignored
+        _fail_usage(UsageError("expected --labels with --agreement and --component-labels with "
+                               "--component-agreement, found them crossed"))
+    if second_pass is not None or component_second_pass is not None:
+        try:
+            click.echo(run_agreement(Path(second_pass or component_second_pass),
+                                     [Path(f) for f in (component_label_files if component_second_pass
+                                                        else label_files)] or None,
+                                     taxonomy_path, components=component_second_pass is not None))
+        except PmparseError as exc:
+            _fail_usage(exc)
+        return
+    try:
+        text, notes, code = run_train_categories(
+            output, corpus, [Path(g) for g in gold_files] or None, seed, taxonomy_path, not no_eval,
+            [Path(f) for f in label_files] or None, check_floors, update_floors, allow_lower,
+            warn=lambda message: click.echo(f"warning: {message}", err=True),
+            component_label_files=[Path(f) for f in component_label_files] or None, spans=not no_spans)
+    except PmparseError as exc:
+        _fail_usage(exc)
+    click.echo(text)
+    for note in notes:
+        click.echo(note, err=True)
+    sys.exit(code)
+
+
+@main.command(name="train")
+@click.option("--seed", default=0, show_default=True, type=int, help="Training seed (same seed and corpus, same model).")
+@click.option("--out", default=None, type=click.Path(file_okay=False), help="Model folder  [default: models/fields].")
+@click.option("--corpus", default=None, type=click.Path(file_okay=False),
+              help="Corpus root  [default: $PMPARSE_CORPUS or ../shared/corpus].")
+@click.option("--loso", is_flag=True, help="Leave one source out: train per fold and score held-out gold documents "
+              "(pipeline, headings, keywords; headed and heading-stripped) instead of training the model.")
+@click.option("--tune", "tune_settings", is_flag=True, help="With --loso: search the field labeler settings first.")
+@click.option("--report", "report_path", default=None, type=click.Path(dir_okay=False),
+              help="With --loso: write the full report as JSON.")
+@click.option("--rounds", default=1000, show_default=True, type=click.IntRange(min=10), help="Bootstrap rounds.")
+@click.option("--check-floors", is_flag=True, help="With --loso: exit 1 when a field falls below eval/loso_floors.json.")
+@click.option("--update-floors", is_flag=True, help="With --loso: set eval/loso_floors.json to the current figures.")
+@click.option("--allow-lower", is_flag=True, help="With --update-floors: allow floors to go down.")
+@click.option("--dataset", default=None, type=click.Path(dir_okay=False),
+              help="Also write the weakly labelled units as JSON lines (offsets, labels, weights; no text).")
+@click.option("--write-boilerplate", "boilerplate", is_flag=True,
+              help="Only rewrite the packaged boilerplate list (digests of lines that recur across the corpus).")
+@click.option("--holdout", "holdout", multiple=True, type=click.Path(dir_okay=False, exists=True),
+              help="Also keep the documents of this gold-shaped JSONL file out of training (a development set; "
+                   "needs --out).")
+@click.option("--dev", "dev", multiple=True, type=click.Path(dir_okay=False, exists=True),
+              help="With --loso: score the documents of this development file instead of the gold set's (they are "
+                   "kept out of training too).")
+@click.option("--spans", is_flag=True,
+              help="Also learn root cause from the team's spans (corpus/root_cause_spans); the shipped model does "
+                   "not (see models/fields/README.md).")
+def train_command(seed, out, corpus, loso, tune_settings, report_path, rounds, check_floors, update_floors, allow_lower,
+                  dataset, boilerplate, holdout, dev, spans):
+    """Train the field model from the corpus's headings (gold documents excluded), or measure it with --loso."""
+    from pmparse.training.fields import run_train_command
+
+    try:
+        output, code = run_train_command(corpus, out, seed, loso, tune_settings, report_path, check_floors,
+                                         update_floors, allow_lower, rounds,
+                                         progress=lambda message: click.echo(message, err=True), dataset=dataset,
+                                         boilerplate=boilerplate, holdout=list(holdout), use_spans=spans,
+                                         dev=list(dev),
+                                         warn=lambda message: click.echo(f"warning: {message}", err=True))
+    except PmparseError as exc:
+        _fail_usage(exc)
+    click.echo(output)
+    sys.exit(code)
+
+
+@main.command()
+@click.option("--size", type=click.Choice(["full", "small"]), default="full", show_default=True,
+              help="The whole corpus, or a sample of it (CI).")
+@click.option("--corpus", default=None, type=click.Path(file_okay=False),
+              help="Corpus root  [default: $PMPARSE_CORPUS or ../shared/corpus; the bundled samples without one].")
+@click.option("--repeat", default=10, show_default=True, type=click.IntRange(min=2),
+              help="Repeat the corpus this many times for the scaling run.")
+@click.option("--json", "json_path", default=None, type=click.Path(dir_okay=False), help="Also write the figures as JSON.")
+@click.option("--workdir", default=None, type=click.Path(file_okay=False),
+              help="Keep copies and libraries here  [default: a temporary folder, removed].")
+def bench(size, corpus, repeat, json_path, workdir):
+    """Measure speed, scaling, memory and start-up; print the figures and the targets they meet.
+
+    Reports only: it never fails on slow figures (exit 0), only when a measurement cannot run (2).
+    """
+    from pmparse.evaluation.bench import run_bench
+
+    try:
+        report = run_bench(size=size, corpus=corpus, repeat=repeat, workdir=workdir,
+                           progress=lambda message: click.echo(f"measuring: {message}", err=True))
+    except PmparseError as exc:
+        _fail_usage(exc)
+    if json_path:
+        Path(json_path).write_text(report.to_json() + "\n", encoding="utf-8")
+    click.echo(report.table())
+
+
+@main.command()
+def schema():
+    """Print the JSON Schema of a card."""
+    from pmparse.card.schema import json_schema
+
+    click.echo(json.dumps(json_schema(), indent=2))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

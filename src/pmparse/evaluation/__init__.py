@@ -1,0 +1,1 @@
+"""Measuring: the corpus, gold sets, metrics, floors, facts and the benchmark."""

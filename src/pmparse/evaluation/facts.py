@@ -1,0 +1,339 @@
+"""Scores of card facts and tags against gold cards.
+
+:func:`score_facts` takes ``(gold_card, predicted_card)`` pairs, where the gold card is the
+``card`` object of a gold line (``eval/gold/*.jsonl``: keys optional, a missing key means the
+annotator gave no value) and the prediction a :class:`~pmparse.card.schema.Card`, and returns plain
+numbers ``pmparse eval`` can print and store:
+
+- ``organisation``: exact match (case and surrounding space ignored) over documents whose gold
+  card names one; ``year`` the same on the first four characters of ``date``; ``date`` on the
+  whole date;
+- ``duration``: share of documents with a gold duration whose predicted duration is within 10 %
+  of it (a missing prediction counts as wrong); ``duration_spurious`` counts predictions where
+  the gold card gives none;
+- tags (``components``, ``root_cause``, ``contributing_factor``): set precision, recall and F1
+  summed over documents whose gold card has the key (micro), and the macro F1 over the ids that
+  occur in gold or predictions;
+- ``root_cause_confusion``: rows gold ids, columns predicted ids. A label in both sets counts on
+  the diagonal; every gold label left unmatched pairs with every predicted label left unmatched
+  in the same document (or with ``(none)`` when there is none), and every unmatched prediction of
+  a document without unmatched gold labels counts in the ``(none)`` row.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from typing import Iterable, Mapping
+
+from pmparse.card.schema import Card
+
+NONE = "(none)"
+TAGS = {
+    "components": "components",
+    "root_cause": "root_cause_categories",
+    "contributing_factor": "contributing_factor_categories",
+}
+
+
+def _norm(value: object) -> str:
+    return " ".join(str(value).split()).casefold()
+
+
+def _same_organisation(gold: object, predicted: str | None) -> bool:
+    return bool(predicted) and _norm(predicted) == _norm(gold)
+
+
+def _ratio(hits: int, total: int) -> float | None:
+    return round(hits / total, 4) if total else None
+
+
+def prf(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
+    """Precision, recall and F1 from counts (0 when undefined)."""
+    p = tp / (tp + fp) if tp + fp else 0.0
+    r = tp / (tp + fn) if tp + fn else 0.0
+    f = 2 * p * r / (p + r) if p + r else 0.0
+    return p, r, f
+
+
+def duration_ok(gold: int | float, predicted: int | float | None, tolerance: float = 0.10) -> bool:
+    """True when ``predicted`` is within ``tolerance`` (relative) of ``gold``."""
+    if predicted is None:
+        return False
+    return abs(predicted - gold) <= tolerance * max(gold, 1)
+
+
+def confusion(pairs: Iterable[tuple[set[str], set[str]]]) -> dict[str, dict[str, int]]:
+    """A confusion table of label sets, rows gold and columns predicted (see the module doc)."""
+    table: dict[str, Counter] = {}
+    for gold, predicted in pairs:
+        for label in gold & predicted:
+            table.setdefault(label, Counter())[label] += 1
+        missed, extra = gold - predicted, predicted - gold
+        for label in missed:
+            row = table.setdefault(label, Counter())
+            if extra:
+                for other in extra:
+                    row[other] += 1
+            else:
+                row[NONE] += 1
+        if not missed:
+            for other in extra:
+                table.setdefault(NONE, Counter())[other] += 1
+    return {row: dict(sorted(counts.items())) for row, counts in sorted(table.items())}
+
+
+def set_scores(pairs: list[tuple[set[str], set[str]]]) -> dict:
+    """Micro P/R/F1 over documents and per-label F1 with their macro average."""
+    tp = fp = fn = 0
+    per: dict[str, list[int]] = {}
+    for gold, predicted in pairs:
+        tp += len(gold & predicted)
+        fp += len(predicted - gold)
+        fn += len(gold - predicted)
+        for label in gold | predicted:
+            counts = per.setdefault(label, [0, 0, 0])
+            counts[0] += label in gold and label in predicted
+            counts[1] += label in predicted and label not in gold
+            counts[2] += label in gold and label not in predicted
+    p, r, f = prf(tp, fp, fn)
+    labels = {label: round(prf(*counts)[2], 4) for label, counts in sorted(per.items())}
+    support = {label: counts[0] + counts[2] for label, counts in sorted(per.items())}
+    gold_labels = [label for label in labels if support[label] > 0]
+    macro = sum(labels[label] for label in gold_labels) / len(gold_labels) if gold_labels else 0.0
+    return {"precision": round(p, 4), "recall": round(r, 4), "f1": round(f, 4), "macro_f1": round(macro, 4),
+            "per_label_f1": labels, "support": support, "documents": len(pairs)}
+
+
+def score_facts(pairs: list[tuple[Mapping, Card]]) -> dict:
+    """Score predicted card facts and tags against gold cards.
+
+    Args:
+        pairs: ``(gold_card, predicted_card)``; the gold card is a gold line's ``card`` dict.
+
+    Returns:
+        A dict of plain numbers at the top level (``organisation``, ``year``, ``date``,
+        ``duration``, ``components_f1``, ``root_cause_f1``, ``root_cause_macro_f1``,
+        ``contributing_factor_f1`` ...; None when no gold document states the fact), the counts
+        behind them in ``counts``, per-tag details in ``tags`` and the root-cause confusion table in
+        ``root_cause_confusion``.
+    """
+    hits: Counter = Counter()
+    totals: Counter = Counter()
+    spurious = 0
+    tag_pairs: dict[str, list[tuple[set[str], set[str]]]] = {name: [] for name in TAGS}
+    for gold, card in pairs:
+        if gold.get("organisation"):
+            totals["organisation"] += 1
+            hits["organisation"] += _same_organisation(gold["organisation"], card.organisation)
+        if gold.get("date"):
+            totals["year"] += 1
+            totals["date"] += 1
+            predicted = card.date or ""
+            hits["year"] += predicted[:4] == str(gold["date"])[:4]
+            hits["date"] += predicted == str(gold["date"])
+        if gold.get("duration_minutes") is not None:
+            totals["duration"] += 1
+            hits["duration"] += duration_ok(gold["duration_minutes"], card.duration_minutes)
+        elif card.duration_minutes is not None:
+            spurious += 1
+        for name, field in TAGS.items():
+            if field in gold:
+                tag_pairs[name].append((set(gold[field] or []), set(getattr(card, field))))
+    result: dict = {name: _ratio(hits[name], totals[name]) for name in ("organisation", "year", "date", "duration")}
+    result["duration_spurious"] = spurious
+    tags = {name: set_scores(found) for name, found in tag_pairs.items()}
+    for name, scores in tags.items():
+        result[f"{name}_precision"] = scores["precision"] if scores["documents"] else None
+        result[f"{name}_recall"] = scores["recall"] if scores["documents"] else None
+        result[f"{name}_f1"] = scores["f1"] if scores["documents"] else None
+        result[f"{name}_macro_f1"] = scores["macro_f1"] if scores["documents"] else None
+    result["documents"] = len(pairs)
+    result["counts"] = {"hits": dict(hits), "totals": dict(totals)}
+    result["tags"] = tags
+    result["root_cause_confusion"] = confusion(tag_pairs["root_cause"])
+    return result
+
+
+def card_agreement(pairs: Iterable[tuple[Mapping, Mapping]]) -> dict:
+    """How two annotation passes agree on card facts and tags: :func:`score_facts` with the first
+    pass as reference, on the keys both passes state.
+
+    A key only one pass states (absent or null) is left out on both sides (a pass that left
+    ``duration_minutes`` out read the text as not stating one; the other pass's value is not a
+    miss of a model). An empty tag list is a statement: no tag applies.
+
+    Args:
+        pairs: ``(first_card, second_card)`` dicts of the same documents.
+    """
+    from types import SimpleNamespace
+
+    scored = []
+    for first, second in pairs:
+        shared = {k for k, v in first.items() if v is not None and second.get(k) is not None}
+        reference = {k: v for k, v in first.items() if k in shared}
+        other = SimpleNamespace(organisation=second.get("organisation") if "organisation" in shared else None,
+                                date=str(second["date"]) if "date" in shared and second.get("date") else None,
+                                duration_minutes=second.get("duration_minutes") if "duration_minutes" in shared else None,
+                                **{field: list(second.get(field) or []) for field in TAGS.values()})
+        scored.append((reference, other))
+    return score_facts(scored)
+
+
+def confusion_markdown(table: dict[str, dict[str, int]]) -> str:
+    """The confusion table as a markdown table (rows gold, columns predicted)."""
+    columns = sorted({c for row in table.values() for c in row} | {r for r in table if r != NONE}, key=lambda c: (c == NONE, c))
+    if NONE in {c for row in table.values() for c in row} and NONE not in columns:
+        columns.append(NONE)
+    lines = ["| gold \\ predicted | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
+    for row in sorted(table, key=lambda r: (r == NONE, r)):
+        lines.append(f"| {row} | " + " | ".join(str(table[row].get(c, "")) for c in columns) + " |")
+    return "\n".join(lines)
+
+
+def card_with_text_only_organisation(nlp, source, url: str | None = None) -> tuple[Card, str | None]:
+    """The card of ``source`` converted with its public address ``url`` (as ``pmparse convert
+    --url-base`` does), and the organisation the same analysis finds from the text alone.
+
+    "Text alone" withholds ``url``; a source whose location is itself a URL still reads it.
+
+    Args:
+        nlp: The pipeline.
+        source: The ingested source.
+        url: Its public address, or None (then both organisations are the same).
+    """
+    from pmparse.card.build import build_card
+    from pmparse.nlp.components.facts import extract_facts
+    from pmparse.nlp.pipeline import analyse, version_info
+
+    if url:
+        source = dataclasses.replace(source, url=url)
+    doc = analyse(nlp, source)
+    card = build_card(doc, source, "IL-0000", version_info(nlp))
+    if not url:
+        return card, card.organisation
+    doc.user_data["pmparse_url"] = None
+    return card, (extract_facts(doc).get("organisation") or {}).get("value")
+
+
+def measure(gold_files=None, corpus: str | None = None, config=None) -> tuple[dict, list[tuple[dict, Card]]]:
+    """Convert every first-pass gold document with the pipeline and score its card.
+
+    Each document is converted with its public address from ``corpus/manifest.yaml`` where the
+    manifest knows one, as a curator converting a checkout of its source with ``--url-base``
+    would; ``organisation_text_only`` scores the organisation found without it.
+
+    Args:
+        gold_files: Gold JSONL files; ``eval/gold/*.jsonl`` without the second pass when None.
+        corpus: Corpus root; ``$PMPARSE_CORPUS`` or ``../shared/corpus`` when None.
+        config: The pipeline configuration (:func:`pmparse.nlp.pipeline.pipeline_config` when None).
+
+    Returns:
+        ``(scores, pairs)``.
+    """
+    from pmparse.evaluation.corpus import corpus_root, load_manifest, source_url
+    from pmparse.ingest.read import ingest
+    from pmparse.nlp.pipeline import get, pipeline_config
+    from pmparse.training.tags import read_gold
+
+    root = corpus_root(corpus)
+    nlp = get(config or pipeline_config())
+    manifest = load_manifest()
+    pairs = []
+    text_only: list[tuple[Mapping, str | None]] = []
+    for row in read_gold(gold_files, root):
+        source = ingest(str(root / row["path"]))
+        card, organisation = card_with_text_only_organisation(nlp, source, source_url(row["path"], manifest))
+        pairs.append((row.get("card", {}), card))
+        text_only.append((row.get("card", {}), organisation))
+    scores = score_facts(pairs)
+    scores.update(score_organisation(text_only, "organisation_text_only"))
+    return scores, pairs
+
+
+def score_organisation(pairs: list[tuple[Mapping, str | None]], name: str) -> dict:
+    """Exact-match organisation figure ``name`` (and its document count) of ``(gold card, predicted)`` pairs."""
+    scored = [(gold, value) for gold, value in pairs if gold.get("organisation")]
+    hits = sum(_same_organisation(gold["organisation"], value) for gold, value in scored)
+    return {name: _ratio(hits, len(scored)), f"{name}_documents": len(scored)}
+
+
+def facts_table(scores: dict, skip_empty: bool = False) -> str:
+    """Headline fact and tag figures as a markdown table; ``skip_empty`` leaves out the rows no
+    gold document states (a file annotated for one fact alone)."""
+    rows = [("organisation (exact)", "organisation", "organisation"), ("year (exact)", "year", "year"),
+            ("date (exact)", "date", "date"), ("duration (within 10 %)", "duration", "duration")]
+    totals = scores.get("counts", {}).get("totals", {})
+    lines = ["| fact or tag | figure | documents |", "|---|---|---|"]
+    for label, key, count in rows:
+        value = scores.get(key)
+        if skip_empty and not totals.get(count):
+            continue
+        lines.append(f"| {label} | {'-' if value is None else f'{value:.3f}'} | {totals.get(count, 0)} |")
+        if key == "organisation" and scores.get("organisation_text_only") is not None:
+            value = scores["organisation_text_only"]
+            lines.append(f"| organisation, text alone without the source URL (exact) | {value:.3f} | "
+                         f"{scores.get('organisation_text_only_documents', 0)} |")
+    for label, name in (("components (set F1)", "components"), ("root-cause categories (set F1)", "root_cause"),
+                        ("root-cause categories (macro F1)", "root_cause"),
+                        ("contributing-factor categories (set F1)", "contributing_factor")):
+        key = f"{name}_macro_f1" if "macro" in label else f"{name}_f1"
+        value = scores.get(key)
+        documents = scores.get("tags", {}).get(name, {}).get("documents", 0)
+        if skip_empty and not documents:
+            continue
+        lines.append(f"| {label} | {'-' if value is None else f'{value:.3f}'} | {documents} |")
+    return "\n".join(lines)
+
+
+def duration_misses(pairs: list[tuple[Mapping, Card]]) -> list[dict]:
+    """The documents whose duration is wrong, missing or given where gold states none.
+
+    Args:
+        pairs: ``(gold_card, predicted_card)`` as :func:`measure` returns them.
+
+    Returns:
+        One dict per miss, in the order of ``pairs``: ``path`` (the source's location), ``gold``,
+        ``predicted``, ``confidence``, ``origin`` (the rule that read it) and ``evidence`` (the
+        predicted duration's offsets).
+    """
+    misses = []
+    for gold, card in pairs:
+        expected, predicted = gold.get("duration_minutes"), card.duration_minutes
+        if expected is None and predicted is None:
+            continue
+        if expected is not None and duration_ok(expected, predicted):
+            continue
+        support = card.support.get("duration_minutes")
+        misses.append({"path": card.source.location, "gold": expected, "predicted": predicted,
+                       "confidence": support.confidence if support else None,
+                       "origin": support.origin if support else None,
+                       "evidence": [(e.start, e.end) for e in support.evidence] if support else []})
+    return misses
+
+
+def main(argv: list[str] | None = None) -> None:  # pragma: no cover - a measuring script
+    """``python -m pmparse.evaluation.facts [--gold FILE]... [--misses]``: convert the gold documents
+    and print the figures; ``--gold eval/dev/durations.jsonl`` scores the duration development set."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m pmparse.evaluation.facts", description=main.__doc__)
+    parser.add_argument("--gold", action="append", help="gold JSONL file (repeatable); eval/gold/*.jsonl when left out")
+    parser.add_argument("--misses", action="store_true", help="list the duration misses with their evidence")
+    args = parser.parse_args(argv)
+    scores, pairs = measure(args.gold)
+    print("Each gold document converted with its public address from corpus/manifest.yaml where known "
+          "(as `pmparse convert --url-base` would); tag figures are in-sample; a figure no document "
+          "states is left out.\n")
+    print(facts_table(scores, skip_empty=True))
+    print(f"\nduration predicted where gold states none: {scores['duration_spurious']}")
+    if args.misses:
+        print("\n| source | gold | predicted | confidence | origin | evidence |\n|---|---|---|---|---|---|")
+        for miss in duration_misses(pairs):
+            cells = [miss["path"].replace("|", "\\|"), miss["gold"], miss["predicted"], miss["confidence"],
+                     miss["origin"], miss["evidence"]]
+            print("| " + " | ".join(str(cell) for cell in cells) + " |")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

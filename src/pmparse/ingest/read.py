@@ -1,0 +1,394 @@
+"""Ingest: a raw file becomes text plus structure.
+
+The text returned here is what every evidence offset indexes. For ``.txt`` and ``.md`` input it is
+the file itself, decoded as UTF-8 with newlines kept as they are; for HTML it is the main text
+extracted by trafilatura (as markdown, so headings and lists survive), and the record keeps it.
+
+Nothing in this module guesses: a file that cannot be read as UTF-8 text raises a typed
+:class:`~pmparse.errors.InputError` naming the file and the reason, and the caller moves on.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import os
+import re
+import stat
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO, Literal
+from urllib.parse import quote
+
+import yaml
+
+from pmparse.errors import (
+    BinaryInputError,
+    DecodeInputError,
+    EmptyInputError,
+    MalformedInputError,
+    TooLargeInputError,
+    UnreadableInputError,
+)
+
+#: Default size limit of one input; ``convert --max-bytes`` changes it.
+DEFAULT_MAX_BYTES = 20 * 1024 * 1024
+
+#: Front matter larger than this is not parsed (it is still masked from prose).
+MAX_FRONT_MATTER = 64 * 1024
+
+#: Front matter nested deeper than this is not read (YAML's composer recurses once per level).
+MAX_FRONT_MATTER_DEPTH = 64
+
+Format = Literal["txt", "md", "html"]
+
+_MD_SUFFIXES = {".md", ".markdown", ".mdown", ".mkd", ".erb", ".rst"}
+_HTML_SUFFIXES = {".html", ".htm", ".xhtml"}
+_FRONT_MATTER = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n")
+_FRONT_MATTER_END = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
+_ERB_TAG = re.compile(r"<%[^%]{0,4000}%>")
+_HTML_SNIFF = re.compile(r"\A\s*(?:<!doctype html|<html|<head|<body|<article|<div|<p>)", re.IGNORECASE)
+
+
+def is_url(location: str) -> bool:
+    """True when ``location`` is an http(s) address rather than a path."""
+    return location.startswith(("http://", "https://"))
+
+
+def join_url(base: str, relative: str) -> str:
+    """``base`` (an address of a folder) joined with a relative file path, each segment percent-encoded."""
+    parts = relative.replace(os.sep, "/").split("/")
+    return base.rstrip("/") + "/" + "/".join(quote(part) for part in parts)
+
+
+@dataclass
+class Ingested:
+    """A source turned into text.
+
+    Attributes:
+        location: Path or URL of the source, ``-`` for standard input.
+        text: The text that evidence offsets index.
+        format: How it was read: ``txt``, ``md`` or ``html``.
+        sha256: sha256 of ``text`` encoded as UTF-8.
+        extracted: True when ``text`` is not the file itself (HTML), so records keep it.
+        front_matter: Scalar values of a YAML front matter block, as strings.
+        masked: ``(start, end)`` regions that are not prose (front matter, template tags).
+        meta: Facts found by the extractor (HTML title, date, site name).
+        warnings: Problems that did not stop the conversion.
+        url: Public address of the source, when known (see :func:`source_url`).
+    """
+
+    location: str
+    text: str
+    format: Format
+    sha256: str
+    extracted: bool = False
+    front_matter: dict[str, str] = field(default_factory=dict)
+    masked: list[tuple[int, int]] = field(default_factory=list)
+    meta: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    url: str | None = None
+
+
+def sha256_text(text: str) -> str:
+    """sha256 hex digest of ``text`` encoded as UTF-8."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def detect_format(location: str, raw: bytes | None = None) -> Format:
+    """Choose how to read a source from its name, or its first bytes for standard input."""
+    suffixes = [s.lower() for s in Path(location).suffixes]
+    if any(s in _HTML_SUFFIXES for s in suffixes[-1:]):
+        return "html"
+    if suffixes and suffixes[-1] in _MD_SUFFIXES:
+        return "md"
+    if suffixes and suffixes[-1] == ".txt":
+        return "txt"
+    if raw is not None:
+        head = raw[:2048].decode("utf-8", "ignore")
+        if _HTML_SNIFF.match(head):
+            return "html"
+        if re.search(r"^#{1,6} \S", head, re.MULTILINE) or head.startswith("---"):
+            return "md"
+    return "txt"
+
+
+def read_bytes(location: str, max_bytes: int = DEFAULT_MAX_BYTES, stdin: BinaryIO | None = None) -> bytes:
+    """Read a source's bytes, refusing what is not a readable regular file within the limit.
+
+    Args:
+        location: A path, or ``-`` for standard input.
+        max_bytes: Largest accepted size.
+        stdin: Stream to read for ``-`` (defaults to ``sys.stdin.buffer``).
+
+    Raises:
+        UnreadableInputError: missing, a directory, a broken link, no permission.
+        TooLargeInputError: larger than ``max_bytes``.
+    """
+    if location == "-":
+        stream = stdin if stdin is not None else sys.stdin.buffer
+        raw = stream.read(max_bytes + 1)
+    else:
+        try:
+            info = os.stat(location)
+        except FileNotFoundError as exc:
+            reason = "a broken symbolic link" if os.path.islink(location) else "no such file"
+            raise UnreadableInputError(f"expected a readable file, found {reason}", location) from exc
+        except OSError as exc:
+            raise UnreadableInputError(f"expected a readable file, found {exc.strerror}", location) from exc
+        if stat.S_ISDIR(info.st_mode):
+            raise UnreadableInputError("expected a file, found a directory", location)
+        if not stat.S_ISREG(info.st_mode):
+            raise UnreadableInputError("expected a regular file, found a special file", location)
+        if info.st_size > max_bytes:
+            raise TooLargeInputError(
+                f"expected at most {max_bytes} bytes (--max-bytes), found {info.st_size}", location
+            )
+        try:
+            with open(location, "rb") as handle:
+                raw = handle.read(max_bytes + 1)
+        except OSError as exc:
+            raise UnreadableInputError(f"expected a readable file, found {exc.strerror}", location) from exc
+    if len(raw) > max_bytes:
+        raise TooLargeInputError(f"expected at most {max_bytes} bytes (--max-bytes), found more", location)
+    return raw
+
+
+_WIDE_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32LE"), (b"\x00\x00\xfe\xff", "UTF-32BE"),
+              (b"\xff\xfe", "UTF-16LE"), (b"\xfe\xff", "UTF-16BE"))
+
+
+def _wide_encoding(raw: bytes) -> str | None:
+    """The UTF-16/32 encoding ``raw`` is in, told by its byte order mark or, for UTF-16 without
+    one, by a NUL in every other byte of its start (ASCII text saved as UTF-16); None otherwise."""
+    for bom, name in _WIDE_BOMS:
+        if raw.startswith(bom):
+            return f"{name} (byte order mark)"
+    head = raw[:400]
+    if len(head) >= 8:
+        even, odd = head[0::2], head[1::2]
+        if odd.count(0) >= 0.9 * len(odd) and not even.count(0):
+            return "UTF-16LE (no byte order mark)"
+        if even.count(0) >= 0.9 * len(even) and not odd.count(0):
+            return "UTF-16BE (no byte order mark)"
+    return None
+
+
+def decode_text(raw: bytes, location: str) -> str:
+    """Decode bytes as UTF-8 text, keeping newlines as they are.
+
+    Raises:
+        EmptyInputError: no bytes, or only white space.
+        BinaryInputError: NUL bytes, which text never holds.
+        DecodeInputError: not valid UTF-8 (the message gives the byte offset), or UTF-16/32.
+    """
+    # a byte order mark is not text either: a file of a BOM and white space is as empty as one without
+    if not raw.removeprefix(b"\xef\xbb\xbf").strip():
+        raise EmptyInputError("expected text, found an empty file" if not raw else "expected text, found only white space", location)
+    wide = _wide_encoding(raw)
+    if wide is not None:
+        raise DecodeInputError(
+            f"expected UTF-8 text, found {wide} text (re-encode the file as UTF-8, e.g. with "
+            f"iconv -f {wide.split()[0].lower()} -t utf-8)",
+            location,
+        )
+    nul = raw.find(b"\x00")
+    if nul >= 0:
+        raise BinaryInputError(f"expected text, found binary data (NUL byte at offset {nul})", location)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DecodeInputError(
+            f"expected UTF-8 text, found byte 0x{raw[exc.start]:02x} at offset {exc.start} "
+            "(re-encode the file as UTF-8, e.g. with iconv -f latin1 -t utf-8)",
+            location,
+        ) from exc
+
+
+def _scalar(value: object) -> str | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (str, int, float, _dt.date, _dt.datetime)):
+        text = str(value).strip()
+        return text[:500] or None
+    return None
+
+
+def _nesting_exceeds(body: str, limit: int) -> bool:
+    """True when the YAML in ``body`` nests collections more than ``limit`` deep.
+
+    Brackets are counted first: YAML's scanner reads a whole line of ``[[[[`` ahead with work
+    per open level before it yields any event, so deep flow nesting is refused on the characters
+    alone. Block nesting is then checked on parser events (no recursion), stopping at the first
+    level past the limit.
+    """
+    if body.count("[") + body.count("{") > limit:
+        depth = 0
+        for char in body:
+            if char in "[{":
+                depth += 1
+                if depth > limit:
+                    return True
+            elif char in "]}":
+                depth = max(0, depth - 1)
+    depth = 0
+    loader = yaml.SafeLoader(body)
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > limit:
+                    return True
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+        return False
+    finally:
+        loader.dispose()
+
+
+def _front_matter_values(body: str) -> tuple[dict[str, str] | None, str | None]:
+    """Top-level scalar values of a YAML mapping, without building anything else.
+
+    The document is composed into nodes (aliases stay references, so composing costs linear
+    time) and only scalar values of the top-level mapping are constructed. Nothing walks nested
+    or aliased structure and merge keys (``<<``) are never flattened, so an alias or merge-key
+    bomb costs nothing; a scalar YAML cannot construct (``2020-02-30``) keeps its text.
+
+    Returns:
+        ``(values, problem)``: values is None when the block holds no mapping, and problem then
+        names what it holds instead.
+    """
+    if _nesting_exceeds(body, MAX_FRONT_MATTER_DEPTH):
+        return None, f"front matter is nested more than {MAX_FRONT_MATTER_DEPTH} levels deep; ignored"
+    loader = yaml.SafeLoader(body)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None, None
+        if not isinstance(node, yaml.MappingNode):
+            kind = "list" if isinstance(node, yaml.SequenceNode) else type(loader.construct_object(node)).__name__
+            return None, f"front matter is a {kind}, expected a mapping; ignored"
+        values: dict[str, str] = {}
+        for key_node, value_node in node.value:
+            if not (isinstance(key_node, yaml.ScalarNode) and key_node.tag == "tag:yaml.org,2002:str"):
+                continue
+            if not isinstance(value_node, yaml.ScalarNode):
+                continue
+            try:
+                value = loader.construct_object(value_node)
+            except (yaml.YAMLError, ValueError, OverflowError):
+                value = value_node.value
+            scalar = _scalar(value)
+            if scalar is not None:
+                values[str(key_node.value).lower()] = scalar
+        return values, None
+    finally:
+        loader.dispose()
+
+
+def parse_front_matter(text: str) -> tuple[dict[str, str], tuple[int, int] | None, str | None]:
+    """Find and parse a YAML front matter block at the start of ``text``.
+
+    Returns:
+        ``(values, region, warning)``: scalar top-level values as strings, the block's
+        ``(start, end)`` offsets (None without a block), and a warning when it is not valid YAML
+        or not a mapping (the block is then still masked and the body still converts).
+    """
+    opening = _FRONT_MATTER.match(text)
+    if not opening:
+        return {}, None, None
+    closing = _FRONT_MATTER_END.search(text, opening.end(), opening.end() + MAX_FRONT_MATTER)
+    if not closing:
+        return {}, None, None
+    end = closing.end()
+    if text[end : end + 2] == "\r\n":
+        end += 2
+    elif text[end : end + 1] == "\n":
+        end += 1
+    body = text[opening.end() : closing.start()]
+    try:
+        values, problem = _front_matter_values(body)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 2}" if mark is not None else ""
+        return {}, (0, end), f"front matter is not valid YAML{where}; ignored"
+    except RecursionError:
+        return {}, (0, end), "front matter is nested too deeply to read; ignored"
+    if values is None:
+        return {}, (0, end), problem
+    return values, (0, end), None
+
+
+def extract_html(raw_text: str, location: str) -> tuple[str, dict[str, str]]:
+    """Main text of an HTML page, as markdown, with the extractor's metadata.
+
+    Raises:
+        MalformedInputError: the extractor fails or finds no main text.
+    """
+    import trafilatura  # imported here: it costs start-up time and only HTML needs it
+
+    try:
+        result = trafilatura.bare_extraction(
+            raw_text,
+            with_metadata=True,
+            include_formatting=True,
+            include_comments=False,
+            include_tables=True,
+            favor_recall=True,
+        )
+    except RecursionError as exc:
+        raise MalformedInputError("expected parseable HTML, found nesting too deep to parse", location) from exc
+    except Exception as exc:  # lxml and trafilatura raise many types on broken markup
+        raise MalformedInputError(f"expected parseable HTML, found {type(exc).__name__}: {exc}", location) from exc
+    text = (getattr(result, "text", None) or "").strip() if result is not None else ""
+    if not text:
+        raise MalformedInputError("expected HTML with a main text, found none the extractor could use", location)
+    meta = {}
+    for key in ("title", "date", "sitename", "hostname", "url"):
+        value = getattr(result, key, None)
+        if value:
+            meta[key] = str(value)
+    return text + "\n", meta
+
+
+def ingest_bytes(raw: bytes, location: str, fmt: Format | None = None) -> Ingested:
+    """Turn a source's bytes into :class:`Ingested` text.
+
+    Args:
+        raw: The file's bytes.
+        location: Path or URL, used in messages and the record.
+        fmt: Force a format; detected from the name (or content for stdin) when None.
+    """
+    fmt = fmt or detect_format(location, raw)
+    text = decode_text(raw, location)
+    meta: dict[str, str] = {}
+    extracted = False
+    if fmt == "html":
+        text, meta = extract_html(text, location)
+        extracted = True
+    ingested = Ingested(location=location, text=text, format=fmt, sha256=sha256_text(text), extracted=extracted, meta=meta)
+    values, region, warning = parse_front_matter(text)
+    if region is not None:
+        ingested.front_matter = values
+        ingested.masked.append(region)
+    if warning:
+        ingested.warnings.append(warning)
+    if "\r" in text and "\n" not in text:
+        # offsets index the text as it is, so it is not rewritten: the warning says what to do
+        ingested.warnings.append("line breaks are carriage returns only (classic Mac): the whole text reads as "
+                                 "one line, so headings and lists are not seen; convert them to newlines "
+                                 "(e.g. tr '\\r' '\\n')")
+    ingested.masked.extend(m.span() for m in _ERB_TAG.finditer(text))
+    return ingested
+
+
+def ingest(location: str, max_bytes: int = DEFAULT_MAX_BYTES, fmt: Format | None = None, stdin: BinaryIO | None = None) -> Ingested:
+    """Read and ingest one source (a path, or ``-`` for standard input).
+
+    Raises:
+        InputError: a subclass naming the file and what was wrong with it.
+    """
+    raw = read_bytes(location, max_bytes, stdin)
+    return ingest_bytes(raw, location, fmt)

@@ -1,0 +1,1 @@
+"""The library of records on disk: store, record I/O, splicing and validation."""

@@ -1,0 +1,842 @@
+"""Library records: one human-editable file per card, written atomically.
+
+Layout of a library folder::
+
+    LIBRARY/IL-0001.yaml            the record a person reads and edits (or .json)
+    LIBRARY/.pmparse/base/IL-0001.json     what pmparse last wrote, to tell human edits apart
+    LIBRARY/.pmparse/intent/IL-0001.json   a base about to replace the old one (see Library.write)
+    LIBRARY/.pmparse/index.json            scan cache: what each record file held at its last stat
+    LIBRARY/.pmparse/lock                  held by the one process writing the library (write_lock)
+    LIBRARY/.pmparse/pending/IL-0001.json  a newer suggestion waiting for review
+    LIBRARY/.pmparse/rejected/IL-0001.json suggestions a person rejected (pmparse.review.session)
+
+A record is rewritten by pmparse only while it is an unreviewed suggestion that nobody edited;
+otherwise a new suggestion goes to ``pending`` and ``pmparse review`` decides.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import tempfile
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator, Literal
+
+import yaml
+from pydantic import ValidationError
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+from pmparse import __version__
+from pmparse.errors import RecordError, UsageError
+from pmparse.card.schema import SCHEMA_VERSION, TEXT_FIELDS, Card
+
+RecordFormat = Literal["yaml", "json"]
+_ID_FILE = re.compile(r"^IL-(\d{4})\.(yaml|yml|json)$")
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _FlowList(list):
+    """A list dumped in YAML flow style (evidence offsets stay on one line)."""
+
+
+class _Dumper(yaml.SafeDumper):
+    """Block style for the record, flow style for evidence, literal blocks for multi-line text."""
+
+
+def _represent_flow(dumper: yaml.SafeDumper, data: _FlowList) -> yaml.Node:
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=True)
+
+
+def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
+    style = "|" if "\n" in data else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
+
+_Dumper.add_representer(_FlowList, _represent_flow)
+_Dumper.add_representer(str, _represent_str)
+
+
+def card_data(card: Card) -> dict:
+    """The card as plain data, in schema key order."""
+    return card.model_dump(mode="json")
+
+
+def _flowed(data: dict) -> dict:
+    data = dict(data)
+    for name in TEXT_FIELDS:
+        data[name] = [dict(item, evidence=_FlowList(item["evidence"])) for item in data.get(name, [])]
+    data["support"] = {k: dict(v, evidence=_FlowList(v["evidence"])) for k, v in data.get("support", {}).items()}
+    for name in ("components", "root_cause_categories", "contributing_factor_categories"):
+        data[name] = _FlowList(data.get(name, []))
+    return data
+
+
+def flow_text(items: list) -> str:
+    """A list in YAML flow style on one line (an item's evidence: ``[{start: 1, end: 9}]``)."""
+    return yaml.dump(_FlowList(items), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=10**9,
+                     default_flow_style=False).strip()
+
+
+def dumps(card: Card, fmt: RecordFormat = "yaml") -> str:
+    """Serialise a card; the same card always gives the same text."""
+    data = card_data(card)
+    if fmt == "json":
+        return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    return yaml.dump(_flowed(data), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100,
+                     default_flow_style=False)
+
+
+def loads(text: str, fmt: RecordFormat, where: str) -> Card:
+    """Parse and validate a record's text.
+
+    Raises:
+        RecordError: not parseable, or not a valid card (message lists ``field: reason``).
+    """
+    try:
+        data = json.loads(text) if fmt == "json" else yaml.load(text, Loader=_SAFE_LOADER)
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise RecordError(f"expected a {fmt.upper()} record, found a syntax error: {exc}", where) from exc
+    if not isinstance(data, dict):
+        raise RecordError(f"expected a mapping of card fields, found {type(data).__name__}", where)
+    try:
+        return Card.model_validate(data)
+    except ValidationError as exc:
+        raise RecordError("; ".join(f"{_loc(e['loc'])}: {e['msg']}" for e in exc.errors()), where) from exc
+
+
+def _loc(loc: tuple) -> str:
+    return ".".join(str(part) for part in loc) or "(record)"
+
+
+def format_of(path: Path) -> RecordFormat:
+    """The record format a file name implies."""
+    return "json" if path.suffix == ".json" else "yaml"
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that readers see the old file or the new one, never a part.
+
+    The text goes to a temporary file in the same folder, is flushed to disk, then renamed over
+    the target (rename is atomic within one file system).
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        # mkstemp makes the file private (0600); a record is for people to read and edit, so it
+        # keeps the mode of the file it replaces, or gets what the umask gives a new file
+        try:
+            mode = os.stat(path).st_mode & 0o777
+        except FileNotFoundError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+#: Cards kept parsed at a time; the index itself holds only a few strings per record.
+CARD_CACHE = 256
+#: Version of ``.pmparse/index.json``; another version is ignored (and rebuilt). 2: an invalid
+#: record's summary holds the source salvaged from its text; 3: summaries hold the pipeline
+#: fingerprint; 4: stamps of base and pending cards; 5: stamps say whether a base is settled and
+#: carry their file's digest; 6: summaries hold the record's status.
+INDEX_VERSION = 6
+
+
+@dataclass
+class Entry:
+    """What the library knows of one record file without parsing it again.
+
+    The card itself is read from the file when asked for (:attr:`card`) and only a few recent
+    ones stay parsed, so memory does not grow with the library.
+
+    Attributes:
+        id: The record id (``IL-0001``).
+        path: The record file.
+        error: Why the record is invalid, or None.
+        sha256: Its source's sha256, as far as the file can be read.
+        location: Its source's path or URL, as far as the file can be read.
+        url: Its source's public address, or None.
+        version: The pmparse version that made it.
+        model: The field model that made it, or None.
+        fingerprint: The pipeline fingerprint that made it (``Pipeline.fingerprint``), or None.
+        status: ``suggested`` or ``reviewed``, as far as the file can be read.
+    """
+
+    id: str
+    path: Path
+    error: str | None = None
+    sha256: str | None = None
+    location: str | None = None
+    url: str | None = None
+    version: str | None = None
+    model: str | None = None
+    fingerprint: str | None = None
+    status: str | None = None
+    library: Library | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def card(self) -> Card | None:
+        """The record's card (parsed on demand), or None when the record is invalid."""
+        if self.error is not None or self.library is None:
+            return None
+        return self.library.card_of(self)
+
+    def summary(self) -> list:
+        """The cached fields, for ``.pmparse/index.json``."""
+        return [self.id, self.error, self.sha256, self.location, self.url, self.version, self.model,
+                self.fingerprint, self.status]
+
+
+_SUMMARY = ("id", "error", "sha256", "location", "url", "version", "model", "fingerprint", "status")
+#: What :meth:`Library.state_stamp` gives for a state card.
+_STAMP = ("sha256", "version", "model", "fingerprint", "location", "url", "settled")
+#: The state kinds whose stamps are kept.
+_STAMPED = ("base", "pending")
+
+
+def _entry_from_card(card: Card, path: Path, library: Library) -> Entry:
+    return Entry(card.id, path, None, card.source.sha256, card.source.location, card.source.url,
+                 card.pipeline.version, card.pipeline.model, card.pipeline.fingerprint, card.status, library)
+
+
+def _still_there(location: str | None) -> bool:
+    """True when ``location`` is a file that exists (URLs and stdin never count as there)."""
+    if not location or location == "-" or location.startswith(("http://", "https://")):
+        return False
+    try:
+        return os.path.isfile(location)
+    except (OSError, ValueError):
+        return False
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _file_key(path: Path) -> list[int] | None:
+    """What tells that a file changed: replacing, editing or re-permissioning it changes one of these."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return [st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino]
+
+
+#: A file changed this close (ns) before the index was written may change again within the same
+#: clock tick without its key changing (git's "racy" entries): such entries are not trusted.
+_RACY_NS = 2_000_000_000
+
+
+def _index_header() -> dict:
+    # another pmparse or schema may read records differently: its cached summaries are not reused
+    return {"version": INDEX_VERSION, "pmparse": __version__, "schema": SCHEMA_VERSION}
+
+
+@dataclass
+class Library:
+    """A folder of records.
+
+    Args:
+        root: The library folder (created on first write).
+    """
+
+    root: Path
+    entries: dict[str, Entry] = field(default_factory=dict)
+    by_location: dict[str, str] = field(default_factory=dict)
+    _max_number: int = 0
+    _cards: OrderedDict = field(default_factory=OrderedDict, repr=False)
+    _keys: dict[str, list[int]] = field(default_factory=dict, repr=False)
+    _rows: dict[str, list] = field(default_factory=dict, repr=False)
+    _shas: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    _states: dict[str, tuple[list[int], list, str]] = field(default_factory=dict, repr=False)
+    _index_dirty: bool = False
+
+    @classmethod
+    def open(cls, root: str | Path) -> Library:
+        """Scan a library folder (which may not exist yet)."""
+        library = cls(Path(root))
+        library.scan()
+        return library
+
+    @property
+    def state_dir(self) -> Path:
+        """Where pmparse keeps its own state (bases, pending suggestions, rejections)."""
+        return self.root / ".pmparse"
+
+    @property
+    def index_path(self) -> Path:
+        """The scan cache: per record file, its stat key and :meth:`Entry.summary`."""
+        return self.state_dir / "index.json"
+
+    def scan(self) -> None:
+        """Index every record file: ids, source hashes and locations.
+
+        A file whose stat key (modification time, size, inode) matches ``.pmparse/index.json`` is
+        not parsed again: parsing a YAML record takes about 8 ms, a minute for a library of
+        several thousand records before a resumed batch could start. Any other file is read and
+        validated as before. The cache is only a shortcut: without it the result is the same.
+        """
+        self.entries.clear()
+        self.by_location.clear()
+        self._cards.clear()
+        self._keys.clear()
+        self._rows.clear()
+        self._shas.clear()
+        self._states = {}
+        self._max_number = 0
+        if not self.root.is_dir():
+            return
+        cached, states, written = self._read_index()
+        self._states = self._verified(states, written)
+        self._index_dirty = False
+        for path in sorted(self.root.iterdir()):
+            match = _ID_FILE.match(path.name)
+            if not match or not path.is_file():
+                continue
+            self._max_number = max(self._max_number, int(match.group(1)))
+            card_id = f"IL-{match.group(1)}"
+            key = _file_key(path)
+            hit = cached.get(path.name)
+            if key is not None and hit is not None and hit[0] == key and hit[1][0] == card_id \
+                    and key[0] < written - _RACY_NS:
+                self._index(Entry(path=path, library=self, **dict(zip(_SUMMARY, hit[1]))))
+                self._keys[path.name] = key
+                continue
+            self._index_dirty = True
+            card, error, transient = self._load(path)
+            if card is None:
+                # a record a person broke by hand still owns its source: index what can be read of
+                # it, so convert holds a suggestion for review instead of minting a second record
+                sha, location = _source_keys(path)
+                self._index(Entry(card_id, path, error, sha, location, library=self))
+            else:
+                self._index(_entry_from_card(card, path, self))
+                self._remember(card)
+            if key is not None and not transient:
+                self._keys[path.name] = key  # a failed read (permissions, I/O) is never cached
+        if set(cached) - set(self._keys):
+            self._index_dirty = True
+        self.save_index()
+
+    def _index(self, entry: Entry) -> None:
+        previous = self.entries.get(entry.id)
+        if previous is not None:
+            # a record rewritten for a moved or amended source is no longer known by its old name
+            # or text
+            if previous.location != entry.location and self.by_location.get(previous.location) == entry.id:
+                del self.by_location[previous.location]
+            if previous.sha256 != entry.sha256 and entry.id in self._shas.get(previous.sha256, ()):
+                self._shas[previous.sha256].remove(entry.id)
+        self.entries[entry.id] = entry
+        self._rows[entry.path.name] = entry.summary()
+        if entry.sha256:
+            ids = self._shas.setdefault(entry.sha256, [])
+            if entry.id not in ids:
+                ids.append(entry.id)
+        if entry.error is None:
+            self.by_location[entry.location] = entry.id
+        elif entry.location:
+            self.by_location.setdefault(entry.location, entry.id)
+
+    def _forget(self, entry: Entry) -> None:
+        """Drop an entry whose file is gone (a person deleted the record while the library was open)."""
+        self.entries.pop(entry.id, None)
+        self._cards.pop(entry.id, None)
+        self._keys.pop(entry.path.name, None)
+        self._rows.pop(entry.path.name, None)
+        for key in [k for k, v in self.by_location.items() if v == entry.id]:
+            del self.by_location[key]
+        for ids in self._shas.values():
+            if entry.id in ids:
+                ids.remove(entry.id)
+        self._index_dirty = True
+
+    def _read_index(self) -> tuple[dict[str, tuple[list[int], list]], dict[str, tuple[list[int], list, str]],
+                                   int]:
+        """The cached record rows by file name, state stamps by ``kind/id``, and when the cache was
+        written (ns)."""
+        try:
+            data = json.loads(self.index_path.read_text(encoding="utf-8"))
+            if {k: data.get(k) for k in _index_header()} != _index_header():
+                return {}, {}, 0
+            rows = {name: (list(key), list(summary)) for name, (key, summary) in data["records"].items()
+                    if len(summary) == len(_SUMMARY) and len(key) == 4 and all(isinstance(k, int) for k in key)
+                    and all(value is None or isinstance(value, str) for value in summary)}
+            written = int(data["written_ns"])
+            states = {name: (list(key), list(stamp), str(digest)) for name, (key, stamp, digest) in data["states"].items()
+                      if len(stamp) == len(_STAMP) and len(key) == 4 and all(isinstance(k, int) for k in key)
+                      and isinstance(stamp[6], bool) and name.partition("/")[0] in _STAMPED
+                      and re.fullmatch(r"IL-\d{4}", name.partition("/")[2])}
+            return rows, states, written
+        except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError):
+            return {}, {}, 0  # no cache, or one that cannot be trusted: every record is parsed
+
+    def save_index(self) -> None:
+        """Write the scan cache when it changed (a shortcut only: losing it costs a slower scan)."""
+        if not self._index_dirty or not self.root.is_dir():
+            return
+        records = {name: [key, self._rows[name]] for name, key in sorted(self._keys.items()) if name in self._rows}
+        states = {name: [key, stamp, digest] for name, (key, stamp, digest) in sorted(self._states.items())}
+        data = {**_index_header(), "written_ns": time.time_ns(), "records": records, "states": states}
+        try:
+            # ASCII escapes: a location with an undecodable byte (a lone surrogate) cannot be UTF-8
+            atomic_write(self.index_path, json.dumps(data, ensure_ascii=True))
+        except (OSError, ValueError):
+            return  # a read-only library still works, it only scans slower
+        self._index_dirty = False
+
+    def add(self, card: Card, path: Path) -> None:
+        """Index a card written at ``path``."""
+        self._index(_entry_from_card(card, path, self))
+        self._remember(card)
+        key = _file_key(path)
+        if key is not None:
+            self._keys[path.name] = key
+            self._index_dirty = True
+        number = int(card.id[3:])
+        self._max_number = max(self._max_number, number)
+
+    def _remember(self, card: Card) -> None:
+        self._cards[card.id] = card
+        self._cards.move_to_end(card.id)
+        while len(self._cards) > CARD_CACHE:
+            self._cards.popitem(last=False)
+
+    def card_of(self, entry: Entry) -> Card | None:
+        """The card of ``entry``, parsed from its file unless one of the recent ones.
+
+        A record that turned invalid gets its error set and gives None; a read that failed for
+        another reason (permissions, I/O) gives None without marking the record invalid for good.
+        """
+        card = self._cards.get(entry.id)
+        if card is not None:
+            self._cards.move_to_end(entry.id)
+            return card
+        card, error, transient = self._load(entry.path)
+        if card is None:
+            entry.error = error
+            if transient:
+                # not cached: the next scan reads the file again
+                self._keys.pop(entry.path.name, None)
+            self._index_dirty = True
+            return None
+        self._remember(card)
+        return card
+
+    def _load(self, path: Path) -> tuple[Card | None, str | None, bool]:
+        """``(card, error, transient)`` of a record file; ``transient`` when reading it failed."""
+        try:
+            return self.read(path), None, False
+        except RecordError as exc:
+            transient = isinstance(exc.__cause__, OSError)
+            return None, exc.message, transient
+
+    @staticmethod
+    def read(path: Path) -> Card:
+        """Load one record file.
+
+        Raises:
+            RecordError: unreadable or invalid.
+        """
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RecordError(f"expected a readable UTF-8 record, found {exc}", str(path)) from exc
+        card = loads(text, format_of(path), str(path))
+        if path.stem != card.id:
+            raise RecordError(f"id: expected {path.stem} (the file name), found {card.id}", str(path))
+        return card
+
+    def next_id(self) -> str:
+        """The next free id: one more than the highest in the library."""
+        if self._max_number >= 9999:
+            raise RecordError("expected a free id, found IL-9999 already used", str(self.root))
+        self._max_number += 1
+        return f"IL-{self._max_number:04d}"
+
+    def find(self, sha256: str, location: str) -> Entry | None:
+        """The record made from this source.
+
+        A source is known by its path or URL (``convert`` normalises a path's spelling first). A
+        record made from the same text (sha256) at a location that no longer exists is the same
+        source moved or renamed; one whose file is still there is another source that happens to
+        hold the same text (a copy), which gets its own record instead of taking turns with the
+        first in one. The name wins: a file at a record's location is that record's source, also
+        when it is a new file given a renamed file's old name (content cannot tell that from an
+        amendment next to an archived copy of the old text). Standard input (``-``) has no name:
+        it is known by its text alone, so two texts piped in are two sources and the same text
+        piped again is the same one.
+        """
+        card_id = None if location == "-" else self.by_location.get(location)
+        if card_id is None:
+            for other in self._shas.get(sha256, ()):
+                entry = self.entries.get(other)
+                if entry is not None and (entry.location == "-" if location == "-"
+                                          else not _still_there(entry.location)):
+                    card_id = other
+                    break
+        entry = self.entries.get(card_id) if card_id else None
+        if entry is not None and not entry.path.exists():
+            self._forget(entry)  # deleted since the scan: the source gets a record anew
+            return None
+        return entry
+
+    def path_for(self, card_id: str, fmt: RecordFormat) -> Path:
+        """Where the record of ``card_id`` is written in ``fmt``."""
+        return self.root / f"{card_id}.{'json' if fmt == 'json' else 'yaml'}"
+
+    def write(self, card: Card, fmt: RecordFormat, path: Path | None = None) -> Path:
+        """Write a record and remember it as pmparse's base (what pmparse last wrote).
+
+        The record and its base are two files, and a process killed between two writes must not
+        leave them disagreeing: a base newer than its record would make pmparse call the record
+        a person's edit and never refresh it. So the new base is first written as an *intent*,
+        then the record, then the intent is renamed over the base; :meth:`read_state` reads an
+        intent left by a killed run as the base when the record on disk is that intent.
+        """
+        path = path or self.path_for(card.id, fmt)
+        text = dumps(card, format_of(path))
+        intent = self.write_state("intent", card)
+        atomic_write(path, text)
+        base = self.state_path("base", card.id)
+        base.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(intent, base)
+        self.add(card, path)
+        return path
+
+    def state_path(self, kind: str, card_id: str) -> Path:
+        """Path of a state file of ``kind`` (``base``, ``pending``, ``rejected``) for a card."""
+        return self.state_dir / kind / f"{card_id}.json"
+
+    def write_state(self, kind: str, card: Card, settled: bool = False) -> Path:
+        """Store a card as state of ``kind``.
+
+        Args:
+            kind: ``base``, ``pending`` or ``rejected``.
+            card: The card.
+            settled: For a base: it is a whole suggestion nothing is left to decide about (a
+                review finished, or a suggestion that proposed nothing open), so its stamp tells
+                that its source was read by its pipeline (:meth:`state_stamp`). A base advanced
+                field by field, or moved, is not.
+        """
+        path = self.state_path(kind, card.id)
+        text = dumps(card, "json")
+        atomic_write(path, text)
+        if kind == "base":
+            # a base written now supersedes whatever a run cut short left as intent
+            try:
+                self.state_path("intent", card.id).unlink()
+            except FileNotFoundError:
+                pass
+        if kind in _STAMPED:
+            self._remember_stamp(kind, card.id, path, card, _digest(text), settled)
+        return path
+
+    def state_stamp(self, kind: str, card_id: str) -> tuple | None:
+        """``(sha256, version, model, fingerprint, location, url, settled)`` of a ``base`` or
+        ``pending`` card: what pmparse last read from the record's source, or None when there is
+        none (or, for a base, while a write left its intent behind).
+
+        ``settled`` is true only for a base this process (or one whose index is kept) wrote as
+        settled (:meth:`write_state`); read back from the file alone it is false. Cached in
+        ``.pmparse/index.json`` by the file's stat key, as records are: an up-to-date check asks
+        for every input, and parsing each state card would cost more than a scan.
+        """
+        path = self.state_path(kind, card_id)
+        name = f"{kind}/{card_id}"
+        if kind == "base" and self.state_path("intent", card_id).exists():
+            return None  # a run died between a record and its base: which one holds is unknown
+        key = _file_key(path)
+        if key is None:
+            if self._states.pop(name, None) is not None:
+                self._index_dirty = True
+            return None
+        hit = self._states.get(name)
+        if hit is not None and hit[0] == key:
+            return tuple(hit[1])
+        try:
+            text = path.read_text(encoding="utf-8")
+            card = loads(text, "json", str(path))
+        except (OSError, UnicodeDecodeError, RecordError):
+            self._states.pop(name, None)
+            self._index_dirty = True
+            return None
+        return self._remember_stamp(kind, card_id, path, card, _digest(text))
+
+    def _remember_stamp(self, kind: str, card_id: str, path: Path, card: Card, digest: str,
+                        settled: bool = False) -> tuple | None:
+        key = _file_key(path)
+        if key is None:
+            return None
+        stamp = [card.source.sha256, card.pipeline.version, card.pipeline.model, card.pipeline.fingerprint,
+                 card.source.location, card.source.url, kind == "pending" or settled]
+        self._states[f"{kind}/{card_id}"] = (key, stamp, digest)
+        self._index_dirty = True
+        return tuple(stamp)
+
+    def _verified(self, states: dict[str, tuple[list[int], list, str]], written: int) -> dict:
+        """The cached state rows that still hold: a file changed just before the index was written
+        (its stat key could change again unseen) is trusted only if its text is the one hashed."""
+        kept = {}
+        for name, (key, stamp, digest) in states.items():
+            if key[0] >= written - _RACY_NS:
+                kind, _, card_id = name.partition("/")
+                try:
+                    text = self.state_path(kind, card_id).read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError, ValueError):
+                    continue
+                if _digest(text) != digest:
+                    continue
+            kept[name] = (key, stamp, digest)
+        return kept
+
+    def read_state(self, kind: str, card_id: str) -> Card | None:
+        """A stored state card, or None when there is none (or it is unreadable).
+
+        The ``base`` of a record is the intent a write left behind when the record on disk is
+        that intent (the run died after writing the record, before renaming the intent), else
+        the stored base. Nothing is changed on disk here: another process may be in the middle
+        of that write, and the next write replaces the intent anyway.
+        """
+        if kind == "base":
+            intent = self._read_card(self.state_path("intent", card_id))
+            entry = self.entries.get(card_id)
+            if intent is not None and entry is not None and entry.card is not None \
+                    and card_data(entry.card) == card_data(intent):
+                return intent
+        return self._read_card(self.state_path(kind, card_id))
+
+    @staticmethod
+    def _read_card(path: Path) -> Card | None:
+        if not path.is_file():
+            return None
+        try:
+            return loads(path.read_text(encoding="utf-8"), "json", str(path))
+        except (OSError, UnicodeDecodeError, RecordError):
+            return None
+
+    def drop_state(self, kind: str, card_id: str) -> None:
+        """Remove a state file if it exists."""
+        try:
+            self.state_path(kind, card_id).unlink()
+        except FileNotFoundError:
+            pass
+        if self._states.pop(f"{kind}/{card_id}", None) is not None:
+            self._index_dirty = True
+
+
+@contextlib.contextmanager
+def write_lock(root: str | Path) -> Iterator[None]:
+    """Hold a library's write lock (``.pmparse/lock``) while records and their state are written.
+
+    Two processes writing one library (two converts, or a convert and a review) could each write
+    a base the other's record does not match; the second one is refused at once instead of
+    waiting on the first. The operating system drops the lock when its process dies, so a
+    killed run leaves nothing to clean up. Where ``fcntl`` is missing (Windows) no lock is taken.
+
+    Raises:
+        UsageError: another process holds the lock.
+    """
+    if fcntl is None:
+        yield
+        return
+    state = Path(root) / ".pmparse"
+    state.mkdir(parents=True, exist_ok=True)
+    fd = os.open(state / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UsageError("expected no other pmparse process writing this library, found one holding "
+                             ".pmparse/lock (a convert or review still running); run this when it ends",
+                             str(root)) from None
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def _source_keys(path: Path) -> tuple[str | None, str | None]:
+    """``(sha256, location)`` of an invalid record's source, as far as the file can be parsed."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None, None
+    try:
+        data = json.loads(text) if path.suffix == ".json" else yaml.load(text, Loader=_SAFE_LOADER)
+    except (json.JSONDecodeError, yaml.YAMLError):
+        # a slip elsewhere in the file (a person's edit) must not hide which source the record is
+        # of, or the next convert would make that source a second record: read the source block
+        # pmparse wrote line by line
+        return _salvage_source_json(text) if path.suffix == ".json" else _salvage_source_lines(text)
+    source = data.get("source") if isinstance(data, dict) else None
+    if not isinstance(source, dict):
+        return None, None
+    sha, location = source.get("sha256"), source.get("location")
+    return (sha if isinstance(sha, str) else None, location if isinstance(location, str) else None)
+
+
+_SOURCE_BLOCK = re.compile(r"^source:[ \t]*\n((?:[ \t]+\S.*(?:\n|$))+)", re.M)
+_SOURCE_KEY = re.compile(r"^[ \t]+(sha256|location):[ \t]*(.+?)[ \t]*$", re.M)
+
+
+def _salvage_source_lines(text: str) -> tuple[str | None, str | None]:
+    """``(sha256, location)`` from the indented ``source:`` block of a YAML record that does not parse."""
+    block = _SOURCE_BLOCK.search(text)
+    if block is None:
+        return None, None
+    try:
+        # the block alone is YAML when the slip is elsewhere: a long location folded over two
+        # lines reads back whole
+        data = yaml.load("source:\n" + block.group(1), Loader=_SAFE_LOADER)
+        source = data.get("source") if isinstance(data, dict) else None
+    except yaml.YAMLError:
+        source = None
+    if isinstance(source, dict):
+        sha, location = source.get("sha256"), source.get("location")
+        return (sha if isinstance(sha, str) else None, location if isinstance(location, str) else None)
+    found: dict[str, str] = {}
+    for key, raw in _SOURCE_KEY.findall(block.group(1)):
+        try:
+            value = yaml.load(raw, Loader=_SAFE_LOADER)  # one scalar: quotes and escapes as written
+        except yaml.YAMLError:
+            continue
+        if isinstance(value, str) and key not in found:
+            found[key] = value
+    return found.get("sha256"), found.get("location")
+
+
+_JSON_SOURCE = re.compile(r'"source"\s*:\s*\{')
+_JSON_SHA = re.compile(r'"sha256"\s*:\s*"([0-9a-f]{64})"')
+_JSON_LOCATION = re.compile(r'"location"\s*:\s*("(?:[^"\\\n]|\\.)*")')
+
+
+def _salvage_source_json(text: str) -> tuple[str | None, str | None]:
+    """``(sha256, location)`` of a JSON record that does not parse, read from its ``source``
+    object (evidence stretches before it may carry an earlier text's ``sha256``)."""
+    starts = [m.end() for m in _JSON_SOURCE.finditer(text)]
+    if not starts:
+        return None, None
+    sha = _JSON_SHA.search(text, starts[-1])
+    location = _JSON_LOCATION.search(text, starts[-1])
+    try:
+        value = json.loads(location.group(1)) if location else None
+    except json.JSONDecodeError:
+        value = None
+    return (sha.group(1) if sha else None, value if isinstance(value, str) else None)
+
+
+def looks_like_library(root: Path) -> bool:
+    """True when ``root`` is a folder pmparse wrote to: it has ``.pmparse/`` or a record file."""
+    if not root.is_dir():
+        return False
+    if (root / ".pmparse").is_dir():
+        return True
+    return any(_ID_FILE.match(path.name) for path in root.iterdir())
+
+
+def is_edited(library: Library, entry: Entry) -> bool:
+    """True when a person changed the record since pmparse wrote it (or marked it reviewed)."""
+    if entry.card is None:
+        return True
+    if entry.card.status == "reviewed":
+        return True
+    base = library.read_state("base", entry.id)
+    if base is None:
+        # no memory of what pmparse wrote: treat the record as a person's
+        return True
+    return card_data(base) != card_data(entry.card)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One reason a record is invalid: ``file: field: reason``."""
+
+    file: str
+    field: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.field}: {self.reason}"
+
+
+def validate_library(root: str | Path) -> tuple[int, list[Problem]]:
+    """Check every record of a library.
+
+    Checks the schema, that the file name matches the id, that ids are unique, and that every
+    evidence offset lies inside the text when the text is at hand (the record's extracted text,
+    or the source file when its sha256 still matches). Stretches marked with an earlier text's
+    sha256 (kept through a review after the source was amended) are not checked against it.
+
+    Returns:
+        ``(records_checked, problems)``.
+    """
+    root = Path(root)
+    if not root.is_dir():
+        raise RecordError("expected a library folder, found none", str(root))
+    if not looks_like_library(root):
+        raise RecordError("expected a library folder (IL-0001.yaml records or .pmparse/), found neither", str(root))
+    problems: list[Problem] = []
+    seen: dict[str, str] = {}
+    checked = 0
+    for path in sorted(root.iterdir()):
+        if not path.is_file() or path.suffix not in (".yaml", ".yml", ".json") or path.name.startswith("."):
+            continue
+        checked += 1
+        try:
+            text = path.read_text(encoding="utf-8")
+            data = json.loads(text) if path.suffix == ".json" else yaml.load(text, Loader=_SAFE_LOADER)
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, yaml.YAMLError) as exc:
+            problems.append(Problem(path.name, "(record)", f"not readable as {format_of(path).upper()}: {exc}"))
+            continue
+        try:
+            card = Card.model_validate(data)
+        except ValidationError as exc:
+            problems.extend(Problem(path.name, _loc(e["loc"]), e["msg"]) for e in exc.errors())
+            continue
+        if path.stem != card.id:
+            problems.append(Problem(path.name, "id", f"expected {path.stem} (the file name), found {card.id}"))
+        if card.id in seen:
+            problems.append(Problem(path.name, "id", f"{card.id} is also used by {seen[card.id]}"))
+        seen.setdefault(card.id, path.name)
+        source_text = source_text_of(card)
+        if source_text is not None:
+            for name, ev in card.evidence_spans():
+                # a stretch marked with an earlier text's sha256 indexes that text, not this one
+                if ev.current and ev.end > len(source_text):
+                    problems.append(Problem(path.name, name, f"evidence {ev.start}-{ev.end} ends past the text ({len(source_text)} characters)"))
+    return checked, problems
+
+
+def source_text_of(card: Card) -> str | None:
+    """The text a card's offsets index, when it can be had unchanged."""
+    if card.source.extracted_text is not None:
+        return card.source.extracted_text
+    from pmparse.ingest.read import sha256_text
+
+    try:
+        with open(card.source.location, encoding="utf-8", newline="") as handle:
+            text = handle.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text if sha256_text(text) == card.source.sha256 else None

@@ -1,0 +1,1 @@
+"""The spaCy pipeline: tokenizer, registered components and the extractors they call."""

@@ -1,0 +1,1 @@
+"""The registered spaCy components, one pipeline stage each."""

@@ -1,0 +1,300 @@
+"""Unit classifier: reads the units themselves, so text without usable headings still gets fields.
+
+A scikit-learn model gives each unit a probability per field plus ``none``. Its input is two
+text columns per unit: the unit's words (TF-IDF over word 1-2-grams and character 3-5-grams) and
+a context column of pseudo-words: shape (list item, timeline entry, table row, timestamp,
+length), position in the document, whether it opens a run of same-kind units, tense and modality ("we
+will", past tense, imperative start), ticket references, the field cues of
+``resources/cues.yaml`` firing in the unit and in its neighbours, and the neighbours' words.
+Heading text is deliberately left out: training labels come from headings, so a model that saw
+them would learn the headings and nothing about the sentences (and heading-less text has none).
+
+The probabilities of a document's units are then decoded over the sequence (forward-backward
+with a transition matrix learned from training documents, the classifier's posteriors divided by
+the label priors to act as emissions), so fields come in coherent runs instead of single units
+flipping between fields. ``sequence_weight`` 0 turns the decoding off.
+
+The model is stored as numeric arrays in ``MODEL_DIR/weights.npz`` (read with
+``allow_pickle=False``; see :mod:`pmparse.nlp.linear`); the feature settings, labels, priors,
+transitions, the cue table version and the field labeler settings tuned with it are in
+``MODEL_DIR/meta.json``. Writes ``doc.spans["units"].attrs["probs"]`` (one dict per unit).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from pmparse.rules.cues import Cues, load_cues
+from pmparse.errors import ModelError
+from pmparse.nlp.linear import TextClassifier, load_arrays, read_json, save_arrays
+from pmparse.nlp.lines import doc_text
+
+MODEL_FILE = "weights.npz"
+META_FILE = "meta.json"
+NONE = "none"
+
+# these four run on the lowercased unit (case-sensitive matching is 2-3x faster in Python's re)
+_MODAL = re.compile(r"\b(will|should|need to|needs to|must|plan to|going to|todo|to do|consider)\b")
+_DONE = re.compile(r"\b(was|were|had|did|went|became|caused|happened)\b|\b\w{3,}ed\b")
+_WE = re.compile(r"\b(we|our|us)\b")
+_TIME = re.compile(r"^\W{0,4}(\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2})")
+_IMPERATIVE = re.compile(r"^\W{0,4}(add|fix|make|create|update|improve|ensure|document|investigate|implement|remove|set ?up|move|write|review|monitor|alert|automate|upgrade|test|check|use|enable|migrate|define|build)\b")
+_TICKET = re.compile(r"\b(T\d{4,}|[A-Z]{2,}-\d+|#\d+|bug \d+)\b")
+_WORDS = re.compile(r"[^\W\d_]{2,}")
+
+
+@dataclass(frozen=True)
+class UnitText:
+    """What the model reads of one unit.
+
+    Attributes:
+        text: The unit's text.
+        kind: ``sentence``, ``list_item``, ``table_row`` or ``timeline``.
+        start: Character offset of the unit in the document.
+    """
+
+    text: str
+    kind: str
+    start: int
+
+
+def unit_shape(text: str, kind: str, position: float, first: bool, words: list[str] | None = None) -> list[str]:
+    """Shape features of a unit as pseudo-words (``__list``, ``__modal``, ``__pos2`` ...).
+
+    ``words`` are the unit's words (``_WORDS``), when the caller has them already.
+    """
+    flags = [f"__kind_{kind}", f"__pos{min(4, int(position * 5))}"]
+    if first:
+        flags.append("__first")
+    low = text.lower()
+    if _MODAL.search(low):
+        flags.append("__modal")
+    if _DONE.search(low):
+        flags.append("__past")
+    if _WE.search(low):
+        flags.append("__we")
+    if _TIME.match(text):
+        flags.append("__time")
+    if _IMPERATIVE.match(low):
+        flags.append("__imperative")
+    if _TICKET.search(text):
+        flags.append("__ticket")
+    words = len(_WORDS.findall(text) if words is None else words)
+    flags.append("__short" if words < 6 else "__long" if words > 30 else "__mid")
+    return flags
+
+
+def rows_for(units: list[UnitText], length: int, cues: Cues | None = None) -> list[tuple[str, str]]:
+    """Model input for a document's units: ``(unit text, context and shape pseudo-text)`` each.
+
+    Args:
+        units: The document's units in order.
+        length: Length of the document text (for relative positions).
+        cues: The cue table; the packaged one when None.
+    """
+    cues = cues or load_cues()
+    n = max(1, length)
+    hits = [cues.hits(u.text) for u in units]
+    # each unit is the neighbour of two others: its words are read once
+    all_words = [_WORDS.findall(u.text) for u in units]
+    words_of = [[w.lower() for w in found[:12]] for found in all_words]
+    rows = []
+    for i, unit in enumerate(units):
+        first = i == 0 or units[i - 1].kind != unit.kind
+        words = unit_shape(unit.text, unit.kind, unit.start / n, first, all_words[i])
+        words += [f"lf_{name}" for name in hits[i]]
+        if i:
+            words += [f"p_lf_{name}" for name in hits[i - 1]]
+        if i + 1 < len(units):
+            words += [f"n_lf_{name}" for name in hits[i + 1]]
+        previous = " ".join("p_" + w for w in words_of[i - 1]) if i else ""
+        following = " ".join("n_" + w for w in words_of[i + 1]) if i + 1 < len(units) else ""
+        context = " ".join(words) + " " + previous + " " + following
+        rows.append((" ".join(unit.text.split()), context))
+    return rows
+
+
+def doc_units(doc: Doc) -> list[UnitText]:
+    """The units of ``doc.spans["units"]`` as :class:`UnitText`."""
+    text = doc_text(doc)
+    return [UnitText(text[span.start_char:span.end_char], span.label_, span.start_char)
+            for span in doc.spans.get("units", [])]
+
+
+def unit_rows(doc: Doc, cues: Cues | None = None) -> list[tuple[str, str]]:
+    """Model input for each unit of ``doc`` (see :func:`rows_for`)."""
+    return rows_for(doc_units(doc), len(doc_text(doc)), cues)
+
+
+def smooth(probs: np.ndarray, transitions: np.ndarray, weight: float, priors: np.ndarray | None = None) -> np.ndarray:
+    """Posterior label marginals of a unit sequence (forward-backward).
+
+    Args:
+        probs: ``(units, labels)`` classifier probabilities.
+        transitions: ``(labels, labels)`` row-stochastic transition matrix.
+        weight: 0 returns ``probs`` unchanged; 1 uses the transitions as learned.
+        priors: Label frequencies of the training data. The classifier gives posteriors; divided
+            by the priors (raised to ``weight``) they act as emission likelihoods, so the priors
+            the transitions bring back are not counted twice.
+    """
+    if len(probs) == 0 or weight <= 0:
+        return probs
+    emissions = np.clip(probs, 1e-6, 1.0)
+    if priors is not None:
+        # tempered like the transitions, so a small weight changes the probabilities a little
+        emissions = emissions / np.clip(priors, 1e-6, None) ** weight
+    emissions = emissions / emissions.sum(axis=1, keepdims=True)
+    trans = transitions ** weight
+    trans = trans / trans.sum(axis=1, keepdims=True)
+    n, k = emissions.shape
+    alpha = np.zeros((n, k))
+    beta = np.ones((n, k))
+    alpha[0] = emissions[0] / emissions[0].sum()
+    for t in range(1, n):
+        a = (alpha[t - 1] @ trans) * emissions[t]
+        alpha[t] = a / a.sum()
+    for t in range(n - 2, -1, -1):
+        b = trans @ (emissions[t + 1] * beta[t + 1])
+        beta[t] = b / b.sum()
+    post = alpha * beta
+    return post / post.sum(axis=1, keepdims=True)
+
+
+class UnitModel:
+    """A trained unit classifier with its sequence decoding.
+
+    Args:
+        estimator: Gives ``(n, labels)`` probabilities for ``n`` rows of :func:`rows_for`
+            (training exports its scikit-learn pipeline to this form at once).
+        labels: Class labels in the estimator's order.
+        transitions: Transition matrix over ``labels``.
+        sequence_weight: Weight of the transitions in decoding.
+        name: Model name and version for records.
+        priors: Label frequencies of the training data (uniform when None).
+        cues_version: Version of the cue table the features were computed with.
+        labeler: Field labeler settings tuned with this model (``heading_weight``, ``threshold``,
+            ``followup_weight``, ``followup_opening``, ``root_cause_floor``).
+    """
+
+    def __init__(self, estimator, labels: list[str], transitions: np.ndarray, sequence_weight: float, name: str,
+                 priors: np.ndarray | None = None, cues_version: int | None = None,
+                 labeler: dict[str, float] | None = None) -> None:
+        self.estimator = estimator
+        self.labels = labels
+        self.transitions = transitions
+        self.sequence_weight = sequence_weight
+        self.name = name
+        self.priors = np.full(len(labels), 1.0 / len(labels)) if priors is None else np.asarray(priors, dtype=float)
+        self.cues_version = load_cues().version if cues_version is None else cues_version
+        self.labeler = dict(labeler or {})
+
+    def raw_probs(self, doc: Doc) -> np.ndarray:
+        """``(units, labels)`` classifier probabilities of ``doc``'s units, before decoding."""
+        rows = unit_rows(doc)
+        if not rows:
+            return np.zeros((0, len(self.labels)))
+        return self.estimator.predict_proba(rows)
+
+    def decode(self, probs: np.ndarray, sequence_weight: float | None = None) -> list[dict[str, float]]:
+        """Sequence-decoded probabilities per label, one dict per unit."""
+        weight = self.sequence_weight if sequence_weight is None else sequence_weight
+        post = smooth(probs, self.transitions, weight, self.priors)
+        return [dict(zip(self.labels, row)) for row in post.tolist()]
+
+    def predict_doc(self, doc: Doc) -> list[dict[str, float]]:
+        """Decoded probabilities per label for every unit of ``doc``."""
+        return self.decode(self.raw_probs(doc))
+
+    def meta(self) -> dict:
+        """What ``meta.json`` holds about the model itself."""
+        return {"name": self.name, "labels": self.labels, "priors": self.priors.round(6).tolist(),
+                "transitions": self.transitions.round(6).tolist(), "sequence_weight": self.sequence_weight,
+                "cues_version": self.cues_version, "labeler": self.labeler}
+
+    def save(self, folder: Path, extra_meta: dict | None = None) -> None:
+        """Write ``weights.npz`` and ``meta.json`` into ``folder``.
+
+        Raises:
+            ModelError: the estimator is not a :class:`~pmparse.nlp.linear.TextClassifier`.
+        """
+        if not isinstance(self.estimator, TextClassifier):
+            raise ModelError(f"expected an exported TextClassifier to save, found {type(self.estimator).__name__}")
+        folder.mkdir(parents=True, exist_ok=True)
+        spec, arrays = self.estimator.to_arrays()
+        digest = save_arrays(folder / MODEL_FILE, arrays)
+        meta = {**self.meta(), "weights": spec, "weights_sha256": digest, **(extra_meta or {})}
+        (folder / META_FILE).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, folder: Path) -> UnitModel:
+        """Load a model saved by :meth:`save`.
+
+        Raises:
+            ModelError: missing, unreadable, inconsistent, or trained with another cue table.
+        """
+        folder = Path(folder)
+        meta = read_json(folder / META_FILE)
+        try:
+            estimator = TextClassifier.from_arrays(meta["weights"],
+                                                  load_arrays(folder / MODEL_FILE, meta.get("weights_sha256")))
+            labels = list(meta["labels"])
+            transitions = np.array(meta["transitions"], dtype=float)
+            priors = np.array(meta["priors"], dtype=float) if "priors" in meta else None
+            cues_version = meta.get("cues_version")
+            sequence_weight = float(meta["sequence_weight"])
+            name = str(meta["name"])
+        except ModelError as exc:
+            raise ModelError(exc.message, exc.path or str(folder)) from exc
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ModelError(f"expected a unit classifier, found an unreadable model: {exc!r}", str(folder)) from exc
+        if labels != estimator.head.classes or transitions.shape != (len(labels), len(labels)):
+            raise ModelError(f"expected weights for labels {labels}, found {estimator.head.classes}", str(folder))
+        current = load_cues().version
+        if cues_version is not None and cues_version != current:
+            raise ModelError(f"expected a model trained with cue table v{current}, found v{cues_version} "
+                             "(retrain with 'pmparse train')", str(folder))
+        return cls(estimator, labels, transitions, sequence_weight, name, priors, cues_version, meta.get("labeler"))
+
+
+#: The field labeler settings a model's ``meta.json`` may carry (an older model lacks the last two).
+LABELER_KEYS = ("heading_weight", "threshold", "followup_weight", "followup_opening", "root_cause_floor")
+
+
+def labeler_settings(folder: str | Path | None) -> dict[str, float]:
+    """Field labeler settings tuned with the model in ``folder`` (empty when none are recorded).
+
+    Raises:
+        ModelError: the folder's ``meta.json`` is unreadable.
+    """
+    if not folder:
+        return {}
+    settings = read_json(Path(folder) / META_FILE).get("labeler") or {}
+    return {k: float(v) for k, v in settings.items() if k in LABELER_KEYS}
+
+
+@Language.factory("pmparse_unit_classifier", default_config={"model_dir": None}, assigns=["doc.spans"])
+def make_unit_classifier(nlp: Language, name: str, model_dir: str | None):
+    """Create the unit classifier component from a model folder."""
+    if not model_dir:
+        raise ModelError("expected a model folder for pmparse_unit_classifier, found none")
+    return UnitClassifier(UnitModel.load(Path(model_dir)))
+
+
+class UnitClassifier:
+    """The spaCy component wrapping a :class:`UnitModel`."""
+
+    def __init__(self, model: UnitModel) -> None:
+        self.model = model
+        self.model_name = model.name
+
+    def __call__(self, doc: Doc) -> Doc:
+        if "units" in doc.spans:
+            doc.spans["units"].attrs["probs"] = self.model.predict_doc(doc)
+        return doc

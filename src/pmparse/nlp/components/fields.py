@@ -1,0 +1,205 @@
+"""Field labeler: decides which card field each unit belongs to.
+
+Evidence comes from two places: the section a unit stands in (a mapped heading is strong
+evidence) and, when the unit classifier ran before this component, its calibrated probabilities
+(``doc.spans["units"].attrs["probs"]``, one dict per unit). A heading is evidence, not a veto: a
+confident model can move a unit out of its section's field, and a unit the model is unsure of is
+left out rather than guessed.
+
+Writes ``doc.spans["fields"]`` (label: the field) with ``attrs["scores"]`` (confidence per span).
+"""
+
+from __future__ import annotations
+
+import bisect
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from pmparse.card.schema import TEXT_FIELDS
+
+
+def unit_sections(doc: Doc) -> list[tuple[str, float]]:
+    """For each unit of ``doc.spans["units"]``, the label and confidence of its section."""
+    sections = doc.user_data.get("pmparse_sections", [])
+    starts = [s[0] for s in sections]
+    result = []
+    for unit in doc.spans.get("units", []):
+        i = bisect.bisect_right(starts, unit.start_char) - 1
+        # sections nest: the innermost one holding the unit is the last that starts before it and
+        # has not ended yet
+        label, confidence = "preamble", 0.0
+        while i >= 0:
+            start, end, lab, conf = sections[i]
+            if start <= unit.start_char < end:
+                label, confidence = lab, conf
+                break
+            i -= 1
+        result.append((label, confidence))
+    return result
+
+
+#: Follow-up fields: written after the incident, rarely inside a Summary or Timeline.
+FOLLOW_UP = ("action_items", "lessons")
+
+
+def decide(section_label: str, section_conf: float, probs: dict[str, float] | None,
+           heading_weight: float, threshold: float, followup_weight: float = 1.0,
+           headed: bool = False, opening: bool = False) -> tuple[str | None, float]:
+    """Combine section evidence and model probabilities for one unit.
+
+    Without model probabilities a mapped heading decides alone. With them:
+
+    * under a heading mapped to a field, each label's score is ``(1 - heading_weight) * p`` plus
+      ``heading_weight * section_conf`` for the heading's field: the heading wins unless the model
+      is confidently sure of another field, or of ``none``;
+    * elsewhere the field with the highest probability is taken. In sections whose heading names
+      no field (Summary, Timeline), and anywhere outside mapped sections of a headed document,
+      the follow-up fields' probabilities are first multiplied by ``followup_weight``: a report
+      with field headings files its action items and lessons under their own headings, and
+      "we will keep monitoring" in a timeline is narration. So are they in the opening part of
+      a document without field headings (``opening``): reports tell what happened first and
+      what to do about it and what was learnt at the end;
+    * a field scoring below ``threshold`` is left out.
+
+    Args:
+        section_label: The unit's section label (a field, ``none``, ``unknown``, ``preamble``).
+        section_conf: Confidence of that section's heading mapping.
+        probs: Model probabilities per field plus ``none``; None when no model ran.
+        heading_weight: How much a mapped heading counts against the model (0 to 1).
+        threshold: Least score to keep a field.
+        followup_weight: Weight of action items and lessons in Summary/Timeline-like sections.
+        headed: Whether the unit's document has at least one heading mapped to a field.
+        opening: Whether the unit stands in the opening part of a document with no heading
+            mapped to a field (see :func:`label_fields`).
+
+    Returns:
+        ``(field, confidence)``; field None means the unit feeds no field.
+    """
+    heading_field = section_label if section_label in TEXT_FIELDS else None
+    if probs is None:
+        if heading_field is None:
+            return None, 0.0
+        return heading_field, section_conf
+    if heading_field is not None:
+        scores = {name: weighed(p, name, heading_field, section_conf, heading_weight) for name, p in probs.items()}
+        scores.setdefault(heading_field, heading_weight * section_conf)
+    else:
+        scores = {name: p for name, p in probs.items() if name in TEXT_FIELDS}
+        if section_label == "none" or headed or opening:
+            for name in FOLLOW_UP:
+                if name in scores:
+                    scores[name] *= followup_weight
+    if not scores:
+        return None, 0.0
+    best = max(scores, key=scores.get)
+    if best not in TEXT_FIELDS or scores[best] < threshold:
+        return None, 0.0
+    return best, min(1.0, scores[best])
+
+
+def weighed(p: float, name: str, heading_field: str | None, section_conf: float, heading_weight: float) -> float:
+    """A unit's score for field ``name`` from the model's probability ``p``: under a heading mapped
+    to a field, ``(1 - heading_weight) * p``, plus ``heading_weight * section_conf`` for the
+    heading's own field; elsewhere ``p``."""
+    if heading_field is None:
+        return p
+    return (1.0 - heading_weight) * p + (heading_weight * section_conf if name == heading_field else 0.0)
+
+
+def likeliest_unit(doc: Doc, field: str, floor: float, heading_weight: float, skip: set[int],
+                   sections: list[tuple[str, float]] | None = None) -> tuple[int, float] | None:
+    """The unit most likely to state ``field`` and its score, when that reaches ``floor``.
+
+    A unit's score is its probability for the field, weighed with its heading as in
+    :func:`decide`; units whose index is in ``skip`` (those the caller keeps in their field) are
+    passed over.
+    ``sections``: :func:`unit_sections` of ``doc``, when the caller has them already.
+    None without model probabilities or below the floor.
+    """
+    probs = doc.spans["units"].attrs.get("probs") if "units" in doc.spans else None
+    if probs is None or floor <= 0:
+        return None
+    best: tuple[int, float] | None = None
+    for i, (label, conf) in enumerate(sections if sections is not None else unit_sections(doc)):
+        if i in skip or i >= len(probs):
+            continue
+        p = weighed(probs[i].get(field, 0.0), field, label if label in TEXT_FIELDS else None, conf, heading_weight)
+        if p >= floor and (best is None or p > best[1]):
+            best = (i, p)
+    return best
+
+
+def label_fields(doc: Doc, heading_weight: float = 0.6, threshold: float = 0.5, followup_weight: float = 1.0,
+                 followup_opening: float = 0.0, root_cause_floor: float = 0.0) -> None:
+    """Label the units of ``doc`` with card fields into ``doc.spans["fields"]``.
+
+    ``followup_opening`` is the share of a document's units, from its start, that count as its
+    opening part when no heading of the document maps to a field: there action items and lessons
+    are weighted by ``followup_weight`` (see :func:`decide`). When no unit reaches the root cause
+    and ``root_cause_floor`` is above 0, the unit most likely to state it (:func:`likeliest_unit`,
+    among units in no field, and units a heading put in another field while the model reads them
+    as the root cause first) becomes the root cause, with its low score as its confidence: most
+    reports state a cause somewhere, and the model's first choice at that floor was right more
+    often than not on held-out sources (``models/fields/README.md``).
+    """
+    units = list(doc.spans.get("units", []))
+    probs = doc.spans["units"].attrs.get("probs") if "units" in doc.spans else None
+    sections = unit_sections(doc)
+    headed = any(label in TEXT_FIELDS for label, _ in sections)
+    spans, scores = [], []
+    opening = 0 if headed else followup_opening * len(units)
+    chosen: dict[int, tuple[str, float]] = {}
+    for i, (unit, (label, conf)) in enumerate(zip(units, sections)):
+        unit_probs = probs[i] if probs is not None and i < len(probs) else None
+        field, confidence = decide(label, conf, unit_probs, heading_weight, threshold, followup_weight, headed,
+                                   i < opening)
+        if field is not None:
+            chosen[i] = (field, confidence)
+    if root_cause_floor > 0 and not any(field == "root_cause" for field, _ in chosen.values()):
+        # a unit a heading filed elsewhere stays a candidate when the model itself reads it as the
+        # root cause ("the cause turned out to be ..." under Resolution)
+        skip = {i for i in chosen
+                if probs is None or i >= len(probs) or max(probs[i], key=probs[i].get) != "root_cause"}
+        found = likeliest_unit(doc, "root_cause", root_cause_floor, heading_weight, skip, sections)
+        if found is not None:
+            chosen[found[0]] = ("root_cause", found[1])
+    for i in sorted(chosen):
+        spans.append(doc[units[i].start : units[i].end])
+        spans[-1].label_ = chosen[i][0]
+        scores.append(round(chosen[i][1], 3))
+    doc.spans["fields"] = spans
+    doc.spans["fields"].attrs["scores"] = scores
+
+
+@Language.factory(
+    "pmparse_field_labeler",
+    default_config={"heading_weight": 0.6, "threshold": 0.5, "followup_weight": 1.0, "followup_opening": 0.0,
+                    "root_cause_floor": 0.0},
+    assigns=["doc.spans"],
+)
+def make_field_labeler(nlp: Language, name: str, heading_weight: float, threshold: float, followup_weight: float,
+                       followup_opening: float, root_cause_floor: float):
+    """Create the field labeler.
+
+    The pipeline passes the settings tuned with the field model (its ``meta.json``); the defaults
+    here only matter for rules-only pipelines, where no probabilities exist and a mapped heading
+    decides alone.
+
+    Args:
+        nlp: The pipeline.
+        name: Component name.
+        heading_weight: Weight of a mapped heading against the model, 0 to 1.
+        threshold: Least confidence to keep a unit in a field.
+        followup_weight: Weight of action items and lessons in Summary/Timeline-like sections.
+        followup_opening: Share of a document without field headings, from its start, where
+            action items and lessons are weighted by ``followup_weight`` too (0 = nowhere).
+        root_cause_floor: Least score for the likeliest unit to become the root cause when no
+            unit reaches it otherwise (0 = never).
+    """
+
+    def field_labeler(doc: Doc) -> Doc:
+        label_fields(doc, heading_weight, threshold, followup_weight, followup_opening, root_cause_floor)
+        return doc
+
+    return field_labeler

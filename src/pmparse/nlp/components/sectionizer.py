@@ -1,0 +1,355 @@
+"""Sectionizer: headings and the sections they open, mapped to card fields.
+
+Recognises markdown (ATX and setext) headings, wiki ``== x ==`` headings, bold lines, bold bullet
+labels (``- **Impact**: ...``), inline labels at line start (``Root cause: ...``), upper-case
+heading lines, question headings and, in plain text, lines that are exactly a known heading.
+
+Writes ``doc.spans["headings"]`` (label: the field, ``none`` or ``unknown``) and
+``doc.spans["sections"]`` (the body of each heading, label: the field it feeds, ``none``,
+``unknown`` or ``preamble``); section scores are in ``doc.spans["sections"].attrs["scores"]``.
+A text that holds several incidents, each under its own heading with its own field headings (an
+incident log, a report on recurring outages), has those headings' extents in
+``doc.user_data["pmparse_incidents"]`` (see :func:`incident_sections`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from pmparse.rules.headings import HeadingTable, load_headings
+from pmparse.nlp.lines import Line, Mask, code_fence_regions, doc_text, navigation_regions, shared_lines
+
+# the heading text is everything up to the last character that is not a closing "#" or space; written
+# greedy (not ".+?" before "[ \t#]*$") so a long line of "# # #" costs linear time
+_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*[^ \t#]|[ \t#])[ \t#]*$")
+_WIKI = re.compile(r"^ {0,3}(={1,6})[ \t]*([^=].*?)[ \t]*\1[ \t]*$")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_BOLD_LINE = re.compile(r"^ {0,3}(\*\*|__)([^*_\n]{1,120}?)[ \t]*:?[ \t]*\1[ \t]*:?[ \t]*$")
+_BOLD_LABEL = re.compile(r"^([ \t]*(?:[-*+][ \t]+)?)(\*\*|__)([^*_\n]{1,80}?)[ \t]*:?[ \t]*\2[ \t]*:?[ \t]*")
+_INLINE_LABEL = re.compile(r"^([ \t]*(?:[-*+][ \t]+)?)([A-Za-z][A-Za-z0-9 /&'’-]{1,48}?)[ \t]*:[ \t]*")
+_UPPER = re.compile(r"^[ \t]*([A-Z][A-Z0-9 &/,'’()-]{2,60}?)[ \t]*:?[ \t]*$")
+_QUESTION = re.compile(r"^[ \t]*((?:how|what|why|where|when|who|did|was|were|is)\b[^\n]{3,90}\?)[ \t]*$", re.IGNORECASE)
+_PLAIN = re.compile(r"^[ \t]*([A-Z][A-Za-z0-9 /&'’-]{2,60}?)[ \t]*[:?]?[ \t]*$")
+_LIST = re.compile(r"^[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+")
+
+#: Heading levels below markdown's six: bold lines and bold bullet labels, then inline labels.
+BOLD_LEVEL = 7
+INLINE_LEVEL = 8
+
+
+@dataclass(frozen=True)
+class Heading:
+    """A heading found in the text.
+
+    Attributes:
+        start: Offset of the heading line (or label) start.
+        end: Offset where the heading text ends (the label's colon included).
+        body_start: Where the heading's content starts (same line for inline labels).
+        level: 1-6 markdown levels, 7 bold labels, 8 inline labels.
+        text: The heading as written, markup stripped.
+        field: The card field it maps to, None when it maps to no field.
+        known: Whether the heading table knows it.
+        confidence: How sure the mapping is.
+        scoped_to_paragraph: True for an inline label whose content shares its line: its section
+            ends at the next blank line.
+    """
+
+    start: int
+    end: int
+    body_start: int
+    level: int
+    text: str
+    field: str | None
+    known: bool
+    confidence: float
+    scoped_to_paragraph: bool = False
+
+
+@dataclass(frozen=True)
+class Section:
+    """The body of a heading (or the preamble before the first one)."""
+
+    start: int
+    end: int
+    label: str
+    confidence: float
+    heading: Heading | None
+
+
+def _make(table: HeadingTable, start: int, end: int, body_start: int, level: int, text: str,
+          exact_only: bool = False, scoped: bool = False) -> Heading | None:
+    found = table.lookup(text)
+    if found is None:
+        return Heading(start, end, body_start, level, text.strip(), None, False, 0.0, scoped)
+    if exact_only and not table.is_known(text):
+        return None
+    field, confidence = found
+    return Heading(start, end, body_start, level, text.strip(), field, True, confidence, scoped)
+
+
+def classify_line(line: Line, next_line: Line | None, table: HeadingTable, plain_text: bool) -> Heading | None:
+    """The heading a line opens, if any.
+
+    Args:
+        line: The line.
+        next_line: The following line (for setext underlines).
+        table: Heading synonyms.
+        plain_text: True for plain text sources, where a line that is exactly a known heading
+            counts as one.
+    """
+    text = line.text
+    if not text.strip() or len(text) > 300:
+        return None
+    m = _ATX.match(text)
+    if m:
+        return _make(table, line.start, line.end, line.end, len(m.group(1)), m.group(2))
+    m = _WIKI.match(text)
+    if m:
+        return _make(table, line.start, line.end, line.end, len(m.group(1)), m.group(2))
+    if next_line is not None and _SETEXT.match(next_line.text) and not _LIST.match(text) and len(text.strip()) <= 120:
+        level = 1 if next_line.text.strip().startswith("=") else 2
+        return _make(table, line.start, next_line.end, next_line.end, level, text)
+    m = _BOLD_LINE.match(text)
+    if m:
+        return _make(table, line.start, line.end, line.end, BOLD_LEVEL, m.group(2))
+    m = _BOLD_LABEL.match(text)
+    if m:
+        label = m.group(3)
+        heading = table.lookup(label)
+        if heading is None:
+            return None
+        field, confidence = heading
+        rest = line.start + m.end()
+        scoped = rest < line.end and not m.group(1).strip()
+        return Heading(line.start + len(m.group(1)), rest, rest, BOLD_LEVEL, label.strip(), field, True, confidence, scoped)
+    m = _INLINE_LABEL.match(text)
+    if m and len(m.group(2).split()) <= 6 and table.is_known(m.group(2)):
+        field, confidence = table.lookup(m.group(2))  # type: ignore[misc]
+        rest = line.start + m.end()
+        return Heading(line.start + len(m.group(1)), rest, rest, INLINE_LEVEL, m.group(2).strip(), field, True,
+                       confidence * 0.95, rest < line.end)
+    m = _QUESTION.match(text)
+    if m and not _LIST.match(text):
+        heading = table.lookup(m.group(1))
+        if heading is not None:
+            field, confidence = heading
+            return Heading(line.start, line.end, line.end, 3, m.group(1).strip(), field, True, confidence)
+        return None
+    m = _UPPER.match(text)
+    if m and re.search(r"[A-Z]{3}", m.group(1)) and table.lookup(m.group(1)) is not None:
+        return _make(table, line.start, line.end, line.end, 2, m.group(1))
+    if plain_text:
+        m = _PLAIN.match(text)
+        if m and len(m.group(1).split()) <= 6 and table.is_known(m.group(1)):
+            return _make(table, line.start, line.end, line.end, 2, m.group(1))
+    return None
+
+
+def find_headings(text: str, masked: list[tuple[int, int]], table: HeadingTable, plain_text: bool = False) -> list[Heading]:
+    """Every heading of ``text`` outside masked regions and code blocks, in order."""
+    lines = shared_lines(text)
+    regions = list(masked) + code_fence_regions(lines)
+    if plain_text:
+        regions += navigation_regions(lines, is_heading=lambda line: classify_line(line, None, table, True) is not None)
+    mask = Mask(regions)
+    headings = []
+    skip_until = -1
+    for i, line in enumerate(lines):
+        if line.start < skip_until or mask.overlaps(line.start, max(line.end, line.start + 1)):
+            continue
+        nxt = lines[i + 1] if i + 1 < len(lines) else None
+        if nxt is not None and mask.overlaps(nxt.start, max(nxt.end, nxt.start + 1)):
+            nxt = None
+        heading = classify_line(line, nxt, table, plain_text)
+        if heading is not None:
+            headings.append(heading)
+            skip_until = heading.body_start if heading.body_start > line.end else -1
+    return headings
+
+
+def _paragraph_end(text: str, start: int, limit: int) -> int:
+    blank = re.compile(r"\n[ \t]*\r?\n")
+    m = blank.search(text, start, limit)
+    return m.start() + 1 if m else limit
+
+
+def build_sections(text: str, headings: list[Heading]) -> list[Section]:
+    """Sections of the text: the preamble, then the body of each heading.
+
+    A heading's body runs to the next heading of the same or a higher level. A heading the table
+    does not know, or that maps to no field, passes on the field of its enclosing section, so a
+    ``### 09:14`` entry under "Timeline" stays unlabelled and a ``### Process`` list under
+    "Action items" stays an action item. An inline label that maps to no field ("Status:") inside
+    a field's section is a property of the item under it (a task's status in a list of action
+    items), not a section of its own: it passes on the enclosing field too.
+    """
+    sections: list[Section] = []
+    first = headings[0].start if headings else len(text)
+    if re.search(r"\w", text[:first]):
+        sections.append(Section(0, first, "preamble", 0.0, None))
+    ends = _section_ends(headings, len(text))
+    stack: list[tuple[Heading, int, str, float]] = []
+    for i, heading in enumerate(headings):
+        end = ends[i]
+        if heading.scoped_to_paragraph:
+            end = min(end, _paragraph_end(text, heading.body_start, end))
+        # the enclosing sections are those still open at this heading and of a higher level
+        stack = [entry for entry in stack if entry[1] > heading.start and entry[0].level < heading.level]
+        if heading.known and (heading.field is not None or heading.level < INLINE_LEVEL or not _in_field(stack)):
+            label, confidence = heading.field or "none", heading.confidence
+        elif stack:
+            label, confidence = stack[-1][2], stack[-1][3] * 0.9
+        else:
+            label, confidence = "unknown", 0.0
+        sections.append(Section(heading.body_start, max(end, heading.body_start), label, confidence, heading))
+        stack.append((heading, end, label, confidence))
+    return sections
+
+
+def _in_field(stack: list[tuple[Heading, int, str, float]]) -> bool:
+    """True when the innermost open section feeds a card field."""
+    return bool(stack) and stack[-1][2] not in ("none", "unknown", "preamble")
+
+
+def _section_ends(headings: list[Heading], limit: int) -> list[int]:
+    """For each heading, where the next heading of the same or a higher level starts (linear time)."""
+    ends = [limit] * len(headings)
+    waiting: list[int] = []
+    for i in range(len(headings) - 1, -1, -1):
+        while waiting and headings[waiting[-1]].level > headings[i].level:
+            waiting.pop()
+        ends[i] = headings[waiting[-1]].start if waiting else limit
+        waiting.append(i)
+    return ends
+
+
+#: Field headings under an incident heading that make it read as an incident of its own.
+INCIDENT_FIELDS = 2
+#: A year: what an incident heading of a log carries ("Incident on 2023-07-25", "October 21, 2025").
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
+
+
+def _parents(headings: list[Heading]) -> list[int]:
+    """Index of each heading's enclosing heading (the last one before it of a lower level), -1 at top."""
+    parents, stack = [], []
+    for i, heading in enumerate(headings):
+        while stack and headings[stack[-1]].level >= heading.level:
+            stack.pop()
+        parents.append(stack[-1] if stack else -1)
+        stack.append(i)
+    return parents
+
+
+def incident_sections(headings: list[Heading], limit: int) -> list[tuple[int, int]]:
+    """Extents of the headings under which a text holds several incidents, or ``[]``.
+
+    An incident heading is a markdown heading (levels 1-6) that maps to no field, names a year,
+    and whose section holds deeper headings of at least :data:`INCIDENT_FIELDS` fields ("Incident
+    on 2023-07-25" over "Impact", "Resolution", "Review actions"), among siblings (the headings of
+    its level under the same parent) none of which is a known heading. A text holds several incidents
+    when two or more headings of one level are incident headings and at least two fields recur
+    under two or more of them. One report's sections per region or per phase are not incidents (no
+    year, or a "Summary" beside them), nor is a timeline whose entries are headings over prose. Of
+    the levels that qualify, the one with the most incident headings wins. Linear time: the
+    sections of one level do not overlap, so each heading is scanned once per level.
+
+    Args:
+        headings: The text's headings in order (:func:`find_headings`).
+        limit: The text's length (where the last section ends).
+    """
+    ends = _section_ends(headings, limit)
+    parents = _parents(headings)
+    best: list[tuple[int, int]] = []
+    for level in range(1, 7):
+        # a parent with a known heading ("Summary", "Root cause") among its children at this level
+        # holds the parts of one report
+        one_report = {parents[i] for i, h in enumerate(headings) if h.level == level and h.known}
+        blocks, seen = [], {}
+        for i, heading in enumerate(headings):
+            # a known heading (every field heading) is never one: its parent is in one_report
+            if heading.level != level or parents[i] in one_report or not _YEAR.search(heading.text):
+                continue
+            fields = set()
+            j = i + 1
+            while j < len(headings) and headings[j].start < ends[i]:  # the headings inside: all deeper
+                if headings[j].field is not None:
+                    fields.add(headings[j].field)
+                j += 1
+            if len(fields) >= INCIDENT_FIELDS:
+                blocks.append((heading.start, ends[i]))
+                for name in fields:
+                    seen[name] = seen.get(name, 0) + 1
+        if len(blocks) >= 2 and sum(count >= 2 for count in seen.values()) >= 2 and len(blocks) > len(best):
+            best = blocks
+    return best
+
+
+def sectionize(doc: Doc, table: HeadingTable) -> None:
+    """Find headings and sections of ``doc`` and store them in ``doc.spans``.
+
+    Reads ``doc.user_data["pmparse_masked"]`` (regions that are not prose) and
+    ``doc.user_data["pmparse_format"]`` (``txt`` enables plain-line headings).
+    """
+    text = doc_text(doc)
+    masked = doc.user_data.get("pmparse_masked", [])
+    plain = doc.user_data.get("pmparse_format", "md") == "txt"
+    headings = find_headings(text, masked, table, plain_text=plain)
+    sections = build_sections(text, headings)
+    heading_spans, section_spans, scores = [], [], []
+    for heading in headings:
+        span = doc.char_span(heading.start, heading.end, label="none" if heading.known and heading.field is None
+                             else (heading.field or "unknown"), alignment_mode="expand")
+        if span is not None:
+            heading_spans.append(span)
+    for section in sections:
+        if section.end <= section.start:
+            continue
+        span = doc.char_span(section.start, section.end, label=section.label, alignment_mode="contract")
+        if span is None or len(span) == 0:
+            continue
+        section_spans.append(span)
+        scores.append(section.confidence)
+    doc.spans["headings"] = heading_spans
+    doc.spans["sections"] = section_spans
+    doc.spans["sections"].attrs["scores"] = scores
+    doc.user_data["pmparse_sections"] = [(s.start, s.end, s.label, s.confidence) for s in sections]
+    doc.user_data["pmparse_incidents"] = incident_sections(headings, len(text))
+
+
+def several_incidents_warning(doc: Doc) -> str | None:
+    """What to tell a curator when ``doc`` holds several incidents (its card draws on all of them)."""
+    blocks = doc.user_data.get("pmparse_incidents") or []
+    if len(blocks) < 2:
+        return None
+    text = doc_text(doc)
+    first = text[blocks[0][0]:blocks[0][1]].split("\n", 1)[0].strip(" \t#=*_")[:60]
+    return (f"expected one incident, found {len(blocks)} incident sections with their own field headings (the "
+            f"first: {first!r}); the card draws on all of them: split the file for a card per incident")
+
+
+@Language.factory(
+    "pmparse_sectionizer",
+    default_config={"headings_path": None},
+    assigns=["doc.spans", "doc.user_data"],
+)
+def make_sectionizer(nlp: Language, name: str, headings_path: str | None):
+    """Create the sectionizer component.
+
+    Args:
+        nlp: The pipeline.
+        name: Component name.
+        headings_path: A heading synonym table to use instead of the packaged one.
+    """
+    from pathlib import Path
+
+    table = load_headings(Path(headings_path) if headings_path else None)
+
+    def sectionizer(doc: Doc) -> Doc:
+        sectionize(doc, table)
+        return doc
+
+    return sectionizer

@@ -1,0 +1,748 @@
+"""Tagger: components, root-cause categories and contributing-factor categories of a card.
+
+**Components** are found by the taxonomy's synonyms and patterns (a spaCy ``PhraseMatcher`` on
+lower-cased tokens, plus regexes) and kept only where the text says the component was involved.
+Where a mention stands decides: the title, the summary, or a unit the field labeler put in
+symptoms, trigger, root cause, contributing factors, remediation or detection. A component named
+only in an unrelated sentence (a lesson, an action item, a timeline line) is not a tag. With the
+trained tag model, a logistic regression over those per-region counts decides
+(:func:`component_candidates`); without it, or for ids it does not know, the region weights of
+:data:`REGION_WEIGHTS` are added up against ``component_threshold`` (:func:`score_components`).
+
+**Categories** come from the same model (:class:`CategoryModel`, trained by
+:mod:`pmparse.training.tags`): word and character n-grams over the root-cause, trigger and
+contributing-factor units plus the summary, word n-grams over the whole text, and counts of each
+category's cue phrases, into one calibrated logistic regression per category (one-vs-rest). A
+category is a tag when its probability reaches the model's threshold, or a lower gate when one
+of its cue phrases occurs in the focused text; when no root-cause category is tagged, the most
+likely one is kept if it reaches ``fallback_threshold``, else the card says nothing (it
+abstains). Category ids the model does not know (added with ``--taxonomy``), and every category
+when there is no model, are tagged from their synonyms in the focused text, with a low confidence.
+A text with no unit labelled root cause, trigger or contributing factor and not one cue phrase of
+any category gets no disclosed category (:func:`nothing_to_read`): the model's probabilities for
+such a text are its priors, and a card that invents a cause is worse than one that says nothing.
+It may still say the cause is ``unknown`` (not disclosed), as any card whose causes all fall short.
+
+Writes ``doc.cats`` (``group.id`` -> probability, categories only) and
+``doc.user_data["pmparse_tags"]``: ``{"components.database": {"value": True, "evidence":
+[(start, end)], "confidence": 0.8, "origin": "model:tags-..."}}``, which the card reads, plus
+``doc.user_data["pmparse_tag_names"]`` and ``["pmparse_tag_phrases"]`` (``group.id`` -> display
+name / title phrase) for titles.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import json
+import logging
+import math
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy as np
+from spacy.language import Language
+from spacy.matcher import PhraseMatcher
+from spacy.tokens import Doc
+from spacy.attrs import IDX, LENGTH
+
+from pmparse.rules.cues import lowercase_pattern, word_start_skip
+from pmparse.errors import ModelError
+from pmparse.nlp.linear import (
+    CalibratedBinaries,
+    Features,
+    Logistic,
+    features_from_arrays,
+    features_to_arrays,
+    load_arrays,
+    read_json,
+    save_arrays,
+)
+from pmparse.library.store import atomic_write
+from pmparse.rules.taxonomy import Taxonomy, load_taxonomy
+from pmparse.nlp.lines import doc_text
+from pmparse.nlp.components.facts import SUMMARY_HEADINGS, section_regions
+
+log = logging.getLogger(__name__)
+
+#: File name of the category model inside its folder.
+MODEL_FILE = "weights.npz"
+META_FILE = "meta.json"
+#: Where ``pmparse train-categories`` writes and the tagger looks for the model by default.
+DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[4] / "models" / "categories"
+#: Format version of the saved model dict; bumped when its layout changes.
+MODEL_FORMAT = 2
+
+CATEGORY_GROUPS = ("root_cause_categories", "contributing_factor_categories")
+#: Weight of a component mention by where it stands.
+REGION_WEIGHTS = {
+    "title": 1.5,
+    "trigger": 1.0,
+    "root_cause": 1.0,
+    "symptoms": 0.7,
+    "summary": 0.5,
+    "contributing_factors": 0.5,
+    "remediation": 0.4,
+    "detection": 0.25,
+}
+#: Fields whose units feed the category model's focused text.
+FOCUS_FIELDS = ("root_cause", "trigger", "contributing_factors")
+#: Longest stretch of the whole text the category model reads.
+WHOLE_LIMIT = 20000
+
+# --- cues and texts -------------------------------------------------------------------------
+
+
+def longest_first(matches: list[tuple]) -> list[tuple]:
+    """spaCy's ``filter_spans`` over ``(key, start_token, end_token, ...)`` tuples.
+
+    Overlapping matches keep the longest, then the first; the result is in token order. The same
+    rule on tuples, because making a Span per match cost more than the matching itself.
+    """
+    ordered = sorted(matches, key=lambda m: (m[2] - m[1], -m[1]), reverse=True)
+    kept, seen = [], set()
+    for match in ordered:
+        if match[1] not in seen and match[2] - 1 not in seen:
+            kept.append(match)
+            seen.update(range(match[1], match[2]))
+    return sorted(kept, key=lambda m: m[1])
+
+
+class Matchers:
+    """Phrase and regex matchers built from a taxonomy, for one vocabulary.
+
+    Args:
+        nlp: The pipeline whose tokenizer and vocabulary the matchers use.
+        taxonomy: The taxonomy in use.
+    """
+
+    def __init__(self, nlp: Language, taxonomy: Taxonomy) -> None:
+        self.nlp = nlp
+        self.taxonomy = taxonomy
+        # one phrase matcher for every group: a pass over a Doc's tokens serves all of them
+        self._matcher = PhraseMatcher(nlp.vocab, attr="LOWER")
+        self._group_of: dict[int, str] = {}
+        self.groups = set(taxonomy.groups)
+        self.regexes: dict[str, list[tuple[str, re.Pattern, re.Pattern]]] = {}
+        for group, taxa in taxonomy.groups.items():
+            regexes = []
+            for taxon in taxa:
+                if taxon.synonyms:
+                    self._matcher.add(taxon.key, [nlp.make_doc(s.lower()) for s in taxon.synonyms])
+                    self._group_of[nlp.vocab.strings[taxon.key]] = group
+                # kept twice: for lowercased text (case-sensitive, 2-3x faster in Python's re)
+                # and as written, for the rare text whose lowercase changes its length
+                regexes.extend((taxon.key, re.compile(word_start_skip(lowercase_pattern(p))), re.compile(p, re.IGNORECASE))
+                               for p in taxon.patterns)
+            self.regexes[group] = regexes
+        self._last: tuple[Doc, dict[str, list[tuple[str, int, int, int, int]]]] | None = None
+        self._lower: tuple[str, str] | None = None
+
+    def _phrase_matches(self, doc: Doc) -> dict[str, list[tuple[str, int, int, int, int]]]:
+        """Phrase matches of every group in ``doc``: ``(key, start_token, end_token, start_char, end_char)``.
+
+        The last Doc's matches are kept: the tagger asks for three groups of the same Doc.
+        """
+        if self._last is not None and self._last[0] is doc:
+            return self._last[1]
+        found: dict[str, list[tuple[str, int, int, int, int]]] = {}
+        matched = self._matcher(doc)
+        if matched:
+            # character offsets from attribute arrays: a Span per match cost more than the matching
+            idx, length = doc.to_array([IDX, LENGTH]).T.tolist()
+            strings = self.nlp.vocab.strings
+            for match_id, s, e in matched:
+                found.setdefault(self._group_of[match_id], []).append(
+                    (strings[match_id], s, e, idx[s], idx[e - 1] + length[e - 1]))
+        self._last = (doc, found)
+        return found
+
+    def _lowered(self, text: str) -> str:
+        """``text.lower()``, kept for the last text: the groups of one Doc ask for it in turn."""
+        if self._lower is None or self._lower[0] is not text:
+            self._lower = (text, text.lower())
+        return self._lower[1]
+
+    def matches(self, doc: Doc, group: str, start: int = 0, end: int | None = None) -> list[tuple[str, int, int]]:
+        """``(group.id, start_char, end_char)`` of every match of ``group`` in ``doc``.
+
+        Overlapping phrase matches keep the longest ("ingress controller" over "ingress").
+        """
+        text = doc_text(doc)
+        end = len(text) if end is None else end
+        inside = [m for m in self._phrase_matches(doc).get(group, ()) if m[3] >= start and m[4] <= end]
+        found = [(key, s, e) for key, _, _, s, e in longest_first(inside)]
+        if self.regexes[group]:
+            lowered = self._lowered(text)
+            same_length = len(lowered) == len(text)  # offsets into the lowercase are offsets into the text
+            for key, lower_pattern, pattern in self.regexes[group]:
+                matches = lower_pattern.finditer(lowered, start, end) if same_length else pattern.finditer(text, start, end)
+                found.extend((key, m.start(), m.end()) for m in matches if m.end() > m.start())
+        return sorted(found, key=lambda f: f[1])
+
+    def cue_counts(self, text: str) -> Counter:
+        """How often each category's cue phrases occur in ``text`` (``group.id`` -> count)."""
+        return self.doc_cue_counts(self.nlp.make_doc(text))
+
+    def doc_cue_counts(self, doc: Doc, end: int | None = None) -> Counter:
+        """How often each category's cue phrases occur in ``doc`` (up to character ``end``)."""
+        counts: Counter = Counter()
+        for group in CATEGORY_GROUPS:
+            if group in self.groups:
+                counts.update(key for key, _, _ in self.matches(doc, group, 0, end))
+        return counts
+
+
+def cue_string(focus: Counter, whole: Counter, cap: int = 5) -> str:
+    """Cue counts as pseudo-words the model reads: ``f__root_cause_categories.software_bug`` per focus hit."""
+    words = []
+    for prefix, counts in (("f__", focus), ("w__", whole)):
+        for key, count in sorted(counts.items()):
+            words.extend([prefix + key] * min(cap, count))
+    return " ".join(words)
+
+
+def cue_vocabulary(taxonomy: Taxonomy) -> list[str]:
+    """Every cue pseudo-word of the category groups of ``taxonomy``."""
+    keys = [t.key for g in CATEGORY_GROUPS for t in taxonomy.groups.get(g, ())]
+    return [p + k for p in ("f__", "w__") for k in keys]
+
+
+def focus_spans(doc: Doc) -> list[tuple[int, int]]:
+    """Offsets of the units labelled root cause, trigger or contributing factors."""
+    if "fields" not in doc.spans:
+        return []
+    return sorted((s.start_char, s.end_char) for s in doc.spans["fields"] if s.label_ in FOCUS_FIELDS)
+
+
+def summary_regions(doc: Doc, limit: int = 2500) -> list[tuple[int, int]]:
+    """The overview of ``doc``: summary-like sections, else the start of the body (each cut to ``limit`` chars)."""
+    regions = section_regions(doc)
+    found = [(s, min(e, s + limit)) for s, e, h in regions if h in SUMMARY_HEADINGS]
+    if not found:
+        masked = doc.user_data.get("pmparse_masked", [])
+        body = max((e for s, e in masked if s == 0), default=0)
+        found = [(body, min(len(doc_text(doc)), body + limit // 2))]
+    return found
+
+
+def _overlapping_none(regions: list[tuple[int, int]], spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The regions that overlap none of ``spans`` (sorted by start): a binary search each, not a scan."""
+    starts = [start for start, _ in spans]
+    reach = list(itertools.accumulate((end for _, end in spans), max))  # furthest end of the first k spans
+    kept = []
+    for region in regions:
+        k = bisect.bisect_left(starts, region[1])  # the spans that start before the region ends
+        if not (k and reach[k - 1] > region[0]):
+            kept.append(region)
+    return kept
+
+
+def category_texts(doc: Doc, spans: list[tuple[int, int]] | None = None) -> tuple[str, str, list[tuple[int, int]]]:
+    """The category model's two texts for ``doc``: focused units plus the summary, and the whole text.
+
+    Args:
+        doc: An analysed Doc.
+        spans: Sorted offsets of the focused units; the field labeler's root-cause, trigger and
+            contributing-factor units when None (other spans measure what better units would give).
+
+    Returns:
+        ``(focus, whole, focus_evidence)``; the evidence is the focused units (the summary when
+        there are none).
+    """
+    spans = focus_spans(doc) if spans is None else spans
+    summary = summary_regions(doc)
+    extra = _overlapping_none(summary, spans)
+    text = doc_text(doc)
+    focus = "\n".join(text[s:e] for s, e in sorted(spans + extra))
+    return focus, text[:WHOLE_LIMIT], spans or summary
+
+
+def nothing_to_read(focus: list[tuple[int, int]], whole_cues: Counter) -> bool:
+    """True when a text offers nothing to read a category from: no focused unit, no cue phrase.
+
+    Measured on the shared corpus on 2026-11-30: 2 of 506 reports have no cue phrase anywhere;
+    one is a blank template (no focused unit either), the other a real report whose field labels
+    find six focused units, so only the template is affected.
+    """
+    return not focus and not any(whole_cues.values())
+
+
+def model_rows(matchers: Matchers, texts: Iterable[tuple[str, str]]) -> np.ndarray:
+    """The ``(n, 3)`` model input for ``(focus, whole)`` text pairs: focus, whole, cue pseudo-words."""
+    rows = []
+    for focus, whole in texts:
+        cues = cue_string(matchers.cue_counts(focus), matchers.cue_counts(whole[:WHOLE_LIMIT]))
+        rows.append((focus, whole[:WHOLE_LIMIT], cues))
+    return np.array(rows, dtype=object).reshape(-1, 3)
+
+
+# --- the model ------------------------------------------------------------------------------
+
+
+class CategoryModel:
+    """Calibrated one-vs-rest category classifiers over shared text features.
+
+    Args:
+        features: Features of the ``(n, 3)`` input of :func:`model_rows`.
+        classifiers: The calibrated binary classifier of every ``group.id`` key.
+        meta: Name, taxonomy version, training data summary and thresholds.
+        components: The component model (dense candidate rows, see :func:`candidate_rows`), or None.
+    """
+
+    def __init__(self, features: Features, classifiers: CalibratedBinaries, meta: dict[str, Any],
+                 components: Logistic | None = None) -> None:
+        self.features = features
+        self.classifiers = classifiers
+        self.meta = meta
+        self.components = components
+
+    def predict_components(self, candidates: dict[str, tuple[np.ndarray, list]]) -> dict[str, float]:
+        """Probability that each candidate component was involved (empty without a component model)."""
+        if self.components is None or not candidates:
+            return {}
+        # models trained before ``component_first_mention`` read rows without it
+        keys, rows = candidate_rows(candidates, list(self.meta.get("component_ids", [])),
+                                    bool(self.meta.get("component_first_mention", False)))
+        return {k: float(p) for k, p in zip(keys, self.components.predict_proba(rows))}
+
+    @property
+    def name(self) -> str:
+        """Model name and version, for records."""
+        return str(self.meta.get("name", "categories"))
+
+    @property
+    def keys(self) -> list[str]:
+        """The ``group.id`` keys the model can tag."""
+        return list(self.classifiers.keys)
+
+    def predict_rows(self, rows) -> list[dict[str, float]]:
+        """Probability of every known category for each input row."""
+        rows = [list(r) for r in rows]
+        if not rows:
+            return []
+        probs = self.classifiers.predict_proba(self.features.transform(rows))
+        return [{key: float(p) for key, p in zip(self.classifiers.keys, row)} for row in probs]
+
+    def save(self, folder: Path) -> Path:
+        """Write ``weights.npz`` and ``meta.json`` into ``folder`` (numeric arrays and JSON, never pickle).
+
+        The weights are written first: new weights beside an old ``meta.json`` fail its sha256
+        check at load instead of loading silently.
+        """
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        specs, arrays = features_to_arrays(self.features, "features")
+        arrays.update({"categories.coef": self.classifiers.coef_t.T, "categories.intercept": self.classifiers.intercept,
+                       "categories.a": self.classifiers.a, "categories.b": self.classifiers.b})
+        if self.components is not None:
+            arrays.update({"components.coef": self.components.coef,
+                           "components.intercept": np.array([self.components.intercept])})
+        path = folder / MODEL_FILE
+        tmp = folder / (MODEL_FILE + ".tmp")
+        digest = save_arrays(tmp, arrays)
+        tmp.replace(path)
+        meta = {**self.meta, "format": MODEL_FORMAT, "features": specs, "category_keys": self.classifiers.keys,
+                "has_components": self.components is not None, "weights_sha256": digest}
+        atomic_write(folder / META_FILE, json.dumps(meta, indent=2, sort_keys=True) + "\n")
+        return path
+
+    @classmethod
+    def load(cls, folder: Path | str) -> CategoryModel:
+        """Load a model saved by :meth:`save`.
+
+        Raises:
+            ModelError: the files are missing, unreadable, of another format or do not fit together.
+        """
+        folder = Path(folder)
+        if not (folder / MODEL_FILE).is_file():
+            raise ModelError(f"expected a category model ({MODEL_FILE}), found none", str(folder))
+        meta = read_json(folder / META_FILE)
+        if meta.get("format") != MODEL_FORMAT:
+            raise ModelError(f"expected category model format {MODEL_FORMAT}, found {meta.get('format')}",
+                             str(folder / META_FILE))
+        arrays = load_arrays(folder / MODEL_FILE, meta.get("weights_sha256"))
+        try:
+            features = features_from_arrays(meta["features"], arrays, "features")
+            keys = list(meta["category_keys"])
+            classifiers = CalibratedBinaries(keys, arrays["categories.coef"], arrays["categories.intercept"],
+                                             arrays["categories.a"], arrays["categories.b"])
+            components = None
+            if meta.get("has_components"):
+                components = Logistic(arrays["components.coef"], float(arrays["components.intercept"][0]))
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise ModelError(f"expected a category model, found an inconsistent one: {exc!r}", str(folder)) from exc
+        if classifiers.coef_t.shape != (features.width, len(keys)):
+            raise ModelError(f"expected weights for {features.width} features and {len(keys)} keys, found "
+                             f"{classifiers.coef_t.shape}", str(folder))
+        return cls(features, classifiers, meta, components)
+
+
+# --- decisions ------------------------------------------------------------------------------
+
+
+def decide_categories(probs: dict[str, float], group: str, threshold: float, fallback: float | None,
+                      cues: Iterable[str] = (), gate: float | None = None, unsure_unknown: bool = False,
+                      max_keys: int | None = None, cue_needs_fallback: bool = False) -> list[str]:
+    """The ``group.id`` keys of ``group`` to tag, from category probabilities and cue phrases.
+
+    Args:
+        probs: ``group.id`` -> probability.
+        group: ``root_cause_categories`` or ``contributing_factor_categories``.
+        threshold: Least probability of a tag.
+        fallback: When no key reaches ``threshold``, the most likely key is kept if it reaches
+            this; None to abstain instead.
+        cues: Keys whose cue phrases occur in the focused text.
+        gate: A key with a cue is also tagged when its probability reaches this (None: cues are
+            not used).
+        unsure_unknown: When even the most likely key misses ``fallback``, tag ``group.unknown``
+            instead of nothing. ``unknown`` means the report does not say what caused the
+            incident, and a report that states a cause gives the model something to find: no
+            disclosed cause reaching even the fallback is what an undisclosed one looks like.
+            The ``unknown`` classifier alone cannot learn this (a handful of positives, and the
+            absence of a cause has no words of its own).
+        max_keys: Keep at most this many keys, the most likely first (None or 0: no limit). A
+            postmortem names one or two root causes; a third tag is almost always a wrong one.
+        cue_needs_fallback: When no key reaches ``threshold``, cue-gated keys count only if the
+            most likely key reaches ``fallback``: a cue phrase at a low probability does not
+            outweigh the reading that the report discloses no cause (with ``unsure_unknown``,
+            the key is then ``unknown``; without it, nothing).
+    """
+    mine = {k: p for k, p in probs.items() if k.startswith(group + ".")}
+    chosen = sorted((k for k, p in mine.items() if p >= threshold), key=lambda k: -mine[k])
+    unsure = not chosen and fallback is not None and bool(mine) and max(mine.values()) < fallback
+    if gate is not None and not (cue_needs_fallback and unsure):
+        chosen += sorted((k for k in set(cues) if k in mine and k not in chosen and mine[k] >= gate),
+                         key=lambda k: -mine[k])
+    if not chosen and fallback is not None and mine:
+        best = max(mine, key=mine.get)
+        if mine[best] >= fallback:
+            chosen = [best]
+        elif unsure_unknown:
+            chosen = [f"{group}.unknown"]
+    unknown = f"{group}.unknown"
+    if unknown in chosen and len(chosen) > 1:
+        # "not disclosed" contradicts any disclosed cause
+        chosen.remove(unknown)
+    if max_keys:
+        # ``chosen`` is most likely first: the keys over the threshold, then the cue-gated ones (all below it)
+        chosen = chosen[:max_keys]
+    return chosen
+
+
+def score_components(matches: list[tuple[str, int, int]], regions: dict[str, list[tuple[int, int]]],
+                     weights: dict[str, float] = REGION_WEIGHTS) -> dict[str, tuple[float, list[tuple[int, int]]]]:
+    """Add up where each component is named.
+
+    Args:
+        matches: ``(group.id, start, end)`` of component matches.
+        regions: Region name (``title``, ``summary`` or a field) -> offsets.
+        weights: Weight of a match by region; a match in no weighted region counts nothing.
+
+    Returns:
+        ``group.id`` -> ``(score, evidence)`` for components named in a weighted region. Each
+        region stretch (a unit, the title) counts once per component, with the heaviest weight of
+        the regions holding the match.
+    """
+    scores: dict[str, tuple[float, list[tuple[int, int]]]] = {}
+    seen: set[tuple[str, int, int]] = set()
+    for key, start, end in matches:
+        weight, holder = 0.0, None
+        for name, spans in regions.items():
+            if name not in weights or weights[name] <= weight:
+                continue
+            for s, e in spans:
+                if s <= start and end <= e:
+                    weight, holder = weights[name], (s, e)
+                    break
+        if weight <= 0 or holder is None:
+            continue
+        score, evidence = scores.get(key, (0.0, []))
+        if (key, *holder) in seen:
+            scores[key] = (score, evidence + [(start, end)])
+            continue
+        seen.add((key, *holder))
+        scores[key] = (score + weight, evidence + [(start, end)])
+    return scores
+
+
+def keep_components(scores: dict[str, tuple[float, list]], threshold: float, relative: float) -> list[str]:
+    """Components whose score reaches ``threshold`` and ``relative`` times the best score."""
+    if not scores:
+        return []
+    best = max(score for score, _ in scores.values())
+    return sorted(k for k, (score, _) in scores.items() if score >= threshold and score >= relative * best)
+
+
+#: Regions a component candidate's mentions are counted in, for the component model.
+CANDIDATE_REGIONS = ("title", "trigger", "root_cause", "symptoms", "summary", "contributing_factors", "remediation",
+                     "detection", "other")
+
+
+class _Containment:
+    """Whether any of a list of spans holds a given span: a binary search, not a scan of the list."""
+
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        ordered = sorted(spans)
+        self.starts = [s for s, _ in ordered]
+        self.reach = list(itertools.accumulate((e for _, e in ordered), max))  # furthest end of the first k
+
+    def holds(self, start: int, end: int) -> bool:
+        k = bisect.bisect_right(self.starts, start)  # the spans starting at or before ``start``
+        return bool(k) and self.reach[k - 1] >= end
+
+
+def component_candidates(doc: Doc, matchers: Matchers, matches: list[tuple[str, int, int]] | None = None,
+                         regions: dict[str, list[tuple[int, int]]] | None = None
+                         ) -> dict[str, tuple[np.ndarray, list[tuple[int, int]], float]]:
+    """Every component named in ``doc``, with its mention counts per region and its evidence.
+
+    Returns:
+        ``group.id`` -> ``(counts, evidence, first)``; ``counts`` has one entry per
+        :data:`CANDIDATE_REGIONS` (a mention counts in every region holding it, ``other`` when in
+        none) and the total last. Evidence is the mentions inside a region other than ``other``.
+        ``first`` is where the first mention stands, as a share of the text (0 at its start).
+    """
+    if "components" not in matchers.groups:
+        return {}
+    regions = component_regions(doc) if regions is None else regions
+    found: dict[str, tuple[np.ndarray, list[tuple[int, int]]]] = {}
+    first: dict[str, int] = {}
+    if matches is None:
+        matches = matchers.matches(doc, "components")
+    holders = [_Containment(regions.get(name, [])) for name in CANDIDATE_REGIONS[:-1]]
+    for key, start, end in matches:
+        first[key] = min(start, first.get(key, start))
+        counts, evidence = found.setdefault(key, (np.zeros(len(CANDIDATE_REGIONS) + 1), []))
+        held = False
+        for i, holder in enumerate(holders):
+            if holder.holds(start, end):
+                counts[i] += 1
+                held = True
+        if held:
+            evidence.append((start, end))
+        else:
+            counts[len(CANDIDATE_REGIONS) - 1] += 1
+        counts[-1] += 1
+    length = max(1, len(doc_text(doc)))
+    return {key: (counts, evidence, first[key] / length) for key, (counts, evidence) in found.items()}
+
+
+def candidate_width(ids: list[str], first_mention: bool = False) -> int:
+    """Width of a component model row (:func:`candidate_rows`)."""
+    return len(CANDIDATE_REGIONS) + 2 + len(ids) + int(first_mention)
+
+
+def candidate_rows(candidates: dict[str, tuple], ids: list[str],
+                   first_mention: bool = False) -> tuple[list[str], np.ndarray]:
+    """Component model input: log counts per region, share of the most named component, id one-hot,
+    and with ``first_mention`` where the component is first named (share of the text)."""
+    keys = sorted(candidates)
+    if not keys:
+        return [], np.zeros((0, candidate_width(ids, first_mention)))
+    best = max(candidates[k][0][-1] for k in keys)
+    rows = []
+    for key in keys:
+        counts = candidates[key][0]
+        taxon = key.split(".", 1)[1]
+        rows.append(list(np.log1p(counts)) + [counts[-1] / best] + [1.0 if taxon == i else 0.0 for i in ids]
+                    + ([candidates[key][2]] if first_mention else []))
+    return keys, np.array(rows, dtype=float)
+
+
+def component_regions(doc: Doc) -> dict[str, list[tuple[int, int]]]:
+    """Where a component mention says it was involved: title, summary and field units."""
+    regions: dict[str, list[tuple[int, int]]] = {"title": [], "summary": summary_regions(doc)}
+    title = doc.user_data.get("pmparse_facts", {}).get("source_title")
+    if title:
+        regions["title"] = [tuple(e) for e in title.get("evidence", [])]
+    if "fields" in doc.spans:
+        for span in doc.spans["fields"]:
+            regions.setdefault(span.label_, []).append((span.start_char, span.end_char))
+    return regions
+
+
+class Tagger:
+    """The ``pmparse_tagger`` component.
+
+    Args:
+        nlp: The pipeline.
+        taxonomy: The taxonomy in use.
+        model: The category model, or None for synonym rules only.
+        component_threshold: Least summed region weight of a component tag.
+        category_threshold: Least probability of a category tag.
+        fallback_threshold: Least probability of the best root-cause category when none reaches
+            ``category_threshold``.
+        component_relative: Least share of the best component's score a component needs.
+    """
+
+    def __init__(self, nlp: Language, taxonomy: Taxonomy, model: CategoryModel | None,
+                 component_threshold: float, category_threshold: float, fallback_threshold: float,
+                 component_relative: float = 0.0) -> None:
+        self.matchers = Matchers(nlp, taxonomy)
+        self.taxonomy = taxonomy
+        self.model = model
+        self.component_threshold = component_threshold
+        self.component_relative = component_relative
+        self.category_threshold = category_threshold
+        self.fallback_threshold = fallback_threshold
+        self.model_name = model.name if model is not None else None
+        known = set(model.keys) if model is not None else set()
+        self.rule_keys = {t.key for g in CATEGORY_GROUPS for t in taxonomy.groups.get(g, ()) if t.key not in known}
+        self.valid = {t.key for taxa in taxonomy.groups.values() for t in taxa}
+
+    def components(self, doc: Doc) -> dict[str, dict]:
+        """Component tags of ``doc``.
+
+        With a component model, a candidate is a tag when its probability reaches the model's
+        threshold, and when none does, the most likely one is (``component_keep_best``: every
+        incident involves some component, so a document naming any gets one); ids the model does
+        not know, and every id without a model, are decided by the region weights
+        (:func:`score_components`).
+        """
+        tags = {}
+        model_ids = set(self.model.meta.get("component_ids", [])) if self.model and self.model.components else set()
+        matches = self.matchers.matches(doc, "components") if "components" in self.matchers.groups else []
+        regions = component_regions(doc)
+        if model_ids:
+            candidates = component_candidates(doc, self.matchers, matches, regions)
+            probs = self.model.predict_components(
+                {k: v for k, v in candidates.items() if k.split(".", 1)[1] in model_ids})
+            threshold = float(self.model.meta.get("component_threshold", 0.5))
+            valid = {k: p for k, p in probs.items() if k in self.valid}
+            kept = [k for k, p in valid.items() if p >= threshold]
+            if not kept and valid and self.model.meta.get("component_keep_best", False):
+                kept = [max(sorted(valid), key=valid.get)]
+            for key in kept:
+                evidence = candidates[key][1]
+                if not evidence:  # named outside every region: its first mention
+                    evidence = [min((s, e) for k, s, e in matches if k == key)]
+                tags[key] = {"value": True, "evidence": sorted(set(evidence))[:5], "confidence": round(valid[key], 3),
+                             "origin": f"model:{self.model_name}"}
+        matches = [m for m in matches if m[0].split(".", 1)[1] not in model_ids]
+        scores = score_components(matches, regions)
+        for key in keep_components(scores, self.component_threshold, self.component_relative):
+            score, evidence = scores[key]
+            if key in self.valid:
+                confidence = round(min(0.95, 1.0 - math.exp(-score / 2.0)), 3)
+                tags[key] = {"value": True, "evidence": sorted(set(evidence))[:5], "confidence": confidence,
+                             "origin": "taxonomy"}
+        return tags
+
+    def categories(self, doc: Doc) -> tuple[dict[str, float], dict[str, dict]]:
+        """Category probabilities and tags of ``doc``."""
+        focus, whole, spans = category_texts(doc)
+        evidence = spans[:3]
+        probs: dict[str, float] = {}
+        tags: dict[str, dict] = {}
+        max_causes = None
+        focus_doc = self.matchers.nlp.make_doc(focus)  # tokenized once for the cues and the rules
+        if self.model is not None:
+            focus_cues = self.matchers.doc_cue_counts(focus_doc)
+            # the whole text is the document's own prefix: its tokens are already there (training
+            # tokenizes the prefix alone; the two differ only at a token cut by the limit)
+            whole_cues = self.matchers.doc_cue_counts(doc, len(whole))
+            rows = [(focus, whole, cue_string(focus_cues, whole_cues))]
+            probs = {k: p for k, p in self.model.predict_rows(rows)[0].items() if k in self.valid}
+            decided = probs
+            if nothing_to_read(focus_spans(doc), whole_cues):
+                # such a text's probabilities are the model's priors: no disclosed cause is read
+                # from them, though the card may still say that none is disclosed
+                decided = {k: (p if k.endswith(".unknown") else 0.0) for k, p in probs.items()}
+            settings = self.model.meta.get("settings", {})
+            gate = settings.get("cue_gate")
+            unsure = bool(settings.get("unsure_unknown", False))  # models trained before it: abstain
+            # models trained before these settings: no limit, cue-gated keys as before
+            max_causes = settings.get("max_root_causes")
+            cue_needs_fallback = bool(settings.get("cue_needs_fallback", False))
+            for group in CATEGORY_GROUPS:
+                root = group == "root_cause_categories"
+                fallback = self.fallback_threshold if root else None
+                for key in decide_categories(decided, group, self.category_threshold, fallback, set(focus_cues), gate,
+                                             unsure, max_causes if root else None, cue_needs_fallback and root):
+                    if key not in self.valid:
+                        continue
+                    confidence = probs.get(key, 0.0)
+                    if key.endswith(".unknown") and confidence < self.category_threshold:
+                        # tagged because no disclosed cause was likely: as sure as the best one was not
+                        confidence = 1.0 - max(p for k, p in probs.items() if k.startswith(group + "."))
+                    tags[key] = {"value": True, "evidence": evidence, "confidence": round(confidence, 3),
+                                 "origin": f"model:{self.model_name}"}
+        if self.rule_keys and spans:
+            for group in CATEGORY_GROUPS:
+                for key, _, _ in self.matchers.matches(focus_doc, group):
+                    if key in self.rule_keys and key not in tags:
+                        tags[key] = {"value": True, "evidence": evidence, "confidence": 0.4, "origin": "taxonomy"}
+                        probs.setdefault(key, 0.4)
+        for group in CATEGORY_GROUPS:
+            unknown = f"{group}.unknown"
+            if unknown in tags and any(k.startswith(group + ".") and k != unknown for k in tags):
+                # a cause found by a rule (an id the model does not know) is a disclosed cause
+                del tags[unknown]
+        causes = sorted((k for k in tags if k.startswith("root_cause_categories.")),
+                        key=lambda k: (-tags[k]["confidence"], k))
+        for key in causes[max_causes or len(causes):]:
+            # a rule's cause counts against the model's limit too: the most confident are kept
+            del tags[key]
+        return probs, tags
+
+    def __call__(self, doc: Doc) -> Doc:
+        tags = self.components(doc)
+        probs, category_tags = self.categories(doc)
+        tags.update(category_tags)
+        doc.cats = {key: round(p, 4) for key, p in sorted(probs.items())}
+        doc.user_data["pmparse_tags"] = dict(sorted(tags.items()))
+        doc.user_data["pmparse_tag_names"] = self.taxonomy.names()
+        doc.user_data["pmparse_tag_phrases"] = self.taxonomy.phrases()
+        return doc
+
+
+def load_model(model_dir: str | None) -> CategoryModel | None:
+    """The category model in ``model_dir``, or the bundled one; None when there is none.
+
+    Raises:
+        ModelError: ``model_dir`` was given and holds no readable model.
+    """
+    if model_dir:
+        return CategoryModel.load(model_dir)
+    if (DEFAULT_MODEL_DIR / MODEL_FILE).is_file():
+        return CategoryModel.load(DEFAULT_MODEL_DIR)
+    log.warning("no category model at %s; categories come from taxonomy synonyms only", DEFAULT_MODEL_DIR)
+    return None
+
+
+@Language.factory(
+    "pmparse_tagger",
+    default_config={"taxonomy_path": None, "model_dir": None, "use_model": True, "component_threshold": 1.0,
+                    "component_relative": 0.0, "category_threshold": None, "fallback_threshold": None},
+    assigns=["doc.cats", "doc.user_data"],
+)
+def make_tagger(nlp: Language, name: str, taxonomy_path: str | None, model_dir: str | None, use_model: bool,
+                component_threshold: float, component_relative: float, category_threshold: float | None,
+                fallback_threshold: float | None):
+    """Create the tagger.
+
+    Args:
+        nlp: The pipeline.
+        name: Component name.
+        taxonomy_path: A taxonomy file extending or replacing the packaged one.
+        model_dir: A category model folder; the bundled one when None.
+        use_model: False to tag categories from taxonomy synonyms only.
+        component_threshold: Least summed region weight of a component tag.
+        component_relative: Least share of the best component's score a component needs.
+        category_threshold: Least probability of a category tag; None for the model's own
+            (chosen at training), 0.5 without a model.
+        fallback_threshold: Least probability of the best root-cause category when none reaches
+            ``category_threshold``; None for the model's own.
+    """
+    taxonomy = load_taxonomy(taxonomy_path)
+    model = load_model(model_dir) if use_model else None
+    settings = model.meta.get("settings", {}) if model is not None else {}
+    if category_threshold is None:
+        category_threshold = float(settings.get("threshold", 0.5))
+    if fallback_threshold is None:
+        fallback_threshold = float(settings.get("fallback", 0.25))
+    return Tagger(nlp, taxonomy, model, component_threshold, category_threshold, fallback_threshold,
+                  component_relative)

@@ -1,0 +1,243 @@
+"""Units: the sentences, list items, table rows and timeline entries a card field is made of.
+
+spaCy's sentencizer ignores blank lines and markdown structure (it glues a heading onto the next
+sentence), so the text is first split into blocks (paragraphs, list items, table rows, timeline
+lines) and only paragraphs are split into sentences.
+
+Writes ``doc.spans["units"]``, label: ``sentence``, ``list_item``, ``table_row`` or ``timeline``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from pmparse.nlp.boilerplate import MAX_CHARS as BOILERPLATE_CHARS
+from pmparse.nlp.boilerplate import digest
+from pmparse.nlp.boilerplate import load as load_boilerplate
+from pmparse.rules.cues import load_cues
+from pmparse.nlp.lines import Mask, code_fence_regions, doc_text, navigation_regions, shared_lines
+
+_LIST = re.compile(r"^([ \t]*)(?:[-*+•]|\d{1,3}[.)])[ \t]+")
+_TABLE = re.compile(r"^[ \t]*\|")
+# every optional pipe carries its own trailing blanks, so no two blank runs touch (linear time)
+_TABLE_RULE = re.compile(r"^[ \t]*(?:\|[ \t]*)?:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*(?:\|[ \t]*)?$")
+_HRULE = re.compile(r"^[ \t]{0,3}([-*_])([ \t]*\1){2,}[ \t]*$")
+_TIMESTAMP = re.compile(
+    r"^[ \t]*(?:\*\*)?(?:\d{4}-\d{2}-\d{2}[ T]?)?\d{1,2}:\d{2}(?::\d{2})?\b|^[ \t]*(?:\*\*)?\d{4}-\d{2}-\d{2}\b"
+)
+# A sentence ends at . ! or ? (closing quotes/brackets allowed) followed by white space and a
+# capital, digit or opening mark. Abbreviations are checked separately.
+_BOUNDARY = re.compile(r"[.!?][\"')\]*_]*\s+(?=[A-Z0-9\"'(\[*_`])")
+_ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|Mr|Mrs|Ms|Dr|St|No|Fig|al|Inc|Ltd|Co|U\.S|a\.m|p\.m)|\b[A-Z])\.$")
+_MARKER = re.compile(r"(?:[-*+•]|\d{1,3}[.)])[ \t]+|[|>]")
+_WORD = re.compile(r"[^\W\d_]{2,}")
+#: A unit is split into sentences only above this length when it is a list item.
+LONG_ITEM = 400
+#: Longest line the chrome patterns may mask (footers and menu entries are short).
+_CHROME_CHARS = 120
+_LINK_LINE = re.compile(r"^\W*(https?://\S+|www\.\S+)\W*$")
+#: Most words of a chrome line ("Text is available under the", "Server admin log (Prod)").
+_CHROME_WORDS = 5
+_LAST_EDITED = re.compile(r"^\W*this page was last edited on\b", re.I)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A unit of text: ``text[start:end]``."""
+
+    start: int
+    end: int
+    kind: str
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    """Narrow ``[start, end)`` past white space, bullet markers, table pipes and quote marks.
+
+    Done with plain string stripping, not a regex with nested repeats, so a long run of white
+    space costs linear time.
+    """
+    for _ in range(8):
+        while start < end and text[start].isspace():
+            start += 1
+        marker = _MARKER.match(text, start, end)
+        if not marker:
+            break
+        start = marker.end()
+    while end > start and (text[end - 1].isspace() or text[end - 1] == "|"):
+        end -= 1
+    return start, end
+
+
+def split_sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Sentence boundaries inside ``text[start:end]``, as offsets."""
+    pieces = []
+    cursor = start
+    for match in _BOUNDARY.finditer(text, start, end):
+        stop = match.start() + 1
+        if _ABBREV.search(text, max(cursor, stop - 8), stop):
+            continue
+        # "1.5", version numbers and times are not boundaries: white space is required after the
+        # mark, which the pattern already demands.
+        close = match.end() - len(match.group(0)) + len(match.group(0).rstrip())
+        pieces.append((cursor, close))
+        cursor = match.end()
+    pieces.append((cursor, end))
+    return pieces
+
+
+def boilerplate_regions(lines, boilerplate: tuple[frozenset[str], int]) -> list[tuple[int, int]]:
+    """The lines whose digest is in ``boilerplate`` (digests, least words; see :mod:`pmparse.nlp.boilerplate`)."""
+    digests, min_words = boilerplate
+    if not digests:
+        return []
+    # listed lines are short: a long line is prose, and not worth a digest
+    return [(line.start, line.end) for line in lines
+            if len(line.text) <= BOILERPLATE_CHARS and digest(line.text, min_words) in digests]
+
+
+def chrome_regions(lines) -> list[tuple[int, int]]:
+    """Lines of a few words that the cue table's chrome patterns match (a menu entry, a footer
+    label), and a footer's "last edited" line.
+
+    Only for plain text (printed pages), where such a line is the page's, not the report's; a
+    long line that names a privacy policy is a report's sentence and is kept, and so is a link
+    alone on its line.
+    """
+    cues = load_cues()
+    out = []
+    for line in lines:
+        text = line.text.strip()
+        # a link alone on a line, or a line that opens in lower case, is in a printed page the
+        # tail of the sentence above it; a chrome phrase in a line of many words is the report's
+        # own sentence ("... logged it in the server admin log"), unless it is the footer's
+        if (not text or len(line.text) > _CHROME_CHARS or text[0].islower() or _LINK_LINE.match(text)
+                or (len(_WORD.findall(text)) > _CHROME_WORDS and not _LAST_EDITED.match(text))):
+            continue
+        if cues.is_chrome(text):
+            out.append((line.start, line.end))
+    return out
+
+
+def segment(text: str, masked: list[tuple[int, int]], skip: list[tuple[int, int]], plain_text: bool = False,
+            boilerplate: tuple[frozenset[str], int] | None = None) -> list[Unit]:
+    """Split ``text`` into units.
+
+    Args:
+        text: The source text.
+        masked: Regions that are not prose (front matter, template tags).
+        skip: Regions that are structure, not content (heading lines and labels).
+        plain_text: True for plain text: also drop navigation runs and chrome lines of printed pages.
+        boilerplate: Digests of boilerplate lines and their least words: such lines are masked.
+    """
+    lines = shared_lines(text)
+    regions = list(masked) + code_fence_regions(lines)
+    if plain_text:
+        regions += navigation_regions(lines) + chrome_regions(lines)
+    if boilerplate is not None:
+        regions += boilerplate_regions(lines, boilerplate)
+    mask = Mask(regions)
+    skip_mask = Mask(skip)
+    units: list[Unit] = []
+    block: list[int] = []  # [start, end] of the current block
+    kind = "paragraph"
+    indent = 0
+
+    def flush() -> None:
+        nonlocal block
+        if not block:
+            return
+        start, end = block
+        block = []
+        if kind in ("paragraph", "timeline") or (kind == "list_item" and end - start > LONG_ITEM):
+            spans = split_sentences(text, start, end)
+            label = "sentence" if kind == "paragraph" else kind
+        else:
+            spans = [(start, end)]
+            label = kind
+        for s, e in spans:
+            s, e = _trim(text, s, e)
+            if e > s and len(_WORD.findall(text, s, e)) >= 2:
+                units.append(Unit(s, e, label))
+
+    for line in lines:
+        start, end = line.start, line.end
+        if line.blank or mask.overlaps(start, max(end, start + 1)) or _HRULE.match(line.text):
+            flush()
+            continue
+        if skip_mask.overlaps(start, end):
+            # a heading line; an inline label keeps the rest of its line as content
+            flush()
+            rest = skip_mask.end_of(start, end)
+            if rest is None or rest >= end:
+                continue
+            start = rest
+            block = [start, end]
+            kind = "list_item" if _LIST.match(line.text) else "paragraph"
+            indent = len(line.text) - len(line.text.lstrip())
+            continue
+        if _TABLE.match(line.text):
+            flush()
+            if not _TABLE_RULE.match(line.text):
+                block, kind = [start, end], "table_row"
+                flush()
+            continue
+        item = _LIST.match(line.text)
+        if item:
+            flush()
+            block, kind, indent = [start, end], "list_item", len(item.group(1))
+            continue
+        if _TIMESTAMP.match(line.text):
+            flush()
+            block, kind = [start, end], "timeline"
+            continue
+        if block and kind == "list_item":
+            line_indent = len(line.text) - len(line.text.lstrip())
+            if line_indent <= indent and not plain_text:
+                flush()
+                block, kind = [start, end], "paragraph"
+                continue
+        if block:
+            block[1] = end
+        else:
+            block, kind = [start, end], "paragraph"
+    flush()
+    return units
+
+
+def assign_units(doc: Doc, boilerplate: tuple[frozenset[str], int] | None = None) -> None:
+    """Split ``doc`` into units and store them in ``doc.spans["units"]``.
+
+    Reads the masked regions and the headings the sectionizer found; ``boilerplate`` lines
+    (:func:`pmparse.nlp.boilerplate.load`) are masked too.
+    """
+    masked = doc.user_data.get("pmparse_masked", [])
+    plain = doc.user_data.get("pmparse_format", "md") == "txt"
+    skip = [(span.start_char, span.end_char) for span in doc.spans.get("headings", [])]
+    spans = []
+    for unit in segment(doc_text(doc), masked, skip, plain_text=plain, boilerplate=boilerplate):
+        span = doc.char_span(unit.start, unit.end, label=unit.kind, alignment_mode="contract")
+        if span is None or len(span) == 0:
+            span = doc.char_span(unit.start, unit.end, label=unit.kind, alignment_mode="expand")
+        if span is not None and len(span) > 0:
+            spans.append(span)
+    doc.spans["units"] = spans
+
+
+@Language.factory("pmparse_units", assigns=["doc.spans"])
+def make_units(nlp: Language, name: str):
+    """Create the unit splitter component (it masks the packaged boilerplate lines).
+
+    Raises:
+        RulesError: the packaged boilerplate list is unreadable or invalid (when the pipeline is built).
+    """
+    boilerplate = load_boilerplate()
+
+    def units(doc: Doc) -> Doc:
+        assign_units(doc, boilerplate)
+        return doc
+
+    return units

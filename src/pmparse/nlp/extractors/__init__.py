@@ -1,0 +1,1 @@
+"""Pure extractors over text that components call: dates, clock times and durations."""

@@ -1,0 +1,1 @@
+"""Comparing suggestions with records and merging what a person accepts."""

@@ -1,0 +1,541 @@
+"""Reviewing pending suggestions field by field: accept, reject, edit, skip or quit, like ``git add -p``.
+
+A decision is written the moment it is made, each file atomically, so a review stopped at any
+point (quit, Ctrl-C, a killed process) leaves every record either as it was or with the accepted
+fields, never half-written:
+
+- **accept** (or **edit**, which accepts a value the reviewer changed in ``$EDITOR``) rewrites only
+  that record, only the accepted field's lines (:func:`pmparse.review.compare.splice`), and marks it
+  ``reviewed`` by whom and when;
+- **reject** leaves the record alone and remembers the suggestion in
+  ``LIBRARY/.pmparse/rejected/IL-0001.json``, keyed by source sha256, model version, field and a
+  hash of the suggested value, so ``convert`` does not propose it again;
+- **skip** leaves the field pending.
+
+For every decided field the base (``LIBRARY/.pmparse/base``) takes the suggested value: the base
+holds, per field, the latest pmparse value a person has seen, which keeps three-way comparisons
+honest. When nothing is left to decide, the suggestion becomes the base and the pending file goes.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Literal
+
+import click
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from pmparse.review.compare import (
+    REVIEW_FIELDS,
+    CardDiff,
+    DiffReport,
+    FieldChange,
+    compare,
+    keep_own_address,
+    merge,
+    read_text,
+    render_change,
+    render_folded,
+    render_header,
+    splice,
+    top_regions,
+    value_hash,
+)
+from pmparse.errors import RecordError, UsageError
+from pmparse.library.store import (
+    Entry,
+    Library,
+    atomic_write,
+    card_data,
+    dumps,
+    format_of,
+    loads,
+    looks_like_library,
+    write_lock,
+)
+from pmparse.card.schema import Card
+
+Action = Literal["accept", "reject", "edit", "skip", "quit", "settled"]
+
+
+class Rejection(BaseModel):
+    """A suggestion a person turned down (or replaced by an edit of their own)."""
+
+    model_config = ConfigDict(extra="forbid")
+    sha256: str = Field(description="sha256 of the source text the suggestion was made from.")
+    model: str = Field(description="pmparse version and field model that made it, e.g. '0.1.0/rules'.")
+    field: str = Field(description="The card field.")
+    value_sha256: str = Field(description="sha256 of the suggested value in canonical JSON.")
+    decision: Literal["rejected", "edited"] = Field(description="Rejected, or replaced by the reviewer's edit.")
+    by: str = Field(description="Reviewer.")
+    at: str = Field(description="ISO 8601 time of the decision.")
+
+
+class Rejections(BaseModel):
+    """The rejection memory of one record (``LIBRARY/.pmparse/rejected/IL-0001.json``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    version: Literal[1] = Field(default=1, description="Version of this file's format.")
+    rejected: list[Rejection] = Field(default_factory=list, description="Rejected suggestions, oldest first.")
+
+
+def model_version(card: Card) -> str:
+    """What made a suggestion, as a rejection remembers it: pmparse version and field model."""
+    return f"{card.pipeline.version}/{card.pipeline.model or 'rules'}"
+
+
+def load_rejections(library: Library, card_id: str) -> Rejections:
+    """The rejection memory of a record (empty when there is none).
+
+    Raises:
+        RecordError: the file exists but is not a valid rejection memory.
+    """
+    path = library.state_path("rejected", card_id)
+    if not path.is_file():
+        return Rejections()
+    try:
+        return Rejections.model_validate_json(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValidationError) as exc:
+        raise RecordError(f"expected a rejection memory (version, rejected), found: {exc}", str(path)) from exc
+
+
+def rejected_check(rejections: Rejections, suggestion: Card) -> Callable[[str, Any], bool]:
+    """``(field, value) -> bool``: was this value rejected for this source and model version?"""
+    keys = {(r.field, r.value_sha256) for r in rejections.rejected
+            if r.sha256 == suggestion.source.sha256 and r.model == model_version(suggestion)}
+    return lambda name, value: (name, value_hash(value)) in keys
+
+
+def remember(library: Library, suggestion: Card, name: str, decision: Literal["rejected", "edited"],
+             by: str, at: str) -> None:
+    """Add a rejection to the record's memory (written atomically)."""
+    memory = load_rejections(library, suggestion.id)
+    value = card_data(suggestion)[name]
+    memory.rejected.append(Rejection(sha256=suggestion.source.sha256, model=model_version(suggestion), field=name,
+                                     value_sha256=value_hash(value), decision=decision, by=by, at=at))
+    atomic_write(library.state_path("rejected", suggestion.id), memory.model_dump_json(indent=2) + "\n")
+
+
+def open_diff(library: Library, entry: Entry, suggestion: Card) -> CardDiff:
+    """What a suggestion still proposes for a record: its base, edits and rejections considered.
+
+    Raises:
+        RecordError: the record is invalid, or its rejection memory is.
+    """
+    if entry.card is None:
+        raise RecordError(f"expected a valid record to compare, found: {entry.error}", str(entry.path))
+    text = read_text(entry.path)
+    base = library.read_state("base", entry.id)
+    check = rejected_check(load_rejections(library, entry.id), suggestion)
+    label = f".pmparse/pending/{entry.id}.json"
+    return compare(entry.card, suggestion, base, check, entry.path, text, label)
+
+
+def pending_ids(library: Library) -> list[str]:
+    """Ids of records with a pending suggestion, sorted."""
+    folder = library.state_dir / "pending"
+    if not folder.is_dir():
+        return []
+    return sorted(p.stem for p in folder.glob("IL-*.json") if p.is_file())
+
+
+def load_pending(library: Library, card_id: str) -> tuple[Entry, Card]:
+    """A record and its pending suggestion.
+
+    Raises:
+        RecordError: the suggestion is unreadable, or its record is missing or invalid.
+    """
+    where = str(library.state_path("pending", card_id))
+    suggestion = library.read_state("pending", card_id)
+    if suggestion is None:
+        raise RecordError("expected a valid pending suggestion, found an unreadable or invalid file", where)
+    entry = library.entries.get(card_id)
+    if entry is None:
+        raise RecordError(f"expected a record {card_id} for this suggestion, found none", where)
+    if entry.card is None:
+        raise RecordError(f"expected a valid record to compare, found: {entry.error}", str(entry.path))
+    return entry, suggestion
+
+
+def _library_folder(library_dir: str | Path) -> Path:
+    root = Path(library_dir)
+    if not root.is_dir():
+        raise UsageError("expected a library folder, found none", str(root))
+    if not looks_like_library(root):
+        raise UsageError("expected a library folder (IL-0001.yaml records or .pmparse/), found neither", str(root))
+    return root
+
+
+def pending_diffs(library_dir: str | Path) -> DiffReport:
+    """Every pending suggestion of a library, compared with its record.
+
+    Raises:
+        UsageError: ``library_dir`` is not a folder.
+    """
+    root = _library_folder(library_dir)
+    library = Library.open(root)
+    report = DiffReport()
+    for card_id in pending_ids(library):
+        try:
+            entry, suggestion = load_pending(library, card_id)
+            report.diffs.append(open_diff(library, entry, suggestion))
+        except RecordError as exc:
+            report.errors.append(str(exc))
+    return report
+
+
+# --- decisions -----------------------------------------------------------------------------------
+
+
+def _advance_base(library: Library, suggestion: Card, name: str) -> None:
+    base = library.read_state("base", suggestion.id)
+    if base is not None:
+        library.write_state("base", merge(base, suggestion, [name]))
+
+
+def accept_field(library: Library, entry: Entry, suggestion: Card, name: str, by: str, at: str,
+                 value: Any = None, edited: bool = False) -> Card:
+    """Take one field from the suggestion (or the reviewer's ``value`` when ``edited``) into the record.
+
+    Only the record's lines of that field (and of status, review mark, source and pipeline when
+    they change) are rewritten; the file is replaced atomically.
+
+    Returns:
+        The record as written.
+
+    Raises:
+        RecordError: the record cannot be read, or the edited value does not fit the schema.
+    """
+    def take(current: Card) -> Card:
+        taken = merge(current, suggestion, [name], {name: value} if edited else None)
+        return Card.model_validate({**card_data(taken), "status": "reviewed", "reviewed": {"by": by, "at": at}})
+
+    new = _rewrite(library, entry, suggestion, take)
+    assert new is not None  # take always gives a card
+    _advance_base(library, suggestion, name)
+    if edited:
+        remember(library, suggestion, name, "edited", by, at)
+    return new
+
+
+def _rewrite(library: Library, entry: Entry, suggestion: Card, change: Callable[[Card], Card | None]) -> Card | None:
+    """Read a record, make its new card with ``change`` (None: leave it as it is), keep the
+    record's own public address (:func:`keep_own_address`), and write only the lines that change,
+    atomically. Returns the card written, or None."""
+    text = read_text(entry.path)
+    fmt = format_of(entry.path)
+    current = loads(text, fmt, str(entry.path))
+    taken = change(current)
+    if taken is None:
+        return None
+    new = keep_own_address(current, library.read_state("base", current.id), suggestion, taken)
+    atomic_write(entry.path, splice(text, fmt, new))
+    library.add(new, entry.path)
+    return new
+
+
+def follow_source(library: Library, entry: Entry, suggestion: Card) -> Card | None:
+    """Move a record whose every field is decided onto the amended source its suggestion read.
+
+    Its values stay as they are; their evidence moves onto the new text (words found nowhere keep
+    their offsets, marked with the old text's sha256), and its source and pipeline become the
+    suggestion's. The status and review mark stay: nothing was decided here. Only the record's
+    lines that change are rewritten, atomically.
+
+    Returns:
+        The record as written, or None when it already reads the suggestion's text.
+    """
+    return _rewrite(library, entry, suggestion, lambda current: None if current.source.sha256 == suggestion.source.sha256
+                    else merge(current, suggestion, [], follow=True))
+
+
+def reject_field(library: Library, suggestion: Card, name: str, by: str, at: str) -> None:
+    """Turn a suggested field down: the record stays as it is, the suggestion is remembered."""
+    # the base first: should the process die before the memory is written, the base alone
+    # already keeps the field from being proposed again or refreshed in place
+    _advance_base(library, suggestion, name)
+    remember(library, suggestion, name, "rejected", by, at)
+
+
+def finish_if_done(library: Library, card_id: str, suggestion: Card) -> bool:
+    """Drop a pending suggestion once it proposes nothing more; it becomes the base.
+
+    A record made from an older text of an amended source follows the new text first
+    (:func:`follow_source`): every field is decided, so the record now reads the text its
+    suggestion was made from. The record is written before the base, so a crash in between
+    leaves the suggestion pending and the next review finishes it.
+
+    Returns:
+        True when the suggestion was settled, False when fields are left to review.
+    """
+    entry = library.entries[card_id]
+    if open_diff(library, entry, suggestion).changes:
+        return False
+    follow_source(library, entry, suggestion)
+    library.write_state("base", suggestion, settled=True)
+    library.drop_state("pending", card_id)
+    return True
+
+
+@dataclass
+class Decision:
+    """A reviewer's answer for one field.
+
+    Attributes:
+        action: ``accept``, ``reject``, ``edit`` (accept ``value`` instead), ``skip`` or ``quit``.
+        value: The edited value, for ``edit``.
+    """
+
+    action: Action
+    value: Any = None
+
+
+#: ``(diff, change, position, total) -> Decision``: asks a person about one field.
+Ask = Callable[[CardDiff, FieldChange, int, int], Decision]
+
+
+@dataclass
+class Outcome:
+    """What was decided for one field of one record."""
+
+    id: str
+    field: str
+    action: Action
+
+
+@dataclass
+class ReviewReport:
+    """Results of one review session.
+
+    Attributes:
+        outcomes: Decisions, in the order they were made (``settled``: a field not asked about
+            because it only moves with the record onto an amended source: its words are the
+            suggestion's).
+        errors: Pending suggestions that could not be reviewed, with the reason.
+        still_pending: Records with fields left to review.
+        quit: True when the reviewer quit before the end.
+    """
+
+    outcomes: list[Outcome] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    still_pending: list[str] = field(default_factory=list)
+    quit: bool = False
+
+    def count(self, action: Action) -> int:
+        """How many fields got ``action``."""
+        return sum(outcome.action == action for outcome in self.outcomes)
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def _fields(names: tuple[str, ...] | list[str], option: str) -> set[str]:
+    chosen = {part.strip() for name in names for part in name.split(",") if part.strip()}
+    unknown = sorted(chosen - set(REVIEW_FIELDS))
+    if unknown:
+        raise UsageError(f"{option}: expected fields among {', '.join(REVIEW_FIELDS)}, found {', '.join(unknown)}")
+    return chosen
+
+
+def scripted(accept: set[str], reject: set[str], accept_all: bool) -> Ask:
+    """The decisions of ``--accept``, ``--reject`` and ``--accept-all``; other fields are skipped."""
+
+    def ask(diff: CardDiff, change: FieldChange, position: int, total: int) -> Decision:
+        if change.field in reject:
+            return Decision("reject")
+        if accept_all or change.field in accept:
+            return Decision("accept")
+        return Decision("skip")
+
+    return ask
+
+
+def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), reject: tuple[str, ...] | list[str] = (),
+           accept_all: bool = False, reviewer: str | None = None, records: tuple[str, ...] | list[str] = (),
+           ask: Ask | None = None, now: Callable[[], str] = _now) -> ReviewReport:
+    """Walk the pending suggestions of a library field by field and apply each decision at once.
+
+    Args:
+        library_dir: The library folder.
+        accept: Fields to accept (names, or comma-separated lists of names).
+        reject: Fields to reject.
+        accept_all: Accept every field not rejected.
+        reviewer: Who reviews; ``$USER`` when None.
+        records: Only these record ids (all pending records when empty).
+        ask: Asks a person about each field (interactive review); None to use the options.
+        now: The time of a decision, ISO 8601.
+
+    Raises:
+        UsageError: no library folder, unknown fields, a field both accepted and rejected, no
+            decision source, no reviewer name, a record id without a pending suggestion, or
+            another pmparse process writing the library.
+    """
+    root = _library_folder(library_dir)
+    accepted, rejected = _fields(accept, "--accept"), _fields(reject, "--reject")
+    if accepted & rejected:
+        raise UsageError(f"expected a field to be accepted or rejected, found both for {', '.join(sorted(accepted & rejected))}")
+    if ask is None:
+        if not (accepted or rejected or accept_all):
+            raise UsageError("expected --accept, --reject or --accept-all (or an interactive review)")
+        ask = scripted(accepted, rejected, accept_all)
+    by = reviewer or os.environ.get("USER") or os.environ.get("USERNAME")
+    if not by:
+        raise UsageError("expected a reviewer name (--reviewer or $USER), found none")
+    with write_lock(root):
+        library = Library.open(root)
+        try:
+            return _review(library, records, ask, by, now)
+        finally:
+            library.save_index()  # the stamps of the bases a review settled
+
+
+def _review(library: Library, records, ask: Ask, by: str, now: Callable[[], str]) -> ReviewReport:
+    """The decisions of :func:`review`, with the library's write lock held."""
+    ids = pending_ids(library)
+    unknown = sorted(set(records) - set(ids))
+    if unknown:
+        raise UsageError(f"expected records with a pending suggestion, found none for {', '.join(unknown)}")
+    if records:
+        ids = [card_id for card_id in ids if card_id in set(records)]
+    report = ReviewReport()
+    for number, card_id in enumerate(ids):
+        if report.quit:
+            report.still_pending.extend(ids[number:])
+            break
+        try:
+            entry, suggestion = load_pending(library, card_id)
+            diff = open_diff(library, entry, suggestion)
+            notice = getattr(ask, "notice", None)
+            if notice is not None and not diff.changes and diff.source_changed:
+                notice(diff)  # nothing to ask, but a person should see that the source changed
+            for position, change in enumerate(diff.changes, 1):
+                decision = ask(diff, change, position, len(diff.changes))
+                if decision.action == "quit":
+                    report.quit = True
+                    break
+                if decision.action in ("accept", "edit"):
+                    # on an amended source this moves the record onto the new text; the fields
+                    # still asked about differ in their words, so they stay open
+                    accept_field(library, library.entries[card_id], suggestion, change.field, by, now(),
+                                 decision.value, edited=decision.action == "edit")
+                elif decision.action == "reject":
+                    reject_field(library, suggestion, change.field, by, now())
+                report.outcomes.append(Outcome(card_id, change.field, decision.action))
+            done = finish_if_done(library, card_id, suggestion)
+            if library.entries[card_id].sha256 == suggestion.source.sha256:
+                # same words found elsewhere in an amended source: they moved with the record
+                # (an accept moved it, or every field was decided); else they wait with it
+                report.outcomes.extend(Outcome(card_id, name, "settled") for name in diff.moved)
+            if not done:
+                report.still_pending.append(card_id)
+        except RecordError as exc:
+            report.errors.append(str(exc))
+    return report
+
+
+# --- the interactive prompt ----------------------------------------------------------------------
+
+_HELP = """y - accept this suggestion (rewrites this field of the record and marks it reviewed)
+n - reject it (the record stays; not proposed again for this source and model)
+e - edit the suggested value in $EDITOR, then accept your version
+s - skip it for now (it stays pending)
+q - quit; every decision made so far is kept
+? - print this help"""
+
+_KEYS = {"y": "accept", "n": "reject", "e": "edit", "s": "skip", "q": "quit"}
+
+
+def field_text(card: Card, name: str) -> str:
+    """One field of a card as it reads in a YAML record (what the editor shows)."""
+    text = dumps(card, "yaml")
+    regions = top_regions(text)
+    assert regions is not None  # a canonical dump always has plain keys
+    start, end = regions[name]
+    return text[start:end] + "\n"
+
+
+def parse_edit(text: str, name: str) -> Any:
+    """The value of ``name`` in an edited ``name: value`` YAML snippet.
+
+    Raises:
+        RecordError: not YAML, or not a mapping holding only ``name``.
+    """
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise RecordError(f"expected YAML, found a syntax error: {exc}", "(edit)") from exc
+    if not isinstance(data, dict) or set(data) != {name}:
+        found = sorted(data) if isinstance(data, dict) else type(data).__name__
+        raise RecordError(f"expected a mapping with the one key {name!r}, found {found}", "(edit)")
+    return data[name]
+
+
+class Prompter:
+    """Asks a person about each field on the terminal, ``git add -p`` style.
+
+    Args:
+        color: Colour the hunks.
+        editor: Opens text in ``$EDITOR`` and returns it (None when not saved); :func:`click.edit`.
+    """
+
+    def __init__(self, color: bool = False, editor: Callable[..., str | None] | None = None) -> None:
+        self.color = color
+        self.editor = editor or click.edit
+
+    def _echo(self, text: str = "") -> None:
+        click.echo(text, color=self.color)
+
+    def notice(self, diff: CardDiff) -> None:
+        """Show a record that asks nothing but follows its amended source."""
+        self._echo("\n".join(render_header(diff, self.color) + render_folded(diff, self.color)
+                             + ["  nothing to decide: the record follows the new text"]))
+
+    def __call__(self, diff: CardDiff, change: FieldChange, position: int, total: int) -> Decision:
+        if position == 1:
+            self._echo("\n".join(render_header(diff, self.color) + render_folded(diff, self.color)))
+        self._echo("\n".join(render_change(diff, change, self.color)))
+        while True:
+            try:
+                answer = click.prompt(f"({position}/{total}) Accept the suggested {change.field} [y,n,e,s,q,?]",
+                                      default="", show_default=False, prompt_suffix="? ").strip().lower()
+            except click.Abort:
+                self._echo()
+                return Decision("quit")
+            action = _KEYS.get(answer[:1])
+            if action is None:
+                self._echo(_HELP)
+                continue
+            if action != "edit":
+                return Decision(action)  # type: ignore[arg-type]
+            value = self._edit(diff, change)
+            if value is not _CANCELLED:
+                return Decision("edit", value)
+
+    def _edit(self, diff: CardDiff, change: FieldChange) -> Any:
+        intro = (f"# {diff.id}: edit the suggested {change.field}, save and close to accept your version.\n"
+                 "# Lines starting with '#' are ignored. Close without saving to go back.\n")
+        try:
+            edited = self.editor(intro + field_text(diff.suggestion, change.field), extension=".yaml")
+        except click.ClickException as exc:
+            # a missing editor, or one that exits with an error: the decisions made so far and
+            # the rest of the session are worth more than this one edit
+            self._echo(f"the editor failed ({exc.format_message()}): back to the question")
+            return _CANCELLED
+        if edited is None:
+            self._echo("not saved: back to the question")
+            return _CANCELLED
+        try:
+            value = parse_edit(edited, change.field)
+            merge(diff.record, diff.suggestion, [change.field], {change.field: value})
+        except RecordError as exc:
+            self._echo(f"edit not used: {exc.message}")
+            return _CANCELLED
+        return value
+
+
+_CANCELLED = object()

@@ -1,0 +1,187 @@
+"""Versioned rule data from package resources, validated on load.
+
+Rules are data, not code: heading synonyms (``resources/headings.yaml``) and the taxonomy
+(``resources/taxonomy.yaml``) ship inside the package and are read with :mod:`importlib.resources`.
+A broken resource raises :class:`~pmparse.errors.RulesError` naming the entry at fault.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from importlib import resources
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from pmparse.errors import RulesError
+from pmparse.card.schema import TEXT_FIELDS
+
+FieldOrNone = Literal[
+    "symptoms",
+    "trigger",
+    "root_cause",
+    "contributing_factors",
+    "detection",
+    "remediation",
+    "action_items",
+    "lessons",
+    "none",
+]
+
+
+def check_regexes(values: list[str]) -> list[str]:
+    """Validator helper for rule files: every value must compile as a Python regex.
+
+    Raises:
+        ValueError: naming the first regex that does not compile.
+    """
+    for value in values:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"regex {value!r} does not compile: {exc}") from exc
+    return values
+
+
+class HeadingPattern(BaseModel):
+    """A regex over a normalised heading, and the field it maps to."""
+
+    model_config = ConfigDict(extra="forbid")
+    field: FieldOrNone = Field(description="Card field, or 'none' for known unmapped headings.")
+    regex: str = Field(description="Python regex searched in the normalised heading.")
+
+    @field_validator("regex")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        return check_regexes([value])[0]
+
+
+class HeadingRules(BaseModel):
+    """The heading synonym table."""
+
+    model_config = ConfigDict(extra="forbid")
+    version: int = Field(ge=1, description="Bumped on every change of the table.")
+    synonyms: dict[FieldOrNone, list[str]] = Field(description="Exact normalised headings per field.")
+    patterns: list[HeadingPattern] = Field(default_factory=list, description="Fallback regexes, in order.")
+
+    @field_validator("synonyms")
+    @classmethod
+    def _unique(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        seen: dict[str, str] = {}
+        for field, names in value.items():
+            for name in names:
+                norm = normalise_heading(name)
+                if norm != name:
+                    raise ValueError(f"synonym {name!r} of {field} is not in normal form (expected {norm!r})")
+                if norm in seen and seen[norm] != field:
+                    raise ValueError(f"synonym {name!r} maps to both {seen[norm]} and {field}")
+                seen[norm] = field
+        return value
+
+
+_NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[ivx]+\.|[a-z]\))\s+")
+_PARENS = re.compile(r"\([^()]{0,200}\)|\[[^\[\]]{0,200}\]")
+_MARKUP = re.compile(r"[*_`#=~]+")
+_SPACES = re.compile(r"\s+")
+_EDGE = re.compile(r"^[\s:.\-–—?!]+|[\s:.\-–—?!]+$")
+
+
+@functools.lru_cache(maxsize=8192)  # templates repeat their headings, and lookups repeat per label
+def normalise_heading(text: str) -> str:
+    """The normal form of a heading used for synonym lookup.
+
+    Args:
+        text: A heading as written, e.g. ``"## 3. Root Cause(s):"``.
+
+    Returns:
+        Lower-case words without numbering, markup, parentheses or edge punctuation,
+        e.g. ``"root cause"``.
+    """
+    value = _MARKUP.sub(" ", text.lower())
+    value = _PARENS.sub(" ", value)
+    value = value.replace("&", " and ").replace("’", "'")
+    value = _SPACES.sub(" ", value).strip()
+    value = _NUMBERING.sub("", value)
+    value = _EDGE.sub("", value)
+    return _SPACES.sub(" ", value).strip()
+
+
+class HeadingTable:
+    """Looks up the card field of a heading.
+
+    Args:
+        rules: The validated synonym table.
+    """
+
+    def __init__(self, rules: HeadingRules) -> None:
+        self.rules = rules
+        self.version = rules.version
+        self._exact = {name: field for field, names in rules.synonyms.items() for name in names}
+        self._patterns = [(re.compile(p.regex), p.field) for p in rules.patterns]
+
+    def lookup(self, heading: str) -> tuple[str | None, float] | None:
+        """Map a heading to a field.
+
+        Args:
+            heading: The heading as written.
+
+        Returns:
+            ``(field, confidence)`` where field is ``None`` for a known heading without a field
+            (Summary, Timeline), or ``None`` when the table does not know the heading.
+        """
+        norm = normalise_heading(heading)
+        if not norm:
+            return None
+        if norm in self._exact:
+            field = self._exact[norm]
+            return (None if field == "none" else field, 0.9)
+        for regex, field in self._patterns:
+            if regex.search(norm):
+                return (None if field == "none" else field, 0.75)
+        return None
+
+    def is_known(self, heading: str) -> bool:
+        """True when the normalised heading is an exact synonym of the table."""
+        return normalise_heading(heading) in self._exact
+
+
+#: libyaml's safe loader when PyYAML was built with it: parsing the rule files with the pure
+#: Python loader was a quarter of the pipeline's start-up.
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _load_yaml(name: str, path: Path | None) -> object:
+    try:
+        if path is None:
+            raw = resources.files("pmparse.resources").joinpath(name).read_text(encoding="utf-8")
+            where = f"pmparse/resources/{name}"
+        else:
+            raw = Path(path).read_text(encoding="utf-8")
+            where = str(path)
+        return where, yaml.load(raw, Loader=SAFE_LOADER)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise RulesError(f"expected a readable YAML file, found {type(exc).__name__}: {exc}", str(path or name)) from exc
+
+
+@functools.lru_cache(maxsize=4)
+def load_headings(path: Path | None = None) -> HeadingTable:
+    """Load and validate the heading synonym table.
+
+    Args:
+        path: A replacement table; the packaged one when None.
+
+    Raises:
+        RulesError: when the file is unreadable or invalid.
+    """
+    where, data = _load_yaml("headings.yaml", path)
+    try:
+        rules = HeadingRules.model_validate(data)
+    except ValidationError as exc:
+        raise RulesError(f"invalid heading rules: {exc}", where) from exc
+    missing = [f for f in TEXT_FIELDS if f not in rules.synonyms]
+    if missing:
+        raise RulesError(f"expected synonyms for every field, missing {missing}", where)
+    return HeadingTable(rules)

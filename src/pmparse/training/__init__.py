@@ -1,0 +1,1 @@
+"""Training the field model and the tag model from the corpus and its labels."""
