@@ -4,8 +4,9 @@ compare two such runs.
     python eval/behaviour_check.py run OUT        # OUT/library (records) and OUT/report.json
     python eval/behaviour_check.py compare A B    # exit 1 and list differences
 
-Records are compared byte for byte after blanking what a run may change by itself: the pipeline
-fingerprint, the conversion time and the library index's timestamps.
+Records are compared byte for byte after blanking what a run may change by itself (the pipeline
+fingerprint, the conversion time); the library index is compared by the records it names, since
+it also holds this run's file times and sizes.
 """
 
 from __future__ import annotations
@@ -39,15 +40,28 @@ def normal(path: Path) -> str:
     return VOLATILE_JSON.sub(r'"\1": "-"', VOLATILE.sub(r"\1 -", text))
 
 
+def _files(out: Path) -> set[str]:
+    # the library index holds file times and sizes (stat data of this run), not behaviour: its
+    # record names are compared instead
+    return {p.relative_to(out).as_posix() for p in (out / "library").rglob("*")
+            if p.is_file() and p.name != "index.json"}
+
+
+def _indexed(out: Path) -> list[str]:
+    index = out / "library" / ".pmparse" / "index.json"
+    return sorted(json.loads(index.read_text(encoding="utf-8"))["records"]) if index.exists() else []
+
+
 def compare(a: Path, b: Path) -> int:
     differences = []
-    files_a = {p.relative_to(a).as_posix() for p in (a / "library").rglob("*") if p.is_file()}
-    files_b = {p.relative_to(b).as_posix() for p in (b / "library").rglob("*") if p.is_file()}
+    files_a, files_b = _files(a), _files(b)
     differences += [f"only in {a}: {p}" for p in sorted(files_a - files_b)]
     differences += [f"only in {b}: {p}" for p in sorted(files_b - files_a)]
     for rel in sorted(files_a & files_b):
         if normal(a / rel) != normal(b / rel):
             differences.append(f"differs: {rel}")
+    if _indexed(a) != _indexed(b):
+        differences.append("differs: the records the library index names")
     for name in ("report.json", "eval.txt", "errors.jsonl"):
         if (a / name).exists() != (b / name).exists() or ((a / name).exists() and normal(a / name) != normal(b / name)):
             differences.append(f"differs: {name}")

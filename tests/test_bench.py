@@ -71,10 +71,10 @@ def test_copies_are_distinct_sources_with_the_same_words(tmp_path):
     assert counts[1] - counts[0] == counts[2] - counts[0] == 3
 
 
-def test_bench_files_falls_back_to_the_samples(tmp_path, monkeypatch):
+def test_bench_files_falls_back_to_the_samples(patch_all, tmp_path, monkeypatch):
     monkeypatch.delenv("PMPARSE_CORPUS", raising=False)
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr("pmparse.evaluation.corpus.corpus_root", _no_corpus)
+    patch_all("pmparse.evaluation.corpus.corpus_root", _no_corpus)
     description, files = bench_files("small")
     assert "bundled samples" in description and [p.name for p in files] == sorted(p.name for p in SAMPLES.iterdir())
 

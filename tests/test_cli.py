@@ -66,7 +66,7 @@ def test_usage_errors_exit_two(tmp_path):
     assert runner.invoke(main, ["convert", "x.md", "-o", str(tmp_path / "l"), "--timeout", "0"]).exit_code == 2
 
 
-def test_convert_passes_the_timeout_on(tmp_path, monkeypatch):
+def test_convert_passes_the_timeout_on(patch_all, tmp_path, monkeypatch):
     import pmparse.batch.convert as convert_module
 
     seen = {}
@@ -76,7 +76,7 @@ def test_convert_passes_the_timeout_on(tmp_path, monkeypatch):
         seen["timeout"] = options["timeout"]
         return real(inputs, library, **options)
 
-    monkeypatch.setattr(convert_module, "convert", spy)
+    patch_all(convert_module, "convert", spy)
     (tmp_path / "r.md").write_text("# Queue stalled\n\nThe queue stalled for 20 minutes.\n", encoding="utf-8")
     args = ["convert", str(tmp_path / "r.md"), "-o", str(tmp_path / "lib"), "--rules-only", "-j", "1"]
     assert CliRunner().invoke(main, args + ["--timeout", "2.5"]).exit_code == 0 and seen["timeout"] == 2.5

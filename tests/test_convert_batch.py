@@ -21,8 +21,10 @@ from click.testing import CliRunner
 
 from conftest import SAMPLES, assert_offsets, source_text
 from pmparse.batch import convert as convert_module
+import pmparse.batch.pool as pool_module
 from pmparse.cli import main
-from pmparse.batch.convert import CHUNK_SIZE, ConvertReport, Task, _Pool, _run_chunk, analyse_task, convert
+from pmparse.batch.pool import CHUNK_SIZE, Task, _Pool, _run_chunk, analyse_task
+from pmparse.batch.convert import ConvertReport, convert
 from pmparse.nlp.pipeline import PipelineConfig
 from pmparse.library.store import Library, validate_library
 from pmparse.review.session import review
@@ -123,9 +125,9 @@ def _crashing_chunk(tasks):
     return _run_chunk(tasks)
 
 
-def test_a_worker_that_dies_costs_one_input(tmp_path, monkeypatch):
+def test_a_worker_that_dies_costs_one_input(patch_all, tmp_path, monkeypatch):
     paths = write_reports(tmp_path / "in", 7)
-    monkeypatch.setattr(convert_module, "_run_chunk", _crashing_chunk)
+    patch_all(convert_module, "_run_chunk", _crashing_chunk)
     pool = _Pool(2, PipelineConfig(), 10**6)
     try:
         results = list(pool.map(iter([Task(str(p)) for p in paths])))
@@ -147,9 +149,9 @@ def _hanging_chunk(tasks):
     return _run_chunk(tasks)
 
 
-def test_an_input_that_runs_past_the_timeout_fails_alone(tmp_path, monkeypatch):
+def test_an_input_that_runs_past_the_timeout_fails_alone(patch_all, tmp_path, monkeypatch):
     paths = write_reports(tmp_path / "in", 5)
-    monkeypatch.setattr(convert_module, "_run_chunk", _hanging_chunk)
+    patch_all(convert_module, "_run_chunk", _hanging_chunk)
     pool = _Pool(2, PipelineConfig(), 10**6, timeout=3.0)
     started = time.monotonic()
     try:
@@ -165,11 +167,11 @@ def test_an_input_that_runs_past_the_timeout_fails_alone(tmp_path, monkeypatch):
 # --- resumable ----------------------------------------------------------------------------------
 
 
-def test_up_to_date_sources_are_skipped_without_running_the_pipeline(batch, tmp_path, monkeypatch):
+def test_up_to_date_sources_are_skipped_without_running_the_pipeline(patch_all, batch, tmp_path, monkeypatch):
     convert([str(batch)], tmp_path / "lib")
     calls = []
-    real = convert_module.analyse
-    monkeypatch.setattr(convert_module, "analyse", lambda nlp, source: calls.append(source.location) or real(nlp, source))
+    real = pool_module.analyse
+    patch_all(convert_module, "analyse", lambda nlp, source: calls.append(source.location) or real(nlp, source))
     report = convert([str(batch)], tmp_path / "lib")
     assert calls == [] and report.counts["unchanged"] == 12 and report.counts["failed"] == 1
     # a changed source, --force, or a new pipeline version runs the pipeline again
@@ -180,7 +182,7 @@ def test_up_to_date_sources_are_skipped_without_running_the_pipeline(batch, tmp_
     convert([str(batch)], tmp_path / "lib", force=True)
     assert len(calls) == 12
     calls.clear()
-    monkeypatch.setattr(convert_module, "version_info", lambda nlp: {"version": "9.9.9", "model": None})
+    patch_all(convert_module, "version_info", lambda nlp: {"version": "9.9.9", "model": None})
     assert convert([str(batch)], tmp_path / "lib").counts["updated"] == 12 and len(calls) == 12
 
 
@@ -416,7 +418,7 @@ def _in_budget(args, library, budget: float):
         process.join()
 
 
-def test_permission_denied_fails_alone(tmp_path, monkeypatch):
+def test_permission_denied_fails_alone(patch_all, tmp_path, monkeypatch):
     """Tests run as root, which chmod 000 does not stop: the denial is simulated at open()."""
     import builtins
 
@@ -460,16 +462,16 @@ def test_an_undecodable_file_name_fails_with_a_printable_name(tmp_path):
     assert report.counts["converted"] == 1
 
 
-def test_a_bug_on_one_input_fails_that_input_only(tmp_path, monkeypatch):
+def test_a_bug_on_one_input_fails_that_input_only(patch_all, tmp_path, monkeypatch):
     write_reports(tmp_path / "in", 3)
-    real = convert_module.analyse
+    real = pool_module.analyse
 
     def broken(nlp, source):
         if source.location.endswith("report-0001.md"):
             raise IndexError("list index out of range")
         return real(nlp, source)
 
-    monkeypatch.setattr(convert_module, "analyse", broken)
+    patch_all(convert_module, "analyse", broken)
     report = convert([str(tmp_path / "in")], tmp_path / "lib")
     assert [r.status for r in report.results] == ["converted", "failed", "converted"]
     assert report.results[1].error_kind == "internal" and "IndexError" in report.results[1].message
@@ -512,16 +514,16 @@ def test_a_second_writer_is_refused_and_the_first_ones_records_stay(tmp_path):
     assert convert([str(tmp_path / "in")], tmp_path / "lib").counts["converted"] == 2
 
 
-def test_in_process_an_input_past_the_timeout_fails_and_the_next_converts(tmp_path, monkeypatch):
+def test_in_process_an_input_past_the_timeout_fails_and_the_next_converts(patch_all, tmp_path, monkeypatch):
     paths = write_reports(tmp_path / "in", 3)
-    real = convert_module.analyse_task
+    real = pool_module.analyse_task
 
     def slow_on_the_second(task, config, max_bytes):
         if task.location.endswith("report-0001.md"):
             time.sleep(60)  # interrupted by the timer signal
         return real(task, config, max_bytes)
 
-    monkeypatch.setattr(convert_module, "analyse_task", slow_on_the_second)
+    patch_all(convert_module, "analyse_task", slow_on_the_second)
     before = signal.getsignal(signal.SIGALRM)
     started = time.monotonic()
     report = convert([str(p) for p in paths], tmp_path / "lib", jobs=1, timeout=1.0)
@@ -580,7 +582,7 @@ def test_a_renamed_person_record_drops_a_suggestion_made_from_its_old_name(tmp_p
     assert not (lib / ".pmparse" / "pending" / "IL-0001.json").exists()
 
 
-def test_a_person_record_is_read_once_per_pipeline_not_on_every_run(tmp_path, monkeypatch):
+def test_a_person_record_is_read_once_per_pipeline_not_on_every_run(patch_all, tmp_path, monkeypatch):
     write_reports(tmp_path / "in", 2)
     lib = tmp_path / "lib"
     convert([str(tmp_path / "in")], lib)
@@ -594,8 +596,8 @@ def test_a_person_record_is_read_once_per_pipeline_not_on_every_run(tmp_path, mo
     base.write_text(json.dumps(data), encoding="utf-8")
     assert Library.read(record).pipeline.fingerprint is None
     calls = []
-    real = convert_module.analyse
-    monkeypatch.setattr(convert_module, "analyse", lambda nlp, source: calls.append(source.location) or real(nlp, source))
+    real = pool_module.analyse
+    patch_all(convert_module, "analyse", lambda nlp, source: calls.append(source.location) or real(nlp, source))
     # read again once (nothing to propose: the record stays as the person left it) ...
     first = convert([str(tmp_path / "in")], lib)
     assert calls == [str(tmp_path / "in" / "report-0000.md")] and first.counts["unchanged"] == 2
@@ -612,10 +614,10 @@ def test_a_person_record_is_read_once_per_pipeline_not_on_every_run(tmp_path, mo
     assert calls == []
 
 
-def _counting(monkeypatch) -> list[str]:
+def _counting(patch_all) -> list[str]:
     calls: list[str] = []
-    real = convert_module.analyse
-    monkeypatch.setattr(convert_module, "analyse", lambda nlp, source: calls.append(source.location) or real(nlp, source))
+    real = pool_module.analyse
+    patch_all(convert_module, "analyse", lambda nlp, source: calls.append(source.location) or real(nlp, source))
     return calls
 
 
@@ -641,9 +643,9 @@ def _url_after(lib: Path, folder: Path, url_base: str | None, **options) -> str 
     return Library.read(lib / "IL-0001.yaml").source.url
 
 
-def test_an_amended_source_of_a_person_record_is_read_once(tmp_path, monkeypatch):
+def test_an_amended_source_of_a_person_record_is_read_once(patch_all, tmp_path, monkeypatch):
     lib, source = _one_reviewed_report(tmp_path)
-    calls = _counting(monkeypatch)
+    calls = _counting(patch_all)
     # an amendment that proposes something: pending once, then skipped while it waits
     source.write_text(source.read_text(encoding="utf-8") + "\n## Detection\n\nA customer told support.\n",
                       encoding="utf-8")
@@ -702,12 +704,12 @@ def proposed_fields(lib: Path) -> list[str]:
     return [c.field for d in pending_diffs(lib).diffs for c in d.changes]
 
 
-def test_a_new_public_address_reaches_a_person_record_once(tmp_path, monkeypatch):
+def test_a_new_public_address_reaches_a_person_record_once(patch_all, tmp_path, monkeypatch):
     write_reports(tmp_path / "in", 1)
     lib = tmp_path / "lib"
     convert([str(tmp_path / "in")], lib)
     record = _reviewed(lib)
-    calls = _counting(monkeypatch)
+    calls = _counting(patch_all)
     results = convert([str(tmp_path / "in")], lib, url_base="https://example.org/pm/").results
     assert len(calls) == 1 and Library.read(record).source.url == "https://example.org/pm/report-0000.md"
     assert Library.read(record).status == "reviewed"
@@ -748,7 +750,7 @@ def test_a_failed_write_while_a_record_follows_its_moved_file_is_redone(tmp_path
     assert sorted(p.name for p in lib.glob("IL-*")) == ["IL-0001.yaml"]
 
 
-def test_a_failed_write_of_a_new_public_address_is_redone(tmp_path, monkeypatch):
+def test_a_failed_write_of_a_new_public_address_is_redone(patch_all, tmp_path, monkeypatch):
     lib, _ = _one_reviewed_report(tmp_path, "https://old.example.org/pm/")
     record = lib / "IL-0001.yaml"
     from pmparse.library import store as record_module
@@ -760,10 +762,10 @@ def test_a_failed_write_of_a_new_public_address_is_redone(tmp_path, monkeypatch)
             raise OSError(28, "No space left on device")
         return original(path, text)
 
-    monkeypatch.setattr(record_module, "atomic_write", full)
+    patch_all(record_module, "atomic_write", full)
     assert [r.status for r in convert([str(tmp_path / "in")], lib, url_base="https://new.example.org/pm/").results] \
         == ["failed"]
-    monkeypatch.setattr(record_module, "atomic_write", original)
+    patch_all(record_module, "atomic_write", original)
     assert Library.read(record).source.url == "https://old.example.org/pm/report-0000.md"
     assert _url_after(lib, tmp_path / "in", "https://new.example.org/pm/") == "https://new.example.org/pm/report-0000.md"
 
@@ -841,21 +843,21 @@ def test_a_suggestion_partly_accepted_is_made_again_when_its_file_is_deleted(tmp
     assert proposed_fields(lib) == [name for name in fields if name != "detection"]
 
 
-def test_a_review_that_settles_a_suggestion_is_remembered_across_runs(tmp_path, monkeypatch):
+def test_a_review_that_settles_a_suggestion_is_remembered_across_runs(patch_all, tmp_path, monkeypatch):
     lib, source = _one_reviewed_report(tmp_path)
     _amend(source)
     convert([str(source)], lib)
     review(lib, reject=proposed_fields(lib), reviewer="ann")
-    calls = _counting(monkeypatch)
+    calls = _counting(patch_all)
     assert convert([str(source)], lib).counts["unchanged"] == 1 and calls == []
 
 
-def test_a_base_write_cut_short_does_not_make_a_person_record_read_on_every_run(tmp_path, monkeypatch):
+def test_a_base_write_cut_short_does_not_make_a_person_record_read_on_every_run(patch_all, tmp_path, monkeypatch):
     lib, source = _one_reviewed_report(tmp_path)
     intent = lib / ".pmparse" / "intent" / "IL-0001.json"
     intent.parent.mkdir(parents=True, exist_ok=True)
     intent.write_text((lib / ".pmparse" / "base" / "IL-0001.json").read_text(encoding="utf-8"), encoding="utf-8")
-    calls = _counting(monkeypatch)
+    calls = _counting(patch_all)
     convert([str(source)], lib)
     assert len(calls) == 1 and not intent.exists()  # read once; the settled base replaces the intent
     convert([str(source)], lib)

@@ -165,7 +165,8 @@ def other_headings(tmp_path: Path) -> str:
 
 def convert_with_other_model(monkeypatch, tmp_path, sources, library):
     """Re-convert as a different model would: another heading table and another model name."""
-    monkeypatch.setattr("pmparse.batch.convert.version_info", lambda nlp: {"version": __version__, "model": "test-model-2"})
+    for module in ("pmparse.batch.pool", "pmparse.library.sync"):  # both stamp records with it
+        monkeypatch.setattr(f"{module}.version_info", lambda nlp: {"version": __version__, "model": "test-model-2"})
     report = convert(sources, library, config=PipelineConfig(headings_path=other_headings(tmp_path)))
     monkeypatch.undo()
     return report

@@ -156,7 +156,7 @@ def test_unknown_feature_kinds_are_refused():
         HashedNgrams("char", (1, 2), 16)
 
 
-def test_character_ngrams_stay_equal_across_batches_and_a_table_reset(monkeypatch):
+def test_character_ngrams_stay_equal_across_batches_and_a_table_reset(patch_all, monkeypatch):
     """Words seen in one batch are gathered from the table in the next; a full table starts over."""
     from sklearn.feature_extraction.text import HashingVectorizer
 
@@ -166,7 +166,7 @@ def test_character_ngrams_stay_equal_across_batches_and_a_table_reset(monkeypatc
     for batch in batches:
         assert np.array_equal(mine.transform(batch).dense(), sk.transform(batch).toarray() if batch else np.zeros((0, 2**10)))
     assert "quokka" in mine._ids
-    monkeypatch.setattr("pmparse.nlp.linear.CACHE_LIMIT", 5)
+    patch_all("pmparse.nlp.linear.CACHE_LIMIT", 5)
     assert np.array_equal(mine.transform(TEXTS).dense(), sk.transform(TEXTS).toarray())
     assert "quokka" not in mine._ids  # started over: only this batch's words are kept
 

@@ -133,7 +133,7 @@ class Killed(BaseException):
     """Stands for SIGKILL: nothing after it in the process runs."""
 
 
-def test_a_run_killed_before_the_record_was_written_keeps_the_old_base(tmp_path, monkeypatch):
+def test_a_run_killed_before_the_record_was_written_keeps_the_old_base(patch_all, tmp_path, monkeypatch):
     library = Library.open(tmp_path)
     library.write(make_card(), "yaml")
     newer = make_card().model_copy(update={"organisation": "Newer Org"})
@@ -144,10 +144,10 @@ def test_a_run_killed_before_the_record_was_written_keeps_the_old_base(tmp_path,
             raise Killed
         real(path, text)
 
-    monkeypatch.setattr(record_module, "atomic_write", die_on_the_record)
+    patch_all(record_module, "atomic_write", die_on_the_record)
     with pytest.raises(Killed):
         library.write(newer, "yaml")
-    monkeypatch.setattr(record_module, "atomic_write", real)
+    patch_all(record_module, "atomic_write", real)
     reopened = Library.open(tmp_path)
     entry = reopened.entries["IL-0001"]
     assert entry.card.organisation == "Example Org"
@@ -246,8 +246,8 @@ def test_a_record_broken_after_the_scan_reads_as_invalid(tmp_path):
     assert Library.open(tmp_path).entries["IL-0001"].error  # and the next scan agrees
 
 
-def test_only_a_few_cards_stay_parsed(tmp_path, monkeypatch):
-    monkeypatch.setattr(record_module, "CARD_CACHE", 3)
+def test_only_a_few_cards_stay_parsed(patch_all, tmp_path, monkeypatch):
+    patch_all(record_module, "CARD_CACHE", 3)
     library = _library_of(tmp_path, 8)
     library = Library.open(tmp_path)
     cards = [entry.card for entry in library.entries.values()]

@@ -121,7 +121,7 @@ def test_reject_then_reconvert_proposes_nothing_new(pending, sources, tmp_path, 
     assert snapshot(pending) == before
 
 
-def test_the_rejection_memory_alone_blocks_the_same_suggestion(pending, sources, tmp_path, monkeypatch):
+def test_the_rejection_memory_alone_blocks_the_same_suggestion(patch_all, pending, sources, tmp_path, monkeypatch):
     second = proposed(pending, "IL-0002")
     review(pending, reject=second, reviewer="ann", records=["IL-0002"])
     memory = load_rejections(Library(pending), "IL-0002")
@@ -135,7 +135,7 @@ def test_the_rejection_memory_alone_blocks_the_same_suggestion(pending, sources,
     assert Library(pending).read_state("base", "IL-0002").pipeline.model == "test-model-2"
     (pending / ".pmparse" / "base" / "IL-0002.json").unlink()
     # another model version proposing the same values is a new suggestion to the memory alone
-    monkeypatch.setattr("pmparse.batch.convert.version_info", lambda nlp: {"version": "0.1.0", "model": "test-model-3"})
+    patch_all("pmparse.batch.convert.version_info", lambda nlp: {"version": "0.1.0", "model": "test-model-3"})
     report = convert(sources[1:], pending, config=PipelineConfig(headings_path=other_headings(tmp_path)))
     assert report.results[0].status == "pending" and proposed(pending, "IL-0002") == second
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pmparse.batch.convert import suggest
+from pmparse.library.sync import suggest
 from pmparse.nlp.pipeline import PipelineConfig
 from pmparse.card.schema import Card, Pipeline, Source, Support
 from pmparse.rules.taxonomy import load_taxonomy

@@ -195,10 +195,10 @@ def test_fit_needs_two_labels():
         fit([DocExamples("d", "s", [("a b", "c")], [("symptoms", 1.0)])])
 
 
-def test_cli_train_writes_a_model_convert_can_use(tiny_corpus, tmp_path, monkeypatch):
+def test_cli_train_writes_a_model_convert_can_use(patch_all, tiny_corpus, tmp_path, monkeypatch):
     import pmparse.training.fields as train_module
 
-    monkeypatch.setattr(train_module, "GOLD_DIR", tiny_corpus.parent / f"{tiny_corpus.name}-gold")
+    patch_all(train_module, "GOLD_DIR", tiny_corpus.parent / f"{tiny_corpus.name}-gold")
     runner = CliRunner()
     result = runner.invoke(main, ["train", "--corpus", str(tiny_corpus), "--out", str(tmp_path / "m"), "--seed", "1"])
     assert result.exit_code == 0, result.output
@@ -213,12 +213,12 @@ def test_cli_train_writes_a_model_convert_can_use(tiny_corpus, tmp_path, monkeyp
     assert "pmparse-units-v2" in record
 
 
-def test_cli_train_writes_the_dataset_by_offset_and_it_spells_the_labelled_units(tiny_corpus, tmp_path, monkeypatch):
+def test_cli_train_writes_the_dataset_by_offset_and_it_spells_the_labelled_units(patch_all, tiny_corpus, tmp_path, monkeypatch):
     import hashlib
 
     import pmparse.training.fields as train_module
 
-    monkeypatch.setattr(train_module, "GOLD_DIR", tiny_corpus.parent / f"{tiny_corpus.name}-gold")
+    patch_all(train_module, "GOLD_DIR", tiny_corpus.parent / f"{tiny_corpus.name}-gold")
     dataset = tmp_path / "units.jsonl"
     result = CliRunner().invoke(main, ["train", "--corpus", str(tiny_corpus), "--out", str(tmp_path / "m"),
                                        "--dataset", str(dataset)])

@@ -14,17 +14,10 @@ from pmparse.training import tags as train_categories
 from pmparse.nlp.components.tagger import category_texts
 from pmparse.errors import LabelError, PmparseError
 from pmparse.rules.taxonomy import load_taxonomy
-from pmparse.training.tags import (
-    Example,
-    Settings,
-    analysed_docs,
-    cross_validate,
-    read_team_labels,
-    row_folds,
-    source_folds,
-    team_examples,
-    team_labels_of,
-)
+from pmparse.evaluation.gold import Example
+from pmparse.training.tag_inputs import Settings, analysed_docs
+from pmparse.training.tag_fit import cross_validate, row_folds, source_folds
+from pmparse.training.tag_labels import read_team_labels, team_examples, team_labels_of
 
 REPORT = "\n".join([
     "# Checkout errors", "", "## Summary", "",
@@ -171,7 +164,7 @@ def test_source_folds_hold_out_every_row_of_a_source():
 
 
 @pytest.mark.parametrize("by_source", [False, True])
-def test_cross_validation_tests_gold_rows_and_trains_team_rows_outside_their_fold(monkeypatch, by_source):
+def test_cross_validation_tests_gold_rows_and_trains_team_rows_outside_their_fold(patch_all, monkeypatch, by_source):
     examples = _examples()
     seen: list[tuple[set[str], set[str]]] = []
 
@@ -186,7 +179,7 @@ def test_cross_validation_tests_gold_rows_and_trains_team_rows_outside_their_fol
         seen.append(({ex.group for ex in train}, set()))
         return Stub(train)
 
-    monkeypatch.setattr(train_categories, "fit", fake_fit)
+    patch_all(train_categories, "fit", fake_fit)
     folds = row_folds(examples, GOLD, None if by_source else {0: 0, 1: 1, 2: 0, 3: 1})
     probs = cross_validate(examples, np.zeros((len(examples), 3), dtype=object), None, Settings(), folds)
     assert [bool(p) for p in probs] == [True] * 4 + [False] * 3  # only gold rows are scored
@@ -210,7 +203,7 @@ def test_evidence_rows_train_on_the_annotators_stretches(tmp_path, corpus, taxon
     assert examples[1].labels == examples[0].labels and examples[1].whole == examples[0].whole
 
 
-def test_train_categories_stops_on_a_bad_label_file_before_training(tmp_path, corpus, monkeypatch):
+def test_train_categories_stops_on_a_bad_label_file_before_training(patch_all, tmp_path, corpus, monkeypatch):
     from click.testing import CliRunner
 
     from pmparse.cli import main
@@ -218,7 +211,7 @@ def test_train_categories_stops_on_a_bad_label_file_before_training(tmp_path, co
     def no_pipeline(*args, **kwargs):
         raise AssertionError("the pipeline ran before the labels were checked")
 
-    monkeypatch.setattr(train_categories, "analysed_docs", no_pipeline)
+    patch_all(train_categories, "analysed_docs", no_pipeline)
     gold = write_jsonl(tmp_path, "gold.jsonl", {"id": "gold/g", "path": "gold/g.md", "card": {}})
     labels = write_jsonl(tmp_path, "batch.jsonl", _line(root_cause_categories=["gremlins"]))
     result = CliRunner().invoke(main, ["train-categories", "--corpus", str(corpus), "--gold", str(gold), "--labels",
@@ -249,7 +242,7 @@ def test_label_agreement_compares_the_documents_both_passes_labelled(tmp_path, t
     from click.testing import CliRunner
 
     from pmparse.cli import main
-    from pmparse.training.tags import label_agreement
+    from pmparse.training.tag_agreement import label_agreement
 
     first = write_jsonl(tmp_path, "first.jsonl", _line(),
                    _line(path="acme/two.md", text=OTHER, root_cause_categories=["configuration_change"],
@@ -269,7 +262,7 @@ def test_label_agreement_compares_the_documents_both_passes_labelled(tmp_path, t
 
 
 def test_component_cross_validation_keeps_the_most_likely_candidate_when_none_is_sure():
-    from pmparse.training.tags import ComponentData, cv_components
+    from pmparse.training.tag_fit import ComponentData, cv_components
 
     rng = np.random.default_rng(0)
     docs = np.repeat(np.arange(6), 3)  # six documents, three candidates each
@@ -296,7 +289,7 @@ def _component_line(path: str = "acme/one.md", text: str = REPORT, **changes) ->
 
 
 def test_a_valid_component_line_is_read_and_an_empty_list_means_none_involved(tmp_path, taxonomy):
-    from pmparse.training.tags import read_component_labels
+    from pmparse.training.tag_labels import read_component_labels
 
     path = write_jsonl(tmp_path, "batch_k1.jsonl", _component_line(),
                   _component_line(path="acme/two.md", text=OTHER, components=[], evidence=[]))
@@ -314,7 +307,7 @@ def test_a_valid_component_line_is_read_and_an_empty_list_means_none_involved(tm
     ("{not json", "expected a component label line"),
 ])
 def test_an_invalid_component_line_is_a_typed_error_naming_file_and_line(tmp_path, taxonomy, row, message):
-    from pmparse.training.tags import read_component_labels
+    from pmparse.training.tag_labels import read_component_labels
 
     path = write_jsonl(tmp_path, "batch_k1.jsonl", _component_line(path="acme/two.md", text=OTHER), row)
     with pytest.raises(LabelError, match="line 2") as caught:
@@ -323,7 +316,7 @@ def test_an_invalid_component_line_is_a_typed_error_naming_file_and_line(tmp_pat
 
 
 def test_team_component_documents_skip_gold_and_changed_sources(tmp_path, corpus, taxonomy):
-    from pmparse.training.tags import team_component_docs
+    from pmparse.training.tag_fit import team_component_docs
 
     path = write_jsonl(tmp_path, "batch_k1.jsonl", _component_line(),
                   _component_line(path="acme/two.md", text="an older text"),  # sha256 differs
@@ -337,7 +330,8 @@ def test_team_component_documents_skip_gold_and_changed_sources(tmp_path, corpus
 
 def test_component_rows_of_team_documents_train_but_are_never_scored(tmp_path, corpus, taxonomy):
     from pmparse.nlp.components.tagger import Matchers
-    from pmparse.training.tags import component_data, untagged_pipeline
+    from pmparse.training.tag_fit import component_data
+    from pmparse.training.tag_inputs import untagged_pipeline
 
     texts = {"acme/db.md": "# Slow pages\n\nThe primary database ran out of connections, so the cache missed.\n",
              "beta/dns.md": "# Lookups failed\n\nThe DNS resolver dropped queries after a network change.\n"}
@@ -360,8 +354,8 @@ def test_component_rows_of_team_documents_train_but_are_never_scored(tmp_path, c
 
 
 @pytest.mark.parametrize("by_source", [False, True])
-def test_component_cross_validation_holds_out_team_rows_with_their_source(monkeypatch, by_source):
-    from pmparse.training.tags import ComponentData, cv_components
+def test_component_cross_validation_holds_out_team_rows_with_their_source(patch_all, monkeypatch, by_source):
+    from pmparse.training.tag_fit import ComponentData, cv_components
 
     trained: list[set[int]] = []
     real_fit = train_categories.fit_components
@@ -370,7 +364,7 @@ def test_component_cross_validation_holds_out_team_rows_with_their_source(monkey
         trained.append({int(data.doc[r]) for r in rows})
         return real_fit(data, settings, rows)
 
-    monkeypatch.setattr(train_categories, "fit_components", spy)
+    patch_all(train_categories, "fit_components", spy)
     docs = np.repeat(np.arange(6), 2)  # gold 0-3 (sources a, a, b, b), team 4 (a) and 5 (b)
     y = np.tile([1, 0], 6)
     x = np.column_stack([y + 0.1 * np.arange(12) % 0.3, np.ones(12)])
@@ -391,7 +385,8 @@ def test_component_agreement_compares_two_passes_and_the_cli_prints_it(tmp_path,
     from click.testing import CliRunner
 
     from pmparse.cli import main
-    from pmparse.training.tags import component_agreement, read_component_labels
+    from pmparse.training.tag_agreement import component_agreement
+    from pmparse.training.tag_labels import read_component_labels
 
     first = write_jsonl(tmp_path, "batch_k1.jsonl", _component_line(components=["web_application", "database"]),
                    _component_line(path="acme/two.md", text=OTHER, components=["search"], evidence=[]))
@@ -417,11 +412,12 @@ def test_component_agreement_compares_two_passes_and_the_cli_prints_it(tmp_path,
     assert none_shared.exit_code == 2 and "found none in" in none_shared.output and "other.jsonl" in none_shared.output
 
 
-def test_train_scores_components_with_team_rows_held_out_by_source_only_in_the_source_run(tmp_path, monkeypatch):
+def test_train_scores_components_with_team_rows_held_out_by_source_only_in_the_source_run(patch_all, tmp_path, monkeypatch):
     """The wiring of train(): team component labels reach the component data, and only the
     leave-one-source-out run hands cv_components the source folds (else team rows of the held-out
     source would train in its fold)."""
-    from pmparse.training.tags import ComponentData, train
+    from pmparse.training.tag_fit import ComponentData
+    from pmparse.training.tags import train
 
     texts = {"acme/g1.md": "# Slow\n\nThe primary database ran out of connections.\n",
              "beta/g2.md": "# Lookups\n\nThe DNS resolver dropped queries.\n",
@@ -446,10 +442,10 @@ def test_train_scores_components_with_team_rows_held_out_by_source_only_in_the_s
 
     report = {group: {"precision": 0.5, "recall": 0.5, "f1": 0.5, "macro_f1": 0.5} for group in
               ("root_cause_categories", "contributing_factor_categories")}
-    monkeypatch.setattr(train_categories, "cv_components", spy)
-    monkeypatch.setattr(train_categories, "cross_validate", lambda examples, *a, **k: [{} for _ in examples])
-    monkeypatch.setattr(train_categories, "cv_report", lambda *a, **k: {name: dict(v) for name, v in report.items()})
-    monkeypatch.setattr(train_categories, "model_card", lambda summary: "card")
+    patch_all(train_categories, "cv_components", spy)
+    patch_all(train_categories, "cross_validate", lambda examples, *a, **k: [{} for _ in examples])
+    patch_all(train_categories, "cv_report", lambda *a, **k: {name: dict(v) for name, v in report.items()})
+    patch_all(train_categories, "model_card", lambda summary: "card")
     summary = train(tmp_path / "model", str(root), [gold], Settings(repeats=1, min_positives=100), label_files=[labels],
                     component_label_files=[components])
     assert summary["component_team"]["documents"] == 1 and summary["component_candidates"] == 2
@@ -493,18 +489,18 @@ def test_lowering_a_category_floor_takes_allow_lower():
     assert down["floors"]["sources"]["root_cause_macro_f1"] == 0.5
 
 
-def test_a_floor_check_trains_into_a_temporary_folder_and_exits_1_below_a_floor(monkeypatch, tmp_path):
+def test_a_floor_check_trains_into_a_temporary_folder_and_exits_1_below_a_floor(patch_all, monkeypatch, tmp_path):
     seen = {}
 
     def fake_train(output, *args, **kwargs):
         seen["output"] = output
         return {**_summary(rc_sources=0.4), "model": str(Path(output) / "weights.npz")}
 
-    monkeypatch.setattr(train_categories, "train", fake_train)
-    monkeypatch.setattr(train_categories, "figures_markdown", lambda summary: "figures")
+    patch_all(train_categories, "train", fake_train)
+    patch_all(train_categories, "figures_markdown", lambda summary: "figures")
     floors = tmp_path / "floors.json"
     floors.write_text(json.dumps({"margin": 0.02, "floors": {"sources": {"root_cause_macro_f1": 0.58}}}))
-    monkeypatch.setattr(train_categories, "FLOORS_PATH", floors)
+    patch_all(train_categories, "FLOORS_PATH", floors)
     text, notes, code = train_categories.run_train_categories(None, None, None, 0, None, True, None, check=True)
     assert code == 1 and "BELOW FLOOR" in text and notes == []
     assert seen["output"] is not None and not Path(seen["output"]).exists()  # a scratch folder, removed
@@ -522,16 +518,17 @@ def test_a_figure_of_exactly_two_decimals_is_its_own_floor():
     assert floors["floors"]["sources"] == {"root_cause_f1": 0.58, "components_f1": 0.29} and not lowered
 
 
-def test_a_floor_check_without_floors_fails(monkeypatch, tmp_path):
-    monkeypatch.setattr(train_categories, "train", lambda output, *a, **k: {**_summary(), "model": "x"})
-    monkeypatch.setattr(train_categories, "figures_markdown", lambda summary: "figures")
-    monkeypatch.setattr(train_categories, "FLOORS_PATH", tmp_path / "missing.json")
+def test_a_floor_check_without_floors_fails(patch_all, monkeypatch, tmp_path):
+    patch_all(train_categories, "train", lambda output, *a, **k: {**_summary(), "model": "x"})
+    patch_all(train_categories, "figures_markdown", lambda summary: "figures")
+    patch_all(train_categories, "FLOORS_PATH", tmp_path / "missing.json")
     text, _, code = train_categories.run_train_categories(None, None, None, 0, None, True, None, check=True)
     assert code == 1 and "expected floors" in text
 
 
 def test_label_and_gold_path_patterns_name_the_corpus_file(tmp_path, corpus, taxonomy):
-    from pmparse.training.tags import labelled_texts, read_gold
+    from pmparse.training.tag_labels import labelled_texts
+    from pmparse.evaluation.gold import read_gold
 
     (corpus / "acme" / "two-more.md").write_text(OTHER, encoding="utf-8")  # "acme/t*.md" now matches two
     labels = write_jsonl(tmp_path, "a.jsonl", _line(path="acme/o*.md"), _line(path="acme/t*.md", text=OTHER))
@@ -560,7 +557,8 @@ def test_span_rows_train_root_cause_categories_on_the_annotated_cause(tmp_path, 
 
 
 def test_build_examples_reads_spans_only_when_asked_and_never_for_gold(tmp_path, corpus, taxonomy):
-    from pmparse.training.tags import Settings, analysed_docs, build_examples
+    from pmparse.training.tag_inputs import Settings, analysed_docs
+    from pmparse.training.tags import build_examples
 
     labels = write_jsonl(tmp_path, "a.jsonl", _line())
     cause = {"field": "root_cause", "start": REPORT.index("A bug"), "end": REPORT.index("endless loop.") + 13}
@@ -582,7 +580,7 @@ def test_build_examples_reads_spans_only_when_asked_and_never_for_gold(tmp_path,
     assert len(on) == len(off) + 1
 
 
-def test_cli_train_categories_no_spans_turns_the_span_rows_off(tmp_path, monkeypatch):
+def test_cli_train_categories_no_spans_turns_the_span_rows_off(patch_all, tmp_path, monkeypatch):
     from click.testing import CliRunner
 
     from pmparse.cli import main
@@ -593,7 +591,7 @@ def test_cli_train_categories_no_spans_turns_the_span_rows_off(tmp_path, monkeyp
         seen["team_spans"] = settings.team_spans
         raise LabelError("stopped here", "x")
 
-    monkeypatch.setattr(train_categories, "train", fake_train)
+    patch_all(train_categories, "train", fake_train)
     for args, expected in (([], True), (["--no-spans"], False)):
         result = CliRunner().invoke(main, ["train-categories", "--no-eval", *args])
         assert result.exit_code == 2 and seen["team_spans"] is expected

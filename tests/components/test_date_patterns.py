@@ -16,7 +16,11 @@ from hypothesis import strategies as st
 
 from pmparse.nlp.extractors import dates
 
-_M, _O, _TZ = dates._MONTH, dates._ORD, dates._TZ
+
+from pmparse.nlp.extractors import clock
+
+from pmparse.nlp.extractors import durations, timeline
+_M, _O, _TZ = dates._MONTH, dates._ORD, clock._TZ
 PLAIN = {
     "_ISO": re.compile(r"(?<![\d-])(?P<y>(?:19|20)\d{2})-(?P<m>\d{1,2})-(?P<d>\d{1,2})(?![\d])"),
     "_SLASH_YMD": re.compile(r"(?<![\d/])(?P<y>(?:19|20)\d{2})/(?P<m>\d{1,2})/(?P<d>\d{1,2})(?![\d/])"),
@@ -43,6 +47,11 @@ PIECES = ["0", "1", "2", "3", "4", "5", "9", ":", "-", "/", ".", ",", " ", "\n",
           "th", "to", "\u2013", "T", "z"]
 
 
+def _pattern(name: str):
+    """The compiled pattern ``name`` from whichever extractor module defines it."""
+    return next(getattr(m, name) for m in (dates, clock, timeline, durations) if hasattr(m, name))
+
+
 def _found(pattern: re.Pattern, text: str, pos: int, endpos: int) -> list:
     return [(m.span(), m.groupdict()) for m in pattern.finditer(text, pos, endpos)]
 
@@ -53,7 +62,7 @@ def test_fast_pattern_finds_what_the_plain_one_does_on_dates_and_near_misses(nam
              "9am-11 am", "1-3pm", "10.05.2016", "v1.2.2016", "24:00 and 23:59:59", "4th of March 2021",
              "\u0661\u0662:30", "0am 00:61 012:30"]
     for text in texts:
-        assert _found(getattr(dates, name), text, 0, len(text)) == _found(PLAIN[name], text, 0, len(text)), text
+        assert _found(_pattern(name), text, 0, len(text)) == _found(PLAIN[name], text, 0, len(text)), text
 
 
 @settings(max_examples=300, deadline=None)
@@ -63,7 +72,7 @@ def test_fast_patterns_equal_plain_ones_on_random_text_and_windows(parts, data):
     pos = data.draw(st.integers(0, len(text)))
     endpos = data.draw(st.integers(pos, len(text)))
     for name, plain in PLAIN.items():
-        assert _found(getattr(dates, name), text, pos, endpos) == _found(plain, text, pos, endpos), name
+        assert _found(_pattern(name), text, pos, endpos) == _found(plain, text, pos, endpos), name
 
 
 TIMELINES = [
@@ -77,17 +86,17 @@ TIMELINES = [
 def test_the_entry_shortcut_skips_only_lines_that_open_no_entry(text, monkeypatch):
     def read():
         return [(e.moment.start, e.moment.date, e.moment.minutes, e.recovered)
-                for e in dates._timeline_entries(text, 0, len(text), dt.date(2021, 3, 1), "mdy")]
+                for e in timeline._timeline_entries(text, 0, len(text), dt.date(2021, 3, 1), "mdy")]
 
     fast = read()
-    monkeypatch.setattr(dates, "_MAY_OPEN", re.compile(""))  # reads every line
+    monkeypatch.setattr(timeline, "_MAY_OPEN", re.compile(""))  # reads every line
     assert fast == read()
     assert fast  # each text has entries
 
 
 def test_entry_shortcut_needs_a_digit_or_a_day_or_month_name_up_front():
-    assert dates._MAY_OPEN.match("- xy 14:00", 2) is None
-    assert dates._MAY_OPEN.match("- x 14:00", 2) is not None  # a moment may start two characters in
-    assert dates._MAY_OPEN.match("workers pile up", 0) is None
-    assert dates._MAY_OPEN.match("  Mar 3", 0) is not None
-    assert dates._MAY_OPEN.match("(14:00)", 0) is not None
+    assert clock._MAY_OPEN.match("- xy 14:00", 2) is None
+    assert clock._MAY_OPEN.match("- x 14:00", 2) is not None  # a moment may start two characters in
+    assert clock._MAY_OPEN.match("workers pile up", 0) is None
+    assert clock._MAY_OPEN.match("  Mar 3", 0) is not None
+    assert clock._MAY_OPEN.match("(14:00)", 0) is not None

@@ -6,7 +6,12 @@ import datetime as dt
 
 import pytest
 
-from pmparse.nlp.extractors import dates
+
+from pmparse.nlp.extractors import clock
+
+from pmparse.nlp.extractors import durations
+
+from pmparse.nlp.extractors import timeline
 from pmparse.nlp.components.facts import find_incident_duration
 
 REF = dt.date(2022, 3, 4)
@@ -23,13 +28,13 @@ def _evidence(text: str, found) -> list[str]:
     ("text", "minutes"), [("2.5 minutes", 3), ("1.5 hours", 90), ("90 secs", 2), ("0.4 minutes", 0)]
 )
 def test_half_a_minute_rounds_up(text, minutes):
-    assert dates.parse_duration(text) == minutes
+    assert durations.parse_duration(text) == minutes
 
 
 def test_a_clock_time_may_carry_a_list_colon():
     text = "20:39: the deploy starts"
-    assert dates.find_times(text) == [(20 * 60 + 39, 0, 5)]
-    assert dates.find_times("at 21:43:05 exactly") == [(21 * 60 + 43, 3, 11)]
+    assert clock.find_times(text) == [(20 * 60 + 39, 0, 5)]
+    assert clock.find_times("at 21:43:05 exactly") == [(21 * 60 + 43, 3, 11)]
 
 
 # --- labels ---------------------------------------------------------------------------------
@@ -37,7 +42,7 @@ def test_a_clock_time_may_carry_a_list_colon():
 
 def test_a_label_inside_a_log_line_is_not_the_reports_field():
     text = "Build step done (duration: 04m 12s) on every runner.\nThe API was unavailable for 45 minutes.\n"
-    minutes, evidence, _, how = dates.find_duration(text)
+    minutes, evidence, _, how = durations.find_duration(text)
     assert (minutes, how) == (45, "phrase")
     assert text[evidence[0][0]:evidence[0][1]] == "45 minutes"
 
@@ -51,29 +56,29 @@ def test_a_label_inside_a_log_line_is_not_the_reports_field():
     ],
 )
 def test_labels_at_the_start_of_a_line(text, minutes, value):
-    found = dates.find_duration(text)
+    found = durations.find_duration(text)
     assert found[0] == minutes and found[3] == "labelled"
     assert _evidence(text, found) == [value]
 
 
 def test_a_label_written_in_a_sentence():
     text = "We rolled back the flag. Overall, the time to resolution was roughly 35 minutes, start to end."
-    found = dates.find_duration(text)
+    found = durations.find_duration(text)
     assert (found[0], found[3]) == (35, "labelled")
     assert _evidence(text, found) == ["35 minutes"]
     text = "The proxy restarted by itself; the total downtime was about 12 minutes."
-    assert dates.find_duration(text)[:1] == (12,)
+    assert durations.find_duration(text)[:1] == (12,)
 
 
 def test_one_label_with_several_values_means_several_incidents():
     text = ("# Two bad days\n\n### Monday\n**Duration:** 40 minutes\n\n### Thursday\n**Duration:** 25 minutes\n\n"
             "## Timeline\n09:00 Errors start\n09:40 Errors stop, service restored\n")
-    assert dates.several_incidents(text)
-    assert dates.find_duration(text, timelines=[(text.index("09:00"), len(text))], reference=REF) is None
+    assert durations.several_incidents(text)
+    assert durations.find_duration(text, timelines=[(text.index("09:00"), len(text))], reference=REF) is None
     assert find_incident_duration(text, 0, "2022-03-04", [(text.index("09:00"), len(text))]) is None
     same = "**Duration:** 40 minutes\n\nRecap\n**Duration:** 40 minutes\n"
-    assert not dates.several_incidents(same)
-    assert dates.find_duration(same)[0] == 40
+    assert not durations.several_incidents(same)
+    assert durations.find_duration(same)[0] == 40
 
 
 # --- phrases --------------------------------------------------------------------------------
@@ -88,7 +93,7 @@ def test_one_label_with_several_values_means_several_incidents():
     ],
 )
 def test_of_and_over_alone_do_not_state_a_length(text):
-    assert dates.find_duration(text) is None
+    assert durations.find_duration(text) is None
 
 
 @pytest.mark.parametrize(
@@ -108,18 +113,18 @@ def test_of_and_over_alone_do_not_state_a_length(text):
     ],
 )
 def test_phrases_that_state_a_length(text, minutes, value):
-    found = dates.find_duration(text)
+    found = durations.find_duration(text)
     assert found[0] == minutes and found[3] == "phrase"
     assert _evidence(text, found) == [value]
 
 
 def test_a_length_before_someone_noticed_is_the_time_to_detect():
     text = "Builds sat in the queue for two hours before anyone noticed."
-    assert dates.find_duration(text) is None
+    assert durations.find_duration(text) is None
     text = "The queue was stuck for two hours before it was detected. It was down for 3 hours in total."
-    assert dates.find_duration(text)[0] == 180
+    assert durations.find_duration(text)[0] == 180
     text = "One rack dropped off for about 15 minutes until the fault was detected. Pages failed for 2 hours."
-    assert dates.find_duration(text)[0] == 120
+    assert durations.find_duration(text)[0] == 120
 
 
 @pytest.mark.parametrize(
@@ -136,21 +141,21 @@ def test_a_length_before_someone_noticed_is_the_time_to_detect():
     ],
 )
 def test_phrases_about_something_other_than_the_outage_state_no_length(text):
-    assert dates.find_duration(text) is None
+    assert durations.find_duration(text) is None
 
 
 def test_a_lone_lower_case_m_is_still_minutes():
-    assert dates.parse_duration("16m") == 16 and dates.parse_duration("0h 16m") == 16
-    assert dates.find_duration("The cache was cold for 16m after the restart.")[0] == 16
+    assert durations.parse_duration("16m") == 16 and durations.parse_duration("0h 16m") == 16
+    assert durations.find_duration("The cache was cold for 16m after the restart.")[0] == 16
 
 
 def test_a_span_in_the_phrases_own_sentence_is_exact_and_wins():
     text = "Image uploads were unavailable for roughly 2 hours, from 09:10 to 11:05 UTC, on Monday.\n"
-    found = dates.find_duration(text)
+    found = durations.find_duration(text)
     assert (found[0], found[3]) == (115, "span")
     # a span in a later sentence does not refine the phrase
     text = "Image uploads were unavailable for roughly 2 hours. From 09:10 to 11:05 we cleaned up.\n"
-    assert dates.find_duration(text)[:1] == (120,)
+    assert durations.find_duration(text)[:1] == (120,)
 
 
 def test_a_bare_phrase_in_a_timeline_or_a_plan_is_not_the_outages_length():
@@ -159,13 +164,13 @@ def test_a_bare_phrase_in_a_timeline_or_a_plan_is_not_the_outages_length():
             "- Book a 3-hour maintenance downtime to move the queue\n")
     timeline = (text.index("10:00"), text.index("Action items"))
     plan = (text.index("- Book"), len(text))
-    found = dates.find_duration(text, reference=REF, timelines=[timeline], plans=[plan])
+    found = durations.find_duration(text, reference=REF, timelines=[timeline], plans=[plan])
     assert (found[0], found[3]) == (65, "timeline")
-    assert dates.find_duration(text, reference=REF, timelines=[], plans=[plan])[:1] == (45,)
-    assert dates.find_duration(text, reference=REF, timelines=[timeline], plans=[])[:1] == (180,)
+    assert durations.find_duration(text, reference=REF, timelines=[], plans=[plan])[:1] == (45,)
+    assert durations.find_duration(text, reference=REF, timelines=[timeline], plans=[])[:1] == (180,)
     # a phrase that names the outage counts in a timeline
     named = "Timeline\n10:00 Deploy\n10:40 Impact over: an outage of 30 minutes\n"
-    found = dates.find_duration(named, reference=REF, timelines=[(9, len(named))])
+    found = durations.find_duration(named, reference=REF, timelines=[(9, len(named))])
     assert (found[0], found[3]) == (30, "phrase")
 
 
@@ -218,7 +223,7 @@ def test_among_lessons_only_a_phrase_naming_the_outage_is_read():
     ],
 )
 def test_lengths_the_exclusions_leave_alone(text, minutes):
-    assert dates.find_duration(text)[0] == minutes
+    assert durations.find_duration(text)[0] == minutes
 
 
 @pytest.mark.parametrize(
@@ -231,7 +236,7 @@ def test_lengths_the_exclusions_leave_alone(text, minutes):
     ],
 )
 def test_lengths_of_something_else_near_the_outage_are_not_read(text):
-    assert dates.find_duration(text) is None
+    assert durations.find_duration(text) is None
 
 
 # --- stated spans ---------------------------------------------------------------------------
@@ -239,18 +244,18 @@ def test_lengths_of_something_else_near_the_outage_are_not_read(text):
 
 def test_an_arrow_joins_two_moments():
     text = "Impact window: 2022-03-04 10:05 -> 2022-03-04 10:50 UTC"
-    (minutes, evidence), = dates.find_stated_spans(text)
+    (minutes, evidence), = durations.find_stated_spans(text)
     assert minutes == 45
     assert [text[s:e] for s, e in evidence] == ["2022-03-04 10:05", "2022-03-04 10:50 UTC"]
 
 
 def test_a_span_wrapped_over_two_lines():
     text = "Uploads failed between 09:12\nand 09:58 UTC for most users."
-    (minutes, evidence), = dates.find_stated_spans(text)
+    (minutes, evidence), = durations.find_stated_spans(text)
     assert minutes == 46
     assert [text[s:e] for s, e in evidence] == ["09:12", "09:58 UTC"]
     # a dash ending a line belongs to a list or a table, not to a range
-    assert dates.find_stated_spans("Checks ran at 10:00 -\n11:00 the next batch") == []
+    assert durations.find_stated_spans("Checks ran at 10:00 -\n11:00 the next batch") == []
 
 
 @pytest.mark.parametrize(
@@ -263,33 +268,33 @@ def test_a_span_wrapped_over_two_lines():
     ],
 )
 def test_an_hour_range_sharing_its_am_pm(text, minutes, value):
-    (found_minutes, evidence), = dates.find_stated_spans(text)
+    (found_minutes, evidence), = durations.find_stated_spans(text)
     assert found_minutes == minutes
     assert [text[s:e] for s, e in evidence] == [value]
 
 
 def test_windows_written_together_add_up():
     text = "Checkout failed between 08:10 and 08:25 and again between 08:40 and 09:00 on the same day."
-    (minutes, evidence), = dates.find_stated_spans(text)
+    (minutes, evidence), = durations.find_stated_spans(text)
     assert minutes == 15 + 20
     assert [text[s:e] for s, e in evidence] == ["08:10", "08:25", "08:40", "09:00"]
     listed = ("Dropped messages during two windows:\n2022-03-04 10:00 -> 2022-03-04 10:30 UTC\n"
               "2022-03-04 12:00 -> 2022-03-04 13:00 UTC\n")
-    assert dates.find_stated_spans(listed)[0][0] == 90
+    assert durations.find_stated_spans(listed)[0][0] == 90
 
 
 def test_a_window_inside_another_is_not_added():
     text = "Between 10:00 and 11:00 the API was slow (from 10:15 to 10:45 it was fully down)."
-    spans = dates.find_stated_spans(text)
+    spans = durations.find_stated_spans(text)
     assert [minutes for minutes, _ in spans] == [60, 30]
 
 
 def test_spans_of_timeline_steps_are_left_out():
     text = ("Timeline\n14:02 Alerts fire for the web tier\n14:10 We drain traffic between 14:12 and 14:20\n"
             "13:40-13:55: engineers restart the pods\n")
-    assert dates.find_stated_spans(text) == []
+    assert durations.find_stated_spans(text) == []
     alone = "Impact\n13:40-13:55 UTC\n"
-    assert dates.find_stated_spans(alone)[0][0] == 15
+    assert durations.find_stated_spans(alone)[0][0] == 15
 
 
 # --- timelines ------------------------------------------------------------------------------
@@ -298,7 +303,7 @@ def test_spans_of_timeline_steps_are_left_out():
 def test_an_entry_under_a_heading_is_read_whole():
     text = ("### 09:00\n\nPayments start failing for card users.\n\n"
             "### 09:40\n\nA rollback finishes and payments are back to normal.\n")
-    minutes, evidence = dates.timeline_span(text, 0, len(text), REF)
+    minutes, evidence = timeline.timeline_span(text, 0, len(text), REF)
     assert minutes == 40
     assert [text[s:e] for s, e in evidence] == ["09:00", "09:40"]
 
@@ -306,26 +311,26 @@ def test_an_entry_under_a_heading_is_read_whole():
 def test_marks_of_the_outage_start_and_end():
     text = ("10:01 Deploy begins\n10:07 Error rate climbs.\nOUTAGE BEGINS\n10:30 Rollback started\n"
             "10:41 Error rate flat - OUTAGE ENDS\n11:30 Follow-up ticket filed, all healthy\n")
-    minutes, evidence, marked = dates.timeline_reading(text, 0, len(text), REF)
+    minutes, evidence, marked = timeline.timeline_reading(text, 0, len(text), REF)
     assert (minutes, marked) == (34, True)
     assert [text[s:e] for s, e in evidence] == ["10:07", "10:41"]
     # the marks win over a rounded phrase of the summary
     summary = "The site was down for about half an hour.\n\n"
     whole = summary + text
-    found = dates.find_duration(whole, reference=REF, timelines=[(len(summary), len(whole))])
+    found = durations.find_duration(whole, reference=REF, timelines=[(len(summary), len(whole))])
     assert (found[0], found[3]) == (34, "timeline_marks")
     # a stated span of the summary is as exact as the marks and is written first
     span = "Errors between 10:07 and 10:40.\n\n"
     whole = span + text
-    found = dates.find_duration(whole, reference=REF, timelines=[(len(span), len(whole))])
+    found = durations.find_duration(whole, reference=REF, timelines=[(len(span), len(whole))])
     assert (found[0], found[3]) == (33, "span")
 
 
 def test_a_failure_after_the_last_recovery_leaves_the_end_open():
     text = "08:00 Writes fail\n08:20 Writes recovered\n09:05 Writes failed again\n09:30 Team paged\n"
-    assert dates.timeline_span(text, 0, len(text), REF) is None
+    assert timeline.timeline_span(text, 0, len(text), REF) is None
     healed = text + "10:10 Writes recovered for good\n"
-    assert dates.timeline_span(healed, 0, len(healed), REF)[0] == 130
+    assert timeline.timeline_span(healed, 0, len(healed), REF)[0] == 130
 
 
 @pytest.mark.parametrize(
@@ -352,7 +357,7 @@ def test_a_failure_after_the_last_recovery_leaves_the_end_open():
     ],
 )
 def test_timeline_spans(text, minutes, ends):
-    found, evidence = dates.timeline_span(text, 0, len(text), REF)
+    found, evidence = timeline.timeline_span(text, 0, len(text), REF)
     assert found == minutes
     assert [text[s:e] for s, e in evidence] == ends
 
@@ -371,9 +376,9 @@ def test_a_range_opening_a_timeline_entry_times_that_event_not_the_incident():
     timeline = ("13:00 - 13:01 \nswitch flaps\n13:05 Cache errors climb\nOUTAGE BEGINS\n"
                 "13:40 Link disabled, errors stop\nOUTAGE ENDS\n")
     text = summary + timeline
-    found = dates.find_duration(text, reference=REF, timelines=[(len(summary), len(text))])
+    found = durations.find_duration(text, reference=REF, timelines=[(len(summary), len(text))])
     assert (found[0], found[3]) == (35, "timeline_marks")
     # a sentence inside the timeline stating the window still counts
     said = summary + "Errors rose between 13:05 and 13:40.\n" + timeline
-    found = dates.find_duration(said, reference=REF, timelines=[(len(summary), len(said))])
+    found = durations.find_duration(said, reference=REF, timelines=[(len(summary), len(said))])
     assert (found[0], found[3]) == (35, "span")

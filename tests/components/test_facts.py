@@ -7,6 +7,12 @@ import datetime as dt
 import pytest
 
 from pmparse.nlp.extractors import dates
+
+from pmparse.nlp.extractors import clock
+
+from pmparse.nlp.extractors import durations
+
+from pmparse.nlp.extractors import timeline
 from pmparse.nlp.components.facts import (
     document_title,
     find_incident_date,
@@ -76,12 +82,12 @@ def test_page_dates_are_recognised():
      ("at 12:30 am", 30), ("at 1250 UTC", 12 * 60 + 50), ("by 9 pm PST", 21 * 60)],
 )
 def test_find_times(text, minutes):
-    assert [m for m, _, _ in dates.find_times(text)] == [minutes]
+    assert [m for m, _, _ in clock.find_times(text)] == [minutes]
 
 
 def test_moments_join_a_date_and_a_time_nearby():
     text = "13:19 UTC on 10 Jan and 2021-01-11 05:30"
-    moments = dates.find_moments(text, reference=dt.date(2021, 1, 15))
+    moments = clock.find_moments(text, reference=dt.date(2021, 1, 15))
     assert [(m.date, m.minutes) for m in moments] == [("2021-01-10", 799), ("2021-01-11", 330)]
     assert text[moments[0].start:moments[0].end] == "13:19 UTC on 10 Jan"
 
@@ -95,24 +101,24 @@ def test_moments_join_a_date_and_a_time_nearby():
      ("two hours", 120), ("half an hour", 30), ("6h 27m", 387)],
 )
 def test_parse_duration(text, minutes):
-    assert dates.parse_duration(text) == minutes
+    assert durations.parse_duration(text) == minutes
 
 
 def test_stated_span_between_two_moments():
     text = "Checkout failed between 13:19 UTC on 10 Jan and 05:30 UTC on 11 Jan for most shoppers."
-    (minutes, evidence), = dates.find_stated_spans(text, reference=dt.date(2021, 1, 12))
+    (minutes, evidence), = durations.find_stated_spans(text, reference=dt.date(2021, 1, 12))
     assert minutes == 16 * 60 + 11
     assert [text[s:e] for s, e in evidence] == ["13:19 UTC on 10 Jan", "05:30 UTC on 11 Jan"]
 
 
 def test_stated_span_from_to_and_dash_forms():
-    assert dates.find_stated_spans("From 15:09 BST until about 17:00 BST, every call failed.")[0][0] == 111
-    assert dates.find_stated_spans("Outage 2021-06-02 22:10 - 2021-06-03 01:49 UTC")[0][0] == 219
-    assert dates.find_stated_spans("Outage 22:10 - 01:49 UTC")[0][0] == 219
+    assert durations.find_stated_spans("From 15:09 BST until about 17:00 BST, every call failed.")[0][0] == 111
+    assert durations.find_stated_spans("Outage 2021-06-02 22:10 - 2021-06-03 01:49 UTC")[0][0] == 219
+    assert durations.find_stated_spans("Outage 22:10 - 01:49 UTC")[0][0] == 219
 
 
 def test_a_range_of_days_is_not_a_stated_length():
-    assert dates.find_stated_spans("The bad value was live from 2 March to 9 March 2021.", reference=REF) == []
+    assert durations.find_stated_spans("The bad value was live from 2 March to 9 March 2021.", reference=REF) == []
 
 
 def test_key_events_prefer_repaired_over_resolved():
@@ -121,27 +127,27 @@ def test_key_events_prefer_repaired_over_resolved():
             "  - Fault detected 2021-03-09 09:00\n"
             "  - Repaired 2021-03-09 09:45\n"
             "  - Resolved 2021-03-09 12:00\n")
-    minutes, evidence = dates.find_key_events(text)
+    minutes, evidence = timeline.find_key_events(text)
     assert minutes == 150
     assert [text[s:e] for s, e in evidence] == ["2021-03-09 07:15", "2021-03-09 09:45"]
 
 
 def test_find_duration_orders_its_sources():
     labelled = "Summary of the day.\n\n- **Time to repair**: 6h 27m\n\nWe were down for 2 hours.\n"
-    assert dates.find_duration(labelled)[0] == 387
-    assert dates.find_duration(labelled)[3] == "labelled"
+    assert durations.find_duration(labelled)[0] == 387
+    assert durations.find_duration(labelled)[3] == "labelled"
     phrase = "The API was unavailable for 1 hour and 50 minutes while the disk was replaced."
-    minutes, evidence, confidence, how = dates.find_duration(phrase)
+    minutes, evidence, confidence, how = durations.find_duration(phrase)
     assert (minutes, how) == (110, "phrase")
     assert phrase[evidence[0][0]:evidence[0][1]] == "1 hour and 50 minutes"
-    assert dates.find_duration("Nothing here says how long it took.") is None
+    assert durations.find_duration("Nothing here says how long it took.") is None
 
 
 def test_timeline_needs_an_entry_saying_the_service_recovered():
     text = "10:02 Error rate rises\n10:20 We page the database team\n11:05 Writes succeed, service restored\n"
-    assert dates.timeline_span(text, 0, len(text), REF)[0] == 63
+    assert timeline.timeline_span(text, 0, len(text), REF)[0] == 63
     unresolved = "10:02 Error rate rises\n10:20 We page the database team\n"
-    assert dates.timeline_span(unresolved, 0, len(unresolved), REF) is None
+    assert timeline.timeline_span(unresolved, 0, len(unresolved), REF) is None
 
 
 def test_incident_duration_falls_back_to_a_timeline():

@@ -34,17 +34,10 @@ from pmparse.nlp.linear import Logistic
 from pmparse.ingest.read import ingest_bytes
 from pmparse.nlp.pipeline import PipelineConfig, analyse, get
 from pmparse.rules.taxonomy import load_taxonomy
-from pmparse.training.tags import (
-    Example,
-    Settings,
-    calibration_folds,
-    decide,
-    fit,
-    gold_labels,
-    icco_examples,
-    make_features,
-    own_cue_mask,
-)
+from pmparse.evaluation.gold import Example, gold_labels
+from pmparse.training.tag_inputs import Settings
+from pmparse.training.tag_fit import calibration_folds, decide, fit, make_features, own_cue_mask
+from pmparse.training.tag_labels import icco_examples
 
 ISSUE_IDS = {
     "root_cause_categories": ["hardware_failure", "power_or_facility", "software_bug", "configuration_change",
@@ -408,7 +401,7 @@ def test_gold_labels_and_icco_mapping(tmp_path):
 
 
 def test_taxonomy_file_extends_the_tags_of_convert(tmp_path):
-    from pmparse.batch.convert import suggest
+    from pmparse.library.sync import suggest
 
     taxonomy = _write(tmp_path, {"version": 1, "mode": "extend", "groups": {"components": [
         {"id": "job_runner", "name": "Job runner", "description": "Background job processors.",
@@ -651,7 +644,7 @@ def test_a_text_with_nothing_to_read_gets_no_category(tmp_path):
     from collections import Counter
 
     from pmparse.nlp.components.tagger import nothing_to_read
-    from pmparse.batch.convert import suggest
+    from pmparse.library.sync import suggest
     from pmparse.nlp.pipeline import pipeline_config
 
     assert nothing_to_read([], Counter()) and nothing_to_read([], Counter({"x": 0}))
@@ -670,7 +663,7 @@ def test_a_text_with_nothing_to_read_gets_no_category(tmp_path):
     assert card.root_cause_categories
 
 
-def test_a_new_pipeline_fingerprint_reads_every_rule_file_again(monkeypatch):
+def test_a_new_pipeline_fingerprint_reads_every_rule_file_again(patch_all, monkeypatch):
     from pmparse.nlp import pipeline
     from pmparse.nlp.boilerplate import load as load_boilerplate
     from pmparse.nlp.components import facts
@@ -686,14 +679,14 @@ def test_a_new_pipeline_fingerprint_reads_every_rule_file_again(monkeypatch):
     assert facts._GAZETTEERS
     gazetteers = dict(facts._GAZETTEERS)
     # a rule file rewritten while the process runs: the fingerprint changes, the pipeline is rebuilt
-    monkeypatch.setattr(pipeline, "fingerprint", lambda config: "0123456789abcdef")
+    patch_all(pipeline, "fingerprint", lambda config: "0123456789abcdef")
     nlp = pipeline.get(config)
     assert nlp.meta["pmparse_fingerprint"] == "0123456789abcdef"
     # every file is read again, not served from before the change
     assert all(loader() is not read[loader] for loader in loaders)
     # and again when the files go back and the pipeline built before is served from the cache
     again = {loader: loader() for loader in loaders}
-    monkeypatch.setattr(pipeline, "fingerprint", lambda config: stamp)
+    patch_all(pipeline, "fingerprint", lambda config: stamp)
     assert pipeline.get(config).meta["pmparse_fingerprint"] == stamp
     assert all(loader() is not again[loader] for loader in loaders)
     assert all(facts._GAZETTEERS[key] is not gazetteers[key] for key in facts._GAZETTEERS)

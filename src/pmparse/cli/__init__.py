@@ -63,7 +63,8 @@ def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, taxonomy_pat
     interrupted batch; --force converts them again). Ctrl-C stops cleanly: every record written
     is complete, the summary is printed and the exit code is 130.
     """
-    from pmparse.batch.convert import DEFAULT_TIMEOUT, available_cores, expand_inputs
+    from pmparse.batch.pool import DEFAULT_TIMEOUT, available_cores
+    from pmparse.batch.inputs import expand_inputs
     from pmparse.batch.convert import convert as run
     from pmparse.ingest.read import DEFAULT_MAX_BYTES
     from pmparse.nlp.pipeline import pipeline_config
@@ -273,7 +274,8 @@ def train_categories_command(corpus, gold_files, output, taxonomy_path, label_fi
                              no_eval, second_pass, component_second_pass, check_floors, update_floors, allow_lower,
                              no_spans):
     """Train the tag model (categories and components) and print its cross-validated figures."""
-    from pmparse.training.tags import run_agreement, run_train_categories
+    from pmparse.training.tag_agreement import run_agreement
+    from pmparse.training.tags import run_train_categories
 
     if second_pass is not None and component_second_pass is not None:
         _fail_usage(UsageError("expected one of --agreement and --component-agreement, found both"))

@@ -361,7 +361,7 @@ def _startup_probe() -> dict[str, float]:
 
 
 def _pool_rate(files: list[Path], words: int, config) -> Rate:
-    from pmparse.batch.convert import Task, _Pool
+    from pmparse.batch.pool import Task, _Pool
     from pmparse.ingest.read import DEFAULT_MAX_BYTES
     from pmparse.card.schema import Card
 

@@ -27,6 +27,8 @@ from pmparse.rules.taxonomy import OrganisationsFile, load_organisations
 from pmparse.nlp.lines import doc_text
 from pmparse.nlp.extractors import dates
 
+from pmparse.nlp.extractors import clock
+from pmparse.nlp.extractors import durations
 _ORG_KEYS = ("organisation", "organization", "company", "org", "owner_org", "publisher")
 _DATE_KEYS = ("incident_date", "date", "start", "started_at", "start_time", "started")
 _TITLE_KEYS = ("title", "name")
@@ -378,14 +380,14 @@ def find_incident_date(text: str, body_start: int = 0, location: str = "",
         reference = _iso(full[0][0])
     for start, end in timelines or []:
         # from the heading line on: it may carry the range ("Timeline (PST) 10/14/2022 - 11/03/2022")
-        moments = [m for m in dates.find_moments(text, max(start - 120, body_start), min(end, start + 3000),
+        moments = [m for m in clock.find_moments(text, max(start - 120, body_start), min(end, start + 3000),
                                                  reference, order)
                    if m.date and not dates.is_page_date(text, m.start)]
         if moments:
             day = _iso(moments[0].date)
             if day:
                 candidates.append((day, (moments[0].start, moments[0].end), 0.8, "timeline"))
-    head = [m for m in dates.find_moments(text, body_start, min(len(text), body_start + 2500), reference, order)
+    head = [m for m in clock.find_moments(text, body_start, min(len(text), body_start + 2500), reference, order)
             if m.date and not dates.is_page_date(text, m.start)]
     if head:
         first = head[0]
@@ -421,7 +423,7 @@ def find_incident_duration(text: str, body_start: int = 0, date: str | None = No
     outage's start and end ("OUTAGE BEGINS" ... "OUTAGE ENDS") wins over a phrase. Failing those, a
     timeline's start and end: from its first entry to its last entry that says the service
     recovered (a weaker reading, with a lower confidence). A text reporting several incidents (one
-    length label with several values) states none. See :func:`pmparse.nlp.extractors.dates.find_duration`.
+    length label with several values) states none. See :func:`pmparse.nlp.extractors.durations.find_duration`.
 
     Args:
         text: The source text.
@@ -437,7 +439,7 @@ def find_incident_duration(text: str, body_start: int = 0, date: str | None = No
     """
     reference = _iso(date) if date else None
     order = dates.numeric_order(text[body_start:body_start + 20000])
-    found = dates.find_duration(text, body_start, None, reference, order, timelines, plans, lessons)
+    found = durations.find_duration(text, body_start, None, reference, order, timelines, plans, lessons)
     if found is None:
         return None
     minutes, evidence, confidence, how = found

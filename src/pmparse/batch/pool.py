@@ -1,0 +1,373 @@
+"""Analysing inputs in worker processes (or in this one) with a per-input time limit and clean Ctrl-C."""
+
+from __future__ import annotations
+import itertools
+import multiprocessing
+import os
+import signal
+import threading
+from collections import deque
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Iterable, Iterator, Literal
+from pmparse.card.build import build_card
+from pmparse.errors import InputError, PmparseError, UsageError
+from pmparse.ingest.read import ingest, ingest_bytes
+from pmparse.nlp.pipeline import PipelineConfig, analyse, get, version_info
+from pmparse.library.sync import doc_warnings
+
+
+#: Longest a worker may spend on one input, in seconds, before it is stopped and the input fails
+#: as ``timeout`` (a 20 MiB text takes a few minutes at this pipeline's speed).
+DEFAULT_TIMEOUT = 600.0
+
+#: Inputs sent to a worker at a time (fewer round trips; small enough to balance the load).
+CHUNK_SIZE = 4
+
+#: Chunks in flight per worker: enough to keep workers busy, few enough to bound memory.
+CHUNKS_PER_WORKER = 4
+
+#: Imported once by the fork server, so every worker starts with them: pmparse with its components
+#: (the models need numpy only). A module that cannot be imported is skipped by multiprocessing.
+FORKSERVER_PRELOAD = ["pmparse.batch.convert"]
+
+#: A pipeline whose vocabulary grew past this many lexemes is rebuilt (spaCy keeps every new
+#: token string for the life of the pipeline: about 0.5 KB each).
+MAX_LEXEMES = 200_000
+
+
+def available_cores() -> int:
+    """How many CPU cores this process may use (the default number of jobs)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+#: What made a card: ``(source sha256, pmparse version, model, pipeline fingerprint)``.
+Stamp = tuple[str, "str | None", "str | None", "str | None"]
+
+
+@dataclass(frozen=True)
+class Task:
+    """One input as sent to a worker (small: a path, never the text, except for stdin).
+
+    Attributes:
+        location: The path as given, ``-`` for stdin.
+        known: ``(sha256, version, model, fingerprint)`` stamps of what pmparse last made from
+            this location (the record; for a person's record also its base and a suggestion
+            waiting for review): the input is skipped when its text and the pipeline match one.
+            None to convert.
+        raw: The bytes of standard input (read by the parent, which owns the stream).
+        problem: ``(error_kind, message)`` when the input already failed before analysis.
+        url: The source's public address (``--url-base``), or None.
+    """
+
+    location: str
+    known: tuple[Stamp, ...] | None = None
+    raw: bytes | None = None
+    problem: tuple[str, str] | None = None
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What analysing one input gave: a card (as JSON), a skip, or a failure."""
+
+    kind: Literal["card", "unchanged", "failed"]
+    card_json: str | None = None
+    warnings: tuple[str, ...] = ()
+    error_kind: str | None = None
+    message: str | None = None
+    sha256: str | None = None
+
+
+def _failed(kind: str, message: str, warnings: Iterable[str] = ()) -> Outcome:
+    return Outcome("failed", warnings=tuple(warnings), error_kind=kind, message=message)
+
+
+def analyse_task(task: Task, config: PipelineConfig, max_bytes: int) -> Outcome:
+    """Ingest and analyse one input; every failure becomes a failed outcome, never an exception.
+
+    An input whose text and pipeline match ``task.known`` is not analysed (``unchanged``).
+    """
+    if task.problem is not None:
+        return _failed(*task.problem)
+    warnings: list[str] = []
+    try:
+        if task.raw is not None:
+            source = ingest_bytes(task.raw, task.location)
+        else:
+            source = ingest(task.location, max_bytes=max_bytes)
+        if task.url is not None:
+            source.url = task.url
+        warnings = list(source.warnings)
+        nlp = get(config)
+        info = version_info(nlp)
+        if task.known is not None and (source.sha256, info["version"], info["model"],
+                                       info.get("fingerprint")) in task.known:
+            return Outcome("unchanged", warnings=tuple(warnings), sha256=source.sha256)
+        doc = analyse(nlp, source)
+        card = build_card(doc, source, "IL-0000", info)
+        warnings += doc_warnings(doc)
+        if len(nlp.vocab) > MAX_LEXEMES:
+            get.cache_clear()  # a fresh pipeline for the next input: memory stays bounded
+        return Outcome("card", card_json=card.model_dump_json(), warnings=tuple(warnings))
+    except InputError as exc:
+        return _failed(exc.kind, exc.message, warnings)
+    except PmparseError as exc:
+        return _failed("error", str(exc), warnings)
+    except RecursionError:
+        return _failed("malformed", "expected text, found structure nested too deeply", warnings)
+    except MemoryError:
+        return _failed("too-large", "ran out of memory on this input; lower --max-bytes", warnings)
+    except Exception as exc:  # a bug must cost one input, not the batch
+        return _failed("internal", f"expected to convert this input, found an internal error "
+                                   f"({type(exc).__name__}: {exc}); please report it", warnings)
+
+_WORKER: dict = {}
+
+
+def _init_worker(config: PipelineConfig, max_bytes: int) -> None:
+    # Ctrl-C reaches the whole process group: the parent decides what to do, workers carry on
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _WORKER.update(config=config, max_bytes=max_bytes, error=None)
+    try:
+        get(config)
+    except Exception as exc:  # reported by _probe_worker, so the batch stops with the reason
+        _WORKER["error"] = exc
+
+
+def _probe_worker() -> BaseException | None:
+    return _WORKER.get("error")
+
+
+def _run_chunk(tasks: list[Task]) -> list[Outcome]:
+    return [analyse_task(task, _WORKER["config"], _WORKER["max_bytes"]) for task in tasks]
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    """A start method that is safe in a threaded parent: forkserver (spaCy preloaded), else spawn."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(FORKSERVER_PRELOAD)
+        return context
+    return multiprocessing.get_context("spawn")
+
+
+class _InputTimeout(BaseException):
+    """Raised by the timer signal inside an analysis that ran past ``--timeout`` (jobs=1).
+
+    A BaseException, so that :func:`analyse_task`'s net for component bugs does not catch it.
+    """
+
+
+def _raise_timeout(signum, frame) -> None:
+    raise _InputTimeout
+
+
+def _timeout_message(timeout: float) -> str:
+    return (f"expected the analysis to end within {timeout:g} s, found it still running; the input was skipped "
+            "(--timeout allows more)")
+
+
+class _InProcess:
+    """Analyses inputs one after the other in this process (``jobs=1``).
+
+    With a timeout, a timer signal interrupts an analysis that runs past it (between two Python
+    steps: one long call into native code finishes first); only in the main thread of a POSIX
+    system, where such signals exist.
+    """
+
+    jobs = 1
+
+    def __init__(self, config: PipelineConfig, max_bytes: int, timeout: float | None = None) -> None:
+        self.config, self.max_bytes = config, max_bytes
+        self.timeout = timeout
+        get(config)  # a pipeline that cannot be built stops the batch before its first input
+
+    def map(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, Outcome]]:
+        timed = (self.timeout is not None and hasattr(signal, "setitimer")
+                 and threading.current_thread() is threading.main_thread())
+        for task in tasks:
+            if not timed:
+                yield task, analyse_task(task, self.config, self.max_bytes)
+                continue
+            previous = signal.signal(signal.SIGALRM, _raise_timeout)
+            try:
+                try:
+                    signal.setitimer(signal.ITIMER_REAL, self.timeout)
+                    outcome = analyse_task(task, self.config, self.max_bytes)
+                finally:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+            except _InputTimeout:
+                get.cache_clear()  # an interrupted pipeline is not reused
+                outcome = _failed("timeout", _timeout_message(self.timeout))
+            finally:
+                signal.signal(signal.SIGALRM, previous)
+            yield task, outcome
+
+    def close(self, abort: bool = False) -> None:
+        pass
+
+
+class _Pool:
+    """Analyses inputs in worker processes, yielding outcomes in input order.
+
+    At most ``jobs * CHUNKS_PER_WORKER`` chunks are in flight. When a worker dies (a crash in
+    native code, the out-of-memory killer), which input killed it is unknown: the inputs in flight
+    are then run again one at a time in a fresh single worker, the one that kills it again fails
+    alone, and the batch goes on with a fresh pool. A chunk that takes longer than ``timeout``
+    seconds per input is treated the same way: its workers are stopped, and the input that runs
+    past ``timeout`` on its own fails as ``timeout``.
+    """
+
+    def __init__(self, jobs: int, config: PipelineConfig, max_bytes: int, timeout: float | None = None) -> None:
+        self.jobs = jobs
+        self.timeout = timeout
+        self._args = (config, max_bytes)
+        self._executor = self._start(jobs)
+
+    def _start(self, workers: int) -> ProcessPoolExecutor:
+        executor = ProcessPoolExecutor(workers, mp_context=_context(), initializer=_init_worker, initargs=self._args)
+        try:
+            error = executor.submit(_probe_worker).result()
+        except BaseException as exc:  # Ctrl-C while the workers start too: none is left behind
+            self._kill(executor)
+            if not isinstance(exc, BrokenProcessPool):
+                raise
+            raise UsageError("expected worker processes to start, found they died (a script that converts with "
+                             "jobs > 1 needs the `if __name__ == \"__main__\":` guard of multiprocessing)") from exc
+        if error is not None:
+            self._kill(executor)
+            if isinstance(error, PmparseError):
+                raise error
+            raise UsageError(f"expected the pipeline to build, found {type(error).__name__}: {error}")
+        return executor
+
+    def map(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, Outcome]]:
+        chunks = iter(lambda: list(itertools.islice(tasks, CHUNK_SIZE)), [])
+        window = self.jobs * CHUNKS_PER_WORKER
+        in_flight: deque[tuple[list[Task], Future]] = deque()
+        while True:
+            while len(in_flight) < window:
+                chunk = next(chunks, None)
+                if chunk is None:
+                    break
+                in_flight.append((chunk, self._submit(chunk)))
+            if not in_flight:
+                return
+            chunk, future = in_flight.popleft()
+            try:
+                # the chunks before this one are done, so it is running: its clock starts at most
+                # now. One timeout for the whole chunk: a chunk of slow but sound inputs that runs
+                # past it only costs a rerun one input at a time, each with its own timeout.
+                outcomes = future.result(timeout=self.timeout)
+            except (BrokenProcessPool, FutureTimeout):
+                pending = [(chunk, future), *in_flight]
+                in_flight.clear()
+                yield from self._isolate(pending)
+                continue
+            yield from zip(chunk, outcomes)
+
+    def _submit(self, chunk: list[Task]) -> Future:
+        try:
+            return self._executor.submit(_run_chunk, chunk)
+        except BrokenProcessPool:
+            future: Future = Future()
+            future.set_exception(BrokenProcessPool("the pool broke before the chunk was sent"))
+            return future
+
+    def _isolate(self, pending: list[tuple[list[Task], Future]]) -> Iterator[tuple[Task, Outcome]]:
+        """Stop the pool, keep what finished, and run every other input in flight one at a time."""
+        finished = {}
+        for index, (_, future) in enumerate(pending):
+            if future.done() and not future.cancelled() and future.exception() is None:
+                finished[index] = future.result()
+        self._kill(self._executor)
+        tasks = [(task, finished[i][j] if i in finished else None)
+                 for i, (chunk, _) in enumerate(pending) for j, task in enumerate(chunk)]
+        single = self._start(1)
+        try:
+            for task, done in tasks:
+                if done is not None:
+                    yield task, done
+                    continue
+                try:
+                    outcome = single.submit(_run_chunk, [task]).result(timeout=self.timeout)[0]
+                except BrokenProcessPool:
+                    outcome = _failed("crashed", "expected the worker to survive this input, found it died "
+                                                 "(a crash or out of memory); the input was skipped")
+                    self._kill(single)
+                    single = self._start(1)
+                except FutureTimeout:
+                    outcome = _failed("timeout", _timeout_message(self.timeout))
+                    self._kill(single)
+                    single = self._start(1)
+                yield task, outcome
+        finally:
+            self._kill(single)
+        self._executor = self._start(self.jobs)
+
+    @staticmethod
+    def _kill(executor: ProcessPoolExecutor) -> None:
+        # ProcessPoolExecutor has no public way to stop running workers before Python 3.14
+        for process in list((getattr(executor, "_processes", None) or {}).values()):
+            if process.is_alive():
+                process.terminate()
+        executor.shutdown(wait=True, cancel_futures=True)
+
+    def close(self, abort: bool = False) -> None:
+        if abort:
+            self._kill(self._executor)
+        else:
+            self._executor.shutdown(wait=True)
+
+
+class _Interrupts:
+    """Turns Ctrl-C into KeyboardInterrupt, but never inside a critical section.
+
+    A record and pmparse's memory of it (``.pmparse/base``) are two files; Ctrl-C between the two
+    writes would make the record look edited by a person. Inside :meth:`critical` the signal is
+    remembered and :meth:`check` raises it after the section.
+    """
+
+    def __init__(self) -> None:
+        self.pending = False
+        self._depth = 0
+        self._previous = None
+
+    def __enter__(self) -> _Interrupts:
+        if threading.current_thread() is threading.main_thread():
+            current = signal.getsignal(signal.SIGINT)
+            if current is signal.default_int_handler:
+                self._previous = current
+                signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+
+    def _handle(self, signum, frame) -> None:
+        if self._depth:
+            self.pending = True
+        else:
+            raise KeyboardInterrupt
+
+    @contextmanager
+    def critical(self) -> Iterator[None]:
+        """A section Ctrl-C does not interrupt."""
+        self._depth += 1
+        try:
+            yield
+        finally:
+            self._depth -= 1
+
+    def check(self) -> None:
+        """Raise the Ctrl-C that arrived during a critical section."""
+        if self.pending:
+            self.pending = False
+            raise KeyboardInterrupt

@@ -1,0 +1,139 @@
+"""Writing a new suggestion into the library: a new record, a pending suggestion beside a reviewed one, or a moved source."""
+
+from __future__ import annotations
+from typing import BinaryIO, Literal
+from pmparse.card.build import build_card
+from pmparse.ingest.read import DEFAULT_MAX_BYTES, ingest
+from pmparse.nlp.pipeline import PipelineConfig, analyse, get, version_info
+from pmparse.library.store import Library, RecordFormat, card_data, is_edited
+from pmparse.review.session import open_diff
+from pmparse.card.schema import Card
+
+
+Status = Literal["converted", "updated", "unchanged", "pending", "failed"]
+
+
+def doc_warnings(doc) -> list[str]:
+    """What the analysis found that a curator should know and the card cannot say (several
+    incidents, a front matter date that is no calendar date)."""
+    from pmparse.nlp.components.sectionizer import several_incidents_warning
+
+    message = several_incidents_warning(doc)
+    facts = doc.user_data.get("pmparse_facts", {})
+    return ([message] if message else []) + [fact["warning"] for fact in facts.values() if fact.get("warning")]
+
+
+def suggest(location: str, config: PipelineConfig = PipelineConfig(), max_bytes: int = DEFAULT_MAX_BYTES,
+            stdin: BinaryIO | None = None, card_id: str = "IL-0000") -> tuple[Card, list[str]]:
+    """Analyse one source into a suggested card (not yet in a library).
+
+    Returns:
+        ``(card, warnings)``.
+
+    Raises:
+        InputError: the source cannot be read as text.
+    """
+    source = ingest(location, max_bytes=max_bytes, stdin=stdin)
+    nlp = get(config)
+    doc = analyse(nlp, source)
+    return build_card(doc, source, card_id, version_info(nlp)), list(source.warnings) + doc_warnings(doc)
+
+
+def store(library: Library, card: Card, fmt: RecordFormat, force: bool = False) -> tuple[Status, str]:
+    """Put a suggestion into the library without ever overwriting a person's work.
+
+    Returns:
+        ``(status, record_path)``.
+    """
+    entry = library.find(card.source.sha256, card.source.location)
+    if entry is None:
+        card = card.model_copy(update={"id": library.next_id()})
+        return "converted", str(library.write(card, fmt))
+    card = card.model_copy(update={"id": entry.id})
+    moved = False
+    last = library.read_state("base", entry.id) if entry.card is not None else None
+    # a new public address is pmparse's to give only where the record still holds the one
+    # pmparse gave it last (a person's own address, or none given this time, stays)
+    new_url = (card.source.url is not None and last is not None and last.source.url != card.source.url
+               and entry.url == last.source.url)
+    new_name = entry.sha256 == card.source.sha256 and entry.location != card.source.location
+    if entry.card is not None and (new_name or new_url) and is_edited(library, entry):
+        # the same text under a new name (the old one is gone: see Library.find), or a new public
+        # address (--url-base, also for an amended text): the record follows it, a person's edits
+        # untouched
+        relocate(library, entry, card, new_url, new_name)
+        moved = True
+    # nothing new when the suggestion equals what pmparse last wrote for this record (a record a
+    # person's edit left invalid is not that: the suggestion waits beside it, see _finish); a
+    # move may have given the base a new address
+    base = last if entry.card is not None and not moved else library.read_state("base", entry.id)
+    edited = is_edited(library, entry)  # read once: it reads the base
+    behind = edited and entry.sha256 != card.source.sha256  # a person's record with a text to follow
+    if (base is not None and card_data(base) == card_data(card) and not force and entry.error is None
+            and not behind):
+        waiting = _keep_pending_of_this_text(library, entry.id, card)
+        if moved or edited:
+            library.write_state("base", card, settled=True)  # read by this pipeline: nothing to decide
+        return ("pending" if waiting else "updated" if moved else "unchanged"), str(entry.path)
+    if edited:
+        # a suggestion that proposes nothing open (only fields a person kept, or rejected before
+        # for this source and model version) is not stored for review again; one made from an
+        # amended text is, even with no field to decide: the review that reaches it moves the
+        # record onto the new text, and until then the record says which text it was made from
+        if entry.card is not None and not open_diff(library, entry, card).open:
+            waiting = _keep_pending_of_this_text(library, entry.id, card)
+            # the base takes the suggestion, as when a review settles one: its values are the
+            # record's, the person's kept ones or ones rejected before, and its stamp tells the
+            # next run that this source was read by this pipeline
+            library.write_state("base", card, settled=True)
+            return ("pending" if waiting else "updated" if moved else "unchanged"), str(entry.path)
+        library.write_state("pending", card)
+        return "pending", str(entry.path)
+    library.drop_state("pending", entry.id)
+    return "updated", str(library.write(card, fmt, entry.path))
+
+
+def _keep_pending_of_this_text(library: Library, card_id: str, card: Card) -> bool:
+    """Drop a waiting suggestion made from another text than ``card``'s (an amendment since
+    withdrawn); keep one another pipeline made from the same text: it is still a person's to
+    decide. Returns True when a suggestion still waits."""
+    pending = library.state_stamp("pending", card_id)
+    if pending is None:
+        return False
+    if pending[0] != card.source.sha256 or pending[4] != card.source.location:
+        library.drop_state("pending", card_id)
+        return False
+    return True
+
+
+def relocate(library: Library, entry, card: Card, new_url: bool = False, new_name: bool = True) -> None:
+    """Give a person's record the name (``new_name``: same text) and, with ``new_url``, the
+    public address of ``card``'s source; the rest of its source block stays (an amended text's
+    sha256 is the suggestion's to bring, with its evidence).
+
+    Only the record's ``source`` lines are rewritten; its fields, comments and review mark stay
+    as they are. The offsets still hold: the text (sha256) is the same. A suggestion made from
+    another name is dropped first, then the record is written, then the base's address: a failed
+    write is done again by the next run.
+    """
+    from pmparse.review.compare import read_text, splice
+    from pmparse.library.store import atomic_write, format_of, loads
+
+    text = read_text(entry.path)
+    fmt = format_of(entry.path)
+    current = loads(text, fmt, str(entry.path))
+    pending = library.read_state("pending", entry.id)
+    if new_name and pending is not None and pending.source.location != card.source.location:
+        # made from the old name's text, which is no longer this record's source
+        library.drop_state("pending", entry.id)
+    source = card.source if new_name else current.source
+    source = source.model_copy(update={"url": card.source.url if new_url else current.source.url})
+    moved = current.model_copy(update={"source": source})
+    atomic_write(entry.path, splice(text, fmt, moved))
+    library.add(moved, entry.path)
+    base = library.read_state("base", entry.id)
+    if new_url and base is not None:
+        # after the record: the base says which address pmparse gave last (not settled: only
+        # its address changed)
+        library.write_state("base", base.model_copy(update={"source": base.source.model_copy(
+            update={"url": card.source.url})}))

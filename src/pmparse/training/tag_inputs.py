@@ -1,0 +1,89 @@
+"""What the tag model is trained on: its settings, the pipeline without the tagger, and the analysed gold documents."""
+
+from __future__ import annotations
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from pmparse.nlp.components.tagger import FOCUS_FIELDS, category_texts
+from pmparse.rules.taxonomy import Taxonomy
+from pmparse.evaluation.gold import Example, gold_labels
+
+
+@dataclass
+class Settings:
+    """Hyper-parameters of the category model.
+
+    Attributes:
+        extra_weight: Sample weight of icco and dfds Stats rows (partial labels).
+        team_weight: Sample weight of team label rows (full labels, like gold).
+        team_evidence: Also train on a row whose focus is a team line's evidence stretches.
+        team_spans: Also train on a row whose focus is a document's annotated root-cause spans
+            (``corpus/root_cause_spans``), labelled with its team root-cause categories only.
+        unsure_unknown: Tag root cause ``unknown`` when no root-cause category reaches
+            ``fallback`` (see :func:`pmparse.nlp.components.tagger.decide_categories`).
+        max_root_causes: Most root-cause categories a card gets, the most likely first (0: no limit).
+        cue_needs_fallback: A cue-gated root cause needs the most likely one to reach ``fallback``
+            when none reaches ``threshold`` (else the cause is ``unknown``).
+        component_keep_best: When no component candidate reaches ``component_threshold``, keep the
+            most likely one.
+        component_first_mention: The component model also reads where a component is first named.
+    """
+
+    c: float = 4.0
+    extra_weight: float = 1.0
+    team_weight: float = 1.0
+    team_evidence: bool = False
+    team_spans: bool = True
+    hash_bits: int = 14
+    threshold: float = 0.4
+    fallback: float = 0.25
+    min_positives: int = 3
+    seed: int = 0
+    folds: int = 5
+    component_c: float = 1.0
+    component_threshold: float = 0.4
+    cue_gate: float = 0.1
+    repeats: int = 3
+    own_cues: bool = True
+    unsure_unknown: bool = True
+    max_root_causes: int = 2
+    cue_needs_fallback: bool = True
+    component_keep_best: bool = True
+    component_first_mention: bool = True
+
+
+def untagged_pipeline(config=None):
+    """The pipeline up to the facts (no tagger): what the tagger's inputs are made from."""
+    from pmparse.nlp.pipeline import get, pipeline_config
+
+    if config is None:
+        config = pipeline_config()
+    return get(dataclasses.replace(config, tagger=False))
+
+
+def analysed_docs(paths: list[Path], config=None) -> list:
+    """Docs of ``paths`` after the pipeline up to the facts (no tagger)."""
+    from pmparse.ingest.read import ingest
+    from pmparse.nlp.pipeline import analyse
+
+    nlp = untagged_pipeline(config)
+    return [analyse(nlp, ingest(str(path))) for path in paths]
+
+
+def gold_examples(gold: list[dict], docs: list, taxonomy: Taxonomy) -> list[Example]:
+    """Training rows of the gold documents (``docs``: their analysed Docs, in the same order)."""
+    examples = []
+    for row, doc in zip(gold, docs):
+        focus, whole, _ = category_texts(doc)
+        labels = gold_labels(row.get("card", {}), taxonomy)
+        if not labels:
+            continue
+        examples.append(Example(row["path"], focus, whole, labels, 1.0, "gold"))
+        # the annotated root-cause, trigger and contributing-factor spans: the same labels over a
+        # cleaner focus; a training row only (cross-validation keeps it with its document)
+        spans = sorted((s["start"], s["end"]) for s in row.get("spans", []) if s.get("field") in FOCUS_FIELDS)
+        if spans:
+            text = doc.text
+            examples.append(Example(row["path"], "\n".join(text[a:b] for a, b in spans), whole, labels, 1.0,
+                                    "gold_spans"))
+    return examples

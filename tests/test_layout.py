@@ -1,0 +1,93 @@
+"""The package's shape: no import cycle among its modules (lazy imports included), click only
+under ``pmparse.cli``, and no module longer than a screenful of names allows (600 lines)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pmparse
+
+PACKAGE = Path(pmparse.__file__).resolve().parent
+MAX_LINES = 600
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        found[".".join(parts)] = path
+    return found
+
+
+def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The pmparse modules ``name`` imports anywhere in its body (a lazy import is still a cycle)."""
+    is_package = path.name == "__init__.py"
+    targets = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                package = name.split(".") if is_package else name.split(".")[:-1]
+                package = package[: len(package) - node.level + 1]
+                base = ".".join(package + ([node.module] if node.module else []))
+            targets.add(base)
+            targets.update(f"{base}.{alias.name}" for alias in node.names)
+    # an import of pmparse.a.b also runs pmparse.a and pmparse; only the named module counts here
+    return {t for t in targets if t in modules and t != name and t != "pmparse"}
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return None
+
+
+def test_cycle_finder_finds_a_cycle():
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_no_import_cycle():
+    modules = _modules()
+    graph = {name: _imports(name, path, modules) for name, path in modules.items()}
+    assert _cycle(graph) is None
+
+
+def test_click_only_under_cli():
+    offenders = []
+    for name, path in _modules().items():
+        if name == "pmparse.cli" or name.startswith("pmparse.cli."):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            if any(n == "click" or n.startswith("click.") for n in names):
+                offenders.append(name)
+    assert offenders == []
+
+
+def test_no_module_over_600_lines():
+    long = {name: n for name, path in _modules().items()
+            if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert long == {}
