@@ -26,7 +26,8 @@ from pmparse.cli import main
 from pmparse.batch.pool import CHUNK_SIZE, Task, _Pool, _run_chunk, analyse_task
 from pmparse.batch.convert import ConvertReport, convert
 from pmparse.nlp.pipeline import PipelineConfig
-from pmparse.library.store import Library, validate_library
+from pmparse.library.store import Library
+from pmparse.library.validate import validate_library
 from pmparse.review.session import review
 
 REPORT = """# Queue outage {n}

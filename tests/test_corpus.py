@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pmparse.batch.convert import convert
 from pmparse.evaluation.corpus import incident_files
-from pmparse.library.store import Library, validate_library
+from pmparse.library.store import Library
+from pmparse.library.validate import validate_library
 
 from conftest import assert_offsets, source_text
 

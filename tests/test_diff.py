@@ -13,20 +13,13 @@ from click.testing import CliRunner
 from pmparse import __version__
 from pmparse.cli import main
 from pmparse.batch.convert import convert
-from pmparse.review.compare import (
-    compare,
-    diff_paths,
-    evidence_sentence,
-    merge,
-    render_change,
-    render_patch,
-    render_text,
-    splice,
-    top_regions,
-)
+from pmparse.review.compare import compare, merge
+from pmparse.review.session import diff_paths
+from pmparse.cli.render import evidence_sentence, render_change, render_patch, render_text
+from pmparse.library.splice import splice, top_regions
 from pmparse.ingest.read import sha256_text
 from pmparse.nlp.pipeline import PipelineConfig
-from pmparse.library.store import card_data, dumps, loads
+from pmparse.library.records import card_data, dumps, loads
 from pmparse.card.schema import Card, Evidence, Item, Pipeline, Source, Support
 
 # a source of our own: offsets below index it
@@ -293,7 +286,7 @@ def test_diff_usage_errors_exit_two(pending_library, tmp_path):
 
 
 def test_reanchor_evidence_moves_supports_by_their_old_characters_or_marks_them():
-    from pmparse.review.compare import reanchor_evidence
+    from pmparse.review.anchor import reanchor_evidence
 
     old_text = "Acme ran the API. The outage lasted 40 minutes."
     new_text = "Update: fixed a typo.\nAcme ran the API. The outage lasted 40 minutes."
@@ -364,7 +357,7 @@ def test_an_amended_source_moves_same_words_and_keeps_a_person_edit_pmparse_did_
 
 
 def test_splice_moves_evidence_in_place_and_falls_back_per_field_for_other_layouts(tmp_path):
-    from pmparse.library.store import dumps, loads
+    from pmparse.library.records import dumps, loads
 
     record = make(tmp_path, symptoms=[_item("The billing queue stopped draining at noon."),
                                       _item("Invoices piled up for two hours.")])

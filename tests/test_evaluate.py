@@ -8,22 +8,10 @@ from click.testing import CliRunner
 
 from pmparse.cli import main
 from pmparse.errors import GoldError
-from pmparse.evaluation.evaluate import (
-    FLOORS_PATH,
-    GoldDoc,
-    check_floors,
-    evaluate,
-    gold_text,
-    load_gold,
-    new_floors,
-    prf,
-    remove_ranges,
-    score_spans,
-    summarise,
-    systems_for,
-    token_bounds,
-    token_mask,
-)
+from pmparse.evaluation.floors import FLOORS_PATH, check_floors, new_floors
+from pmparse.evaluation.gold import GoldDoc, gold_text, load_gold, remove_ranges
+from pmparse.evaluation.evaluate import evaluate, systems_for
+from pmparse.evaluation.metrics import prf, score_spans, summarise, token_bounds, token_mask
 from pmparse.card.schema import TEXT_FIELDS
 
 TEXT = ("# Queue outage\n\n## Impact\n\nJobs waited in the queue for an hour.\n\n"
@@ -215,7 +203,7 @@ def test_a_gold_path_pattern_names_the_one_corpus_file_it_matches(tmp_path):
 
 
 def test_a_document_s_source_is_its_path_s_first_folder():
-    from pmparse.evaluation.evaluate import GoldDoc
+    from pmparse.evaluation.gold import GoldDoc
 
     dev = GoldDoc(id="dev/acme/2021-01-02", path="acme/2021-01-02 - *.md", sha256="0" * 64, annotated=[])
     assert dev.source == "acme"

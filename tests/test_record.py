@@ -11,7 +11,10 @@ import yaml
 import pmparse.library.store as record_module
 from pmparse.errors import RecordError
 from pmparse.ingest.read import ingest
-from pmparse.library.store import Library, atomic_write, dumps, is_edited, loads, validate_library
+from pmparse.library.store import Library, is_edited
+from pmparse.util import atomic_write
+from pmparse.library.records import dumps, loads
+from pmparse.library.validate import validate_library
 from pmparse.card.schema import Card, Evidence, Item, Pipeline, Source
 
 SHA = "a" * 64
@@ -341,7 +344,7 @@ def test_a_library_has_one_writer_at_a_time(tmp_path):
 
 
 def test_a_broken_json_record_is_known_by_its_source_block_not_by_an_evidence_marker():
-    from pmparse.library.store import _salvage_source_json
+    from pmparse.library.records import _salvage_source_json
 
     old, new = "a" * 64, "b" * 64
     text = ('{"id": "IL-0001", "root_cause": [{"text": "x", "evidence": [{"start": 1, "end": 2, "sha256": "%s"}]}],\n'

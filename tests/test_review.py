@@ -12,9 +12,12 @@ from click.testing import CliRunner
 
 from pmparse.cli import main
 from pmparse.batch.convert import convert
-from pmparse.review.compare import diff_paths, merge
+from pmparse.review.session import diff_paths
+from pmparse.review.compare import merge
 from pmparse.nlp.pipeline import PipelineConfig
-from pmparse.library.store import Library, card_data, loads, validate_library
+from pmparse.library.store import Library
+from pmparse.library.records import card_data, loads
+from pmparse.library.validate import validate_library
 from pmparse.review.session import Decision, load_rejections, pending_diffs, review
 from test_diff import CORE_DNS, INOTIFY, convert_with_other_model, other_headings
 

@@ -13,18 +13,15 @@ from click.testing import CliRunner
 from pmparse.cli import main
 from pmparse.nlp.components.classifier import LABELER_KEYS, META_FILE, MODEL_FILE, UnitModel, unit_rows
 from pmparse.rules.cues import load_cues
-from pmparse.evaluation.evaluate import check_floors
+from pmparse.evaluation.floors import check_floors
 from pmparse.ingest.read import ingest, ingest_bytes
 from pmparse.nlp.pipeline import DEFAULT_MODEL_DIR, PipelineConfig, build
-from pmparse.training.fields import (
-    LOSO_FLOORS_PATH,
-    VARIANTS,
+from pmparse.training.field_loso import LOSO_FLOORS_PATH
+from pmparse.training.fields import VARIANTS, fit, gold_paths, train
+from pmparse.training.field_labels import (
     analyse_structure,
     build_dataset,
-    fit,
-    gold_paths,
     timeline_triggers,
-    train,
     weak_label,
     weak_labels,
 )
@@ -189,7 +186,7 @@ def test_save_load_round_trip_keeps_predictions(tiny_corpus, tmp_path):
 
 def test_fit_needs_two_labels():
     from pmparse.errors import UsageError
-    from pmparse.training.fields import DocExamples
+    from pmparse.training.field_labels import DocExamples
 
     with pytest.raises(UsageError, match="two labels"):
         fit([DocExamples("d", "s", [("a b", "c")], [("symptoms", 1.0)])])
@@ -280,7 +277,7 @@ def test_committed_loso_report_meets_its_floors_and_describes_the_bundled_model(
 
 @pytest.mark.skipif(not os.environ.get("PMPARSE_SLOW"), reason="retrains 8 folds (minutes); set PMPARSE_SLOW=1")
 def test_leave_one_source_out_meets_floors(corpus_root):
-    from pmparse.training.fields import run_train_command
+    from pmparse.cli.train_fields import run_train_command
 
     output, code = run_train_command(str(corpus_root), None, 0, True, False, None, True, False, False, rounds=50)
     assert code == 0, output
@@ -375,7 +372,7 @@ def test_build_dataset_takes_root_cause_from_training_spans(tiny_corpus):
 
 
 def test_leave_one_source_out_can_score_a_development_set_held_out_by_source(tiny_corpus, tmp_path):
-    from pmparse.training.fields import leave_one_source_out, loso_markdown
+    from pmparse.training.field_loso import leave_one_source_out, loso_markdown
 
     gold = tiny_corpus.parent / f"{tiny_corpus.name}-gold"
     lines = []

@@ -11,10 +11,10 @@ import pytest
 
 from conftest import write_jsonl
 from pmparse.training import tags as train_categories
-from pmparse.nlp.components.tagger import category_texts
+from pmparse.nlp.tag_reading import category_texts
 from pmparse.errors import LabelError, PmparseError
 from pmparse.rules.taxonomy import load_taxonomy
-from pmparse.evaluation.gold import Example
+from pmparse.evaluation.gold_cards import Example
 from pmparse.training.tag_inputs import Settings, analysed_docs
 from pmparse.training.tag_fit import cross_validate, row_folds, source_folds
 from pmparse.training.tag_labels import read_team_labels, team_examples, team_labels_of
@@ -329,7 +329,7 @@ def test_team_component_documents_skip_gold_and_changed_sources(tmp_path, corpus
 
 
 def test_component_rows_of_team_documents_train_but_are_never_scored(tmp_path, corpus, taxonomy):
-    from pmparse.nlp.components.tagger import Matchers
+    from pmparse.nlp.tag_reading import Matchers
     from pmparse.training.tag_fit import component_data
     from pmparse.training.tag_inputs import untagged_pipeline
 
@@ -528,7 +528,7 @@ def test_a_floor_check_without_floors_fails(patch_all, monkeypatch, tmp_path):
 
 def test_label_and_gold_path_patterns_name_the_corpus_file(tmp_path, corpus, taxonomy):
     from pmparse.training.tag_labels import labelled_texts
-    from pmparse.evaluation.gold import read_gold
+    from pmparse.evaluation.gold_cards import read_gold
 
     (corpus / "acme" / "two-more.md").write_text(OTHER, encoding="utf-8")  # "acme/t*.md" now matches two
     labels = write_jsonl(tmp_path, "a.jsonl", _line(path="acme/o*.md"), _line(path="acme/t*.md", text=OTHER))

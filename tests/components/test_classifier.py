@@ -66,7 +66,8 @@ def test_rows_carry_cues_and_neighbours_but_no_heading():
 
 
 def tiny_model(tmp_path=None) -> UnitModel:
-    from pmparse.training.fields import DocExamples, Settings, fit
+    from pmparse.training.field_labels import DocExamples
+    from pmparse.training.fields import Settings, fit
 
     texts = [("Users could not log in and pages returned errors.", "symptoms"),
              ("The checkout service was unavailable for an hour.", "symptoms"),
@@ -82,7 +83,7 @@ def tiny_model(tmp_path=None) -> UnitModel:
 def test_component_writes_probabilities_for_every_unit():
     from pmparse.ingest.read import ingest_bytes
     from pmparse.nlp.pipeline import PipelineConfig, build
-    from pmparse.training.fields import analyse_structure
+    from pmparse.training.field_labels import analyse_structure
 
     nlp = build(PipelineConfig())
     text = "Users could not log in.\n\nWe restarted the database.\n\n- Add an alert on disk space\n"

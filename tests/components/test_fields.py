@@ -75,7 +75,7 @@ Looking back, a staged rollout would have caught it early.
 def test_followup_opening_weighs_down_follow_ups_early_in_a_headingless_document():
     from pmparse.ingest.read import ingest_bytes
     from pmparse.nlp.pipeline import PipelineConfig, build
-    from pmparse.training.fields import analyse_structure
+    from pmparse.training.field_labels import analyse_structure
 
     doc = analyse_structure(build(PipelineConfig()), ingest_bytes(HEADINGLESS.encode(), "cart.txt"))
     assert len(doc.spans["units"]) == 5
@@ -114,7 +114,7 @@ The cache size was set to zero.
 def doc_with_probs(unit_probs):
     from pmparse.ingest.read import ingest_bytes
     from pmparse.nlp.pipeline import PipelineConfig, build
-    from pmparse.training.fields import analyse_structure
+    from pmparse.training.field_labels import analyse_structure
 
     nlp = build(PipelineConfig())
     doc = analyse_structure(nlp, ingest_bytes(TEXT.encode(), "cache.md"))

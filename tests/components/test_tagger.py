@@ -13,28 +13,22 @@ from hypothesis import strategies as st
 from spacy.tokens import Span
 from spacy.util import filter_spans
 
-from pmparse.nlp.components.tagger import (
+from pmparse.nlp.component_candidates import (
     CANDIDATE_REGIONS,
-    CategoryModel,
-    Matchers,
-    Tagger,
     candidate_rows,
     candidate_width,
     component_candidates,
-    cue_string,
-    cue_vocabulary,
-    decide_categories,
     keep_components,
-    longest_first,
-    model_rows,
     score_components,
 )
+from pmparse.nlp.components.tagger import CategoryModel, Tagger, decide_categories
+from pmparse.nlp.tag_reading import Matchers, cue_string, cue_vocabulary, longest_first, model_rows
 from pmparse.errors import ModelError, RulesError
 from pmparse.nlp.linear import Logistic
 from pmparse.ingest.read import ingest_bytes
 from pmparse.nlp.pipeline import PipelineConfig, analyse, get
 from pmparse.rules.taxonomy import load_taxonomy
-from pmparse.evaluation.gold import Example, gold_labels
+from pmparse.evaluation.gold_cards import Example, gold_labels
 from pmparse.training.tag_inputs import Settings
 from pmparse.training.tag_fit import calibration_folds, decide, fit, make_features, own_cue_mask
 from pmparse.training.tag_labels import icco_examples
@@ -599,7 +593,7 @@ def test_component_candidates_say_where_each_is_first_named():
 
 
 def test_category_texts_take_other_focus_units_and_keep_the_summary_beside_them():
-    from pmparse.nlp.components.tagger import category_texts
+    from pmparse.nlp.tag_reading import category_texts
 
     text = ("# Slow search\n\n## Summary\n\nSearch answered slowly for an hour.\n\n## Details\n\n"
             "A new index setting doubled the merge work. Nobody noticed the merge queue growing.\n")
@@ -643,7 +637,7 @@ def test_a_new_taxonomy_file_makes_convert_analyse_an_up_to_date_source_again(tm
 def test_a_text_with_nothing_to_read_gets_no_category(tmp_path):
     from collections import Counter
 
-    from pmparse.nlp.components.tagger import nothing_to_read
+    from pmparse.nlp.tag_reading import nothing_to_read
     from pmparse.library.sync import suggest
     from pmparse.nlp.pipeline import pipeline_config
 

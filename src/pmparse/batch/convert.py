@@ -28,7 +28,8 @@ from typing import BinaryIO, Callable, Iterable, Iterator
 from pmparse.errors import InputError, RecordError, UsageError
 from pmparse.ingest.read import DEFAULT_MAX_BYTES, join_url, read_bytes
 from pmparse.nlp.pipeline import PipelineConfig
-from pmparse.library.store import Library, RecordFormat, write_lock
+from pmparse.library.store import Library, write_lock
+from pmparse.library.records import RecordFormat
 from pmparse.card.schema import Card
 from pmparse.batch.inputs import check_url_base, expand_inputs_relative
 from pmparse.batch.pool import DEFAULT_TIMEOUT, Outcome, Stamp, Task, _InProcess, _Interrupts, _Pool

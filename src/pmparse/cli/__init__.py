@@ -116,7 +116,7 @@ def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, taxonomy_pat
 @click.argument("library", type=click.Path(file_okay=False))
 def validate(library):
     """Check every record of LIBRARY; print 'file: field: reason' for each problem."""
-    from pmparse.library.store import validate_library
+    from pmparse.library.validate import validate_library
 
     try:
         checked, problems = validate_library(library)
@@ -182,7 +182,8 @@ def diff_command(paths, fmt, patch, color):
     PATHS is a library folder (every pending suggestion against its record) or two record files
     A B (B read as a suggestion for A). Exit 1 when there are differences, 0 when none.
     """
-    from pmparse.review.compare import diff_paths, render_json, render_patch, render_text
+    from pmparse.review.session import diff_paths
+    from pmparse.cli.render import render_json, render_patch, render_text
 
     if patch and fmt == "json":
         _fail_usage(UsageError("expected --patch or --format json, found both"))
@@ -218,7 +219,7 @@ def review(library, accept, reject, accept_all, records, reviewer, color):
     Without --accept, --reject or --accept-all, asks for each changed field: y accept, n reject,
     e edit in $EDITOR, s skip, q quit. Every decision is written at once.
     """
-    from pmparse.review.session import Prompter
+    from pmparse.cli.prompter import Prompter
     from pmparse.review.session import review as run
 
     interactive = not (accept or reject or accept_all)
@@ -336,7 +337,7 @@ def train_categories_command(corpus, gold_files, output, taxonomy_path, label_fi
 def train_command(seed, out, corpus, loso, tune_settings, report_path, rounds, check_floors, update_floors, allow_lower,
                   dataset, boilerplate, holdout, dev, spans):
     """Train the field model from the corpus's headings (gold documents excluded), or measure it with --loso."""
-    from pmparse.training.fields import run_train_command
+    from pmparse.cli.train_fields import run_train_command
 
     try:
         output, code = run_train_command(corpus, out, seed, loso, tune_settings, report_path, check_floors,

@@ -1,80 +1,135 @@
-"""Gold documents of the tag model: the cards and spans of ``eval/gold``, read and checked."""
+"""Gold documents of the field evaluation: their spans, their texts and where they are."""
 
 from __future__ import annotations
-import json
-from dataclasses import dataclass
+import hashlib
 from pathlib import Path
 from typing import Iterable
-from pmparse.nlp.components.tagger import CATEGORY_GROUPS
-from pmparse.evaluation.corpus import REPO_ROOT
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pmparse.evaluation.corpus import REPO_ROOT, resolve_reference
 from pmparse.errors import GoldError
-from pmparse.evaluation.evaluate import corpus_path
-from pmparse.rules.taxonomy import Taxonomy
+from pmparse.card.schema import TEXT_FIELDS
 
 
 GOLD_DIR = REPO_ROOT / "eval" / "gold"
 
+STRIPPED_DIR = REPO_ROOT / "eval" / "stripped"
+
 SECOND_PASS = "second_pass.jsonl"
 
 
-@dataclass
-class Example:
-    """One training row.
+class GoldSpan(BaseModel):
+    """One annotated stretch."""
 
-    Attributes:
-        group: What ties rows of one document together (its corpus path); CV never splits it.
-        focus: The focused text (root-cause, trigger and contributing-factor units, or a summary).
-        whole: The whole text.
-        labels: ``group.id`` -> 1 or 0 for the ids this row labels; other ids are unknown.
-        weight: Sample weight.
-        source: ``gold``, ``gold_spans``, ``team``, ``team_spans``, ``team_evidence``, ``icco`` or ``dfds``.
-    """
-
-    group: str
-    focus: str
-    whole: str
-    labels: dict[str, int]
-    weight: float = 1.0
-    source: str = "gold"
+    model_config = ConfigDict(extra="forbid")
+    field: str = Field(description="Card text field.")
+    start: int = Field(ge=0, description="First character.")
+    end: int = Field(gt=0, description="One past the last character.")
 
 
-def read_gold(files: Iterable[Path] | None = None, root: Path | None = None) -> list[dict]:
-    """First-pass gold documents (one per id) from ``eval/gold``.
+class GoldDoc(BaseModel):
+    """One gold document (a line of ``eval/gold/*.jsonl``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(description="Stable document id, e.g. 'dfds/PM2022-006'.")
+    path: str | None = Field(default=None, description="Path relative to the corpus root.")
+    text: str | None = Field(default=None, description="Inline text, only for text the team wrote.")
+    sha256: str = Field(description="sha256 of the UTF-8 text the offsets index.")
+    annotated: list[str] = Field(description="Fields whose spans are complete.")
+    spans: list[GoldSpan] = Field(default_factory=list, description="Annotated stretches.")
+    card: dict = Field(default_factory=dict, description="Gold card facts and tags the text states.")
+    annotator: str | None = Field(default=None, description="Who annotated it.")
+    deleted: list[tuple[int, int]] | None = Field(
+        default=None, description="Heading-stripped variants: ranges of the original removed from the text.")
+
+    @model_validator(mode="after")
+    def _check(self) -> GoldDoc:
+        if (self.path is None) == (self.text is None):
+            raise ValueError("expected exactly one of path and text")
+        unknown = set(self.annotated) - set(TEXT_FIELDS) | {s.field for s in self.spans} - set(TEXT_FIELDS)
+        if unknown:
+            raise ValueError(f"expected card text fields, found {sorted(unknown)}")
+        return self
+
+    @property
+    def source(self) -> str:
+        """The corpus source of the document: the first component of its path (a development
+        document's id starts with ``dev/``), or of its id when it has no path."""
+        return (self.path or self.id).split("/", 1)[0]
+
+
+def load_gold(files: Iterable[Path], root: Path | None = None) -> list[GoldDoc]:
+    """Load gold documents.
 
     Args:
-        files: Gold JSONL files; ``eval/gold/*.jsonl`` without the second pass when None.
+        files: Gold JSONL files.
         root: The corpus root; when given, a ``path`` pattern is replaced by the file it names
             (:func:`pmparse.evaluation.corpus.resolve_reference`).
 
     Raises:
-        GoldError: a line is not JSON or lacks ``id``/``path``, or its path pattern names no
-            single corpus file.
+        GoldError: a line is not valid JSON or not a valid gold document, or its path pattern
+            names no single corpus file.
     """
-    files = sorted(files) if files is not None else sorted(p for p in GOLD_DIR.glob("*.jsonl") if p.name != SECOND_PASS)
-    docs: dict[str, dict] = {}
+    docs = []
     for path in files:
         for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
             if not line.strip():
                 continue
             try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise GoldError(f"line {number}: expected JSON, found {exc.msg}", str(path)) from exc
-            if not isinstance(row, dict) or "id" not in row or "path" not in row:
-                raise GoldError(f"line {number}: expected a gold document with id and path", str(path))
-            if root is not None:
-                row["path"] = corpus_path(root, row["path"], row["id"])
-            docs.setdefault(row["id"], row)
-    return list(docs.values())
+                doc = GoldDoc.model_validate_json(line)
+            except ValidationError as exc:
+                raise GoldError(f"line {number}: expected a gold document, found: {exc}", str(path)) from exc
+            if root is not None and doc.path is not None:
+                doc = doc.model_copy(update={"path": corpus_path(root, doc.path, doc.id)})
+            docs.append(doc)
+    return docs
 
 
-def gold_labels(card: dict, taxonomy: Taxonomy) -> dict[str, int]:
-    """Labels of a gold card: every id of each category group the card states."""
-    labels: dict[str, int] = {}
-    for group in CATEGORY_GROUPS:
-        if group not in card:
-            continue
-        given = set(card.get(group) or [])
-        for taxon in taxonomy.groups.get(group, ()):
-            labels[taxon.key] = int(taxon.id in given)
-    return labels
+def corpus_path(root: Path, ref: str, where: str) -> str:
+    """The corpus path a gold line's ``path`` names (see :func:`pmparse.evaluation.corpus.resolve_reference`).
+
+    Raises:
+        GoldError: a pattern that names no single file.
+    """
+    rel = resolve_reference(root, ref)
+    if rel is None:
+        raise GoldError(f"expected one corpus file to match {ref!r}, found none or several", where)
+    return rel
+
+
+def default_gold_files(variant: str = "headed") -> list[Path]:
+    """The gold files of a variant: ``headed`` (eval/gold) or ``stripped`` (eval/stripped)."""
+    folder = GOLD_DIR if variant == "headed" else STRIPPED_DIR
+    return sorted(p for p in folder.glob("*.jsonl") if p.name != SECOND_PASS)
+
+
+def gold_text(doc: GoldDoc, root: Path | None) -> str:
+    """The text a gold document's offsets index, checked against its sha256.
+
+    Raises:
+        GoldError: the source is missing or changed since it was annotated.
+    """
+    if doc.text is not None:
+        text = doc.text
+    else:
+        if root is None:
+            raise GoldError("expected a corpus root for path-based gold documents", doc.id)
+        try:
+            with open(root / corpus_path(root, doc.path, doc.id), encoding="utf-8", newline="") as handle:
+                text = handle.read()
+        except OSError as exc:
+            raise GoldError(f"expected the source file, found {exc.strerror}", doc.path) from exc
+    if doc.deleted:
+        text = remove_ranges(text, doc.deleted)
+    if hashlib.sha256(text.encode("utf-8")).hexdigest() != doc.sha256:
+        raise GoldError("expected the annotated text, found a different sha256 (the source changed)", doc.id)
+    return text
+
+
+def remove_ranges(text: str, ranges: list[tuple[int, int]]) -> str:
+    """``text`` without the given sorted, non-overlapping ranges."""
+    out, cursor = [], 0
+    for start, end in ranges:
+        out.append(text[cursor:start])
+        cursor = end
+    out.append(text[cursor:])
+    return "".join(out)

@@ -15,147 +15,48 @@ otherwise a new suggestion goes to ``pending`` and ``pmparse review`` decides.
 """
 
 from __future__ import annotations
-
 import contextlib
 import hashlib
 import json
 import os
 import re
-import tempfile
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Literal
+from typing import Iterator
+from pmparse import __version__
+from pmparse.errors import RecordError, UsageError
+from pmparse.card.schema import SCHEMA_VERSION, Card
+from pmparse.library.records import (
+    RecordFormat,
+    _Dumper,
+    _FlowList,
+    _represent_flow,
+    _represent_str,
+    _source_keys,
+    card_data,
+    dumps,
+    format_of,
+    loads,
+)
+from pmparse.util import atomic_write
 
-import yaml
-from pydantic import ValidationError
 
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-from pmparse import __version__
-from pmparse.errors import RecordError, UsageError
-from pmparse.card.schema import SCHEMA_VERSION, TEXT_FIELDS, Card
-
-RecordFormat = Literal["yaml", "json"]
 _ID_FILE = re.compile(r"^IL-(\d{4})\.(yaml|yml|json)$")
-_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class _FlowList(list):
-    """A list dumped in YAML flow style (evidence offsets stay on one line)."""
-
-
-class _Dumper(yaml.SafeDumper):
-    """Block style for the record, flow style for evidence, literal blocks for multi-line text."""
-
-
-def _represent_flow(dumper: yaml.SafeDumper, data: _FlowList) -> yaml.Node:
-    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=True)
-
-
-def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
-    style = "|" if "\n" in data else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
-
 
 _Dumper.add_representer(_FlowList, _represent_flow)
+
 _Dumper.add_representer(str, _represent_str)
-
-
-def card_data(card: Card) -> dict:
-    """The card as plain data, in schema key order."""
-    return card.model_dump(mode="json")
-
-
-def _flowed(data: dict) -> dict:
-    data = dict(data)
-    for name in TEXT_FIELDS:
-        data[name] = [dict(item, evidence=_FlowList(item["evidence"])) for item in data.get(name, [])]
-    data["support"] = {k: dict(v, evidence=_FlowList(v["evidence"])) for k, v in data.get("support", {}).items()}
-    for name in ("components", "root_cause_categories", "contributing_factor_categories"):
-        data[name] = _FlowList(data.get(name, []))
-    return data
-
-
-def flow_text(items: list) -> str:
-    """A list in YAML flow style on one line (an item's evidence: ``[{start: 1, end: 9}]``)."""
-    return yaml.dump(_FlowList(items), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=10**9,
-                     default_flow_style=False).strip()
-
-
-def dumps(card: Card, fmt: RecordFormat = "yaml") -> str:
-    """Serialise a card; the same card always gives the same text."""
-    data = card_data(card)
-    if fmt == "json":
-        return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
-    return yaml.dump(_flowed(data), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100,
-                     default_flow_style=False)
-
-
-def loads(text: str, fmt: RecordFormat, where: str) -> Card:
-    """Parse and validate a record's text.
-
-    Raises:
-        RecordError: not parseable, or not a valid card (message lists ``field: reason``).
-    """
-    try:
-        data = json.loads(text) if fmt == "json" else yaml.load(text, Loader=_SAFE_LOADER)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise RecordError(f"expected a {fmt.upper()} record, found a syntax error: {exc}", where) from exc
-    if not isinstance(data, dict):
-        raise RecordError(f"expected a mapping of card fields, found {type(data).__name__}", where)
-    try:
-        return Card.model_validate(data)
-    except ValidationError as exc:
-        raise RecordError("; ".join(f"{_loc(e['loc'])}: {e['msg']}" for e in exc.errors()), where) from exc
-
-
-def _loc(loc: tuple) -> str:
-    return ".".join(str(part) for part in loc) or "(record)"
-
-
-def format_of(path: Path) -> RecordFormat:
-    """The record format a file name implies."""
-    return "json" if path.suffix == ".json" else "yaml"
-
-
-def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that readers see the old file or the new one, never a part.
-
-    The text goes to a temporary file in the same folder, is flushed to disk, then renamed over
-    the target (rename is atomic within one file system).
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        # mkstemp makes the file private (0600); a record is for people to read and edit, so it
-        # keeps the mode of the file it replaces, or gets what the umask gives a new file
-        try:
-            mode = os.stat(path).st_mode & 0o777
-        except FileNotFoundError:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.chmod(tmp, mode)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-
 
 #: Cards kept parsed at a time; the index itself holds only a few strings per record.
 CARD_CACHE = 256
+
 #: Version of ``.pmparse/index.json``; another version is ignored (and rebuilt). 2: an invalid
 #: record's summary holds the source salvaged from its text; 3: summaries hold the pipeline
 #: fingerprint; 4: stamps of base and pending cards; 5: stamps say whether a base is settled and
@@ -207,10 +108,11 @@ class Entry:
         return [self.id, self.error, self.sha256, self.location, self.url, self.version, self.model,
                 self.fingerprint, self.status]
 
-
 _SUMMARY = ("id", "error", "sha256", "location", "url", "version", "model", "fingerprint", "status")
+
 #: What :meth:`Library.state_stamp` gives for a state card.
 _STAMP = ("sha256", "version", "model", "fingerprint", "location", "url", "settled")
+
 #: The state kinds whose stamps are kept.
 _STAMPED = ("base", "pending")
 
@@ -241,7 +143,6 @@ def _file_key(path: Path) -> list[int] | None:
     except OSError:
         return None
     return [st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino]
-
 
 #: A file changed this close (ns) before the index was written may change again within the same
 #: clock tick without its key changing (git's "racy" entries): such entries are not trusted.
@@ -676,76 +577,6 @@ def write_lock(root: str | Path) -> Iterator[None]:
         os.close(fd)  # closing the descriptor releases the lock
 
 
-def _source_keys(path: Path) -> tuple[str | None, str | None]:
-    """``(sha256, location)`` of an invalid record's source, as far as the file can be parsed."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None, None
-    try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.load(text, Loader=_SAFE_LOADER)
-    except (json.JSONDecodeError, yaml.YAMLError):
-        # a slip elsewhere in the file (a person's edit) must not hide which source the record is
-        # of, or the next convert would make that source a second record: read the source block
-        # pmparse wrote line by line
-        return _salvage_source_json(text) if path.suffix == ".json" else _salvage_source_lines(text)
-    source = data.get("source") if isinstance(data, dict) else None
-    if not isinstance(source, dict):
-        return None, None
-    sha, location = source.get("sha256"), source.get("location")
-    return (sha if isinstance(sha, str) else None, location if isinstance(location, str) else None)
-
-
-_SOURCE_BLOCK = re.compile(r"^source:[ \t]*\n((?:[ \t]+\S.*(?:\n|$))+)", re.M)
-_SOURCE_KEY = re.compile(r"^[ \t]+(sha256|location):[ \t]*(.+?)[ \t]*$", re.M)
-
-
-def _salvage_source_lines(text: str) -> tuple[str | None, str | None]:
-    """``(sha256, location)`` from the indented ``source:`` block of a YAML record that does not parse."""
-    block = _SOURCE_BLOCK.search(text)
-    if block is None:
-        return None, None
-    try:
-        # the block alone is YAML when the slip is elsewhere: a long location folded over two
-        # lines reads back whole
-        data = yaml.load("source:\n" + block.group(1), Loader=_SAFE_LOADER)
-        source = data.get("source") if isinstance(data, dict) else None
-    except yaml.YAMLError:
-        source = None
-    if isinstance(source, dict):
-        sha, location = source.get("sha256"), source.get("location")
-        return (sha if isinstance(sha, str) else None, location if isinstance(location, str) else None)
-    found: dict[str, str] = {}
-    for key, raw in _SOURCE_KEY.findall(block.group(1)):
-        try:
-            value = yaml.load(raw, Loader=_SAFE_LOADER)  # one scalar: quotes and escapes as written
-        except yaml.YAMLError:
-            continue
-        if isinstance(value, str) and key not in found:
-            found[key] = value
-    return found.get("sha256"), found.get("location")
-
-
-_JSON_SOURCE = re.compile(r'"source"\s*:\s*\{')
-_JSON_SHA = re.compile(r'"sha256"\s*:\s*"([0-9a-f]{64})"')
-_JSON_LOCATION = re.compile(r'"location"\s*:\s*("(?:[^"\\\n]|\\.)*")')
-
-
-def _salvage_source_json(text: str) -> tuple[str | None, str | None]:
-    """``(sha256, location)`` of a JSON record that does not parse, read from its ``source``
-    object (evidence stretches before it may carry an earlier text's ``sha256``)."""
-    starts = [m.end() for m in _JSON_SOURCE.finditer(text)]
-    if not starts:
-        return None, None
-    sha = _JSON_SHA.search(text, starts[-1])
-    location = _JSON_LOCATION.search(text, starts[-1])
-    try:
-        value = json.loads(location.group(1)) if location else None
-    except json.JSONDecodeError:
-        value = None
-    return (sha.group(1) if sha else None, value if isinstance(value, str) else None)
-
-
 def looks_like_library(root: Path) -> bool:
     """True when ``root`` is a folder pmparse wrote to: it has ``.pmparse/`` or a record file."""
     if not root.is_dir():
@@ -766,77 +597,3 @@ def is_edited(library: Library, entry: Entry) -> bool:
         # no memory of what pmparse wrote: treat the record as a person's
         return True
     return card_data(base) != card_data(entry.card)
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One reason a record is invalid: ``file: field: reason``."""
-
-    file: str
-    field: str
-    reason: str
-
-    def __str__(self) -> str:
-        return f"{self.file}: {self.field}: {self.reason}"
-
-
-def validate_library(root: str | Path) -> tuple[int, list[Problem]]:
-    """Check every record of a library.
-
-    Checks the schema, that the file name matches the id, that ids are unique, and that every
-    evidence offset lies inside the text when the text is at hand (the record's extracted text,
-    or the source file when its sha256 still matches). Stretches marked with an earlier text's
-    sha256 (kept through a review after the source was amended) are not checked against it.
-
-    Returns:
-        ``(records_checked, problems)``.
-    """
-    root = Path(root)
-    if not root.is_dir():
-        raise RecordError("expected a library folder, found none", str(root))
-    if not looks_like_library(root):
-        raise RecordError("expected a library folder (IL-0001.yaml records or .pmparse/), found neither", str(root))
-    problems: list[Problem] = []
-    seen: dict[str, str] = {}
-    checked = 0
-    for path in sorted(root.iterdir()):
-        if not path.is_file() or path.suffix not in (".yaml", ".yml", ".json") or path.name.startswith("."):
-            continue
-        checked += 1
-        try:
-            text = path.read_text(encoding="utf-8")
-            data = json.loads(text) if path.suffix == ".json" else yaml.load(text, Loader=_SAFE_LOADER)
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError, yaml.YAMLError) as exc:
-            problems.append(Problem(path.name, "(record)", f"not readable as {format_of(path).upper()}: {exc}"))
-            continue
-        try:
-            card = Card.model_validate(data)
-        except ValidationError as exc:
-            problems.extend(Problem(path.name, _loc(e["loc"]), e["msg"]) for e in exc.errors())
-            continue
-        if path.stem != card.id:
-            problems.append(Problem(path.name, "id", f"expected {path.stem} (the file name), found {card.id}"))
-        if card.id in seen:
-            problems.append(Problem(path.name, "id", f"{card.id} is also used by {seen[card.id]}"))
-        seen.setdefault(card.id, path.name)
-        source_text = source_text_of(card)
-        if source_text is not None:
-            for name, ev in card.evidence_spans():
-                # a stretch marked with an earlier text's sha256 indexes that text, not this one
-                if ev.current and ev.end > len(source_text):
-                    problems.append(Problem(path.name, name, f"evidence {ev.start}-{ev.end} ends past the text ({len(source_text)} characters)"))
-    return checked, problems
-
-
-def source_text_of(card: Card) -> str | None:
-    """The text a card's offsets index, when it can be had unchanged."""
-    if card.source.extracted_text is not None:
-        return card.source.extracted_text
-    from pmparse.ingest.read import sha256_text
-
-    try:
-        with open(card.source.location, encoding="utf-8", newline="") as handle:
-            text = handle.read()
-    except (OSError, UnicodeDecodeError):
-        return None
-    return text if sha256_text(text) == card.source.sha256 else None

@@ -5,7 +5,8 @@ from typing import BinaryIO, Literal
 from pmparse.card.build import build_card
 from pmparse.ingest.read import DEFAULT_MAX_BYTES, ingest
 from pmparse.nlp.pipeline import PipelineConfig, analyse, get, version_info
-from pmparse.library.store import Library, RecordFormat, card_data, is_edited
+from pmparse.library.store import Library, is_edited
+from pmparse.library.records import RecordFormat, card_data
 from pmparse.review.session import open_diff
 from pmparse.card.schema import Card
 
@@ -116,8 +117,10 @@ def relocate(library: Library, entry, card: Card, new_url: bool = False, new_nam
     another name is dropped first, then the record is written, then the base's address: a failed
     write is done again by the next run.
     """
-    from pmparse.review.compare import read_text, splice
-    from pmparse.library.store import atomic_write, format_of, loads
+    from pmparse.review.compare import read_text
+    from pmparse.library.splice import splice
+    from pmparse.util import atomic_write
+    from pmparse.library.records import format_of, loads
 
     text = read_text(entry.path)
     fmt = format_of(entry.path)

@@ -77,7 +77,7 @@ def derive(texts: Iterable[str], min_documents: int = 10, min_words: int = 3) ->
 
 def write(path: Path, digests: list[str], about: str, min_documents: int, min_words: int) -> None:
     """Write a boilerplate list file (atomically)."""
-    from pmparse.library.store import atomic_write
+    from pmparse.util import atomic_write
 
     content = BoilerplateList(format=FORMAT_VERSION, about=about, min_documents=min_documents,
                               min_words=min_words, digests=digests)

@@ -44,48 +44,37 @@ keyword baselines. The four labeler scalars of :data:`DEFAULT_SETTINGS` were cho
 """
 
 from __future__ import annotations
-
-import itertools
 import json
 import os
-import re
 import shutil
 import tempfile
-import time
 from collections import Counter
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-
 import numpy as np
-
-from pmparse.nlp.components.classifier import META_FILE, MODEL_FILE, NONE, UnitModel, unit_rows
-from pmparse.nlp.components.fields import label_fields, unit_sections
+from pmparse.nlp.components.classifier import META_FILE, MODEL_FILE, UnitModel
 from pmparse.evaluation.corpus import (
     REPO_ROOT,
-    corpus_root,
     folder_rows,
     incident_files,
     load_manifest,
     referenced_paths,
     resolve_reference,
 )
-from pmparse.rules.cues import CHROME, PROMPT, Cues, load_cues
+from pmparse.rules.cues import load_cues
 from pmparse.errors import UsageError
-from pmparse.nlp.linear import TextClassifier, check_export, export_features, export_softmax
-from pmparse.ingest.read import ingest, ingest_bytes
-from pmparse.nlp.pipeline import DEFAULT_MODEL_DIR, PipelineConfig, build, make_doc
-from pmparse.rules.headings import normalise_heading
-from pmparse.card.schema import TEXT_FIELDS
-from pmparse.training.spans import TrainingSpans, read_training_spans, relabel_root_cause
+from pmparse.nlp.linear import TextClassifier
+from pmparse.training.export import check_export, export_features, export_softmax
+from pmparse.ingest.read import ingest
+from pmparse.training.spans import TrainingSpans, read_training_spans
+from pmparse.training.field_labels import DocExamples, MODEL_NAME, MODEL_VERSION, build_dataset, write_dataset
 
-MODEL_NAME = "pmparse-units"
-MODEL_VERSION = 2
+
 GOLD_DIR = REPO_ROOT / "eval" / "gold"
-LOSO_FLOORS_PATH = REPO_ROOT / "eval" / "loso_floors.json"
+
 VARIANTS = ("stripped", "headed")
+
 SYSTEMS = ("pipeline", "headings", "keywords")
-_STRUCTURE = ("pmparse_sectionizer", "pmparse_units")
-_FOLLOWUP_MOVES = {"remediation", "root_cause", "symptoms", "detection"}
 
 
 @dataclass(frozen=True)
@@ -118,7 +107,6 @@ class Settings:
                 "followup_weight": self.followup_weight, "followup_opening": self.followup_opening,
                 "root_cause_floor": self.root_cause_floor}
 
-
 #: ``c`` was chosen on the same folds by hand (0.5, 2 and 8 tried); the four labeler scalars of the
 #: grid were tuned on leave-one-source-out folds of the gold set with ``pmparse train --loso --tune``.
 #: ``followup_opening`` (not in the grid) is the first half of a document, set from how reports are
@@ -134,188 +122,6 @@ TUNING_GRID = {
     "threshold": (0.15, 0.2, 0.25, 0.3),
     "followup_weight": (0.0, 0.5, 1.0),
 }
-
-WeakLabel = tuple[str, float]
-
-
-@dataclass
-class DocExamples:
-    """The units of one training document with their weak labels (None = unlabelled)."""
-
-    path: str
-    source: str
-    rows: list[tuple[str, str]]
-    labels: list[WeakLabel | None]
-    offsets: list[tuple[int, int]] = field(default_factory=list)
-    sha256: str = ""
-
-
-def weak_label(text: str, section: str, heading: str, cues: Cues) -> WeakLabel | None:
-    """Weak label and sample weight of one unit (see the module docstring), or None.
-
-    Args:
-        text: The unit's text.
-        section: Label of the unit's section (a field, ``none``, ``unknown``, ``preamble``).
-        heading: Normalised text of the nearest heading before the unit ("" when none).
-        cues: The cue table.
-    """
-    weights = cues.weights
-    hits = cues.hits(text)
-    if CHROME in hits or PROMPT in hits:
-        return NONE, weights.chrome
-    first = next((name for name in hits if name in TEXT_FIELDS), None)
-    if section in TEXT_FIELDS:
-        broad = bool(cues.broad.match(heading))
-        if broad and first is not None and first != section:
-            return first, weights.cue
-        if section in _FOLLOWUP_MOVES and first == "action_items":
-            return "action_items", weights.reassigned
-        if section == "root_cause" and "contributing_factors" in hits:
-            return "contributing_factors", weights.reassigned
-        return section, weights.broad_heading if broad else weights.heading
-    if section == "none" and cues.metadata.match(heading):
-        return NONE, weights.chrome
-    if first is not None:
-        return first, weights.cue
-    if cues.narrative.match(heading):
-        return NONE, weights.narrative_none
-    return None
-
-
-#: Weak labels that end the search for a timeline's trigger: the incident is under way.
-_UNDER_WAY = {"detection", "symptoms", "remediation", "root_cause"}
-_WORD = re.compile(r"[^\W\d_]{2,}")
-
-
-def timeline_triggers(units: list[tuple[str, str, str, str]], labels: list[WeakLabel | None],
-                      cues: Cues) -> list[WeakLabel | None]:
-    """Labels with the trigger labelling function applied (see ``timeline`` in ``cues.yaml``).
-
-    Args:
-        units: ``(text, kind, section, heading)`` of each unit of a document, in order.
-        labels: Their weak labels from :func:`weak_label`.
-        cues: The cue table.
-
-    Returns:
-        A copy of ``labels`` where, in each run of timeline units (under a timeline heading, or
-        timeline entries outside mapped sections), the first of its first ``window`` substantive
-        units that tells a change or event is ``trigger`` -- unless a unit the incident is under
-        way in (detection, symptom, remediation or root cause label) comes first, or another
-        cue already claims that unit.
-    """
-    rules = cues.timeline
-    out = list(labels)
-    in_run, seen, done = False, 0, False
-    for i, (text, kind, section, heading) in enumerate(units):
-        timeline = section not in TEXT_FIELDS and (bool(cues.timeline_heading.match(heading)) or kind == "timeline")
-        if not timeline:
-            in_run = False
-            continue
-        if not in_run:
-            in_run, seen, done = True, 0, False
-        label = labels[i][0] if labels[i] is not None else None
-        if done or (labels[i] is not None and labels[i][1] >= cues.weights.chrome and label == NONE):
-            continue  # page chrome inside the timeline
-        folded = " ".join(text.lower().split())
-        if len(_WORD.findall(folded)) < rules.min_words or cues.timeline_note.match(folded):
-            continue
-        seen += 1
-        if label in _UNDER_WAY or seen > rules.window:
-            done = True
-            continue
-        if label in (None, NONE, "trigger") and cues.trigger_event.search(folded):
-            out[i] = ("trigger", cues.weights.timeline_trigger)
-            done = True
-    return out
-
-
-def weak_labels(doc, cues: Cues | None = None) -> list[WeakLabel | None]:
-    """Weak label of each unit of a Doc the sectionizer and unit splitter ran on."""
-    cues = cues or load_cues()
-    headings = sorted((h.start_char, normalise_heading(h.text)) for h in doc.spans.get("headings", []))
-    starts = [start for start, _ in headings]
-    labels, units = [], []
-    for unit, (section, _) in zip(doc.spans["units"], unit_sections(doc)):
-        i = int(np.searchsorted(starts, unit.start_char, side="right")) - 1
-        heading = headings[i][1] if i >= 0 else ""
-        labels.append(weak_label(unit.text, section, heading, cues))
-        units.append((unit.text, unit.label_, section, heading))
-    return timeline_triggers(units, labels, cues)
-
-
-def structure_pipeline():
-    """The conversion pipeline (rules only): training and tuning run its first two stages."""
-    return build(PipelineConfig())
-
-
-def analyse_structure(nlp, source):
-    """Sections and units of one ingested source (the rest of the pipeline is not run)."""
-    doc = make_doc(nlp, source)
-    for name, component in nlp.pipeline:
-        if name in _STRUCTURE:
-            doc = component(doc)
-    return doc
-
-
-def build_dataset(root: Path, exclude: set[str], nlp=None, spans: TrainingSpans | None = None,
-                  warn=None) -> list[DocExamples]:
-    """Weakly labelled units of every corpus incident file not in ``exclude`` (gold paths).
-
-    ``spans``: the team's annotated root-cause stretches (:mod:`pmparse.training.spans`); a
-    document that has them takes its root-cause labels from them (:func:`relabel_root_cause`),
-    unless its ingested text is not the annotated one (HTML extracted, say): then ``warn`` is told.
-    """
-    nlp = nlp or structure_pipeline()
-    cues = load_cues()
-    examples = []
-    for source, rel in incident_files(root, load_manifest()):
-        if rel in exclude:
-            continue
-        ingested = ingest(str(root / rel))
-        doc = analyse_structure(nlp, ingested)
-        if "units" not in doc.spans or not len(doc.spans["units"]):
-            continue
-        offsets = [(unit.start_char, unit.end_char) for unit in doc.spans["units"]]
-        labels = weak_labels(doc, cues)
-        if spans is not None and rel in spans.spans:
-            if ingested.sha256 == spans.shas.get(rel):
-                labels = relabel_root_cause(labels, offsets, spans.spans[rel])
-            elif warn is not None:
-                warn(f"root-cause spans: skipped {rel}: expected the ingested text to be the annotated one, "
-                     "found another (its offsets would not fit)")
-        examples.append(DocExamples(rel, source, unit_rows(doc, cues), labels, offsets, ingested.sha256))
-    return examples
-
-
-#: Version of the dataset file :func:`write_dataset` writes.
-DATASET_VERSION = 1
-
-
-def write_dataset(examples: list[DocExamples], path: Path) -> int:
-    """Write the weakly labelled training units as JSON lines, by offset: no corpus text.
-
-    The first line says what the file is; then one line per document: its corpus path, the
-    sha256 of its ingested text (the offsets index that text) and ``[start, end, label, weight]``
-    of every labelled unit (unlabelled units are left out). The file is written atomically.
-
-    Returns:
-        The number of labelled units written.
-    """
-    from pmparse.library.store import atomic_write
-
-    lines = [json.dumps({"pmparse_dataset": DATASET_VERSION, "model": MODEL_NAME, "model_version": MODEL_VERSION,
-                         "cues_version": load_cues().version,
-                         "about": "weak field labels of corpus units, by character offset into the ingested text; "
-                                  "pmparse train --dataset writes it"})]
-    written = 0
-    for example in examples:
-        units = [[start, end, label[0], round(label[1], 4)]
-                 for (start, end), label in zip(example.offsets, example.labels) if label is not None]
-        written += len(units)
-        lines.append(json.dumps({"path": example.path, "source": example.source, "sha256": example.sha256,
-                                 "units": units}))
-    atomic_write(Path(path), "\n".join(lines) + "\n")
-    return written
 
 
 def _estimator(seed: int, c: float):
@@ -525,264 +331,6 @@ def training_spans(root: Path, exclude: set[str], warn=None, gold_dir: Path = GO
     return read_training_spans(root, exclude=exclude, exclude_shas=gold_shas(gold_dir), warn=warn)
 
 
-# ---------------------------------------------------------------------------------------------
-# leave one source out
-
-
-@dataclass
-class _HeldOut:
-    """One gold document of a held-out source, analysed once, with its fold's raw probabilities."""
-
-    id: str
-    source: str
-    text: str
-    annotated: list[str]
-    gold: dict[str, list[tuple[int, int]]]
-    doc: object
-    model: UnitModel
-    raw: np.ndarray
-
-
-def _spans(doc) -> dict[str, list[tuple[int, int]]]:
-    spans: dict[str, list[tuple[int, int]]] = {}
-    for span in doc.spans.get("fields", []):
-        spans.setdefault(span.label_, []).append((span.start_char, span.end_char))
-    return spans
-
-
-def _predict(item: _HeldOut, system: str, settings: Settings, decoded=None) -> dict[str, list[tuple[int, int]]]:
-    """Predicted spans per field of one held-out document for a system."""
-    doc = item.doc
-    units = doc.spans["units"]
-    if system == "keywords":
-        from pmparse.nlp.components.keywords import keyword_field, load_keywords
-
-        table = load_keywords()
-        spans: dict[str, list[tuple[int, int]]] = {}
-        for unit in units:
-            name = keyword_field(unit.text, table)
-            if name is not None and name != NONE:
-                spans.setdefault(name, []).append((unit.start_char, unit.end_char))
-        return spans
-    if system == "headings":
-        units.attrs.pop("probs", None)
-        label_fields(doc)
-    else:
-        units.attrs["probs"] = decoded if decoded is not None else item.model.decode(item.raw, settings.sequence_weight)
-        label_fields(doc, **settings.labeler())
-    return _spans(doc)
-
-
-def _scores(items: list[_HeldOut], system: str, settings: Settings, decoded: dict | None = None) -> list:
-    from pmparse.evaluation.evaluate import score_spans
-
-    return [score_spans(item.id, item.source, item.text, item.annotated, item.gold,
-                        _predict(item, system, settings, decoded.get(item.id) if decoded else None))
-            for item in items]
-
-
-def _field_f1(scores) -> dict[str, float]:
-    """Per-field token F1 (counts summed over documents) and ``macro_f1``."""
-    from pmparse.evaluation.evaluate import prf
-
-    sums = {name: [0, 0, 0] for name in TEXT_FIELDS}
-    for score in scores:
-        for name, counts in score.counts.items():
-            for k in range(3):
-                sums[name][k] += counts[k]
-    f1 = {name: prf(*sums[name])[2] for name in TEXT_FIELDS}
-    f1["macro_f1"] = float(np.mean([f1[name] for name in TEXT_FIELDS]))
-    return f1
-
-
-def _shortfalls(headed: dict[str, float], headings: dict[str, float]) -> dict[str, float]:
-    """Headed fields where the pipeline is below headings alone, and by how much."""
-    return {name: headings[name] - headed[name] for name in TEXT_FIELDS if headed[name] < headings[name]}
-
-
-def _objective(stripped: dict[str, float], headed: dict[str, float], headings: dict[str, float]) -> tuple:
-    """What tuning maximises, in order: no headed field worse than headings alone (the issue's
-    requirement; among points that miss it, the smaller total shortfall), then stripped plus
-    headed macro F1."""
-    shortfall = sum(_shortfalls(headed, headings).values())
-    return (-shortfall, stripped["macro_f1"] + headed["macro_f1"])
-
-
-def tune(held: dict[str, list[_HeldOut]], base: Settings, grid: dict[str, tuple] = TUNING_GRID) -> tuple[Settings, list[dict]]:
-    """Search the labeler settings on held-out predictions; returns the best and every point tried."""
-    headings = _field_f1(_scores(held["headed"], "headings", base))
-    tried = []
-    best, best_value = base, None
-    keys = list(grid)
-    decoded_cache: dict[float, dict[str, dict]] = {}
-    for values in itertools.product(*(grid[k] for k in keys)):
-        settings = replace(base, **dict(zip(keys, values)))
-        if settings.sequence_weight not in decoded_cache:
-            decoded_cache[settings.sequence_weight] = {
-                variant: {item.id: item.model.decode(item.raw, settings.sequence_weight) for item in items}
-                for variant, items in held.items()}
-        decoded = decoded_cache[settings.sequence_weight]
-        stripped = _field_f1(_scores(held["stripped"], "pipeline", settings, decoded["stripped"]))
-        headed = _field_f1(_scores(held["headed"], "pipeline", settings, decoded["headed"]))
-        value = _objective(stripped, headed, headings)
-        tried.append({**{k: getattr(settings, k) for k in keys}, "stripped_macro_f1": stripped["macro_f1"],
-                      "headed_macro_f1": headed["macro_f1"],
-                      "headed_below_headings": sorted(_shortfalls(headed, headings))})
-        if best_value is None or value > best_value:
-            best, best_value = settings, value
-    return best, tried
-
-
-def unit_gold_label(item: _HeldOut, start: int, end: int) -> str:
-    """The field whose gold spans cover at least half of a unit's tokens (most of them), else ``none``."""
-    from pmparse.evaluation.evaluate import token_bounds, token_mask
-
-    tokens = token_bounds(item.text)
-    inside = token_mask(tokens, [(start, end)])
-    if not inside.any():
-        return NONE
-    best, best_count = NONE, 0
-    for name in TEXT_FIELDS:
-        count = int((token_mask(tokens, item.gold.get(name, [])) & inside).sum())
-        if count > best_count:
-            best, best_count = name, count
-    return best if 2 * best_count >= int(inside.sum()) else NONE
-
-
-def error_analysis(items: list[_HeldOut], settings: Settings) -> dict:
-    """Unit-level view of the pipeline's errors on held-out documents.
-
-    Returns:
-        ``confusion[gold][predicted]`` unit counts (a unit's gold label per
-        :func:`unit_gold_label`, ``none`` when no field is predicted); per field the number of
-        gold units and how many of them fire that field's cue; and ``calibration``: for the units
-        given a field, by confidence band, how many there are and the share whose gold label is
-        that field.
-    """
-    cues = load_cues()
-    labels = list(TEXT_FIELDS) + [NONE]
-    confusion = {g: {p: 0 for p in labels} for g in labels}
-    cue_hits = {name: {"gold_units": 0, "cue_fires": 0} for name in TEXT_FIELDS}
-    bands = [0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.01]
-    hits = np.zeros(len(bands) - 1)
-    totals = np.zeros(len(bands) - 1)
-    for item in items:
-        _predict(item, "pipeline", settings)
-        group = item.doc.spans["fields"]
-        by_start = {span.start_char: (span.label_, score) for span, score in zip(group, group.attrs["scores"])}
-        for unit in item.doc.spans["units"]:
-            gold = unit_gold_label(item, unit.start_char, unit.end_char)
-            predicted, score = by_start.get(unit.start_char, (NONE, None))
-            confusion[gold][predicted] += 1
-            if score is not None:
-                band = int(np.searchsorted(bands, score, side="right")) - 1
-                totals[band] += 1
-                hits[band] += gold == predicted
-            if gold != NONE:
-                cue_hits[gold]["gold_units"] += 1
-                cue_hits[gold]["cue_fires"] += int(gold in cues.hits(unit.text))
-    calibration = [{"confidence": f"{bands[i]:.1f}-{min(bands[i + 1], 1.0):.1f}", "units": int(totals[i]),
-                    "correct": float(hits[i] / totals[i]) if totals[i] else None} for i in range(len(totals))]
-    return {"confusion": confusion, "cues": cue_hits, "calibration": calibration}
-
-
-def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, settings: Settings = DEFAULT_SETTINGS,
-                         rounds: int = 1000, tune_grid: dict[str, tuple] | None = None, progress=None,
-                         use_spans: bool = False, dev_files: list[Path] | None = None, warn=None) -> dict:
-    """Train on every source but one, score the gold documents of the held-out source; every source in turn.
-
-    Args:
-        root: Corpus root.
-        gold_dir: Gold folder (its documents never enter training).
-        seed: Training seed.
-        settings: Training and labeler settings (the labeler part is replaced by the tuned one
-            when ``tune_grid`` is given).
-        rounds: Bootstrap rounds of the intervals.
-        tune_grid: Search these labeler settings on the held-out predictions first.
-        progress: Called with a message after each fold.
-        use_spans: Train on the team's root-cause spans too (they leave with their source).
-        dev_files: Score the documents of these development files (as written, the ``headed``
-            variant only) instead of the gold set's; they are kept out of training too, so a
-            change can be judged with sources held out without reading gold figures.
-        warn: Called with each training span line left out.
-
-    Returns:
-        A report: ``{"stripped": {system: summary}, "headed": {...}, "settings", "folds", ...}``
-        with systems ``pipeline``, ``headings`` and ``keywords`` (summaries as ``pmparse eval``);
-        ``headed`` only with ``dev_files``.
-    """
-    from pmparse.evaluation.evaluate import default_gold_files, gold_spans, gold_text, load_gold, summarise
-
-    started = time.time()
-    root = Path(root)
-    nlp = structure_pipeline()
-    exclude = gold_paths(gold_dir, root)
-    if dev_files:
-        if tune_grid:
-            raise UsageError("expected --tune on the gold set, found it with a development set")
-        exclude |= held_out_paths(dev_files, root)
-        variants: tuple[str, ...] = ("headed",)
-        gold = {"headed": load_gold(dev_files, root)}
-    else:
-        variants = VARIANTS
-        gold = {variant: load_gold(default_gold_files(variant), root) for variant in VARIANTS}
-    spans = training_spans(root, exclude, warn, gold_dir) if use_spans else None
-    examples = build_dataset(root, exclude, nlp, spans, warn)
-    sources = sorted({d.source for docs in gold.values() for d in docs})
-    held: dict[str, list[_HeldOut]] = {variant: [] for variant in variants}
-    folds = {}
-    for source in sources:
-        train_examples = [e for e in examples if e.source != source]
-        result = fit(train_examples, seed, settings)
-        folds[source] = {"train_documents": result.documents, "label_counts": result.label_counts}
-        for variant in variants:
-            docs = [d for d in gold[variant] if d.source == source]
-            folds[source][f"{variant}_gold_documents"] = len(docs)
-            for g in docs:
-                text = gold_text(g, root)
-                doc = analyse_structure(nlp, ingest_bytes(text.encode("utf-8"), g.path or f"{g.id}.md"))
-                held[variant].append(_HeldOut(g.id, g.source, text, list(g.annotated), gold_spans(g), doc,
-                                              result.model, result.model.raw_probs(doc)))
-        if progress is not None:
-            progress(f"fold {source}: trained on {result.documents} documents, "
-                     f"{sum(len(held[v]) for v in variants)} documents scored so far")
-    report: dict = {"seed": seed, "cues_version": load_cues().version, "model": f"{MODEL_NAME}-v{MODEL_VERSION}",
-                    "root_cause_span_documents": len(spans.spans) if spans is not None else 0}
-    if dev_files:
-        report["scored"] = [str(f) for f in dev_files]
-    if tune_grid:
-        settings, tried = tune(held, settings, tune_grid)
-        report["tuning"] = {"grid": {k: list(v) for k, v in tune_grid.items()}, "best": asdict(settings),
-                            "objective": "first no headed field below headings alone (else the least total shortfall), "
-                                         "then stripped + headed macro F1", "points": tried}
-    for variant in variants:
-        report[variant] = {system: summarise(_scores(held[variant], system, settings), rounds) for system in SYSTEMS}
-        report[variant]["pipeline"]["units"] = error_analysis(held[variant], settings)
-    report["settings"] = asdict(settings)
-    report["folds"] = folds
-    report["seconds"] = round(time.time() - started, 1)
-    return report
-
-
-def loso_markdown(report: dict) -> str:
-    """The per-field F1 table of a leave-one-source-out report (its variants, three systems); a
-    development report scores only the fields its documents annotate."""
-    variants = [v for v in VARIANTS if v in report]
-    names = [n for n in TEXT_FIELDS if any(report[v]["pipeline"]["fields"][n]["gold_tokens"] for v in variants)]
-    lines = ["| field | " + " | ".join(f"{v} {s}" for v in variants for s in SYSTEMS) + " |",
-             "|---|" + "---:|" * (len(variants) * len(SYSTEMS))]
-    for name in names:
-        lines.append(f"| {name} | " + " | ".join(
-            f"{report[v][s]['fields'][name]['f1']:.3f}" for v in variants for s in SYSTEMS) + " |")
-    lines.append("| **macro F1** | " + " | ".join(
-        f"**{report[v][s]['macro_f1']:.3f}** [{report[v][s]['interval95']['macro_f1'][0]:.2f}-"
-        f"{report[v][s]['interval95']['macro_f1'][1]:.2f}]" for v in variants for s in SYSTEMS) + " |")
-    per_source = report[variants[0]]["pipeline"]["per_source"]
-    lines += ["", f"Per held-out source (pipeline, {'heading-stripped' if variants[0] == 'stripped' else 'headed'}, "
-              "macro F1): " + ", ".join(f"{src} {v['macro_f1']:.2f} ({v['documents']})" for src, v in per_source.items())]
-    return "\n".join(lines)
-
-
 def write_boilerplate(root: Path, path: Path | None = None, gold_dir: Path = GOLD_DIR,
                       min_documents: int = 10, min_words: int = 3) -> int:
     """Derive the boilerplate list (:mod:`pmparse.nlp.boilerplate`) from the corpus and write it.
@@ -800,96 +348,3 @@ def write_boilerplate(root: Path, path: Path | None = None, gold_dir: Path = GOL
              "by hand.")
     write(path or PACKAGED_PATH, digests, about, min_documents, min_words)
     return len(digests)
-
-
-def _elsewhere(out: str | None) -> bool:
-    """Whether ``out`` names a model folder other than the shipped one."""
-    return bool(out) and Path(out).resolve() != Path(DEFAULT_MODEL_DIR).resolve()
-
-
-def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool, tune_settings: bool,
-                      report_path: str | None, check: bool, update: bool, allow_lower: bool,
-                      rounds: int = 1000, progress=None, dataset: str | None = None,
-                      boilerplate: bool = False, holdout: list[str] | None = None,
-                      use_spans: bool = False, warn=None, dev: list[str] | None = None) -> tuple[str, int]:
-    """What ``pmparse train`` prints and its exit code (``boilerplate``: only rewrite the
-    boilerplate list from the corpus, see :func:`write_boilerplate`; ``use_spans``: train on the
-    team's root-cause spans, each line left out reported to ``warn``; ``dev``: with ``loso``, score
-    these development files instead of the gold set).
-
-    Raises:
-        UsageError: a LOSO-only option without ``--loso``, ``--dataset`` with it, ``--holdout`` with
-            it or without an ``--out`` folder other than the shipped model's, an unusable holdout
-            file, or no corpus.
-    """
-    from pmparse.evaluation.evaluate import check_floors, floors_verdict, new_floors, read_floors, save_floors
-    from pmparse.library.store import atomic_write
-
-    if (tune_settings or check or update or allow_lower or report_path) and not loso:
-        raise UsageError("expected --loso with --tune, --report, --check-floors, --update-floors or --allow-lower, "
-                         "found it missing")
-    if dataset is not None and not dataset.strip():
-        raise UsageError("expected a file name after --dataset, found an empty one")
-    if dataset is not None and loso:
-        raise UsageError("expected --dataset without --loso (each fold has its own dataset), found both")
-    if boilerplate and (loso or dataset is not None or out is not None or holdout):
-        raise UsageError("expected --write-boilerplate alone (with --corpus), found it with other options")
-    if holdout and loso:
-        raise UsageError("expected --holdout without --loso (each fold holds out a whole source), found --loso")
-    if dev and not loso:
-        raise UsageError("expected --dev with --loso, found it without")
-    if dev and (tune_settings or check or update):
-        raise UsageError("expected --dev without --tune, --check-floors or --update-floors (they are for the gold "
-                         "set), found them together")
-    if use_spans and (tune_settings or update):
-        raise UsageError("expected --spans without --tune or --update-floors (the shipped model is trained without "
-                         "them), found them together")
-    if use_spans and not loso and not _elsewhere(out):
-        raise UsageError("expected --spans with an --out folder other than the shipped model's (the shipped model "
-                         "is trained without them), found " + ("no --out" if not out else f"--out {out}"))
-    if (dev or use_spans) and report_path and Path(report_path).resolve() == (DEFAULT_MODEL_DIR / "loso.json").resolve():
-        raise UsageError("expected another --report file with --dev or --spans (models/fields/loso.json describes "
-                         "the shipped model), found it")
-    if holdout and not _elsewhere(out):
-        raise UsageError("expected --holdout with an --out folder other than the shipped model's (a development "
-                         "model), found " + ("no --out" if not out else f"--out {out}"))
-    root = corpus_root(corpus)
-    if boilerplate:
-        from pmparse.nlp.boilerplate import PACKAGED_PATH
-
-        count = write_boilerplate(root)
-        return f"wrote {count} boilerplate line digests to {PACKAGED_PATH}; retrain the field model", 0
-    if not loso:
-        target = Path(out) if out else DEFAULT_MODEL_DIR
-        started = time.time()
-        held = held_out_paths([Path(h) for h in holdout or []], root) - gold_paths(GOLD_DIR, root)
-        result = train(root, target, GOLD_DIR, seed, dataset=Path(dataset) if dataset is not None else None,
-                       holdout=held, use_spans=use_spans, warn=warn)
-        size = (target / MODEL_FILE).stat().st_size
-        counts = ", ".join(f"{k} {v}" for k, v in result.label_counts.items())
-        return (f"trained {result.model.name} on {result.documents} documents from {len(result.sources)} sources "
-                f"({counts}) in {time.time() - started:.0f} s; wrote {target} ({size / 1e6:.1f} MB)"
-                + (f" and the dataset {dataset}" if dataset is not None else "")
-                + (f"; held out {len(held)} more documents" if held else "")), 0
-    report = leave_one_source_out(root, GOLD_DIR, seed, DEFAULT_SETTINGS, rounds,
-                                  TUNING_GRID if tune_settings else None, progress, use_spans,
-                                  [Path(d) for d in dev] if dev else None, warn)
-    scored = "development documents (" + ", ".join(dev) + ")" if dev else "gold documents"
-    parts = [f"### Leave one source out: token F1 on held-out {scored} (seed {seed})", "", loso_markdown(report),
-             "", "settings: " + ", ".join(f"{k} {v}" for k, v in report["settings"].items())]
-    if tune_settings:
-        parts.append("tuned on these folds (set DEFAULT_SETTINGS in pmparse/train.py to adopt them)")
-    code = 0
-    if report_path:
-        atomic_write(Path(report_path), json.dumps(report, indent=2) + "\n")
-    floors = read_floors(LOSO_FLOORS_PATH)
-    if update:
-        updated, lowered = new_floors({v: report[v] for v in VARIANTS}, floors, allow_lower)
-        parts += save_floors(LOSO_FLOORS_PATH, updated, floors, lowered, allow_lower, note=(
-            "Per-field token F1 floors of the field model under leave-one-source-out (pmparse train --loso), "
-            "on heading-stripped and headed held-out gold documents. Checked by `pmparse train --loso "
-            "--check-floors` and, against the committed report models/fields/loso.json, by tests/test_train.py."))
-    if check:
-        line, code = floors_verdict(check_floors({v: report[v] for v in VARIANTS}, floors))
-        parts.append(line)
-    return "\n".join(parts), code

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 from pathlib import Path
-from pmparse.nlp.components.tagger import CATEGORY_GROUPS
+from pmparse.nlp.tag_reading import CATEGORY_GROUPS
 from pmparse.errors import UsageError
 from pmparse.evaluation.facts import set_scores
 from pmparse.rules.taxonomy import load_taxonomy

@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 from pmparse.evaluation.corpus import REPO_ROOT
 from pmparse.errors import UsageError
-from pmparse.evaluation.evaluate import floor_figures
+from pmparse.evaluation.floors import floor_figures
 from pmparse.evaluation.facts import confusion_markdown
 
 

@@ -7,21 +7,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 import numpy as np
-from pmparse.nlp.components.tagger import (
-    CATEGORY_GROUPS,
-    CategoryModel,
-    Matchers,
-    candidate_rows,
-    candidate_width,
-    component_candidates,
-    cue_vocabulary,
-    decide_categories,
-)
+from pmparse.nlp.tag_reading import CATEGORY_GROUPS, Matchers, cue_vocabulary
+from pmparse.nlp.components.tagger import CategoryModel, decide_categories
+from pmparse.nlp.component_candidates import candidate_rows, candidate_width, component_candidates
 from pmparse.evaluation.corpus import source_of
 from pmparse.evaluation.facts import confusion, set_scores
-from pmparse.nlp.linear import check_export, export_calibrated, export_features
+from pmparse.training.export import check_export, export_calibrated, export_features
 from pmparse.rules.taxonomy import Taxonomy
-from pmparse.evaluation.gold import Example
+from pmparse.evaluation.gold_cards import Example
 from pmparse.training.tag_inputs import Settings
 from pmparse.training.tag_labels import COMPONENT_LABELS_DIR, labelled_docs, read_component_labels
 
@@ -94,7 +87,7 @@ def fit(examples: list[Example], rows: np.ndarray, taxonomy: Taxonomy, settings:
 
     Args:
         examples: Training rows' labels and weights.
-        rows: Their model input (:func:`pmparse.nlp.components.tagger.model_rows`).
+        rows: Their model input (:func:`pmparse.nlp.tag_reading.model_rows`).
         taxonomy: The taxonomy whose category ids are learned.
         settings: Hyper-parameters.
         name: Model name for records.
@@ -220,7 +213,7 @@ class ComponentData:
     """Component candidates of labelled documents: model input, labels and where they come from.
 
     Attributes:
-        x: One row per candidate (:func:`pmparse.nlp.components.tagger.candidate_rows`).
+        x: One row per candidate (:func:`pmparse.nlp.component_candidates.candidate_rows`).
         y: 1 when the document's label lists the candidate.
         doc: Which document a row belongs to: the gold document's index, or ``len(gold)`` and up
             for team-labelled documents.

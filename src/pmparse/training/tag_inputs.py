@@ -4,9 +4,9 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from pmparse.nlp.components.tagger import FOCUS_FIELDS, category_texts
+from pmparse.nlp.tag_reading import FOCUS_FIELDS, category_texts
 from pmparse.rules.taxonomy import Taxonomy
-from pmparse.evaluation.gold import Example, gold_labels
+from pmparse.evaluation.gold_cards import Example, gold_labels
 
 
 @dataclass

@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from pmparse.nlp.components.tagger import CATEGORY_GROUPS, category_texts
+from pmparse.nlp.tag_reading import CATEGORY_GROUPS, category_texts
 from pmparse.evaluation.corpus import REPO_ROOT, path_problem, resolve_reference
 from pmparse.errors import LabelError
 from pmparse.rules.taxonomy import Taxonomy
-from pmparse.evaluation.gold import Example, gold_labels
+from pmparse.evaluation.gold_cards import Example, gold_labels
 from pmparse.training.tag_inputs import analysed_docs
 
 
@@ -305,7 +305,7 @@ def team_examples(root: Path, taxonomy: Taxonomy, weight: float, gold_paths: set
     """Training rows of the team's category labels (source ``team``), made like gold rows.
 
     Each labelled document runs through the pipeline without the tagger and gives the same
-    inputs a gold document does (:func:`pmparse.nlp.components.tagger.category_texts`). Left out,
+    inputs a gold document does (:func:`pmparse.nlp.tag_reading.category_texts`). Left out,
     with a warning: a gold document (the gold card is the reference, and a training row of a gold
     document would sit in the training folds that test it), a missing file and a file whose
     sha256 differs from the labelled one (the labels and offsets were read on another text).

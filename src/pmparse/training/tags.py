@@ -4,7 +4,7 @@ Training data, all read from ``../shared/corpus`` and ``eval/gold`` at training 
 the corpus is copied into the repository):
 
 - **gold cards** (``eval/gold/*.jsonl``, first pass): every document is run through the pipeline
-  (without the tagger) and gives the model's inputs (:func:`pmparse.nlp.components.tagger.category_texts`);
+  (without the tagger) and gives the model's inputs (:func:`pmparse.nlp.tag_reading.category_texts`);
   its card's ``root_cause_categories`` label every root-cause id (present = 1, absent = 0), and
   its ``contributing_factor_categories``, when the key is there, every contributing-factor id;
 - **team labels** (``corpus/category_labels/*.jsonl`` of this checkout, :class:`TeamLabel`):
@@ -36,14 +36,15 @@ from collections import Counter
 from pathlib import Path
 from typing import Callable, Iterable
 import numpy as np
-from pmparse.nlp.components.tagger import CATEGORY_GROUPS, DEFAULT_MODEL_DIR, Matchers, model_rows
+from pmparse.nlp.tag_reading import CATEGORY_GROUPS, Matchers, model_rows
+from pmparse.nlp.components.tagger import DEFAULT_MODEL_DIR
 from pmparse.evaluation.corpus import corpus_root, source_of
 from pmparse.errors import UsageError
-from pmparse.evaluation.evaluate import floors_verdict, read_floors, save_floors
-from pmparse.nlp.linear import export_logistic
+from pmparse.evaluation.floors import floors_verdict, read_floors, save_floors
+from pmparse.training.export import export_logistic
 from pmparse.rules.taxonomy import Taxonomy, load_taxonomy
 from pmparse.training.spans import read_training_spans
-from pmparse.evaluation.gold import Example, read_gold
+from pmparse.evaluation.gold_cards import Example, read_gold
 from pmparse.training.tag_card import (
     FLOORS_PATH,
     check_category_floors,

@@ -31,24 +31,14 @@ name / title phrase) for titles.
 """
 
 from __future__ import annotations
-
-import bisect
-import itertools
 import json
 import logging
 import math
-import re
-from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable
-
 import numpy as np
 from spacy.language import Language
-from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc
-from spacy.attrs import IDX, LENGTH
-
-from pmparse.rules.cues import lowercase_pattern, word_start_skip
 from pmparse.errors import ModelError
 from pmparse.nlp.linear import (
     CalibratedBinaries,
@@ -60,226 +50,37 @@ from pmparse.nlp.linear import (
     read_json,
     save_arrays,
 )
-from pmparse.library.store import atomic_write
+from pmparse.util import atomic_write
 from pmparse.rules.taxonomy import Taxonomy, load_taxonomy
-from pmparse.nlp.lines import doc_text
-from pmparse.nlp.components.facts import SUMMARY_HEADINGS, section_regions
+from pmparse.nlp.component_candidates import (
+    candidate_rows,
+    component_candidates,
+    component_regions,
+    keep_components,
+    score_components,
+)
+from pmparse.nlp.tag_reading import (
+    CATEGORY_GROUPS,
+    Matchers,
+    category_texts,
+    cue_string,
+    focus_spans,
+    nothing_to_read,
+)
+
 
 log = logging.getLogger(__name__)
 
 #: File name of the category model inside its folder.
 MODEL_FILE = "weights.npz"
+
 META_FILE = "meta.json"
+
 #: Where ``pmparse train-categories`` writes and the tagger looks for the model by default.
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[4] / "models" / "categories"
+
 #: Format version of the saved model dict; bumped when its layout changes.
 MODEL_FORMAT = 2
-
-CATEGORY_GROUPS = ("root_cause_categories", "contributing_factor_categories")
-#: Weight of a component mention by where it stands.
-REGION_WEIGHTS = {
-    "title": 1.5,
-    "trigger": 1.0,
-    "root_cause": 1.0,
-    "symptoms": 0.7,
-    "summary": 0.5,
-    "contributing_factors": 0.5,
-    "remediation": 0.4,
-    "detection": 0.25,
-}
-#: Fields whose units feed the category model's focused text.
-FOCUS_FIELDS = ("root_cause", "trigger", "contributing_factors")
-#: Longest stretch of the whole text the category model reads.
-WHOLE_LIMIT = 20000
-
-# --- cues and texts -------------------------------------------------------------------------
-
-
-def longest_first(matches: list[tuple]) -> list[tuple]:
-    """spaCy's ``filter_spans`` over ``(key, start_token, end_token, ...)`` tuples.
-
-    Overlapping matches keep the longest, then the first; the result is in token order. The same
-    rule on tuples, because making a Span per match cost more than the matching itself.
-    """
-    ordered = sorted(matches, key=lambda m: (m[2] - m[1], -m[1]), reverse=True)
-    kept, seen = [], set()
-    for match in ordered:
-        if match[1] not in seen and match[2] - 1 not in seen:
-            kept.append(match)
-            seen.update(range(match[1], match[2]))
-    return sorted(kept, key=lambda m: m[1])
-
-
-class Matchers:
-    """Phrase and regex matchers built from a taxonomy, for one vocabulary.
-
-    Args:
-        nlp: The pipeline whose tokenizer and vocabulary the matchers use.
-        taxonomy: The taxonomy in use.
-    """
-
-    def __init__(self, nlp: Language, taxonomy: Taxonomy) -> None:
-        self.nlp = nlp
-        self.taxonomy = taxonomy
-        # one phrase matcher for every group: a pass over a Doc's tokens serves all of them
-        self._matcher = PhraseMatcher(nlp.vocab, attr="LOWER")
-        self._group_of: dict[int, str] = {}
-        self.groups = set(taxonomy.groups)
-        self.regexes: dict[str, list[tuple[str, re.Pattern, re.Pattern]]] = {}
-        for group, taxa in taxonomy.groups.items():
-            regexes = []
-            for taxon in taxa:
-                if taxon.synonyms:
-                    self._matcher.add(taxon.key, [nlp.make_doc(s.lower()) for s in taxon.synonyms])
-                    self._group_of[nlp.vocab.strings[taxon.key]] = group
-                # kept twice: for lowercased text (case-sensitive, 2-3x faster in Python's re)
-                # and as written, for the rare text whose lowercase changes its length
-                regexes.extend((taxon.key, re.compile(word_start_skip(lowercase_pattern(p))), re.compile(p, re.IGNORECASE))
-                               for p in taxon.patterns)
-            self.regexes[group] = regexes
-        self._last: tuple[Doc, dict[str, list[tuple[str, int, int, int, int]]]] | None = None
-        self._lower: tuple[str, str] | None = None
-
-    def _phrase_matches(self, doc: Doc) -> dict[str, list[tuple[str, int, int, int, int]]]:
-        """Phrase matches of every group in ``doc``: ``(key, start_token, end_token, start_char, end_char)``.
-
-        The last Doc's matches are kept: the tagger asks for three groups of the same Doc.
-        """
-        if self._last is not None and self._last[0] is doc:
-            return self._last[1]
-        found: dict[str, list[tuple[str, int, int, int, int]]] = {}
-        matched = self._matcher(doc)
-        if matched:
-            # character offsets from attribute arrays: a Span per match cost more than the matching
-            idx, length = doc.to_array([IDX, LENGTH]).T.tolist()
-            strings = self.nlp.vocab.strings
-            for match_id, s, e in matched:
-                found.setdefault(self._group_of[match_id], []).append(
-                    (strings[match_id], s, e, idx[s], idx[e - 1] + length[e - 1]))
-        self._last = (doc, found)
-        return found
-
-    def _lowered(self, text: str) -> str:
-        """``text.lower()``, kept for the last text: the groups of one Doc ask for it in turn."""
-        if self._lower is None or self._lower[0] is not text:
-            self._lower = (text, text.lower())
-        return self._lower[1]
-
-    def matches(self, doc: Doc, group: str, start: int = 0, end: int | None = None) -> list[tuple[str, int, int]]:
-        """``(group.id, start_char, end_char)`` of every match of ``group`` in ``doc``.
-
-        Overlapping phrase matches keep the longest ("ingress controller" over "ingress").
-        """
-        text = doc_text(doc)
-        end = len(text) if end is None else end
-        inside = [m for m in self._phrase_matches(doc).get(group, ()) if m[3] >= start and m[4] <= end]
-        found = [(key, s, e) for key, _, _, s, e in longest_first(inside)]
-        if self.regexes[group]:
-            lowered = self._lowered(text)
-            same_length = len(lowered) == len(text)  # offsets into the lowercase are offsets into the text
-            for key, lower_pattern, pattern in self.regexes[group]:
-                matches = lower_pattern.finditer(lowered, start, end) if same_length else pattern.finditer(text, start, end)
-                found.extend((key, m.start(), m.end()) for m in matches if m.end() > m.start())
-        return sorted(found, key=lambda f: f[1])
-
-    def cue_counts(self, text: str) -> Counter:
-        """How often each category's cue phrases occur in ``text`` (``group.id`` -> count)."""
-        return self.doc_cue_counts(self.nlp.make_doc(text))
-
-    def doc_cue_counts(self, doc: Doc, end: int | None = None) -> Counter:
-        """How often each category's cue phrases occur in ``doc`` (up to character ``end``)."""
-        counts: Counter = Counter()
-        for group in CATEGORY_GROUPS:
-            if group in self.groups:
-                counts.update(key for key, _, _ in self.matches(doc, group, 0, end))
-        return counts
-
-
-def cue_string(focus: Counter, whole: Counter, cap: int = 5) -> str:
-    """Cue counts as pseudo-words the model reads: ``f__root_cause_categories.software_bug`` per focus hit."""
-    words = []
-    for prefix, counts in (("f__", focus), ("w__", whole)):
-        for key, count in sorted(counts.items()):
-            words.extend([prefix + key] * min(cap, count))
-    return " ".join(words)
-
-
-def cue_vocabulary(taxonomy: Taxonomy) -> list[str]:
-    """Every cue pseudo-word of the category groups of ``taxonomy``."""
-    keys = [t.key for g in CATEGORY_GROUPS for t in taxonomy.groups.get(g, ())]
-    return [p + k for p in ("f__", "w__") for k in keys]
-
-
-def focus_spans(doc: Doc) -> list[tuple[int, int]]:
-    """Offsets of the units labelled root cause, trigger or contributing factors."""
-    if "fields" not in doc.spans:
-        return []
-    return sorted((s.start_char, s.end_char) for s in doc.spans["fields"] if s.label_ in FOCUS_FIELDS)
-
-
-def summary_regions(doc: Doc, limit: int = 2500) -> list[tuple[int, int]]:
-    """The overview of ``doc``: summary-like sections, else the start of the body (each cut to ``limit`` chars)."""
-    regions = section_regions(doc)
-    found = [(s, min(e, s + limit)) for s, e, h in regions if h in SUMMARY_HEADINGS]
-    if not found:
-        masked = doc.user_data.get("pmparse_masked", [])
-        body = max((e for s, e in masked if s == 0), default=0)
-        found = [(body, min(len(doc_text(doc)), body + limit // 2))]
-    return found
-
-
-def _overlapping_none(regions: list[tuple[int, int]], spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The regions that overlap none of ``spans`` (sorted by start): a binary search each, not a scan."""
-    starts = [start for start, _ in spans]
-    reach = list(itertools.accumulate((end for _, end in spans), max))  # furthest end of the first k spans
-    kept = []
-    for region in regions:
-        k = bisect.bisect_left(starts, region[1])  # the spans that start before the region ends
-        if not (k and reach[k - 1] > region[0]):
-            kept.append(region)
-    return kept
-
-
-def category_texts(doc: Doc, spans: list[tuple[int, int]] | None = None) -> tuple[str, str, list[tuple[int, int]]]:
-    """The category model's two texts for ``doc``: focused units plus the summary, and the whole text.
-
-    Args:
-        doc: An analysed Doc.
-        spans: Sorted offsets of the focused units; the field labeler's root-cause, trigger and
-            contributing-factor units when None (other spans measure what better units would give).
-
-    Returns:
-        ``(focus, whole, focus_evidence)``; the evidence is the focused units (the summary when
-        there are none).
-    """
-    spans = focus_spans(doc) if spans is None else spans
-    summary = summary_regions(doc)
-    extra = _overlapping_none(summary, spans)
-    text = doc_text(doc)
-    focus = "\n".join(text[s:e] for s, e in sorted(spans + extra))
-    return focus, text[:WHOLE_LIMIT], spans or summary
-
-
-def nothing_to_read(focus: list[tuple[int, int]], whole_cues: Counter) -> bool:
-    """True when a text offers nothing to read a category from: no focused unit, no cue phrase.
-
-    Measured on the shared corpus on 2026-11-30: 2 of 506 reports have no cue phrase anywhere;
-    one is a blank template (no focused unit either), the other a real report whose field labels
-    find six focused units, so only the template is affected.
-    """
-    return not focus and not any(whole_cues.values())
-
-
-def model_rows(matchers: Matchers, texts: Iterable[tuple[str, str]]) -> np.ndarray:
-    """The ``(n, 3)`` model input for ``(focus, whole)`` text pairs: focus, whole, cue pseudo-words."""
-    rows = []
-    for focus, whole in texts:
-        cues = cue_string(matchers.cue_counts(focus), matchers.cue_counts(whole[:WHOLE_LIMIT]))
-        rows.append((focus, whole[:WHOLE_LIMIT], cues))
-    return np.array(rows, dtype=object).reshape(-1, 3)
-
-
-# --- the model ------------------------------------------------------------------------------
 
 
 class CategoryModel:
@@ -380,9 +181,6 @@ class CategoryModel:
         return cls(features, classifiers, meta, components)
 
 
-# --- decisions ------------------------------------------------------------------------------
-
-
 def decide_categories(probs: dict[str, float], group: str, threshold: float, fallback: float | None,
                       cues: Iterable[str] = (), gate: float | None = None, unsure_unknown: bool = False,
                       max_keys: int | None = None, cue_needs_fallback: bool = False) -> list[str]:
@@ -430,138 +228,6 @@ def decide_categories(probs: dict[str, float], group: str, threshold: float, fal
         # ``chosen`` is most likely first: the keys over the threshold, then the cue-gated ones (all below it)
         chosen = chosen[:max_keys]
     return chosen
-
-
-def score_components(matches: list[tuple[str, int, int]], regions: dict[str, list[tuple[int, int]]],
-                     weights: dict[str, float] = REGION_WEIGHTS) -> dict[str, tuple[float, list[tuple[int, int]]]]:
-    """Add up where each component is named.
-
-    Args:
-        matches: ``(group.id, start, end)`` of component matches.
-        regions: Region name (``title``, ``summary`` or a field) -> offsets.
-        weights: Weight of a match by region; a match in no weighted region counts nothing.
-
-    Returns:
-        ``group.id`` -> ``(score, evidence)`` for components named in a weighted region. Each
-        region stretch (a unit, the title) counts once per component, with the heaviest weight of
-        the regions holding the match.
-    """
-    scores: dict[str, tuple[float, list[tuple[int, int]]]] = {}
-    seen: set[tuple[str, int, int]] = set()
-    for key, start, end in matches:
-        weight, holder = 0.0, None
-        for name, spans in regions.items():
-            if name not in weights or weights[name] <= weight:
-                continue
-            for s, e in spans:
-                if s <= start and end <= e:
-                    weight, holder = weights[name], (s, e)
-                    break
-        if weight <= 0 or holder is None:
-            continue
-        score, evidence = scores.get(key, (0.0, []))
-        if (key, *holder) in seen:
-            scores[key] = (score, evidence + [(start, end)])
-            continue
-        seen.add((key, *holder))
-        scores[key] = (score + weight, evidence + [(start, end)])
-    return scores
-
-
-def keep_components(scores: dict[str, tuple[float, list]], threshold: float, relative: float) -> list[str]:
-    """Components whose score reaches ``threshold`` and ``relative`` times the best score."""
-    if not scores:
-        return []
-    best = max(score for score, _ in scores.values())
-    return sorted(k for k, (score, _) in scores.items() if score >= threshold and score >= relative * best)
-
-
-#: Regions a component candidate's mentions are counted in, for the component model.
-CANDIDATE_REGIONS = ("title", "trigger", "root_cause", "symptoms", "summary", "contributing_factors", "remediation",
-                     "detection", "other")
-
-
-class _Containment:
-    """Whether any of a list of spans holds a given span: a binary search, not a scan of the list."""
-
-    def __init__(self, spans: list[tuple[int, int]]) -> None:
-        ordered = sorted(spans)
-        self.starts = [s for s, _ in ordered]
-        self.reach = list(itertools.accumulate((e for _, e in ordered), max))  # furthest end of the first k
-
-    def holds(self, start: int, end: int) -> bool:
-        k = bisect.bisect_right(self.starts, start)  # the spans starting at or before ``start``
-        return bool(k) and self.reach[k - 1] >= end
-
-
-def component_candidates(doc: Doc, matchers: Matchers, matches: list[tuple[str, int, int]] | None = None,
-                         regions: dict[str, list[tuple[int, int]]] | None = None
-                         ) -> dict[str, tuple[np.ndarray, list[tuple[int, int]], float]]:
-    """Every component named in ``doc``, with its mention counts per region and its evidence.
-
-    Returns:
-        ``group.id`` -> ``(counts, evidence, first)``; ``counts`` has one entry per
-        :data:`CANDIDATE_REGIONS` (a mention counts in every region holding it, ``other`` when in
-        none) and the total last. Evidence is the mentions inside a region other than ``other``.
-        ``first`` is where the first mention stands, as a share of the text (0 at its start).
-    """
-    if "components" not in matchers.groups:
-        return {}
-    regions = component_regions(doc) if regions is None else regions
-    found: dict[str, tuple[np.ndarray, list[tuple[int, int]]]] = {}
-    first: dict[str, int] = {}
-    if matches is None:
-        matches = matchers.matches(doc, "components")
-    holders = [_Containment(regions.get(name, [])) for name in CANDIDATE_REGIONS[:-1]]
-    for key, start, end in matches:
-        first[key] = min(start, first.get(key, start))
-        counts, evidence = found.setdefault(key, (np.zeros(len(CANDIDATE_REGIONS) + 1), []))
-        held = False
-        for i, holder in enumerate(holders):
-            if holder.holds(start, end):
-                counts[i] += 1
-                held = True
-        if held:
-            evidence.append((start, end))
-        else:
-            counts[len(CANDIDATE_REGIONS) - 1] += 1
-        counts[-1] += 1
-    length = max(1, len(doc_text(doc)))
-    return {key: (counts, evidence, first[key] / length) for key, (counts, evidence) in found.items()}
-
-
-def candidate_width(ids: list[str], first_mention: bool = False) -> int:
-    """Width of a component model row (:func:`candidate_rows`)."""
-    return len(CANDIDATE_REGIONS) + 2 + len(ids) + int(first_mention)
-
-
-def candidate_rows(candidates: dict[str, tuple], ids: list[str],
-                   first_mention: bool = False) -> tuple[list[str], np.ndarray]:
-    """Component model input: log counts per region, share of the most named component, id one-hot,
-    and with ``first_mention`` where the component is first named (share of the text)."""
-    keys = sorted(candidates)
-    if not keys:
-        return [], np.zeros((0, candidate_width(ids, first_mention)))
-    best = max(candidates[k][0][-1] for k in keys)
-    rows = []
-    for key in keys:
-        counts = candidates[key][0]
-        taxon = key.split(".", 1)[1]
-        rows.append(list(np.log1p(counts)) + [counts[-1] / best] + [1.0 if taxon == i else 0.0 for i in ids]
-                    + ([candidates[key][2]] if first_mention else []))
-    return keys, np.array(rows, dtype=float)
-
-
-def component_regions(doc: Doc) -> dict[str, list[tuple[int, int]]]:
-    """Where a component mention says it was involved: title, summary and field units."""
-    regions: dict[str, list[tuple[int, int]]] = {"title": [], "summary": summary_regions(doc)}
-    title = doc.user_data.get("pmparse_facts", {}).get("source_title")
-    if title:
-        regions["title"] = [tuple(e) for e in title.get("evidence", [])]
-    if "fields" in doc.spans:
-        for span in doc.spans["fields"]:
-            regions.setdefault(span.label_, []).append((span.start_char, span.end_char))
-    return regions
 
 
 class Tagger:

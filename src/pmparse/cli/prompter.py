@@ -1,0 +1,113 @@
+"""Asking a person about each suggestion at the terminal: y, n, e, s, q and ?."""
+
+from __future__ import annotations
+from typing import Any, Callable
+import click
+import yaml
+from pmparse.review.compare import CardDiff, FieldChange, merge
+from pmparse.library.splice import top_regions
+from pmparse.cli.render import render_change, render_folded, render_header
+from pmparse.errors import RecordError
+from pmparse.library.records import dumps
+from pmparse.card.schema import Card
+from pmparse.review.session import Decision
+
+
+_HELP = """y - accept this suggestion (rewrites this field of the record and marks it reviewed)
+n - reject it (the record stays; not proposed again for this source and model)
+e - edit the suggested value in $EDITOR, then accept your version
+s - skip it for now (it stays pending)
+q - quit; every decision made so far is kept
+? - print this help"""
+
+_KEYS = {"y": "accept", "n": "reject", "e": "edit", "s": "skip", "q": "quit"}
+
+
+def field_text(card: Card, name: str) -> str:
+    """One field of a card as it reads in a YAML record (what the editor shows)."""
+    text = dumps(card, "yaml")
+    regions = top_regions(text)
+    assert regions is not None  # a canonical dump always has plain keys
+    start, end = regions[name]
+    return text[start:end] + "\n"
+
+
+def parse_edit(text: str, name: str) -> Any:
+    """The value of ``name`` in an edited ``name: value`` YAML snippet.
+
+    Raises:
+        RecordError: not YAML, or not a mapping holding only ``name``.
+    """
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise RecordError(f"expected YAML, found a syntax error: {exc}", "(edit)") from exc
+    if not isinstance(data, dict) or set(data) != {name}:
+        found = sorted(data) if isinstance(data, dict) else type(data).__name__
+        raise RecordError(f"expected a mapping with the one key {name!r}, found {found}", "(edit)")
+    return data[name]
+
+
+class Prompter:
+    """Asks a person about each field on the terminal, ``git add -p`` style.
+
+    Args:
+        color: Colour the hunks.
+        editor: Opens text in ``$EDITOR`` and returns it (None when not saved); :func:`click.edit`.
+    """
+
+    def __init__(self, color: bool = False, editor: Callable[..., str | None] | None = None) -> None:
+        self.color = color
+        self.editor = editor or click.edit
+
+    def _echo(self, text: str = "") -> None:
+        click.echo(text, color=self.color)
+
+    def notice(self, diff: CardDiff) -> None:
+        """Show a record that asks nothing but follows its amended source."""
+        self._echo("\n".join(render_header(diff, self.color) + render_folded(diff, self.color)
+                             + ["  nothing to decide: the record follows the new text"]))
+
+    def __call__(self, diff: CardDiff, change: FieldChange, position: int, total: int) -> Decision:
+        if position == 1:
+            self._echo("\n".join(render_header(diff, self.color) + render_folded(diff, self.color)))
+        self._echo("\n".join(render_change(diff, change, self.color)))
+        while True:
+            try:
+                answer = click.prompt(f"({position}/{total}) Accept the suggested {change.field} [y,n,e,s,q,?]",
+                                      default="", show_default=False, prompt_suffix="? ").strip().lower()
+            except click.Abort:
+                self._echo()
+                return Decision("quit")
+            action = _KEYS.get(answer[:1])
+            if action is None:
+                self._echo(_HELP)
+                continue
+            if action != "edit":
+                return Decision(action)  # type: ignore[arg-type]
+            value = self._edit(diff, change)
+            if value is not _CANCELLED:
+                return Decision("edit", value)
+
+    def _edit(self, diff: CardDiff, change: FieldChange) -> Any:
+        intro = (f"# {diff.id}: edit the suggested {change.field}, save and close to accept your version.\n"
+                 "# Lines starting with '#' are ignored. Close without saving to go back.\n")
+        try:
+            edited = self.editor(intro + field_text(diff.suggestion, change.field), extension=".yaml")
+        except click.ClickException as exc:
+            # a missing editor, or one that exits with an error: the decisions made so far and
+            # the rest of the session are worth more than this one edit
+            self._echo(f"the editor failed ({exc.format_message()}): back to the question")
+            return _CANCELLED
+        if edited is None:
+            self._echo("not saved: back to the question")
+            return _CANCELLED
+        try:
+            value = parse_edit(edited, change.field)
+            merge(diff.record, diff.suggestion, [change.field], {change.field: value})
+        except RecordError as exc:
+            self._echo(f"edit not used: {exc.message}")
+            return _CANCELLED
+        return value
+
+_CANCELLED = object()

@@ -1,0 +1,175 @@
+"""Record files: a card as YAML or JSON, read and written the same way everywhere."""
+
+from __future__ import annotations
+import json
+import re
+from pathlib import Path
+from typing import Literal
+import yaml
+from pydantic import ValidationError
+from pmparse.errors import RecordError
+from pmparse.card.schema import TEXT_FIELDS, Card
+
+
+RecordFormat = Literal["yaml", "json"]
+
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _FlowList(list):
+    """A list dumped in YAML flow style (evidence offsets stay on one line)."""
+
+
+class _Dumper(yaml.SafeDumper):
+    """Block style for the record, flow style for evidence, literal blocks for multi-line text."""
+
+
+def _represent_flow(dumper: yaml.SafeDumper, data: _FlowList) -> yaml.Node:
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=True)
+
+
+def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
+    style = "|" if "\n" in data else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
+
+def card_data(card: Card) -> dict:
+    """The card as plain data, in schema key order."""
+    return card.model_dump(mode="json")
+
+
+def _flowed(data: dict) -> dict:
+    data = dict(data)
+    for name in TEXT_FIELDS:
+        data[name] = [dict(item, evidence=_FlowList(item["evidence"])) for item in data.get(name, [])]
+    data["support"] = {k: dict(v, evidence=_FlowList(v["evidence"])) for k, v in data.get("support", {}).items()}
+    for name in ("components", "root_cause_categories", "contributing_factor_categories"):
+        data[name] = _FlowList(data.get(name, []))
+    return data
+
+
+def flow_text(items: list) -> str:
+    """A list in YAML flow style on one line (an item's evidence: ``[{start: 1, end: 9}]``)."""
+    return yaml.dump(_FlowList(items), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=10**9,
+                     default_flow_style=False).strip()
+
+
+def dumps(card: Card, fmt: RecordFormat = "yaml") -> str:
+    """Serialise a card; the same card always gives the same text."""
+    data = card_data(card)
+    if fmt == "json":
+        return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    return yaml.dump(_flowed(data), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100,
+                     default_flow_style=False)
+
+
+def loads(text: str, fmt: RecordFormat, where: str) -> Card:
+    """Parse and validate a record's text.
+
+    Raises:
+        RecordError: not parseable, or not a valid card (message lists ``field: reason``).
+    """
+    try:
+        data = json.loads(text) if fmt == "json" else yaml.load(text, Loader=_SAFE_LOADER)
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise RecordError(f"expected a {fmt.upper()} record, found a syntax error: {exc}", where) from exc
+    if not isinstance(data, dict):
+        raise RecordError(f"expected a mapping of card fields, found {type(data).__name__}", where)
+    try:
+        return Card.model_validate(data)
+    except ValidationError as exc:
+        raise RecordError("; ".join(f"{_loc(e['loc'])}: {e['msg']}" for e in exc.errors()), where) from exc
+
+
+def _loc(loc: tuple) -> str:
+    return ".".join(str(part) for part in loc) or "(record)"
+
+
+def format_of(path: Path) -> RecordFormat:
+    """The record format a file name implies."""
+    return "json" if path.suffix == ".json" else "yaml"
+
+
+def _source_keys(path: Path) -> tuple[str | None, str | None]:
+    """``(sha256, location)`` of an invalid record's source, as far as the file can be parsed."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None, None
+    try:
+        data = json.loads(text) if path.suffix == ".json" else yaml.load(text, Loader=_SAFE_LOADER)
+    except (json.JSONDecodeError, yaml.YAMLError):
+        # a slip elsewhere in the file (a person's edit) must not hide which source the record is
+        # of, or the next convert would make that source a second record: read the source block
+        # pmparse wrote line by line
+        return _salvage_source_json(text) if path.suffix == ".json" else _salvage_source_lines(text)
+    source = data.get("source") if isinstance(data, dict) else None
+    if not isinstance(source, dict):
+        return None, None
+    sha, location = source.get("sha256"), source.get("location")
+    return (sha if isinstance(sha, str) else None, location if isinstance(location, str) else None)
+
+_SOURCE_BLOCK = re.compile(r"^source:[ \t]*\n((?:[ \t]+\S.*(?:\n|$))+)", re.M)
+
+_SOURCE_KEY = re.compile(r"^[ \t]+(sha256|location):[ \t]*(.+?)[ \t]*$", re.M)
+
+
+def _salvage_source_lines(text: str) -> tuple[str | None, str | None]:
+    """``(sha256, location)`` from the indented ``source:`` block of a YAML record that does not parse."""
+    block = _SOURCE_BLOCK.search(text)
+    if block is None:
+        return None, None
+    try:
+        # the block alone is YAML when the slip is elsewhere: a long location folded over two
+        # lines reads back whole
+        data = yaml.load("source:\n" + block.group(1), Loader=_SAFE_LOADER)
+        source = data.get("source") if isinstance(data, dict) else None
+    except yaml.YAMLError:
+        source = None
+    if isinstance(source, dict):
+        sha, location = source.get("sha256"), source.get("location")
+        return (sha if isinstance(sha, str) else None, location if isinstance(location, str) else None)
+    found: dict[str, str] = {}
+    for key, raw in _SOURCE_KEY.findall(block.group(1)):
+        try:
+            value = yaml.load(raw, Loader=_SAFE_LOADER)  # one scalar: quotes and escapes as written
+        except yaml.YAMLError:
+            continue
+        if isinstance(value, str) and key not in found:
+            found[key] = value
+    return found.get("sha256"), found.get("location")
+
+_JSON_SOURCE = re.compile(r'"source"\s*:\s*\{')
+
+_JSON_SHA = re.compile(r'"sha256"\s*:\s*"([0-9a-f]{64})"')
+
+_JSON_LOCATION = re.compile(r'"location"\s*:\s*("(?:[^"\\\n]|\\.)*")')
+
+
+def _salvage_source_json(text: str) -> tuple[str | None, str | None]:
+    """``(sha256, location)`` of a JSON record that does not parse, read from its ``source``
+    object (evidence stretches before it may carry an earlier text's ``sha256``)."""
+    starts = [m.end() for m in _JSON_SOURCE.finditer(text)]
+    if not starts:
+        return None, None
+    sha = _JSON_SHA.search(text, starts[-1])
+    location = _JSON_LOCATION.search(text, starts[-1])
+    try:
+        value = json.loads(location.group(1)) if location else None
+    except json.JSONDecodeError:
+        value = None
+    return (sha.group(1) if sha else None, value if isinstance(value, str) else None)
+
+
+def source_text_of(card: Card) -> str | None:
+    """The text a card's offsets index, when it can be had unchanged."""
+    if card.source.extracted_text is not None:
+        return card.source.extracted_text
+    from pmparse.ingest.read import sha256_text
+
+    try:
+        with open(card.source.location, encoding="utf-8", newline="") as handle:
+            text = handle.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text if sha256_text(text) == card.source.sha256 else None

@@ -1,0 +1,109 @@
+"""Re-anchoring evidence: finding an item's words again when its source text has moved."""
+
+from __future__ import annotations
+import re
+import yaml
+from pmparse.library.records import card_data, source_text_of
+from pmparse.card.schema import FACT_FIELDS, TAG_FIELDS, TEXT_FIELDS, Card
+
+
+#: The fields a person reviews, in card order.
+REVIEW_FIELDS: tuple[str, ...] = FACT_FIELDS + TEXT_FIELDS + TAG_FIELDS
+
+# sentence ends, blank lines, and line breaks before list items, headings and table rows
+_BOUNDARY = re.compile(r"(?P<end>[.!?][\"')\]]*)\s+|\n(?:[ \t]*\n)*[ \t]*(?:[-*+]|\d+[.)])[ \t]+|\n[ \t]*\n\s*|\n(?=[ \t]*[#|])")
+
+_MARKER = re.compile(r"\s*(?:[-*+]|\d+[.)])[ \t]+")
+
+_WORDS = re.compile(r"\s+|[^\s]+")
+
+
+def _words_pattern(text: str) -> re.Pattern[str] | None:
+    words = text.split()
+    return re.compile(r"\s+".join(re.escape(word) for word in words)) if words else None
+
+
+def _nearest(matches: list[tuple[int, int]], hint: int) -> tuple[int, int] | None:
+    return min(matches, key=lambda span: (abs(span[0] - hint), span[0])) if matches else None
+
+
+def _locate_item(item_text: str, new_text: str, hint: int) -> list[dict] | None:
+    """Where a unit's words stand in the new text (white space free to differ), nearest ``hint``."""
+    pattern = _words_pattern(item_text)
+    if pattern is None:
+        return None
+    span = _nearest([m.span() for m in pattern.finditer(new_text)], hint)
+    return None if span is None else [{"start": span[0], "end": span[1]}]
+
+
+def _locate_stretch(ev: dict, old_text: str | None, new_text: str | None) -> dict | None:
+    """The same characters as ``old_text[ev]`` in the new text, nearest the old offset."""
+    if old_text is None or new_text is None or ev["end"] > len(old_text):
+        return None
+    piece = old_text[ev["start"]:ev["end"]]
+    spans, at = [], new_text.find(piece)
+    while at != -1:
+        spans.append((at, at + len(piece)))
+        at = new_text.find(piece, at + 1)
+    span = _nearest(spans, ev["start"])
+    return None if span is None else {"start": span[0], "end": span[1]}
+
+
+def _stale(evidence: list[dict], sha: str) -> list[dict]:
+    return [ev if ev.get("sha256") else {**ev, "sha256": sha} for ev in evidence]
+
+
+def reanchor_evidence(data: dict, old_text: str | None, new_text: str | None, suggestion: dict,
+                      keep: list[str] | tuple[str, ...]) -> None:
+    """Move the evidence of the fields ``keep`` of card ``data`` (plain JSON) onto a new source text.
+
+    A text item takes the evidence of the suggestion's item with the same text (its field's
+    first), else the stretch of ``new_text`` holding the same words nearest its old place; a
+    fact's or tag's support takes the suggestion's evidence when the suggestion proposes the same
+    value, else the same characters found again in ``new_text`` (only when the old text is known).
+    A stretch found nowhere keeps its offsets, marked with the old text's sha256 (``Evidence.sha256``):
+    the amended source no longer says it, and the card says so rather than point at other words.
+    ``data`` is changed in place; its ``source`` is still the old one.
+    """
+    old_sha = data["source"]["sha256"]
+    by_text: dict[str, list[dict]] = {}
+    for name in TEXT_FIELDS:
+        for item in suggestion[name]:
+            by_text.setdefault(item["text"], item["evidence"])
+    for name in TEXT_FIELDS:
+        if name not in keep:
+            continue
+        own = {item["text"]: item["evidence"] for item in suggestion[name]}
+        for item in data[name]:
+            found = own.get(item["text"]) or by_text.get(item["text"])
+            if found is None and new_text is not None:
+                current = [ev for ev in item["evidence"] if not ev.get("sha256")]
+                found = _locate_item(item["text"], new_text, current[0]["start"] if current else 0)
+            item["evidence"] = [dict(ev) for ev in found] if found else _stale(item["evidence"], old_sha)
+    for key, sup in data["support"].items():
+        name = key.partition(".")[0]
+        if name not in keep:
+            continue
+        theirs = suggestion["support"].get(key)
+        same = theirs is not None and (name not in FACT_FIELDS or data[name] == suggestion[name])
+        if same:
+            sup["evidence"] = [dict(ev) for ev in theirs["evidence"]]
+            continue
+        moved = []
+        for ev in sup["evidence"]:
+            found = None if ev.get("sha256") else _locate_stretch(ev, old_text, new_text)
+            moved.append(found if found is not None else _stale([ev], old_sha)[0])
+        sup["evidence"] = moved
+
+
+def _reanchor(data: dict, record: Card, suggestion: Card, taken: list[str] | tuple[str, ...]) -> None:
+    keep = [name for name in REVIEW_FIELDS if name not in taken]
+    reanchor_evidence(data, source_text_of(record), source_text_of(suggestion), card_data(suggestion), keep)
+
+
+def _last_end(node: yaml.Node) -> int:
+    """Where the last character of a node's content ends (trailing comments and blanks excluded)."""
+    if isinstance(node, yaml.ScalarNode) or getattr(node, "flow_style", False) or not node.value:
+        return node.end_mark.index
+    last = node.value[-1]
+    return _last_end(last[1] if isinstance(last, tuple) else last)

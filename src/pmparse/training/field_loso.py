@@ -1,0 +1,292 @@
+"""Leave-one-source-out evaluation of the field model, its tuning grid search and error analysis."""
+
+from __future__ import annotations
+import itertools
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+import numpy as np
+from pmparse.nlp.components.classifier import NONE, UnitModel
+from pmparse.nlp.components.fields import label_fields
+from pmparse.evaluation.corpus import REPO_ROOT
+from pmparse.rules.cues import load_cues
+from pmparse.errors import UsageError
+from pmparse.ingest.read import ingest_bytes
+from pmparse.card.schema import TEXT_FIELDS
+from pmparse.training.field_labels import (
+    MODEL_NAME,
+    MODEL_VERSION,
+    analyse_structure,
+    build_dataset,
+    structure_pipeline,
+)
+from pmparse.training.fields import (
+    DEFAULT_SETTINGS,
+    GOLD_DIR,
+    SYSTEMS,
+    Settings,
+    TUNING_GRID,
+    VARIANTS,
+    fit,
+    gold_paths,
+    held_out_paths,
+    training_spans,
+)
+
+
+LOSO_FLOORS_PATH = REPO_ROOT / "eval" / "loso_floors.json"
+
+
+@dataclass
+class _HeldOut:
+    """One gold document of a held-out source, analysed once, with its fold's raw probabilities."""
+
+    id: str
+    source: str
+    text: str
+    annotated: list[str]
+    gold: dict[str, list[tuple[int, int]]]
+    doc: object
+    model: UnitModel
+    raw: np.ndarray
+
+
+def _spans(doc) -> dict[str, list[tuple[int, int]]]:
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for span in doc.spans.get("fields", []):
+        spans.setdefault(span.label_, []).append((span.start_char, span.end_char))
+    return spans
+
+
+def _predict(item: _HeldOut, system: str, settings: Settings, decoded=None) -> dict[str, list[tuple[int, int]]]:
+    """Predicted spans per field of one held-out document for a system."""
+    doc = item.doc
+    units = doc.spans["units"]
+    if system == "keywords":
+        from pmparse.nlp.components.keywords import keyword_field, load_keywords
+
+        table = load_keywords()
+        spans: dict[str, list[tuple[int, int]]] = {}
+        for unit in units:
+            name = keyword_field(unit.text, table)
+            if name is not None and name != NONE:
+                spans.setdefault(name, []).append((unit.start_char, unit.end_char))
+        return spans
+    if system == "headings":
+        units.attrs.pop("probs", None)
+        label_fields(doc)
+    else:
+        units.attrs["probs"] = decoded if decoded is not None else item.model.decode(item.raw, settings.sequence_weight)
+        label_fields(doc, **settings.labeler())
+    return _spans(doc)
+
+
+def _scores(items: list[_HeldOut], system: str, settings: Settings, decoded: dict | None = None) -> list:
+    from pmparse.evaluation.metrics import score_spans
+
+    return [score_spans(item.id, item.source, item.text, item.annotated, item.gold,
+                        _predict(item, system, settings, decoded.get(item.id) if decoded else None))
+            for item in items]
+
+
+def _field_f1(scores) -> dict[str, float]:
+    """Per-field token F1 (counts summed over documents) and ``macro_f1``."""
+    from pmparse.evaluation.metrics import prf
+
+    sums = {name: [0, 0, 0] for name in TEXT_FIELDS}
+    for score in scores:
+        for name, counts in score.counts.items():
+            for k in range(3):
+                sums[name][k] += counts[k]
+    f1 = {name: prf(*sums[name])[2] for name in TEXT_FIELDS}
+    f1["macro_f1"] = float(np.mean([f1[name] for name in TEXT_FIELDS]))
+    return f1
+
+
+def _shortfalls(headed: dict[str, float], headings: dict[str, float]) -> dict[str, float]:
+    """Headed fields where the pipeline is below headings alone, and by how much."""
+    return {name: headings[name] - headed[name] for name in TEXT_FIELDS if headed[name] < headings[name]}
+
+
+def _objective(stripped: dict[str, float], headed: dict[str, float], headings: dict[str, float]) -> tuple:
+    """What tuning maximises, in order: no headed field worse than headings alone (the issue's
+    requirement; among points that miss it, the smaller total shortfall), then stripped plus
+    headed macro F1."""
+    shortfall = sum(_shortfalls(headed, headings).values())
+    return (-shortfall, stripped["macro_f1"] + headed["macro_f1"])
+
+
+def tune(held: dict[str, list[_HeldOut]], base: Settings, grid: dict[str, tuple] = TUNING_GRID) -> tuple[Settings, list[dict]]:
+    """Search the labeler settings on held-out predictions; returns the best and every point tried."""
+    headings = _field_f1(_scores(held["headed"], "headings", base))
+    tried = []
+    best, best_value = base, None
+    keys = list(grid)
+    decoded_cache: dict[float, dict[str, dict]] = {}
+    for values in itertools.product(*(grid[k] for k in keys)):
+        settings = replace(base, **dict(zip(keys, values)))
+        if settings.sequence_weight not in decoded_cache:
+            decoded_cache[settings.sequence_weight] = {
+                variant: {item.id: item.model.decode(item.raw, settings.sequence_weight) for item in items}
+                for variant, items in held.items()}
+        decoded = decoded_cache[settings.sequence_weight]
+        stripped = _field_f1(_scores(held["stripped"], "pipeline", settings, decoded["stripped"]))
+        headed = _field_f1(_scores(held["headed"], "pipeline", settings, decoded["headed"]))
+        value = _objective(stripped, headed, headings)
+        tried.append({**{k: getattr(settings, k) for k in keys}, "stripped_macro_f1": stripped["macro_f1"],
+                      "headed_macro_f1": headed["macro_f1"],
+                      "headed_below_headings": sorted(_shortfalls(headed, headings))})
+        if best_value is None or value > best_value:
+            best, best_value = settings, value
+    return best, tried
+
+
+def unit_gold_label(item: _HeldOut, start: int, end: int) -> str:
+    """The field whose gold spans cover at least half of a unit's tokens (most of them), else ``none``."""
+    from pmparse.evaluation.metrics import token_bounds, token_mask
+
+    tokens = token_bounds(item.text)
+    inside = token_mask(tokens, [(start, end)])
+    if not inside.any():
+        return NONE
+    best, best_count = NONE, 0
+    for name in TEXT_FIELDS:
+        count = int((token_mask(tokens, item.gold.get(name, [])) & inside).sum())
+        if count > best_count:
+            best, best_count = name, count
+    return best if 2 * best_count >= int(inside.sum()) else NONE
+
+
+def error_analysis(items: list[_HeldOut], settings: Settings) -> dict:
+    """Unit-level view of the pipeline's errors on held-out documents.
+
+    Returns:
+        ``confusion[gold][predicted]`` unit counts (a unit's gold label per
+        :func:`unit_gold_label`, ``none`` when no field is predicted); per field the number of
+        gold units and how many of them fire that field's cue; and ``calibration``: for the units
+        given a field, by confidence band, how many there are and the share whose gold label is
+        that field.
+    """
+    cues = load_cues()
+    labels = list(TEXT_FIELDS) + [NONE]
+    confusion = {g: {p: 0 for p in labels} for g in labels}
+    cue_hits = {name: {"gold_units": 0, "cue_fires": 0} for name in TEXT_FIELDS}
+    bands = [0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.01]
+    hits = np.zeros(len(bands) - 1)
+    totals = np.zeros(len(bands) - 1)
+    for item in items:
+        _predict(item, "pipeline", settings)
+        group = item.doc.spans["fields"]
+        by_start = {span.start_char: (span.label_, score) for span, score in zip(group, group.attrs["scores"])}
+        for unit in item.doc.spans["units"]:
+            gold = unit_gold_label(item, unit.start_char, unit.end_char)
+            predicted, score = by_start.get(unit.start_char, (NONE, None))
+            confusion[gold][predicted] += 1
+            if score is not None:
+                band = int(np.searchsorted(bands, score, side="right")) - 1
+                totals[band] += 1
+                hits[band] += gold == predicted
+            if gold != NONE:
+                cue_hits[gold]["gold_units"] += 1
+                cue_hits[gold]["cue_fires"] += int(gold in cues.hits(unit.text))
+    calibration = [{"confidence": f"{bands[i]:.1f}-{min(bands[i + 1], 1.0):.1f}", "units": int(totals[i]),
+                    "correct": float(hits[i] / totals[i]) if totals[i] else None} for i in range(len(totals))]
+    return {"confusion": confusion, "cues": cue_hits, "calibration": calibration}
+
+
+def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, settings: Settings = DEFAULT_SETTINGS,
+                         rounds: int = 1000, tune_grid: dict[str, tuple] | None = None, progress=None,
+                         use_spans: bool = False, dev_files: list[Path] | None = None, warn=None) -> dict:
+    """Train on every source but one, score the gold documents of the held-out source; every source in turn.
+
+    Args:
+        root: Corpus root.
+        gold_dir: Gold folder (its documents never enter training).
+        seed: Training seed.
+        settings: Training and labeler settings (the labeler part is replaced by the tuned one
+            when ``tune_grid`` is given).
+        rounds: Bootstrap rounds of the intervals.
+        tune_grid: Search these labeler settings on the held-out predictions first.
+        progress: Called with a message after each fold.
+        use_spans: Train on the team's root-cause spans too (they leave with their source).
+        dev_files: Score the documents of these development files (as written, the ``headed``
+            variant only) instead of the gold set's; they are kept out of training too, so a
+            change can be judged with sources held out without reading gold figures.
+        warn: Called with each training span line left out.
+
+    Returns:
+        A report: ``{"stripped": {system: summary}, "headed": {...}, "settings", "folds", ...}``
+        with systems ``pipeline``, ``headings`` and ``keywords`` (summaries as ``pmparse eval``);
+        ``headed`` only with ``dev_files``.
+    """
+    from pmparse.evaluation.gold import default_gold_files, gold_text, load_gold
+    from pmparse.evaluation.metrics import gold_spans, summarise
+
+    started = time.time()
+    root = Path(root)
+    nlp = structure_pipeline()
+    exclude = gold_paths(gold_dir, root)
+    if dev_files:
+        if tune_grid:
+            raise UsageError("expected --tune on the gold set, found it with a development set")
+        exclude |= held_out_paths(dev_files, root)
+        variants: tuple[str, ...] = ("headed",)
+        gold = {"headed": load_gold(dev_files, root)}
+    else:
+        variants = VARIANTS
+        gold = {variant: load_gold(default_gold_files(variant), root) for variant in VARIANTS}
+    spans = training_spans(root, exclude, warn, gold_dir) if use_spans else None
+    examples = build_dataset(root, exclude, nlp, spans, warn)
+    sources = sorted({d.source for docs in gold.values() for d in docs})
+    held: dict[str, list[_HeldOut]] = {variant: [] for variant in variants}
+    folds = {}
+    for source in sources:
+        train_examples = [e for e in examples if e.source != source]
+        result = fit(train_examples, seed, settings)
+        folds[source] = {"train_documents": result.documents, "label_counts": result.label_counts}
+        for variant in variants:
+            docs = [d for d in gold[variant] if d.source == source]
+            folds[source][f"{variant}_gold_documents"] = len(docs)
+            for g in docs:
+                text = gold_text(g, root)
+                doc = analyse_structure(nlp, ingest_bytes(text.encode("utf-8"), g.path or f"{g.id}.md"))
+                held[variant].append(_HeldOut(g.id, g.source, text, list(g.annotated), gold_spans(g), doc,
+                                              result.model, result.model.raw_probs(doc)))
+        if progress is not None:
+            progress(f"fold {source}: trained on {result.documents} documents, "
+                     f"{sum(len(held[v]) for v in variants)} documents scored so far")
+    report: dict = {"seed": seed, "cues_version": load_cues().version, "model": f"{MODEL_NAME}-v{MODEL_VERSION}",
+                    "root_cause_span_documents": len(spans.spans) if spans is not None else 0}
+    if dev_files:
+        report["scored"] = [str(f) for f in dev_files]
+    if tune_grid:
+        settings, tried = tune(held, settings, tune_grid)
+        report["tuning"] = {"grid": {k: list(v) for k, v in tune_grid.items()}, "best": asdict(settings),
+                            "objective": "first no headed field below headings alone (else the least total shortfall), "
+                                         "then stripped + headed macro F1", "points": tried}
+    for variant in variants:
+        report[variant] = {system: summarise(_scores(held[variant], system, settings), rounds) for system in SYSTEMS}
+        report[variant]["pipeline"]["units"] = error_analysis(held[variant], settings)
+    report["settings"] = asdict(settings)
+    report["folds"] = folds
+    report["seconds"] = round(time.time() - started, 1)
+    return report
+
+
+def loso_markdown(report: dict) -> str:
+    """The per-field F1 table of a leave-one-source-out report (its variants, three systems); a
+    development report scores only the fields its documents annotate."""
+    variants = [v for v in VARIANTS if v in report]
+    names = [n for n in TEXT_FIELDS if any(report[v]["pipeline"]["fields"][n]["gold_tokens"] for v in variants)]
+    lines = ["| field | " + " | ".join(f"{v} {s}" for v in variants for s in SYSTEMS) + " |",
+             "|---|" + "---:|" * (len(variants) * len(SYSTEMS))]
+    for name in names:
+        lines.append(f"| {name} | " + " | ".join(
+            f"{report[v][s]['fields'][name]['f1']:.3f}" for v in variants for s in SYSTEMS) + " |")
+    lines.append("| **macro F1** | " + " | ".join(
+        f"**{report[v][s]['macro_f1']:.3f}** [{report[v][s]['interval95']['macro_f1'][0]:.2f}-"
+        f"{report[v][s]['interval95']['macro_f1'][1]:.2f}]" for v in variants for s in SYSTEMS) + " |")
+    per_source = report[variants[0]]["pipeline"]["per_source"]
+    lines += ["", f"Per held-out source (pipeline, {'heading-stripped' if variants[0] == 'stripped' else 'headed'}, "
+              "macro F1): " + ", ".join(f"{src} {v['macro_f1']:.2f} ({v['documents']})" for src, v in per_source.items())]
+    return "\n".join(lines)
