@@ -2,7 +2,7 @@
 
 The tag model reads a *focus*: the root-cause, trigger and contributing-factor units the field
 model finds, plus the document's summary regions that overlap none of them
-(:func:`pmparse.nlp.components.tagger.category_texts`). This script reruns the leave-one-source-out
+(:func:`pmparse.nlp.tag_reading.category_texts`). This script reruns the leave-one-source-out
 cross-validation of ``pmparse train-categories`` twice with the same training rows and the same
 models: once predicting each held-out gold document from its focus as shipped, and once from the
 focus a perfect field model would give (its annotated root-cause, trigger and contributing-factor
@@ -17,7 +17,7 @@ Run from the repository root with the shared corpus beside it (about 3 minutes):
 from __future__ import annotations
 
 from pmparse.training import tags as tc
-from pmparse.nlp.components.tagger import FOCUS_FIELDS, Matchers, category_texts, model_rows
+from pmparse.nlp.tag_reading import FOCUS_FIELDS, Matchers, category_texts, model_rows
 from pmparse.evaluation.corpus import corpus_root
 from pmparse.rules.taxonomy import load_taxonomy
 

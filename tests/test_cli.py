@@ -139,3 +139,16 @@ def test_train_holdout_needs_out_and_no_loso(tmp_path):
     result = runner.invoke(main, ["train", "--loso", "--holdout", str(held), "--out", str(tmp_path / "m"),
                                   "--corpus", str(empty)])
     assert result.exit_code == 2 and "found --loso" in result.output
+
+
+def test_the_cli_reference_in_docs_is_current():
+    """docs/cli.md is generated from these commands (python docs/cli_reference.py --check)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "docs" / "cli_reference.py"
+    # a fresh interpreter: commands other tests ran leave click's formatting state behind
+    done = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, "docs/cli.md is out of date: run python docs/cli_reference.py"
+    assert "## pmparse convert" in (script.parent / "cli.md").read_text(encoding="utf-8")

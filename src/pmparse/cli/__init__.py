@@ -249,7 +249,7 @@ def review(library, accept, reject, accept_all, records, reviewer, color):
 @click.option("--gold", "gold_files", multiple=True, type=click.Path(dir_okay=False, exists=True),
               help="Gold JSONL files  [default: eval/gold/*.jsonl without the second pass].")
 @click.option("-o", "--output", default=None, type=click.Path(file_okay=False),
-              help="Model folder  [default: models/categories].")
+              help="Model folder  [default: src/pmparse/models/categories].")
 @click.option("--taxonomy", "taxonomy_path", type=click.Path(dir_okay=False, exists=True), default=None,
               help="A taxonomy YAML that extends or replaces the packaged one.")
 @click.option("--labels", "label_files", multiple=True, type=click.Path(dir_okay=False, exists=True),
@@ -309,7 +309,7 @@ def train_categories_command(corpus, gold_files, output, taxonomy_path, label_fi
 
 @main.command(name="train")
 @click.option("--seed", default=0, show_default=True, type=int, help="Training seed (same seed and corpus, same model).")
-@click.option("--out", default=None, type=click.Path(file_okay=False), help="Model folder  [default: models/fields].")
+@click.option("--out", default=None, type=click.Path(file_okay=False), help="Model folder  [default: src/pmparse/models/fields].")
 @click.option("--corpus", default=None, type=click.Path(file_okay=False),
               help="Corpus root  [default: $PMPARSE_CORPUS or ../shared/corpus].")
 @click.option("--loso", is_flag=True, help="Leave one source out: train per fold and score held-out gold documents "
@@ -333,7 +333,7 @@ def train_categories_command(corpus, gold_files, output, taxonomy_path, label_fi
                    "kept out of training too).")
 @click.option("--spans", is_flag=True,
               help="Also learn root cause from the team's spans (corpus/root_cause_spans); the shipped model does "
-                   "not (see models/fields/README.md).")
+                   "not (see src/pmparse/models/fields/README.md).")
 def train_command(seed, out, corpus, loso, tune_settings, report_path, rounds, check_floors, update_floors, allow_lower,
                   dataset, boilerplate, holdout, dev, spans):
     """Train the field model from the corpus's headings (gold documents excluded), or measure it with --loso."""

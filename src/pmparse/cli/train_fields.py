@@ -67,7 +67,7 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
         raise UsageError("expected --spans with an --out folder other than the shipped model's (the shipped model "
                          "is trained without them), found " + ("no --out" if not out else f"--out {out}"))
     if (dev or use_spans) and report_path and Path(report_path).resolve() == (DEFAULT_MODEL_DIR / "loso.json").resolve():
-        raise UsageError("expected another --report file with --dev or --spans (models/fields/loso.json describes "
+        raise UsageError("expected another --report file with --dev or --spans (src/pmparse/models/fields/loso.json describes "
                          "the shipped model), found it")
     if holdout and not _elsewhere(out):
         raise UsageError("expected --holdout with an --out folder other than the shipped model's (a development "
@@ -107,7 +107,7 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
         parts += save_floors(LOSO_FLOORS_PATH, updated, floors, lowered, allow_lower, note=(
             "Per-field token F1 floors of the field model under leave-one-source-out (pmparse train --loso), "
             "on heading-stripped and headed held-out gold documents. Checked by `pmparse train --loso "
-            "--check-floors` and, against the committed report models/fields/loso.json, by tests/test_train.py."))
+            "--check-floors` and, against the committed report src/pmparse/models/fields/loso.json, by tests/test_train.py."))
     if check:
         line, code = floors_verdict(check_floors({v: report[v] for v in VARIANTS}, floors))
         parts.append(line)

@@ -22,8 +22,19 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pmparse.errors import UsageError
 from pmparse.rules.headings import SAFE_LOADER
 
-#: The repository checkout (for ``corpus/`` and ``eval/``), when pmparse runs from one.
-REPO_ROOT = Path(__file__).resolve().parents[3]
+def project_root() -> Path:
+    """The project folder whose ``corpus/`` and ``eval/`` training and evaluation read:
+    ``$PMPARSE_PROJECT``, else the working folder or the nearest parent holding
+    ``corpus/manifest.yaml``, else the working folder. Never the package's own location, so an
+    installed pmparse reads the data of the checkout it is run in."""
+    if os.environ.get("PMPARSE_PROJECT"):
+        return Path(os.environ["PMPARSE_PROJECT"])
+    here = Path.cwd().resolve()
+    return next((p for p in (here, *here.parents) if (p / "corpus" / "manifest.yaml").is_file()), here)
+
+
+#: The project folder (see :func:`project_root`), fixed when pmparse is imported.
+REPO_ROOT = project_root()
 DEFAULT_MANIFEST = REPO_ROOT / "corpus" / "manifest.yaml"
 
 

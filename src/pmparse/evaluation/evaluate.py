@@ -216,7 +216,7 @@ def run_eval_command(gold_files, corpus, model_dir, variants, rounds, report_pat
             parts.append(f"### {variant} gold documents: card facts and tags (pipeline)\n\n"
                          "Each document is converted with its public address from corpus/manifest.yaml where known "
                          "(as `pmparse convert --url-base` would). Tag figures are in-sample: the tag model trains "
-                         "on the gold cards; its cross-validated figures are in models/categories/README.md.\n\n"
+                         "on the gold cards; its cross-validated figures are in src/pmparse/models/categories/README.md.\n\n"
                          + facts_table(facts))
             if facts.get("root_cause_confusion"):
                 parts.append("Root-cause categories, rows gold, columns predicted (in-sample):\n\n"

@@ -33,7 +33,8 @@ from pmparse.nlp.tokenizer import GuardedTokenizer
 from pmparse.nlp.components.classifier import META_FILE, MODEL_FILE  # noqa: E402
 
 #: Where ``pmparse train`` writes and ``convert`` looks for the field model by default.
-DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[3] / "models" / "fields"
+# package data (pyproject), so a wheel installs it: importlib.resources, never the source tree
+DEFAULT_MODEL_DIR = Path(str(resources.files("pmparse") / "models" / "fields"))
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ used.
 Measure: :func:`leave_one_source_out` trains on every corpus source but one and scores the gold
 documents of the held-out source, headed and heading-stripped, beside the headings-only and
 keyword baselines. The four labeler scalars of :data:`DEFAULT_SETTINGS` were chosen with
-``pmparse train --loso --tune`` on those folds (see ``models/fields/README.md``).
+``pmparse train --loso --tune`` on those folds (see ``src/pmparse/models/fields/README.md``).
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ class Settings:
 #: ``c`` was chosen on the same folds by hand (0.5, 2 and 8 tried); the four labeler scalars of the
 #: grid were tuned on leave-one-source-out folds of the gold set with ``pmparse train --loso --tune``.
 #: ``followup_opening`` (not in the grid) is the first half of a document, set from how reports are
-#: written and then measured on the same folds (see ``models/fields/README.md``); so was
+#: written and then measured on the same folds (see ``src/pmparse/models/fields/README.md``); so was
 #: ``root_cause_floor``, chosen among 0.05, 0.1 and 0.15 on those folds for the precision of the
 #: units it adds (0.15: 6 of 11 held-out additions on a gold root cause, 0.1: 10 of 34).
 DEFAULT_SETTINGS = Settings()
@@ -302,7 +302,7 @@ def train(root: Path, out: Path, gold_dir: Path = GOLD_DIR, seed: int = 0,
 
     ``holdout``: corpus paths kept out of training besides the gold documents (a development set).
     ``use_spans``: also learn root cause from the team's spans (``corpus/root_cause_spans``; off in
-    the shipped model, see ``models/fields/README.md``); each line left out is reported to ``warn``.
+    the shipped model, see ``src/pmparse/models/fields/README.md``); each line left out is reported to ``warn``.
     """
     gold = gold_paths(gold_dir, Path(root))
     extra = (holdout or set()) - gold

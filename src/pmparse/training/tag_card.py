@@ -9,7 +9,7 @@ from pmparse.evaluation.facts import confusion_markdown
 
 
 def model_card(summary: dict) -> str:
-    """The model card (``models/categories/README.md``) from a training summary."""
+    """The model card (``src/pmparse/models/categories/README.md``) from a training summary."""
     lines = [
         "# Tag model (root-cause categories, contributing-factor categories, components)",
         "",

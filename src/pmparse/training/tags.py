@@ -79,6 +79,10 @@ from pmparse.training.tag_labels import (
 )
 
 
+#: Where the hand-written part of the model card starts (kept when the card is regenerated).
+HISTORY_HEADING = "## Training history"
+
+
 def build_examples(root: Path, taxonomy: Taxonomy, settings: Settings, gold: list[dict], docs: list,
                    config=None, label_files: Iterable[Path] | None = None,
                    warn: Callable[[str], None] | None = None,
@@ -113,7 +117,7 @@ def train(output: str | Path | None = None, corpus: str | None = None, gold_file
     save it with its model card.
 
     Args:
-        output: Model folder; ``models/categories`` when None.
+        output: Model folder; ``src/pmparse/models/categories`` when None.
         corpus: Corpus root; ``$PMPARSE_CORPUS`` or ``../shared/corpus`` when None.
         gold_files: Gold JSONL files; ``eval/gold/*.jsonl`` (first pass) when None.
         settings: Hyper-parameters (defaults when None).
@@ -207,7 +211,11 @@ def train(output: str | Path | None = None, corpus: str | None = None, gold_file
                                for k in model.keys + model.meta["skipped"]}
     summary["settings"] = dataclasses.asdict(settings)
     summary["field_model"] = untagged_pipeline(config).has_pipe("pmparse_unit_classifier")
-    (folder / "README.md").write_text(model_card(summary), encoding="utf-8")
+    card = folder / "README.md"
+    # the generated card is followed by the hand-written training history, which a retrain keeps
+    old = card.read_text(encoding="utf-8") if card.exists() else ""
+    history = old[old.index(HISTORY_HEADING):] if HISTORY_HEADING in old else ""
+    card.write_text(model_card(summary) + ("\n" + history if history else ""), encoding="utf-8")
     return summary
 
 

@@ -31,6 +31,8 @@ name / title phrase) for titles.
 """
 
 from __future__ import annotations
+
+from importlib import resources
 import json
 import logging
 import math
@@ -77,7 +79,7 @@ MODEL_FILE = "weights.npz"
 META_FILE = "meta.json"
 
 #: Where ``pmparse train-categories`` writes and the tagger looks for the model by default.
-DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[4] / "models" / "categories"
+DEFAULT_MODEL_DIR = Path(str(resources.files("pmparse") / "models" / "categories"))  # package data
 
 #: Format version of the saved model dict; bumped when its layout changes.
 MODEL_FORMAT = 2

@@ -1,0 +1,45 @@
+"""Write docs/cli.md from the click commands, so the reference cannot drift from the code.
+
+    python docs/cli_reference.py          # rewrite docs/cli.md
+    python docs/cli_reference.py --check  # exit 1 when docs/cli.md is out of date
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from pmparse.cli import main
+
+OUT = Path(__file__).resolve().parent / "cli.md"
+HEAD = """# CLI reference
+
+Generated from the click commands by `python docs/cli_reference.py`; do not edit by hand.
+
+Exit codes of every command: 0 ok, 1 some inputs failed, a floor was missed or differences were
+found, 2 usage error; `convert` also exits 130 when stopped by Ctrl-C (every record written is
+complete; run it again to continue).
+"""
+
+
+def reference() -> str:
+    """The markdown reference of ``pmparse`` and each of its commands."""
+    parts = [HEAD]
+    context = click.Context(main, info_name="pmparse", terminal_width=100, max_content_width=100)
+    parts.append(f"## pmparse\n\n```\n{main.get_help(context)}\n```\n")
+    for name in sorted(main.list_commands(context)):
+        command = main.get_command(context, name)
+        sub = click.Context(command, info_name=f"pmparse {name}", parent=None, terminal_width=100,
+                            max_content_width=100)
+        parts.append(f"## pmparse {name}\n\n```\n{command.get_help(sub)}\n```\n")
+    return "\n".join(parts)
+
+
+if __name__ == "__main__":
+    text = reference()
+    if "--check" in sys.argv[1:]:
+        current = OUT.read_text(encoding="utf-8") if OUT.exists() else ""
+        sys.exit(0 if current == text else 1)
+    OUT.write_text(text, encoding="utf-8")

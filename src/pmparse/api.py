@@ -1,0 +1,66 @@
+"""The Python API: one text to a card, or a batch into a library, as the command line does.
+
+    >>> import pmparse
+    >>> card = pmparse.extract("# Outage\n\nThe database ran out of disk space.")
+    >>> card.title
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+from pmparse.batch.convert import ConvertReport
+from pmparse.batch.convert import convert as _convert
+from pmparse.card.build import build_card
+from pmparse.card.schema import Card
+from pmparse.errors import UsageError
+from pmparse.ingest.read import Format, ingest_bytes
+from pmparse.nlp.pipeline import PipelineConfig, analyse, get, pipeline_config, version_info
+
+_FORMATS = ("md", "txt", "html")
+
+
+def extract(text: str, *, url: str | None = None, fmt: Format = "md", card_id: str = "IL-0001",
+            config: PipelineConfig | None = None) -> Card:
+    """Turn one postmortem's text into a draft card.
+
+    Args:
+        text: The postmortem: markdown, plain text or HTML.
+        url: Where it is published; the card cites it (and it counts as evidence of the
+            organisation). Nothing is fetched.
+        fmt: ``"md"``, ``"txt"`` or ``"html"``.
+        card_id: The card's id.
+        config: The pipeline to use; the bundled models when None.
+
+    Returns:
+        The card, every item with its evidence offsets into ``text`` (for HTML: into the
+        extracted text, kept in the card's source).
+
+    Raises:
+        UsageError: ``fmt`` is not one of the three formats.
+        InputError: the text cannot be read (for example it holds NUL bytes).
+    """
+    if fmt not in _FORMATS:
+        raise UsageError(f"expected fmt to be one of {', '.join(_FORMATS)}, found {fmt!r}")
+    source = ingest_bytes(text.encode("utf-8"), url or f"<text>.{fmt}", fmt=fmt)
+    nlp = get(config or pipeline_config())
+    return build_card(analyse(nlp, source), source, card_id, version_info(nlp))
+
+
+def convert(inputs: Iterable[str | Path], library: str | Path, **options) -> ConvertReport:
+    """Convert postmortems into draft records of a library, as ``pmparse convert`` does.
+
+    Args:
+        inputs: Files, folders and globs.
+        library: The library folder (created when missing).
+        **options: Those of :func:`pmparse.batch.convert.convert`: ``fmt`` ("yaml" or "json"),
+            ``force``, ``jobs``, ``max_bytes``, ``errors_path``, ``url_base``, ``timeout``,
+            ``config`` (a :class:`~pmparse.nlp.pipeline.PipelineConfig`).
+
+    Returns:
+        The batch summary: one result per input (converted, updated, unchanged, pending or
+        failed, with the reason) and the counts.
+    """
+    options.setdefault("config", pipeline_config())
+    return _convert([str(i) for i in inputs], library, **options)
