@@ -127,12 +127,14 @@ def path_reference(rel: str, root: Path) -> str:
     folder, name = rel.rsplit("/", 1)
     stem, dot, ext = name.partition(".")
     if rel.startswith("dfds/"):
-        pattern = f"{folder}/{stem.split(' - ', 1)[0]} - *.{ext}"
+        # some dfds files have no extension
+        pattern = f"{folder}/{stem.split(' - ', 1)[0]} - *{dot}{ext}"
     else:
-        words = re.split(r"[-_ ]+", re.sub(r"^\d{4}-\d{2}-\d{2}-?", "", stem))
-        if len([w for w in words if w]) < 5:
+        date = r"^(\d{4}-\d{2}-\d{2}|\d{8})[- ]?"  # 2021-05-09- and wikitech's 20180410-
+        words = [w for w in re.split(r"[-_ ]+", re.sub(date, "", stem)) if w]
+        if len(words) < 5:
             return rel
-        head = re.match(r"^(\d{4}-\d{2}-\d{2}-?)?", stem).group(0)
+        head = re.match(date, stem).group(0) if re.match(date, stem) else ""
         pattern = f"{folder}/{head}{words[0]}*{dot}{ext}"
     matches = list(root.glob(pattern))
     if len(matches) != 1:
@@ -141,7 +143,9 @@ def path_reference(rel: str, root: Path) -> str:
 
 
 def quote_pattern(quote: str, html: bool) -> str:
-    gap = r"(?:\s|<[^>]*>|&nbsp;|[*_`])+" if html else r"(?:[*_`>]*\s+[*_`>]*)+"
+    # one character class with no nested repetition: a nested one backtracked exponentially
+    # before long runs of spaces (markdown table padding)
+    gap = r"(?:\s|<[^>]{0,200}>|&nbsp;|[*_`])+" if html else r"[\s*_`>]*\s[\s*_`>]*"
     return gap.join(re.escape(word) for word in quote.split())
 
 
@@ -183,9 +187,12 @@ def add(args: argparse.Namespace, root: Path) -> int:
     spans.sort(key=lambda s: (s["start"], s["end"], s["field"]))
     card = dict(doc.get("card") or {})
     if doc.get("title"):
-        # the author's own title, kept as offsets like every other piece of evidence
+        # the author's own title, kept as offsets like every other piece of evidence; like a
+        # span, {"q": ..., "n": 1} picks one of several occurrences (front matter and heading)
+        title = doc["title"]
+        q, n = (title, None) if isinstance(title, str) else (title["q"], title.get("n"))
         try:
-            card["title_span"] = list(locate(text, doc["title"], None, html))
+            card["title_span"] = list(locate(text, q, n, html))
         except ValueError as exc:
             errors.append(f"title: {exc}")
     for field in FIELDS:
