@@ -30,10 +30,9 @@ def rows(paths: list[str]) -> dict[str, dict]:
     return found
 
 
-def covered(text: str, spans: list[dict], field: str) -> set[int]:
-    starts = [(m.start(), m.end()) for m in _TOKEN.finditer(text)]
+def covered(tokens: list[tuple[int, int]], spans: list[dict], field: str) -> set[int]:
     marked = [(s["start"], s["end"]) for s in spans if s["field"] == field]
-    return {i for i, (a, b) in enumerate(starts) if any(a < e and b > s for s, e in marked)}
+    return {i for i, (a, b) in enumerate(tokens) if any(a < e and b > s for s, e in marked)}
 
 
 def resolve(ref: str) -> Path:
@@ -50,9 +49,9 @@ def main() -> int:
     totals = {f: [0, 0, 0] for f in FIELDS}  # both, first only, second only
     for ref in shared:
         with open(resolve(ref), encoding="utf-8", newline="") as handle:
-            text = handle.read()
+            tokens = [(m.start(), m.end()) for m in _TOKEN.finditer(handle.read())]
         for field in FIELDS:
-            a, b = covered(text, first[ref]["spans"], field), covered(text, second[ref]["spans"], field)
+            a, b = covered(tokens, first[ref]["spans"], field), covered(tokens, second[ref]["spans"], field)
             totals[field][0] += len(a & b)
             totals[field][1] += len(a - b)
             totals[field][2] += len(b - a)

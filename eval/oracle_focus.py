@@ -16,10 +16,10 @@ Run from the repository root with the shared corpus beside it (about 3 minutes):
 
 from __future__ import annotations
 
-from pmparse.training import tags as tc
-from pmparse.nlp.tag_reading import FOCUS_FIELDS, Matchers, category_texts, model_rows
 from pmparse.evaluation.corpus import corpus_root
+from pmparse.nlp.tag_reading import FOCUS_FIELDS, Matchers, category_texts, model_rows
 from pmparse.rules.taxonomy import load_taxonomy
+from pmparse.training import tags as tc
 
 
 def oracle_focus(doc, row: dict) -> str:

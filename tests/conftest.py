@@ -64,26 +64,18 @@ def write_jsonl(folder: Path, name: str, *rows) -> Path:
 
 @pytest.fixture
 def patch_all(monkeypatch):
-    """``patch_all(module, name, value)`` or ``patch_all("pmparse.mod.name", value)``: replace the
-    object in every pmparse module that holds it, so a test's stand-in reaches the caller wherever
-    it now lives (the module named may only import it, or no longer hold it at all)."""
+    """``patch_all(module, name, value)`` or ``patch_all("pmparse.mod.name", value)``: replace
+    ``module.name`` in every pmparse module that imported the same object, so a test's stand-in
+    reaches the caller whichever module of the package calls it."""
     import importlib
     import sys
 
     def patch(module, name, value=None) -> None:
         if isinstance(module, str):
             module, name, value = importlib.import_module(module.rsplit(".", 1)[0]), module.rsplit(".", 1)[1], name
-        ours = [m for n, m in sorted(sys.modules.items()) if n == "pmparse" or n.startswith("pmparse.")]
-        if hasattr(module, name):
-            original = getattr(module, name)
-        else:  # moved out of the module: the one object of that name in its package
-            package = module.__name__.rsplit(".", 1)[0]
-            holders = [m for m in ours if m.__name__.startswith(package) and hasattr(m, name)] or \
-                [m for m in ours if hasattr(m, name)]
-            assert holders, f"no pmparse module holds {name}"
-            original = getattr(holders[0], name)
-        for mod in ours:
-            if getattr(mod, name, None) is original:
+        original = getattr(module, name)
+        for mod_name, mod in list(sys.modules.items()):
+            if (mod_name == "pmparse" or mod_name.startswith("pmparse.")) and getattr(mod, name, None) is original:
                 monkeypatch.setattr(mod, name, value)
 
     return patch

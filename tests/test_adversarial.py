@@ -13,8 +13,8 @@ import multiprocessing
 import sys
 
 import pytest
-
 from conftest import assert_offsets
+
 from pmparse.card.build import build_card
 from pmparse.errors import InputError
 from pmparse.ingest.read import ingest_bytes

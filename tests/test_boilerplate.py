@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from pmparse.nlp import boilerplate
 from pmparse.errors import RulesError
+from pmparse.nlp import boilerplate
 
 NOTICE = "Please read our new site notice about the move!"
 

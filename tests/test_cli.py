@@ -4,8 +4,8 @@ import json
 import shutil
 
 from click.testing import CliRunner
-
 from conftest import SAMPLES
+
 from pmparse.cli import main
 
 

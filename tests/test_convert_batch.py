@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -18,16 +18,16 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import SAMPLES, assert_offsets, source_text
-from pmparse.batch import convert as convert_module
+
 import pmparse.batch.pool as pool_module
-from pmparse.cli import main
-from pmparse.batch.pool import CHUNK_SIZE, Task, _Pool, _run_chunk, analyse_task
+from pmparse.batch import convert as convert_module
 from pmparse.batch.convert import ConvertReport, convert
-from pmparse.nlp.pipeline import PipelineConfig
+from pmparse.batch.pool import CHUNK_SIZE, Task, _Pool, _run_chunk, analyse_task
+from pmparse.cli import main
 from pmparse.library.store import Library
 from pmparse.library.validate import validate_library
+from pmparse.nlp.pipeline import PipelineConfig
 from pmparse.review.session import review
 
 REPORT = """# Queue outage {n}
@@ -128,7 +128,7 @@ def _crashing_chunk(tasks):
 
 def test_a_worker_that_dies_costs_one_input(patch_all, tmp_path, monkeypatch):
     paths = write_reports(tmp_path / "in", 7)
-    patch_all(convert_module, "_run_chunk", _crashing_chunk)
+    patch_all(pool_module, "_run_chunk", _crashing_chunk)
     pool = _Pool(2, PipelineConfig(), 10**6)
     try:
         results = list(pool.map(iter([Task(str(p)) for p in paths])))
@@ -152,7 +152,7 @@ def _hanging_chunk(tasks):
 
 def test_an_input_that_runs_past_the_timeout_fails_alone(patch_all, tmp_path, monkeypatch):
     paths = write_reports(tmp_path / "in", 5)
-    patch_all(convert_module, "_run_chunk", _hanging_chunk)
+    patch_all(pool_module, "_run_chunk", _hanging_chunk)
     pool = _Pool(2, PipelineConfig(), 10**6, timeout=3.0)
     started = time.monotonic()
     try:
@@ -172,7 +172,7 @@ def test_up_to_date_sources_are_skipped_without_running_the_pipeline(patch_all, 
     convert([str(batch)], tmp_path / "lib")
     calls = []
     real = pool_module.analyse
-    patch_all(convert_module, "analyse", lambda nlp, source: calls.append(source.location) or real(nlp, source))
+    patch_all(pool_module, "analyse", lambda nlp, source: calls.append(source.location) or real(nlp, source))
     report = convert([str(batch)], tmp_path / "lib")
     assert calls == [] and report.counts["unchanged"] == 12 and report.counts["failed"] == 1
     # a changed source, --force, or a new pipeline version runs the pipeline again
@@ -183,7 +183,7 @@ def test_up_to_date_sources_are_skipped_without_running_the_pipeline(patch_all, 
     convert([str(batch)], tmp_path / "lib", force=True)
     assert len(calls) == 12
     calls.clear()
-    patch_all(convert_module, "version_info", lambda nlp: {"version": "9.9.9", "model": None})
+    patch_all(pool_module, "version_info", lambda nlp: {"version": "9.9.9", "model": None})
     assert convert([str(batch)], tmp_path / "lib").counts["updated"] == 12 and len(calls) == 12
 
 
@@ -472,7 +472,7 @@ def test_a_bug_on_one_input_fails_that_input_only(patch_all, tmp_path, monkeypat
             raise IndexError("list index out of range")
         return real(nlp, source)
 
-    patch_all(convert_module, "analyse", broken)
+    patch_all(pool_module, "analyse", broken)
     report = convert([str(tmp_path / "in")], tmp_path / "lib")
     assert [r.status for r in report.results] == ["converted", "failed", "converted"]
     assert report.results[1].error_kind == "internal" and "IndexError" in report.results[1].message
@@ -524,7 +524,7 @@ def test_in_process_an_input_past_the_timeout_fails_and_the_next_converts(patch_
             time.sleep(60)  # interrupted by the timer signal
         return real(task, config, max_bytes)
 
-    patch_all(convert_module, "analyse_task", slow_on_the_second)
+    patch_all(pool_module, "analyse_task", slow_on_the_second)
     before = signal.getsignal(signal.SIGALRM)
     started = time.monotonic()
     report = convert([str(p) for p in paths], tmp_path / "lib", jobs=1, timeout=1.0)
@@ -598,7 +598,7 @@ def test_a_person_record_is_read_once_per_pipeline_not_on_every_run(patch_all, t
     assert Library.read(record).pipeline.fingerprint is None
     calls = []
     real = pool_module.analyse
-    patch_all(convert_module, "analyse", lambda nlp, source: calls.append(source.location) or real(nlp, source))
+    patch_all(pool_module, "analyse", lambda nlp, source: calls.append(source.location) or real(nlp, source))
     # read again once (nothing to propose: the record stays as the person left it) ...
     first = convert([str(tmp_path / "in")], lib)
     assert calls == [str(tmp_path / "in" / "report-0000.md")] and first.counts["unchanged"] == 2
@@ -618,7 +618,7 @@ def test_a_person_record_is_read_once_per_pipeline_not_on_every_run(patch_all, t
 def _counting(patch_all) -> list[str]:
     calls: list[str] = []
     real = pool_module.analyse
-    patch_all(convert_module, "analyse", lambda nlp, source: calls.append(source.location) or real(nlp, source))
+    patch_all(pool_module, "analyse", lambda nlp, source: calls.append(source.location) or real(nlp, source))
     return calls
 
 

@@ -11,16 +11,16 @@ import yaml
 from click.testing import CliRunner
 
 from pmparse import __version__
-from pmparse.cli import main
 from pmparse.batch.convert import convert
+from pmparse.card.schema import Card, Evidence, Item, Pipeline, Source, Support
+from pmparse.cli import main
+from pmparse.cli.render import evidence_sentence, render_change, render_patch, render_text
+from pmparse.ingest.read import sha256_text
+from pmparse.library.records import card_data, dumps, loads
+from pmparse.library.splice import splice, top_regions
+from pmparse.nlp.pipeline import PipelineConfig
 from pmparse.review.compare import compare, merge
 from pmparse.review.session import diff_paths
-from pmparse.cli.render import evidence_sentence, render_change, render_patch, render_text
-from pmparse.library.splice import splice, top_regions
-from pmparse.ingest.read import sha256_text
-from pmparse.nlp.pipeline import PipelineConfig
-from pmparse.library.records import card_data, dumps, loads
-from pmparse.card.schema import Card, Evidence, Item, Pipeline, Source, Support
 
 # a source of our own: offsets below index it
 TEXT = (

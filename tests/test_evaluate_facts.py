@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pmparse.card.schema import Card, Pipeline, Source
 from pmparse.evaluation.facts import (
     NONE,
     confusion,
@@ -13,7 +14,6 @@ from pmparse.evaluation.facts import (
     score_facts,
     set_scores,
 )
-from pmparse.card.schema import Card, Pipeline, Source
 
 
 def card(**values) -> Card:
@@ -56,8 +56,8 @@ def test_score_facts_counts_only_what_gold_states():
 
 
 def test_duration_misses_list_wrong_missing_and_spurious_durations_with_their_evidence():
-    from pmparse.evaluation.facts import duration_misses
     from pmparse.card.schema import Evidence, Support
+    from pmparse.evaluation.facts import duration_misses
 
     told = {"duration_minutes": Support(evidence=[Evidence(start=3, end=9)], confidence=0.5, origin="text:phrase")}
     pairs = [

@@ -60,9 +60,9 @@ def test_the_installed_command_converts_with_both_models(installed, tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     record = json.loads(next((tmp_path / "lib").glob("IL-*.json")).read_text(encoding="utf-8"))
     assert record["pipeline"]["model"], "the record names no field model: converted with heading rules only"
-    fingerprint = _run(installed, tmp_path, "-c", "from pmparse.nlp.components.tagger import DEFAULT_MODEL_DIR as d; "
-                       "print((d / 'weights.npz').is_file())")
-    assert fingerprint.stdout.strip() == "True"
+    tags = _run(installed, tmp_path, "-c", "from pmparse.nlp.components.tagger import DEFAULT_MODEL_DIR as d; "
+                "print((d / 'weights.npz').is_file())")
+    assert tags.stdout.strip() == "True"
 
 
 def test_the_installed_api_and_help(installed, tmp_path):

@@ -8,10 +8,10 @@ every item's evidence must spell its text (``assert_offsets``).
 
 from __future__ import annotations
 
+from conftest import assert_offsets
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import assert_offsets
 from pmparse.card.build import build_card
 from pmparse.errors import InputError
 from pmparse.ingest.read import ingest_bytes

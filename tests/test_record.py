@@ -9,13 +9,13 @@ import pytest
 import yaml
 
 import pmparse.library.store as record_module
+from pmparse.card.schema import Card, Evidence, Item, Pipeline, Source
 from pmparse.errors import RecordError
 from pmparse.ingest.read import ingest
-from pmparse.library.store import Library, is_edited
-from pmparse.util import atomic_write
 from pmparse.library.records import dumps, loads
+from pmparse.library.store import Library, is_edited
 from pmparse.library.validate import validate_library
-from pmparse.card.schema import Card, Evidence, Item, Pipeline, Source
+from pmparse.util import atomic_write
 
 SHA = "a" * 64
 

@@ -9,17 +9,16 @@ import pexpect
 import pytest
 import yaml
 from click.testing import CliRunner
-
-from pmparse.cli import main
-from pmparse.batch.convert import convert
-from pmparse.review.session import diff_paths
-from pmparse.review.compare import merge
-from pmparse.nlp.pipeline import PipelineConfig
-from pmparse.library.store import Library
-from pmparse.library.records import card_data, loads
-from pmparse.library.validate import validate_library
-from pmparse.review.session import Decision, load_rejections, pending_diffs, review
 from test_diff import CORE_DNS, INOTIFY, convert_with_other_model, other_headings
+
+from pmparse.batch.convert import convert
+from pmparse.cli import main
+from pmparse.library.records import card_data, loads
+from pmparse.library.store import Library
+from pmparse.library.validate import validate_library
+from pmparse.nlp.pipeline import PipelineConfig
+from pmparse.review.compare import merge
+from pmparse.review.session import Decision, diff_paths, load_rejections, pending_diffs, review
 
 HUMAN_LINES = "\n# confirmed with the on-call notes\ndate: '2020-02-04'   # was 02-03\n"
 #: What the other heading table moves, whatever else follows from it (titles, tags).
@@ -138,7 +137,7 @@ def test_the_rejection_memory_alone_blocks_the_same_suggestion(patch_all, pendin
     assert Library(pending).read_state("base", "IL-0002").pipeline.model == "test-model-2"
     (pending / ".pmparse" / "base" / "IL-0002.json").unlink()
     # another model version proposing the same values is a new suggestion to the memory alone
-    patch_all("pmparse.batch.convert.version_info", lambda nlp: {"version": "0.1.0", "model": "test-model-3"})
+    patch_all("pmparse.batch.pool.version_info", lambda nlp: {"version": "0.1.0", "model": "test-model-3"})
     report = convert(sources[1:], pending, config=PipelineConfig(headings_path=other_headings(tmp_path)))
     assert report.results[0].status == "pending" and proposed(pending, "IL-0002") == second
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from pmparse.card.schema import Card, Pipeline, Source, Support
+from pmparse.card.title import MAX_LENGTH, format_minutes, make_title
 from pmparse.library.sync import suggest
 from pmparse.nlp.pipeline import PipelineConfig
-from pmparse.card.schema import Card, Pipeline, Source, Support
 from pmparse.rules.taxonomy import load_taxonomy
-from pmparse.card.title import MAX_LENGTH, format_minutes, make_title
 
 NAMES = load_taxonomy().names()
 PHRASES = load_taxonomy().phrases()

@@ -11,13 +11,11 @@ import pytest
 from click.testing import CliRunner
 
 from pmparse.cli import main
-from pmparse.nlp.components.classifier import LABELER_KEYS, META_FILE, MODEL_FILE, UnitModel, unit_rows
-from pmparse.rules.cues import load_cues
 from pmparse.evaluation.floors import check_floors
 from pmparse.ingest.read import ingest, ingest_bytes
+from pmparse.nlp.components.classifier import LABELER_KEYS, META_FILE, MODEL_FILE, UnitModel, unit_rows
 from pmparse.nlp.pipeline import DEFAULT_MODEL_DIR, PipelineConfig, build
-from pmparse.training.field_loso import LOSO_FLOORS_PATH
-from pmparse.training.fields import VARIANTS, fit, gold_paths, train
+from pmparse.rules.cues import load_cues
 from pmparse.training.field_labels import (
     analyse_structure,
     build_dataset,
@@ -25,6 +23,8 @@ from pmparse.training.field_labels import (
     weak_label,
     weak_labels,
 )
+from pmparse.training.field_loso import LOSO_FLOORS_PATH
+from pmparse.training.fields import VARIANTS, fit, gold_paths, train
 from pmparse.training.spans import TrainingSpans
 
 SERVICES = ["billing", "search", "login", "upload", "checkout", "report", "queue", "mail"]
@@ -284,10 +284,10 @@ def test_leave_one_source_out_meets_floors(corpus_root):
 
 
 def test_write_boilerplate_lists_lines_recurring_outside_the_gold_set(tiny_corpus, tmp_path):
+    import shutil
+
     from pmparse.nlp import boilerplate
     from pmparse.training.fields import write_boilerplate
-
-    import shutil
 
     # a copy: the fixture's corpus is shared by the module's tests
     root = shutil.copytree(tiny_corpus, tmp_path / "corpus")

@@ -8,15 +8,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from conftest import write_jsonl
-from pmparse.training import tags as train_categories
-from pmparse.nlp.tag_reading import category_texts
+
 from pmparse.errors import LabelError, PmparseError
-from pmparse.rules.taxonomy import load_taxonomy
 from pmparse.evaluation.gold_cards import Example
-from pmparse.training.tag_inputs import Settings, analysed_docs
+from pmparse.nlp.tag_reading import category_texts
+from pmparse.rules.taxonomy import load_taxonomy
+from pmparse.training import tags as train_categories
 from pmparse.training.tag_fit import cross_validate, row_folds, source_folds
+from pmparse.training.tag_inputs import Settings, analysed_docs
 from pmparse.training.tag_labels import read_team_labels, team_examples, team_labels_of
 
 REPORT = "\n".join([
@@ -527,8 +527,8 @@ def test_a_floor_check_without_floors_fails(patch_all, monkeypatch, tmp_path):
 
 
 def test_label_and_gold_path_patterns_name_the_corpus_file(tmp_path, corpus, taxonomy):
-    from pmparse.training.tag_labels import labelled_texts
     from pmparse.evaluation.gold_cards import read_gold
+    from pmparse.training.tag_labels import labelled_texts
 
     (corpus / "acme" / "two-more.md").write_text(OTHER, encoding="utf-8")  # "acme/t*.md" now matches two
     labels = write_jsonl(tmp_path, "a.jsonl", _line(path="acme/o*.md"), _line(path="acme/t*.md", text=OTHER))

@@ -5,8 +5,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import write_jsonl
+
 from pmparse.errors import LabelError, PmparseError
 from pmparse.training.spans import (
     SPANS_DIR,

@@ -1,8 +1,8 @@
 """The Python API: one text to a card, or a batch into a library, as the command line does.
 
-    >>> import pmparse
-    >>> card = pmparse.extract("# Outage\n\nThe database ran out of disk space.")
-    >>> card.title
+    import pmparse
+    card = pmparse.extract(open("postmortem.md", encoding="utf-8").read())
+    report = pmparse.convert(["postmortems/"], "library")
 """
 
 from __future__ import annotations

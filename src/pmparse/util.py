@@ -1,6 +1,7 @@
 """The few helpers every stage shares: an atomic file write."""
 
 from __future__ import annotations
+
 import os
 import tempfile
 from pathlib import Path

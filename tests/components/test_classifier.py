@@ -5,6 +5,7 @@ import json
 import numpy as np
 import pytest
 
+from pmparse.errors import ModelError
 from pmparse.nlp.components.classifier import (
     META_FILE,
     UnitClassifier,
@@ -15,7 +16,6 @@ from pmparse.nlp.components.classifier import (
     smooth,
     unit_shape,
 )
-from pmparse.errors import ModelError
 
 
 def test_smooth_weight_zero_returns_the_probabilities():

@@ -14,12 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pmparse.nlp.extractors import dates
+from pmparse.nlp.extractors import clock, dates, durations, timeline
 
-
-from pmparse.nlp.extractors import clock
-
-from pmparse.nlp.extractors import durations, timeline
 _M, _O, _TZ = dates._MONTH, dates._ORD, clock._TZ
 PLAIN = {
     "_ISO": re.compile(r"(?<![\d-])(?P<y>(?:19|20)\d{2})-(?P<m>\d{1,2})-(?P<d>\d{1,2})(?![\d])"),

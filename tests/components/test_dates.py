@@ -6,13 +6,8 @@ import datetime as dt
 
 import pytest
 
-
-from pmparse.nlp.extractors import clock
-
-from pmparse.nlp.extractors import durations
-
-from pmparse.nlp.extractors import timeline
 from pmparse.nlp.components.facts import find_incident_duration
+from pmparse.nlp.extractors import clock, durations, timeline
 
 REF = dt.date(2022, 3, 4)
 
@@ -175,9 +170,9 @@ def test_a_bare_phrase_in_a_timeline_or_a_plan_is_not_the_outages_length():
 
 
 def test_action_items_sections_are_the_plans_of_extract_facts():
+    from pmparse.ingest.read import ingest_bytes
     from pmparse.nlp.components.facts import extract_facts
     from pmparse.nlp.pipeline import PipelineConfig, analyse, get
-    from pmparse.ingest.read import ingest_bytes
 
     text = ("# Upload outage\n\n## Summary\n\nUploads failed after a deploy.\n\n## Action items\n\n"
             "- Book a 3-hour maintenance downtime to move the queue.\n")
@@ -189,9 +184,9 @@ def test_action_items_sections_are_the_plans_of_extract_facts():
 
 
 def test_among_lessons_only_a_phrase_naming_the_outage_is_read():
+    from pmparse.ingest.read import ingest_bytes
     from pmparse.nlp.components.facts import extract_facts
     from pmparse.nlp.pipeline import PipelineConfig, analyse, get
-    from pmparse.ingest.read import ingest_bytes
 
     text = ("# Upload outage\n\n## Summary\n\nUploads failed after a deploy.\n\n## Lessons learned\n\n"
             "The disk warnings had been ignored for 3 days before it.\n")

@@ -6,13 +6,7 @@ import datetime as dt
 
 import pytest
 
-from pmparse.nlp.extractors import dates
-
-from pmparse.nlp.extractors import clock
-
-from pmparse.nlp.extractors import durations
-
-from pmparse.nlp.extractors import timeline
+from pmparse.ingest.read import ingest_bytes
 from pmparse.nlp.components.facts import (
     document_title,
     find_incident_date,
@@ -21,7 +15,7 @@ from pmparse.nlp.components.facts import (
     location_date,
     name_from_host,
 )
-from pmparse.ingest.read import ingest_bytes
+from pmparse.nlp.extractors import clock, dates, durations, timeline
 from pmparse.nlp.pipeline import PipelineConfig, analyse, get
 
 REF = dt.date(2021, 3, 10)

@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 import spacy
 
-from pmparse.nlp.components.fields import decide, label_fields
 from pmparse.card.schema import TEXT_FIELDS
+from pmparse.nlp.components.fields import decide, label_fields
 
 
 def probs(**given: float) -> dict[str, float]:

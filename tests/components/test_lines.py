@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from spacy.tokens import Doc
 
-from pmparse.nlp.lines import Mask
 from pmparse.ingest.read import ingest_bytes
+from pmparse.nlp.lines import Mask
 from pmparse.nlp.pipeline import PipelineConfig, analyse, get, make_doc
 
 

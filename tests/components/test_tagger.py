@@ -13,6 +13,9 @@ from hypothesis import strategies as st
 from spacy.tokens import Span
 from spacy.util import filter_spans
 
+from pmparse.errors import ModelError, RulesError
+from pmparse.evaluation.gold_cards import Example, gold_labels
+from pmparse.ingest.read import ingest_bytes
 from pmparse.nlp.component_candidates import (
     CANDIDATE_REGIONS,
     candidate_rows,
@@ -22,15 +25,12 @@ from pmparse.nlp.component_candidates import (
     score_components,
 )
 from pmparse.nlp.components.tagger import CategoryModel, Tagger, decide_categories
-from pmparse.nlp.tag_reading import Matchers, cue_string, cue_vocabulary, longest_first, model_rows
-from pmparse.errors import ModelError, RulesError
 from pmparse.nlp.linear import Logistic
-from pmparse.ingest.read import ingest_bytes
 from pmparse.nlp.pipeline import PipelineConfig, analyse, get
+from pmparse.nlp.tag_reading import Matchers, cue_string, cue_vocabulary, longest_first, model_rows
 from pmparse.rules.taxonomy import load_taxonomy
-from pmparse.evaluation.gold_cards import Example, gold_labels
-from pmparse.training.tag_inputs import Settings
 from pmparse.training.tag_fit import calibration_folds, decide, fit, make_features, own_cue_mask
+from pmparse.training.tag_inputs import Settings
 from pmparse.training.tag_labels import icco_examples
 
 ISSUE_IDS = {
@@ -610,8 +610,8 @@ def test_category_texts_take_other_focus_units_and_keep_the_summary_beside_them(
 
 def test_a_new_taxonomy_file_makes_convert_analyse_an_up_to_date_source_again(tmp_path):
     from pmparse.batch.convert import convert
-    from pmparse.nlp.pipeline import pipeline_config
     from pmparse.library.store import Library
+    from pmparse.nlp.pipeline import pipeline_config
 
     report = tmp_path / "report.md"
     report.write_text("# Sidekiq backlog\n\n## Root cause\n\nThe Sidekiq workers stopped picking up jobs after the "
@@ -637,9 +637,9 @@ def test_a_new_taxonomy_file_makes_convert_analyse_an_up_to_date_source_again(tm
 def test_a_text_with_nothing_to_read_gets_no_category(tmp_path):
     from collections import Counter
 
-    from pmparse.nlp.tag_reading import nothing_to_read
     from pmparse.library.sync import suggest
     from pmparse.nlp.pipeline import pipeline_config
+    from pmparse.nlp.tag_reading import nothing_to_read
 
     assert nothing_to_read([], Counter()) and nothing_to_read([], Counter({"x": 0}))
     assert not nothing_to_read([(0, 5)], Counter()) and not nothing_to_read([], Counter({"f__x": 1}))

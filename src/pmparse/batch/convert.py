@@ -16,6 +16,7 @@ running the same command again continues where an interrupted batch stopped.
 """
 
 from __future__ import annotations
+
 import itertools
 import json
 import os
@@ -25,15 +26,16 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Iterator
-from pmparse.errors import InputError, RecordError, UsageError
-from pmparse.ingest.read import DEFAULT_MAX_BYTES, join_url, read_bytes
-from pmparse.nlp.pipeline import PipelineConfig
-from pmparse.library.store import Library, write_lock
-from pmparse.library.records import RecordFormat
-from pmparse.card.schema import Card
+
 from pmparse.batch.inputs import check_url_base, expand_inputs_relative
 from pmparse.batch.pool import DEFAULT_TIMEOUT, Outcome, Stamp, Task, _InProcess, _Interrupts, _Pool
+from pmparse.card.schema import Card
+from pmparse.errors import InputError, RecordError, UsageError
+from pmparse.ingest.read import DEFAULT_MAX_BYTES, join_url, read_bytes
+from pmparse.library.records import RecordFormat
+from pmparse.library.store import Library, write_lock
 from pmparse.library.sync import Status, store
+from pmparse.nlp.pipeline import PipelineConfig
 
 
 @dataclass

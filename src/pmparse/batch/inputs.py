@@ -1,12 +1,13 @@
 """Which inputs a batch converts: files, folders, globs, standard input and URLs as given."""
 
 from __future__ import annotations
+
 import glob
 import os
 from typing import Iterable, Iterator
+
 from pmparse.errors import UsageError
 from pmparse.ingest.read import is_url
-
 
 #: File name endings a folder walk picks up (files without any ending are read as text too).
 SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".erb", ".html", ".htm", ".rst")

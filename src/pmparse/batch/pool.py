@@ -1,6 +1,7 @@
 """Analysing inputs in worker processes (or in this one) with a per-input time limit and clean Ctrl-C."""
 
 from __future__ import annotations
+
 import itertools
 import multiprocessing
 import os
@@ -13,12 +14,12 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Literal
+
 from pmparse.card.build import build_card
 from pmparse.errors import InputError, PmparseError, UsageError
 from pmparse.ingest.read import ingest, ingest_bytes
-from pmparse.nlp.pipeline import PipelineConfig, analyse, get, version_info
 from pmparse.library.sync import doc_warnings
-
+from pmparse.nlp.pipeline import PipelineConfig, analyse, get, version_info
 
 #: Longest a worker may spend on one input, in seconds, before it is stopped and the input fails
 #: as ``timeout`` (a 20 MiB text takes a few minutes at this pipeline's speed).

@@ -10,10 +10,10 @@ import re
 
 from spacy.tokens import Doc
 
-from pmparse.nlp.lines import doc_text
-from pmparse.ingest.read import Ingested
 from pmparse.card.schema import TEXT_FIELDS, Card, Evidence, Item, Pipeline, Source, Support
 from pmparse.card.title import make_title
+from pmparse.ingest.read import Ingested
+from pmparse.nlp.lines import doc_text
 
 _WS = re.compile(r"\s+")
 

@@ -63,9 +63,9 @@ def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, taxonomy_pat
     interrupted batch; --force converts them again). Ctrl-C stops cleanly: every record written
     is complete, the summary is printed and the exit code is 130.
     """
-    from pmparse.batch.pool import DEFAULT_TIMEOUT, available_cores
-    from pmparse.batch.inputs import expand_inputs
     from pmparse.batch.convert import convert as run
+    from pmparse.batch.inputs import expand_inputs
+    from pmparse.batch.pool import DEFAULT_TIMEOUT, available_cores
     from pmparse.ingest.read import DEFAULT_MAX_BYTES
     from pmparse.nlp.pipeline import pipeline_config
 
@@ -182,8 +182,8 @@ def diff_command(paths, fmt, patch, color):
     PATHS is a library folder (every pending suggestion against its record) or two record files
     A B (B read as a suggestion for A). Exit 1 when there are differences, 0 when none.
     """
-    from pmparse.review.session import diff_paths
     from pmparse.cli.render import render_json, render_patch, render_text
+    from pmparse.review.session import diff_paths
 
     if patch and fmt == "json":
         _fail_usage(UsageError("expected --patch or --format json, found both"))

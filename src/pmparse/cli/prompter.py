@@ -1,17 +1,19 @@
 """Asking a person about each suggestion at the terminal: y, n, e, s, q and ?."""
 
 from __future__ import annotations
+
 from typing import Any, Callable
+
 import click
 import yaml
-from pmparse.review.compare import CardDiff, FieldChange, merge
-from pmparse.library.splice import top_regions
+
+from pmparse.card.schema import Card
 from pmparse.cli.render import render_change, render_folded, render_header
 from pmparse.errors import RecordError
 from pmparse.library.records import dumps
-from pmparse.card.schema import Card
+from pmparse.library.splice import top_regions
+from pmparse.review.compare import CardDiff, FieldChange, merge
 from pmparse.review.session import Decision
-
 
 _HELP = """y - accept this suggestion (rewrites this field of the record and marks it reviewed)
 n - reject it (the record stays; not proposed again for this source and model)

@@ -1,17 +1,19 @@
 """Showing differences to a person: coloured text, JSON and patches, with each item's evidence."""
 
 from __future__ import annotations
+
 import difflib
 import json
 from dataclasses import dataclass
 from typing import Any
+
 import click
-from pmparse.library.records import card_data, source_text_of
+
 from pmparse.card.schema import FACT_FIELDS, TAG_FIELDS, TEXT_FIELDS, Card
+from pmparse.library.records import card_data, source_text_of
 from pmparse.library.splice import patched_text
 from pmparse.review.anchor import _BOUNDARY, _MARKER, _WORDS
 from pmparse.review.compare import CardDiff, DiffReport, FieldChange
-
 
 _CONTEXT = 240
 

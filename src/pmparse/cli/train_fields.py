@@ -1,12 +1,14 @@
 """What ``pmparse train`` prints and exits with: the field trainer's runs formatted for the terminal."""
 
 from __future__ import annotations
+
 import json
 import time
 from pathlib import Path
-from pmparse.nlp.components.classifier import MODEL_FILE
-from pmparse.evaluation.corpus import corpus_root
+
 from pmparse.errors import UsageError
+from pmparse.evaluation.corpus import corpus_root
+from pmparse.nlp.components.classifier import MODEL_FILE
 from pmparse.nlp.pipeline import DEFAULT_MODEL_DIR
 from pmparse.training.field_loso import LOSO_FLOORS_PATH, leave_one_source_out, loso_markdown
 from pmparse.training.fields import (

@@ -362,8 +362,8 @@ def _startup_probe() -> dict[str, float]:
 
 def _pool_rate(files: list[Path], words: int, config) -> Rate:
     from pmparse.batch.pool import Task, _Pool
-    from pmparse.ingest.read import DEFAULT_MAX_BYTES
     from pmparse.card.schema import Card
+    from pmparse.ingest.read import DEFAULT_MAX_BYTES
 
     start = time.perf_counter()
     pool = _Pool(2, config, DEFAULT_MAX_BYTES)

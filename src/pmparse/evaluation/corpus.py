@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pmparse.errors import UsageError
 from pmparse.rules.headings import SAFE_LOADER
 
+
 def project_root() -> Path:
     """The project folder whose ``corpus/`` and ``eval/`` training and evaluation read:
     ``$PMPARSE_PROJECT``, else the working folder or the nearest parent holding

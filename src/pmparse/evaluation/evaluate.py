@@ -10,16 +10,17 @@ intervals over documents, a per-source table and the worst documents per field.
 """
 
 from __future__ import annotations
+
 import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
+
 import numpy as np
-from pmparse.evaluation.corpus import corpus_root, load_manifest, source_url
-from pmparse.errors import GoldError, UsageError
-from pmparse.ingest.read import ingest_bytes
-from pmparse.nlp.pipeline import PipelineConfig, get
+
 from pmparse.card.schema import TEXT_FIELDS, Card
+from pmparse.errors import GoldError, UsageError
+from pmparse.evaluation.corpus import corpus_root, load_manifest, source_url
 from pmparse.evaluation.facts import (
     card_agreement,
     card_with_text_only_organisation,
@@ -35,7 +36,7 @@ from pmparse.evaluation.floors import (
     read_floors,
     save_floors,
 )
-from pmparse.evaluation.gold import GOLD_DIR, GoldDoc, SECOND_PASS, default_gold_files, gold_text, load_gold
+from pmparse.evaluation.gold import GOLD_DIR, SECOND_PASS, GoldDoc, default_gold_files, gold_text, load_gold
 from pmparse.evaluation.metrics import (
     DocScore,
     agreement,
@@ -45,6 +46,8 @@ from pmparse.evaluation.metrics import (
     score_spans,
     summarise,
 )
+from pmparse.ingest.read import ingest_bytes
+from pmparse.nlp.pipeline import PipelineConfig, get
 
 
 @dataclass

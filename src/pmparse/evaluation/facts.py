@@ -232,9 +232,9 @@ def measure(gold_files=None, corpus: str | None = None, config=None) -> tuple[di
         ``(scores, pairs)``.
     """
     from pmparse.evaluation.corpus import corpus_root, load_manifest, source_url
+    from pmparse.evaluation.gold_cards import read_gold
     from pmparse.ingest.read import ingest
     from pmparse.nlp.pipeline import get, pipeline_config
-    from pmparse.evaluation.gold_cards import read_gold
 
     root = corpus_root(corpus)
     nlp = get(config or pipeline_config())

@@ -1,12 +1,13 @@
 """Floors of the evaluation figures (``eval/*floors*.json``, ``eval/baseline.json``): read, checked and raised."""
 
 from __future__ import annotations
+
 import json
 import math
 from pathlib import Path
-from pmparse.evaluation.corpus import REPO_ROOT
-from pmparse.card.schema import TEXT_FIELDS
 
+from pmparse.card.schema import TEXT_FIELDS
+from pmparse.evaluation.corpus import REPO_ROOT
 
 FLOORS_PATH = REPO_ROOT / "eval" / "baseline.json"
 

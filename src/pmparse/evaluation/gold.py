@@ -1,14 +1,16 @@
 """Gold documents of the field evaluation: their spans, their texts and where they are."""
 
 from __future__ import annotations
+
 import hashlib
 from pathlib import Path
 from typing import Iterable
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
-from pmparse.evaluation.corpus import REPO_ROOT, resolve_reference
-from pmparse.errors import GoldError
-from pmparse.card.schema import TEXT_FIELDS
 
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from pmparse.card.schema import TEXT_FIELDS
+from pmparse.errors import GoldError
+from pmparse.evaluation.corpus import REPO_ROOT, resolve_reference
 
 GOLD_DIR = REPO_ROOT / "eval" / "gold"
 

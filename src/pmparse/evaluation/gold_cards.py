@@ -1,20 +1,16 @@
 """Gold documents of the tag model: the cards and spans of ``eval/gold``, read and checked."""
 
 from __future__ import annotations
+
 import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
-from pmparse.nlp.tag_reading import CATEGORY_GROUPS
-from pmparse.evaluation.corpus import REPO_ROOT
+
 from pmparse.errors import GoldError
-from pmparse.evaluation.gold import corpus_path
+from pmparse.evaluation.gold import GOLD_DIR, SECOND_PASS, corpus_path
+from pmparse.nlp.tag_reading import CATEGORY_GROUPS
 from pmparse.rules.taxonomy import Taxonomy
-
-
-GOLD_DIR = REPO_ROOT / "eval" / "gold"
-
-SECOND_PASS = "second_pass.jsonl"
 
 
 @dataclass

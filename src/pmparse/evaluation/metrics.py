@@ -1,14 +1,16 @@
 """Token precision, recall and F1 of predicted spans against gold, with bootstrap intervals."""
 
 from __future__ import annotations
+
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
+
 import numpy as np
+
 from pmparse.card.schema import TEXT_FIELDS, Card
 from pmparse.evaluation.gold import GoldDoc, gold_text
-
 
 _TOKEN = re.compile(r"\w+")
 

@@ -1,15 +1,17 @@
 """Record files: a card as YAML or JSON, read and written the same way everywhere."""
 
 from __future__ import annotations
+
 import json
 import re
 from pathlib import Path
 from typing import Literal
+
 import yaml
 from pydantic import ValidationError
-from pmparse.errors import RecordError
-from pmparse.card.schema import TEXT_FIELDS, Card
 
+from pmparse.card.schema import TEXT_FIELDS, Card
+from pmparse.errors import RecordError
 
 RecordFormat = Literal["yaml", "json"]
 

@@ -1,13 +1,16 @@
 """Splicing accepted fields into a record file: only that field's lines change, a person's formatting stays."""
 
 from __future__ import annotations
+
 import json
+
 import yaml
+
+from pmparse.card.schema import TEXT_FIELDS, Card
 from pmparse.errors import RecordError
 from pmparse.library.records import RecordFormat, card_data, dumps, flow_text, format_of, loads
-from pmparse.card.schema import TEXT_FIELDS, Card
 from pmparse.review.anchor import _last_end
-from pmparse.review.compare import CardDiff, _MISSING, _SAFE_LOADER, merge, same_words
+from pmparse.review.compare import _MISSING, _SAFE_LOADER, CardDiff, merge, same_words
 
 
 def top_regions(text: str) -> dict[str, tuple[int, int]] | None:

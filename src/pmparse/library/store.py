@@ -15,6 +15,7 @@ otherwise a new suggestion goes to ``pending`` and ``pmparse review`` decides.
 """
 
 from __future__ import annotations
+
 import contextlib
 import hashlib
 import json
@@ -25,9 +26,10 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
+
 from pmparse import __version__
-from pmparse.errors import RecordError, UsageError
 from pmparse.card.schema import SCHEMA_VERSION, Card
+from pmparse.errors import RecordError, UsageError
 from pmparse.library.records import (
     RecordFormat,
     _Dumper,
@@ -41,7 +43,6 @@ from pmparse.library.records import (
     loads,
 )
 from pmparse.util import atomic_write
-
 
 try:
     import fcntl

@@ -1,15 +1,16 @@
 """Writing a new suggestion into the library: a new record, a pending suggestion beside a reviewed one, or a moved source."""
 
 from __future__ import annotations
-from typing import BinaryIO, Literal
-from pmparse.card.build import build_card
-from pmparse.ingest.read import DEFAULT_MAX_BYTES, ingest
-from pmparse.nlp.pipeline import PipelineConfig, analyse, get, version_info
-from pmparse.library.store import Library, is_edited
-from pmparse.library.records import RecordFormat, card_data
-from pmparse.review.session import open_diff
-from pmparse.card.schema import Card
 
+from typing import BinaryIO, Literal
+
+from pmparse.card.build import build_card
+from pmparse.card.schema import Card
+from pmparse.ingest.read import DEFAULT_MAX_BYTES, ingest
+from pmparse.library.records import RecordFormat, card_data
+from pmparse.library.store import Library, is_edited
+from pmparse.nlp.pipeline import PipelineConfig, analyse, get, version_info
+from pmparse.review.session import open_diff
 
 Status = Literal["converted", "updated", "unchanged", "pending", "failed"]
 
@@ -117,10 +118,10 @@ def relocate(library: Library, entry, card: Card, new_url: bool = False, new_nam
     another name is dropped first, then the record is written, then the base's address: a failed
     write is done again by the next run.
     """
-    from pmparse.review.compare import read_text
-    from pmparse.library.splice import splice
-    from pmparse.util import atomic_write
     from pmparse.library.records import format_of, loads
+    from pmparse.library.splice import splice
+    from pmparse.review.compare import read_text
+    from pmparse.util import atomic_write
 
     text = read_text(entry.path)
     fmt = format_of(entry.path)

@@ -1,13 +1,16 @@
 """Checking a library's records: each file, line and reason, and what of a broken record can be saved."""
 
 from __future__ import annotations
+
 import json
 from dataclasses import dataclass
 from pathlib import Path
+
 import yaml
 from pydantic import ValidationError
-from pmparse.errors import RecordError
+
 from pmparse.card.schema import Card
+from pmparse.errors import RecordError
 from pmparse.library.records import _SAFE_LOADER, _loc, format_of, source_text_of
 from pmparse.library.store import looks_like_library
 

@@ -29,7 +29,7 @@ FORMAT_VERSION = 1
 MAX_CHARS = 300
 PACKAGED = "boilerplate.json"
 #: Where ``pmparse train --write-boilerplate`` writes the packaged list.
-PACKAGED_PATH = Path(__file__).resolve().parents[1] / "resources" / PACKAGED
+PACKAGED_PATH = Path(str(resources.files("pmparse.resources") / PACKAGED))  # where training writes it
 
 
 class BoilerplateList(BaseModel):

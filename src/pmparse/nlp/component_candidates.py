@@ -1,13 +1,15 @@
 """Component tags: the candidate components a text names, where, and which of them the card keeps."""
 
 from __future__ import annotations
+
 import bisect
 import itertools
+
 import numpy as np
 from spacy.tokens import Doc
+
 from pmparse.nlp.lines import doc_text
 from pmparse.nlp.tag_reading import Matchers, summary_regions
-
 
 #: Weight of a component mention by where it stands.
 REGION_WEIGHTS = {

@@ -16,6 +16,7 @@ corpus text.
 """
 
 from __future__ import annotations
+
 import hashlib
 import io
 import itertools
@@ -25,10 +26,11 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
+
 import numpy as np
 from murmurhash import hash as _murmur
-from pmparse.errors import ModelError
 
+from pmparse.errors import ModelError
 
 #: Most distinct words whose character n-gram columns a feature block keeps (then it starts over).
 CACHE_LIMIT = 500_000

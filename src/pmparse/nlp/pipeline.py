@@ -19,6 +19,8 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from pmparse import __version__
+from pmparse.errors import UsageError
+from pmparse.ingest.read import Ingested, is_url
 from pmparse.nlp.components import classifier as _classifier  # noqa: F401  (registers the factories)
 from pmparse.nlp.components import facts as _facts  # noqa: F401
 from pmparse.nlp.components import fields as _fields  # noqa: F401
@@ -26,11 +28,8 @@ from pmparse.nlp.components import keywords as _keywords  # noqa: F401
 from pmparse.nlp.components import sectionizer as _sectionizer  # noqa: F401
 from pmparse.nlp.components import tagger as _tagger  # noqa: F401
 from pmparse.nlp.components import units as _units  # noqa: F401
-from pmparse.errors import UsageError
-from pmparse.ingest.read import Ingested, is_url
-from pmparse.nlp.tokenizer import GuardedTokenizer
-
 from pmparse.nlp.components.classifier import META_FILE, MODEL_FILE  # noqa: E402
+from pmparse.nlp.tokenizer import GuardedTokenizer
 
 #: Where ``pmparse train`` writes and ``convert`` looks for the field model by default.
 # package data (pyproject), so a wheel installs it: importlib.resources, never the source tree

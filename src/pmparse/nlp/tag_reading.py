@@ -1,21 +1,23 @@
 """What the tagger reads in a card: the focus spans, summary regions and cue strings its model rows are built from."""
 
 from __future__ import annotations
+
 import bisect
 import itertools
 import re
 from collections import Counter
 from typing import Iterable
+
 import numpy as np
+from spacy.attrs import IDX, LENGTH
 from spacy.language import Language
 from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc
-from spacy.attrs import IDX, LENGTH
+
+from pmparse.nlp.components.facts import SUMMARY_HEADINGS, section_regions
+from pmparse.nlp.lines import doc_text
 from pmparse.rules.cues import lowercase_pattern, word_start_skip
 from pmparse.rules.taxonomy import Taxonomy
-from pmparse.nlp.lines import doc_text
-from pmparse.nlp.components.facts import SUMMARY_HEADINGS, section_regions
-
 
 CATEGORY_GROUPS = ("root_cause_categories", "contributing_factor_categories")
 

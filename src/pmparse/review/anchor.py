@@ -1,11 +1,13 @@
 """Re-anchoring evidence: finding an item's words again when its source text has moved."""
 
 from __future__ import annotations
-import re
-import yaml
-from pmparse.library.records import card_data, source_text_of
-from pmparse.card.schema import FACT_FIELDS, TAG_FIELDS, TEXT_FIELDS, Card
 
+import re
+
+import yaml
+
+from pmparse.card.schema import FACT_FIELDS, TAG_FIELDS, TEXT_FIELDS, Card
+from pmparse.library.records import card_data, source_text_of
 
 #: The fields a person reviews, in card order.
 REVIEW_FIELDS: tuple[str, ...] = FACT_FIELDS + TEXT_FIELDS + TAG_FIELDS

@@ -12,18 +12,20 @@ record's text, so comments and formatting a person added elsewhere survive byte 
 """
 
 from __future__ import annotations
+
 import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal
+
 import yaml
 from pydantic import ValidationError
+
+from pmparse.card.schema import FACT_FIELDS, TAG_FIELDS, TEXT_FIELDS, Card
 from pmparse.errors import RecordError, UsageError
 from pmparse.library.records import card_data, dumps, format_of, loads
-from pmparse.card.schema import FACT_FIELDS, TAG_FIELDS, TEXT_FIELDS, Card
 from pmparse.review.anchor import REVIEW_FIELDS, _reanchor
-
 
 ChangeKind = Literal["change", "update", "conflict"]
 

@@ -18,30 +18,32 @@ honest. When nothing is left to decide, the suggestion becomes the base and the 
 """
 
 from __future__ import annotations
+
 import datetime as _dt
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal
+
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from pmparse.card.schema import Card
+from pmparse.errors import RecordError, UsageError
+from pmparse.library.records import card_data, format_of, loads
+from pmparse.library.splice import keep_own_address, splice
+from pmparse.library.store import Entry, Library, looks_like_library, write_lock
 from pmparse.review.anchor import REVIEW_FIELDS
 from pmparse.review.compare import (
     CardDiff,
     DiffReport,
-    diff_files,
     FieldChange,
     compare,
+    diff_files,
     merge,
     read_text,
     value_hash,
 )
-from pmparse.library.splice import keep_own_address, splice
-from pmparse.errors import RecordError, UsageError
-from pmparse.library.store import Entry, Library, looks_like_library, write_lock
 from pmparse.util import atomic_write
-from pmparse.library.records import card_data, format_of, loads
-from pmparse.card.schema import Card
-
 
 Action = Literal["accept", "reject", "edit", "skip", "quit", "settled"]
 

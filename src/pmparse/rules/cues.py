@@ -14,9 +14,9 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from pmparse.card.schema import TEXT_FIELDS
 from pmparse.errors import RulesError
 from pmparse.rules.headings import SAFE_LOADER, check_regexes
-from pmparse.card.schema import TEXT_FIELDS
 
 #: Cue names that are not fields: page chrome and template prompts.
 CHROME = "chrome"

@@ -16,8 +16,8 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from pmparse.errors import RulesError
 from pmparse.card.schema import TEXT_FIELDS
+from pmparse.errors import RulesError
 
 FieldOrNone = Literal[
     "symptoms",

@@ -20,10 +20,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from pmparse.errors import RulesError
-from pmparse.rules.headings import _load_yaml
-from pmparse.rules.headings import check_regexes
 from pmparse.card.schema import TAG_FIELDS
+from pmparse.errors import RulesError
+from pmparse.rules.headings import _load_yaml, check_regexes
 
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 _KEY = re.compile(r"^(root_cause_categories|contributing_factor_categories|components)\.[a-z][a-z0-9_]*$")

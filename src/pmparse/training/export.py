@@ -1,8 +1,11 @@
 """Exporting fitted scikit-learn models to the numpy arrays the run-time models read, checked against the originals."""
 
 from __future__ import annotations
+
 from typing import Any
+
 import numpy as np
+
 from pmparse.errors import ModelError
 from pmparse.nlp.linear import CalibratedBinaries, Features, HashedNgrams, Logistic, Softmax, VocabularyCounts
 

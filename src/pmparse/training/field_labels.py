@@ -1,21 +1,23 @@
 """The field model's training rows: units of the corpus with the weak labels their headings give."""
 
 from __future__ import annotations
+
 import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
 import numpy as np
+
+from pmparse.card.schema import TEXT_FIELDS
+from pmparse.evaluation.corpus import incident_files, load_manifest
+from pmparse.ingest.read import ingest
 from pmparse.nlp.components.classifier import NONE, unit_rows
 from pmparse.nlp.components.fields import unit_sections
-from pmparse.evaluation.corpus import incident_files, load_manifest
-from pmparse.rules.cues import CHROME, PROMPT, Cues, load_cues
-from pmparse.ingest.read import ingest
 from pmparse.nlp.pipeline import PipelineConfig, build, make_doc
+from pmparse.rules.cues import CHROME, PROMPT, Cues, load_cues
 from pmparse.rules.headings import normalise_heading
-from pmparse.card.schema import TEXT_FIELDS
 from pmparse.training.spans import TrainingSpans, relabel_root_cause
-
 
 MODEL_NAME = "pmparse-units"
 

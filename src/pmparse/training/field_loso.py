@@ -1,18 +1,21 @@
 """Leave-one-source-out evaluation of the field model, its tuning grid search and error analysis."""
 
 from __future__ import annotations
+
 import itertools
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+
 import numpy as np
+
+from pmparse.card.schema import TEXT_FIELDS
+from pmparse.errors import UsageError
+from pmparse.evaluation.corpus import REPO_ROOT
+from pmparse.ingest.read import ingest_bytes
 from pmparse.nlp.components.classifier import NONE, UnitModel
 from pmparse.nlp.components.fields import label_fields
-from pmparse.evaluation.corpus import REPO_ROOT
 from pmparse.rules.cues import load_cues
-from pmparse.errors import UsageError
-from pmparse.ingest.read import ingest_bytes
-from pmparse.card.schema import TEXT_FIELDS
 from pmparse.training.field_labels import (
     MODEL_NAME,
     MODEL_VERSION,
@@ -24,15 +27,14 @@ from pmparse.training.fields import (
     DEFAULT_SETTINGS,
     GOLD_DIR,
     SYSTEMS,
-    Settings,
     TUNING_GRID,
     VARIANTS,
+    Settings,
     fit,
     gold_paths,
     held_out_paths,
     training_spans,
 )
-
 
 LOSO_FLOORS_PATH = REPO_ROOT / "eval" / "loso_floors.json"
 

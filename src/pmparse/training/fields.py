@@ -44,6 +44,7 @@ keyword baselines. The four labeler scalars of :data:`DEFAULT_SETTINGS` were cho
 """
 
 from __future__ import annotations
+
 import json
 import os
 import shutil
@@ -51,26 +52,25 @@ import tempfile
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
 import numpy as np
-from pmparse.nlp.components.classifier import META_FILE, MODEL_FILE, UnitModel
+
+from pmparse.errors import UsageError
 from pmparse.evaluation.corpus import (
-    REPO_ROOT,
     folder_rows,
     incident_files,
     load_manifest,
     referenced_paths,
     resolve_reference,
 )
-from pmparse.rules.cues import load_cues
-from pmparse.errors import UsageError
-from pmparse.nlp.linear import TextClassifier
-from pmparse.training.export import check_export, export_features, export_softmax
+from pmparse.evaluation.gold import GOLD_DIR
 from pmparse.ingest.read import ingest
+from pmparse.nlp.components.classifier import META_FILE, MODEL_FILE, UnitModel
+from pmparse.nlp.linear import TextClassifier
+from pmparse.rules.cues import load_cues
+from pmparse.training.export import check_export, export_features, export_softmax
+from pmparse.training.field_labels import MODEL_NAME, MODEL_VERSION, DocExamples, build_dataset, write_dataset
 from pmparse.training.spans import TrainingSpans, read_training_spans
-from pmparse.training.field_labels import DocExamples, MODEL_NAME, MODEL_VERSION, build_dataset, write_dataset
-
-
-GOLD_DIR = REPO_ROOT / "eval" / "gold"
 
 VARIANTS = ("stripped", "headed")
 

@@ -1,10 +1,12 @@
 """Agreement between two passes of the team's category and component labels."""
 
 from __future__ import annotations
+
 from pathlib import Path
-from pmparse.nlp.tag_reading import CATEGORY_GROUPS
+
 from pmparse.errors import UsageError
 from pmparse.evaluation.facts import set_scores
+from pmparse.nlp.tag_reading import CATEGORY_GROUPS
 from pmparse.rules.taxonomy import load_taxonomy
 from pmparse.training.tag_labels import (
     COMPONENT_LABELS_DIR,

@@ -1,11 +1,13 @@
 """The tag model's card (README) and its figures against the floors of ``eval/categories_floors.json``."""
 
 from __future__ import annotations
+
 from pathlib import Path
-from pmparse.evaluation.corpus import REPO_ROOT
+
 from pmparse.errors import UsageError
-from pmparse.evaluation.floors import floor_figures
+from pmparse.evaluation.corpus import REPO_ROOT
 from pmparse.evaluation.facts import confusion_markdown
+from pmparse.evaluation.floors import floor_figures
 
 
 def model_card(summary: dict) -> str:

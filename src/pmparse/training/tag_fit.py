@@ -1,20 +1,23 @@
 """Fitting the tag model and cross-validating it by document and by source."""
 
 from __future__ import annotations
+
 import dataclasses
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
+
 import numpy as np
-from pmparse.nlp.tag_reading import CATEGORY_GROUPS, Matchers, cue_vocabulary
-from pmparse.nlp.components.tagger import CategoryModel, decide_categories
-from pmparse.nlp.component_candidates import candidate_rows, candidate_width, component_candidates
+
 from pmparse.evaluation.corpus import source_of
 from pmparse.evaluation.facts import confusion, set_scores
-from pmparse.training.export import check_export, export_calibrated, export_features
-from pmparse.rules.taxonomy import Taxonomy
 from pmparse.evaluation.gold_cards import Example
+from pmparse.nlp.component_candidates import candidate_rows, candidate_width, component_candidates
+from pmparse.nlp.components.tagger import CategoryModel, decide_categories
+from pmparse.nlp.tag_reading import CATEGORY_GROUPS, Matchers, cue_vocabulary
+from pmparse.rules.taxonomy import Taxonomy
+from pmparse.training.export import check_export, export_calibrated, export_features
 from pmparse.training.tag_inputs import Settings
 from pmparse.training.tag_labels import COMPONENT_LABELS_DIR, labelled_docs, read_component_labels
 

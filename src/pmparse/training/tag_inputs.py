@@ -1,12 +1,14 @@
 """What the tag model is trained on: its settings, the pipeline without the tagger, and the analysed gold documents."""
 
 from __future__ import annotations
+
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
+
+from pmparse.evaluation.gold_cards import Example, gold_labels
 from pmparse.nlp.tag_reading import FOCUS_FIELDS, category_texts
 from pmparse.rules.taxonomy import Taxonomy
-from pmparse.evaluation.gold_cards import Example, gold_labels
 
 
 @dataclass

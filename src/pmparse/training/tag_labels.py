@@ -1,20 +1,22 @@
 """The team's category and component labels of corpus documents, read and checked, and the training examples they give."""
 
 from __future__ import annotations
+
 import hashlib
 import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from pmparse.nlp.tag_reading import CATEGORY_GROUPS, category_texts
-from pmparse.evaluation.corpus import REPO_ROOT, path_problem, resolve_reference
-from pmparse.errors import LabelError
-from pmparse.rules.taxonomy import Taxonomy
-from pmparse.evaluation.gold_cards import Example, gold_labels
-from pmparse.training.tag_inputs import analysed_docs
 
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from pmparse.errors import LabelError
+from pmparse.evaluation.corpus import REPO_ROOT, path_problem, resolve_reference
+from pmparse.evaluation.gold_cards import Example, gold_labels
+from pmparse.nlp.tag_reading import CATEGORY_GROUPS, category_texts
+from pmparse.rules.taxonomy import Taxonomy
+from pmparse.training.tag_inputs import analysed_docs
 
 #: Category labels the team wrote for non-gold corpus documents (offsets only, no corpus text).
 LABELS_DIR = REPO_ROOT / "corpus" / "category_labels"

@@ -30,21 +30,24 @@ project's rule for a reported figure). The saved model is then trained on everyt
 """
 
 from __future__ import annotations
+
 import dataclasses
 import datetime as _dt
 from collections import Counter
 from pathlib import Path
 from typing import Callable, Iterable
+
 import numpy as np
-from pmparse.nlp.tag_reading import CATEGORY_GROUPS, Matchers, model_rows
-from pmparse.nlp.components.tagger import DEFAULT_MODEL_DIR
-from pmparse.evaluation.corpus import corpus_root, source_of
+
 from pmparse.errors import UsageError
+from pmparse.evaluation.corpus import corpus_root, source_of
 from pmparse.evaluation.floors import floors_verdict, read_floors, save_floors
-from pmparse.training.export import export_logistic
-from pmparse.rules.taxonomy import Taxonomy, load_taxonomy
-from pmparse.training.spans import read_training_spans
 from pmparse.evaluation.gold_cards import Example, read_gold
+from pmparse.nlp.components.tagger import DEFAULT_MODEL_DIR
+from pmparse.nlp.tag_reading import CATEGORY_GROUPS, Matchers, model_rows
+from pmparse.rules.taxonomy import Taxonomy, load_taxonomy
+from pmparse.training.export import export_logistic
+from pmparse.training.spans import read_training_spans
 from pmparse.training.tag_card import (
     FLOORS_PATH,
     check_category_floors,
@@ -77,7 +80,6 @@ from pmparse.training.tag_labels import (
     read_team_labels,
     team_examples,
 )
-
 
 #: Where the hand-written part of the model card starts (kept when the card is regenerated).
 HISTORY_HEADING = "## Training history"

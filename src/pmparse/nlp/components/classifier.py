@@ -31,10 +31,10 @@ import numpy as np
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from pmparse.rules.cues import Cues, load_cues
 from pmparse.errors import ModelError
 from pmparse.nlp.linear import TextClassifier, load_arrays, read_json, save_arrays
 from pmparse.nlp.lines import doc_text
+from pmparse.rules.cues import Cues, load_cues
 
 MODEL_FILE = "weights.npz"
 META_FILE = "meta.json"

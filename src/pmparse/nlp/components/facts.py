@@ -20,15 +20,13 @@ from urllib.parse import urlsplit
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from pmparse.rules.cues import load_cues
 from pmparse.ingest.read import is_url
+from pmparse.nlp.extractors import clock, dates, durations
+from pmparse.nlp.lines import doc_text
+from pmparse.rules.cues import load_cues
 from pmparse.rules.headings import normalise_heading
 from pmparse.rules.taxonomy import OrganisationsFile, load_organisations
-from pmparse.nlp.lines import doc_text
-from pmparse.nlp.extractors import dates
 
-from pmparse.nlp.extractors import clock
-from pmparse.nlp.extractors import durations
 _ORG_KEYS = ("organisation", "organization", "company", "org", "owner_org", "publisher")
 _DATE_KEYS = ("incident_date", "date", "start", "started_at", "start_time", "started")
 _TITLE_KEYS = ("title", "name")

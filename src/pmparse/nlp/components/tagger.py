@@ -32,16 +32,25 @@ name / title phrase) for titles.
 
 from __future__ import annotations
 
-from importlib import resources
 import json
 import logging
 import math
+from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable
+
 import numpy as np
 from spacy.language import Language
 from spacy.tokens import Doc
+
 from pmparse.errors import ModelError
+from pmparse.nlp.component_candidates import (
+    candidate_rows,
+    component_candidates,
+    component_regions,
+    keep_components,
+    score_components,
+)
 from pmparse.nlp.linear import (
     CalibratedBinaries,
     Features,
@@ -52,15 +61,6 @@ from pmparse.nlp.linear import (
     read_json,
     save_arrays,
 )
-from pmparse.util import atomic_write
-from pmparse.rules.taxonomy import Taxonomy, load_taxonomy
-from pmparse.nlp.component_candidates import (
-    candidate_rows,
-    component_candidates,
-    component_regions,
-    keep_components,
-    score_components,
-)
 from pmparse.nlp.tag_reading import (
     CATEGORY_GROUPS,
     Matchers,
@@ -69,7 +69,8 @@ from pmparse.nlp.tag_reading import (
     focus_spans,
     nothing_to_read,
 )
-
+from pmparse.rules.taxonomy import Taxonomy, load_taxonomy
+from pmparse.util import atomic_write
 
 log = logging.getLogger(__name__)
 

@@ -4,10 +4,10 @@ Every pattern here is bounded (no nested quantifiers) so that adversarial input 
 """
 
 from __future__ import annotations
+
 import datetime as _dt
 import functools
 import re
-
 
 _MONTHS = {
     "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9,

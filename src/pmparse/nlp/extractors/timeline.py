@@ -1,10 +1,11 @@
 """Reading a report's timeline: its dated entries and the outage's start and end among them."""
 
 from __future__ import annotations
+
 import datetime as _dt
 import re
-from pmparse.nlp.extractors.clock import Moment, _MAY_OPEN, find_moments, span_minutes
 
+from pmparse.nlp.extractors.clock import _MAY_OPEN, Moment, find_moments, span_minutes
 
 # Key events lists: "Fault occurs 2020-04-15 07:15", "Resolved: 2020-04-15 15:09"
 _START_LABEL = re.compile(
