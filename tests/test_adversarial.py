@@ -13,12 +13,12 @@ import multiprocessing
 import sys
 
 import pytest
-from conftest import assert_offsets
 
 from pmparse.card.build import build_card
 from pmparse.errors import InputError
 from pmparse.ingest.read import ingest_bytes
 from pmparse.nlp.pipeline import analyse, get, pipeline_config, version_info
+from tests.helpers import assert_offsets
 
 #: Seconds one document may take (a linear pipeline needs well under one).
 BUDGET = 20.0

@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers import REPO
+
+ROOT = REPO
 REPORT = ("# Cache outage\n\nOn 2025-05-06 the cache cluster ran out of memory and pages timed out for 15 minutes.\n\n"
           "## Root cause\n\nA new build doubled the size of cached objects.\n")
 

@@ -8,7 +8,6 @@ every item's evidence must spell its text (``assert_offsets``).
 
 from __future__ import annotations
 
-from conftest import assert_offsets
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +16,7 @@ from pmparse.errors import InputError
 from pmparse.ingest.read import ingest_bytes
 from pmparse.nlp.pipeline import analyse, get, pipeline_config, version_info
 from pmparse.nlp.tokenizer import GuardedTokenizer, risky_runs
+from tests.helpers import assert_offsets
 
 #: The pipeline as convert builds it: with the bundled field model when there is one.
 CONFIG = pipeline_config()

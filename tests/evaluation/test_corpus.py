@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from conftest import assert_offsets, source_text
-
 from pmparse.batch.convert import convert
 from pmparse.evaluation.corpus import incident_files
 from pmparse.library.store import Library
 from pmparse.library.validate import validate_library
+from tests.helpers import assert_offsets, source_text
 
 
 def test_every_corpus_file_converts_and_validates(corpus_root, tmp_path):

@@ -10,7 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pmparse.errors import ModelError
-from pmparse.nlp.linear import HashedNgrams, Sparse, TextClassifier, hstack, load_arrays, save_arrays
+from pmparse.nlp.linear import (
+    HashedNgrams,
+    Sparse,
+    TextClassifier,
+    hstack,
+    load_arrays,
+    save_arrays,
+)
 from pmparse.training.export import (
     check_export,
     export_calibrated,

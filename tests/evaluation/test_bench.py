@@ -2,8 +2,6 @@ from __future__ import annotations
 
 import json
 
-from conftest import SAMPLES
-
 import pmparse.evaluation.bench as bench_module
 from pmparse.evaluation.bench import (
     TARGET_RATIO,
@@ -14,6 +12,7 @@ from pmparse.evaluation.bench import (
     measure_convert,
 )
 from pmparse.ingest.read import ingest
+from tests.helpers import SAMPLES
 
 
 def report(**seconds) -> BenchReport:

@@ -9,12 +9,16 @@ import pytest
 import yaml
 
 import pmparse.library.store as record_module
+from pmparse.card.build import build_card
 from pmparse.card.schema import Card, Evidence, Item, Pipeline, Source
 from pmparse.errors import RecordError
+from pmparse.evaluation.corpus import incident_files
 from pmparse.ingest.read import ingest
+from pmparse.library import records
 from pmparse.library.records import dumps, loads
 from pmparse.library.store import Library, is_edited
 from pmparse.library.validate import validate_library
+from pmparse.nlp.pipeline import analyse, get, pipeline_config, version_info
 from pmparse.util import atomic_write
 
 SHA = "a" * 64
@@ -42,6 +46,50 @@ def test_round_trip_is_lossless_and_stable(fmt):
     again = loads(text, fmt, "x")
     assert again == card
     assert dumps(again, fmt) == text
+
+
+def _python_emitter_text(card: Card) -> str:
+    """The record as PyYAML's pure-Python emitter writes it (what pmparse wrote before libyaml)."""
+    return yaml.dump(records._flowed(records.card_data(card)), Dumper=records._Dumper, sort_keys=False,
+                     allow_unicode=True, width=100, default_flow_style=False)
+
+
+# strings each emitter styles its own way: literal blocks, ones that must be quoted single or
+# double, long enough to fold, with escapes and characters outside the basic plane
+AWKWARD = [
+    "line one\nline two with trailing space \nthird",
+    "tab\tinside a line that is long enough to be folded by the emitter at the record width of a hundred",
+    "\u0085 next-line and \ufeff byte-order mark in a long line of text that needs to be folded somewhere",
+    "# looks like a comment: and a key: value pair in a line long enough to fold at one hundred columns",
+    "'quoted' and \"double\" with \\ backslashes, long enough to need folding at the record width of 100",
+    "emoji \U0001F525 and ünïcode and a very long run of words to be folded at the width that records use",
+    "ends with spaces and is long enough to fold at the hundred-column width of records, really it is   ",
+    "multi-line\n  indented second line\n\twith a tab\n\x07 and a bell, which no literal block may hold",
+]
+
+
+@pytest.mark.parametrize("text", AWKWARD)
+def test_libyaml_writes_the_bytes_the_python_emitter_writes(text):
+    card = make_card(title=text, lessons=[Item(text=text, evidence=[Evidence(start=0, end=9)], confidence=0.5)])
+    assert dumps(card) == _python_emitter_text(card)
+    assert loads(dumps(card), "yaml", "x") == card
+
+
+@pytest.mark.corpus
+def test_libyaml_writes_the_python_emitters_bytes_for_corpus_records(corpus_root):
+    """Every HTML document (its extracted text is the string most often double-quoted) and a
+    spread of the others, through the pipeline: the record libyaml writes is PyYAML's, byte for byte."""
+    files = incident_files(corpus_root, include_extra=True)
+    html = [rel for _, rel in files if rel.endswith((".html", ".htm"))]
+    chosen = html + [rel for _, rel in files if rel not in html][::8]
+    nlp = get(pipeline_config())
+    checked = 0
+    for rel in chosen:
+        source = ingest(str(corpus_root / rel))
+        card = build_card(analyse(nlp, source), source, "IL-0001", version_info(nlp))
+        assert dumps(card) == _python_emitter_text(card), rel
+        checked += 1
+    assert checked > 60
 
 
 def test_yaml_keeps_schema_key_order():

@@ -3,24 +3,26 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-from importlib import resources
 from pathlib import Path
 
 import pytest
-import yaml
 from click.testing import CliRunner
 
-from pmparse import __version__
 from pmparse.batch.convert import convert
 from pmparse.card.schema import Card, Evidence, Item, Pipeline, Source, Support
 from pmparse.cli import main
-from pmparse.cli.render import evidence_sentence, render_change, render_patch, render_text
+from pmparse.cli.render import (
+    evidence_sentence,
+    render_change,
+    render_patch,
+    render_text,
+)
 from pmparse.ingest.read import sha256_text
 from pmparse.library.records import card_data, dumps, loads
 from pmparse.library.splice import splice, top_regions
-from pmparse.nlp.pipeline import PipelineConfig
 from pmparse.review.compare import compare, merge
 from pmparse.review.session import diff_paths
+from tests.helpers import CORE_DNS, INOTIFY, convert_with_other_model
 
 # a source of our own: offsets below index it
 TEXT = (
@@ -139,31 +141,6 @@ def test_changed_items_show_words_evidence_and_confidence(tmp_path):
 
 
 # --- on records made from the shared corpus --------------------------------------------------------
-
-CORE_DNS = "dfds/PM2020-004 - CoreDNS upgrade issue.md"
-INOTIFY = "dfds/PM2020-001 - Inotify file watches exhaustion.md"
-
-
-def other_headings(tmp_path: Path) -> str:
-    """A heading table that files 'lessons learned' under root cause and 'action items' under remediation."""
-    table = yaml.safe_load(resources.files("pmparse.resources").joinpath("headings.yaml").read_text(encoding="utf-8"))
-    table["synonyms"]["lessons"].remove("lessons learned")
-    table["synonyms"]["root_cause"].append("lessons learned")
-    table["synonyms"]["action_items"].remove("action items")
-    table["synonyms"]["remediation"].append("action items")
-    path = tmp_path / "other-headings.yaml"
-    path.write_text(yaml.safe_dump(table), encoding="utf-8")
-    return str(path)
-
-
-def convert_with_other_model(monkeypatch, tmp_path, sources, library):
-    """Re-convert as a different model would: another heading table and another model name."""
-    for module in ("pmparse.batch.pool", "pmparse.library.sync"):  # both stamp records with it
-        monkeypatch.setattr(f"{module}.version_info", lambda nlp: {"version": __version__, "model": "test-model-2"})
-    report = convert(sources, library, config=PipelineConfig(headings_path=other_headings(tmp_path)))
-    monkeypatch.undo()
-    return report
-
 
 @pytest.fixture()
 def pending_library(corpus_root, tmp_path, monkeypatch):

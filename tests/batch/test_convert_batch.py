@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import SAMPLES, assert_offsets, source_text
 
 import pmparse.batch.pool as pool_module
 from pmparse.batch import convert as convert_module
@@ -29,6 +28,7 @@ from pmparse.library.store import Library
 from pmparse.library.validate import validate_library
 from pmparse.nlp.pipeline import PipelineConfig
 from pmparse.review.session import review
+from tests.helpers import SAMPLES, assert_offsets, source_text
 
 REPORT = """# Queue outage {n}
 
@@ -870,7 +870,7 @@ def test_an_address_pmparse_gave_follows_the_next_one_while_a_suggestion_waits(t
     record = lib / "IL-0001.yaml"
     # the same text read with another heading table, at a new address: a suggestion waits (action
     # items filed as remediation), the address moves
-    from test_diff import other_headings
+    from tests.helpers import other_headings
 
     assert [r.status for r in convert([str(tmp_path / "in")], lib, url_base="https://two.example.org/",
                                       config=PipelineConfig(headings_path=other_headings(tmp_path))).results] \
@@ -939,7 +939,7 @@ def test_a_new_address_reaches_a_person_record_with_an_amended_text_waiting(tmp_
 
 
 def test_a_suggestion_another_pipeline_made_from_the_same_text_stays(tmp_path):
-    from test_diff import other_headings
+    from tests.helpers import other_headings
 
     lib, source = _one_reviewed_report(tmp_path)
     other = PipelineConfig(headings_path=other_headings(tmp_path))

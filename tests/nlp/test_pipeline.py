@@ -14,7 +14,7 @@ REPORT = ("# Queue backlog\n\n## Lessons learned\n\nThe resque workers stopped t
 
 def _rules(tmp_path: Path) -> PipelineConfig:
     """A config whose heading table files 'lessons learned' under root cause and whose taxonomy adds a component."""
-    from test_diff import other_headings
+    from tests.helpers import other_headings
 
     taxonomy = tmp_path / "taxonomy.yaml"
     taxonomy.write_text(yaml.safe_dump({"version": 1, "mode": "extend", "groups": {"components": [

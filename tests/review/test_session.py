@@ -9,7 +9,6 @@ import pexpect
 import pytest
 import yaml
 from click.testing import CliRunner
-from test_diff import CORE_DNS, INOTIFY, convert_with_other_model, other_headings
 
 from pmparse.batch.convert import convert
 from pmparse.cli import main
@@ -18,7 +17,14 @@ from pmparse.library.store import Library
 from pmparse.library.validate import validate_library
 from pmparse.nlp.pipeline import PipelineConfig
 from pmparse.review.compare import merge
-from pmparse.review.session import Decision, diff_paths, load_rejections, pending_diffs, review
+from pmparse.review.session import (
+    Decision,
+    diff_paths,
+    load_rejections,
+    pending_diffs,
+    review,
+)
+from tests.helpers import CORE_DNS, INOTIFY, convert_with_other_model, other_headings
 
 HUMAN_LINES = "\n# confirmed with the on-call notes\ndate: '2020-02-04'   # was 02-03\n"
 #: What the other heading table moves, whatever else follows from it (titles, tags).
@@ -310,7 +316,7 @@ NEW_DETECTION = "A customer told our support team about failing payments at 15:2
 def amended(tmp_path):
     """A converted sample, marked reviewed, whose source was then amended: a note above every
     field, and the detection sentence replaced; the suggestion made from the new text is pending."""
-    from conftest import SAMPLES
+    from tests.helpers import SAMPLES
 
     source = tmp_path / "src" / "failover.md"
     source.parent.mkdir()
@@ -479,9 +485,8 @@ def test_a_patch_keeps_a_persons_own_address(amended):
 
 
 def test_an_interactive_review_shows_a_record_that_only_follows_its_source(tmp_path):
-    from conftest import SAMPLES
-
     from pmparse.nlp.pipeline import PipelineConfig
+    from tests.helpers import SAMPLES
 
     # heading rules without the tag model: a category near its threshold may flip with any added
     # line (the note's words enter the whole-text features, and the note pushes the front matter

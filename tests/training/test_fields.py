@@ -13,7 +13,13 @@ from click.testing import CliRunner
 from pmparse.cli import main
 from pmparse.evaluation.floors import check_floors
 from pmparse.ingest.read import ingest, ingest_bytes
-from pmparse.nlp.components.classifier import LABELER_KEYS, META_FILE, MODEL_FILE, UnitModel, unit_rows
+from pmparse.nlp.components.classifier import (
+    LABELER_KEYS,
+    META_FILE,
+    MODEL_FILE,
+    UnitModel,
+    unit_rows,
+)
 from pmparse.nlp.pipeline import DEFAULT_MODEL_DIR, PipelineConfig, build
 from pmparse.rules.cues import load_cues
 from pmparse.training.field_labels import (

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import write_jsonl
 
 from pmparse.errors import LabelError, PmparseError
 from pmparse.evaluation.gold_cards import Example
@@ -18,6 +17,7 @@ from pmparse.training import tags as train_categories
 from pmparse.training.tag_fit import cross_validate, row_folds, source_folds
 from pmparse.training.tag_inputs import Settings, analysed_docs
 from pmparse.training.tag_labels import read_team_labels, team_examples, team_labels_of
+from tests.helpers import write_jsonl
 
 REPORT = "\n".join([
     "# Checkout errors", "", "## Summary", "",

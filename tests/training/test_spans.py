@@ -5,7 +5,6 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import write_jsonl
 
 from pmparse.errors import LabelError, PmparseError
 from pmparse.training.spans import (
@@ -16,6 +15,7 @@ from pmparse.training.spans import (
     relabel_root_cause,
     span_files,
 )
+from tests.helpers import write_jsonl
 
 # written for these tests
 REPORT = ("The upload page failed for an hour. A retry loop in the worker never gave up. "

@@ -4,9 +4,9 @@ import json
 import shutil
 
 from click.testing import CliRunner
-from conftest import SAMPLES
 
 from pmparse.cli import main
+from tests.helpers import REPO, SAMPLES
 
 
 def test_convert_validate_and_summary(tmp_path):
@@ -145,9 +145,8 @@ def test_the_cli_reference_in_docs_is_current():
     """docs/cli.md is generated from these commands (python docs/cli_reference.py --check)."""
     import subprocess
     import sys
-    from pathlib import Path
 
-    script = Path(__file__).resolve().parents[1] / "docs" / "cli_reference.py"
+    script = REPO / "docs" / "cli_reference.py"
     # a fresh interpreter: commands other tests ran leave click's formatting state behind
     done = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, "docs/cli.md is out of date: run python docs/cli_reference.py"

@@ -14,6 +14,7 @@ from pmparse.evaluation.facts import (
     score_facts,
     set_scores,
 )
+from tests.helpers import REPO
 
 
 def card(**values) -> Card:
@@ -110,11 +111,10 @@ def test_facts_table_lists_each_figure():
 @pytest.mark.corpus
 def test_gold_facts_stay_above_their_floors(corpus_root):
     import json
-    from pathlib import Path
 
     from pmparse.evaluation.facts import measure
 
-    spec = json.loads((Path(__file__).resolve().parents[1] / "eval" / "facts_floors.json").read_text())
+    spec = json.loads((REPO / "eval" / "facts_floors.json").read_text())
     scores, pairs = measure(corpus=str(corpus_root))
     assert len(pairs) >= 80
     low = {k: (scores[k], floor) for k, floor in spec["floors"].items() if scores[k] < floor - spec["margin"]}
@@ -124,11 +124,10 @@ def test_gold_facts_stay_above_their_floors(corpus_root):
 @pytest.mark.corpus
 def test_development_set_durations_stay_above_their_floor(corpus_root):
     import json
-    from pathlib import Path
 
     from pmparse.evaluation.facts import measure
 
-    here = Path(__file__).resolve().parents[1] / "eval"
+    here = REPO / "eval"
     spec = json.loads((here / "facts_floors.json").read_text())
     scores, pairs = measure([here / "dev" / "durations.jsonl"], corpus=str(corpus_root))
     assert len(pairs) == 50 and scores["counts"]["totals"]["duration"] >= 35
@@ -186,13 +185,12 @@ def test_eval_agreement_reports_fields_then_card_facts_and_tags(corpus_root):
 
 def test_eval_agreement_of_another_pass_shows_the_fields_it_annotates(corpus_root, tmp_path):
     import json
-    from pathlib import Path
 
     from click.testing import CliRunner
 
     from pmparse.cli import main
 
-    check = Path(__file__).resolve().parents[1] / "eval" / "dev" / "root_cause_gold_check.jsonl"
+    check = REPO / "eval" / "dev" / "root_cause_gold_check.jsonl"
     result = CliRunner().invoke(main, ["eval", "--agreement", "--gold", str(check), "--corpus", str(corpus_root)])
     assert result.exit_code == 0, result.output
     assert "| root_cause |" in result.output and "| symptoms |" not in result.output
@@ -211,13 +209,12 @@ def test_eval_agreement_of_another_pass_shows_the_fields_it_annotates(corpus_roo
     ("root_cause_gold_check_t.jsonl", 12, "0.896"),
 ])
 def test_the_blind_root_cause_checks_give_the_figures_the_readme_quotes(corpus_root, name, documents, figure):
-    from pathlib import Path
 
     from click.testing import CliRunner
 
     from pmparse.cli import main
 
-    check = Path(__file__).resolve().parents[1] / "eval" / "dev" / name
+    check = REPO / "eval" / "dev" / name
     result = CliRunner().invoke(main, ["eval", "--agreement", "--gold", str(check), "--corpus", str(corpus_root)])
     assert result.exit_code == 0, result.output
     assert f"({documents} documents" in result.output

@@ -3,11 +3,11 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from conftest import SAMPLES, assert_offsets, source_text
 
 from pmparse.batch.convert import convert
 from pmparse.card.schema import TEXT_FIELDS
 from pmparse.library.store import Library
+from tests.helpers import SAMPLES, assert_offsets, source_text
 
 
 @pytest.fixture()
