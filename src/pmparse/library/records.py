@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from pathlib import Path
@@ -22,8 +23,17 @@ class _FlowList(list):
     """A list dumped in YAML flow style (evidence offsets stay on one line)."""
 
 
-class _Dumper(yaml.SafeDumper):
-    """Block style for the record, flow style for evidence, literal blocks for multi-line text."""
+class _NeedsPythonEmitter(Exception):
+    """A string libyaml would fold differently from PyYAML's emitter (see ``_represent_str``)."""
+
+
+# PyYAML's emitter, only to ask how it would style a string (analyze_scalar reads nothing else)
+_ANALYSER = yaml.emitter.Emitter(io.StringIO(), allow_unicode=True)
+
+#: Strings shorter than this fit on a line at the record's width of 100 and fold the same way in both.
+_FOLDABLE = 60
+
+_ASTRAL = re.compile("[\U00010000-\U0010FFFF]")
 
 
 def _represent_flow(dumper: yaml.SafeDumper, data: _FlowList) -> yaml.Node:
@@ -31,8 +41,46 @@ def _represent_flow(dumper: yaml.SafeDumper, data: _FlowList) -> yaml.Node:
 
 
 def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
-    style = "|" if "\n" in data else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+    multiline = "\n" in data
+    if isinstance(dumper, _CDumper) and _ASTRAL.search(data):
+        raise _NeedsPythonEmitter  # libyaml escapes characters beyond U+FFFF, PyYAML writes them
+    if len(data) >= _FOLDABLE and isinstance(dumper, _CDumper):
+        # libyaml folds a long double-quoted string at other places than PyYAML (which also
+        # breaks after an escape); plain, single-quoted and literal text they fold alike. A
+        # string goes double-quoted when it has lines but cannot be a literal block, or has
+        # characters a single-quoted one cannot hold: only such a record takes the Python emitter
+        analysis = _ANALYSER.analyze_scalar(data)
+        if not (analysis.allow_block if multiline else analysis.allow_single_quoted):
+            raise _NeedsPythonEmitter
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|" if multiline else None)
+
+
+class _Dumper(yaml.SafeDumper):
+    """Block style for the record, flow style for evidence, literal blocks for multi-line text."""
+
+
+_Dumper.add_representer(_FlowList, _represent_flow)
+_Dumper.add_representer(str, _represent_str)
+
+if hasattr(yaml, "CSafeDumper"):
+    class _CDumper(yaml.CSafeDumper):
+        """``_Dumper`` on libyaml's emitter, about four times faster."""
+
+    _CDumper.add_representer(_FlowList, _represent_flow)
+    _CDumper.add_representer(str, _represent_str)
+else:  # pragma: no cover - PyYAML built without libyaml
+    _CDumper = None  # type: ignore[assignment,misc]
+
+
+def _dump(data: object, **options: object) -> str:
+    """YAML text of ``data``, through libyaml when it is there and gives PyYAML's bytes."""
+    options.update(sort_keys=False, allow_unicode=True, default_flow_style=False)
+    if _CDumper is not None:
+        try:
+            return yaml.dump(data, Dumper=_CDumper, **options)
+        except _NeedsPythonEmitter:
+            pass
+    return yaml.dump(data, Dumper=_Dumper, **options)
 
 
 def card_data(card: Card) -> dict:
@@ -52,8 +100,7 @@ def _flowed(data: dict) -> dict:
 
 def flow_text(items: list) -> str:
     """A list in YAML flow style on one line (an item's evidence: ``[{start: 1, end: 9}]``)."""
-    return yaml.dump(_FlowList(items), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=10**9,
-                     default_flow_style=False).strip()
+    return _dump(_FlowList(items), width=10**9).strip()
 
 
 def dumps(card: Card, fmt: RecordFormat = "yaml") -> str:
@@ -61,8 +108,7 @@ def dumps(card: Card, fmt: RecordFormat = "yaml") -> str:
     data = card_data(card)
     if fmt == "json":
         return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
-    return yaml.dump(_flowed(data), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100,
-                     default_flow_style=False)
+    return _dump(_flowed(data), width=100)
 
 
 def loads(text: str, fmt: RecordFormat, where: str) -> Card:

@@ -32,10 +32,6 @@ from pmparse.card.schema import SCHEMA_VERSION, Card
 from pmparse.errors import RecordError, UsageError
 from pmparse.library.records import (
     RecordFormat,
-    _Dumper,
-    _FlowList,
-    _represent_flow,
-    _represent_str,
     _source_keys,
     card_data,
     dumps,
@@ -50,10 +46,6 @@ except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
 _ID_FILE = re.compile(r"^IL-(\d{4})\.(yaml|yml|json)$")
-
-_Dumper.add_representer(_FlowList, _represent_flow)
-
-_Dumper.add_representer(str, _represent_str)
 
 #: Cards kept parsed at a time; the index itself holds only a few strings per record.
 CARD_CACHE = 256
