@@ -20,6 +20,7 @@ from pmparse.evaluation.corpus import corpus_root
 from pmparse.nlp.tag_reading import FOCUS_FIELDS, Matchers, category_texts, model_rows
 from pmparse.rules.taxonomy import load_taxonomy
 from pmparse.training import tags as tc
+from pmparse.training.tag_inputs import TagSettings
 
 
 def oracle_focus(doc, row: dict) -> str:
@@ -29,7 +30,7 @@ def oracle_focus(doc, row: dict) -> str:
 
 
 def main() -> None:
-    settings, root, taxonomy = tc.Settings(), corpus_root(None), load_taxonomy(None)
+    settings, root, taxonomy = TagSettings(), corpus_root(None), load_taxonomy(None)
     gold = tc.read_gold(None, root)
     docs = tc.analysed_docs([root / row["path"] for row in gold])
     examples, _ = tc.build_examples(root, taxonomy, settings, gold, docs)

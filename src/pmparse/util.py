@@ -1,7 +1,8 @@
-"""The few helpers every stage shares: an atomic file write."""
+"""The few helpers every stage shares: an atomic file write and the digest of a text."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from pathlib import Path
@@ -36,3 +37,8 @@ def atomic_write(path: Path, text: str) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def sha256_text(text: str) -> str:
+    """sha256 hex digest of ``text`` encoded as UTF-8 (lone surrogates pass, so any str has one)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

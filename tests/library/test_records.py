@@ -75,6 +75,12 @@ def test_libyaml_writes_the_bytes_the_python_emitter_writes(text):
     assert loads(dumps(card), "yaml", "x") == card
 
 
+def test_records_are_written_without_libyaml_too(monkeypatch):
+    monkeypatch.setattr(records, "_CDumper", None)  # a PyYAML built without it
+    card = make_card(title=AWKWARD[0])
+    assert dumps(card) == _python_emitter_text(card)
+
+
 @pytest.mark.corpus
 def test_libyaml_writes_the_python_emitters_bytes_for_corpus_records(corpus_root):
     """Every HTML document (its extracted text is the string most often double-quoted) and a

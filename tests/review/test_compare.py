@@ -17,11 +17,11 @@ from pmparse.cli.render import (
     render_patch,
     render_text,
 )
-from pmparse.ingest.read import sha256_text
 from pmparse.library.records import card_data, dumps, loads
 from pmparse.library.splice import splice, top_regions
 from pmparse.review.compare import compare, merge
 from pmparse.review.session import diff_paths
+from pmparse.util import sha256_text
 from tests.helpers import CORE_DNS, INOTIFY, convert_with_other_model
 
 # a source of our own: offsets below index it

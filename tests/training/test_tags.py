@@ -9,13 +9,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from pmparse.cli.train_categories import train_categories_text
 from pmparse.errors import LabelError, PmparseError
 from pmparse.evaluation.gold_cards import Example
 from pmparse.nlp.tag_reading import category_texts
 from pmparse.rules.taxonomy import load_taxonomy
+from pmparse.training import tag_card
 from pmparse.training import tags as train_categories
 from pmparse.training.tag_fit import cross_validate, row_folds, source_folds
-from pmparse.training.tag_inputs import Settings, analysed_docs
+from pmparse.training.tag_inputs import TagSettings, analysed_docs
 from pmparse.training.tag_labels import read_team_labels, team_examples, team_labels_of
 from tests.helpers import write_jsonl
 
@@ -181,7 +183,7 @@ def test_cross_validation_tests_gold_rows_and_trains_team_rows_outside_their_fol
 
     patch_all(train_categories, "fit", fake_fit)
     folds = row_folds(examples, GOLD, None if by_source else {0: 0, 1: 1, 2: 0, 3: 1})
-    probs = cross_validate(examples, np.zeros((len(examples), 3), dtype=object), None, Settings(), folds)
+    probs = cross_validate(examples, np.zeros((len(examples), 3), dtype=object), None, TagSettings(), folds)
     assert [bool(p) for p in probs] == [True] * 4 + [False] * 3  # only gold rows are scored
     assert len(seen) == 2
     for (trained, _), held in zip(seen, (0, 1)):
@@ -272,9 +274,9 @@ def test_component_cross_validation_keeps_the_most_likely_candidate_when_none_is
     data = ComponentData(x, y, docs, keys, {i: {"cache"} for i in range(6)})
     folds = {i: i % 3 for i in range(6)}
     # a threshold nothing reaches: no component at all, or the most likely one of each document
-    never = cv_components(data, Settings(component_threshold=1.01, component_keep_best=False), folds)
+    never = cv_components(data, TagSettings(component_threshold=1.01, component_keep_best=False), folds)
     assert never["recall"] == 0.0
-    best = cv_components(data, Settings(component_threshold=1.01, component_keep_best=True), folds)
+    best = cv_components(data, TagSettings(component_threshold=1.01, component_keep_best=True), folds)
     assert best["precision"] == best["recall"] == 1.0
 
 
@@ -371,7 +373,7 @@ def test_component_cross_validation_holds_out_team_rows_with_their_source(patch_
     keys = ["components.cache", "components.dns"] * 6
     data = ComponentData(x, y, docs, keys, {i: {"cache"} for i in range(4)}, ["a"] * 4 + ["b"] * 4 + ["a", "a", "b", "b"])
     folds = {0: 0, 1: 0, 2: 1, 3: 1}
-    scores = cv_components(data, Settings(), folds, {"a": 0, "b": 1} if by_source else None)
+    scores = cv_components(data, TagSettings(), folds, {"a": 0, "b": 1} if by_source else None)
     assert len(trained) == 2 and scores["f1"] == 1.0
     for held, seen in zip((0, 1), trained):
         assert not seen & {d for d, f in folds.items() if f == held}
@@ -446,7 +448,7 @@ def test_train_scores_components_with_team_rows_held_out_by_source_only_in_the_s
     patch_all(train_categories, "cross_validate", lambda examples, *a, **k: [{} for _ in examples])
     patch_all(train_categories, "cv_report", lambda *a, **k: {name: dict(v) for name, v in report.items()})
     patch_all(train_categories, "model_card", lambda summary: "card")
-    summary = train(tmp_path / "model", str(root), [gold], Settings(repeats=1, min_positives=100), label_files=[labels],
+    summary = train(tmp_path / "model", str(root), [gold], TagSettings(repeats=1, min_positives=100), label_files=[labels],
                     component_label_files=[components])
     assert summary["component_team"]["documents"] == 1 and summary["component_candidates"] == 2
     assert len(calls) == 2
@@ -469,23 +471,23 @@ def _summary(rc_sources: float = 0.59, components_documents: float = 0.72) -> di
 
 
 def test_category_floors_are_checked_on_both_ways_of_holding_out():
-    figures = train_categories.cv_figures(_summary())
+    figures = tag_card.cv_figures(_summary())
     assert figures["sources"]["root_cause_macro_f1"] == 0.59 and figures["documents"]["components_f1"] == 0.72
-    floors, lowered = train_categories.new_category_floors(figures, {}, allow_lower=False)
+    floors, lowered = tag_card.new_category_floors(figures, {}, allow_lower=False)
     assert floors["floors"]["sources"]["root_cause_macro_f1"] == 0.59 and not lowered
-    assert train_categories.check_category_floors(figures, floors) == []
-    worse = train_categories.cv_figures(_summary(rc_sources=0.55, components_documents=0.705))
-    failures = train_categories.check_category_floors(worse, floors)
+    assert tag_card.check_category_floors(figures, floors) == []
+    worse = tag_card.cv_figures(_summary(rc_sources=0.55, components_documents=0.705))
+    failures = tag_card.check_category_floors(worse, floors)
     # 0.55 is more than the 0.02 margin under 0.59; 0.705 is within it under 0.72
     assert len(failures) == 1 and "sources held out: root_cause_macro_f1" in failures[0]
 
 
 def test_lowering_a_category_floor_takes_allow_lower():
-    floors, _ = train_categories.new_category_floors(train_categories.cv_figures(_summary()), {}, False)
-    worse = train_categories.cv_figures(_summary(rc_sources=0.5))
-    kept, lowered = train_categories.new_category_floors(worse, floors, allow_lower=False)
+    floors, _ = tag_card.new_category_floors(tag_card.cv_figures(_summary()), {}, False)
+    worse = tag_card.cv_figures(_summary(rc_sources=0.5))
+    kept, lowered = tag_card.new_category_floors(worse, floors, allow_lower=False)
     assert kept["floors"]["sources"]["root_cause_macro_f1"] == 0.59 and lowered
-    down, _ = train_categories.new_category_floors(worse, floors, allow_lower=True)
+    down, _ = tag_card.new_category_floors(worse, floors, allow_lower=True)
     assert down["floors"]["sources"]["root_cause_macro_f1"] == 0.5
 
 
@@ -497,32 +499,32 @@ def test_a_floor_check_trains_into_a_temporary_folder_and_exits_1_below_a_floor(
         return {**_summary(rc_sources=0.4), "model": str(Path(output) / "weights.npz")}
 
     patch_all(train_categories, "train", fake_train)
-    patch_all(train_categories, "figures_markdown", lambda summary: "figures")
+    patch_all("pmparse.training.tag_card.figures_markdown", lambda summary: "figures")
     floors = tmp_path / "floors.json"
     floors.write_text(json.dumps({"margin": 0.02, "floors": {"sources": {"root_cause_macro_f1": 0.58}}}))
-    patch_all(train_categories, "FLOORS_PATH", floors)
-    text, notes, code = train_categories.run_train_categories(None, None, None, 0, None, True, None, check=True)
+    patch_all("pmparse.training.tag_card.FLOORS_PATH", floors)
+    text, notes, code = train_categories_text(None, None, None, 0, None, True, None, check=True)
     assert code == 1 and "BELOW FLOOR" in text and notes == []
     assert seen["output"] is not None and not Path(seen["output"]).exists()  # a scratch folder, removed
     assert Path(seen["output"]).resolve() != train_categories.DEFAULT_MODEL_DIR.resolve()
     with pytest.raises(PmparseError):
-        train_categories.run_train_categories(None, None, None, 0, None, False, None, check=True)
+        train_categories_text(None, None, None, 0, None, False, None, check=True)
     with pytest.raises(PmparseError):
-        train_categories.run_train_categories(None, None, None, 0, None, True, None, allow_lower=True)
+        train_categories_text(None, None, None, 0, None, True, None, allow_lower=True)
 
 
 def test_a_figure_of_exactly_two_decimals_is_its_own_floor():
     figures = {"sources": {"root_cause_f1": 0.58, "components_f1": 0.29}}
-    floors, lowered = train_categories.new_category_floors(figures, {"floors": {"sources": {"root_cause_f1": 0.58}}},
+    floors, lowered = tag_card.new_category_floors(figures, {"floors": {"sources": {"root_cause_f1": 0.58}}},
                                                            allow_lower=False)
     assert floors["floors"]["sources"] == {"root_cause_f1": 0.58, "components_f1": 0.29} and not lowered
 
 
 def test_a_floor_check_without_floors_fails(patch_all, monkeypatch, tmp_path):
     patch_all(train_categories, "train", lambda output, *a, **k: {**_summary(), "model": "x"})
-    patch_all(train_categories, "figures_markdown", lambda summary: "figures")
-    patch_all(train_categories, "FLOORS_PATH", tmp_path / "missing.json")
-    text, _, code = train_categories.run_train_categories(None, None, None, 0, None, True, None, check=True)
+    patch_all("pmparse.training.tag_card.figures_markdown", lambda summary: "figures")
+    patch_all("pmparse.training.tag_card.FLOORS_PATH", tmp_path / "missing.json")
+    text, _, code = train_categories_text(None, None, None, 0, None, True, None, check=True)
     assert code == 1 and "expected floors" in text
 
 
@@ -557,7 +559,7 @@ def test_span_rows_train_root_cause_categories_on_the_annotated_cause(tmp_path, 
 
 
 def test_build_examples_reads_spans_only_when_asked_and_never_for_gold(tmp_path, corpus, taxonomy):
-    from pmparse.training.tag_inputs import Settings, analysed_docs
+    from pmparse.training.tag_inputs import TagSettings, analysed_docs
     from pmparse.training.tags import build_examples
 
     labels = write_jsonl(tmp_path, "a.jsonl", _line())
@@ -569,9 +571,9 @@ def test_build_examples_reads_spans_only_when_asked_and_never_for_gold(tmp_path,
     gold = [{"id": "gold/g", "path": "gold/g.md", "card": {"root_cause_categories": ["software_bug"]}}]
     docs = analysed_docs([corpus / "gold/g.md"])
     warnings: list[str] = []
-    on, _ = build_examples(corpus, taxonomy, Settings(), gold, docs, label_files=[labels], warn=warnings.append,
+    on, _ = build_examples(corpus, taxonomy, TagSettings(), gold, docs, label_files=[labels], warn=warnings.append,
                            span_files=[spans])
-    off, _ = build_examples(corpus, taxonomy, Settings(team_spans=False), gold, docs, label_files=[labels],
+    off, _ = build_examples(corpus, taxonomy, TagSettings(team_spans=False), gold, docs, label_files=[labels],
                             span_files=[spans])
     rows = [(ex.group, ex.source) for ex in on if ex.source.startswith(("team", "gold"))]
     assert ("acme/one.md", "team_spans") in rows and ("gold/g.md", "team_spans") not in rows

@@ -150,17 +150,17 @@ def validate(library):
 def eval_command(gold_files, corpus, model_dir, rules_only, variants, report_path, plot_path, rounds, agreement,
                  check_floors, update_floors, allow_lower):
     """Measure extraction accuracy against the gold eval set (pipeline and two baselines)."""
-    from pmparse.evaluation.evaluate import run_agreement, run_eval_command
+    from pmparse.cli.evaluate import agreement_text, eval_text
 
     try:
         if agreement:
-            output, code = run_agreement(corpus, [Path(g) for g in gold_files] or None)
+            output, code = agreement_text(corpus, [Path(g) for g in gold_files] or None)
         else:
             from pmparse.nlp.pipeline import pipeline_config
 
             config = pipeline_config(model_dir=model_dir, rules_only=rules_only,
                                      warn=lambda message: click.echo(f"warning: {message}", err=True))
-            output, code = run_eval_command(
+            output, code = eval_text(
                 [Path(g) for g in gold_files] or None, corpus, config.model_dir, list(variants) or ["headed", "stripped"],
                 rounds, report_path, plot_path, check_floors, update_floors, allow_lower)
     except PmparseError as exc:
@@ -275,8 +275,7 @@ def train_categories_command(corpus, gold_files, output, taxonomy_path, label_fi
                              no_eval, second_pass, component_second_pass, check_floors, update_floors, allow_lower,
                              no_spans):
     """Train the tag model (categories and components) and print its cross-validated figures."""
-    from pmparse.training.tag_agreement import run_agreement
-    from pmparse.training.tags import run_train_categories
+    from pmparse.cli.train_categories import agreement_text, train_categories_text
 
     if second_pass is not None and component_second_pass is not None:
         _fail_usage(UsageError("expected one of --agreement and --component-agreement, found both"))
@@ -286,7 +285,7 @@ def train_categories_command(corpus, gold_files, output, taxonomy_path, label_fi
                                "--component-agreement, found them crossed"))
     if second_pass is not None or component_second_pass is not None:
         try:
-            click.echo(run_agreement(Path(second_pass or component_second_pass),
+            click.echo(agreement_text(Path(second_pass or component_second_pass),
                                      [Path(f) for f in (component_label_files if component_second_pass
                                                         else label_files)] or None,
                                      taxonomy_path, components=component_second_pass is not None))
@@ -294,7 +293,7 @@ def train_categories_command(corpus, gold_files, output, taxonomy_path, label_fi
             _fail_usage(exc)
         return
     try:
-        text, notes, code = run_train_categories(
+        text, notes, code = train_categories_text(
             output, corpus, [Path(g) for g in gold_files] or None, seed, taxonomy_path, not no_eval,
             [Path(f) for f in label_files] or None, check_floors, update_floors, allow_lower,
             warn=lambda message: click.echo(f"warning: {message}", err=True),

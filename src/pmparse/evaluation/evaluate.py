@@ -11,38 +11,31 @@ intervals over documents, a per-source table and the worst documents per field.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-import numpy as np
-
 from pmparse.card.schema import TEXT_FIELDS, Card
-from pmparse.errors import GoldError, UsageError
+from pmparse.errors import GoldError
 from pmparse.evaluation.corpus import corpus_root, load_manifest, source_url
 from pmparse.evaluation.facts import (
     card_agreement,
     card_with_text_only_organisation,
-    confusion_markdown,
-    facts_table,
     score_organisation,
 )
-from pmparse.evaluation.floors import (
-    FLOORS_PATH,
-    check_floors,
-    floors_verdict,
-    new_floors,
-    read_floors,
-    save_floors,
+from pmparse.evaluation.gold import (
+    GOLD_DIR,
+    SECOND_PASS,
+    GoldDoc,
+    default_gold_files,
+    gold_text,
+    load_gold,
 )
-from pmparse.evaluation.gold import GOLD_DIR, SECOND_PASS, GoldDoc, default_gold_files, gold_text, load_gold
 from pmparse.evaluation.metrics import (
     DocScore,
     agreement,
     card_spans,
     gold_spans,
-    markdown_table,
     score_spans,
     summarise,
 )
@@ -154,10 +147,17 @@ def run_eval(gold_files: list[Path] | None, corpus: str | None, model_dir: str |
     return results
 
 
-def run_agreement(corpus: str | None, second_files: list[Path] | None = None) -> tuple[str, int]:
+def second_pass_agreement(corpus: str | None, second_files: list[Path] | None = None) -> dict:
     """Inter-annotator agreement of a second pass (``eval/gold/second_pass.jsonl``, or
-    ``second_files``) with the first-pass gold documents of the same ids: markdown and exit code.
-    Only the fields both passes annotate are scored and shown."""
+    ``second_files``) with the first-pass gold documents of the same ids.
+
+    Returns:
+        ``{"spans": agreement, "fields": [names both passes annotate], "cards": facts agreement or
+        None}``.
+
+    Raises:
+        GoldError: no second-pass document has the id of a first-pass one.
+    """
     root = corpus_root(corpus)
     first = load_gold(default_gold_files("headed"), root)
     files = second_files or [GOLD_DIR / SECOND_PASS]
@@ -166,74 +166,7 @@ def run_agreement(corpus: str | None, second_files: list[Path] | None = None) ->
     if not matched:
         raise GoldError("expected second-pass documents with the ids of first-pass gold documents, found none",
                         ", ".join(str(f) for f in files))
-    result = agreement(first, matched, root)
     shown = [n for n in TEXT_FIELDS if any(n in doc.annotated and n in by_id[doc.id].annotated for doc in matched)]
-    lines = [f"### Inter-annotator agreement ({result['documents']} documents, token F1)", "",
-             "| field | F1 | precision | recall |", "|---|---:|---:|---:|"]
-    for name in shown:
-        f = result["fields"][name]
-        lines.append(f"| {name} | {f['f1']:.3f} | {f['precision']:.3f} | {f['recall']:.3f} |")
-    lines.append(f"| **macro F1** | **{result['macro_f1']:.3f}** | | |")
     cards = [(by_id[doc.id].card, doc.card) for doc in matched if doc.card]
-    if cards:
-        lines += ["", f"### Card facts and tags, the same {len(cards)} documents (first pass as reference, keys "
-                  "both passes state)", "", facts_table(card_agreement(cards), skip_empty=True)]
-    return "\n".join(lines), 0
-
-
-def plot_report(results: dict[str, dict], path: str) -> None:
-    """A per-field F1 bar chart of every system and variant."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as exc:
-        raise UsageError("expected matplotlib for --plot, found it missing (pip install 'pmparse[plot]')") from exc
-    fig, axes = plt.subplots(len(results), 1, figsize=(10, 3.2 * len(results)), squeeze=False)
-    for ax, (variant, report) in zip(axes[:, 0], results.items()):
-        names = [n for n in report if "fields" in report[n]]
-        width = 0.8 / len(names)
-        for k, name in enumerate(names):
-            values = [report[name]["fields"][f]["f1"] for f in TEXT_FIELDS]
-            ax.bar(np.arange(len(TEXT_FIELDS)) + k * width, values, width, label=name)
-        ax.set_xticks(np.arange(len(TEXT_FIELDS)) + width * (len(names) - 1) / 2, TEXT_FIELDS, rotation=20, fontsize=8)
-        ax.set_ylim(0, 1)
-        ax.set_title(f"token F1 per field ({variant})")
-        ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
-def run_eval_command(gold_files, corpus, model_dir, variants, rounds, report_path, plot_path,
-                     check, update, allow_lower) -> tuple[str, int]:
-    """What ``pmparse eval`` prints and its exit code."""
-    results = run_eval(gold_files, corpus, model_dir, variants, rounds)
-    parts = []
-    for variant, report in results.items():
-        docs = report["pipeline"]["documents"]
-        parts.append(markdown_table(report, f"{variant} gold documents ({docs}), token F1"))
-        facts = report["pipeline"].get("facts")
-        if facts:
-            parts.append(f"### {variant} gold documents: card facts and tags (pipeline)\n\n"
-                         "Each document is converted with its public address from corpus/manifest.yaml where known "
-                         "(as `pmparse convert --url-base` would). Tag figures are in-sample: the tag model trains "
-                         "on the gold cards; its cross-validated figures are in src/pmparse/models/categories/README.md.\n\n"
-                         + facts_table(facts))
-            if facts.get("root_cause_confusion"):
-                parts.append("Root-cause categories, rows gold, columns predicted (in-sample):\n\n"
-                             + confusion_markdown(facts["root_cause_confusion"]))
-    code = 0
-    floors = read_floors(FLOORS_PATH)
-    if update:
-        updated, lowered = new_floors(results, floors, allow_lower)
-        parts += save_floors(FLOORS_PATH, updated, floors, lowered, allow_lower)
-    if check:
-        line, code = floors_verdict(check_floors(results, floors))
-        parts.append(line)
-    if report_path:
-        Path(report_path).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-    if plot_path:
-        plot_report(results, plot_path)
-    return "\n\n".join(parts), code
+    return {"spans": agreement(first, matched, root), "fields": shown,
+            "cards": {"documents": len(cards), "facts": card_agreement(cards)} if cards else None}

@@ -27,6 +27,7 @@ from collections import Counter
 from typing import Iterable, Mapping
 
 from pmparse.card.schema import Card
+from pmparse.evaluation.metrics import prf
 
 NONE = "(none)"
 TAGS = {
@@ -46,14 +47,6 @@ def _same_organisation(gold: object, predicted: str | None) -> bool:
 
 def _ratio(hits: int, total: int) -> float | None:
     return round(hits / total, 4) if total else None
-
-
-def prf(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
-    """Precision, recall and F1 from counts (0 when undefined)."""
-    p = tp / (tp + fp) if tp + fp else 0.0
-    r = tp / (tp + fn) if tp + fn else 0.0
-    f = 2 * p * r / (p + r) if p + r else 0.0
-    return p, r, f
 
 
 def duration_ok(gold: int | float, predicted: int | float | None, tolerance: float = 0.10) -> bool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Iterable
 
@@ -11,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from pmparse.card.schema import TEXT_FIELDS
 from pmparse.errors import GoldError
 from pmparse.evaluation.corpus import REPO_ROOT, resolve_reference
+from pmparse.util import sha256_text
 
 GOLD_DIR = REPO_ROOT / "eval" / "gold"
 
@@ -122,7 +122,7 @@ def gold_text(doc: GoldDoc, root: Path | None) -> str:
             raise GoldError(f"expected the source file, found {exc.strerror}", doc.path) from exc
     if doc.deleted:
         text = remove_ranges(text, doc.deleted)
-    if hashlib.sha256(text.encode("utf-8")).hexdigest() != doc.sha256:
+    if sha256_text(text) != doc.sha256:
         raise GoldError("expected the annotated text, found a different sha256 (the source changed)", doc.id)
     return text
 

@@ -11,7 +11,6 @@ Nothing in this module guesses: a file that cannot be read as UTF-8 text raises 
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
 import os
 import re
 import stat
@@ -31,6 +30,7 @@ from pmparse.errors import (
     TooLargeInputError,
     UnreadableInputError,
 )
+from pmparse.util import sha256_text
 
 #: Default size limit of one input; ``convert --max-bytes`` changes it.
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
@@ -89,11 +89,6 @@ class Ingested:
     meta: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     url: str | None = None
-
-
-def sha256_text(text: str) -> str:
-    """sha256 hex digest of ``text`` encoded as UTF-8."""
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def detect_format(location: str, raw: bytes | None = None) -> Format:

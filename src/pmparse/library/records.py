@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from pmparse.card.schema import TEXT_FIELDS, Card
 from pmparse.errors import RecordError
+from pmparse.util import sha256_text
 
 RecordFormat = Literal["yaml", "json"]
 
@@ -42,9 +43,10 @@ def _represent_flow(dumper: yaml.SafeDumper, data: _FlowList) -> yaml.Node:
 
 def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
     multiline = "\n" in data
-    if isinstance(dumper, _CDumper) and _ASTRAL.search(data):
+    on_libyaml = _CDumper is not None and isinstance(dumper, _CDumper)
+    if on_libyaml and _ASTRAL.search(data):
         raise _NeedsPythonEmitter  # libyaml escapes characters beyond U+FFFF, PyYAML writes them
-    if len(data) >= _FOLDABLE and isinstance(dumper, _CDumper):
+    if on_libyaml and len(data) >= _FOLDABLE:
         # libyaml folds a long double-quoted string at other places than PyYAML (which also
         # breaks after an escape); plain, single-quoted and literal text they fold alike. A
         # string goes double-quoted when it has lines but cannot be a literal block, or has
@@ -213,8 +215,6 @@ def source_text_of(card: Card) -> str | None:
     """The text a card's offsets index, when it can be had unchanged."""
     if card.source.extracted_text is not None:
         return card.source.extracted_text
-    from pmparse.ingest.read import sha256_text
-
     try:
         with open(card.source.location, encoding="utf-8", newline="") as handle:
             text = handle.read()

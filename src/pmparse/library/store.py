@@ -17,7 +17,6 @@ otherwise a new suggestion goes to ``pending`` and ``pmparse review`` decides.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import re
@@ -38,7 +37,7 @@ from pmparse.library.records import (
     format_of,
     loads,
 )
-from pmparse.util import atomic_write
+from pmparse.util import atomic_write, sha256_text
 
 try:
     import fcntl
@@ -126,7 +125,7 @@ def _still_there(location: str | None) -> bool:
 
 
 def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return sha256_text(text)
 
 
 def _file_key(path: Path) -> list[int] | None:

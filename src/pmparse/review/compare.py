@@ -13,7 +13,6 @@ record's text, so comments and formatting a person added elsewhere survive byte 
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +25,7 @@ from pmparse.card.schema import FACT_FIELDS, TAG_FIELDS, TEXT_FIELDS, Card
 from pmparse.errors import RecordError, UsageError
 from pmparse.library.records import card_data, dumps, format_of, loads
 from pmparse.review.anchor import REVIEW_FIELDS, _reanchor
+from pmparse.util import sha256_text
 
 ChangeKind = Literal["change", "update", "conflict"]
 
@@ -122,7 +122,7 @@ class DiffReport:
 def value_hash(value: Any) -> str:
     """sha256 of a field value in canonical JSON (what a rejection remembers)."""
     canonical = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return sha256_text(canonical)
 
 
 def compare(record: Card, suggestion: Card, base: Card | None = None,

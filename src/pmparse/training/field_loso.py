@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +29,7 @@ from pmparse.training.fields import (
     SYSTEMS,
     TUNING_GRID,
     VARIANTS,
-    Settings,
+    FieldSettings,
     fit,
     gold_paths,
     held_out_paths,
@@ -60,7 +60,7 @@ def _spans(doc) -> dict[str, list[tuple[int, int]]]:
     return spans
 
 
-def _predict(item: _HeldOut, system: str, settings: Settings, decoded=None) -> dict[str, list[tuple[int, int]]]:
+def _predict(item: _HeldOut, system: str, settings: FieldSettings, decoded=None) -> dict[str, list[tuple[int, int]]]:
     """Predicted spans per field of one held-out document for a system."""
     doc = item.doc
     units = doc.spans["units"]
@@ -83,7 +83,7 @@ def _predict(item: _HeldOut, system: str, settings: Settings, decoded=None) -> d
     return _spans(doc)
 
 
-def _scores(items: list[_HeldOut], system: str, settings: Settings, decoded: dict | None = None) -> list:
+def _scores(items: list[_HeldOut], system: str, settings: FieldSettings, decoded: dict | None = None) -> list:
     from pmparse.evaluation.metrics import score_spans
 
     return [score_spans(item.id, item.source, item.text, item.annotated, item.gold,
@@ -118,7 +118,7 @@ def _objective(stripped: dict[str, float], headed: dict[str, float], headings: d
     return (-shortfall, stripped["macro_f1"] + headed["macro_f1"])
 
 
-def tune(held: dict[str, list[_HeldOut]], base: Settings, grid: dict[str, tuple] = TUNING_GRID) -> tuple[Settings, list[dict]]:
+def tune(held: dict[str, list[_HeldOut]], base: FieldSettings, grid: dict[str, tuple] = TUNING_GRID) -> tuple[FieldSettings, list[dict]]:
     """Search the labeler settings on held-out predictions; returns the best and every point tried."""
     headings = _field_f1(_scores(held["headed"], "headings", base))
     tried = []
@@ -126,7 +126,7 @@ def tune(held: dict[str, list[_HeldOut]], base: Settings, grid: dict[str, tuple]
     keys = list(grid)
     decoded_cache: dict[float, dict[str, dict]] = {}
     for values in itertools.product(*(grid[k] for k in keys)):
-        settings = replace(base, **dict(zip(keys, values)))
+        settings = base.replaced(**dict(zip(keys, values)))
         if settings.sequence_weight not in decoded_cache:
             decoded_cache[settings.sequence_weight] = {
                 variant: {item.id: item.model.decode(item.raw, settings.sequence_weight) for item in items}
@@ -159,7 +159,7 @@ def unit_gold_label(item: _HeldOut, start: int, end: int) -> str:
     return best if 2 * best_count >= int(inside.sum()) else NONE
 
 
-def error_analysis(items: list[_HeldOut], settings: Settings) -> dict:
+def error_analysis(items: list[_HeldOut], settings: FieldSettings) -> dict:
     """Unit-level view of the pipeline's errors on held-out documents.
 
     Returns:
@@ -196,7 +196,7 @@ def error_analysis(items: list[_HeldOut], settings: Settings) -> dict:
     return {"confusion": confusion, "cues": cue_hits, "calibration": calibration}
 
 
-def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, settings: Settings = DEFAULT_SETTINGS,
+def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, settings: FieldSettings = DEFAULT_SETTINGS,
                          rounds: int = 1000, tune_grid: dict[str, tuple] | None = None, progress=None,
                          use_spans: bool = False, dev_files: list[Path] | None = None, warn=None) -> dict:
     """Train on every source but one, score the gold documents of the held-out source; every source in turn.
@@ -263,13 +263,13 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
         report["scored"] = [str(f) for f in dev_files]
     if tune_grid:
         settings, tried = tune(held, settings, tune_grid)
-        report["tuning"] = {"grid": {k: list(v) for k, v in tune_grid.items()}, "best": asdict(settings),
+        report["tuning"] = {"grid": {k: list(v) for k, v in tune_grid.items()}, "best": settings.as_dict(),
                             "objective": "first no headed field below headings alone (else the least total shortfall), "
                                          "then stripped + headed macro F1", "points": tried}
     for variant in variants:
         report[variant] = {system: summarise(_scores(held[variant], system, settings), rounds) for system in SYSTEMS}
         report[variant]["pipeline"]["units"] = error_analysis(held[variant], settings)
-    report["settings"] = asdict(settings)
+    report["settings"] = settings.as_dict()
     report["folds"] = folds
     report["seconds"] = round(time.time() - started, 1)
     return report

@@ -50,7 +50,7 @@ import os
 import shutil
 import tempfile
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -69,7 +69,14 @@ from pmparse.nlp.components.classifier import META_FILE, MODEL_FILE, UnitModel
 from pmparse.nlp.linear import TextClassifier
 from pmparse.rules.cues import load_cues
 from pmparse.training.export import check_export, export_features, export_softmax
-from pmparse.training.field_labels import MODEL_NAME, MODEL_VERSION, DocExamples, build_dataset, write_dataset
+from pmparse.training.field_labels import (
+    MODEL_NAME,
+    MODEL_VERSION,
+    DocExamples,
+    build_dataset,
+    write_dataset,
+)
+from pmparse.training.settings import TrainingSettings
 from pmparse.training.spans import TrainingSpans, read_training_spans
 
 VARIANTS = ("stripped", "headed")
@@ -77,8 +84,7 @@ VARIANTS = ("stripped", "headed")
 SYSTEMS = ("pipeline", "headings", "keywords")
 
 
-@dataclass(frozen=True)
-class Settings:
+class FieldSettings(TrainingSettings):
     """What a model is trained and decoded with.
 
     Attributes:
@@ -113,7 +119,7 @@ class Settings:
 #: written and then measured on the same folds (see ``src/pmparse/models/fields/README.md``); so was
 #: ``root_cause_floor``, chosen among 0.05, 0.1 and 0.15 on those folds for the precision of the
 #: units it adds (0.15: 6 of 11 held-out additions on a gold root cause, 0.1: 10 of 34).
-DEFAULT_SETTINGS = Settings()
+DEFAULT_SETTINGS = FieldSettings()
 
 #: The grid ``--tune`` searches (``c`` is not searched: it needs a retraining per value).
 TUNING_GRID = {
@@ -166,7 +172,7 @@ class TrainResult:
     source_counts: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
-def fit(examples: list[DocExamples], seed: int = 0, settings: Settings = DEFAULT_SETTINGS) -> TrainResult:
+def fit(examples: list[DocExamples], seed: int = 0, settings: FieldSettings = DEFAULT_SETTINGS) -> TrainResult:
     """Fit a unit model on weakly labelled examples (deterministic for a seed and data).
 
     Raises:
@@ -296,7 +302,7 @@ def held_out_paths(files: list[Path], root: Path) -> set[str]:
 
 
 def train(root: Path, out: Path, gold_dir: Path = GOLD_DIR, seed: int = 0,
-          settings: Settings = DEFAULT_SETTINGS, dataset: Path | None = None,
+          settings: FieldSettings = DEFAULT_SETTINGS, dataset: Path | None = None,
           holdout: set[str] | None = None, use_spans: bool = False, warn=None) -> TrainResult:
     """``pmparse train``: build the dataset (also written to ``dataset`` when given), fit, save to ``out``.
 
@@ -316,7 +322,7 @@ def train(root: Path, out: Path, gold_dir: Path = GOLD_DIR, seed: int = 0,
         note += f", root cause of {len(spans.spans)} documents from the team's spans"
     if extra:
         note += f", {len(extra)} more documents held out"
-    save(result, Path(out), {"seed": seed, "settings": asdict(settings), "training": note})
+    save(result, Path(out), {"seed": seed, "settings": settings.as_dict(), "training": note})
     return result
 
 

@@ -72,9 +72,10 @@ def component_agreement_markdown(agreement: dict) -> str:
                       f"| components | {g['f1']:.3f} | {g['macro_f1']:.3f} | {g['exact']:.3f} |"])
 
 
-def run_agreement(second_pass: Path, label_files: list[Path] | None, taxonomy_path: str | None,
-                  components: bool = False) -> str:
-    """What ``pmparse train-categories --agreement`` prints: a second pass against the team labels.
+def pass_agreement(second_pass: Path, label_files: list[Path] | None, taxonomy_path: str | None,
+                  components: bool = False) -> dict:
+    """A second pass of labels against the team's first pass (``label_agreement`` or
+    ``component_agreement``, which give its shape).
 
     Args:
         second_pass: The second pass's label file.
@@ -95,4 +96,4 @@ def run_agreement(second_pass: Path, label_files: list[Path] | None, taxonomy_pa
         agreement = label_agreement(first, read_team_labels([second_pass], taxonomy))
     if not agreement["documents"]:
         raise UsageError(f"expected documents labelled in both passes, found none in {second_pass}")
-    return component_agreement_markdown(agreement) if components else agreement_markdown(agreement)
+    return agreement

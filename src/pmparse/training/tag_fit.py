@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,13 +12,21 @@ import numpy as np
 from pmparse.evaluation.corpus import source_of
 from pmparse.evaluation.facts import confusion, set_scores
 from pmparse.evaluation.gold_cards import Example
-from pmparse.nlp.component_candidates import candidate_rows, candidate_width, component_candidates
+from pmparse.nlp.component_candidates import (
+    candidate_rows,
+    candidate_width,
+    component_candidates,
+)
 from pmparse.nlp.components.tagger import CategoryModel, decide_categories
 from pmparse.nlp.tag_reading import CATEGORY_GROUPS, Matchers, cue_vocabulary
 from pmparse.rules.taxonomy import Taxonomy
 from pmparse.training.export import check_export, export_calibrated, export_features
-from pmparse.training.tag_inputs import Settings
-from pmparse.training.tag_labels import COMPONENT_LABELS_DIR, labelled_docs, read_component_labels
+from pmparse.training.tag_inputs import TagSettings
+from pmparse.training.tag_labels import (
+    COMPONENT_LABELS_DIR,
+    labelled_docs,
+    read_component_labels,
+)
 
 
 def make_features(taxonomy: Taxonomy, bits: int):
@@ -28,7 +35,11 @@ def make_features(taxonomy: Taxonomy, bits: int):
     Hashing keeps the model free of any vocabulary (no corpus words are stored in it).
     """
     from sklearn.compose import ColumnTransformer
-    from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer, TfidfTransformer
+    from sklearn.feature_extraction.text import (
+        CountVectorizer,
+        HashingVectorizer,
+        TfidfTransformer,
+    )
     from sklearn.pipeline import Pipeline
     from sklearn.preprocessing import MaxAbsScaler
 
@@ -84,7 +95,7 @@ def own_cue_mask(features, taxonomy: Taxonomy, key: str, width: int) -> np.ndarr
     return mask
 
 
-def fit(examples: list[Example], rows: np.ndarray, taxonomy: Taxonomy, settings: Settings,
+def fit(examples: list[Example], rows: np.ndarray, taxonomy: Taxonomy, settings: TagSettings,
         name: str = "categories") -> CategoryModel:
     """Fit the feature transformer and one calibrated classifier per category with enough data.
 
@@ -124,7 +135,7 @@ def fit(examples: list[Example], rows: np.ndarray, taxonomy: Taxonomy, settings:
             model.fit(xk, y, sample_weight=weights)
             classifiers[key] = model
     meta = {"name": name, "taxonomy_version": taxonomy.version, "skipped": skipped,
-            "settings": dataclasses.asdict(settings)}
+            "settings": settings.as_dict()}
     # the run-time form (numpy only), checked against scikit-learn on a sample of the rows
     exported = CategoryModel(export_features(features), export_calibrated(classifiers), meta)
     probe = rows[:: max(1, len(rows) // 200)]
@@ -136,7 +147,7 @@ def fit(examples: list[Example], rows: np.ndarray, taxonomy: Taxonomy, settings:
     return exported
 
 
-def decide(probs: dict[str, float], settings: Settings, cues: Iterable[str] = ()) -> dict[str, set[str]]:
+def decide(probs: dict[str, float], settings: TagSettings, cues: Iterable[str] = ()) -> dict[str, set[str]]:
     """Predicted ids per category group from probabilities and the focused text's cue keys."""
     out = {}
     for group in CATEGORY_GROUPS:
@@ -149,7 +160,7 @@ def decide(probs: dict[str, float], settings: Settings, cues: Iterable[str] = ()
     return out
 
 
-def cross_validate(examples: list[Example], rows: np.ndarray, taxonomy: Taxonomy, settings: Settings,
+def cross_validate(examples: list[Example], rows: np.ndarray, taxonomy: Taxonomy, settings: TagSettings,
                    fold_of: dict[str, int], test_rows: np.ndarray | None = None) -> list[dict[str, float]]:
     """Out-of-fold probabilities for every gold example (other rows get ``{}``).
 
@@ -175,7 +186,7 @@ def cross_validate(examples: list[Example], rows: np.ndarray, taxonomy: Taxonomy
     return out
 
 
-def cv_report(examples: list[Example], probs: list[dict[str, float]], settings: Settings,
+def cv_report(examples: list[Example], probs: list[dict[str, float]], settings: TagSettings,
               cues: list[set[str]] | None = None) -> dict:
     """Scores of out-of-fold predictions on the gold examples (``cues``: cue keys of each row's focus)."""
     pairs: dict[str, list[tuple[set[str], set[str]]]] = {g: [] for g in CATEGORY_GROUPS}
@@ -288,7 +299,7 @@ def team_component_docs(root: Path, taxonomy: Taxonomy, gold_paths: set[str], fi
     return [(label.path, doc, set(label.components)) for (label, _), doc in zip(kept, docs)], skipped
 
 
-def fit_components(data: ComponentData, settings: Settings, rows: np.ndarray | None = None):
+def fit_components(data: ComponentData, settings: TagSettings, rows: np.ndarray | None = None):
     """A logistic regression saying whether a named component was involved."""
     from sklearn.linear_model import LogisticRegression
 
@@ -297,7 +308,7 @@ def fit_components(data: ComponentData, settings: Settings, rows: np.ndarray | N
         data.x[idx], data.y[idx])
 
 
-def cv_components(data: ComponentData, settings: Settings, fold_of: dict[int, int],
+def cv_components(data: ComponentData, settings: TagSettings, fold_of: dict[int, int],
                   source_fold: dict[str, int] | None = None) -> dict:
     """Set scores of out-of-fold component predictions on the gold documents.
 
@@ -328,7 +339,7 @@ def cv_components(data: ComponentData, settings: Settings, fold_of: dict[int, in
     return set_scores(pairs)
 
 
-def gold_folds(gold: list[dict], settings: Settings) -> dict[int, int]:
+def gold_folds(gold: list[dict], settings: TagSettings) -> dict[int, int]:
     """Fold of each gold document: a seeded shuffle of documents dealt into ``settings.folds`` folds."""
     rng = np.random.default_rng(settings.seed)
     order = rng.permutation(len(gold))

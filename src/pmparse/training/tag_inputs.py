@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from pathlib import Path
 
 from pmparse.evaluation.gold_cards import Example, gold_labels
 from pmparse.nlp.tag_reading import FOCUS_FIELDS, category_texts
 from pmparse.rules.taxonomy import Taxonomy
+from pmparse.training.settings import TrainingSettings
 
 
-@dataclass
-class Settings:
+class TagSettings(TrainingSettings):
     """Hyper-parameters of the category model.
 
     Attributes:

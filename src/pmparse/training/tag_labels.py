@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from pmparse.evaluation.gold_cards import Example, gold_labels
 from pmparse.nlp.tag_reading import CATEGORY_GROUPS, category_texts
 from pmparse.rules.taxonomy import Taxonomy
 from pmparse.training.tag_inputs import analysed_docs
+from pmparse.util import sha256_text
 
 #: Category labels the team wrote for non-gold corpus documents (offsets only, no corpus text).
 LABELS_DIR = REPO_ROOT / "corpus" / "category_labels"
@@ -271,7 +271,7 @@ def labelled_texts(root: Path, read: TeamLabels, gold_paths: set[str], gold_shas
         except (OSError, UnicodeDecodeError) as exc:
             skipped.append(f"{label.path}: expected the labelled file, found {getattr(exc, 'strerror', None) or exc}")
             continue
-        if hashlib.sha256(text.encode("utf-8")).hexdigest() != label.sha256:
+        if sha256_text(text) != label.sha256:
             skipped.append(f"{label.path}: expected the labelled text, found a different sha256 (the source changed)")
             continue
         outside = [ev for ev in label.evidence if ev.end > len(text)]

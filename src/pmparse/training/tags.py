@@ -31,7 +31,6 @@ project's rule for a reported figure). The saved model is then trained on everyt
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as _dt
 from collections import Counter
 from pathlib import Path
@@ -41,7 +40,6 @@ import numpy as np
 
 from pmparse.errors import UsageError
 from pmparse.evaluation.corpus import corpus_root, source_of
-from pmparse.evaluation.floors import floors_verdict, read_floors, save_floors
 from pmparse.evaluation.gold_cards import Example, read_gold
 from pmparse.nlp.components.tagger import DEFAULT_MODEL_DIR
 from pmparse.nlp.tag_reading import CATEGORY_GROUPS, Matchers, model_rows
@@ -49,12 +47,7 @@ from pmparse.rules.taxonomy import Taxonomy, load_taxonomy
 from pmparse.training.export import export_logistic
 from pmparse.training.spans import read_training_spans
 from pmparse.training.tag_card import (
-    FLOORS_PATH,
-    check_category_floors,
-    cv_figures,
-    figures_markdown,
     model_card,
-    new_category_floors,
 )
 from pmparse.training.tag_fit import (
     baseline_report,
@@ -69,7 +62,12 @@ from pmparse.training.tag_fit import (
     source_folds,
     team_component_docs,
 )
-from pmparse.training.tag_inputs import Settings, analysed_docs, gold_examples, untagged_pipeline
+from pmparse.training.tag_inputs import (
+    TagSettings,
+    analysed_docs,
+    gold_examples,
+    untagged_pipeline,
+)
 from pmparse.training.tag_labels import (
     COMPONENT_LABELS_DIR,
     ICCO,
@@ -85,7 +83,7 @@ from pmparse.training.tag_labels import (
 HISTORY_HEADING = "## Training history"
 
 
-def build_examples(root: Path, taxonomy: Taxonomy, settings: Settings, gold: list[dict], docs: list,
+def build_examples(root: Path, taxonomy: Taxonomy, settings: TagSettings, gold: list[dict], docs: list,
                    config=None, label_files: Iterable[Path] | None = None,
                    warn: Callable[[str], None] | None = None,
                    span_files: Iterable[Path] | None = None) -> tuple[list[Example], list[str]]:
@@ -112,7 +110,7 @@ def build_examples(root: Path, taxonomy: Taxonomy, settings: Settings, gold: lis
 
 
 def train(output: str | Path | None = None, corpus: str | None = None, gold_files: Iterable[Path] | None = None,
-          settings: Settings | None = None, taxonomy_path: str | None = None, evaluate: bool = True,
+          settings: TagSettings | None = None, taxonomy_path: str | None = None, evaluate: bool = True,
           config=None, label_files: Iterable[Path] | None = None, warn: Callable[[str], None] | None = None,
           component_label_files: Iterable[Path] | None = None) -> dict:
     """Train the tag model (categories and components), measure it by grouped cross-validation and
@@ -139,7 +137,7 @@ def train(output: str | Path | None = None, corpus: str | None = None, gold_file
         UsageError: the corpus is missing or holds no gold document with category labels.
         LabelError: a team label line is invalid.
     """
-    settings = settings or Settings()
+    settings = settings or TagSettings()
     root = corpus_root(corpus)
     taxonomy = load_taxonomy(taxonomy_path)
     gold = read_gold(gold_files, root)
@@ -171,7 +169,7 @@ def train(output: str | Path | None = None, corpus: str | None = None, gold_file
     if evaluate:
         repeats = []
         for repeat in range(max(1, settings.repeats)):
-            run = dataclasses.replace(settings, seed=settings.seed + repeat)
+            run = settings.replaced(seed=settings.seed + repeat)
             folds = gold_folds(gold, run)
             probs = cross_validate(examples, rows, taxonomy, run, row_folds(examples, gold, folds))
             report = cv_report(examples, probs, run, cues)
@@ -211,7 +209,7 @@ def train(output: str | Path | None = None, corpus: str | None = None, gold_file
     documents = [ex for ex in examples if ex.source not in ("gold_spans", "team_evidence", "team_spans")]  # one row each
     summary["label_counts"] = {k: int(sum(ex.labels.get(k, 0) for ex in documents))
                                for k in model.keys + model.meta["skipped"]}
-    summary["settings"] = dataclasses.asdict(settings)
+    summary["settings"] = settings.as_dict()
     summary["field_model"] = untagged_pipeline(config).has_pipe("pmparse_unit_classifier")
     card = folder / "README.md"
     # the generated card is followed by the hand-written training history, which a retrain keeps
@@ -219,54 +217,3 @@ def train(output: str | Path | None = None, corpus: str | None = None, gold_file
     history = old[old.index(HISTORY_HEADING):] if HISTORY_HEADING in old else ""
     card.write_text(model_card(summary) + ("\n" + history if history else ""), encoding="utf-8")
     return summary
-
-
-def run_train_categories(output: str | None, corpus: str | None, gold_files: list[Path] | None, seed: int,
-                         taxonomy_path: str | None, evaluate: bool, label_files: list[Path] | None,
-                         check: bool = False, update: bool = False, allow_lower: bool = False,
-                         warn: Callable[[str], None] | None = None,
-                         component_label_files: list[Path] | None = None,
-                         spans: bool = True) -> tuple[str, list[str], int]:
-    """What ``pmparse train-categories`` prints, its notes for standard error, and its exit code
-    (``spans``: train on the team's root-cause spans too, ``Settings.team_spans``).
-
-    With ``check`` and no ``output`` the model is written to a temporary folder, so a check (CI)
-    leaves the committed model alone.
-
-    Raises:
-        UsageError: floors asked for without the cross-validation, ``allow_lower`` without
-            ``update``, or the errors of :func:`train`.
-    """
-    import tempfile
-
-    if (check or update) and not evaluate:
-        raise UsageError("expected the cross-validation for --check-floors or --update-floors, found --no-eval")
-    if allow_lower and not update:
-        raise UsageError("expected --update-floors with --allow-lower, found it missing")
-    scratch = tempfile.TemporaryDirectory(prefix="pmparse-tags-") if check and output is None else None
-    try:
-        summary = train(scratch.name if scratch else output, corpus, gold_files, Settings(seed=seed, team_spans=spans),
-                        taxonomy_path,
-                        evaluate=evaluate, label_files=label_files, warn=warn,
-                        component_label_files=component_label_files)
-    finally:
-        if scratch is not None:
-            scratch.cleanup()
-    parts, notes, code = [figures_markdown(summary)], [], 0
-    if scratch is None:
-        notes.append(f"model written to {summary['model']}")
-    floors = read_floors(FLOORS_PATH)
-    if update:
-        updated, lowered = new_category_floors(cv_figures(summary), floors, allow_lower)
-        parts += save_floors(FLOORS_PATH, updated, floors, lowered, allow_lower, note=(
-            "Floors of the tag model's cross-validated figures (sources held out: leave one source out; documents "
-            "held out: mean of the repeated grouped folds), in-sample figures are in eval/facts_floors.json. "
-            "Checked in CI by `pmparse train-categories --check-floors`; lowering one takes "
-            "--update-floors --allow-lower."))
-        floors = updated
-    if check:
-        # no floors is a failed check, not a passed one (a renamed file, an install without eval/)
-        line, code = floors_verdict(check_category_floors(cv_figures(summary), floors) if floors.get("floors") else [
-            f"expected floors in {FLOORS_PATH}, found none"])
-        parts.append(line)
-    return "\n".join(parts), notes, code

@@ -67,7 +67,7 @@ def test_rows_carry_cues_and_neighbours_but_no_heading():
 
 def tiny_model(tmp_path=None) -> UnitModel:
     from pmparse.training.field_labels import DocExamples
-    from pmparse.training.fields import Settings, fit
+    from pmparse.training.fields import FieldSettings, fit
 
     texts = [("Users could not log in and pages returned errors.", "symptoms"),
              ("The checkout service was unavailable for an hour.", "symptoms"),
@@ -77,7 +77,7 @@ def tiny_model(tmp_path=None) -> UnitModel:
              ("We will document the failover steps.", "action_items")]
     units = [UnitText(t, "sentence", 20 * i) for i, (t, _) in enumerate(texts)]
     example = DocExamples("doc.md", "team", rows_for(units, 200), [(label, 1.0) for _, label in texts])
-    return fit([example], seed=0, settings=Settings(sequence_weight=0.3)).model
+    return fit([example], seed=0, settings=FieldSettings(sequence_weight=0.3)).model
 
 
 def test_component_writes_probabilities_for_every_unit():

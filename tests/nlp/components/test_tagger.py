@@ -42,7 +42,7 @@ from pmparse.training.tag_fit import (
     make_features,
     own_cue_mask,
 )
-from pmparse.training.tag_inputs import Settings
+from pmparse.training.tag_inputs import TagSettings
 from pmparse.training.tag_labels import icco_examples
 
 ISSUE_IDS = {
@@ -240,15 +240,15 @@ def test_training_decisions_use_the_root_cause_limit_and_cue_rule():
     probs = {"root_cause_categories.software_bug": 0.9, "root_cause_categories.configuration_change": 0.6,
              "root_cause_categories.capacity_exhaustion": 0.5, "contributing_factor_categories.process": 0.9,
              "contributing_factor_categories.design": 0.8, "contributing_factor_categories.testing_gap": 0.7}
-    decided = decide(probs, Settings())
+    decided = decide(probs, TagSettings())
     assert decided["root_cause_categories"] == {"software_bug", "configuration_change"}
     # contributing factors are not limited
     assert decided["contributing_factor_categories"] == {"process", "design", "testing_gap"}
-    assert len(decide(probs, Settings(max_root_causes=0))["root_cause_categories"]) == 3
+    assert len(decide(probs, TagSettings(max_root_causes=0))["root_cause_categories"]) == 3
     low = {"root_cause_categories.software_bug": 0.2, "root_cause_categories.operator_error": 0.12}
     cues = {"root_cause_categories.operator_error"}
-    assert decide(low, Settings(), cues)["root_cause_categories"] == {"unknown"}
-    assert decide(low, Settings(cue_needs_fallback=False), cues)["root_cause_categories"] == {"operator_error"}
+    assert decide(low, TagSettings(), cues)["root_cause_categories"] == {"unknown"}
+    assert decide(low, TagSettings(cue_needs_fallback=False), cues)["root_cause_categories"] == {"operator_error"}
 
 
 def test_cue_words_and_vocabulary():
@@ -277,7 +277,7 @@ def _tiny_model() -> CategoryModel:
             examples.append(Example(f"doc{i}{key}", f"{text} Variant {i}.", text, labels))
             rows_text.append((f"{text} Variant {i}.", text))
     rows = model_rows(Matchers(spacy.blank("en"), taxonomy), rows_text)
-    return fit(examples, rows, taxonomy, Settings(), "tags-test")
+    return fit(examples, rows, taxonomy, TagSettings(), "tags-test")
 
 
 def test_fit_predicts_and_decides():
@@ -288,7 +288,7 @@ def test_fit_predicts_and_decides():
     bug, config = model.predict_rows(rows)
     assert bug["root_cause_categories.software_bug"] > bug["root_cause_categories.configuration_change"]
     assert config["root_cause_categories.configuration_change"] > config["root_cause_categories.software_bug"]
-    assert decide(bug, Settings(threshold=0.5, fallback=0.0, cue_gate=0.99))["root_cause_categories"] == {"software_bug"}
+    assert decide(bug, TagSettings(threshold=0.5, fallback=0.0, cue_gate=0.99))["root_cause_categories"] == {"software_bug"}
 
 
 def test_each_classifier_reads_only_its_own_cue_counts():
@@ -312,7 +312,7 @@ def test_each_classifier_reads_only_its_own_cue_counts():
     examples = [Example(f"doc{i}", f, w, {"root_cause_categories.software_bug": int(w == BUG)})
                 for i, (f, w) in enumerate(taxonomy_rows)]
     shared = fit(examples, model_rows(Matchers(spacy.blank("en"), taxonomy), taxonomy_rows), taxonomy,
-                 Settings(own_cues=False))
+                 TagSettings(own_cues=False))
     plain, cued = shared.predict_rows([[BUG, BUG, ""], [BUG, BUG, "f__root_cause_categories.configuration_change"]])
     assert plain["root_cause_categories.software_bug"] != pytest.approx(cued["root_cause_categories.software_bug"])
 
