@@ -18,14 +18,7 @@ import hashlib
 import json
 
 from pmparse.evaluation.corpus import corpus_root
-from pmparse.evaluation.gold import (
-    GOLD_DIR,
-    SECOND_PASS,
-    STRIPPED_DIR,
-    gold_text,
-    load_gold,
-    remove_ranges,
-)
+from pmparse.evaluation.gold import GOLD_DIR, SECOND_PASS, STRIPPED_DIR, gold_text, load_gold, remove_ranges
 from pmparse.ingest.read import detect_format, parse_front_matter
 from pmparse.nlp.components.sectionizer import find_headings
 from pmparse.rules.headings import load_headings

@@ -20,19 +20,9 @@ from pmparse.evaluation.gold import default_gold_files, gold_text, load_gold
 from pmparse.evaluation.metrics import gold_spans
 from pmparse.ingest.read import ingest_bytes
 from pmparse.nlp.components.fields import unit_sections
-from pmparse.training.field_labels import (
-    analyse_structure,
-    build_dataset,
-    structure_pipeline,
-)
+from pmparse.training.field_labels import analyse_structure, build_dataset, structure_pipeline
 from pmparse.training.field_loso import _HeldOut, _predict
-from pmparse.training.fields import (
-    DEFAULT_SETTINGS,
-    GOLD_DIR,
-    fit,
-    gold_paths,
-    training_spans,
-)
+from pmparse.training.fields import DEFAULT_SETTINGS, GOLD_DIR, fit, gold_paths, training_spans
 
 
 def characters(text: str, spans) -> set[int]:

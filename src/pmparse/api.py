@@ -16,13 +16,7 @@ from pmparse.card.build import build_card
 from pmparse.card.schema import Card
 from pmparse.errors import UsageError
 from pmparse.ingest.read import Format, ingest_bytes
-from pmparse.nlp.pipeline import (
-    PipelineConfig,
-    analyse,
-    get,
-    pipeline_config,
-    version_info,
-)
+from pmparse.nlp.pipeline import PipelineConfig, analyse, get, pipeline_config, version_info
 
 _FORMATS = ("md", "txt", "html")
 

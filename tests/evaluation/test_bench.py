@@ -3,14 +3,7 @@ from __future__ import annotations
 import json
 
 import pmparse.evaluation.bench as bench_module
-from pmparse.evaluation.bench import (
-    TARGET_RATIO,
-    BenchReport,
-    Rate,
-    bench_files,
-    make_copies,
-    measure_convert,
-)
+from pmparse.evaluation.bench import TARGET_RATIO, BenchReport, Rate, bench_files, make_copies, measure_convert
 from pmparse.ingest.read import ingest
 from tests.helpers import SAMPLES
 

@@ -12,13 +12,7 @@ from pmparse.errors import GoldError
 from pmparse.evaluation.evaluate import evaluate, systems_for
 from pmparse.evaluation.floors import FLOORS_PATH, check_floors, new_floors
 from pmparse.evaluation.gold import GoldDoc, gold_text, load_gold, remove_ranges
-from pmparse.evaluation.metrics import (
-    prf,
-    score_spans,
-    summarise,
-    token_bounds,
-    token_mask,
-)
+from pmparse.evaluation.metrics import prf, score_spans, summarise, token_bounds, token_mask
 
 TEXT = ("# Queue outage\n\n## Impact\n\nJobs waited in the queue for an hour.\n\n"
         "## Root cause\n\nA worker pool limit was set to zero by a typo.\n\n"

@@ -5,15 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pmparse.card.schema import Card, Pipeline, Source
-from pmparse.evaluation.facts import (
-    NONE,
-    confusion,
-    confusion_markdown,
-    duration_ok,
-    prf,
-    score_facts,
-    set_scores,
-)
+from pmparse.evaluation.facts import NONE, confusion, confusion_markdown, duration_ok, prf, score_facts, set_scores
 from tests.helpers import REPO
 
 

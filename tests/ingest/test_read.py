@@ -12,13 +12,7 @@ from pmparse.errors import (
     TooLargeInputError,
     UnreadableInputError,
 )
-from pmparse.ingest.read import (
-    detect_format,
-    ingest,
-    ingest_bytes,
-    parse_front_matter,
-    sha256_text,
-)
+from pmparse.ingest.read import detect_format, ingest, ingest_bytes, parse_front_matter, sha256_text
 
 
 def test_text_is_the_file_with_newlines_kept(tmp_path):

@@ -3,13 +3,7 @@ from __future__ import annotations
 import spacy
 
 from pmparse.nlp.pipeline import PipelineConfig, get
-from pmparse.nlp.tokenizer import (
-    MAX_PUNCT_RUN,
-    MAX_WORD,
-    GuardedTokenizer,
-    mask_runs,
-    risky_runs,
-)
+from pmparse.nlp.tokenizer import MAX_PUNCT_RUN, MAX_WORD, GuardedTokenizer, mask_runs, risky_runs
 
 
 def guarded() -> GuardedTokenizer:

@@ -11,12 +11,7 @@ from click.testing import CliRunner
 from pmparse.batch.convert import convert
 from pmparse.card.schema import Card, Evidence, Item, Pipeline, Source, Support
 from pmparse.cli import main
-from pmparse.cli.render import (
-    evidence_sentence,
-    render_change,
-    render_patch,
-    render_text,
-)
+from pmparse.cli.render import evidence_sentence, render_change, render_patch, render_text
 from pmparse.library.records import card_data, dumps, loads
 from pmparse.library.splice import splice, top_regions
 from pmparse.review.compare import compare, merge

@@ -13,22 +13,10 @@ from click.testing import CliRunner
 from pmparse.cli import main
 from pmparse.evaluation.floors import check_floors
 from pmparse.ingest.read import ingest, ingest_bytes
-from pmparse.nlp.components.classifier import (
-    LABELER_KEYS,
-    META_FILE,
-    MODEL_FILE,
-    UnitModel,
-    unit_rows,
-)
+from pmparse.nlp.components.classifier import LABELER_KEYS, META_FILE, MODEL_FILE, UnitModel, unit_rows
 from pmparse.nlp.pipeline import DEFAULT_MODEL_DIR, PipelineConfig, build
 from pmparse.rules.cues import load_cues
-from pmparse.training.field_labels import (
-    analyse_structure,
-    build_dataset,
-    timeline_triggers,
-    weak_label,
-    weak_labels,
-)
+from pmparse.training.field_labels import analyse_structure, build_dataset, timeline_triggers, weak_label, weak_labels
 from pmparse.training.field_loso import LOSO_FLOORS_PATH
 from pmparse.training.fields import VARIANTS, fit, gold_paths, train
 from pmparse.training.spans import TrainingSpans

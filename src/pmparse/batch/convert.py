@@ -28,15 +28,7 @@ from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Iterator
 
 from pmparse.batch.inputs import check_url_base, expand_inputs_relative
-from pmparse.batch.pool import (
-    DEFAULT_TIMEOUT,
-    Outcome,
-    Stamp,
-    Task,
-    _InProcess,
-    _Interrupts,
-    _Pool,
-)
+from pmparse.batch.pool import DEFAULT_TIMEOUT, Outcome, Stamp, Task, _InProcess, _Interrupts, _Pool
 from pmparse.card.schema import Card
 from pmparse.errors import InputError, RecordError, UsageError
 from pmparse.ingest.read import DEFAULT_MAX_BYTES, join_url, read_bytes

@@ -10,15 +10,7 @@ import re
 
 from spacy.tokens import Doc
 
-from pmparse.card.schema import (
-    TEXT_FIELDS,
-    Card,
-    Evidence,
-    Item,
-    Pipeline,
-    Source,
-    Support,
-)
+from pmparse.card.schema import TEXT_FIELDS, Card, Evidence, Item, Pipeline, Source, Support
 from pmparse.card.title import make_title
 from pmparse.ingest.read import Ingested
 from pmparse.nlp.lines import doc_text

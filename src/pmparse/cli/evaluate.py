@@ -11,14 +11,7 @@ from pmparse.card.schema import TEXT_FIELDS
 from pmparse.errors import UsageError
 from pmparse.evaluation.evaluate import run_eval, second_pass_agreement
 from pmparse.evaluation.facts import confusion_markdown, facts_table
-from pmparse.evaluation.floors import (
-    FLOORS_PATH,
-    check_floors,
-    floors_verdict,
-    new_floors,
-    read_floors,
-    save_floors,
-)
+from pmparse.evaluation.floors import FLOORS_PATH, check_floors, floors_verdict, new_floors, read_floors, save_floors
 from pmparse.evaluation.metrics import markdown_table
 
 

@@ -8,11 +8,7 @@ from typing import Callable
 
 from pmparse.errors import UsageError
 from pmparse.evaluation.floors import floors_verdict, read_floors, save_floors
-from pmparse.training.tag_agreement import (
-    agreement_markdown,
-    component_agreement_markdown,
-    pass_agreement,
-)
+from pmparse.training.tag_agreement import agreement_markdown, component_agreement_markdown, pass_agreement
 from pmparse.training.tag_card import (
     FLOORS_PATH,
     check_category_floors,

@@ -10,11 +10,7 @@ from pmparse.errors import UsageError
 from pmparse.evaluation.corpus import corpus_root
 from pmparse.nlp.components.classifier import MODEL_FILE
 from pmparse.nlp.pipeline import DEFAULT_MODEL_DIR
-from pmparse.training.field_loso import (
-    LOSO_FLOORS_PATH,
-    leave_one_source_out,
-    loso_markdown,
-)
+from pmparse.training.field_loso import LOSO_FLOORS_PATH, leave_one_source_out, loso_markdown
 from pmparse.training.fields import (
     DEFAULT_SETTINGS,
     GOLD_DIR,
@@ -47,13 +43,7 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
             it or without an ``--out`` folder other than the shipped model's, an unusable holdout
             file, or no corpus.
     """
-    from pmparse.evaluation.floors import (
-        check_floors,
-        floors_verdict,
-        new_floors,
-        read_floors,
-        save_floors,
-    )
+    from pmparse.evaluation.floors import check_floors, floors_verdict, new_floors, read_floors, save_floors
     from pmparse.util import atomic_write
 
     if (tune_settings or check or update or allow_lower or report_path) and not loso:

@@ -18,27 +18,9 @@ from typing import Callable
 from pmparse.card.schema import TEXT_FIELDS, Card
 from pmparse.errors import GoldError
 from pmparse.evaluation.corpus import corpus_root, load_manifest, source_url
-from pmparse.evaluation.facts import (
-    card_agreement,
-    card_with_text_only_organisation,
-    score_organisation,
-)
-from pmparse.evaluation.gold import (
-    GOLD_DIR,
-    SECOND_PASS,
-    GoldDoc,
-    default_gold_files,
-    gold_text,
-    load_gold,
-)
-from pmparse.evaluation.metrics import (
-    DocScore,
-    agreement,
-    card_spans,
-    gold_spans,
-    score_spans,
-    summarise,
-)
+from pmparse.evaluation.facts import card_agreement, card_with_text_only_organisation, score_organisation
+from pmparse.evaluation.gold import GOLD_DIR, SECOND_PASS, GoldDoc, default_gold_files, gold_text, load_gold
+from pmparse.evaluation.metrics import DocScore, agreement, card_spans, gold_spans, score_spans, summarise
 from pmparse.ingest.read import ingest_bytes
 from pmparse.nlp.pipeline import PipelineConfig, get
 

@@ -8,14 +8,7 @@ import yaml
 
 from pmparse.card.schema import TEXT_FIELDS, Card
 from pmparse.errors import RecordError
-from pmparse.library.records import (
-    RecordFormat,
-    card_data,
-    dumps,
-    flow_text,
-    format_of,
-    loads,
-)
+from pmparse.library.records import RecordFormat, card_data, dumps, flow_text, format_of, loads
 from pmparse.review.anchor import _last_end
 from pmparse.review.compare import _MISSING, _SAFE_LOADER, CardDiff, merge, same_words
 

@@ -29,14 +29,7 @@ from typing import Iterator
 from pmparse import __version__
 from pmparse.card.schema import SCHEMA_VERSION, Card
 from pmparse.errors import RecordError, UsageError
-from pmparse.library.records import (
-    RecordFormat,
-    _source_keys,
-    card_data,
-    dumps,
-    format_of,
-    loads,
-)
+from pmparse.library.records import RecordFormat, _source_keys, card_data, dumps, format_of, loads
 from pmparse.util import atomic_write, sha256_text
 
 try:

@@ -33,16 +33,7 @@ from pmparse.library.records import card_data, format_of, loads
 from pmparse.library.splice import keep_own_address, splice
 from pmparse.library.store import Entry, Library, looks_like_library, write_lock
 from pmparse.review.anchor import REVIEW_FIELDS
-from pmparse.review.compare import (
-    CardDiff,
-    DiffReport,
-    FieldChange,
-    compare,
-    diff_files,
-    merge,
-    read_text,
-    value_hash,
-)
+from pmparse.review.compare import CardDiff, DiffReport, FieldChange, compare, diff_files, merge, read_text, value_hash
 from pmparse.util import atomic_write
 
 Action = Literal["accept", "reject", "edit", "skip", "quit", "settled"]

@@ -12,14 +12,7 @@ from importlib import resources
 from pathlib import Path
 
 import yaml
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from pmparse.card.schema import TEXT_FIELDS
 from pmparse.errors import RulesError

@@ -7,14 +7,7 @@ from typing import Any
 import numpy as np
 
 from pmparse.errors import ModelError
-from pmparse.nlp.linear import (
-    CalibratedBinaries,
-    Features,
-    HashedNgrams,
-    Logistic,
-    Softmax,
-    VocabularyCounts,
-)
+from pmparse.nlp.linear import CalibratedBinaries, Features, HashedNgrams, Logistic, Softmax, VocabularyCounts
 
 
 def export_features(transformer) -> Features:

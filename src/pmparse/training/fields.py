@@ -56,26 +56,14 @@ from pathlib import Path
 import numpy as np
 
 from pmparse.errors import UsageError
-from pmparse.evaluation.corpus import (
-    folder_rows,
-    incident_files,
-    load_manifest,
-    referenced_paths,
-    resolve_reference,
-)
+from pmparse.evaluation.corpus import folder_rows, incident_files, load_manifest, referenced_paths, resolve_reference
 from pmparse.evaluation.gold import GOLD_DIR
 from pmparse.ingest.read import ingest
 from pmparse.nlp.components.classifier import META_FILE, MODEL_FILE, UnitModel
 from pmparse.nlp.linear import TextClassifier
 from pmparse.rules.cues import load_cues
 from pmparse.training.export import check_export, export_features, export_softmax
-from pmparse.training.field_labels import (
-    MODEL_NAME,
-    MODEL_VERSION,
-    DocExamples,
-    build_dataset,
-    write_dataset,
-)
+from pmparse.training.field_labels import MODEL_NAME, MODEL_VERSION, DocExamples, build_dataset, write_dataset
 from pmparse.training.settings import TrainingSettings
 from pmparse.training.spans import TrainingSpans, read_training_spans
 

@@ -19,12 +19,7 @@ from typing import Callable, Iterable, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from pmparse.errors import LabelError
-from pmparse.evaluation.corpus import (
-    REPO_ROOT,
-    path_problem,
-    referenced_paths,
-    resolve_reference,
-)
+from pmparse.evaluation.corpus import REPO_ROOT, path_problem, referenced_paths, resolve_reference
 
 SPANS_DIR = REPO_ROOT / "corpus" / "root_cause_spans"
 #: Development sets: their documents never train, whatever a trainer is told to exclude.

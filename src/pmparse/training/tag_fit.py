@@ -12,21 +12,13 @@ import numpy as np
 from pmparse.evaluation.corpus import source_of
 from pmparse.evaluation.facts import confusion, set_scores
 from pmparse.evaluation.gold_cards import Example
-from pmparse.nlp.component_candidates import (
-    candidate_rows,
-    candidate_width,
-    component_candidates,
-)
+from pmparse.nlp.component_candidates import candidate_rows, candidate_width, component_candidates
 from pmparse.nlp.components.tagger import CategoryModel, decide_categories
 from pmparse.nlp.tag_reading import CATEGORY_GROUPS, Matchers, cue_vocabulary
 from pmparse.rules.taxonomy import Taxonomy
 from pmparse.training.export import check_export, export_calibrated, export_features
 from pmparse.training.tag_inputs import TagSettings
-from pmparse.training.tag_labels import (
-    COMPONENT_LABELS_DIR,
-    labelled_docs,
-    read_component_labels,
-)
+from pmparse.training.tag_labels import COMPONENT_LABELS_DIR, labelled_docs, read_component_labels
 
 
 def make_features(taxonomy: Taxonomy, bits: int):
@@ -35,11 +27,7 @@ def make_features(taxonomy: Taxonomy, bits: int):
     Hashing keeps the model free of any vocabulary (no corpus words are stored in it).
     """
     from sklearn.compose import ColumnTransformer
-    from sklearn.feature_extraction.text import (
-        CountVectorizer,
-        HashingVectorizer,
-        TfidfTransformer,
-    )
+    from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer, TfidfTransformer
     from sklearn.pipeline import Pipeline
     from sklearn.preprocessing import MaxAbsScaler
 

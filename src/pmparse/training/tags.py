@@ -46,9 +46,7 @@ from pmparse.nlp.tag_reading import CATEGORY_GROUPS, Matchers, model_rows
 from pmparse.rules.taxonomy import Taxonomy, load_taxonomy
 from pmparse.training.export import export_logistic
 from pmparse.training.spans import read_training_spans
-from pmparse.training.tag_card import (
-    model_card,
-)
+from pmparse.training.tag_card import model_card
 from pmparse.training.tag_fit import (
     baseline_report,
     component_data,
@@ -62,12 +60,7 @@ from pmparse.training.tag_fit import (
     source_folds,
     team_component_docs,
 )
-from pmparse.training.tag_inputs import (
-    TagSettings,
-    analysed_docs,
-    gold_examples,
-    untagged_pipeline,
-)
+from pmparse.training.tag_inputs import TagSettings, analysed_docs, gold_examples, untagged_pipeline
 from pmparse.training.tag_labels import (
     COMPONENT_LABELS_DIR,
     ICCO,

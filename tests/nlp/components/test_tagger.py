@@ -27,21 +27,9 @@ from pmparse.nlp.component_candidates import (
 from pmparse.nlp.components.tagger import CategoryModel, Tagger, decide_categories
 from pmparse.nlp.linear import Logistic
 from pmparse.nlp.pipeline import PipelineConfig, analyse, get
-from pmparse.nlp.tag_reading import (
-    Matchers,
-    cue_string,
-    cue_vocabulary,
-    longest_first,
-    model_rows,
-)
+from pmparse.nlp.tag_reading import Matchers, cue_string, cue_vocabulary, longest_first, model_rows
 from pmparse.rules.taxonomy import load_taxonomy
-from pmparse.training.tag_fit import (
-    calibration_folds,
-    decide,
-    fit,
-    make_features,
-    own_cue_mask,
-)
+from pmparse.training.tag_fit import calibration_folds, decide, fit, make_features, own_cue_mask
 from pmparse.training.tag_inputs import TagSettings
 from pmparse.training.tag_labels import icco_examples
 

@@ -20,14 +20,7 @@ from dataclasses import dataclass
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from pmparse.nlp.lines import (
-    Line,
-    Mask,
-    code_fence_regions,
-    doc_text,
-    navigation_regions,
-    shared_lines,
-)
+from pmparse.nlp.lines import Line, Mask, code_fence_regions, doc_text, navigation_regions, shared_lines
 from pmparse.rules.headings import HeadingTable, load_headings
 
 # the heading text is everything up to the last character that is not a closing "#" or space; written

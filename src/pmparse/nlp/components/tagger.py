@@ -61,14 +61,7 @@ from pmparse.nlp.linear import (
     read_json,
     save_arrays,
 )
-from pmparse.nlp.tag_reading import (
-    CATEGORY_GROUPS,
-    Matchers,
-    category_texts,
-    cue_string,
-    focus_spans,
-    nothing_to_read,
-)
+from pmparse.nlp.tag_reading import CATEGORY_GROUPS, Matchers, category_texts, cue_string, focus_spans, nothing_to_read
 from pmparse.rules.taxonomy import Taxonomy, load_taxonomy
 from pmparse.util import atomic_write
 

@@ -18,13 +18,7 @@ from spacy.tokens import Doc
 from pmparse.nlp.boilerplate import MAX_CHARS as BOILERPLATE_CHARS
 from pmparse.nlp.boilerplate import digest
 from pmparse.nlp.boilerplate import load as load_boilerplate
-from pmparse.nlp.lines import (
-    Mask,
-    code_fence_regions,
-    doc_text,
-    navigation_regions,
-    shared_lines,
-)
+from pmparse.nlp.lines import Mask, code_fence_regions, doc_text, navigation_regions, shared_lines
 from pmparse.rules.cues import load_cues
 
 _LIST = re.compile(r"^([ \t]*)(?:[-*+•]|\d{1,3}[.)])[ \t]+")

@@ -5,13 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 
-from pmparse.nlp.extractors.dates import (
-    _MONTH_HINT,
-    _non_overlapping,
-    find_dates,
-    find_partial_dates,
-    resolve_year,
-)
+from pmparse.nlp.extractors.dates import _MONTH_HINT, _non_overlapping, find_dates, find_partial_dates, resolve_year
 
 # 13:19, 4:11 AM, 2:08pm, 21:43:05, 1250 UTC; the hour may be followed by a time zone (or by the colon of
 # a list entry, "20:39: deploy starts")

@@ -5,18 +5,8 @@ from __future__ import annotations
 import datetime as _dt
 import re
 
-from pmparse.nlp.extractors.clock import (
-    Moment,
-    _clock_minutes,
-    find_moments,
-    span_minutes,
-)
-from pmparse.nlp.extractors.timeline import (
-    MAX_MINUTES,
-    _follows,
-    find_key_events,
-    timeline_reading,
-)
+from pmparse.nlp.extractors.clock import Moment, _clock_minutes, find_moments, span_minutes
+from pmparse.nlp.extractors.timeline import MAX_MINUTES, _follows, find_key_events, timeline_reading
 
 _NUMBER_WORDS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
