@@ -16,13 +16,7 @@ from pmparse.ingest.read import ingest_bytes
 from pmparse.nlp.components.classifier import NONE, UnitModel
 from pmparse.nlp.components.fields import label_fields
 from pmparse.rules.cues import load_cues
-from pmparse.training.field_labels import (
-    MODEL_NAME,
-    MODEL_VERSION,
-    analyse_structure,
-    build_dataset,
-    structure_pipeline,
-)
+from pmparse.training.field_labels import MODEL_NAME, MODEL_VERSION, analyse_structure, structure_pipeline
 from pmparse.training.fields import (
     DEFAULT_SETTINGS,
     GOLD_DIR,
@@ -33,6 +27,7 @@ from pmparse.training.fields import (
     fit,
     gold_paths,
     held_out_paths,
+    training_examples,
     training_spans,
 )
 
@@ -198,7 +193,8 @@ def error_analysis(items: list[_HeldOut], settings: FieldSettings) -> dict:
 
 def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, settings: FieldSettings = DEFAULT_SETTINGS,
                          rounds: int = 1000, tune_grid: dict[str, tuple] | None = None, progress=None,
-                         use_spans: bool = False, dev_files: list[Path] | None = None, warn=None) -> dict:
+                         use_spans: bool = False, dev_files: list[Path] | None = None, warn=None,
+                         labels: str = "weak") -> dict:
     """Train on every source but one, score the gold documents of the held-out source; every source in turn.
 
     Args:
@@ -215,6 +211,8 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
             variant only) instead of the gold set's; they are kept out of training too, so a
             change can be judged with sources held out without reading gold figures.
         warn: Called with each training span line left out.
+        labels: What the model learns from: ``weak`` (the fields headings name), ``annotated``
+            (the fields annotators marked, :mod:`pmparse.training.field_annotations`) or ``both``.
 
     Returns:
         A report: ``{"stripped": {system: summary}, "headed": {...}, "settings", "folds", ...}``
@@ -238,7 +236,7 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
         variants = VARIANTS
         gold = {variant: load_gold(default_gold_files(variant), root) for variant in VARIANTS}
     spans = training_spans(root, exclude, warn, gold_dir) if use_spans else None
-    examples = build_dataset(root, exclude, nlp, spans, warn)
+    examples = training_examples(root, exclude, nlp, spans, warn, labels)
     sources = sorted({d.source for docs in gold.values() for d in docs})
     held: dict[str, list[_HeldOut]] = {variant: [] for variant in variants}
     folds = {}
@@ -257,7 +255,7 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
         if progress is not None:
             progress(f"fold {source}: trained on {result.documents} documents, "
                      f"{sum(len(held[v]) for v in variants)} documents scored so far")
-    report: dict = {"seed": seed, "cues_version": load_cues().version, "model": f"{MODEL_NAME}-v{MODEL_VERSION}",
+    report: dict = {"labels": labels, "seed": seed, "cues_version": load_cues().version, "model": f"{MODEL_NAME}-v{MODEL_VERSION}",
                     "root_cause_span_documents": len(spans.spans) if spans is not None else 0}
     if dev_files:
         report["scored"] = [str(f) for f in dev_files]

@@ -291,21 +291,25 @@ def held_out_paths(files: list[Path], root: Path) -> set[str]:
 
 def train(root: Path, out: Path, gold_dir: Path = GOLD_DIR, seed: int = 0,
           settings: FieldSettings = DEFAULT_SETTINGS, dataset: Path | None = None,
-          holdout: set[str] | None = None, use_spans: bool = False, warn=None) -> TrainResult:
+          holdout: set[str] | None = None, use_spans: bool = False, warn=None, labels: str = "weak") -> TrainResult:
     """``pmparse train``: build the dataset (also written to ``dataset`` when given), fit, save to ``out``.
 
     ``holdout``: corpus paths kept out of training besides the gold documents (a development set).
     ``use_spans``: also learn root cause from the team's spans (``corpus/root_cause_spans``; off in
     the shipped model, see ``src/pmparse/models/fields/README.md``); each line left out is reported to ``warn``.
+    ``labels``: what the model learns from (:func:`training_examples`).
     """
     gold = gold_paths(gold_dir, Path(root))
     extra = (holdout or set()) - gold
     spans = training_spans(Path(root), gold | extra, warn, gold_dir) if use_spans else None
-    examples = build_dataset(Path(root), gold | extra, spans=spans, warn=warn)
+    examples = training_examples(Path(root), gold | extra, spans=spans, warn=warn, labels=labels)
     if dataset is not None:
         write_dataset(examples, Path(dataset))
     result = fit(examples, seed, settings)
-    note = "weak labels from the headings and cues of ../shared/corpus, gold excluded"
+    note = {"weak": "weak labels from the headings and cues of ../shared/corpus",
+            "annotated": "the fields annotators marked in corpus/field_spans",
+            "both": "the fields annotators marked in corpus/field_spans, and weak labels from the headings and "
+                    "cues of the other documents of ../shared/corpus"}[labels] + ", gold excluded"
     if spans is not None and spans.spans:
         note += f", root cause of {len(spans.spans)} documents from the team's spans"
     if extra:
@@ -342,3 +346,26 @@ def write_boilerplate(root: Path, path: Path | None = None, gold_dir: Path = GOL
              "by hand.")
     write(path or PACKAGED_PATH, digests, about, min_documents, min_words)
     return len(digests)
+
+
+LABEL_SOURCES = ("weak", "annotated", "both")
+
+
+def training_examples(root: Path, exclude: set[str], nlp=None, spans: TrainingSpans | None = None, warn=None,
+                      labels: str = "weak") -> list[DocExamples]:
+    """The field model's training documents: weakly labelled (headings), annotated, or both.
+
+    Raises:
+        UsageError: ``labels`` is not one of :data:`LABEL_SOURCES`.
+    """
+    if labels not in LABEL_SOURCES:
+        raise UsageError(f"expected labels to be one of {', '.join(LABEL_SOURCES)}, found {labels!r}")
+    from pmparse.training.field_annotations import annotated_examples
+
+    examples: list[DocExamples] = []
+    if labels in ("annotated", "both"):
+        examples += annotated_examples(root, exclude=exclude, nlp=nlp, warn=warn)
+    if labels in ("weak", "both"):
+        annotated = {e.path for e in examples}
+        examples += [e for e in build_dataset(root, exclude, nlp, spans, warn) if e.path not in annotated]
+    return examples

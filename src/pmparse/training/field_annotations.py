@@ -1,0 +1,91 @@
+"""The field model's training rows from annotated content: corpus units with the field a person
+marked them with (``corpus/field_spans``), instead of the field their heading names.
+
+Annotators marked, on documents that are not gold, every stretch stating each of the eight
+fields (``eval/GUIDE.md``, "All-field training round"). A unit takes a field when the field's
+stretches cover at least half of its characters (:data:`pmparse.training.spans.COVER_SHARE`);
+a unit covered by two fields (a sentence that is both the trigger and the root cause) is a row of
+each; a unit no stretch covers is ``none``: the annotator read it and found no field in it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Iterable
+
+from pmparse.card.schema import TEXT_FIELDS
+from pmparse.evaluation.corpus import REPO_ROOT
+from pmparse.evaluation.gold import GoldDoc, gold_text, load_gold
+from pmparse.evaluation.metrics import gold_spans
+from pmparse.ingest.read import ingest_bytes
+from pmparse.nlp.components.classifier import NONE, unit_rows
+from pmparse.rules.cues import load_cues
+from pmparse.training.field_labels import DocExamples, WeakLabel, analyse_structure, structure_pipeline
+from pmparse.training.spans import COVER_SHARE
+
+ANNOTATIONS_DIR = REPO_ROOT / "corpus" / "field_spans"
+
+_HTML = (".html", ".htm")
+
+
+def annotation_files(folder: Path = ANNOTATIONS_DIR) -> list[Path]:
+    """The first-pass annotation files of ``folder`` (``batch_*.jsonl``), sorted."""
+    return sorted(Path(folder).glob("batch_*.jsonl")) if Path(folder).is_dir() else []
+
+
+def unit_labels(offsets: list[tuple[int, int]], spans: dict[str, list[tuple[int, int]]],
+                share: float = COVER_SHARE) -> list[list[WeakLabel]]:
+    """The labels of each unit: every field whose stretches cover ``share`` of it, else ``none``.
+
+    Args:
+        offsets: ``(start, end)`` of each unit.
+        spans: Annotated stretches per field.
+        share: Least covered share of a unit's characters.
+    """
+    out = []
+    for start, end in offsets:
+        size = max(1, end - start)
+        found = [(name, 1.0) for name in TEXT_FIELDS
+                 if sum(max(0, min(end, b) - max(start, a)) for a, b in spans.get(name, [])) >= share * size]
+        out.append(found or [(NONE, 1.0)])
+    return out
+
+
+def annotated_examples(root: Path, files: Iterable[Path] | None = None, exclude: set[str] = frozenset(),
+                       nlp=None, warn: Callable[[str], None] | None = None) -> list[DocExamples]:
+    """Labelled units of every annotated document not in ``exclude`` (corpus paths).
+
+    A document annotated in several fields' worth of labels becomes one :class:`DocExamples` whose
+    units may repeat (once per label). HTML documents are left out, with a ``warn``: their offsets
+    index the page's markup, not the text the pipeline reads.
+
+    Raises:
+        GoldError: an annotation line is invalid or its text changed (sha256).
+    """
+    nlp = nlp or structure_pipeline()
+    cues = load_cues()
+    examples = []
+    docs: list[GoldDoc] = load_gold(list(files) if files is not None else annotation_files(), root)
+    for g in docs:
+        if g.path is None or g.path in exclude:
+            continue
+        if g.path.endswith(_HTML):
+            if warn is not None:
+                warn(f"field spans: skipped {g.path}: its offsets index the HTML markup, not the extracted text")
+            continue
+        text = gold_text(g, root)
+        doc = analyse_structure(nlp, ingest_bytes(text.encode("utf-8"), g.path))
+        if "units" not in doc.spans or not len(doc.spans["units"]):
+            continue
+        offsets = [(u.start_char, u.end_char) for u in doc.spans["units"]]
+        rows = unit_rows(doc, cues)
+        labels = unit_labels(offsets, gold_spans(g))
+        # one row per (unit, label); the sequence transitions read consecutive first labels
+        flat_rows, flat_labels, flat_offsets = [], [], []
+        for row, found, where in zip(rows, labels, offsets):
+            for label in found:
+                flat_rows.append(row)
+                flat_labels.append(label)
+                flat_offsets.append(where)
+        examples.append(DocExamples(g.path, g.source, flat_rows, flat_labels, flat_offsets, g.sha256))
+    return examples
