@@ -191,7 +191,8 @@ def test_cli_train_writes_a_model_convert_can_use(patch_all, tiny_corpus, tmp_pa
 
     patch_all(train_module, "GOLD_DIR", tiny_corpus.parent / f"{tiny_corpus.name}-gold")
     runner = CliRunner()
-    result = runner.invoke(main, ["train", "--corpus", str(tiny_corpus), "--out", str(tmp_path / "m"), "--seed", "1"])
+    result = runner.invoke(main, ["train", "--corpus", str(tiny_corpus), "--out", str(tmp_path / "m"), "--seed", "1",
+                                  "--labels", "weak"])
     assert result.exit_code == 0, result.output
     assert "11 documents from 2 sources" in result.output
     assert (tmp_path / "m" / MODEL_FILE).is_file()
@@ -201,7 +202,7 @@ def test_cli_train_writes_a_model_convert_can_use(patch_all, tiny_corpus, tmp_pa
                                   "--no-progress"])
     assert result.exit_code == 0, result.output
     record = (tmp_path / "lib").glob("IL-*.yaml").__next__().read_text()
-    assert "pmparse-units-v2" in record
+    assert "pmparse-units-v3" in record
 
 
 def test_cli_train_writes_the_dataset_by_offset_and_it_spells_the_labelled_units(patch_all, tiny_corpus, tmp_path, monkeypatch):
@@ -211,7 +212,7 @@ def test_cli_train_writes_the_dataset_by_offset_and_it_spells_the_labelled_units
 
     patch_all(train_module, "GOLD_DIR", tiny_corpus.parent / f"{tiny_corpus.name}-gold")
     dataset = tmp_path / "units.jsonl"
-    result = CliRunner().invoke(main, ["train", "--corpus", str(tiny_corpus), "--out", str(tmp_path / "m"),
+    result = CliRunner().invoke(main, ["train", "--corpus", str(tiny_corpus), "--out", str(tmp_path / "m"), "--labels", "weak",
                                        "--dataset", str(dataset)])
     assert result.exit_code == 0, result.output
     lines = [json.loads(line) for line in dataset.read_text().splitlines()]

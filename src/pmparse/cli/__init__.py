@@ -333,9 +333,15 @@ def train_categories_command(corpus, gold_files, output, taxonomy_path, label_fi
 @click.option("--spans", is_flag=True,
               help="Also learn root cause from the team's spans (corpus/root_cause_spans); the shipped model does "
                    "not (see src/pmparse/models/fields/README.md).")
+@click.option("--labels", type=click.Choice(["annotated", "weak", "both"]), default="annotated", show_default=True,
+              help="Learn from the fields annotators marked (corpus/field_spans), the fields headings name, or both.")
+@click.option("--calibrate/--no-calibrate", default=True, show_default=True,
+              help="With --loso: calibrate confidences on the held-out units and choose the threshold on them.")
+@click.option("--calibration", "calibration_path", default=None, type=click.Path(dir_okay=False, exists=True),
+              help="Without --loso: give the model the calibration and threshold of this --loso --report file.")
 def train_command(seed, out, corpus, loso, tune_settings, report_path, rounds, check_floors, update_floors, allow_lower,
-                  dataset, boilerplate, holdout, dev, spans):
-    """Train the field model from the corpus's headings (gold documents excluded), or measure it with --loso."""
+                  dataset, boilerplate, holdout, dev, spans, labels, calibrate, calibration_path):
+    """Train the field model from annotated content (gold documents excluded), or measure it with --loso."""
     from pmparse.cli.train_fields import run_train_command
 
     try:
@@ -344,7 +350,8 @@ def train_command(seed, out, corpus, loso, tune_settings, report_path, rounds, c
                                          progress=lambda message: click.echo(message, err=True), dataset=dataset,
                                          boilerplate=boilerplate, holdout=list(holdout), use_spans=spans,
                                          dev=list(dev),
-                                         warn=lambda message: click.echo(f"warning: {message}", err=True))
+                                         warn=lambda message: click.echo(f"warning: {message}", err=True),
+                                         labels=labels, calibrate=calibrate, calibration_path=calibration_path)
     except PmparseError as exc:
         _fail_usage(exc)
     click.echo(output)

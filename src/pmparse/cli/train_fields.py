@@ -10,6 +10,7 @@ from pmparse.errors import UsageError
 from pmparse.evaluation.corpus import corpus_root
 from pmparse.nlp.components.classifier import MODEL_FILE
 from pmparse.nlp.pipeline import DEFAULT_MODEL_DIR
+from pmparse.training.field_calibration import calibration_markdown, read_calibration
 from pmparse.training.field_loso import LOSO_FLOORS_PATH, leave_one_source_out, loso_markdown
 from pmparse.training.fields import (
     DEFAULT_SETTINGS,
@@ -32,7 +33,8 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
                       report_path: str | None, check: bool, update: bool, allow_lower: bool,
                       rounds: int = 1000, progress=None, dataset: str | None = None,
                       boilerplate: bool = False, holdout: list[str] | None = None,
-                      use_spans: bool = False, warn=None, dev: list[str] | None = None) -> tuple[str, int]:
+                      use_spans: bool = False, warn=None, dev: list[str] | None = None, labels: str = "annotated",
+                      calibrate: bool = True, calibration_path: str | None = None) -> tuple[str, int]:
     """What ``pmparse train`` prints and its exit code (``boilerplate``: only rewrite the
     boilerplate list from the corpus, see :func:`write_boilerplate`; ``use_spans``: train on the
     team's root-cause spans, each line left out reported to ``warn``; ``dev``: with ``loso``, score
@@ -59,6 +61,8 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
         raise UsageError("expected --holdout without --loso (each fold holds out a whole source), found --loso")
     if dev and not loso:
         raise UsageError("expected --dev with --loso, found it without")
+    if calibration_path and loso:
+        raise UsageError("expected --calibration without --loso (a --loso run fits its own), found both")
     if dev and (tune_settings or check or update):
         raise UsageError("expected --dev without --tune, --check-floors or --update-floors (they are for the gold "
                          "set), found them together")
@@ -84,8 +88,9 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
         target = Path(out) if out else DEFAULT_MODEL_DIR
         started = time.time()
         held = held_out_paths([Path(h) for h in holdout or []], root) - gold_paths(GOLD_DIR, root)
+        calibration = read_calibration(Path(calibration_path)) if calibration_path else None
         result = train(root, target, GOLD_DIR, seed, dataset=Path(dataset) if dataset is not None else None,
-                       holdout=held, use_spans=use_spans, warn=warn)
+                       holdout=held, use_spans=use_spans, warn=warn, labels=labels, calibration=calibration)
         size = (target / MODEL_FILE).stat().st_size
         counts = ", ".join(f"{k} {v}" for k, v in result.label_counts.items())
         return (f"trained {result.model.name} on {result.documents} documents from {len(result.sources)} sources "
@@ -94,10 +99,12 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
                 + (f"; held out {len(held)} more documents" if held else "")), 0
     report = leave_one_source_out(root, GOLD_DIR, seed, DEFAULT_SETTINGS, rounds,
                                   TUNING_GRID if tune_settings else None, progress, use_spans,
-                                  [Path(d) for d in dev] if dev else None, warn)
+                                  [Path(d) for d in dev] if dev else None, warn, labels=labels, calibrate=calibrate)
     scored = "development documents (" + ", ".join(dev) + ")" if dev else "gold documents"
-    parts = [f"### Leave one source out: token F1 on held-out {scored} (seed {seed})", "", loso_markdown(report),
-             "", "settings: " + ", ".join(f"{k} {v}" for k, v in report["settings"].items())]
+    parts = [f"### Leave one source out: token F1 on held-out {scored} (seed {seed}, {labels} labels)", "",
+             loso_markdown(report), "", "settings: " + ", ".join(f"{k} {v}" for k, v in report["settings"].items())]
+    if "calibration" in report:
+        parts.append(calibration_markdown(report["calibration"]))
     if tune_settings:
         parts.append("tuned on these folds (set DEFAULT_SETTINGS in pmparse/train.py to adopt them)")
     code = 0

@@ -21,7 +21,7 @@ from pmparse.training.spans import TrainingSpans, relabel_root_cause
 
 MODEL_NAME = "pmparse-units"
 
-MODEL_VERSION = 2
+MODEL_VERSION = 3
 
 _STRUCTURE = ("pmparse_sectionizer", "pmparse_units")
 

@@ -46,6 +46,7 @@ class _HeldOut:
     doc: object
     model: UnitModel
     raw: np.ndarray
+    calibration: tuple[list[float], list[float]] | None = None
 
 
 def _spans(doc) -> dict[str, list[tuple[int, int]]]:
@@ -74,7 +75,7 @@ def _predict(item: _HeldOut, system: str, settings: FieldSettings, decoded=None)
         label_fields(doc)
     else:
         units.attrs["probs"] = decoded if decoded is not None else item.model.decode(item.raw, settings.sequence_weight)
-        label_fields(doc, **settings.labeler())
+        label_fields(doc, **settings.labeler(), calibration=item.calibration)
     return _spans(doc)
 
 
@@ -194,7 +195,7 @@ def error_analysis(items: list[_HeldOut], settings: FieldSettings) -> dict:
 def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, settings: FieldSettings = DEFAULT_SETTINGS,
                          rounds: int = 1000, tune_grid: dict[str, tuple] | None = None, progress=None,
                          use_spans: bool = False, dev_files: list[Path] | None = None, warn=None,
-                         labels: str = "weak") -> dict:
+                         labels: str = "weak", calibrate: bool = False) -> dict:
     """Train on every source but one, score the gold documents of the held-out source; every source in turn.
 
     Args:
@@ -213,6 +214,8 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
         warn: Called with each training span line left out.
         labels: What the model learns from: ``weak`` (the fields headings name), ``annotated``
             (the fields annotators marked, :mod:`pmparse.training.field_annotations`) or ``both``.
+        calibrate: Calibrate confidences on the held-out units (:func:`calibrate_held_out`): the
+            figures are then those of the calibrated labeler and its threshold.
 
     Returns:
         A report: ``{"stripped": {system: summary}, "headed": {...}, "settings", "folds", ...}``
@@ -264,6 +267,8 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
         report["tuning"] = {"grid": {k: list(v) for k, v in tune_grid.items()}, "best": settings.as_dict(),
                             "objective": "first no headed field below headings alone (else the least total shortfall), "
                                          "then stripped + headed macro F1", "points": tried}
+    if calibrate:
+        settings, report["calibration"] = calibrate_held_out(held, settings)
     for variant in variants:
         report[variant] = {system: summarise(_scores(held[variant], system, settings), rounds) for system in SYSTEMS}
         report[variant]["pipeline"]["units"] = error_analysis(held[variant], settings)
@@ -290,3 +295,74 @@ def loso_markdown(report: dict) -> str:
     lines += ["", f"Per held-out source (pipeline, {'heading-stripped' if variants[0] == 'stripped' else 'headed'}, "
               "macro F1): " + ", ".join(f"{src} {v['macro_f1']:.2f} ({v['documents']})" for src, v in per_source.items())]
     return "\n".join(lines)
+
+
+#: Calibrated thresholds :func:`calibrate_held_out` chooses among.
+CALIBRATED_THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
+
+
+def _held_out_pairs(items: list[_HeldOut], settings: FieldSettings) -> list[tuple[str, float, bool]]:
+    """``(source, score, right)`` of every unit the labeler gives a field with no threshold."""
+    open_settings = settings.replaced(threshold=0.0)
+    pairs = []
+    for item in items:
+        calibration, item.calibration = item.calibration, None
+        _predict(item, "pipeline", open_settings)
+        item.calibration = calibration
+        group = item.doc.spans["fields"]
+        for span, score in zip(group, group.attrs["scores"]):
+            pairs.append((item.source, float(score),
+                          unit_gold_label(item, span.start_char, span.end_char) == span.label_))
+    return pairs
+
+
+def calibrate_held_out(held: dict[str, list[_HeldOut]], settings: FieldSettings) -> tuple[FieldSettings, dict]:
+    """Calibrate the labeler's confidences on held-out units and choose its threshold.
+
+    Each held-out document is given a calibration fitted on the other sources' units only
+    (cross-fitted), the threshold on calibrated confidence is chosen among
+    :data:`CALIBRATED_THRESHOLDS` by the tuning objective, and the calibration's figures (expected
+    calibration error, precision at 0.8) are measured on the items that threshold keeps.
+
+    Returns:
+        The settings with the chosen threshold, and ``{"knots": [scores, probabilities] fitted on
+        every held-out unit, "threshold", "figures": {variant: ...}, "thresholds": [...]}``.
+    """
+    from pmparse.training.field_calibration import calibration_figures, fit_calibration
+
+    pairs = [pair for items in held.values() for pair in _held_out_pairs(items, settings)]
+    sources = [p[0] for p in pairs]
+    scores = np.array([p[1] for p in pairs])
+    right = np.array([p[2] for p in pairs])
+    for source in sorted(set(sources)):
+        mine = np.array([s == source for s in sources])
+        knots = fit_calibration(scores[~mine], right[~mine])
+        for items in held.values():
+            for item in items:
+                if item.source == source:
+                    item.calibration = knots
+    headings = _field_f1(_scores(held["headed"], "headings", settings)) if "headed" in held else None
+    tried, best, best_value = [], settings, None
+    for threshold in CALIBRATED_THRESHOLDS:
+        candidate = settings.replaced(threshold=threshold)
+        f1 = {variant: _field_f1(_scores(items, "pipeline", candidate)) for variant, items in held.items()}
+        value = (_objective(f1["stripped"], f1["headed"], headings) if headings and "stripped" in f1
+                 else (0.0, sum(v["macro_f1"] for v in f1.values())))
+        tried.append({"threshold": threshold, **{f"{v}_macro_f1": round(f["macro_f1"], 4) for v, f in f1.items()}})
+        if best_value is None or value > best_value:
+            best, best_value = candidate, value
+    figures = {}
+    for variant, items in held.items():
+        mine = _held_out_pairs(items, settings)
+        # the items the chosen threshold keeps, with their cross-fitted confidences
+        kept_conf, kept_right = [], []
+        for item in items:
+            _predict(item, "pipeline", best)
+            group = item.doc.spans["fields"]
+            for span, score in zip(group, group.attrs["scores"]):
+                kept_conf.append(float(score))
+                kept_right.append(unit_gold_label(item, span.start_char, span.end_char) == span.label_)
+        figures[variant] = calibration_figures(np.array(kept_conf), np.array(kept_right))
+        figures[variant]["units_scored_without_threshold"] = len(mine)
+    return best, {"knots": list(fit_calibration(scores, right)), "threshold": best.threshold,
+                  "figures": figures, "thresholds": tried}

@@ -291,14 +291,19 @@ def held_out_paths(files: list[Path], root: Path) -> set[str]:
 
 def train(root: Path, out: Path, gold_dir: Path = GOLD_DIR, seed: int = 0,
           settings: FieldSettings = DEFAULT_SETTINGS, dataset: Path | None = None,
-          holdout: set[str] | None = None, use_spans: bool = False, warn=None, labels: str = "weak") -> TrainResult:
+          holdout: set[str] | None = None, use_spans: bool = False, warn=None, labels: str = "weak",
+          calibration: dict | None = None) -> TrainResult:
     """``pmparse train``: build the dataset (also written to ``dataset`` when given), fit, save to ``out``.
 
     ``holdout``: corpus paths kept out of training besides the gold documents (a development set).
     ``use_spans``: also learn root cause from the team's spans (``corpus/root_cause_spans``; off in
     the shipped model, see ``src/pmparse/models/fields/README.md``); each line left out is reported to ``warn``.
-    ``labels``: what the model learns from (:func:`training_examples`).
+    ``labels``: what the model learns from (:func:`training_examples`). ``calibration``: the
+    knots and threshold a leave-one-source-out run fitted (:func:`~pmparse.training.field_calibration.read_calibration`);
+    the model's labeler then thresholds calibrated confidences.
     """
+    if calibration is not None:
+        settings = settings.replaced(threshold=calibration["threshold"])
     gold = gold_paths(gold_dir, Path(root))
     extra = (holdout or set()) - gold
     spans = training_spans(Path(root), gold | extra, warn, gold_dir) if use_spans else None
@@ -314,7 +319,11 @@ def train(root: Path, out: Path, gold_dir: Path = GOLD_DIR, seed: int = 0,
         note += f", root cause of {len(spans.spans)} documents from the team's spans"
     if extra:
         note += f", {len(extra)} more documents held out"
-    save(result, Path(out), {"seed": seed, "settings": settings.as_dict(), "training": note})
+    extra = {"seed": seed, "settings": settings.as_dict(), "training": note, "label_source": labels}
+    if calibration is not None:
+        extra["calibration"] = calibration["knots"]
+        extra["calibration_figures"] = calibration.get("figures", {})
+    save(result, Path(out), extra)
     return result
 
 

@@ -193,3 +193,25 @@ def test_a_unit_the_model_reads_as_the_root_cause_may_leave_its_headings_field_f
     doc.user_data["pmparse_sections"] = [s for s in doc.user_data["pmparse_sections"] if s[2] != "root_cause"]
     label_fields(doc, heading_weight=0.5, threshold=0.2, followup_weight=0.0, root_cause_floor=0.15)
     assert [s.label_ for s in doc.spans["fields"]] == ["symptoms", "action_items"]
+
+
+def test_a_calibrated_labeler_reports_the_calibrated_confidence_and_thresholds_on_it():
+    from pmparse.nlp.components.fields import calibrated, decide
+
+    knots = ([0.0, 0.5, 1.0], [0.0, 0.2, 0.9])
+    assert calibrated(0.75, knots) == pytest.approx(0.55)
+    assert calibrated(0.75, None) == 0.75
+    probs = {"root_cause": 0.75, "none": 0.25}
+    assert decide("preamble", 0.0, probs, 0.5, 0.5, calibration=knots) == ("root_cause", pytest.approx(0.55))
+    assert decide("preamble", 0.0, probs, 0.5, 0.6, calibration=knots) == (None, 0.0)
+
+
+def test_broken_calibration_knots_are_a_model_error():
+    from pmparse.errors import ModelError
+    from pmparse.nlp.components.fields import _knots
+
+    assert _knots([]) is None
+    with pytest.raises(ModelError):
+        _knots([[0.5, 0.1], [0.2, 0.3]])
+    with pytest.raises(ModelError):
+        _knots([[0.1, 0.5], [0.2, 1.3]])

@@ -267,16 +267,20 @@ class UnitModel:
 LABELER_KEYS = ("heading_weight", "threshold", "followup_weight", "followup_opening", "root_cause_floor")
 
 
-def labeler_settings(folder: str | Path | None) -> dict[str, float]:
-    """Field labeler settings tuned with the model in ``folder`` (empty when none are recorded).
+def labeler_settings(folder: str | Path | None) -> dict:
+    """Field labeler settings tuned with the model in ``folder`` (empty when none are recorded),
+    with the confidence calibration fitted with it (``calibration``) when the model has one.
 
     Raises:
         ModelError: the folder's ``meta.json`` is unreadable.
     """
     if not folder:
         return {}
-    settings = read_json(Path(folder) / META_FILE).get("labeler") or {}
-    return {k: float(v) for k, v in settings.items() if k in LABELER_KEYS}
+    meta = read_json(Path(folder) / META_FILE)
+    settings: dict = {k: float(v) for k, v in (meta.get("labeler") or {}).items() if k in LABELER_KEYS}
+    if meta.get("calibration"):
+        settings["calibration"] = meta["calibration"]
+    return settings
 
 
 @Language.factory("pmparse_unit_classifier", default_config={"model_dir": None}, assigns=["doc.spans"])

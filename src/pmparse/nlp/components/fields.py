@@ -13,10 +13,15 @@ from __future__ import annotations
 
 import bisect
 
+import numpy as np
 from spacy.language import Language
 from spacy.tokens import Doc
 
 from pmparse.card.schema import TEXT_FIELDS
+from pmparse.errors import ModelError
+
+#: ``(scores, probabilities)``: increasing scores and the probability each is right.
+Calibration = tuple[list[float], list[float]]
 
 
 def unit_sections(doc: Doc) -> list[tuple[str, float]]:
@@ -43,9 +48,19 @@ def unit_sections(doc: Doc) -> list[tuple[str, float]]:
 FOLLOW_UP = ("action_items", "lessons")
 
 
+def calibrated(score: float, calibration: Calibration | None) -> float:
+    """The probability that a unit given a field at ``score`` is right, read off the calibration
+    fitted on held-out sources (``(scores, probabilities)`` knots, interpolated); ``score`` itself
+    when there is none."""
+    if not calibration or not calibration[0]:
+        return score
+    return float(np.interp(score, calibration[0], calibration[1]))
+
+
 def decide(section_label: str, section_conf: float, probs: dict[str, float] | None,
            heading_weight: float, threshold: float, followup_weight: float = 1.0,
-           headed: bool = False, opening: bool = False) -> tuple[str | None, float]:
+           headed: bool = False, opening: bool = False,
+           calibration: Calibration | None = None) -> tuple[str | None, float]:
     """Combine section evidence and model probabilities for one unit.
 
     Without model probabilities a mapped heading decides alone. With them:
@@ -72,6 +87,8 @@ def decide(section_label: str, section_conf: float, probs: dict[str, float] | No
         headed: Whether the unit's document has at least one heading mapped to a field.
         opening: Whether the unit stands in the opening part of a document with no heading
             mapped to a field (see :func:`label_fields`).
+        calibration: Knots mapping a score to the probability it is right (:func:`calibrated`);
+            with them the confidence is that probability and ``threshold`` applies to it.
 
     Returns:
         ``(field, confidence)``; field None means the unit feeds no field.
@@ -93,9 +110,12 @@ def decide(section_label: str, section_conf: float, probs: dict[str, float] | No
     if not scores:
         return None, 0.0
     best = max(scores, key=scores.get)
-    if best not in TEXT_FIELDS or scores[best] < threshold:
+    if best not in TEXT_FIELDS:
         return None, 0.0
-    return best, min(1.0, scores[best])
+    confidence = calibrated(min(1.0, scores[best]), calibration)
+    if confidence < threshold:
+        return None, 0.0
+    return best, confidence
 
 
 def weighed(p: float, name: str, heading_field: str | None, section_conf: float, heading_weight: float) -> float:
@@ -131,7 +151,8 @@ def likeliest_unit(doc: Doc, field: str, floor: float, heading_weight: float, sk
 
 
 def label_fields(doc: Doc, heading_weight: float = 0.6, threshold: float = 0.5, followup_weight: float = 1.0,
-                 followup_opening: float = 0.0, root_cause_floor: float = 0.0) -> None:
+                 followup_opening: float = 0.0, root_cause_floor: float = 0.0,
+                 calibration: Calibration | None = None) -> None:
     """Label the units of ``doc`` with card fields into ``doc.spans["fields"]``.
 
     ``followup_opening`` is the share of a document's units, from its start, that count as its
@@ -141,7 +162,8 @@ def label_fields(doc: Doc, heading_weight: float = 0.6, threshold: float = 0.5, 
     among units in no field, and units a heading put in another field while the model reads them
     as the root cause first) becomes the root cause, with its low score as its confidence: most
     reports state a cause somewhere, and the model's first choice at that floor was right more
-    often than not on held-out sources (``models/fields/README.md``).
+    often than not on held-out sources (``models/fields/README.md``). ``calibration``: see
+    :func:`decide`.
     """
     units = list(doc.spans.get("units", []))
     probs = doc.spans["units"].attrs.get("probs") if "units" in doc.spans else None
@@ -153,7 +175,7 @@ def label_fields(doc: Doc, heading_weight: float = 0.6, threshold: float = 0.5, 
     for i, (unit, (label, conf)) in enumerate(zip(units, sections)):
         unit_probs = probs[i] if probs is not None and i < len(probs) else None
         field, confidence = decide(label, conf, unit_probs, heading_weight, threshold, followup_weight, headed,
-                                   i < opening)
+                                   i < opening, calibration)
         if field is not None:
             chosen[i] = (field, confidence)
     if root_cause_floor > 0 and not any(field == "root_cause" for field, _ in chosen.values()):
@@ -163,7 +185,7 @@ def label_fields(doc: Doc, heading_weight: float = 0.6, threshold: float = 0.5, 
                 if probs is None or i >= len(probs) or max(probs[i], key=probs[i].get) != "root_cause"}
         found = likeliest_unit(doc, "root_cause", root_cause_floor, heading_weight, skip, sections)
         if found is not None:
-            chosen[found[0]] = ("root_cause", found[1])
+            chosen[found[0]] = ("root_cause", calibrated(found[1], calibration))
     for i in sorted(chosen):
         spans.append(doc[units[i].start : units[i].end])
         spans[-1].label_ = chosen[i][0]
@@ -175,11 +197,11 @@ def label_fields(doc: Doc, heading_weight: float = 0.6, threshold: float = 0.5, 
 @Language.factory(
     "pmparse_field_labeler",
     default_config={"heading_weight": 0.6, "threshold": 0.5, "followup_weight": 1.0, "followup_opening": 0.0,
-                    "root_cause_floor": 0.0},
+                    "root_cause_floor": 0.0, "calibration": []},
     assigns=["doc.spans"],
 )
 def make_field_labeler(nlp: Language, name: str, heading_weight: float, threshold: float, followup_weight: float,
-                       followup_opening: float, root_cause_floor: float):
+                       followup_opening: float, root_cause_floor: float, calibration: list):
     """Create the field labeler.
 
     The pipeline passes the settings tuned with the field model (its ``meta.json``); the defaults
@@ -196,10 +218,25 @@ def make_field_labeler(nlp: Language, name: str, heading_weight: float, threshol
             action items and lessons are weighted by ``followup_weight`` too (0 = nowhere).
         root_cause_floor: Least score for the likeliest unit to become the root cause when no
             unit reaches it otherwise (0 = never).
+        calibration: ``[scores, probabilities]`` knots fitted on held-out sources, or empty: the
+            confidence is then the score.
     """
+    knots = _knots(calibration)
 
     def field_labeler(doc: Doc) -> Doc:
-        label_fields(doc, heading_weight, threshold, followup_weight, followup_opening, root_cause_floor)
+        label_fields(doc, heading_weight, threshold, followup_weight, followup_opening, root_cause_floor, knots)
         return doc
 
     return field_labeler
+
+
+def _knots(calibration: list) -> Calibration | None:
+    """Checked calibration knots from a component config (``[]``: none)."""
+    if not calibration:
+        return None
+    if (len(calibration) != 2 or len(calibration[0]) != len(calibration[1]) or not calibration[0]
+            or any(b < a for a, b in zip(calibration[0], calibration[0][1:]))
+            or any(not 0.0 <= y <= 1.0 for y in calibration[1])):
+        raise ModelError("expected calibration knots [[increasing scores], [probabilities 0-1]] of one length, "
+                         "found another shape")
+    return [float(x) for x in calibration[0]], [float(y) for y in calibration[1]]
