@@ -216,6 +216,14 @@ class Chromium:
         for kind in ("mousePressed", "mouseReleased"):
             self.call("Input.dispatchMouseEvent", type=kind, x=box[0], y=box[1], button="left", clickCount=1)
 
+    def click_and_wait(self, selector: str) -> None:
+        """Click a link and wait until the page it opens has loaded."""
+        for event in self.events:
+            if event["method"] == "Page.loadEventFired":
+                event["_seen"] = True
+        self.click(selector)
+        self.wait_for("Page.loadEventFired")
+
     def type(self, selector: str, text: str) -> None:
         """Focus ``selector`` and type ``text`` into it."""
         self.evaluate(f"document.querySelector({json.dumps(selector)}).focus()")
@@ -254,3 +262,57 @@ class Chromium:
             self.process.wait()
         os.close(self._to_browser)
         os.close(self._from_browser)
+
+
+# --- libraries for the site's tests -------------------------------------------------------------
+
+#: A postmortem written to attack the site: markup and script in its front matter, headings and text.
+HOSTILE = """---
+title: "<script>alert('title')</script> outage"
+organisation: "<img src=x onerror=alert('org')>"
+date: 2024-03-05
+---
+# Checkout outage <script>alert('heading')</script>
+
+## Summary
+
+For 40 minutes every checkout request failed after the <img src=x onerror=alert('summary')> cache node crashed.
+
+## Root cause
+
+A bug in the "</script><script>alert('cause')</script>" template parser & its <b onmouseover=alert('b')>cache</b> crashed.
+
+## Remediation
+
+- We restarted the cache node and rolled back the parser <svg onload=alert('fix')>.
+"""
+
+
+def sample_library(folder: Path, model: bool = False) -> Path:
+    """The bundled samples, copied beside ``folder`` (tests may amend them), converted into
+    ``folder`` (rules only unless ``model``)."""
+    import shutil
+
+    from pmparse.nlp.pipeline import pipeline_config
+
+    sources = folder.parent / "samples"
+    shutil.copytree(SAMPLES, sources)
+    config = pipeline_config() if model else PipelineConfig()
+    assert convert([str(sources)], folder, config=config).counts["converted"] == 3
+    return folder
+
+
+def text_card(card_id: str, text: str, **fields) -> Card:
+    """A card whose source text it holds itself (as an HTML extraction), with ``fields`` set;
+    ``fields`` may give an item as ``(start, end, confidence)``: its text is ``text[start:end]``."""
+    from pmparse.util import sha256_text
+
+    data: dict = {"id": card_id, "source": {"location": f"/nowhere/{card_id}.html", "sha256": sha256_text(text),
+                                            "format": "html", "extracted_text": text},
+                  "pipeline": {"version": __version__, "model": "test"}}
+    for name, value in fields.items():
+        if name in TEXT_FIELDS:
+            value = [{"text": collapse(text[s:e]), "evidence": [{"start": s, "end": e}], "confidence": c}
+                     for s, e, c in value]
+        data[name] = value
+    return Card.model_validate(data)
