@@ -42,8 +42,8 @@ def _rank(span: Span) -> tuple[int, int]:
 
 def usable(spans: list[Span], length: int) -> tuple[list[Span], list[Span]]:
     """``(inside, outside)``: the spans that fit a text of ``length`` characters, and the others."""
-    inside = [s for s in spans if 0 <= s.start < s.end <= length]
-    return inside, [s for s in spans if s not in inside]
+    fits = [0 <= s.start < s.end <= length for s in spans]
+    return [s for s, ok in zip(spans, fits) if ok], [s for s, ok in zip(spans, fits) if not ok]
 
 
 def highlight(text: str, spans: list[Span]) -> str:
