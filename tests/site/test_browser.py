@@ -134,3 +134,28 @@ def test_the_harness_sees_a_failed_load_a_console_error_and_a_blocked_inline_scr
     assert any("missing.js" in p for p in found) and any("seen" in p for p in found)
     assert any("Content Security Policy" in p for p in found)
     browser.events.clear()
+
+
+def test_the_site_works_behind_a_static_server_under_any_path(browser, site, tmp_path):
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    shutil.copytree(site, tmp_path / "some" / "prefix")
+    handler = functools.partial(SimpleHTTPRequestHandler, directory=str(tmp_path))
+    handler.log_message = lambda *args: None
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}/some/prefix/"
+        browser.open(base + "index.html")
+        browser.type("#search", "pacemaker")
+        assert visible_ids(browser) == ["IL-0002"]
+        browser.click_and_wait('a[href="cards/IL-0002.html"]')
+        assert browser.evaluate("document.querySelectorAll('pre.text mark').length") > 5
+        assert browser.evaluate("getComputedStyle(document.querySelector('mark.f-symptoms')).backgroundColor") \
+            == "rgb(255, 214, 214)"  # the stylesheet loaded
+        assert browser.problems() == []
+    finally:
+        server.shutdown()
+        server.server_close()

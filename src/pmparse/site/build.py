@@ -8,7 +8,7 @@ Layout of a site folder::
                                       contributing-factor, organisation, year)
     DIR/by/component/dns.html         the cards of one value
     DIR/search-index.js               the words of every card, for the search box
-    DIR/assets/site.css, site.js      the style and the search script (shipped in the package)
+    DIR/assets/site.css, site.js      the style, the search script and the icon (shipped in the package)
     DIR/.pmparse-site.json            the manifest: what each card page was made from
 
 A card page is rendered again only when something it shows may have changed: its record file,
@@ -43,7 +43,7 @@ MANIFEST = ".pmparse-site.json"
 #: Version of the manifest's format; another version is ignored (every page is rendered again).
 MANIFEST_VERSION = 1
 
-ASSETS = ("site.css", "site.js")
+ASSETS = ("site.css", "site.js", "favicon.svg")
 
 
 @dataclass

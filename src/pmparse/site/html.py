@@ -93,6 +93,7 @@ def page(title: str, body: str, depth: int, scripts: tuple[str, ...] = ()) -> st
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
         '<meta name="referrer" content="no-referrer">\n'
         f"<title>{esc(title)}</title>\n"
+        f'<link rel="icon" href="{up}assets/favicon.svg" type="image/svg+xml">\n'
         f'<link rel="stylesheet" href="{up}assets/site.css">\n'
         f"{tags}</head>\n<body>\n"
         f'<header class="top"><a href="{up}index.html">Incident library</a></header>\n'
