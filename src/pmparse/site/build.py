@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -31,7 +32,7 @@ from pathlib import Path
 from pmparse import __version__
 from pmparse.errors import RecordError, UsageError
 from pmparse.library.records import source_text_of
-from pmparse.library.store import Entry, Library, looks_like_library
+from pmparse.library.store import Library, looks_like_library
 from pmparse.review.session import open_diff
 from pmparse.rules.taxonomy import load_taxonomy
 from pmparse.site import pages
@@ -41,7 +42,9 @@ from pmparse.util import atomic_write
 MANIFEST = ".pmparse-site.json"
 
 #: Version of the manifest's format; another version is ignored (every page is rendered again).
-MANIFEST_VERSION = 1
+MANIFEST_VERSION = 2
+
+_RECORD = re.compile(r"^IL-(\d{4})\.(yaml|yml|json)$")
 
 ASSETS = ("site.css", "site.js", "favicon.svg")
 
@@ -102,34 +105,64 @@ def _source_bytes(location: str | None) -> bytes:
         return b"\0missing"
 
 
-def card_key(library: Library, entry: Entry, generator: str) -> str:
-    """Digest of everything a card's page shows: when it is the one in the manifest, the page on
-    disk is still right."""
-    digest = hashlib.sha256(generator.encode() + b"\0" + entry.path.name.encode())
-    pending = library.state_path("pending", entry.id)
-    parts = [_bytes(entry.path), _bytes(pending)]
+def record_files(root: Path) -> dict[str, Path]:
+    """The record file of each id, as :meth:`Library.scan` picks them (sorted names, the last wins)."""
+    found: dict[str, Path] = {}
+    for path in sorted(root.iterdir()):
+        match = _RECORD.match(path.name)
+        if match and path.is_file():
+            found[f"IL-{match.group(1)}"] = path
+    return found
+
+
+def record_key(states: Library, card_id: str, path: Path, generator: str) -> str:
+    """Digest of a record file and its state (its pending suggestion, with the base and rejections
+    that decide what of it is still open), under one generator."""
+    digest = hashlib.sha256(generator.encode() + b"\0" + path.name.encode())
+    pending = states.state_path("pending", card_id)
+    parts = [_bytes(path), _bytes(pending)]
     if pending.is_file():
-        # what is still open depends on the base and on what a person rejected
-        parts += [_bytes(library.state_path("base", entry.id)), _bytes(library.state_path("intent", entry.id)),
-                  _bytes(library.state_path("rejected", entry.id))]
-    parts.append(_source_bytes(entry.location))
+        parts += [_bytes(states.state_path(kind, card_id)) for kind in ("base", "intent", "rejected")]
     for part in parts:
         digest.update(hashlib.sha256(part).digest())
     return digest.hexdigest()
 
 
-def render_card(library: Library, entry: Entry, names: dict[str, str]) -> tuple[dict, str]:
-    """``(summary, page)`` of one record; an invalid record gets a row and a page that say why."""
+def source_key(location: str | None) -> str:
+    """Digest of a record's source file as it is now (the page shows its text only while it is the
+    text the card was made from)."""
+    return hashlib.sha256(_source_bytes(location)).hexdigest()
+
+
+class _Scanned:
+    """The library scanned once, when a pending suggestion must be compared (a plain build never
+    needs it: it reads record files itself and skips those that did not change)."""
+
+    def __init__(self, root: Path) -> None:
+        self.states = Library(root)  # state paths only: no scan
+        self._library: Library | None = None
+
+    @property
+    def library(self) -> Library:
+        if self._library is None:
+            self._library = Library.open(self.states.root)
+        return self._library
+
+
+def render_card(scanned: _Scanned, card_id: str, path: Path, names: dict[str, str]) -> tuple[dict, str, str | None]:
+    """``(summary, page, source location)`` of one record; an invalid record gets a row and a page
+    that say why."""
     try:
-        if entry.error is not None:
-            raise RecordError(entry.error, str(entry.path))
-        card = Library.read(entry.path)
+        card = Library.read(path)
     except RecordError as exc:
-        return invalid_summary(entry.id, exc.message), pages.invalid_page(entry.id, exc.message)
+        return invalid_summary(card_id, exc.message), pages.invalid_page(card_id, exc.message), None
     text = source_text_of(card)
     anchors = Anchors(None if text is None else len(text), card.source.sha256)
-    suggestion, changes, note, open_ = library.read_state("pending", card.id), [], None, False
-    if suggestion is not None:
+    suggestion, entry, changes, note, open_ = None, None, [], None, False
+    if scanned.states.state_path("pending", card_id).is_file():
+        library = scanned.library
+        suggestion, entry = library.read_state("pending", card_id), library.entries.get(card_id)
+    if suggestion is not None and entry is not None:
         try:
             diff = open_diff(library, entry, suggestion)
         except RecordError as exc:
@@ -143,7 +176,7 @@ def render_card(library: Library, entry: Entry, names: dict[str, str]) -> tuple[
                 note = (note or "A newer suggestion waits for review.") + (
                     " It was made from an amended source text: its evidence indexes that text, not the one below.")
     views = field_views(card, names, anchors, suggestion if changes else None, changes)
-    return summary(card, names, open_), pages.card_page(card, text, views, anchors, note)
+    return summary(card, names, open_), pages.card_page(card, text, views, anchors, note), card.source.location
 
 
 class _Writer:
@@ -176,8 +209,9 @@ def _read_manifest(path: Path, generator: str) -> tuple[dict, dict]:
         files = {str(k): str(v) for k, v in data["files"].items()}
         if data.get("version") != MANIFEST_VERSION or data.get("generator") != generator:
             return {}, files
-        return {str(k): v for k, v in data["cards"].items() if isinstance(v, dict) and "key" in v
-                and isinstance(v.get("summary"), dict)}, files
+        return {str(k): v for k, v in data["cards"].items() if isinstance(v, dict) and isinstance(v.get("key"), str)
+                and isinstance(v.get("source"), str) and isinstance(v.get("summary"), dict)
+                and (v.get("location") is None or isinstance(v.get("location"), str))}, files
     except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError):
         return {}, {}
 
@@ -218,17 +252,18 @@ def build_site(library_root: str | Path, out: str | Path, force: bool = False) -
     manifest_path = out / MANIFEST
     known, old_files = ({}, _read_manifest(manifest_path, generator)[1]) if force \
         else _read_manifest(manifest_path, generator)
-    library = Library.open(root)
+    scanned = _Scanned(root)
     report = SiteReport()
     writer = _Writer(out, report)
     cards: dict[str, dict] = {}
     started = False
-    for card_id in sorted(library.entries):
-        entry = library.entries[card_id]
-        key = card_key(library, entry, generator)
+    files = record_files(root)
+    for card_id, path in files.items():
+        key = record_key(scanned.states, card_id, path, generator)
         rel = f"cards/{card_id}.html"
         hit = known.get(card_id)
-        if hit is not None and hit["key"] == key and rel in old_files and (out / rel).is_file():
+        if hit is not None and hit["key"] == key and hit["source"] == source_key(hit["location"]) \
+                and rel in old_files and (out / rel).is_file():
             cards[card_id] = hit
             writer.keep(rel, old_files[rel])
             continue
@@ -238,13 +273,13 @@ def build_site(library_root: str | Path, out: str | Path, force: bool = False) -
             out.mkdir(parents=True, exist_ok=True)
             atomic_write(manifest_path, _manifest_text(generator, {}, old_files))
             started = True
-        row, html = render_card(library, entry, names)
+        row, html, location = render_card(scanned, card_id, path, names)
         report.rendered += 1
         writer.put(rel, html)
-        cards[card_id] = {"key": key, "summary": row}
+        cards[card_id] = {"key": key, "source": source_key(location), "location": location, "summary": row}
     summaries = {i: c["summary"] for i, c in cards.items()}
     report.cards = len(summaries)
-    report.invalid = [f"{library.entries[i].path}: {s['error']}" for i, s in sorted(summaries.items())
+    report.invalid = [f"{files[i]}: {s['error']}" for i, s in sorted(summaries.items())
                       if s["error"] is not None]
     writer.put("index.html", pages.index_page(summaries, names))
     writer.put("search-index.js", pages.search_index(summaries))
