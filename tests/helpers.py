@@ -84,3 +84,235 @@ def convert_with_other_model(monkeypatch, tmp_path, sources, library):
     report = convert(sources, library, config=PipelineConfig(headings_path=other_headings(tmp_path)))
     monkeypatch.undo()
     return report
+
+
+# --- headless Chromium over the DevTools protocol, on a pipe (no websocket, nothing downloaded) ---
+
+def chromium_path() -> str | None:
+    """The Chromium binary (Debian's ``chromium`` package), or None."""
+    import shutil
+
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+class Chromium:
+    """A headless Chromium driven with ``--remote-debugging-pipe``: DevTools protocol messages are
+    JSON terminated by a NUL byte, written to the browser's fd 3 and read from its fd 4.
+
+    ``events`` collects every event of the page's session; :meth:`problems` lists the console
+    errors, uncaught exceptions, log errors (a file that failed to load, a blocked script) and
+    dialogs (an ``alert`` a hostile text managed to run) among them.
+    """
+
+    def __init__(self, binary: str, profile: Path, width: int = 1280, height: int = 860) -> None:
+        import subprocess
+
+        to_browser_r, self._to_browser = os.pipe()
+        self._from_browser, from_browser_w = os.pipe()
+
+        def child_fds() -> None:  # pragma: no cover - runs in the child
+            # dup first to fds above 4, so that placing them at 3 and 4 cannot clobber each other
+            r, w = os.dup(to_browser_r), os.dup(from_browser_w)
+            os.dup2(r, 3)
+            os.dup2(w, 4)
+
+        # pass_fds keeps the child's fds 3 and 4 open: both are open here too (the pipes just made
+        # took the lowest free numbers), as subprocess requires of them
+
+        args = [binary, "--headless", "--remote-debugging-pipe", f"--user-data-dir={profile}", "--no-first-run",
+                "--no-default-browser-check", "--disable-gpu", "--disable-extensions", "--disable-sync",
+                "--disable-background-networking", "--disable-component-update", "--disable-default-apps",
+                "--metrics-recording-only", "--mute-audio", "--hide-scrollbars", f"--window-size={width},{height}"]
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            args.append("--no-sandbox")  # Chromium refuses to run as root with its sandbox
+        self.process = subprocess.Popen(args + ["about:blank"], preexec_fn=child_fds, stdin=subprocess.DEVNULL,
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(3, 4))
+        os.close(to_browser_r)
+        os.close(from_browser_w)
+        self._buffer = b""
+        self._next = 0
+        self.events: list[dict] = []
+        target = self.send("Target.createTarget", url="about:blank")["targetId"]
+        self.session = self.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        for domain in ("Page", "Runtime", "Log"):
+            self.call(f"{domain}.enable")
+        self.call("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1, mobile=False)
+
+    def _read(self, timeout: float) -> dict:
+        import select
+
+        while b"\0" not in self._buffer:
+            ready, _, _ = select.select([self._from_browser], [], [], timeout)
+            if not ready:
+                raise TimeoutError("no message from Chromium")
+            chunk = os.read(self._from_browser, 1 << 16)
+            if not chunk:
+                raise ConnectionError("Chromium closed its pipe")
+            self._buffer += chunk
+        message, _, self._buffer = self._buffer.partition(b"\0")
+        return json.loads(message)
+
+    def send(self, method: str, session: str | None = None, timeout: float = 30, **params) -> dict:
+        """Send one command and wait for its result (events seen meanwhile are kept)."""
+        self._next += 1
+        message = {"id": self._next, "method": method, "params": params}
+        if session:
+            message["sessionId"] = session
+        os.write(self._to_browser, json.dumps(message).encode() + b"\0")
+        while True:
+            reply = self._read(timeout)
+            if reply.get("id") == self._next:
+                if "error" in reply:
+                    raise RuntimeError(f"{method}: {reply['error']}")
+                return reply.get("result", {})
+            if "method" in reply:
+                self.events.append(reply)
+
+    def call(self, method: str, **params) -> dict:
+        """A command to the page."""
+        return self.send(method, session=self.session, **params)
+
+    def wait_for(self, method: str, timeout: float = 30) -> dict:
+        """The next event ``method`` of the page (one already received counts)."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        while True:
+            for n, event in enumerate(self.events):
+                if event["method"] == method and not event.get("_seen"):
+                    event["_seen"] = True
+                    return event
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError(f"no {method} from Chromium")
+            event = self._read(remaining)
+            if "method" in event:
+                self.events.append(event)
+
+    def open(self, url: str) -> None:
+        """Load ``url`` and wait until it has loaded."""
+        for event in self.events:
+            if event["method"] == "Page.loadEventFired":
+                event["_seen"] = True
+        self.call("Page.navigate", url=url)
+        self.wait_for("Page.loadEventFired")
+
+    def evaluate(self, expression: str):
+        """The value of a JavaScript expression in the page."""
+        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
+        if "exceptionDetails" in result:
+            raise RuntimeError(f"{expression}: {result['exceptionDetails']}")
+        return result["result"].get("value")
+
+    def click(self, selector: str) -> None:
+        """Click the middle of the first element matching ``selector``, as a mouse would."""
+        box = self.evaluate(f"(() => {{ const e = document.querySelector({json.dumps(selector)}); "
+                            "e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect(); "
+                            "return [r.x + r.width / 2, r.y + r.height / 2]; })()")
+        for kind in ("mousePressed", "mouseReleased"):
+            self.call("Input.dispatchMouseEvent", type=kind, x=box[0], y=box[1], button="left", clickCount=1)
+
+    def click_and_wait(self, selector: str) -> None:
+        """Click a link and wait until the page it opens has loaded."""
+        for event in self.events:
+            if event["method"] == "Page.loadEventFired":
+                event["_seen"] = True
+        self.click(selector)
+        self.wait_for("Page.loadEventFired")
+
+    def type(self, selector: str, text: str) -> None:
+        """Focus ``selector`` and type ``text`` into it."""
+        self.evaluate(f"document.querySelector({json.dumps(selector)}).focus()")
+        self.call("Input.insertText", text=text)
+
+    def screenshot(self, path: Path) -> None:
+        """A PNG of the viewport."""
+        import base64
+
+        path.write_bytes(base64.b64decode(self.call("Page.captureScreenshot", format="png")["data"]))
+
+    def problems(self) -> list[str]:
+        """Console errors, uncaught exceptions, error log entries and dialogs seen so far."""
+        found = []
+        for event in self.events:
+            method, params = event["method"], event.get("params", {})
+            if method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
+                found.append(f"console.{params['type']}: {params.get('args')}")
+            elif method == "Runtime.exceptionThrown":
+                found.append(f"exception: {params.get('exceptionDetails')}")
+            elif method == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
+                found.append(f"log: {params['entry'].get('text')} {params['entry'].get('url', '')}")
+            elif method == "Page.javascriptDialogOpening":
+                found.append(f"dialog: {params.get('message')}")
+        return found
+
+    def close(self) -> None:
+        try:
+            self.send("Browser.close", timeout=5)
+        except (OSError, TimeoutError, ConnectionError, RuntimeError):
+            pass
+        try:
+            self.process.wait(timeout=10)
+        except Exception:
+            self.process.kill()
+            self.process.wait()
+        os.close(self._to_browser)
+        os.close(self._from_browser)
+
+
+# --- libraries for the site's tests -------------------------------------------------------------
+
+#: A postmortem written to attack the site: markup and script in its front matter, headings and text.
+HOSTILE = """---
+title: "<script>alert('title')</script> outage"
+organisation: "<img src=x onerror=alert('org')>"
+date: 2024-03-05
+---
+# Checkout outage <script>alert('heading')</script>
+
+## Summary
+
+For 40 minutes every checkout request failed after the <img src=x onerror=alert('summary')> cache node crashed.
+
+## Root cause
+
+A bug in the "</script><script>alert('cause')</script>" template parser & its <b onmouseover=alert('b')>cache</b> crashed.
+
+## Remediation
+
+- We restarted the cache node and rolled back the parser <svg onload=alert('fix')>.
+"""
+
+
+def sample_library(folder: Path, model: bool = False) -> Path:
+    """The bundled samples, copied beside ``folder`` (tests may amend them), converted into
+    ``folder`` (rules only unless ``model``)."""
+    import shutil
+
+    from pmparse.nlp.pipeline import pipeline_config
+
+    sources = folder.parent / "samples"
+    shutil.copytree(SAMPLES, sources)
+    config = pipeline_config() if model else PipelineConfig()
+    assert convert([str(sources)], folder, config=config).counts["converted"] == 3
+    return folder
+
+
+def text_card(card_id: str, text: str, **fields) -> Card:
+    """A card whose source text it holds itself (as an HTML extraction), with ``fields`` set;
+    ``fields`` may give an item as ``(start, end, confidence)``: its text is ``text[start:end]``."""
+    from pmparse.util import sha256_text
+
+    data: dict = {"id": card_id, "source": {"location": f"/nowhere/{card_id}.html", "sha256": sha256_text(text),
+                                            "format": "html", "extracted_text": text},
+                  "pipeline": {"version": __version__, "model": "test"}}
+    for name, value in fields.items():
+        if name in TEXT_FIELDS:
+            value = [{"text": collapse(text[s:e]), "evidence": [{"start": s, "end": e}], "confidence": c}
+                     for s, e, c in value]
+        data[name] = value
+    return Card.model_validate(data)

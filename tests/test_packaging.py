@@ -54,6 +54,8 @@ def test_the_wheel_holds_the_models(installed, tmp_path):
     for name in ("fields", "categories"):
         assert (package / "models" / name / "weights.npz").is_file()
         assert (package / "models" / name / "meta.json").is_file()
+    for name in ("site.css", "site.js", "favicon.svg"):  # what every page of `pmparse site` loads
+        assert (package / "site" / "assets" / name).is_file()
 
 
 def test_the_installed_command_converts_with_both_models(installed, tmp_path):

@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from pmparse import __version__
+from pmparse.cli.site import export_command, site_command
 from pmparse.errors import PmparseError, UsageError
 
 EXIT_OK, EXIT_SOME_FAILED, EXIT_USAGE = 0, 1, 2
@@ -391,6 +392,10 @@ def schema():
     from pmparse.card.schema import json_schema
 
     click.echo(json.dumps(json_schema(), indent=2))
+
+
+main.add_command(site_command)
+main.add_command(export_command)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,69 @@
+"""``pmparse site`` and ``pmparse export``: the library published as a static site, or as rows."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from pmparse.errors import PmparseError
+
+EXIT_OK, EXIT_SOME_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def _fail_usage(error: PmparseError) -> None:
+    click.echo(f"pmparse: {error}", err=True)
+    sys.exit(EXIT_USAGE)
+
+
+@click.command(name="site")
+@click.argument("library", type=click.Path(file_okay=False))
+@click.option("-o", "--output", "out", required=True, type=click.Path(file_okay=False),
+              help="Site folder: new, empty, or one pmparse site built before (updated in place).")
+@click.option("--force", is_flag=True, help="Render every card page again, whatever the last build recorded.")
+def site_command(library, out, force):
+    """Write LIBRARY as a static web site: an index grouped by root cause, groupings, search, a page per card.
+
+    The site works offline, from file:// or any static server; the same library gives the same
+    bytes. A rebuild renders again only the cards whose record, pending suggestion or source
+    changed, and writes only files whose bytes changed. Exit 1 when some records are invalid
+    (they are listed, with a page saying why).
+    """
+    from pmparse.site.build import build_site
+
+    try:
+        report = build_site(library, out, force=force)
+    except PmparseError as exc:
+        _fail_usage(exc)
+    for problem in report.invalid:
+        click.echo(f"invalid: {problem}", err=True)
+    click.echo(f"{report.cards} cards, {report.rendered} pages rendered; {len(report.written)} files written, "
+               f"{report.unchanged} unchanged, {len(report.removed)} removed: {out}/index.html")
+    sys.exit(EXIT_SOME_FAILED if report.invalid else EXIT_OK)
+
+
+@click.command(name="export")
+@click.argument("library", type=click.Path(file_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["jsonl", "csv"]), default="jsonl", show_default=True,
+              help="JSON lines or CSV; one row per card, list fields joined (items by newline, tags by ';').")
+@click.option("-o", "--output", default=None, type=click.Path(dir_okay=False),
+              help="Write to this file (replaced atomically)  [default: standard output].")
+def export_command(library, fmt, output):
+    """Export every card of LIBRARY as one row, with its schema version. Exit 1 when records are invalid
+    (they are left out and listed)."""
+    from pmparse.site.export import export_rows, format_rows
+    from pmparse.util import atomic_write
+
+    try:
+        rows, errors = export_rows(library)
+    except PmparseError as exc:
+        _fail_usage(exc)
+    text = format_rows(rows, fmt)
+    if output:
+        atomic_write(Path(output), text)
+    else:
+        click.echo(text, nl=False)
+    for error in errors:
+        click.echo(f"invalid: {error}", err=True)
+    sys.exit(EXIT_SOME_FAILED if errors else EXIT_OK)

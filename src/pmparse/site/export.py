@@ -1,0 +1,93 @@
+"""``pmparse export``: the library as one flat row per card, for spreadsheets and other tools.
+
+Every row has the same columns (:data:`COLUMNS`), in the same order, for JSON lines and CSV alike.
+A text field's items are joined with a newline (an item's text is one line: whitespace collapsed),
+a tag field's ids with ``;``. Rows are sorted by id and hold no timestamps of their own: the same
+library gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Literal
+
+from pmparse.card.schema import TAG_FIELDS, TEXT_FIELDS, Card
+from pmparse.errors import RecordError, UsageError
+from pmparse.library.store import Library, looks_like_library
+from pmparse.site.view import filled, year_of
+
+ExportFormat = Literal["jsonl", "csv"]
+
+COLUMNS: tuple[str, ...] = (
+    "schema_version", "id", "status", "pending", "title", "organisation", "date", "year", "duration_minutes",
+    *TEXT_FIELDS, *TAG_FIELDS, "fields_filled", "reviewed_by", "reviewed_at", "source_location", "source_url",
+    "source_sha256", "source_format", "pipeline_version", "pipeline_model",
+)
+
+#: What joins the items of a text field, and the ids of a tag field.
+ITEM_SEPARATOR, TAG_SEPARATOR = "\n", ";"
+
+
+def export_row(card: Card, pending: bool) -> dict:
+    """One card as a flat row of :data:`COLUMNS` (strings, numbers, booleans or None)."""
+    row: dict = {
+        "schema_version": card.schema_version, "id": card.id, "status": card.status, "pending": pending,
+        "title": card.title, "organisation": card.organisation, "date": card.date, "year": year_of(card),
+        "duration_minutes": card.duration_minutes,
+    }
+    for name in TEXT_FIELDS:
+        row[name] = ITEM_SEPARATOR.join(item.text for item in getattr(card, name))
+    for name in TAG_FIELDS:
+        row[name] = TAG_SEPARATOR.join(getattr(card, name))
+    row.update({
+        "fields_filled": filled(card),
+        "reviewed_by": card.reviewed.by if card.reviewed else None,
+        "reviewed_at": card.reviewed.at if card.reviewed else None,
+        "source_location": card.source.location, "source_url": card.source.url,
+        "source_sha256": card.source.sha256, "source_format": card.source.format,
+        "pipeline_version": card.pipeline.version, "pipeline_model": card.pipeline.model,
+    })
+    return row
+
+
+def export_rows(library_root: str | Path) -> tuple[list[dict], list[str]]:
+    """``(rows, errors)``: a row per valid record, sorted by id, and ``path: reason`` per invalid one.
+
+    Raises:
+        UsageError: ``library_root`` is not a library.
+    """
+    root = Path(library_root)
+    if not looks_like_library(root):
+        raise UsageError("expected a library folder (records IL-0001.yaml ... or .pmparse/), found none", str(root))
+    library = Library.open(root)
+    rows, errors = [], []
+    for card_id in sorted(library.entries):
+        entry = library.entries[card_id]
+        try:
+            if entry.error is not None:
+                raise RecordError(entry.error, str(entry.path))
+            card = Library.read(entry.path)
+        except RecordError as exc:
+            errors.append(f"{entry.path}: {exc.message}")
+            continue
+        rows.append(export_row(card, library.state_path("pending", card_id).is_file()))
+    return rows, errors
+
+
+def format_rows(rows: list[dict], fmt: ExportFormat) -> str:
+    """The rows as JSON lines (one object per line, keys in column order) or CSV (a header row,
+    then one row per card; None is an empty cell, booleans are ``true``/``false``)."""
+    if fmt == "jsonl":
+        return "".join(json.dumps({k: row[k] for k in COLUMNS}, ensure_ascii=False) + "\n" for row in rows)
+    if fmt != "csv":
+        raise UsageError(f"expected jsonl or csv, found {fmt!r}")
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    for row in rows:
+        writer.writerow(["" if row[k] is None else ("true" if row[k] is True else "false" if row[k] is False
+                                                     else row[k]) for k in COLUMNS])
+    return out.getvalue()

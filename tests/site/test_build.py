@@ -1,0 +1,190 @@
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from pmparse.batch.convert import convert
+from pmparse.errors import UsageError
+from pmparse.library.records import dumps
+from pmparse.library.store import Library
+from pmparse.site import build
+from pmparse.site.build import MANIFEST, build_site
+from tests.helpers import HOSTILE, sample_library, text_card
+
+
+@pytest.fixture(scope="module")
+def samples(tmp_path_factory):
+    return sample_library(tmp_path_factory.mktemp("samples") / "lib")
+
+
+@pytest.fixture()
+def library(samples, tmp_path):
+    import shutil
+
+    # the records name their sources, which tests amend: both are copied
+    shutil.copytree(samples.parent, tmp_path, dirs_exist_ok=True)
+    lib = tmp_path / "lib"
+    for path in lib.glob("IL-*.yaml"):
+        path.write_text(path.read_text(encoding="utf-8").replace(str(samples.parent), str(tmp_path)), encoding="utf-8")
+    return lib
+
+
+def files_of(site) -> dict[str, bytes]:
+    return {str(p.relative_to(site)): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+def rewrite(lib, card_id, **changes):
+    path = lib / f"{card_id}.yaml"
+    card = Library.read(path)
+    path.write_text(dumps(card.model_copy(update=changes)), encoding="utf-8")
+
+
+def test_a_build_writes_every_page_and_the_same_library_gives_the_same_bytes(library, tmp_path):
+    report = build_site(library, tmp_path / "a")
+    assert report.cards == 3 and report.rendered == 3 and report.invalid == [] and report.removed == []
+    first = files_of(tmp_path / "a")
+    for name in ("index.html", "search-index.js", "assets/site.css", "assets/site.js", "cards/IL-0001.html",
+                 "by/root-cause.html", "by/component.html", "by/contributing-factor.html", "by/organisation.html",
+                 "by/year.html", MANIFEST):
+        assert name in first
+    assert sorted(report.written) == sorted(n for n in first if n != MANIFEST)
+    build_site(library, tmp_path / "b")
+    assert files_of(tmp_path / "b") == first
+    again = build_site(library, tmp_path / "a")
+    assert again.rendered == 0 and again.written == [] and again.unchanged == len(first) - 1
+    assert files_of(tmp_path / "a") == first
+
+
+def test_no_page_loads_anything_from_the_network(library, tmp_path):
+    build_site(library, tmp_path / "site")
+    for name, data in files_of(tmp_path / "site").items():
+        if name.endswith(".html"):
+            text = data.decode()
+            assert not re.search(r'(src|href)="(https?:)?//', text), name
+            assert "@import" not in text and "url(" not in text
+    css = (tmp_path / "site" / "assets" / "site.css").read_text()
+    assert "url(" not in css and "@import" not in css and "@font-face" not in css
+
+
+def test_one_changed_record_renders_one_page_and_writes_only_what_shows_it(library, tmp_path):
+    site = tmp_path / "site"
+    build_site(library, site)
+    before = files_of(site)
+    rewrite(library, "IL-0002", title="A retitled outage")
+    report = build_site(library, site)
+    assert report.rendered == 1
+    assert "cards/IL-0002.html" in report.written and "index.html" in report.written
+    assert "search-index.js" in report.written
+    assert not {"cards/IL-0001.html", "cards/IL-0003.html", "assets/site.js"} & set(report.written)
+    after = files_of(site)
+    assert {n for n in after if after[n] != before.get(n)} == set(report.written) | {MANIFEST}
+    assert b"A retitled outage" in after["cards/IL-0002.html"]
+    # the result is what a fresh build of the changed library gives
+    build_site(library, tmp_path / "fresh")
+    assert files_of(tmp_path / "fresh") == after
+
+
+def test_a_deleted_record_takes_its_pages_with_it(library, tmp_path):
+    site = tmp_path / "site"
+    build_site(library, site)
+    (library / "IL-0001.yaml").unlink()
+    report = build_site(library, site)
+    assert "cards/IL-0001.html" in report.removed and not (site / "cards" / "IL-0001.html").exists()
+    build_site(library, tmp_path / "fresh")
+    assert files_of(site) == files_of(tmp_path / "fresh")
+
+
+def test_a_changed_source_or_generator_renders_again(library, tmp_path, monkeypatch):
+    site = tmp_path / "site"
+    build_site(library, site)
+    source = Library.read(library / "IL-0002.yaml").source.location
+    with open(source, "a", encoding="utf-8") as handle:
+        handle.write("\nAn added line.\n")
+    report = build_site(library, site)
+    assert report.rendered == 1 and b"The source text cannot be read" in (site / "cards" / "IL-0002.html").read_bytes()
+    monkeypatch.setattr(build, "generator_digest", lambda names: "another generator")
+    assert build_site(library, site).rendered == 3
+    assert build_site(library, site, force=True).rendered == 3
+
+
+def test_a_pending_suggestion_shows_beside_the_reviewed_value(library, tmp_path):
+    site = tmp_path / "site"
+    build_site(library, site)
+    rewrite(library, "IL-0002", status="reviewed", organisation="GoCardless Ltd")
+    lib = Library.open(library)
+    record = Library.read(library / "IL-0002.yaml")
+    lib.write_state("pending", record.model_copy(update={"organisation": "GoCardless plc", "status": "suggested"}))
+    report = build_site(library, site)
+    assert report.rendered == 1
+    page = (site / "cards" / "IL-0002.html").read_text()
+    section = page.split('id="field-organisation"')[1].split("</section>")[0]
+    assert "GoCardless Ltd" in section and "GoCardless plc" in section
+    assert "pending suggestion" in section and '<span class="kind">conflict</span>' in section
+    assert "A newer suggestion waits for review: 1 field(s)" in page
+    index = (site / "index.html").read_text()
+    assert 'class="status s-reviewed">reviewed</span> <span class="status s-pending"' in index
+    # deciding the suggestion (the pending file goes) renders the page again
+    lib.drop_state("pending", "IL-0002")
+    assert build_site(library, site).rendered == 1
+    assert "pending suggestion" not in (site / "cards" / "IL-0002.html").read_text().split("Source text")[0]
+
+
+def test_a_build_leaves_the_library_alone(library, tmp_path):
+    before = files_of(library)
+    build_site(library, tmp_path / "site")
+    assert files_of(library) == before  # no scan cache written either: records are read, not scanned
+
+
+def test_an_invalid_record_is_listed_with_its_reason(library, tmp_path):
+    (library / "IL-0003.yaml").write_text("id: IL-0003\nstatus: [broken\n", encoding="utf-8")
+    report = build_site(library, tmp_path / "site")
+    assert report.cards == 3 and len(report.invalid) == 1 and "IL-0003.yaml" in report.invalid[0]
+    assert "invalid record" in (tmp_path / "site" / "cards" / "IL-0003.html").read_text()
+    assert "Invalid records" in (tmp_path / "site" / "index.html").read_text()
+
+
+def test_refuses_folders_it_did_not_build(library, tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine", encoding="utf-8")
+    with pytest.raises(UsageError, match="expected an empty folder or a site pmparse built"):
+        build_site(library, other)
+    with pytest.raises(UsageError, match="other than the library itself"):
+        build_site(library, library)
+    with pytest.raises(UsageError, match="expected a library folder"):
+        build_site(tmp_path / "missing", tmp_path / "site")
+    assert (other / "notes.txt").read_text() == "mine"
+
+
+def test_a_hostile_postmortem_shows_as_text(tmp_path):
+    source = tmp_path / "hostile.md"
+    source.write_text(HOSTILE, encoding="utf-8")
+    lib = tmp_path / "lib"
+    assert convert([str(source)], lib).counts["converted"] == 1
+    card = Library.read(lib / "IL-0001.yaml")
+    assert "<script>" in (card.title or "") + (card.organisation or "") or "<img" in (card.organisation or "")
+    # a record a person could have written: a script address and markup in every string
+    evil = text_card("IL-0002", HOSTILE, title="<script>alert('t')</script>", organisation="<b>x</b>",
+                     root_cause=[(HOSTILE.index("A bug"), HOSTILE.index("crashed.", HOSTILE.index("A bug")) + 8, 0.5)],
+                     components=["dns"])
+    evil = evil.model_copy(update={"source": evil.source.model_copy(update={
+        "url": "javascript:alert('url')", "location": "<img src=x onerror=alert('loc')>"})})
+    Library.open(lib).write(evil, "yaml")
+    site = tmp_path / "site"
+    build_site(lib, site)
+    for name, data in files_of(site).items():
+        text = data.decode()
+        if name.endswith(".html"):
+            scripts = re.findall(r"<script[^>]*>", text)
+            assert all(re.fullmatch(r'<script defer src="[./a-z-]+\.js">', s) for s in scripts), (name, scripts)
+            assert not re.search(r"<(img|svg|b)\b", text), name
+            assert not re.search(r"\son\w+=", text.replace("onerror=alert", "").replace("onload=alert", "")
+                                 .replace("onmouseover=alert", "")), name
+            assert 'href="javascript' not in text.lower()
+        elif name == "search-index.js":
+            assert "<" not in text and ">" not in text
+    page = (site / "cards" / "IL-0002.html").read_text()
+    assert "&lt;script&gt;alert(&#x27;t&#x27;)&lt;/script&gt;" in page
+    assert "&lt;/script&gt;&lt;script&gt;alert(&#x27;cause&#x27;)&lt;/script&gt;" in page
+    assert "javascript:alert(&#x27;url&#x27;)" in page  # shown, not linked
