@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Iterator
 
-from pmparse.batch.inputs import check_url_base, expand_inputs_relative
+from pmparse.batch.inputs import check_url_base, expand_inputs_relative, skip_reason
 from pmparse.batch.pool import DEFAULT_TIMEOUT, Outcome, Stamp, Task, _InProcess, _Interrupts, _Pool
 from pmparse.card.schema import Card
 from pmparse.errors import InputError, RecordError, UsageError
@@ -47,7 +47,8 @@ class FileResult:
         status: ``converted`` (new record), ``updated`` (suggestion refreshed in place),
             ``unchanged`` (record already up to date, or the suggestion proposes nothing a person
             has not already kept or rejected), ``pending`` (record reviewed or edited by a
-            person: the new suggestion waits for review), ``failed``.
+            person: the new suggestion waits for review), ``skipped`` (not an incident report, or
+            excluded: ``message`` says which), ``failed``.
         record: Path of the record written or kept.
         error_kind: For failures, the kind of error (``encoding``, ``binary``, ...).
         message: For failures, what was wrong.
@@ -172,13 +173,21 @@ def _known(library: Library, location: str, url: str | None = None) -> tuple[Sta
     return tuple(stamps) or None
 
 
+#: The error kind of a task that is not converted on purpose (see :func:`skip_reason`).
+SKIPPED = "skipped"
+
+
 def _tasks(library: Library, inputs: Iterable[str], max_bytes: int, force: bool,
-           stdin: BinaryIO | None, url_base: str | None = None) -> Iterator[Task]:
+           stdin: BinaryIO | None, url_base: str | None = None, exclude: tuple[str, ...] = (),
+           all_files: bool = False) -> Iterator[Task]:
     for location, problem, relative in expand_inputs_relative(inputs):
         url = join_url(url_base, relative) if url_base and location != "-" and problem is None else None
         shown = _display(location)
+        skip = skip_reason(location, relative, exclude, all_files) if problem is None else None
         if problem is not None:
             yield Task(shown, problem=("missing", problem))
+        elif skip is not None:
+            yield Task(os.path.normpath(shown), problem=(SKIPPED, skip))
         elif shown != location:
             yield Task(shown, problem=("unreadable", "expected a file name in UTF-8, found undecodable bytes "
                                                      "(rename the file)"))
@@ -199,6 +208,8 @@ def _tasks(library: Library, inputs: Iterable[str], max_bytes: int, force: bool,
 def _finish(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, force: bool,
             interrupts: _Interrupts) -> FileResult:
     warnings = list(outcome.warnings)
+    if outcome.kind == "failed" and outcome.error_kind == SKIPPED:
+        return FileResult(task.location, "skipped", message=outcome.message)
     if outcome.kind == "failed":
         return FileResult(task.location, "failed", error_kind=outcome.error_kind, message=outcome.message,
                           warnings=warnings)
@@ -250,6 +261,8 @@ def convert(
     keep_results: bool = True,
     url_base: str | None = None,
     timeout: float | None = DEFAULT_TIMEOUT,
+    exclude: Iterable[str] = (),
+    all_files: bool = False,
 ) -> ConvertReport:
     """Convert sources into library records.
 
@@ -277,6 +290,10 @@ def convert(
             ``timeout`` (None: no limit). A worker process is stopped from outside; in this
             process (``jobs=1``) a timer signal interrupts the analysis, in the main thread of
             a POSIX system only.
+        exclude: Globs of files not to convert (matched against the path, the path under its
+            folder input, and the file name); each is reported ``skipped``.
+        all_files: Convert templates, readmes and index pages too (by default they are
+            ``skipped`` as not incident reports: :func:`pmparse.batch.inputs.not_incident_reason`).
 
     With ``jobs > 1`` workers are started with multiprocessing's ``forkserver`` method (``spawn``
     where there is none), so a script calling this needs the usual ``if __name__ == "__main__":``
@@ -296,7 +313,7 @@ def convert(
     with write_lock(library_path):  # held until the batch ends: one writer per library
         library = Library.open(library_path)
         report = ConvertReport(keep_results=keep_results)
-        tasks = _tasks(library, inputs, max_bytes, force, stdin, url_base)
+        tasks = _tasks(library, inputs, max_bytes, force, stdin, url_base, tuple(exclude), all_files)
         # a pool costs start-up time: only worth it for more than one input
         head = list(itertools.islice(tasks, 2))
         tasks = itertools.chain(head, tasks)

@@ -12,7 +12,7 @@ from pmparse.library.store import Library, is_edited
 from pmparse.nlp.pipeline import PipelineConfig, analyse, get, version_info
 from pmparse.review.session import open_diff
 
-Status = Literal["converted", "updated", "unchanged", "pending", "failed"]
+Status = Literal["converted", "updated", "unchanged", "pending", "skipped", "failed"]
 
 
 def doc_warnings(doc) -> list[str]:
