@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -263,3 +264,16 @@ def test_a_broken_record_of_a_long_folded_location_keeps_its_source(samples, tmp
     report = convert([str(source)], tmp_path / "lib")
     assert report.results[0].status == "pending"
     assert [p.name for p in (tmp_path / "lib").glob("IL-*")] == ["IL-0001.yaml"]
+
+
+def test_a_zola_post_gets_its_title_and_date_from_toml_front_matter(tmp_path):
+    from tests.ingest.test_read import ZOLA_POST
+
+    post = tmp_path / "forum.md"
+    post.write_text(ZOLA_POST, encoding="utf-8")
+    report = convert([str(post)], tmp_path / "lib")
+    card = Library.read(Path(report.results[0].record))
+    assert card.date == "2022-11-08"
+    assert card.support["date"].origin == "front_matter"
+    evidence = card.support["date"].evidence[0]
+    assert ZOLA_POST[evidence.start:evidence.end] == "2022-11-08"  # the date line of the +++ block

@@ -30,6 +30,7 @@ from pmparse.errors import (
     TooLargeInputError,
     UnreadableInputError,
 )
+from pmparse.ingest.front_matter import parse_other, scalar
 from pmparse.util import sha256_text
 
 #: Default size limit of one input; ``convert --max-bytes`` changes it.
@@ -269,22 +270,30 @@ def _front_matter_values(body: str) -> tuple[dict[str, str] | None, str | None]:
         for key_node, value_node in node.value:
             if not (isinstance(key_node, yaml.ScalarNode) and key_node.tag == "tag:yaml.org,2002:str"):
                 continue
+            if isinstance(value_node, yaml.SequenceNode) and all(
+                    isinstance(item, yaml.ScalarNode) for item in value_node.value[:50]):
+                # a list of authors or tags: its plain items, never anything nested or aliased
+                text = scalar([item.value for item in value_node.value[:50]])
+                if text is not None:
+                    values[str(key_node.value).lower()] = text
+                continue
             if not isinstance(value_node, yaml.ScalarNode):
                 continue
             try:
                 value = loader.construct_object(value_node)
             except (yaml.YAMLError, ValueError, OverflowError):
                 value = value_node.value
-            scalar = _scalar(value)
-            if scalar is not None:
-                values[str(key_node.value).lower()] = scalar
+            found = _scalar(value)
+            if found is not None:
+                values[str(key_node.value).lower()] = found
         return values, None
     finally:
         loader.dispose()
 
 
 def parse_front_matter(text: str) -> tuple[dict[str, str], tuple[int, int] | None, str | None]:
-    """Find and parse a YAML front matter block at the start of ``text``.
+    """Find and parse a front matter block at the start of ``text``: YAML (``---``), TOML (``+++``)
+    or JSON (:func:`pmparse.ingest.front_matter.parse_other`).
 
     Returns:
         ``(values, region, warning)``: scalar top-level values as strings, the block's
@@ -293,7 +302,7 @@ def parse_front_matter(text: str) -> tuple[dict[str, str], tuple[int, int] | Non
     """
     opening = _FRONT_MATTER.match(text)
     if not opening:
-        return {}, None, None
+        return parse_other(text, MAX_FRONT_MATTER)
     closing = _FRONT_MATTER_END.search(text, opening.end(), opening.end() + MAX_FRONT_MATTER)
     if not closing:
         return {}, None, None
@@ -345,7 +354,34 @@ def extract_html(raw_text: str, location: str) -> tuple[str, dict[str, str]]:
         value = getattr(result, key, None)
         if value:
             meta[key] = str(value)
-    return text + "\n", meta
+    return _page_header(raw_text, text) + text + "\n", meta
+
+
+_SPACES = re.compile(r"\s+")
+
+
+def _page_header(raw_text: str, text: str) -> str:
+    """The page's H1 and the date beside it, as markdown, when the extracted main text lacks them.
+
+    A rendered markdown post keeps its title and date in a header above the article, which the
+    extractor leaves out: without them the card has no title evidence and often no date. They are
+    put back in front of the main text, in the words the page shows (the ``<time>`` element's).
+    """
+    from lxml import html as lxml_html
+
+    try:
+        tree = lxml_html.fromstring(raw_text[:2_000_000])
+    except Exception:  # lxml raises many types on broken markup; the main text is read already
+        return ""
+    h1 = next((_SPACES.sub(" ", node.text_content()).strip() for node in tree.iter("h1")), "")
+    if not h1 or len(h1) > 300 or h1 in text[:2000]:
+        return ""
+    header = f"# {h1}\n\n"
+    stamp = next((_SPACES.sub(" ", node.text_content()).strip() or node.get("datetime", "")
+                  for node in tree.iter("time")), "")
+    if stamp and len(stamp) <= 100 and stamp not in text[:2000]:
+        header += f"{stamp}\n\n"
+    return header
 
 
 def ingest_bytes(raw: bytes, location: str, fmt: Format | None = None) -> Ingested:
@@ -360,13 +396,16 @@ def ingest_bytes(raw: bytes, location: str, fmt: Format | None = None) -> Ingest
     text = decode_text(raw, location)
     meta: dict[str, str] = {}
     extracted = False
-    if fmt == "html":
-        text, meta = extract_html(text, location)
-        extracted = True
-    ingested = Ingested(location=location, text=text, format=fmt, sha256=sha256_text(text), extracted=extracted, meta=meta)
     values, region, warning = parse_front_matter(text)
+    if fmt == "html":
+        # a site generator's HTML page may open with front matter (Jekyll): it is read, and only
+        # the page after it is extracted, so the extracted text offsets index holds none of it
+        text, meta = extract_html(text[region[1]:] if region else text, location)
+        extracted = True
+        region = None
+    ingested = Ingested(location=location, text=text, format=fmt, sha256=sha256_text(text), extracted=extracted, meta=meta)
+    ingested.front_matter = values
     if region is not None:
-        ingested.front_matter = values
         ingested.masked.append(region)
     if warning:
         ingested.warnings.append(warning)
