@@ -31,7 +31,8 @@ from pmparse.batch.inputs import check_url_base, expand_inputs_relative, skip_re
 from pmparse.batch.pool import DEFAULT_TIMEOUT, Outcome, Stamp, Task, _InProcess, _Interrupts, _Pool
 from pmparse.card.schema import Card
 from pmparse.errors import InputError, RecordError, UsageError
-from pmparse.ingest.read import DEFAULT_MAX_BYTES, join_url, read_bytes
+from pmparse.ingest.fetch import FetchSettings
+from pmparse.ingest.read import DEFAULT_MAX_BYTES, is_url, join_url, read_bytes
 from pmparse.library.records import RecordFormat
 from pmparse.library.store import Library, write_lock
 from pmparse.library.sync import Status, store
@@ -179,9 +180,10 @@ SKIPPED = "skipped"
 
 def _tasks(library: Library, inputs: Iterable[str], max_bytes: int, force: bool,
            stdin: BinaryIO | None, url_base: str | None = None, exclude: tuple[str, ...] = (),
-           all_files: bool = False) -> Iterator[Task]:
+           all_files: bool = False, fetch: FetchSettings | None = None) -> Iterator[Task]:
     for location, problem, relative in expand_inputs_relative(inputs):
-        url = join_url(url_base, relative) if url_base and location != "-" and problem is None else None
+        url = (join_url(url_base, relative) if url_base and location != "-" and not is_url(location)
+               and problem is None else None)
         shown = _display(location)
         skip = skip_reason(location, relative, exclude, all_files) if problem is None else None
         if problem is not None:
@@ -198,6 +200,8 @@ def _tasks(library: Library, inputs: Iterable[str], max_bytes: int, force: bool,
                 yield Task(location, problem=(exc.kind, exc.message))
                 continue
             yield Task(location, known=None if force else _known(library, location), raw=raw)
+        elif is_url(location):
+            yield Task(location, known=None if force else _known(library, location), fetch=fetch)
         else:
             # one spelling per path: "./pm/a.md" and "pm//a.md" are "pm/a.md" and find its record
             # (an absolute path or a link to it is another spelling still: see README, "Limits")
@@ -263,6 +267,7 @@ def convert(
     timeout: float | None = DEFAULT_TIMEOUT,
     exclude: Iterable[str] = (),
     all_files: bool = False,
+    fetch: FetchSettings | None = None,
 ) -> ConvertReport:
     """Convert sources into library records.
 
@@ -270,7 +275,7 @@ def convert(
     written), every record written is complete, and the report says ``interrupted``.
 
     Args:
-        inputs: Files, folders and globs; ``-`` reads standard input. Consumed lazily.
+        inputs: Files, folders, globs and http(s) URLs; ``-`` reads standard input. Consumed lazily.
         library_dir: The library folder (created when missing).
         fmt: Record format for new records.
         max_bytes: Largest input accepted.
@@ -294,6 +299,7 @@ def convert(
             folder input, and the file name); each is reported ``skipped``.
         all_files: Convert templates, readmes and index pages too (by default they are
             ``skipped`` as not incident reports: :func:`pmparse.batch.inputs.not_incident_reason`).
+        fetch: Download limits of URL inputs (timeouts, redirects); the size cap is ``max_bytes``.
 
     With ``jobs > 1`` workers are started with multiprocessing's ``forkserver`` method (``spawn``
     where there is none), so a script calling this needs the usual ``if __name__ == "__main__":``
@@ -313,7 +319,7 @@ def convert(
     with write_lock(library_path):  # held until the batch ends: one writer per library
         library = Library.open(library_path)
         report = ConvertReport(keep_results=keep_results)
-        tasks = _tasks(library, inputs, max_bytes, force, stdin, url_base, tuple(exclude), all_files)
+        tasks = _tasks(library, inputs, max_bytes, force, stdin, url_base, tuple(exclude), all_files, fetch)
         # a pool costs start-up time: only worth it for more than one input
         head = list(itertools.islice(tasks, 2))
         tasks = itertools.chain(head, tasks)

@@ -45,7 +45,7 @@ def expand_inputs_relative(inputs: Iterable[str]) -> Iterator[tuple[str, str | N
         name of a file input (what ``--url-base`` is joined with).
     """
     for item in inputs:
-        if item == "-":
+        if item == "-" or is_url(item):
             yield item, None, item
             continue
         if os.path.isdir(item):

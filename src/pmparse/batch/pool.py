@@ -17,6 +17,7 @@ from typing import Iterable, Iterator, Literal
 
 from pmparse.card.build import build_card
 from pmparse.errors import InputError, PmparseError, UsageError
+from pmparse.ingest.fetch import FetchSettings
 from pmparse.ingest.read import ingest, ingest_bytes
 from pmparse.library.sync import doc_warnings
 from pmparse.nlp.pipeline import PipelineConfig, analyse, get, version_info
@@ -64,6 +65,7 @@ class Task:
         raw: The bytes of standard input (read by the parent, which owns the stream).
         problem: ``(error_kind, message)`` when the input already failed before analysis.
         url: The source's public address (``--url-base``), or None.
+        fetch: Download limits when ``location`` is a URL (None: the defaults).
     """
 
     location: str
@@ -71,6 +73,7 @@ class Task:
     raw: bytes | None = None
     problem: tuple[str, str] | None = None
     url: str | None = None
+    fetch: FetchSettings | None = None
 
 
 @dataclass(frozen=True)
@@ -101,7 +104,7 @@ def analyse_task(task: Task, config: PipelineConfig, max_bytes: int) -> Outcome:
         if task.raw is not None:
             source = ingest_bytes(task.raw, task.location)
         else:
-            source = ingest(task.location, max_bytes=max_bytes)
+            source = ingest(task.location, max_bytes=max_bytes, fetch_settings=task.fetch)
         if task.url is not None:
             source.url = task.url
         warnings = list(source.warnings)

@@ -418,11 +418,23 @@ def ingest_bytes(raw: bytes, location: str, fmt: Format | None = None) -> Ingest
     return ingested
 
 
-def ingest(location: str, max_bytes: int = DEFAULT_MAX_BYTES, fmt: Format | None = None, stdin: BinaryIO | None = None) -> Ingested:
-    """Read and ingest one source (a path, or ``-`` for standard input).
+def ingest(location: str, max_bytes: int = DEFAULT_MAX_BYTES, fmt: Format | None = None, stdin: BinaryIO | None = None,
+           fetch_settings=None) -> Ingested:
+    """Read and ingest one source (a path, ``-`` for standard input, or an http(s) URL).
+
+    A URL is downloaded (:func:`pmparse.ingest.fetch.fetch`, with ``fetch_settings``), read as its
+    content type says, and cited as the source's ``url``; its text is always kept in the record,
+    since there is no file to read it back from.
 
     Raises:
         InputError: a subclass naming the file and what was wrong with it.
     """
+    if is_url(location):
+        from pmparse.ingest.fetch import fetch
+
+        raw, fetched = fetch(location, max_bytes, fetch_settings)
+        source = ingest_bytes(raw, location, fmt or fetched)  # type: ignore[arg-type]
+        source.extracted, source.url = True, location
+        return source
     raw = read_bytes(location, max_bytes, stdin)
     return ingest_bytes(raw, location, fmt)
