@@ -209,6 +209,21 @@ def _tasks(library: Library, inputs: Iterable[str], max_bytes: int, force: bool,
             yield Task(location, known=None if force else _known(library, location, url), url=url)
 
 
+def _finish_all(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, force: bool,
+                interrupts: _Interrupts) -> list[FileResult]:
+    """The results of one input: one, or one per entry of a file holding many incidents (each
+    stored as an input of its own, located at ``path#entry-KEY``; the file's warnings go with
+    the first)."""
+    if not outcome.entries:
+        return [_finish(library, task, outcome, fmt, force, interrupts)]
+    results = []
+    for index, (location, card_json, warnings) in enumerate(outcome.entries):
+        shared = outcome.warnings if index == 0 else ()
+        part = Outcome("card", card_json=card_json, warnings=tuple(shared) + tuple(warnings))
+        results.append(_finish(library, Task(location, url=task.url), part, fmt, force, interrupts))
+    return results
+
+
 def _finish(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, force: bool,
             interrupts: _Interrupts) -> FileResult:
     warnings = list(outcome.warnings)
@@ -337,12 +352,14 @@ def convert(
                         # the record and the count of it together: a Ctrl-C between the two left a
                         # written record out of the summary
                         with interrupts.critical():
-                            result = _finish(library, task, outcome, fmt, force, interrupts)
-                            report.add(result)
-                        if errors is not None and result.status == "failed":
-                            errors.add(result)
-                        if on_result is not None:
-                            on_result(result)
+                            results = _finish_all(library, task, outcome, fmt, force, interrupts)
+                            for result in results:
+                                report.add(result)
+                        for result in results:
+                            if errors is not None and result.status == "failed":
+                                errors.add(result)
+                            if on_result is not None:
+                                on_result(result)
                         interrupts.check()
                     finished = True
                 except KeyboardInterrupt:

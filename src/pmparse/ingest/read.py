@@ -42,7 +42,7 @@ MAX_FRONT_MATTER = 64 * 1024
 #: Front matter nested deeper than this is not read (YAML's composer recurses once per level).
 MAX_FRONT_MATTER_DEPTH = 64
 
-Format = Literal["txt", "md", "html"]
+Format = Literal["txt", "md", "html", "pdf"]
 
 _MD_SUFFIXES = {".md", ".markdown", ".mdown", ".mkd", ".erb", ".rst"}
 _HTML_SUFFIXES = {".html", ".htm", ".xhtml"}
@@ -55,6 +55,25 @@ _HTML_SNIFF = re.compile(r"\A\s*(?:<!doctype html|<html|<head|<body|<article|<di
 def is_url(location: str) -> bool:
     """True when ``location`` is an http(s) address rather than a path."""
     return location.startswith(("http://", "https://"))
+
+
+#: What separates a file's location from the key of one of its entries (a file of many incidents).
+ENTRY_MARK = "#entry-"
+_ENTRY_KEY = re.compile(r"\d{4}-\d{2}-\d{2}-[0-9a-f]{8}(?:-\d+)?")
+
+
+def entry_location(location: str, key: str) -> str:
+    """The location of one entry of a many-incident file: ``path#entry-KEY`` (a URL fragment for a URL)."""
+    return f"{location}{ENTRY_MARK}{key}"
+
+
+def split_location(location: str) -> tuple[str, str | None]:
+    """``(file location, entry key)`` of a location; the key is None for a whole file (a ``#`` in a
+    file name that is not followed by an entry key stays part of the name)."""
+    head, mark, key = location.rpartition(ENTRY_MARK)
+    if mark and _ENTRY_KEY.fullmatch(key):
+        return head, key
+    return location, None
 
 
 def join_url(base: str, relative: str) -> str:
