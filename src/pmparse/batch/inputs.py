@@ -12,7 +12,7 @@ from pmparse.errors import UsageError
 from pmparse.ingest.read import is_url
 
 #: File name endings a folder walk picks up (files without any ending are read as text too).
-SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".erb", ".html", ".htm", ".rst")
+SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".erb", ".html", ".htm", ".rst", ".pdf")
 
 #: Extension-less names a folder walk leaves alone: they are never postmortems.
 _NOT_REPORTS = {"license", "licence", "copying", "notice", "authors", "codeowners", "makefile", "dockerfile"}
@@ -59,7 +59,7 @@ def expand_inputs_relative(inputs: Iterable[str]) -> Iterator[tuple[str, str | N
                     path = os.path.join(root, name)
                     yield path, None, os.path.relpath(path, item)
             if not found:
-                yield item, "expected a folder holding .txt, .md or .html files, found none", item
+                yield item, "expected a folder holding .txt, .md, .html or .pdf files, found none", item
             continue
         if os.path.lexists(item):
             yield item, None, os.path.basename(item)

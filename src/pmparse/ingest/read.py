@@ -27,10 +27,12 @@ from pmparse.errors import (
     DecodeInputError,
     EmptyInputError,
     MalformedInputError,
+    PdfInputError,
     TooLargeInputError,
     UnreadableInputError,
 )
 from pmparse.ingest.front_matter import parse_other, scalar
+from pmparse.ingest.pdf import extract_pdf, is_pdf
 from pmparse.util import sha256_text
 
 #: Default size limit of one input; ``convert --max-bytes`` changes it.
@@ -89,9 +91,9 @@ class Ingested:
     Attributes:
         location: Path or URL of the source, ``-`` for standard input.
         text: The text that evidence offsets index.
-        format: How it was read: ``txt``, ``md`` or ``html``.
+        format: How it was read: ``txt``, ``md``, ``html`` or ``pdf``.
         sha256: sha256 of ``text`` encoded as UTF-8.
-        extracted: True when ``text`` is not the file itself (HTML), so records keep it.
+        extracted: True when ``text`` is not the file itself (HTML, PDF, a URL), so records keep it.
         front_matter: Scalar values of a YAML front matter block, as strings.
         masked: ``(start, end)`` regions that are not prose (front matter, template tags).
         meta: Facts found by the extractor (HTML title, date, site name).
@@ -114,6 +116,8 @@ class Ingested:
 def detect_format(location: str, raw: bytes | None = None) -> Format:
     """Choose how to read a source from its name, or its first bytes for standard input."""
     suffixes = [s.lower() for s in Path(location).suffixes]
+    if (raw is not None and is_pdf(raw)) or suffixes[-1:] == [".pdf"]:
+        return "pdf"
     if any(s in _HTML_SUFFIXES for s in suffixes[-1:]):
         return "html"
     if suffixes and suffixes[-1] in _MD_SUFFIXES:
@@ -411,7 +415,14 @@ def ingest_bytes(raw: bytes, location: str, fmt: Format | None = None) -> Ingest
         location: Path or URL, used in messages and the record.
         fmt: Force a format; detected from the name (or content for stdin) when None.
     """
+    if is_pdf(raw):
+        fmt = "pdf"  # whatever its name says: a PDF read as text gives "%PDF-1.4 1 0 obj" as a trigger
     fmt = fmt or detect_format(location, raw)
+    if fmt == "pdf":
+        if not is_pdf(raw):
+            raise PdfInputError("expected a PDF (a file starting with %PDF-), found other data", location)
+        text = extract_pdf(raw, location)
+        return Ingested(location=location, text=text, format="pdf", sha256=sha256_text(text), extracted=True)
     text = decode_text(raw, location)
     meta: dict[str, str] = {}
     extracted = False
