@@ -45,10 +45,13 @@ def assert_offsets(card: Card, text: str) -> int:
 
 
 def source_text(card: Card) -> str:
-    """The text a card's offsets index (extracted text, or the file as read)."""
+    """The text a card's offsets index (extracted text, or the file as read: for an entry of a
+    file holding many incidents, the whole file)."""
+    from pmparse.ingest.read import split_location
+
     if card.source.extracted_text is not None:
         return card.source.extracted_text
-    with open(card.source.location, encoding="utf-8", newline="") as handle:
+    with open(split_location(card.source.location)[0], encoding="utf-8", newline="") as handle:
         return handle.read()
 
 

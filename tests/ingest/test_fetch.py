@@ -160,3 +160,10 @@ def test_a_batch_of_urls_converts_the_good_ones_and_skips_them_when_unchanged(se
         assert 0 <= evidence.start < evidence.end <= len(text)
     again = convert([f"{server}/page"], tmp_path / "lib", fetch=QUICK)
     assert again.results[0].status == "unchanged"
+
+
+def test_an_html_page_names_its_charset_in_a_meta_tag_when_the_header_does_not():
+    from pmparse.ingest.fetch import _to_utf8
+
+    page = '<html><head><meta charset="windows-1252"></head><body><p>Caf\u00e9 down</p></body></html>'
+    assert _to_utf8(page.encode("cp1252"), None, "html", "u").decode("utf-8") == page

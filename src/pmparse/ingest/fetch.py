@@ -21,7 +21,7 @@ from pmparse.errors import DecodeInputError, FetchInputError, TooLargeInputError
 #: Content types read as each format; ``text/*`` not listed here is read as plain text.
 _TYPES = {"text/html": "html", "application/xhtml+xml": "html", "text/markdown": "md", "text/x-markdown": "md",
           "text/plain": "txt", "application/pdf": "pdf"}
-_META_CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?([A-Za-z0-9_.:-]{1,40})""", re.IGNORECASE)
+_META_CHARSET = re.compile(r"""<meta[^>]{0,200}?charset\s*=\s*["']?([A-Za-z0-9_.:-]{1,40})""", re.IGNORECASE)
 
 
 class FetchSettings(BaseModel):
@@ -58,8 +58,9 @@ def _format(media: str, url: str) -> str:
 def _to_utf8(raw: bytes, charset: str | None, fmt: str, url: str) -> bytes:
     """The body as UTF-8, decoded with the charset the server named (or an HTML page's meta tag)."""
     if charset is None and fmt == "html":
-        found = _META_CHARSET.search(raw[:4096])
-        charset = found.group(1).decode("ascii") if found else None
+        # latin-1 reads any bytes, and a charset name is ASCII
+        found = _META_CHARSET.search(raw[:4096].decode("latin-1"))
+        charset = found.group(1) if found else None
     if charset is None:
         return raw  # UTF-8 is assumed, and decode_text says so when it is not
     try:

@@ -22,7 +22,8 @@ from pmparse.util import sha256_text
 #: Fewest dated headings of one level that make a file a log of incidents.
 MIN_ENTRIES = 3
 
-_ATX = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
+#: A markdown heading line; its closing ``#``s are stripped in Python (a lazy group before them is quadratic).
+_ATX = re.compile(r"^(#{1,6})[ \t]+(\S[^\n]*)")
 _TIMELINE = re.compile(r"\b(timeline|key events|chronology|sequence of events|updates?)\b", re.IGNORECASE)
 
 
@@ -55,7 +56,7 @@ def _headings(text: str, masked: list[tuple[int, int]]) -> list[tuple[int, int, 
             continue
         match = _ATX.match(text[line.start:line.end])
         if match:
-            found.append((line.start, len(match.group(1)), match.group(2).strip(" *_")))
+            found.append((line.start, len(match.group(1)), match.group(2).rstrip(" \t#\r").strip(" *_")))
     return found
 
 
