@@ -327,3 +327,22 @@ def test_a_log_of_many_incidents_becomes_one_record_per_entry_with_stable_ids(tm
     again = {r.input.rsplit("#entry-", 1)[1]: Path(r.record).stem for r in convert([str(moved)], library).results}
     assert {key: again[key] for key in statuses if statuses[key][1] != oldest.id} == {
         key: record for key, (_, record) in statuses.items() if record != oldest.id}
+
+
+def test_an_unchanged_log_is_skipped_without_running_the_pipeline(tmp_path, patch_all):
+    import pmparse.nlp.pipeline as pipeline_module
+    from tests.nlp.test_entries import LOG
+
+    log = tmp_path / "incident-log.md"
+    log.write_text(LOG, encoding="utf-8")
+    first = convert([str(log)], tmp_path / "lib")
+    calls = []
+    real = pipeline_module.analyse
+    patch_all(pipeline_module, "analyse", lambda nlp, source: calls.append(source.location) or real(nlp, source))
+    again = convert([str(log)], tmp_path / "lib")
+    assert calls == []
+    assert sorted((r.input, r.status, r.record) for r in again.results) == sorted(
+        (r.input, "unchanged", r.record) for r in first.results)
+    log.write_text(LOG.replace("rolled back", "reverted"), encoding="utf-8")
+    convert([str(log)], tmp_path / "lib")
+    assert len(calls) == 3  # a changed text is read again, entry by entry

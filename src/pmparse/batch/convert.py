@@ -32,7 +32,7 @@ from pmparse.batch.pool import DEFAULT_TIMEOUT, Outcome, Stamp, Task, _InProcess
 from pmparse.card.schema import Card
 from pmparse.errors import InputError, RecordError, UsageError
 from pmparse.ingest.fetch import FetchSettings
-from pmparse.ingest.read import DEFAULT_MAX_BYTES, is_url, join_url, read_bytes
+from pmparse.ingest.read import DEFAULT_MAX_BYTES, is_url, join_url, read_bytes, split_location
 from pmparse.library.records import RecordFormat
 from pmparse.library.store import Library, write_lock
 from pmparse.library.sync import Status, store
@@ -180,7 +180,9 @@ SKIPPED = "skipped"
 
 def _tasks(library: Library, inputs: Iterable[str], max_bytes: int, force: bool,
            stdin: BinaryIO | None, url_base: str | None = None, exclude: tuple[str, ...] = (),
-           all_files: bool = False, fetch: FetchSettings | None = None) -> Iterator[Task]:
+           all_files: bool = False, fetch: FetchSettings | None = None,
+           entries: dict[str, list[str]] | None = None) -> Iterator[Task]:
+    entries = entries or {}
     for location, problem, relative in expand_inputs_relative(inputs):
         url = (join_url(url_base, relative) if url_base and location != "-" and not is_url(location)
                and problem is None else None)
@@ -206,14 +208,44 @@ def _tasks(library: Library, inputs: Iterable[str], max_bytes: int, force: bool,
             # one spelling per path: "./pm/a.md" and "pm//a.md" are "pm/a.md" and find its record
             # (an absolute path or a link to it is another spelling still: see README, "Limits")
             location = os.path.normpath(location)
-            yield Task(location, known=None if force else _known(library, location, url), url=url)
+            known = None if force else _known(library, location, url)
+            if known is None and not force and location in entries:
+                known = _known_entries(library, entries[location], url)
+            yield Task(location, known=known, url=url)
+
+
+def _entry_index(library: Library) -> dict[str, list[str]]:
+    """The entry locations of each file holding many incidents the library has records of."""
+    index: dict[str, list[str]] = {}
+    for location in library.by_location:
+        path, key = split_location(location)
+        if key is not None:
+            index.setdefault(path, []).append(location)
+    return index
+
+
+def _known_entries(library: Library, locations: list[str], url: str | None) -> tuple[Stamp, ...] | None:
+    """The stamps every entry of a file shares: the file is skipped only when all its entries'
+    records (or a person's record's base or waiting suggestion) were made from its text by this
+    pipeline."""
+    common: set[Stamp] | None = None
+    for location in locations:
+        stamps = set(_known(library, location, url) or ())
+        common = stamps if common is None else common & stamps
+        if not common:
+            return None
+    return tuple(sorted(common, key=repr)) if common else None
 
 
 def _finish_all(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, force: bool,
-                interrupts: _Interrupts) -> list[FileResult]:
+                interrupts: _Interrupts, entries: dict[str, list[str]]) -> list[FileResult]:
     """The results of one input: one, or one per entry of a file holding many incidents (each
     stored as an input of its own, located at ``path#entry-KEY``; the file's warnings go with
     the first)."""
+    if outcome.kind == "unchanged" and task.location in entries:
+        # a file of many incidents whose every entry is up to date: each entry is unchanged
+        return [_finish(library, Task(location, url=task.url), outcome, fmt, force, interrupts)
+                for location in entries[task.location]]
     if not outcome.entries:
         return [_finish(library, task, outcome, fmt, force, interrupts)]
     results = []
@@ -334,7 +366,8 @@ def convert(
     with write_lock(library_path):  # held until the batch ends: one writer per library
         library = Library.open(library_path)
         report = ConvertReport(keep_results=keep_results)
-        tasks = _tasks(library, inputs, max_bytes, force, stdin, url_base, tuple(exclude), all_files, fetch)
+        entries = _entry_index(library)
+        tasks = _tasks(library, inputs, max_bytes, force, stdin, url_base, tuple(exclude), all_files, fetch, entries)
         # a pool costs start-up time: only worth it for more than one input
         head = list(itertools.islice(tasks, 2))
         tasks = itertools.chain(head, tasks)
@@ -352,7 +385,7 @@ def convert(
                         # the record and the count of it together: a Ctrl-C between the two left a
                         # written record out of the summary
                         with interrupts.critical():
-                            results = _finish_all(library, task, outcome, fmt, force, interrupts)
+                            results = _finish_all(library, task, outcome, fmt, force, interrupts, entries)
                             for result in results:
                                 report.add(result)
                         for result in results:
