@@ -45,10 +45,13 @@ def assert_offsets(card: Card, text: str) -> int:
 
 
 def source_text(card: Card) -> str:
-    """The text a card's offsets index (extracted text, or the file as read)."""
+    """The text a card's offsets index (extracted text, or the file as read: for an entry of a
+    file holding many incidents, the whole file)."""
+    from pmparse.ingest.read import split_location
+
     if card.source.extracted_text is not None:
         return card.source.extracted_text
-    with open(card.source.location, encoding="utf-8", newline="") as handle:
+    with open(split_location(card.source.location)[0], encoding="utf-8", newline="") as handle:
         return handle.read()
 
 
@@ -316,3 +319,66 @@ def text_card(card_id: str, text: str, **fields) -> Card:
                      for s, e, c in value]
         data[name] = value
     return Card.model_validate(data)
+
+
+#: A two-page, two-column paper written for the tests: (left column, right column) lines per page.
+#: Each page also carries a running header and a page number, which extraction must drop, and
+#: "configu-" / "ration" is a word hyphenated over a line end.
+PAPER_TITLE = "Lessons from a replicated queue outage"
+PAPER_HEADER = "Proceedings of the Imaginary Operations Workshop"
+PAPER_PAGES = [
+    (["Summary",
+      "On 12 May 2022 the replicated job queue",
+      "of our build service stopped handing out",
+      "jobs for 95 minutes. A configu-",
+      "ration push set the lease timeout to zero,",
+      "so every worker gave its job back at once."],
+     ["Detection",
+      "The queue depth alert paged the on-call",
+      "engineer eleven minutes after the push.",
+      "Root cause",
+      "The lease timeout was read from a new",
+      "field that older nodes did not know."]),
+    (["Remediation",
+      "The push was rolled back and the queue",
+      "drained within twenty minutes.",
+      "Lessons learned",
+      "Defaults that stop all work are dangerous."],
+     ["Action items",
+      "- Refuse a lease timeout of zero.",
+      "- Roll out new fields to every node first.",
+      "- Add a canary queue for configuration pushes."]),
+]
+
+
+def two_column_pdf(path: Path, row_by_row: bool = True) -> Path:
+    """Write the test paper as a PDF (fpdf2, a test dependency).
+
+    With ``row_by_row`` the content stream interleaves the columns (a left line, then the right
+    line beside it), as some typesetters write them: a reader that follows the stream instead of
+    the layout reads the columns mixed.
+    """
+    from fpdf import FPDF
+
+    pdf = FPDF(format="A4", unit="pt")
+    pdf.set_auto_page_break(False)
+    pdf.set_font("Helvetica", size=10)
+    for number, (left, right) in enumerate(PAPER_PAGES, start=1):
+        pdf.add_page()
+        pdf.set_font("Helvetica", size=8)
+        pdf.text(60, 40, PAPER_HEADER)
+        pdf.text(290, 810, str(number))
+        if number == 1:
+            pdf.set_font("Helvetica", "B", size=16)
+            pdf.text(60, 90, PAPER_TITLE)
+        pdf.set_font("Helvetica", size=10)
+        top = 130
+        rows = max(len(left), len(right))
+        cells = [(column, i) for i in range(rows) for column in (0, 1)] if row_by_row else \
+            [(column, i) for column in (0, 1) for i in range(rows)]
+        for column, i in cells:
+            lines = left if column == 0 else right
+            if i < len(lines):
+                pdf.text(60 + column * 260, top + i * 14, lines[i])
+    pdf.output(str(path))
+    return path

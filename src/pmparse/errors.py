@@ -63,6 +63,24 @@ class UnreadableInputError(InputError):
     kind = "unreadable"
 
 
+class FetchInputError(InputError):
+    """A URL cannot be downloaded (no connection, a timeout, an HTTP error status, a redirect loop)."""
+
+    kind = "fetch"
+
+
+class UnsupportedInputError(InputError):
+    """The input is of a kind pmparse does not read (a content type that is not text, HTML or PDF)."""
+
+    kind = "unsupported"
+
+
+class PdfInputError(InputError):
+    """A PDF holds no text pmparse can read (scanned pages, encrypted, truncated)."""
+
+    kind = "pdf"
+
+
 class RulesError(PmparseError):
     """A rules resource (headings, taxonomy, patterns) is invalid."""
 

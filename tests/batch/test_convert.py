@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
 from pmparse.batch.convert import convert
 from pmparse.card.schema import TEXT_FIELDS
 from pmparse.library.store import Library
+from pmparse.util import sha256_text
 from tests.helpers import SAMPLES, assert_offsets, source_text
 
 
@@ -263,3 +265,84 @@ def test_a_broken_record_of_a_long_folded_location_keeps_its_source(samples, tmp
     report = convert([str(source)], tmp_path / "lib")
     assert report.results[0].status == "pending"
     assert [p.name for p in (tmp_path / "lib").glob("IL-*")] == ["IL-0001.yaml"]
+
+
+def test_a_zola_post_gets_its_title_and_date_from_toml_front_matter(tmp_path):
+    from tests.ingest.test_read import ZOLA_POST
+
+    post = tmp_path / "forum.md"
+    post.write_text(ZOLA_POST, encoding="utf-8")
+    report = convert([str(post)], tmp_path / "lib")
+    card = Library.read(Path(report.results[0].record))
+    assert card.date == "2022-11-08"
+    assert card.support["date"].origin == "front_matter"
+    evidence = card.support["date"].evidence[0]
+    assert ZOLA_POST[evidence.start:evidence.end] == "2022-11-08"  # the date line of the +++ block
+
+
+def test_a_log_of_many_incidents_becomes_one_record_per_entry_with_stable_ids(tmp_path):
+    from click.testing import CliRunner
+
+    from pmparse.cli import main
+    from tests.nlp.test_entries import LOG, NEW
+
+    log = tmp_path / "incident-log.md"
+    log.write_text(LOG, encoding="utf-8")
+    library = tmp_path / "lib"
+    report = convert([str(log)], library)
+    assert [r.status for r in report.results] == ["converted"] * 3
+    cards = {Library.read(Path(r.record)).source.entry.key: Library.read(Path(r.record)) for r in report.results}
+    for key, card in cards.items():
+        assert card.source.location == f"{log}#entry-{key}" and card.source.sha256 == sha256_text(LOG)
+        assert assert_offsets(card, LOG) > 0  # offsets index the whole file
+        entry = card.source.entry
+        assert all(entry.start <= ev.start < ev.end <= entry.end for _, ev in card.evidence_spans())
+    assert sorted(c.date for c in cards.values()) == ["2023-02-01", "2023-06-14", "2023-11-02"]
+    assert [r.status for r in convert([str(log)], library).results] == ["unchanged"] * 3
+
+    # a person edits the oldest entry's record; the log then grows at the top
+    oldest = next(c for c in cards.values() if c.date == "2023-02-01")
+    path = library / f"{oldest.id}.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("status: suggested", "status: reviewed"), encoding="utf-8")
+    grown = LOG.replace("## 2023\n\n", "## 2024\n\n" + NEW + "\n## 2023\n\n")
+    log.write_text(grown, encoding="utf-8")
+    report = convert([str(log)], library)
+    statuses = {r.input.rsplit("#entry-", 1)[1]: (r.status, Path(r.record).stem) for r in report.results}
+    assert len(statuses) == 4
+    for key, card in cards.items():
+        assert statuses[key][1] == card.id  # every older entry keeps its id
+        assert statuses[key][0] == ("pending" if card.id == oldest.id else "updated")
+    assert sorted(s for s, _ in statuses.values()).count("converted") == 1
+    for record in library.glob("IL-*.yaml"):
+        card = Library.read(record)
+        if card.id != oldest.id:
+            assert assert_offsets(card, grown) > 0
+    diff = CliRunner().invoke(main, ["diff", str(library)])
+    assert diff.exit_code == 1 and f"diff {oldest.id} ({log}#entry-" in diff.output
+
+    # the log moved: each entry whose record holds the file's text finds its own record (the
+    # person's record still holds the text before the growth, as for any moved and amended file)
+    moved = tmp_path / "moved-log.md"
+    log.rename(moved)
+    again = {r.input.rsplit("#entry-", 1)[1]: Path(r.record).stem for r in convert([str(moved)], library).results}
+    assert {key: again[key] for key in statuses if statuses[key][1] != oldest.id} == {
+        key: record for key, (_, record) in statuses.items() if record != oldest.id}
+
+
+def test_an_unchanged_log_is_skipped_without_running_the_pipeline(tmp_path, patch_all):
+    import pmparse.nlp.pipeline as pipeline_module
+    from tests.nlp.test_entries import LOG
+
+    log = tmp_path / "incident-log.md"
+    log.write_text(LOG, encoding="utf-8")
+    first = convert([str(log)], tmp_path / "lib")
+    calls = []
+    real = pipeline_module.analyse
+    patch_all(pipeline_module, "analyse", lambda nlp, source: calls.append(source.location) or real(nlp, source))
+    again = convert([str(log)], tmp_path / "lib")
+    assert calls == []
+    assert sorted((r.input, r.status, r.record) for r in again.results) == sorted(
+        (r.input, "unchanged", r.record) for r in first.results)
+    log.write_text(LOG.replace("rolled back", "reverted"), encoding="utf-8")
+    convert([str(log)], tmp_path / "lib")
+    assert len(calls) == 3  # a changed text is read again, entry by entry

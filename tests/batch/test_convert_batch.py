@@ -20,6 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 import pmparse.batch.pool as pool_module
+import pmparse.nlp.pipeline as pipeline_module
 from pmparse.batch import convert as convert_module
 from pmparse.batch.convert import ConvertReport, convert
 from pmparse.batch.pool import CHUNK_SIZE, Task, _Pool, _run_chunk, analyse_task
@@ -171,8 +172,8 @@ def test_an_input_that_runs_past_the_timeout_fails_alone(patch_all, tmp_path, mo
 def test_up_to_date_sources_are_skipped_without_running_the_pipeline(patch_all, batch, tmp_path, monkeypatch):
     convert([str(batch)], tmp_path / "lib")
     calls = []
-    real = pool_module.analyse
-    patch_all(pool_module, "analyse", lambda nlp, source: calls.append(source.location) or real(nlp, source))
+    real = pipeline_module.analyse
+    patch_all(pipeline_module, "analyse", lambda nlp, source: calls.append(source.location) or real(nlp, source))
     report = convert([str(batch)], tmp_path / "lib")
     assert calls == [] and report.counts["unchanged"] == 12 and report.counts["failed"] == 1
     # a changed source, --force, or a new pipeline version runs the pipeline again
@@ -465,14 +466,14 @@ def test_an_undecodable_file_name_fails_with_a_printable_name(tmp_path):
 
 def test_a_bug_on_one_input_fails_that_input_only(patch_all, tmp_path, monkeypatch):
     write_reports(tmp_path / "in", 3)
-    real = pool_module.analyse
+    real = pipeline_module.analyse
 
     def broken(nlp, source):
         if source.location.endswith("report-0001.md"):
             raise IndexError("list index out of range")
         return real(nlp, source)
 
-    patch_all(pool_module, "analyse", broken)
+    patch_all(pipeline_module, "analyse", broken)
     report = convert([str(tmp_path / "in")], tmp_path / "lib")
     assert [r.status for r in report.results] == ["converted", "failed", "converted"]
     assert report.results[1].error_kind == "internal" and "IndexError" in report.results[1].message
@@ -597,8 +598,8 @@ def test_a_person_record_is_read_once_per_pipeline_not_on_every_run(patch_all, t
     base.write_text(json.dumps(data), encoding="utf-8")
     assert Library.read(record).pipeline.fingerprint is None
     calls = []
-    real = pool_module.analyse
-    patch_all(pool_module, "analyse", lambda nlp, source: calls.append(source.location) or real(nlp, source))
+    real = pipeline_module.analyse
+    patch_all(pipeline_module, "analyse", lambda nlp, source: calls.append(source.location) or real(nlp, source))
     # read again once (nothing to propose: the record stays as the person left it) ...
     first = convert([str(tmp_path / "in")], lib)
     assert calls == [str(tmp_path / "in" / "report-0000.md")] and first.counts["unchanged"] == 2
@@ -617,8 +618,8 @@ def test_a_person_record_is_read_once_per_pipeline_not_on_every_run(patch_all, t
 
 def _counting(patch_all) -> list[str]:
     calls: list[str] = []
-    real = pool_module.analyse
-    patch_all(pool_module, "analyse", lambda nlp, source: calls.append(source.location) or real(nlp, source))
+    real = pipeline_module.analyse
+    patch_all(pipeline_module, "analyse", lambda nlp, source: calls.append(source.location) or real(nlp, source))
     return calls
 
 

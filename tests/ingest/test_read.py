@@ -77,7 +77,7 @@ def test_directory_and_missing_and_broken_link(tmp_path):
 def test_front_matter_values_and_region():
     text = "---\ntitle: Incident on 2020-02-12\nweight: 3\ntags: [a, b]\n---\n# Body\n"
     values, region, warning = parse_front_matter(text)
-    assert values == {"title": "Incident on 2020-02-12", "weight": "3"}
+    assert values == {"title": "Incident on 2020-02-12", "weight": "3", "tags": "a, b"}  # a list of scalars is read
     assert text[region[0]:region[1]].endswith("---\n") and warning is None
 
 
@@ -93,7 +93,8 @@ def test_alias_bomb_front_matter_is_cheap():
         f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
         for i in range(8)) + "title: ok\n---\nBody text here.\n"
     values, region, warning = parse_front_matter(bomb)
-    assert values == {"title": "ok"} and warning is None
+    # the plain list is read; the lists of aliased lists are not walked
+    assert values == {"a": ", ".join(["x"] * 9), "title": "ok"} and warning is None
 
 
 def test_erb_tags_are_masked():
@@ -168,3 +169,69 @@ def test_carriage_return_line_breaks_are_kept_and_warned_about():
     assert source.text == raw.decode()  # offsets index the text as it is
     assert any("carriage returns only" in w and "tr '\\r' '\\n'" in w for w in source.warnings)
     assert not ingest_bytes(raw.replace(b"\r", b"\r\n"), "windows.md").warnings
+
+
+ZOLA_POST = """+++
+title = "Sign-in outage on the forum"
+date = 2022-11-08
+authors = ["Ana Example", "Bo Example"]
+
+[taxonomies]
+tags = ["outage", "auth"]
++++
+
+The forum refused every sign-in for two hours on 8 November 2022 after a certificate expired.
+
+## Root cause
+
+Nobody renewed the certificate of the session service.
+"""
+
+
+def test_toml_front_matter_is_read_and_masked():
+    source = ingest_bytes(ZOLA_POST.encode(), "content/blog/2022-11-08-forum.md")
+    assert source.front_matter["title"] == "Sign-in outage on the forum"
+    assert source.front_matter["date"] == "2022-11-08"
+    assert source.front_matter["authors"] == "Ana Example, Bo Example"
+    assert source.front_matter["tags"] == "outage, auth"
+    start, end = source.masked[0]
+    assert start == 0 and source.text[:end].count("+++") == 2 and source.text[end:].startswith("\nThe forum")
+
+
+def test_bad_toml_front_matter_is_masked_with_a_warning():
+    source = ingest_bytes(b"+++\ntitle = \n+++\nBody text here.\n", "post.md")
+    assert source.front_matter == {} and source.masked[0] == (0, 17)
+    assert "not valid TOML" in source.warnings[0]
+
+
+def test_json_front_matter_is_read():
+    text = '{\n  "title": "Queue stall",\n  "date": "2021-06-01",\n  "tags": ["queue"]\n}\nThe queue stalled.\n'
+    source = ingest_bytes(text.encode(), "post.md")
+    assert source.front_matter == {"title": "Queue stall", "date": "2021-06-01", "tags": "queue"}
+    assert source.text[source.masked[0][1]:] == "The queue stalled.\n"
+
+
+def test_yaml_lists_of_authors_and_tags_are_read():
+    values, _, _ = parse_front_matter("---\ntitle: T\nauthors: [Ana, Bo]\ntags:\n  - dns\n---\nBody.\n")
+    assert values["authors"] == "Ana, Bo" and values["tags"] == "dns"
+
+
+def test_html_with_yaml_front_matter_reads_it_and_extracts_only_the_page():
+    page = ("---\ntitle: \"Wallet alert\"\ndate: 2015-03-02\n---\n<div class=\"post-content\">\n"
+            "<h2>What happened</h2>\n<p>A wallet release signed some transactions with a weak nonce, so funds "
+            "could be taken by anyone who saw two of them.</p>\n<h2>What to do</h2>\n<p>Move your coins to a "
+            "new address made by the fixed release.</p></div>\n")
+    source = ingest_bytes(page.encode(), "_alerts/2015-03-02-wallet.html")
+    assert source.front_matter["title"] == "Wallet alert" and source.front_matter["date"] == "2015-03-02"
+    assert "---" not in source.text and "title:" not in source.text
+    assert source.text.startswith("## What happened") and source.masked == []
+
+
+def test_html_rendering_of_a_post_keeps_its_h1_and_date():
+    page = ("<!doctype html><html><head><title>Blog</title></head><body><nav><a href='/'>Home</a></nav>"
+            "<header><h1>Outage of the widget queue</h1><time datetime='2024-03-03'>March 3, 2024</time></header>"
+            "<div class='post-content'><h2>Summary</h2><p>The widget queue stopped accepting jobs for forty "
+            "minutes because a disk filled up and nobody was paged.</p><h2>Action items</h2>"
+            "<ul><li>Add disk alerts to the paging rota</li></ul></div></body></html>")
+    source = ingest_bytes(page.encode(), "post.html")
+    assert source.text.startswith("# Outage of the widget queue\n\nMarch 3, 2024\n\n## Summary")

@@ -27,11 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Iterator
 
-from pmparse.batch.inputs import check_url_base, expand_inputs_relative
+from pmparse.batch.inputs import check_url_base, expand_inputs_relative, skip_reason
 from pmparse.batch.pool import DEFAULT_TIMEOUT, Outcome, Stamp, Task, _InProcess, _Interrupts, _Pool
 from pmparse.card.schema import Card
 from pmparse.errors import InputError, RecordError, UsageError
-from pmparse.ingest.read import DEFAULT_MAX_BYTES, join_url, read_bytes
+from pmparse.ingest.fetch import FetchSettings
+from pmparse.ingest.read import DEFAULT_MAX_BYTES, is_url, join_url, read_bytes, split_location
 from pmparse.library.records import RecordFormat
 from pmparse.library.store import Library, write_lock
 from pmparse.library.sync import Status, store
@@ -47,7 +48,8 @@ class FileResult:
         status: ``converted`` (new record), ``updated`` (suggestion refreshed in place),
             ``unchanged`` (record already up to date, or the suggestion proposes nothing a person
             has not already kept or rejected), ``pending`` (record reviewed or edited by a
-            person: the new suggestion waits for review), ``failed``.
+            person: the new suggestion waits for review), ``skipped`` (not an incident report, or
+            excluded: ``message`` says which), ``failed``.
         record: Path of the record written or kept.
         error_kind: For failures, the kind of error (``encoding``, ``binary``, ...).
         message: For failures, what was wrong.
@@ -172,13 +174,24 @@ def _known(library: Library, location: str, url: str | None = None) -> tuple[Sta
     return tuple(stamps) or None
 
 
+#: The error kind of a task that is not converted on purpose (see :func:`skip_reason`).
+SKIPPED = "skipped"
+
+
 def _tasks(library: Library, inputs: Iterable[str], max_bytes: int, force: bool,
-           stdin: BinaryIO | None, url_base: str | None = None) -> Iterator[Task]:
+           stdin: BinaryIO | None, url_base: str | None = None, exclude: tuple[str, ...] = (),
+           all_files: bool = False, fetch: FetchSettings | None = None,
+           entries: dict[str, list[str]] | None = None) -> Iterator[Task]:
+    entries = entries or {}
     for location, problem, relative in expand_inputs_relative(inputs):
-        url = join_url(url_base, relative) if url_base and location != "-" and problem is None else None
+        url = (join_url(url_base, relative) if url_base and location != "-" and not is_url(location)
+               and problem is None else None)
         shown = _display(location)
+        skip = skip_reason(location, relative, exclude, all_files) if problem is None else None
         if problem is not None:
             yield Task(shown, problem=("missing", problem))
+        elif skip is not None:
+            yield Task(os.path.normpath(shown), problem=(SKIPPED, skip))
         elif shown != location:
             yield Task(shown, problem=("unreadable", "expected a file name in UTF-8, found undecodable bytes "
                                                      "(rename the file)"))
@@ -189,16 +202,65 @@ def _tasks(library: Library, inputs: Iterable[str], max_bytes: int, force: bool,
                 yield Task(location, problem=(exc.kind, exc.message))
                 continue
             yield Task(location, known=None if force else _known(library, location), raw=raw)
+        elif is_url(location):
+            yield Task(location, known=None if force else _known(library, location), fetch=fetch)
         else:
             # one spelling per path: "./pm/a.md" and "pm//a.md" are "pm/a.md" and find its record
             # (an absolute path or a link to it is another spelling still: see README, "Limits")
             location = os.path.normpath(location)
-            yield Task(location, known=None if force else _known(library, location, url), url=url)
+            known = None if force else _known(library, location, url)
+            if known is None and not force and location in entries:
+                known = _known_entries(library, entries[location], url)
+            yield Task(location, known=known, url=url)
+
+
+def _entry_index(library: Library) -> dict[str, list[str]]:
+    """The entry locations of each file holding many incidents the library has records of."""
+    index: dict[str, list[str]] = {}
+    for location in library.by_location:
+        path, key = split_location(location)
+        if key is not None:
+            index.setdefault(path, []).append(location)
+    return index
+
+
+def _known_entries(library: Library, locations: list[str], url: str | None) -> tuple[Stamp, ...] | None:
+    """The stamps every entry of a file shares: the file is skipped only when all its entries'
+    records (or a person's record's base or waiting suggestion) were made from its text by this
+    pipeline."""
+    common: set[Stamp] | None = None
+    for location in locations:
+        stamps = set(_known(library, location, url) or ())
+        common = stamps if common is None else common & stamps
+        if not common:
+            return None
+    return tuple(sorted(common, key=repr)) if common else None
+
+
+def _finish_all(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, force: bool,
+                interrupts: _Interrupts, entries: dict[str, list[str]]) -> list[FileResult]:
+    """The results of one input: one, or one per entry of a file holding many incidents (each
+    stored as an input of its own, located at ``path#entry-KEY``; the file's warnings go with
+    the first)."""
+    if outcome.kind == "unchanged" and task.location in entries:
+        # a file of many incidents whose every entry is up to date: each entry is unchanged
+        return [_finish(library, Task(location, url=task.url), outcome, fmt, force, interrupts)
+                for location in entries[task.location]]
+    if not outcome.entries:
+        return [_finish(library, task, outcome, fmt, force, interrupts)]
+    results = []
+    for index, (location, card_json, warnings) in enumerate(outcome.entries):
+        shared = outcome.warnings if index == 0 else ()
+        part = Outcome("card", card_json=card_json, warnings=tuple(shared) + tuple(warnings))
+        results.append(_finish(library, Task(location, url=task.url), part, fmt, force, interrupts))
+    return results
 
 
 def _finish(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, force: bool,
             interrupts: _Interrupts) -> FileResult:
     warnings = list(outcome.warnings)
+    if outcome.kind == "failed" and outcome.error_kind == SKIPPED:
+        return FileResult(task.location, "skipped", message=outcome.message)
     if outcome.kind == "failed":
         return FileResult(task.location, "failed", error_kind=outcome.error_kind, message=outcome.message,
                           warnings=warnings)
@@ -250,6 +312,9 @@ def convert(
     keep_results: bool = True,
     url_base: str | None = None,
     timeout: float | None = DEFAULT_TIMEOUT,
+    exclude: Iterable[str] = (),
+    all_files: bool = False,
+    fetch: FetchSettings | None = None,
 ) -> ConvertReport:
     """Convert sources into library records.
 
@@ -257,7 +322,7 @@ def convert(
     written), every record written is complete, and the report says ``interrupted``.
 
     Args:
-        inputs: Files, folders and globs; ``-`` reads standard input. Consumed lazily.
+        inputs: Files, folders, globs and http(s) URLs; ``-`` reads standard input. Consumed lazily.
         library_dir: The library folder (created when missing).
         fmt: Record format for new records.
         max_bytes: Largest input accepted.
@@ -277,6 +342,11 @@ def convert(
             ``timeout`` (None: no limit). A worker process is stopped from outside; in this
             process (``jobs=1``) a timer signal interrupts the analysis, in the main thread of
             a POSIX system only.
+        exclude: Globs of files not to convert (matched against the path, the path under its
+            folder input, and the file name); each is reported ``skipped``.
+        all_files: Convert templates, readmes and index pages too (by default they are
+            ``skipped`` as not incident reports: :func:`pmparse.batch.inputs.not_incident_reason`).
+        fetch: Download limits of URL inputs (timeouts, redirects); the size cap is ``max_bytes``.
 
     With ``jobs > 1`` workers are started with multiprocessing's ``forkserver`` method (``spawn``
     where there is none), so a script calling this needs the usual ``if __name__ == "__main__":``
@@ -296,7 +366,8 @@ def convert(
     with write_lock(library_path):  # held until the batch ends: one writer per library
         library = Library.open(library_path)
         report = ConvertReport(keep_results=keep_results)
-        tasks = _tasks(library, inputs, max_bytes, force, stdin, url_base)
+        entries = _entry_index(library)
+        tasks = _tasks(library, inputs, max_bytes, force, stdin, url_base, tuple(exclude), all_files, fetch, entries)
         # a pool costs start-up time: only worth it for more than one input
         head = list(itertools.islice(tasks, 2))
         tasks = itertools.chain(head, tasks)
@@ -314,12 +385,14 @@ def convert(
                         # the record and the count of it together: a Ctrl-C between the two left a
                         # written record out of the summary
                         with interrupts.critical():
-                            result = _finish(library, task, outcome, fmt, force, interrupts)
-                            report.add(result)
-                        if errors is not None and result.status == "failed":
-                            errors.add(result)
-                        if on_result is not None:
-                            on_result(result)
+                            results = _finish_all(library, task, outcome, fmt, force, interrupts, entries)
+                            for result in results:
+                                report.add(result)
+                        for result in results:
+                            if errors is not None and result.status == "failed":
+                                errors.add(result)
+                            if on_result is not None:
+                                on_result(result)
                         interrupts.check()
                     finished = True
                 except KeyboardInterrupt:

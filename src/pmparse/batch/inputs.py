@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 import os
-from typing import Iterable, Iterator
+import re
+from typing import Iterable, Iterator, Sequence
 
 from pmparse.errors import UsageError
 from pmparse.ingest.read import is_url
 
 #: File name endings a folder walk picks up (files without any ending are read as text too).
-SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".erb", ".html", ".htm", ".rst")
+SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".erb", ".html", ".htm", ".rst", ".pdf")
 
 #: Extension-less names a folder walk leaves alone: they are never postmortems.
 _NOT_REPORTS = {"license", "licence", "copying", "notice", "authors", "codeowners", "makefile", "dockerfile"}
@@ -43,7 +45,7 @@ def expand_inputs_relative(inputs: Iterable[str]) -> Iterator[tuple[str, str | N
         name of a file input (what ``--url-base`` is joined with).
     """
     for item in inputs:
-        if item == "-":
+        if item == "-" or is_url(item):
             yield item, None, item
             continue
         if os.path.isdir(item):
@@ -57,7 +59,7 @@ def expand_inputs_relative(inputs: Iterable[str]) -> Iterator[tuple[str, str | N
                     path = os.path.join(root, name)
                     yield path, None, os.path.relpath(path, item)
             if not found:
-                yield item, "expected a folder holding .txt, .md or .html files, found none", item
+                yield item, "expected a folder holding .txt, .md, .html or .pdf files, found none", item
             continue
         if os.path.lexists(item):
             yield item, None, os.path.basename(item)
@@ -68,6 +70,54 @@ def expand_inputs_relative(inputs: Iterable[str]) -> Iterator[tuple[str, str | N
                 yield from expand_inputs_relative([match])
         else:
             yield item, "expected a file, folder or glob, found nothing at that path", item
+
+
+#: File names (before their first dot, lower case) that are never one incident's report: a folder's
+#: readme or index page, a change log, project policies.
+_NOT_INCIDENT_STEMS = {"readme": "a readme", "index": "an index page", "_index": "an index page",
+                       "changelog": "a change log", "changes": "a change log", "contributing": "a contributing guide",
+                       "code_of_conduct": "a code of conduct", "license": "a licence", "licence": "a licence",
+                       "summary": "a table of contents", "toc": "a table of contents"}
+
+#: A report template: "template.md", "TEMPLATE.md", "template-incident-report.md", "PMyyyy-nnn - Postmortem template".
+_TEMPLATE_NAME = re.compile(r"(?:^|[^a-z])templates?(?:[^a-z]|$)", re.IGNORECASE)
+
+
+def not_incident_reason(path: str) -> str | None:
+    """Why the file at ``path`` is not an incident report, judged by its name; None when it may be one.
+
+    Templates, readmes, index pages and change logs sit beside the reports of every postmortem
+    repository; converted, they become cards with invented tags (a template's prompts read as
+    remediation). A URL is never judged by its name: a curator who names a page means it.
+    """
+    if is_url(path) or path == "-":
+        return None
+    name = os.path.basename(path)
+    stem = name.lower().split(".")[0]
+    if stem in _NOT_INCIDENT_STEMS:
+        return f"not an incident report ({_NOT_INCIDENT_STEMS[stem]}); --all-files converts it anyway"
+    if _TEMPLATE_NAME.search(name.rsplit(".", 1)[0] if "." in name else name):
+        return "not an incident report (a report template); --all-files converts it anyway"
+    return None
+
+
+def excluded_by(path: str, relative: str, patterns: Sequence[str]) -> str | None:
+    """The first ``--exclude`` glob matching ``path``: its whole path, the path under its folder
+    input, or its file name (so ``README.md`` and ``drafts/*`` both do what they say)."""
+    normal = path.replace(os.sep, "/")
+    candidates = (normal, relative.replace(os.sep, "/"), os.path.basename(path))
+    for pattern in patterns:
+        if any(fnmatch.fnmatchcase(candidate, pattern) for candidate in candidates):
+            return pattern
+    return None
+
+
+def skip_reason(path: str, relative: str, exclude: Sequence[str] = (), all_files: bool = False) -> str | None:
+    """Why a found file is not converted (an ``--exclude`` glob, or not an incident report), or None."""
+    pattern = excluded_by(path, relative, exclude)
+    if pattern is not None:
+        return f"excluded by --exclude {pattern}"
+    return None if all_files else not_incident_reason(path)
 
 
 def check_url_base(base: str) -> None:

@@ -15,11 +15,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Literal
 
-from pmparse.card.build import build_card
 from pmparse.errors import InputError, PmparseError, UsageError
+from pmparse.ingest.fetch import FetchSettings
 from pmparse.ingest.read import ingest, ingest_bytes
-from pmparse.library.sync import doc_warnings
-from pmparse.nlp.pipeline import PipelineConfig, analyse, get, version_info
+from pmparse.library.sync import suggest_cards
+from pmparse.nlp.pipeline import PipelineConfig, get, version_info
 
 #: Longest a worker may spend on one input, in seconds, before it is stopped and the input fails
 #: as ``timeout`` (a 20 MiB text takes a few minutes at this pipeline's speed).
@@ -64,6 +64,7 @@ class Task:
         raw: The bytes of standard input (read by the parent, which owns the stream).
         problem: ``(error_kind, message)`` when the input already failed before analysis.
         url: The source's public address (``--url-base``), or None.
+        fetch: Download limits when ``location`` is a URL (None: the defaults).
     """
 
     location: str
@@ -71,11 +72,16 @@ class Task:
     raw: bytes | None = None
     problem: tuple[str, str] | None = None
     url: str | None = None
+    fetch: FetchSettings | None = None
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """What analysing one input gave: a card (as JSON), a skip, or a failure."""
+    """What analysing one input gave: a card (as JSON), a skip, or a failure.
+
+    A file holding many incidents gives one card per entry: ``entries`` holds each one's
+    ``(location, card JSON, warnings)`` and ``card_json`` is None.
+    """
 
     kind: Literal["card", "unchanged", "failed"]
     card_json: str | None = None
@@ -83,6 +89,7 @@ class Outcome:
     error_kind: str | None = None
     message: str | None = None
     sha256: str | None = None
+    entries: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
 
 
 def _failed(kind: str, message: str, warnings: Iterable[str] = ()) -> Outcome:
@@ -101,7 +108,7 @@ def analyse_task(task: Task, config: PipelineConfig, max_bytes: int) -> Outcome:
         if task.raw is not None:
             source = ingest_bytes(task.raw, task.location)
         else:
-            source = ingest(task.location, max_bytes=max_bytes)
+            source = ingest(task.location, max_bytes=max_bytes, fetch_settings=task.fetch)
         if task.url is not None:
             source.url = task.url
         warnings = list(source.warnings)
@@ -110,12 +117,14 @@ def analyse_task(task: Task, config: PipelineConfig, max_bytes: int) -> Outcome:
         if task.known is not None and (source.sha256, info["version"], info["model"],
                                        info.get("fingerprint")) in task.known:
             return Outcome("unchanged", warnings=tuple(warnings), sha256=source.sha256)
-        doc = analyse(nlp, source)
-        card = build_card(doc, source, "IL-0000", info)
-        warnings += doc_warnings(doc)
+        cards = suggest_cards(nlp, source, info)
         if len(nlp.vocab) > MAX_LEXEMES:
             get.cache_clear()  # a fresh pipeline for the next input: memory stays bounded
-        return Outcome("card", card_json=card.model_dump_json(), warnings=tuple(warnings))
+        if len(cards) == 1 and cards[0][0].source.entry is None:
+            card, found = cards[0]
+            return Outcome("card", card_json=card.model_dump_json(), warnings=tuple(found))
+        return Outcome("card", warnings=tuple(warnings), entries=tuple(
+            (card.source.location, card.model_dump_json(), tuple(found[len(warnings):])) for card, found in cards))
     except InputError as exc:
         return _failed(exc.kind, exc.message, warnings)
     except PmparseError as exc:

@@ -10,7 +10,7 @@ import re
 
 from spacy.tokens import Doc
 
-from pmparse.card.schema import TEXT_FIELDS, Card, Evidence, Item, Pipeline, Source, Support
+from pmparse.card.schema import TEXT_FIELDS, Card, Evidence, Item, Pipeline, Source, SourceEntry, Support
 from pmparse.card.title import make_title
 from pmparse.ingest.read import Ingested
 from pmparse.nlp.lines import doc_text
@@ -90,3 +90,27 @@ def build_card(doc: Doc, source: Ingested, card_id: str, pipeline: dict[str, str
     if card.title is None:
         card.title = make_title(card, doc.user_data.get("pmparse_tag_names"), doc.user_data.get("pmparse_tag_phrases"))
     return card
+
+
+def place_entry(card: Card, whole: Ingested, key: str, heading: str, start: int, end: int) -> Card:
+    """The card of one entry of a many-incident file, made to index the whole file.
+
+    The card was built from the entry's text alone (offsets from ``start``); its evidence is moved
+    by ``start``, its source becomes the whole file's (sha256, and the extracted text when the
+    file's text is not the file itself), and its location names the entry
+    (:func:`pmparse.ingest.read.entry_location`), which keeps it apart from the file's other entries.
+    """
+    from pmparse.ingest.read import entry_location
+
+    for _, evidence in card.evidence_spans():
+        if evidence.current:
+            # end first: the validator checks end > start after each assignment
+            evidence.end += start
+            evidence.start += start
+    source = card.source.model_copy(update={
+        "location": entry_location(whole.location, key),
+        "sha256": whole.sha256,
+        "extracted_text": whole.text if whole.extracted else None,
+        "entry": SourceEntry(key=key, heading=heading, start=start, end=end),
+    })
+    return card.model_copy(update={"source": source})

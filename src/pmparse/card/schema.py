@@ -102,6 +102,16 @@ class Support(_Strict):
     origin: str = Field(description="Which rule or model proposed it, e.g. 'front_matter', 'text', 'path'.")
 
 
+class SourceEntry(_Strict):
+    """The incident's place in a file holding many (an incident log, a status-page history)."""
+
+    key: str = Field(min_length=1, description="Stable name of the entry in its file: the date of its heading and "
+                                               "8 hex digits of the heading's words (the location ends in #entry-KEY).")
+    heading: str = Field(description="The entry's heading, as written.")
+    start: int = Field(ge=0, description="Offset of the entry's heading in the source text.")
+    end: int = Field(gt=0, description="Offset where the entry ends (its evidence lies in between).")
+
+
 class Source(_Strict):
     """Where the card's text came from."""
 
@@ -112,11 +122,24 @@ class Source(_Strict):
                     "`convert --url-base` joined with the file's path under the converted folder.",
     )
     sha256: str = Field(description="sha256 of the source text (UTF-8) that offsets index.")
-    format: Literal["txt", "md", "html"] = Field(description="How the source was read.")
+    format: Literal["txt", "md", "html", "pdf"] = Field(description="How the source was read.")
     extracted_text: str | None = Field(
         default=None,
-        description="The text offsets index, when it is not the file itself (HTML extraction).",
+        description="The text offsets index, when it is not the file itself (HTML or PDF extraction, a URL).",
     )
+    entry: SourceEntry | None = Field(
+        default=None,
+        description="Set when the file holds many incidents and this card is one of them; offsets still index "
+                    "the whole text.",
+    )
+
+    @model_serializer(mode="wrap")
+    def _drop_no_entry(self, handler: SerializerFunctionWrapHandler) -> dict:
+        # a record of a one-incident source keeps the source block it always had
+        data = handler(self)
+        if data.get("entry") is None:
+            data.pop("entry", None)
+        return data
 
     @field_validator("sha256")
     @classmethod

@@ -56,9 +56,15 @@ def main() -> None:
                    "(also evidence of the organisation).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
               help="Longest the analysis of one input may take; it then fails as 'timeout'  [default: 600].")
+@click.option("--exclude", "exclude", multiple=True, metavar="GLOB",
+              help="Do not convert files matching GLOB (path, path under the folder, or file name); repeatable.")
+@click.option("--all-files", is_flag=True,
+              help="Convert templates, READMEs and index pages too (skipped as not incident reports by default).")
+@click.option("--fetch-timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+              help="Longest wait for a URL's server to answer (connect: 10 s, whole download: 120 s)  [default: 30].")
 def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, taxonomy_path, force, errors_path, jobs, progress,
-            url_base, timeout):
-    """Convert postmortems (files, folders, globs, or - for stdin) into draft records.
+            url_base, timeout, exclude, all_files, fetch_timeout):
+    """Convert postmortems (files, folders, globs, http(s) URLs, or - for stdin) into draft records.
 
     Sources whose record is up to date are skipped (run the same command again to continue an
     interrupted batch; --force converts them again). Ctrl-C stops cleanly: every record written
@@ -67,6 +73,7 @@ def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, taxonomy_pat
     from pmparse.batch.convert import convert as run
     from pmparse.batch.inputs import expand_inputs
     from pmparse.batch.pool import DEFAULT_TIMEOUT, available_cores
+    from pmparse.ingest.fetch import FetchSettings
     from pmparse.ingest.read import DEFAULT_MAX_BYTES
     from pmparse.nlp.pipeline import pipeline_config
 
@@ -84,13 +91,16 @@ def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, taxonomy_pat
             click.echo(f"warning: {result.input}: {warning}", err=True)
         if result.status == "failed":
             click.echo(f"failed: {result.input}: {result.message}", err=True)
+        elif result.status == "skipped":
+            click.echo(f"skipped: {result.input}: {result.message}", err=True)
         if bar is not None:
             bar.update(1)
 
     options = dict(fmt=fmt, max_bytes=max_bytes or DEFAULT_MAX_BYTES, config=config, force=force,
                    stdin=sys.stdin.buffer, on_result=on_result, jobs=jobs or available_cores(),
                    errors_path=errors_path, keep_results=False, url_base=url_base,
-                   timeout=timeout or DEFAULT_TIMEOUT)
+                   timeout=timeout or DEFAULT_TIMEOUT, exclude=exclude, all_files=all_files,
+                   fetch=FetchSettings(read_timeout=fetch_timeout) if fetch_timeout else None)
     try:
         if show:
             # a counting pass over folders and globs, so the bar knows its length
@@ -102,9 +112,11 @@ def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, taxonomy_pat
     except PmparseError as exc:
         _fail_usage(exc)
     counts = report.counts
+    # the skipped count only when there is one: the summary of a batch of reports stays as it was
+    skipped = f"{counts['skipped']} skipped, " if counts["skipped"] else ""
     click.echo(
         f"{counts['converted']} converted, {counts['updated']} updated, {counts['unchanged']} unchanged, "
-        f"{counts['pending']} pending review, {counts['failed']} failed"
+        f"{counts['pending']} pending review, {skipped}{counts['failed']} failed"
     )
     if report.interrupted:
         click.echo(f"interrupted after {report.done} inputs: every record written is complete; "

@@ -27,9 +27,12 @@ from pmparse.errors import (
     DecodeInputError,
     EmptyInputError,
     MalformedInputError,
+    PdfInputError,
     TooLargeInputError,
     UnreadableInputError,
 )
+from pmparse.ingest.front_matter import parse_other, scalar
+from pmparse.ingest.pdf import extract_pdf, is_pdf
 from pmparse.util import sha256_text
 
 #: Default size limit of one input; ``convert --max-bytes`` changes it.
@@ -41,7 +44,7 @@ MAX_FRONT_MATTER = 64 * 1024
 #: Front matter nested deeper than this is not read (YAML's composer recurses once per level).
 MAX_FRONT_MATTER_DEPTH = 64
 
-Format = Literal["txt", "md", "html"]
+Format = Literal["txt", "md", "html", "pdf"]
 
 _MD_SUFFIXES = {".md", ".markdown", ".mdown", ".mkd", ".erb", ".rst"}
 _HTML_SUFFIXES = {".html", ".htm", ".xhtml"}
@@ -54,6 +57,25 @@ _HTML_SNIFF = re.compile(r"\A\s*(?:<!doctype html|<html|<head|<body|<article|<di
 def is_url(location: str) -> bool:
     """True when ``location`` is an http(s) address rather than a path."""
     return location.startswith(("http://", "https://"))
+
+
+#: What separates a file's location from the key of one of its entries (a file of many incidents).
+ENTRY_MARK = "#entry-"
+_ENTRY_KEY = re.compile(r"\d{4}-\d{2}-\d{2}-[0-9a-f]{8}(?:-\d+)?")
+
+
+def entry_location(location: str, key: str) -> str:
+    """The location of one entry of a many-incident file: ``path#entry-KEY`` (a URL fragment for a URL)."""
+    return f"{location}{ENTRY_MARK}{key}"
+
+
+def split_location(location: str) -> tuple[str, str | None]:
+    """``(file location, entry key)`` of a location; the key is None for a whole file (a ``#`` in a
+    file name that is not followed by an entry key stays part of the name)."""
+    head, mark, key = location.rpartition(ENTRY_MARK)
+    if mark and _ENTRY_KEY.fullmatch(key):
+        return head, key
+    return location, None
 
 
 def join_url(base: str, relative: str) -> str:
@@ -69,9 +91,9 @@ class Ingested:
     Attributes:
         location: Path or URL of the source, ``-`` for standard input.
         text: The text that evidence offsets index.
-        format: How it was read: ``txt``, ``md`` or ``html``.
+        format: How it was read: ``txt``, ``md``, ``html`` or ``pdf``.
         sha256: sha256 of ``text`` encoded as UTF-8.
-        extracted: True when ``text`` is not the file itself (HTML), so records keep it.
+        extracted: True when ``text`` is not the file itself (HTML, PDF, a URL), so records keep it.
         front_matter: Scalar values of a YAML front matter block, as strings.
         masked: ``(start, end)`` regions that are not prose (front matter, template tags).
         meta: Facts found by the extractor (HTML title, date, site name).
@@ -94,6 +116,8 @@ class Ingested:
 def detect_format(location: str, raw: bytes | None = None) -> Format:
     """Choose how to read a source from its name, or its first bytes for standard input."""
     suffixes = [s.lower() for s in Path(location).suffixes]
+    if (raw is not None and is_pdf(raw)) or suffixes[-1:] == [".pdf"]:
+        return "pdf"
     if any(s in _HTML_SUFFIXES for s in suffixes[-1:]):
         return "html"
     if suffixes and suffixes[-1] in _MD_SUFFIXES:
@@ -269,22 +293,30 @@ def _front_matter_values(body: str) -> tuple[dict[str, str] | None, str | None]:
         for key_node, value_node in node.value:
             if not (isinstance(key_node, yaml.ScalarNode) and key_node.tag == "tag:yaml.org,2002:str"):
                 continue
+            if isinstance(value_node, yaml.SequenceNode) and all(
+                    isinstance(item, yaml.ScalarNode) for item in value_node.value[:50]):
+                # a list of authors or tags: its plain items, never anything nested or aliased
+                text = scalar([item.value for item in value_node.value[:50]])
+                if text is not None:
+                    values[str(key_node.value).lower()] = text
+                continue
             if not isinstance(value_node, yaml.ScalarNode):
                 continue
             try:
                 value = loader.construct_object(value_node)
             except (yaml.YAMLError, ValueError, OverflowError):
                 value = value_node.value
-            scalar = _scalar(value)
-            if scalar is not None:
-                values[str(key_node.value).lower()] = scalar
+            found = _scalar(value)
+            if found is not None:
+                values[str(key_node.value).lower()] = found
         return values, None
     finally:
         loader.dispose()
 
 
 def parse_front_matter(text: str) -> tuple[dict[str, str], tuple[int, int] | None, str | None]:
-    """Find and parse a YAML front matter block at the start of ``text``.
+    """Find and parse a front matter block at the start of ``text``: YAML (``---``), TOML (``+++``)
+    or JSON (:func:`pmparse.ingest.front_matter.parse_other`).
 
     Returns:
         ``(values, region, warning)``: scalar top-level values as strings, the block's
@@ -293,7 +325,7 @@ def parse_front_matter(text: str) -> tuple[dict[str, str], tuple[int, int] | Non
     """
     opening = _FRONT_MATTER.match(text)
     if not opening:
-        return {}, None, None
+        return parse_other(text, MAX_FRONT_MATTER)
     closing = _FRONT_MATTER_END.search(text, opening.end(), opening.end() + MAX_FRONT_MATTER)
     if not closing:
         return {}, None, None
@@ -345,7 +377,34 @@ def extract_html(raw_text: str, location: str) -> tuple[str, dict[str, str]]:
         value = getattr(result, key, None)
         if value:
             meta[key] = str(value)
-    return text + "\n", meta
+    return _page_header(raw_text, text) + text + "\n", meta
+
+
+_SPACES = re.compile(r"\s+")
+
+
+def _page_header(raw_text: str, text: str) -> str:
+    """The page's H1 and the date beside it, as markdown, when the extracted main text lacks them.
+
+    A rendered markdown post keeps its title and date in a header above the article, which the
+    extractor leaves out: without them the card has no title evidence and often no date. They are
+    put back in front of the main text, in the words the page shows (the ``<time>`` element's).
+    """
+    from lxml import html as lxml_html
+
+    try:
+        tree = lxml_html.fromstring(raw_text[:2_000_000])
+    except Exception:  # lxml raises many types on broken markup; the main text is read already
+        return ""
+    h1 = next((_SPACES.sub(" ", node.text_content()).strip() for node in tree.iter("h1")), "")
+    if not h1 or len(h1) > 300 or h1 in text[:2000]:
+        return ""
+    header = f"# {h1}\n\n"
+    stamp = next((_SPACES.sub(" ", node.text_content()).strip() or node.get("datetime", "")
+                  for node in tree.iter("time")), "")
+    if stamp and len(stamp) <= 100 and stamp not in text[:2000]:
+        header += f"{stamp}\n\n"
+    return header
 
 
 def ingest_bytes(raw: bytes, location: str, fmt: Format | None = None) -> Ingested:
@@ -356,17 +415,27 @@ def ingest_bytes(raw: bytes, location: str, fmt: Format | None = None) -> Ingest
         location: Path or URL, used in messages and the record.
         fmt: Force a format; detected from the name (or content for stdin) when None.
     """
+    if is_pdf(raw):
+        fmt = "pdf"  # whatever its name says: a PDF read as text gives "%PDF-1.4 1 0 obj" as a trigger
     fmt = fmt or detect_format(location, raw)
+    if fmt == "pdf":
+        if not is_pdf(raw):
+            raise PdfInputError("expected a PDF (a file starting with %PDF-), found other data", location)
+        text = extract_pdf(raw, location)
+        return Ingested(location=location, text=text, format="pdf", sha256=sha256_text(text), extracted=True)
     text = decode_text(raw, location)
     meta: dict[str, str] = {}
     extracted = False
-    if fmt == "html":
-        text, meta = extract_html(text, location)
-        extracted = True
-    ingested = Ingested(location=location, text=text, format=fmt, sha256=sha256_text(text), extracted=extracted, meta=meta)
     values, region, warning = parse_front_matter(text)
+    if fmt == "html":
+        # a site generator's HTML page may open with front matter (Jekyll): it is read, and only
+        # the page after it is extracted, so the extracted text offsets index holds none of it
+        text, meta = extract_html(text[region[1]:] if region else text, location)
+        extracted = True
+        region = None
+    ingested = Ingested(location=location, text=text, format=fmt, sha256=sha256_text(text), extracted=extracted, meta=meta)
+    ingested.front_matter = values
     if region is not None:
-        ingested.front_matter = values
         ingested.masked.append(region)
     if warning:
         ingested.warnings.append(warning)
@@ -379,11 +448,23 @@ def ingest_bytes(raw: bytes, location: str, fmt: Format | None = None) -> Ingest
     return ingested
 
 
-def ingest(location: str, max_bytes: int = DEFAULT_MAX_BYTES, fmt: Format | None = None, stdin: BinaryIO | None = None) -> Ingested:
-    """Read and ingest one source (a path, or ``-`` for standard input).
+def ingest(location: str, max_bytes: int = DEFAULT_MAX_BYTES, fmt: Format | None = None, stdin: BinaryIO | None = None,
+           fetch_settings=None) -> Ingested:
+    """Read and ingest one source (a path, ``-`` for standard input, or an http(s) URL).
+
+    A URL is downloaded (:func:`pmparse.ingest.fetch.fetch`, with ``fetch_settings``), read as its
+    content type says, and cited as the source's ``url``; its text is always kept in the record,
+    since there is no file to read it back from.
 
     Raises:
         InputError: a subclass naming the file and what was wrong with it.
     """
+    if is_url(location):
+        from pmparse.ingest.fetch import fetch
+
+        raw, fetched = fetch(location, max_bytes, fetch_settings)
+        source = ingest_bytes(raw, location, fmt or fetched)  # type: ignore[arg-type]
+        source.extracted, source.url = True, location
+        return source
     raw = read_bytes(location, max_bytes, stdin)
     return ingest_bytes(raw, location, fmt)

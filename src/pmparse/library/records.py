@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from pmparse.card.schema import TEXT_FIELDS, Card
 from pmparse.errors import RecordError
+from pmparse.ingest.read import split_location
 from pmparse.util import sha256_text
 
 RecordFormat = Literal["yaml", "json"]
@@ -216,7 +217,8 @@ def source_text_of(card: Card) -> str | None:
     if card.source.extracted_text is not None:
         return card.source.extracted_text
     try:
-        with open(card.source.location, encoding="utf-8", newline="") as handle:
+        # an entry of a many-incident file indexes the whole file (its location names the entry)
+        with open(split_location(card.source.location)[0], encoding="utf-8", newline="") as handle:
             text = handle.read()
     except (OSError, UnicodeDecodeError):
         return None

@@ -29,6 +29,7 @@ from typing import Iterator
 from pmparse import __version__
 from pmparse.card.schema import SCHEMA_VERSION, Card
 from pmparse.errors import RecordError, UsageError
+from pmparse.ingest.read import split_location
 from pmparse.library.records import RecordFormat, _source_keys, card_data, dumps, format_of, loads
 from pmparse.util import atomic_write, sha256_text
 
@@ -112,7 +113,7 @@ def _still_there(location: str | None) -> bool:
     if not location or location == "-" or location.startswith(("http://", "https://")):
         return False
     try:
-        return os.path.isfile(location)
+        return os.path.isfile(split_location(location)[0])  # an entry is there when its file is
     except (OSError, ValueError):
         return False
 
@@ -378,8 +379,10 @@ class Library:
         if card_id is None:
             for other in self._shas.get(sha256, ()):
                 entry = self.entries.get(other)
+                # an entry of a moved many-incident file is the entry of the same key, not any of its file's
                 if entry is not None and (entry.location == "-" if location == "-"
-                                          else not _still_there(entry.location)):
+                                          else not _still_there(entry.location)
+                                          and split_location(entry.location or "")[1] == split_location(location)[1]):
                     card_id = other
                     break
         entry = self.entries.get(card_id) if card_id else None

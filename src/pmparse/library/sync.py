@@ -6,13 +6,13 @@ from typing import BinaryIO, Literal
 
 from pmparse.card.build import build_card
 from pmparse.card.schema import Card
-from pmparse.ingest.read import DEFAULT_MAX_BYTES, ingest
+from pmparse.ingest.read import DEFAULT_MAX_BYTES, Ingested, ingest
 from pmparse.library.records import RecordFormat, card_data
 from pmparse.library.store import Library, is_edited
 from pmparse.nlp.pipeline import PipelineConfig, analyse, get, version_info
 from pmparse.review.session import open_diff
 
-Status = Literal["converted", "updated", "unchanged", "pending", "failed"]
+Status = Literal["converted", "updated", "unchanged", "pending", "skipped", "failed"]
 
 
 def doc_warnings(doc) -> list[str]:
@@ -23,6 +23,28 @@ def doc_warnings(doc) -> list[str]:
     message = several_incidents_warning(doc)
     facts = doc.user_data.get("pmparse_facts", {})
     return ([message] if message else []) + [fact["warning"] for fact in facts.values() if fact.get("warning")]
+
+
+def suggest_cards(nlp, source: Ingested, info: dict[str, str | None]) -> list[tuple[Card, list[str]]]:
+    """The suggested cards of one ingested source, with their warnings: one card, or one per entry
+    of a file holding many incidents (:func:`pmparse.nlp.entries.split_entries`), each indexing the
+    whole text and located at ``path#entry-KEY``. Standard input is never split: it has no name to
+    key the entries by."""
+    from pmparse.card.build import place_entry
+    from pmparse.nlp.entries import entry_source, split_entries
+
+    entries = split_entries(source.text, source.masked) if source.location != "-" else []
+    if not entries:
+        doc = analyse(nlp, source)
+        return [(build_card(doc, source, "IL-0000", info), list(source.warnings) + doc_warnings(doc))]
+    cards = []
+    for entry in entries:
+        part = entry_source(source, entry)
+        doc = analyse(nlp, part)
+        card = place_entry(build_card(doc, part, "IL-0000", info), source, entry.key, entry.heading,
+                           entry.start, entry.end)
+        cards.append((card, list(source.warnings) + doc_warnings(doc)))
+    return cards
 
 
 def suggest(location: str, config: PipelineConfig = PipelineConfig(), max_bytes: int = DEFAULT_MAX_BYTES,

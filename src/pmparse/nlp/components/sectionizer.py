@@ -296,7 +296,7 @@ def sectionize(doc: Doc, table: HeadingTable) -> None:
     """
     text = doc_text(doc)
     masked = doc.user_data.get("pmparse_masked", [])
-    plain = doc.user_data.get("pmparse_format", "md") == "txt"
+    plain = doc.user_data.get("pmparse_format", "md") in ("txt", "pdf")  # a PDF's text is plain text
     headings = find_headings(text, masked, table, plain_text=plain)
     sections = build_sections(text, headings)
     heading_spans, section_spans, scores = [], [], []

@@ -215,7 +215,7 @@ def assign_units(doc: Doc, boilerplate: tuple[frozenset[str], int] | None = None
     (:func:`pmparse.nlp.boilerplate.load`) are masked too.
     """
     masked = doc.user_data.get("pmparse_masked", [])
-    plain = doc.user_data.get("pmparse_format", "md") == "txt"
+    plain = doc.user_data.get("pmparse_format", "md") in ("txt", "pdf")  # a PDF's text is plain text
     skip = [(span.start_char, span.end_char) for span in doc.spans.get("headings", [])]
     spans = []
     for unit in segment(doc_text(doc), masked, skip, plain_text=plain, boilerplate=boilerplate):

@@ -1,0 +1,90 @@
+"""Front matter that is not YAML: TOML between ``+++`` lines (Zola, Hugo) and a JSON object (Hugo).
+
+YAML front matter (``---``) is read by :func:`pmparse.ingest.read.parse_front_matter`, which calls
+:func:`parse_other` when a text does not open with ``---``. Only top-level values are read: scalars
+as strings, and lists of scalars (authors, tags) joined with ", ".
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import re
+import sys
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+_TOML_OPEN = re.compile(r"\A(?:\ufeff)?\+\+\+[ \t]*\r?\n")
+_TOML_CLOSE = re.compile(r"^\+\+\+[ \t]*\r?$", re.MULTILINE)
+_JSON_OPEN = re.compile(r"\A(?:\ufeff)?\{[ \t]*\r?\n")
+
+
+def scalar(value: object) -> str | None:
+    """A front matter value as a string: scalars, and lists of scalars joined; None for the rest."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (str, int, float, _dt.date, _dt.datetime, _dt.time)):
+        text = str(value).strip()
+        return text[:500] or None
+    if isinstance(value, list) and value and all(isinstance(v, (str, int, float)) and not isinstance(v, bool)
+                                                 for v in value):
+        text = ", ".join(str(v).strip() for v in value if str(v).strip())
+        return text[:500] or None
+    return None
+
+
+def _values(data: dict) -> dict[str, str]:
+    values: dict[str, str] = {}
+    for key, value in data.items():
+        text = scalar(value)
+        if text is not None:
+            values[str(key).lower()] = text
+    # Zola keeps tags under [taxonomies] and authors under [extra]: one level down, when the top lacks them
+    for table in ("taxonomies", "extra", "params"):
+        nested = data.get(table)
+        if isinstance(nested, dict):
+            for key, value in nested.items():
+                text = scalar(value)
+                if text is not None:
+                    values.setdefault(str(key).lower(), text)
+    return values
+
+
+def _block_end(text: str, end: int) -> int:
+    if text[end:end + 2] == "\r\n":
+        return end + 2
+    return end + 1 if text[end:end + 1] == "\n" else end
+
+
+def parse_other(text: str, limit: int) -> tuple[dict[str, str], tuple[int, int] | None, str | None]:
+    """TOML (``+++``) or JSON front matter at the start of ``text``, read as
+    :func:`pmparse.ingest.read.parse_front_matter` reads YAML: ``(values, region, warning)``.
+
+    Args:
+        text: The source text.
+        limit: Largest block read, in characters.
+    """
+    opening = _TOML_OPEN.match(text)
+    if opening:
+        closing = _TOML_CLOSE.search(text, opening.end(), opening.end() + limit)
+        if not closing:
+            return {}, None, None
+        region = (0, _block_end(text, closing.end()))
+        try:
+            data = tomllib.loads(text[opening.end():closing.start()])
+        except tomllib.TOMLDecodeError as exc:
+            return {}, region, f"front matter is not valid TOML ({exc}); ignored"
+        return _values(data), region, None
+    if _JSON_OPEN.match(text):
+        start = text.index("{")
+        try:
+            data, end = json.JSONDecoder().raw_decode(text[:limit], start)
+        except json.JSONDecodeError:
+            return {}, None, None  # a text that opens with a brace need not be front matter
+        if not isinstance(data, dict):
+            return {}, None, None
+        return _values(data), (0, _block_end(text, end)), None
+    return {}, None, None

@@ -1,0 +1,132 @@
+"""Text of a PDF, with pdfminer.six's layout analysis (why pdfminer.six: ``docs/inputs.md``).
+
+The text is laid out as a reader reads the page: blocks that span the page (a title) in place,
+and between them the left column top to bottom, then the right one. Running headers and footers
+(a block near the top or bottom edge that repeats on most pages, digits aside) and page numbers
+are dropped, and a word hyphenated over a line end is joined ("configu-" + "ration"). Blocks are
+separated by blank lines, so headings stand on their own lines as in plain text. The record keeps
+this text and evidence offsets index it, as for HTML.
+
+A PDF without a text layer (scanned pages), one that needs a password, or one that cannot be
+parsed fails with a :class:`~pmparse.errors.PdfInputError` naming the file and the reason.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from pmparse.errors import PdfInputError
+
+#: Share of the page height at the top and at the bottom where running headers and footers stand.
+EDGE = 0.1
+
+#: Most pages read; a longer PDF is refused (a postmortem is a few pages, a book is not one).
+MAX_PAGES = 500
+
+_PAGE_NUMBER = re.compile(r"^\s*(?:page\s+)?\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?\s*$|^\s*[-–]\s*\d{1,4}\s*[-–]\s*$",
+                          re.IGNORECASE)
+_HYPHENATED = re.compile(r"([^\W\d_])-\n([^\W\d_A-Z])")
+_DIGITS = re.compile(r"\d+")
+
+
+def is_pdf(raw: bytes) -> bool:
+    """True when ``raw`` starts as a PDF file does (``%PDF-``, perhaps after a few bytes of junk)."""
+    return b"%PDF-" in raw[:1024]
+
+
+@dataclass
+class _Block:
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    text: str
+
+
+def _blocks(page) -> list[_Block]:
+    from pdfminer.layout import LTTextContainer
+
+    blocks = []
+    for element in page:
+        if isinstance(element, LTTextContainer):
+            text = element.get_text().strip()
+            if text:
+                blocks.append(_Block(element.x0, element.y0, element.x1, element.y1, text))
+    return blocks
+
+
+def _edge_key(block: _Block, height: float) -> str | None:
+    """How a block near the top or bottom edge reads with its digits ignored; None elsewhere."""
+    if block.y0 >= height * (1 - EDGE) or block.y1 <= height * EDGE:
+        return _DIGITS.sub("#", " ".join(block.text.lower().split()))
+    return None
+
+
+def _reading_order(blocks: list[_Block], width: float) -> list[_Block]:
+    """Blocks as a reader takes them: a block spanning both halves stays in its place from the
+    top, and between two such blocks the left column comes before the right one."""
+    middle = width / 2
+    ordered: list[_Block] = []
+    band: list[_Block] = []
+
+    def flush() -> None:
+        left = [b for b in band if (b.x0 + b.x1) / 2 < middle]
+        right = [b for b in band if (b.x0 + b.x1) / 2 >= middle]
+        ordered.extend(sorted(left, key=lambda b: -b.y1) + sorted(right, key=lambda b: -b.y1))
+        band.clear()
+
+    for block in sorted(blocks, key=lambda b: -b.y1):
+        spans = block.x0 < middle - width * 0.05 and block.x1 > middle + width * 0.05
+        if spans:
+            flush()
+            ordered.append(block)
+        else:
+            band.append(block)
+    flush()
+    return ordered
+
+
+def extract_pdf(raw: bytes, location: str) -> str:
+    """The text of a PDF in reading order, headers, footers and page numbers left out.
+
+    Raises:
+        PdfInputError: encrypted, unparseable, too many pages, or no text layer.
+    """
+    from pdfminer.high_level import extract_pages
+    from pdfminer.layout import LAParams
+    from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
+    from pdfminer.pdfparser import PDFSyntaxError
+    from pdfminer.psexceptions import PSException
+
+    pages: list[tuple[float, float, list[_Block]]] = []
+    try:
+        for number, page in enumerate(extract_pages(io.BytesIO(raw), laparams=LAParams()), start=1):
+            if number > MAX_PAGES:
+                raise PdfInputError(f"expected at most {MAX_PAGES} pages, found more", location)
+            pages.append((page.width, page.height, _blocks(page)))
+    except (PDFPasswordIncorrect, PDFEncryptionError) as exc:
+        raise PdfInputError("expected a PDF that opens without a password, found an encrypted one", location) from exc
+    except PdfInputError:
+        raise
+    except (PDFSyntaxError, PSException) as exc:
+        raise PdfInputError(f"expected a readable PDF, found a damaged or truncated one ({exc})", location) from exc
+    except Exception as exc:  # pdfminer raises many types on broken files
+        raise PdfInputError(f"expected a readable PDF, found {type(exc).__name__}: {exc}", location) from exc
+    if not pages:
+        raise PdfInputError("expected a PDF with pages, found none (damaged or truncated?)", location)
+    # a block at an edge that repeats on at least half the pages (two at least) is a running header or footer
+    repeats = Counter(key for _, height, blocks in pages
+                      for key in {_edge_key(b, height) for b in blocks} if key is not None)
+    running = {key for key, count in repeats.items() if len(pages) >= 2 and count >= max(2, len(pages) / 2)}
+    parts: list[str] = []
+    for width, height, blocks in pages:
+        kept = [b for b in blocks if not _PAGE_NUMBER.match(b.text) and _edge_key(b, height) not in running]
+        parts.extend(b.text for b in _reading_order(kept, width))
+    text = "\n\n".join(parts)
+    if not text.strip():
+        raise PdfInputError("expected a PDF with a text layer, found none (scanned pages? run OCR first)", location)
+    # a word broken over a line end, lower case going on: "configu-" and "ration" are one word
+    return _HYPHENATED.sub(r"\1\2", text).replace("\x00", "") + "\n"

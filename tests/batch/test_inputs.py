@@ -1,0 +1,95 @@
+"""Which found files are converted: templates, readmes and index pages are skipped, ``--exclude`` globs too."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from pmparse.batch.convert import convert
+from pmparse.batch.inputs import excluded_by, not_incident_reason, skip_reason
+from pmparse.cli import main
+from pmparse.nlp.pipeline import PipelineConfig
+
+REPORT = """# Cache outage
+
+## Summary
+
+On 4 May 2023 the page cache of the shop returned stale prices for twenty minutes.
+
+## Root cause
+
+A purge job ran against the wrong region after a rename.
+"""
+
+TEMPLATE = """# Incident title
+
+## Summary
+
+Describe what happened here.
+
+## Action items
+
+- [ ] Add the follow-up work here.
+"""
+
+
+@pytest.mark.parametrize("name", ["README.md", "readme.txt", "template.md", "TEMPLATE.md", "index.html.md.erb",
+                                  "template-incident-report.md", "PMyyyy-nnn - Postmortem template.md",
+                                  "CHANGELOG.md", "_index.md", "LICENSE.md"])
+def test_names_that_are_never_one_report_are_not_incidents(name):
+    reason = not_incident_reason(f"reports/{name}")
+    assert reason is not None and reason.startswith("not an incident report")
+
+
+@pytest.mark.parametrize("name", ["2023-05-04-cache-outage.md", "PM2021-004 - Broker down.md",
+                                  "templating-engine-crash.md", "incident-log.html.md.erb", "history.md"])
+def test_report_names_are_kept(name):
+    assert not_incident_reason(f"reports/{name}") is None
+
+
+def test_a_url_is_never_judged_by_its_name():
+    assert not_incident_reason("http://127.0.0.1:8000/README.md") is None
+
+
+def test_exclude_matches_path_relative_path_or_name():
+    assert excluded_by("in/drafts/a.md", "drafts/a.md", ["drafts/*"]) == "drafts/*"
+    assert excluded_by("in/drafts/a.md", "drafts/a.md", ["a.md"]) == "a.md"
+    assert excluded_by("in/drafts/a.md", "drafts/a.md", ["in/*/a.md"]) == "in/*/a.md"
+    assert excluded_by("in/drafts/a.md", "drafts/a.md", ["b.md", "*.txt"]) is None
+    assert skip_reason("in/README.md", "README.md", all_files=True) is None
+    assert skip_reason("in/README.md", "README.md", ["README.md"], all_files=True) == "excluded by --exclude README.md"
+
+
+@pytest.fixture()
+def folder(tmp_path):
+    root = tmp_path / "in"
+    (root / "drafts").mkdir(parents=True)
+    (root / "cache-outage.md").write_text(REPORT, encoding="utf-8")
+    (root / "template.md").write_text(TEMPLATE, encoding="utf-8")
+    (root / "README.md").write_text("# Our postmortems\n\nOne file per incident.\n", encoding="utf-8")
+    (root / "drafts" / "half-written.md").write_text(REPORT, encoding="utf-8")
+    return root
+
+
+def test_convert_skips_non_incidents_and_excluded_files_with_a_reason(folder, tmp_path):
+    report = convert([str(folder)], tmp_path / "lib", config=PipelineConfig(), exclude=["drafts/*"])
+    by_name = {r.input.rsplit("/", 1)[-1]: r for r in report.results}
+    assert report.counts["converted"] == 1 and report.counts["skipped"] == 3
+    assert by_name["cache-outage.md"].status == "converted"
+    assert by_name["template.md"].message.startswith("not an incident report (a report template)")
+    assert by_name["README.md"].message.startswith("not an incident report (a readme)")
+    assert by_name["half-written.md"].message == "excluded by --exclude drafts/*"
+    assert len(list((tmp_path / "lib").glob("IL-*.yaml"))) == 1
+
+
+def test_all_files_converts_them_anyway(folder, tmp_path):
+    report = convert([str(folder)], tmp_path / "lib", config=PipelineConfig(), all_files=True)
+    assert report.counts["skipped"] == 0 and report.counts["converted"] == 4
+
+
+def test_cli_counts_and_names_skipped_files(folder, tmp_path):
+    result = CliRunner().invoke(main, ["convert", str(folder), "-o", str(tmp_path / "lib"), "-j", "1",
+                                       "--exclude", "drafts/*", "--exclude", "nothing-*.md"])
+    assert result.exit_code == 0, result.output
+    assert "1 converted, 0 updated, 0 unchanged, 0 pending review, 3 skipped, 0 failed" in result.stdout
+    assert "skipped: " in result.stderr and "template.md: not an incident report" in result.stderr
