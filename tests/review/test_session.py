@@ -205,10 +205,41 @@ def test_review_usage_errors_exit_two(pending, tmp_path):
     assert runner.invoke(main, ["review", lib, "--accept", "lessons", "--reject", "lessons"]).exit_code == 2
     assert runner.invoke(main, ["review", str(tmp_path / "missing"), "--accept-all"]).exit_code == 2
     assert runner.invoke(main, ["review", lib, "--accept-all", "--record", "IL-0042"]).exit_code == 2
-    result = runner.invoke(main, ["review", lib, "--accept-all"], env={"USER": None, "USERNAME": None})
-    assert result.exit_code == 2 and "--reviewer" in result.output
     result = runner.invoke(main, ["review", lib, "--accept", "root_cause,lessons", "--reviewer", "ann"])
     assert result.exit_code == 0 and "IL-0001: lessons: accept" in result.output
+
+
+def test_review_works_with_an_empty_environment(pending, monkeypatch):
+    # a container or cron job: no $USER, no $HOME, nothing; the account name is still known
+    for name in list(os.environ):
+        monkeypatch.delenv(name)
+    import pwd
+
+    try:
+        account = pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:  # an arbitrary uid without an entry
+        account = f"uid {os.getuid()}"
+    result = CliRunner().invoke(main, ["review", str(pending), "--accept", "lessons", "--record", "IL-0001"])
+    assert result.exit_code == 0, result.output
+    assert Library.read(pending / "IL-0001.yaml").reviewed.by == account
+
+
+def test_the_reviewer_falls_back_to_the_account_then_the_uid(monkeypatch):
+    from pmparse.review.session import reviewer_name
+
+    for name in ("USER", "USERNAME", "LOGNAME", "LNAME"):
+        monkeypatch.delenv(name, raising=False)
+    assert reviewer_name("dana") == "dana"
+    monkeypatch.setattr("getpass.getuser", lambda: "svc")
+    assert reviewer_name() == "svc"
+
+    def no_name():
+        raise KeyError("getpwuid(): uid not found: 12345")
+
+    monkeypatch.setattr("getpass.getuser", no_name)
+    assert reviewer_name() == f"uid {os.getuid()}"
+    monkeypatch.setenv("USER", "erin")
+    assert reviewer_name() == "erin"
 
 
 # --- a real terminal ---------------------------------------------------------------------------------

@@ -211,7 +211,7 @@ def diff_command(paths, fmt, patch, color):
               help="Reject this field's suggestion (remembered for the same source and model).")
 @click.option("--accept-all", is_flag=True, help="Accept every suggested field not rejected.")
 @click.option("--record", "records", multiple=True, metavar="ID", help="Only this record (repeatable).")
-@click.option("--reviewer", default=None, help="Who reviews  [default: $USER].")
+@click.option("--reviewer", default=None, help="Who reviews  [default: $USER, else the account name].")
 @click.option("--color/--no-color", default=None, help="Colour the hunks  [default: on a terminal].")
 def review(library, accept, reject, accept_all, records, reviewer, color):
     """Review pending suggestions field by field, like 'git add -p'.

@@ -20,6 +20,7 @@ honest. When nothing is left to decide, the suggestion becomes the base and the 
 from __future__ import annotations
 
 import datetime as _dt
+import getpass
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -303,6 +304,24 @@ class ReviewReport:
         return sum(outcome.action == action for outcome in self.outcomes)
 
 
+def reviewer_name(given: str | None = None) -> str:
+    """Who reviews: ``given``, else ``$USER`` (``$USERNAME``), else the account name, else the uid.
+
+    Containers and cron jobs often run without ``$USER``, but the system still knows the
+    account (``getpass.getuser`` reads ``$LOGNAME`` and the password database); an account with
+    no name in it (a container's arbitrary uid) is named by its number.
+    """
+    name = given or os.environ.get("USER") or os.environ.get("USERNAME")
+    if name:
+        return name
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError, ImportError):  # no name for this uid in the password database
+        pass
+    uid = getattr(os, "getuid", None)
+    return f"uid {uid()}" if uid is not None else "unknown"
+
+
 def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
@@ -338,14 +357,15 @@ def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), re
         accept: Fields to accept (names, or comma-separated lists of names).
         reject: Fields to reject.
         accept_all: Accept every field not rejected.
-        reviewer: Who reviews; ``$USER`` when None.
+        reviewer: Who reviews; when None, ``$USER``, else the account name, else the uid
+            (:func:`reviewer_name`).
         records: Only these record ids (all pending records when empty).
         ask: Asks a person about each field (interactive review); None to use the options.
         now: The time of a decision, ISO 8601.
 
     Raises:
         UsageError: no library folder, unknown fields, a field both accepted and rejected, no
-            decision source, no reviewer name, a record id without a pending suggestion, or
+            decision source, a record id without a pending suggestion, or
             another pmparse process writing the library.
     """
     root = _library_folder(library_dir)
@@ -356,9 +376,7 @@ def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), re
         if not (accepted or rejected or accept_all):
             raise UsageError("expected --accept, --reject or --accept-all (or an interactive review)")
         ask = scripted(accepted, rejected, accept_all)
-    by = reviewer or os.environ.get("USER") or os.environ.get("USERNAME")
-    if not by:
-        raise UsageError("expected a reviewer name (--reviewer or $USER), found none")
+    by = reviewer_name(reviewer)
     with write_lock(root):
         library = Library.open(root)
         try:
