@@ -250,6 +250,7 @@ def convert(
     keep_results: bool = True,
     url_base: str | None = None,
     timeout: float | None = DEFAULT_TIMEOUT,
+    isolate: bool = False,
 ) -> ConvertReport:
     """Convert sources into library records.
 
@@ -276,7 +277,11 @@ def convert(
         timeout: Seconds the analysis of one input may take before the input fails as
             ``timeout`` (None: no limit). A worker process is stopped from outside; in this
             process (``jobs=1``) a timer signal interrupts the analysis, in the main thread of
-            a POSIX system only.
+            a POSIX system only, and only between two Python steps (``isolate`` makes it hard).
+        isolate: Analyse in a worker process also with ``jobs=1`` (one input at a time), so that
+            ``timeout`` stops an analysis stuck in native code too, and an input that exhausts
+            memory costs the worker, not this process. The command line always isolates; it
+            costs a worker's start-up (about a second).
 
     With ``jobs > 1`` workers are started with multiprocessing's ``forkserver`` method (``spawn``
     where there is none), so a script calling this needs the usual ``if __name__ == "__main__":``
@@ -307,8 +312,12 @@ def convert(
             with _Interrupts() as interrupts:
                 try:
                     started = time.perf_counter()
-                    runner = (_Pool(jobs, config, max_bytes, timeout) if jobs > 1 and len(head) > 1
-                              else _InProcess(config, max_bytes, timeout))
+                    if jobs > 1 and len(head) > 1:
+                        runner = _Pool(jobs, config, max_bytes, timeout)
+                    elif isolate and head:
+                        runner = _Pool(1, config, max_bytes, timeout)
+                    else:
+                        runner = _InProcess(config, max_bytes, timeout)
                     report.jobs, report.startup_seconds = runner.jobs, time.perf_counter() - started
                     for task, outcome in runner.map(tasks):
                         # the record and the count of it together: a Ctrl-C between the two left a

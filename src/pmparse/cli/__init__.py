@@ -48,7 +48,8 @@ def main() -> None:
 @click.option("--errors", "errors_path", type=click.Path(dir_okay=False), default=None,
               help="Write failures as JSON lines (input, error type, message) to this file (replaced atomically).")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
-              help="Worker processes; 1 converts in this process  [default: all cores].")
+              help="Worker processes (even 1 analyses outside the main process, so --timeout always holds)  "
+                   "[default: all cores].")
 @click.option("--progress/--no-progress", default=None, help="Progress bar  [default: on a terminal].")
 @click.option("--url-base", default=None, metavar="URL",
               help="Where the inputs are published: records cite URL + the file's path under its folder "
@@ -89,7 +90,7 @@ def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, taxonomy_pat
     options = dict(fmt=fmt, max_bytes=max_bytes or DEFAULT_MAX_BYTES, config=config, force=force,
                    stdin=sys.stdin.buffer, on_result=on_result, jobs=jobs or available_cores(),
                    errors_path=errors_path, keep_results=False, url_base=url_base,
-                   timeout=timeout or DEFAULT_TIMEOUT)
+                   timeout=timeout or DEFAULT_TIMEOUT, isolate=True)
     try:
         if show:
             # a counting pass over folders and globs, so the bar knows its length

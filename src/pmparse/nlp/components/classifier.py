@@ -167,6 +167,10 @@ def smooth(probs: np.ndarray, transitions: np.ndarray, weight: float, priors: np
     return post / post.sum(axis=1, keepdims=True)
 
 
+#: Units scored at a time (a document of 10,000 units would otherwise hold all their features at once).
+PREDICT_BATCH = 512
+
+
 class UnitModel:
     """A trained unit classifier with its sequence decoding.
 
@@ -200,7 +204,11 @@ class UnitModel:
         rows = unit_rows(doc)
         if not rows:
             return np.zeros((0, len(self.labels)))
-        return self.estimator.predict_proba(rows)
+        if len(rows) <= PREDICT_BATCH:
+            return self.estimator.predict_proba(rows)
+        # rows are scored independently: batches bound the feature matrices of a huge document
+        return np.vstack([self.estimator.predict_proba(rows[i:i + PREDICT_BATCH])
+                          for i in range(0, len(rows), PREDICT_BATCH)])
 
     def decode(self, probs: np.ndarray, sequence_weight: float | None = None) -> list[dict[str, float]]:
         """Sequence-decoded probabilities per label, one dict per unit."""
