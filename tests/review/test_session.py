@@ -18,7 +18,7 @@ from pmparse.library.validate import validate_library
 from pmparse.nlp.pipeline import PipelineConfig
 from pmparse.review.compare import merge
 from pmparse.review.session import Decision, diff_paths, load_rejections, pending_diffs, review
-from tests.helpers import CORE_DNS, INOTIFY, convert_with_other_model, other_headings
+from tests.helpers import CORE_DNS, INOTIFY, convert_with_other_model, other_headings, source_text
 
 HUMAN_LINES = "\n# confirmed with the on-call notes\ndate: '2020-02-04'   # was 02-03\n"
 #: What the other heading table moves, whatever else follows from it (titles, tags).
@@ -240,6 +240,83 @@ def test_the_reviewer_falls_back_to_the_account_then_the_uid(monkeypatch):
     assert reviewer_name() == f"uid {os.getuid()}"
     monkeypatch.setenv("USER", "erin")
     assert reviewer_name() == "erin"
+
+
+def test_a_record_broken_by_hand_waits_with_its_suggestion_until_repaired(pending):
+    record = pending / "IL-0001.yaml"
+    good = record.read_text(encoding="utf-8")
+    lines = good.splitlines(keepends=True)
+    number = next(i for i, line in enumerate(lines) if line.startswith("title:"))
+    lines[number] = lines[number].replace("title: ", "title: [unclosed ", 1)
+    broken = "".join(lines)
+    record.write_text(broken, encoding="utf-8")
+    suggestion = (pending / ".pmparse" / "pending" / "IL-0001.json").read_bytes()
+    # validate names the file, the line and the reason, and the suggestion waiting
+    checked, problems = validate_library(pending)
+    assert checked == 2 and len(problems) == 1
+    text = str(problems[0])
+    assert text.startswith("IL-0001.yaml:") and problems[0].line is not None
+    assert abs(problems[0].line - (number + 1)) <= 1
+    assert "flow sequence" in text and ".pmparse/pending/IL-0001.json" in text and "<unicode string>" not in text
+    # an interactive review says why, offers the suggestion, and keeps counting it
+    result = CliRunner().invoke(main, ["review", str(pending), "--reviewer", "bob"], input="y\nq\n")
+    assert "IL-0001: the record cannot be reviewed until it is repaired" in result.output
+    assert "show the pending suggestion [y,n]? " in result.output
+    assert "# the pending suggestion for IL-0001" in result.output and "schema_version: 1" in result.output
+    assert "2 record(s) still pending" in result.output
+    report = review(pending, accept_all=True, reviewer="bob", records=["IL-0001"])
+    assert report.still_pending == ["IL-0001"] and len(report.errors) == 1
+    # nothing is lost: the record as the person left it, the suggestion still waiting
+    assert record.read_text(encoding="utf-8") == broken
+    assert (pending / ".pmparse" / "pending" / "IL-0001.json").read_bytes() == suggestion
+    # repaired, it is reviewed as usual
+    record.write_text(good, encoding="utf-8")
+    assert validate_library(pending)[1] == []
+    report = review(pending, accept_all=True, reviewer="bob", records=["IL-0001"])
+    assert report.errors == [] and report.still_pending == [] and report.count("accept") > 0
+    assert validate_library(pending)[1] == []
+
+
+def test_an_edited_item_is_the_persons_and_its_evidence_spells_its_words(pending):
+    suggestion = Library(pending).read_state("pending", "IL-0001")
+    field = next(name for name in proposed(pending) if len(card_data(suggestion)[name]) >= 2)
+    items = card_data(suggestion)[field]
+    text = source_text(suggestion)
+    first, second = items[0], items[1]
+    # a shortened item whose words the source still says, a rewritten one, and one kept as it was
+    start, end = first["evidence"][0]["start"], first["evidence"][0]["end"]
+    words = text[start:end].split()
+    shortened = {**first, "text": " ".join(words[: max(2, len(words) // 2)])}
+    rewritten = {**second, "text": "Our own summary of this step, in words the report does not use."}
+    value = [shortened, rewritten, *items[2:]]
+
+    def ask(diff, change, position, total):
+        return Decision("edit", value) if change.field == field else Decision("skip")
+
+    review(pending, ask=ask, reviewer="ann", records=["IL-0001"])
+    card = Library.read(pending / "IL-0001.yaml")
+    got = getattr(card, field)
+    assert [i.origin for i in got] == ["person", "person"] + [None] * (len(items) - 2)
+    assert got[0].confidence == got[1].confidence == 1.0
+    # the shortened item's words are found in the source: its evidence says them
+    assert " ".join(text[e.start:e.end] for e in got[0].evidence).split() == shortened["text"].split()
+    assert got[1].evidence == []  # no stretch of the source says the rewritten words
+    assert [card_data(card)[field][k] for k in range(2, len(items))] == items[2:]  # kept: the model's
+    assert "origin: person" in (pending / "IL-0001.yaml").read_text(encoding="utf-8")
+    assert validate_library(pending)[1] == []
+
+
+def test_validate_finds_an_item_whose_evidence_does_not_say_its_words(pending):
+    record = pending / "IL-0002.yaml"
+    card = Library.read(record)
+    field = next(name for name in ("root_cause", "remediation", "lessons", "action_items") if getattr(card, name))
+    old = getattr(card, field)[0].text
+    text = record.read_text(encoding="utf-8")
+    assert text.count(old[:40]) == 1
+    record.write_text(text.replace(old[:40], "Words a person typed over the model's ones"), encoding="utf-8")
+    problems = validate_library(pending)[1]
+    assert [(p.file, p.field) for p in problems] == [("IL-0002.yaml", f"{field}[1]")]
+    assert "not words of the item's text" in problems[0].reason
 
 
 # --- a real terminal ---------------------------------------------------------------------------------

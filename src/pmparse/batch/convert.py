@@ -232,7 +232,8 @@ def _finish(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, f
     if broken is not None and broken.error is not None:
         reason = (broken.error.splitlines() or ["unreadable"])[0]
         warnings.append(f"{broken.path.name} is not a valid record ({reason}); the suggestion waits for "
-                        "review beside it: fix the record or run `pmparse review`")
+                        "review beside it: repair the record (`pmparse validate` gives the line), then run "
+                        "`pmparse review`")
     return FileResult(task.location, status, record=path, warnings=warnings)
 
 

@@ -23,8 +23,8 @@ from pydantic import ValidationError
 
 from pmparse.card.schema import FACT_FIELDS, TAG_FIELDS, TEXT_FIELDS, Card
 from pmparse.errors import RecordError, UsageError
-from pmparse.library.records import card_data, dumps, format_of, loads
-from pmparse.review.anchor import REVIEW_FIELDS, _reanchor
+from pmparse.library.records import card_data, dumps, format_of, loads, source_text_of
+from pmparse.review.anchor import REVIEW_FIELDS, _reanchor, person_items
 from pmparse.util import sha256_text
 
 ChangeKind = Literal["change", "update", "conflict"]
@@ -201,7 +201,12 @@ def merge(record: Card, suggestion: Card, fields: list[str] | tuple[str, ...],
     for name in fields:
         if name not in REVIEW_FIELDS:
             raise UsageError(f"expected one of {', '.join(REVIEW_FIELDS)}, found {name!r}")
-        data[name] = values[name] if values and name in values else new[name]
+        if values and name in values:
+            # a person's edit: items whose words changed are theirs, not the model's reading
+            data[name] = (person_items(values[name], new[name], source_text_of(suggestion)) if name in TEXT_FIELDS
+                          else values[name])
+        else:
+            data[name] = new[name]
         for key in _support_keys(name, support):
             del support[key]
         for key in _support_keys(name, new["support"]):

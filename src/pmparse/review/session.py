@@ -290,7 +290,8 @@ class ReviewReport:
             because it only moves with the record onto an amended source: its words are the
             suggestion's).
         errors: Pending suggestions that could not be reviewed, with the reason.
-        still_pending: Records with fields left to review.
+        still_pending: Records with fields left to review (a record that cannot be read, with
+            its suggestion still on disk, included: it waits until the record is repaired).
         quit: True when the reviewer quit before the end.
     """
 
@@ -426,6 +427,13 @@ def _review(library: Library, records, ask: Ask, by: str, now: Callable[[], str]
                 report.still_pending.append(card_id)
         except RecordError as exc:
             report.errors.append(str(exc))
+            if library.state_path("pending", card_id).is_file():
+                # a record hand-edited into invalid YAML: the suggestion stays on disk and counts,
+                # so a person can repair the record and review it then (nothing is lost)
+                report.still_pending.append(card_id)
+                show = getattr(ask, "broken", None)
+                if show is not None:
+                    show(card_id, str(exc), library.read_state("pending", card_id))
     return report
 
 

@@ -167,8 +167,10 @@ def smooth(probs: np.ndarray, transitions: np.ndarray, weight: float, priors: np
     return post / post.sum(axis=1, keepdims=True)
 
 
-#: Units scored at a time (a document of 10,000 units would otherwise hold all their features at once).
+#: Most units, and about most characters, scored at a time: a huge document's units would
+#: otherwise hold all their character n-grams at once (about 100 bytes per character).
 PREDICT_BATCH = 512
+PREDICT_CHARS = 500_000
 
 
 class UnitModel:
@@ -204,11 +206,17 @@ class UnitModel:
         rows = unit_rows(doc)
         if not rows:
             return np.zeros((0, len(self.labels)))
-        if len(rows) <= PREDICT_BATCH:
-            return self.estimator.predict_proba(rows)
         # rows are scored independently: batches bound the feature matrices of a huge document
-        return np.vstack([self.estimator.predict_proba(rows[i:i + PREDICT_BATCH])
-                          for i in range(0, len(rows), PREDICT_BATCH)])
+        batches, start, size = [], 0, 0
+        for i, (unit, context) in enumerate(rows):
+            if i > start and (i - start >= PREDICT_BATCH or size + len(unit) + len(context) > PREDICT_CHARS):
+                batches.append((start, i))
+                start, size = i, 0
+            size += len(unit) + len(context)
+        batches.append((start, len(rows)))
+        if len(batches) == 1:
+            return self.estimator.predict_proba(rows)
+        return np.vstack([self.estimator.predict_proba(rows[a:b]) for a, b in batches])
 
     def decode(self, probs: np.ndarray, sequence_weight: float | None = None) -> list[dict[str, float]]:
         """Sequence-decoded probabilities per label, one dict per unit."""
