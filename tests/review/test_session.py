@@ -15,7 +15,7 @@ from pmparse.cli import main
 from pmparse.library.records import card_data, loads
 from pmparse.library.store import Library
 from pmparse.library.validate import validate_library
-from pmparse.nlp.pipeline import PipelineConfig
+from pmparse.nlp.pipeline import PipelineConfig, pipeline_config
 from pmparse.review.compare import merge
 from pmparse.review.session import Decision, diff_paths, load_rejections, pending_diffs, review
 from tests.helpers import CORE_DNS, INOTIFY, convert_with_other_model, other_headings, source_text
@@ -319,6 +319,72 @@ def test_validate_finds_an_item_whose_evidence_does_not_say_its_words(pending):
     assert "not words of the item's text" in problems[0].reason
 
 
+OUTAGE = """# Queue outage
+
+## Summary
+
+On 3 March 2024 between 09:00 and 09:{end} UTC the job queue stopped handing out work.
+
+## Root cause
+
+A configuration push lowered the worker limit of the pool to zero.
+
+## Action items
+
+- Validate worker limits before a push reaches production.
+"""
+
+
+@pytest.fixture()
+def longer_outage(tmp_path):
+    """A reviewed record of a 31-minute outage whose amended source now says 41 minutes."""
+    source = tmp_path / "outage.md"
+    source.write_text(OUTAGE.format(end="31"), encoding="utf-8")
+    lib = tmp_path / "lib"
+    config = pipeline_config()
+    convert([str(source)], lib, config=config)
+    record = lib / "IL-0001.yaml"
+    record.write_text(record.read_text(encoding="utf-8").replace("status: suggested", "status: reviewed"),
+                      encoding="utf-8")
+    assert Library.read(record).duration_minutes == 31 and "lasting 31 minutes" in Library.read(record).title
+    source.write_text(OUTAGE.format(end="41"), encoding="utf-8")
+    assert convert([str(source)], lib, config=config).results[0].status == "pending"
+    diff = pending_diffs(lib).diffs[0]
+    title = next(c for c in diff.changes if c.field == "title")
+    assert title.linked == ["duration_minutes"]
+    return lib
+
+
+def test_accepting_a_duration_takes_the_title_that_says_it(longer_outage):
+    report = review(longer_outage, accept=["duration_minutes"], reviewer="ann")
+    assert {(o.field, o.action) for o in report.outcomes} >= {("title", "accept"), ("duration_minutes", "accept")}
+    card = Library.read(longer_outage / "IL-0001.yaml")
+    assert card.duration_minutes == 41 and "lasting 41 minutes" in card.title
+
+
+@pytest.mark.parametrize("answer", ["skip", "reject"])
+def test_a_title_skipped_or_rejected_keeps_its_duration_with_it(longer_outage, answer):
+    asked = []
+
+    def ask(diff, change, position, total):
+        asked.append(change.field)
+        return Decision(answer if change.field == "title" else "accept")
+
+    review(longer_outage, ask=ask, reviewer="ann")
+    assert "duration_minutes" not in asked  # decided with the title
+    card = Library.read(longer_outage / "IL-0001.yaml")
+    assert card.duration_minutes == 31 and "lasting 31 minutes" in card.title
+    if answer == "skip":
+        assert [c.field for c in pending_diffs(longer_outage).diffs[0].changes] == ["title", "duration_minutes"]
+
+
+def test_the_prompt_shows_the_facts_a_title_decides(longer_outage):
+    result = CliRunner().invoke(main, ["review", str(longer_outage), "--reviewer", "bob"], input="y\nq\n")
+    assert result.exit_code == 0, result.output
+    assert "the title says duration_minutes: your answer decides it too" in result.output
+    assert Library.read(longer_outage / "IL-0001.yaml").duration_minutes == 41
+
+
 # --- a real terminal ---------------------------------------------------------------------------------
 
 
@@ -587,7 +653,7 @@ def test_a_patch_keeps_a_persons_own_address(amended):
 
 
 def test_an_interactive_review_shows_a_record_that_only_follows_its_source(tmp_path):
-    from pmparse.nlp.pipeline import PipelineConfig
+    from pmparse.nlp.pipeline import PipelineConfig, pipeline_config
     from tests.helpers import SAMPLES
 
     # heading rules without the tag model: a category near its threshold may flip with any added

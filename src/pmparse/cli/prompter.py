@@ -92,6 +92,13 @@ class Prompter:
         if position == 1:
             self._echo("\n".join(render_header(diff, self.color) + render_folded(diff, self.color)))
         self._echo("\n".join(render_change(diff, change, self.color)))
+        if change.linked:
+            self._echo(f"  the title says {', '.join(change.linked)}: your answer decides "
+                       f"{'it' if len(change.linked) == 1 else 'them'} too (e edits the title and takes "
+                       f"{'it' if len(change.linked) == 1 else 'them'})")
+            for name in change.linked:
+                linked = next(c for c in diff.changes if c.field == name)
+                self._echo("\n".join(render_change(diff, linked, self.color)))
         while True:
             try:
                 answer = click.prompt(f"({position}/{total}) Accept the suggested {change.field} [y,n,e,s,q,?]",

@@ -336,12 +336,19 @@ def _fields(names: tuple[str, ...] | list[str], option: str) -> set[str]:
 
 
 def scripted(accept: set[str], reject: set[str], accept_all: bool) -> Ask:
-    """The decisions of ``--accept``, ``--reject`` and ``--accept-all``; other fields are skipped."""
+    """The decisions of ``--accept``, ``--reject`` and ``--accept-all``; other fields are skipped.
+
+    A title asked with the facts it restates (``change.linked``) is rejected when any of them is
+    rejected, else accepted when any is accepted.
+    """
 
     def ask(diff: CardDiff, change: FieldChange, position: int, total: int) -> Decision:
-        if change.field in reject:
+        # a title and the facts it says are one decision: rejecting one rejects them all, and
+        # accepting one accepts them all (a record never says two durations)
+        names = {change.field, *change.linked}
+        if names & reject:
             return Decision("reject")
-        if accept_all or change.field in accept:
+        if accept_all or names & accept:
             return Decision("accept")
         return Decision("skip")
 
@@ -405,19 +412,25 @@ def _review(library: Library, records, ask: Ask, by: str, now: Callable[[], str]
             notice = getattr(ask, "notice", None)
             if notice is not None and not diff.changes and diff.source_changed:
                 notice(diff)  # nothing to ask, but a person should see that the source changed
-            for position, change in enumerate(diff.changes, 1):
-                decision = ask(diff, change, position, len(diff.changes))
+            # the facts a changing title says in words are decided with it (compare.link_title)
+            tied = {name for change in diff.changes for name in change.linked}
+            questions = [change for change in diff.changes if change.field not in tied]
+            for position, change in enumerate(questions, 1):
+                decision = ask(diff, change, position, len(questions))
                 if decision.action == "quit":
                     report.quit = True
                     break
-                if decision.action in ("accept", "edit"):
-                    # on an amended source this moves the record onto the new text; the fields
-                    # still asked about differ in their words, so they stay open
-                    accept_field(library, library.entries[card_id], suggestion, change.field, by, now(),
-                                 decision.value, edited=decision.action == "edit")
-                elif decision.action == "reject":
-                    reject_field(library, suggestion, change.field, by, now())
-                report.outcomes.append(Outcome(card_id, change.field, decision.action))
+                for name in [change.field, *change.linked]:
+                    edited = decision.action == "edit" and name == change.field
+                    action = "accept" if decision.action == "edit" and not edited else decision.action
+                    if action in ("accept", "edit"):
+                        # on an amended source this moves the record onto the new text; the
+                        # fields still asked about differ in their words, so they stay open
+                        accept_field(library, library.entries[card_id], suggestion, name, by, now(),
+                                     decision.value if edited else None, edited=edited)
+                    elif action == "reject":
+                        reject_field(library, suggestion, name, by, now())
+                    report.outcomes.append(Outcome(card_id, name, action))
             done = finish_if_done(library, card_id, suggestion)
             if library.entries[card_id].sha256 == suggestion.source.sha256:
                 # same words found elsewhere in an amended source: they moved with the record
