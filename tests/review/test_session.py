@@ -653,7 +653,7 @@ def test_a_patch_keeps_a_persons_own_address(amended):
 
 
 def test_an_interactive_review_shows_a_record_that_only_follows_its_source(tmp_path):
-    from pmparse.nlp.pipeline import PipelineConfig, pipeline_config
+    from pmparse.nlp.pipeline import PipelineConfig
     from tests.helpers import SAMPLES
 
     # heading rules without the tag model: a category near its threshold may flip with any added
