@@ -30,6 +30,7 @@ from pmparse.errors import (
     TooLargeInputError,
     UnreadableInputError,
 )
+from pmparse.ingest.hostile import front_matter_warnings, html_warnings, unclosed_front_matter
 from pmparse.util import sha256_text
 
 #: Default size limit of one input; ``convert --max-bytes`` changes it.
@@ -360,16 +361,23 @@ def ingest_bytes(raw: bytes, location: str, fmt: Format | None = None) -> Ingest
     text = decode_text(raw, location)
     meta: dict[str, str] = {}
     extracted = False
+    page = text
     if fmt == "html":
         text, meta = extract_html(text, location)
         extracted = True
     ingested = Ingested(location=location, text=text, format=fmt, sha256=sha256_text(text), extracted=extracted, meta=meta)
+    if extracted:
+        ingested.warnings.extend(html_warnings(page, text))
     values, region, warning = parse_front_matter(text)
     if region is not None:
         ingested.front_matter = values
         ingested.masked.append(region)
     if warning:
         ingested.warnings.append(warning)
+    elif region is not None:
+        ingested.warnings.extend(front_matter_warnings(text[region[0]:region[1]]))
+    elif unclosed_front_matter(text):
+        ingested.warnings.append(unclosed_front_matter(text))
     if "\r" in text and "\n" not in text:
         # offsets index the text as it is, so it is not rewritten: the warning says what to do
         ingested.warnings.append("line breaks are carriage returns only (classic Mac): the whole text reads as "
