@@ -102,8 +102,10 @@ def rows_for(units: list[UnitText], length: int, cues: Cues | None = None) -> li
     cues = cues or load_cues()
     n = max(1, length)
     hits = [cues.hits(u.text) for u in units]
-    # each unit is the neighbour of two others: its words are read once
-    all_words = [_WORDS.findall(u.text) for u in units]
+    # each unit is the neighbour of two others: its words are read once. Only the first 31 are
+    # kept: the shape flags need to know whether there are over 30, the context the first 12
+    # (a huge document's words would otherwise all be held at once)
+    all_words = [_WORDS.findall(u.text)[:31] for u in units]
     words_of = [[w.lower() for w in found[:12]] for found in all_words]
     rows = []
     for i, unit in enumerate(units):
