@@ -55,7 +55,7 @@ def convert(inputs: Iterable[str | Path], library: str | Path, **options) -> Con
         inputs: Files, folders and globs.
         library: The library folder (created when missing).
         **options: Those of :func:`pmparse.batch.convert.convert`: ``fmt`` ("yaml" or "json"),
-            ``force``, ``jobs``, ``max_bytes``, ``errors_path``, ``url_base``, ``timeout``,
+            ``force``, ``jobs``, ``max_bytes``, ``errors_path``, ``url_base``, ``timeout``, ``isolate``,
             ``config`` (a :class:`~pmparse.nlp.pipeline.PipelineConfig`).
 
     Returns:

@@ -346,3 +346,27 @@ def test_an_unchanged_log_is_skipped_without_running_the_pipeline(tmp_path, patc
     log.write_text(LOG.replace("rolled back", "reverted"), encoding="utf-8")
     convert([str(log)], tmp_path / "lib")
     assert len(calls) == 3  # a changed text is read again, entry by entry
+
+
+def test_a_megabyte_line_gives_bounded_items_with_valid_evidence(tmp_path):
+    from pmparse.card.build import MAX_ITEMS
+    from pmparse.nlp.components.units import MAX_UNIT_CHARS
+    from pmparse.nlp.pipeline import pipeline_config
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    # one line, no sentence end: it was one megabyte-long item; and a file whose every line is a root cause
+    (folder / "line.md").write_text("Root cause: " + "the pool of workers ran dry and " * 32_000, encoding="utf-8")
+    (folder / "lines.md").write_text("Root cause: the disk filled up. The writes failed.\n" * 3_000, encoding="utf-8")
+    report = convert([str(folder)], tmp_path / "lib", config=pipeline_config())
+    assert report.counts["converted"] == 2
+    warnings = {r.input.rsplit("/", 1)[1]: r.warnings for r in report.results}
+    assert any("read in pieces" in w for w in warnings["line.md"])
+    assert any(f"than the {MAX_ITEMS} a field keeps" in w for w in warnings["lines.md"])
+    for entry in Library.open(tmp_path / "lib").entries.values():
+        card = entry.card
+        assert assert_offsets(card, source_text(card)) > 0
+        for name in TEXT_FIELDS:
+            items = getattr(card, name)
+            assert len(items) <= MAX_ITEMS and all(len(i.text) <= MAX_UNIT_CHARS for i in items)
+        assert entry.path.stat().st_size < 2_000_000

@@ -3,7 +3,16 @@ from __future__ import annotations
 import spacy
 
 from pmparse.nlp.pipeline import PipelineConfig, get
-from pmparse.nlp.tokenizer import MAX_PUNCT_RUN, MAX_WORD, GuardedTokenizer, mask_runs, risky_runs
+from pmparse.nlp.tokenizer import (
+    COARSE_CHARS,
+    MAX_LINE,
+    MAX_PUNCT_RUN,
+    MAX_WORD,
+    GuardedTokenizer,
+    coarse_words,
+    mask_runs,
+    risky_runs,
+)
 
 
 def guarded() -> GuardedTokenizer:
@@ -34,10 +43,10 @@ def test_risky_runs_are_long_punctuation_and_overlong_words():
 
 def test_a_huge_punctuation_run_is_one_token_and_the_text_is_kept():
     # spaCy alone needs minutes for this (quadratic affix stripping); the guard makes one token
-    text = "Before.\n" + "=" * 200_000 + "\nAfter it, we didn't wait."
+    text = "Before.\n" + "=" * 2_000 + "\nAfter it, we didn't wait."
     doc = guarded()(text)
     assert doc.text == text
-    assert [t.text for t in doc if "=" in t.text] == ["=" * 200_000]
+    assert [t.text for t in doc if "=" in t.text] == ["=" * 2_000]
     # tokens outside the run keep spaCy's norms ("n't" -> "not")
     assert [t.norm_ for t in doc if t.text == "n't"] == ["not"]
 
@@ -53,3 +62,27 @@ def test_serialisation_is_the_guarded_tokenizers():
     tokenizer = guarded()
     data = tokenizer.to_bytes()
     assert guarded().from_bytes(data).to_bytes() == data
+
+
+def test_an_overlong_line_becomes_few_coarse_tokens_and_the_text_is_kept():
+    # a crawl's megabyte line of short words would be millions of tokens (about 130 bytes each)
+    line = "the disk filled up and writes failed " * 30_000
+    text = "Before we didn't wait.\n" + line + "\n" + "=" * 50_000 + "\nAfter\tit, we didn't wait.\n"
+    doc = guarded()(text)
+    assert doc.text == text and doc.user_data["pmparse_coarse"] is True
+    assert "".join(t.text_with_ws for t in doc) == text
+    assert len(doc) < 2 * len(text) / COARSE_CHARS
+    assert max(len(t.text) for t in doc) <= COARSE_CHARS
+    # the short lines around them are tokenized as usual, norms included
+    assert [t.norm_ for t in doc if t.text == "n't"] == ["not", "not"]
+    tail = guarded().tokenizer("\nAfter\tit, we didn't wait.\n")
+    assert [t.text for t in doc][-len(tail):] == [t.text for t in tail]
+    # a line at the limit is read word by word
+    assert "pmparse_coarse" not in guarded()("w " * (MAX_LINE // 2)).user_data
+
+
+def test_coarse_words_spell_the_text_with_and_without_spaces():
+    for text in ["a b  c   " * 500, "x" * 1_234, "ab cd\tef " * 77 + "z" * 450, " lead", "trail "]:
+        words, spaces = coarse_words(text, 0, len(text), size=50)
+        assert "".join(w + (" " if s else "") for w, s in zip(words, spaces)) == text
+        assert all(0 < len(w) <= 50 for w in words)

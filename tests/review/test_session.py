@@ -15,10 +15,10 @@ from pmparse.cli import main
 from pmparse.library.records import card_data, loads
 from pmparse.library.store import Library
 from pmparse.library.validate import validate_library
-from pmparse.nlp.pipeline import PipelineConfig
+from pmparse.nlp.pipeline import PipelineConfig, pipeline_config
 from pmparse.review.compare import merge
 from pmparse.review.session import Decision, diff_paths, load_rejections, pending_diffs, review
-from tests.helpers import CORE_DNS, INOTIFY, convert_with_other_model, other_headings
+from tests.helpers import CORE_DNS, INOTIFY, convert_with_other_model, other_headings, source_text
 
 HUMAN_LINES = "\n# confirmed with the on-call notes\ndate: '2020-02-04'   # was 02-03\n"
 #: What the other heading table moves, whatever else follows from it (titles, tags).
@@ -205,10 +205,184 @@ def test_review_usage_errors_exit_two(pending, tmp_path):
     assert runner.invoke(main, ["review", lib, "--accept", "lessons", "--reject", "lessons"]).exit_code == 2
     assert runner.invoke(main, ["review", str(tmp_path / "missing"), "--accept-all"]).exit_code == 2
     assert runner.invoke(main, ["review", lib, "--accept-all", "--record", "IL-0042"]).exit_code == 2
-    result = runner.invoke(main, ["review", lib, "--accept-all"], env={"USER": None, "USERNAME": None})
-    assert result.exit_code == 2 and "--reviewer" in result.output
     result = runner.invoke(main, ["review", lib, "--accept", "root_cause,lessons", "--reviewer", "ann"])
     assert result.exit_code == 0 and "IL-0001: lessons: accept" in result.output
+
+
+def test_review_works_with_an_empty_environment(pending, monkeypatch):
+    # a container or cron job: no $USER, no $HOME, nothing; the account name is still known
+    for name in list(os.environ):
+        monkeypatch.delenv(name)
+    import pwd
+
+    try:
+        account = pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:  # an arbitrary uid without an entry
+        account = f"uid {os.getuid()}"
+    result = CliRunner().invoke(main, ["review", str(pending), "--accept", "lessons", "--record", "IL-0001"])
+    assert result.exit_code == 0, result.output
+    assert Library.read(pending / "IL-0001.yaml").reviewed.by == account
+
+
+def test_the_reviewer_falls_back_to_the_account_then_the_uid(monkeypatch):
+    from pmparse.review.session import reviewer_name
+
+    for name in ("USER", "USERNAME", "LOGNAME", "LNAME"):
+        monkeypatch.delenv(name, raising=False)
+    assert reviewer_name("dana") == "dana"
+    monkeypatch.setattr("getpass.getuser", lambda: "svc")
+    assert reviewer_name() == "svc"
+
+    def no_name():
+        raise KeyError("getpwuid(): uid not found: 12345")
+
+    monkeypatch.setattr("getpass.getuser", no_name)
+    assert reviewer_name() == f"uid {os.getuid()}"
+    monkeypatch.setenv("USER", "erin")
+    assert reviewer_name() == "erin"
+
+
+def test_a_record_broken_by_hand_waits_with_its_suggestion_until_repaired(pending):
+    record = pending / "IL-0001.yaml"
+    good = record.read_text(encoding="utf-8")
+    lines = good.splitlines(keepends=True)
+    number = next(i for i, line in enumerate(lines) if line.startswith("title:"))
+    lines[number] = lines[number].replace("title: ", "title: [unclosed ", 1)
+    broken = "".join(lines)
+    record.write_text(broken, encoding="utf-8")
+    suggestion = (pending / ".pmparse" / "pending" / "IL-0001.json").read_bytes()
+    # validate names the file, the line and the reason, and the suggestion waiting
+    checked, problems = validate_library(pending)
+    assert checked == 2 and len(problems) == 1
+    text = str(problems[0])
+    assert text.startswith("IL-0001.yaml:") and problems[0].line is not None
+    assert abs(problems[0].line - (number + 1)) <= 1
+    assert "flow sequence" in text and ".pmparse/pending/IL-0001.json" in text and "<unicode string>" not in text
+    # an interactive review says why, offers the suggestion, and keeps counting it
+    result = CliRunner().invoke(main, ["review", str(pending), "--reviewer", "bob"], input="y\nq\n")
+    assert "IL-0001: the record cannot be reviewed until it is repaired" in result.output
+    assert "show the pending suggestion [y,n]? " in result.output
+    assert "# the pending suggestion for IL-0001" in result.output and "schema_version: 1" in result.output
+    assert "2 record(s) still pending" in result.output
+    report = review(pending, accept_all=True, reviewer="bob", records=["IL-0001"])
+    assert report.still_pending == ["IL-0001"] and len(report.errors) == 1
+    # nothing is lost: the record as the person left it, the suggestion still waiting
+    assert record.read_text(encoding="utf-8") == broken
+    assert (pending / ".pmparse" / "pending" / "IL-0001.json").read_bytes() == suggestion
+    # repaired, it is reviewed as usual
+    record.write_text(good, encoding="utf-8")
+    assert validate_library(pending)[1] == []
+    report = review(pending, accept_all=True, reviewer="bob", records=["IL-0001"])
+    assert report.errors == [] and report.still_pending == [] and report.count("accept") > 0
+    assert validate_library(pending)[1] == []
+
+
+def test_an_edited_item_is_the_persons_and_its_evidence_spells_its_words(pending):
+    suggestion = Library(pending).read_state("pending", "IL-0001")
+    field = next(name for name in proposed(pending) if len(card_data(suggestion)[name]) >= 2)
+    items = card_data(suggestion)[field]
+    text = source_text(suggestion)
+    first, second = items[0], items[1]
+    # a shortened item whose words the source still says, a rewritten one, and one kept as it was
+    start, end = first["evidence"][0]["start"], first["evidence"][0]["end"]
+    words = text[start:end].split()
+    shortened = {**first, "text": " ".join(words[: max(2, len(words) // 2)])}
+    rewritten = {**second, "text": "Our own summary of this step, in words the report does not use."}
+    value = [shortened, rewritten, *items[2:]]
+
+    def ask(diff, change, position, total):
+        return Decision("edit", value) if change.field == field else Decision("skip")
+
+    review(pending, ask=ask, reviewer="ann", records=["IL-0001"])
+    card = Library.read(pending / "IL-0001.yaml")
+    got = getattr(card, field)
+    assert [i.origin for i in got] == ["person", "person"] + [None] * (len(items) - 2)
+    assert got[0].confidence == got[1].confidence == 1.0
+    # the shortened item's words are found in the source: its evidence says them
+    assert " ".join(text[e.start:e.end] for e in got[0].evidence).split() == shortened["text"].split()
+    assert got[1].evidence == []  # no stretch of the source says the rewritten words
+    assert [card_data(card)[field][k] for k in range(2, len(items))] == items[2:]  # kept: the model's
+    assert "origin: person" in (pending / "IL-0001.yaml").read_text(encoding="utf-8")
+    assert validate_library(pending)[1] == []
+
+
+def test_validate_finds_an_item_whose_evidence_does_not_say_its_words(pending):
+    record = pending / "IL-0002.yaml"
+    card = Library.read(record)
+    field = next(name for name in ("root_cause", "remediation", "lessons", "action_items") if getattr(card, name))
+    old = getattr(card, field)[0].text
+    text = record.read_text(encoding="utf-8")
+    assert text.count(old[:40]) == 1
+    record.write_text(text.replace(old[:40], "Words a person typed over the model's ones"), encoding="utf-8")
+    problems = validate_library(pending)[1]
+    assert [(p.file, p.field) for p in problems] == [("IL-0002.yaml", f"{field}[1]")]
+    assert "not words of the item's text" in problems[0].reason
+
+
+OUTAGE = """# Queue outage
+
+## Summary
+
+On 3 March 2024 between 09:00 and 09:{end} UTC the job queue stopped handing out work.
+
+## Root cause
+
+A configuration push lowered the worker limit of the pool to zero.
+
+## Action items
+
+- Validate worker limits before a push reaches production.
+"""
+
+
+@pytest.fixture()
+def longer_outage(tmp_path):
+    """A reviewed record of a 31-minute outage whose amended source now says 41 minutes."""
+    source = tmp_path / "outage.md"
+    source.write_text(OUTAGE.format(end="31"), encoding="utf-8")
+    lib = tmp_path / "lib"
+    config = pipeline_config()
+    convert([str(source)], lib, config=config)
+    record = lib / "IL-0001.yaml"
+    record.write_text(record.read_text(encoding="utf-8").replace("status: suggested", "status: reviewed"),
+                      encoding="utf-8")
+    assert Library.read(record).duration_minutes == 31 and "lasting 31 minutes" in Library.read(record).title
+    source.write_text(OUTAGE.format(end="41"), encoding="utf-8")
+    assert convert([str(source)], lib, config=config).results[0].status == "pending"
+    diff = pending_diffs(lib).diffs[0]
+    title = next(c for c in diff.changes if c.field == "title")
+    assert title.linked == ["duration_minutes"]
+    return lib
+
+
+def test_accepting_a_duration_takes_the_title_that_says_it(longer_outage):
+    report = review(longer_outage, accept=["duration_minutes"], reviewer="ann")
+    assert {(o.field, o.action) for o in report.outcomes} >= {("title", "accept"), ("duration_minutes", "accept")}
+    card = Library.read(longer_outage / "IL-0001.yaml")
+    assert card.duration_minutes == 41 and "lasting 41 minutes" in card.title
+
+
+@pytest.mark.parametrize("answer", ["skip", "reject"])
+def test_a_title_skipped_or_rejected_keeps_its_duration_with_it(longer_outage, answer):
+    asked = []
+
+    def ask(diff, change, position, total):
+        asked.append(change.field)
+        return Decision(answer if change.field == "title" else "accept")
+
+    review(longer_outage, ask=ask, reviewer="ann")
+    assert "duration_minutes" not in asked  # decided with the title
+    card = Library.read(longer_outage / "IL-0001.yaml")
+    assert card.duration_minutes == 31 and "lasting 31 minutes" in card.title
+    if answer == "skip":
+        assert [c.field for c in pending_diffs(longer_outage).diffs[0].changes] == ["title", "duration_minutes"]
+
+
+def test_the_prompt_shows_the_facts_a_title_decides(longer_outage):
+    result = CliRunner().invoke(main, ["review", str(longer_outage), "--reviewer", "bob"], input="y\nq\n")
+    assert result.exit_code == 0, result.output
+    assert "the title says duration_minutes: your answer decides it too" in result.output
+    assert Library.read(longer_outage / "IL-0001.yaml").duration_minutes == 41
 
 
 # --- a real terminal ---------------------------------------------------------------------------------

@@ -294,7 +294,8 @@ def _finish(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, f
     if broken is not None and broken.error is not None:
         reason = (broken.error.splitlines() or ["unreadable"])[0]
         warnings.append(f"{broken.path.name} is not a valid record ({reason}); the suggestion waits for "
-                        "review beside it: fix the record or run `pmparse review`")
+                        "review beside it: repair the record (`pmparse validate` gives the line), then run "
+                        "`pmparse review`")
     return FileResult(task.location, status, record=path, warnings=warnings)
 
 
@@ -315,6 +316,7 @@ def convert(
     exclude: Iterable[str] = (),
     all_files: bool = False,
     fetch: FetchSettings | None = None,
+    isolate: bool = False,
 ) -> ConvertReport:
     """Convert sources into library records.
 
@@ -341,12 +343,16 @@ def convert(
         timeout: Seconds the analysis of one input may take before the input fails as
             ``timeout`` (None: no limit). A worker process is stopped from outside; in this
             process (``jobs=1``) a timer signal interrupts the analysis, in the main thread of
-            a POSIX system only.
+            a POSIX system only, and only between two Python steps (``isolate`` makes it hard).
         exclude: Globs of files not to convert (matched against the path, the path under its
             folder input, and the file name); each is reported ``skipped``.
         all_files: Convert templates, readmes and index pages too (by default they are
             ``skipped`` as not incident reports: :func:`pmparse.batch.inputs.not_incident_reason`).
         fetch: Download limits of URL inputs (timeouts, redirects); the size cap is ``max_bytes``.
+        isolate: Analyse in a worker process also with ``jobs=1`` (one input at a time), so that
+            ``timeout`` stops an analysis stuck in native code too, and an input that exhausts
+            memory costs the worker, not this process. The command line always isolates; it
+            costs a worker's start-up (about a second).
 
     With ``jobs > 1`` workers are started with multiprocessing's ``forkserver`` method (``spawn``
     where there is none), so a script calling this needs the usual ``if __name__ == "__main__":``
@@ -378,8 +384,12 @@ def convert(
             with _Interrupts() as interrupts:
                 try:
                     started = time.perf_counter()
-                    runner = (_Pool(jobs, config, max_bytes, timeout) if jobs > 1 and len(head) > 1
-                              else _InProcess(config, max_bytes, timeout))
+                    if jobs > 1 and len(head) > 1:
+                        runner = _Pool(jobs, config, max_bytes, timeout)
+                    elif isolate and head:
+                        runner = _Pool(1, config, max_bytes, timeout)
+                    else:
+                        runner = _InProcess(config, max_bytes, timeout)
                     report.jobs, report.startup_seconds = runner.jobs, time.perf_counter() - started
                     for task, outcome in runner.map(tasks):
                         # the record and the count of it together: a Ctrl-C between the two left a

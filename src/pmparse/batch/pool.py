@@ -5,8 +5,10 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import os
+import select
 import signal
 import threading
+import time
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -20,6 +22,7 @@ from pmparse.ingest.fetch import FetchSettings
 from pmparse.ingest.read import ingest, ingest_bytes
 from pmparse.library.sync import suggest_cards
 from pmparse.nlp.pipeline import PipelineConfig, get, version_info
+from pmparse.nlp.tokenizer import MAX_LINE
 
 #: Longest a worker may spend on one input, in seconds, before it is stopped and the input fails
 #: as ``timeout`` (a 20 MiB text takes a few minutes at this pipeline's speed).
@@ -118,8 +121,10 @@ def analyse_task(task: Task, config: PipelineConfig, max_bytes: int) -> Outcome:
                                        info.get("fingerprint")) in task.known:
             return Outcome("unchanged", warnings=tuple(warnings), sha256=source.sha256)
         cards = suggest_cards(nlp, source, info)
-        if len(nlp.vocab) > MAX_LEXEMES:
-            get.cache_clear()  # a fresh pipeline for the next input: memory stays bounded
+        if len(nlp.vocab) > MAX_LEXEMES or any(len(line) > MAX_LINE for line in source.text.splitlines()):
+            # a fresh pipeline for the next input: memory stays bounded (an overlong line's coarse
+            # tokens are long strings the vocabulary would keep)
+            get.cache_clear()
         if len(cards) == 1 and cards[0][0].source.entry is None:
             card, found = cards[0]
             return Outcome("card", card_json=card.model_dump_json(), warnings=tuple(found))
@@ -140,9 +145,49 @@ def analyse_task(task: Task, config: PipelineConfig, max_bytes: int) -> Outcome:
 _WORKER: dict = {}
 
 
-def _init_worker(config: PipelineConfig, max_bytes: int) -> None:
+def _watch_parent(parent: int) -> None:
+    """End this worker, and the fork server it came from, when the process that started the
+    batch ends, however it ends (SIGKILL included).
+
+    Workers are children of multiprocessing's fork server, not of the batch, so the kernel's
+    parent-death signal would follow the fork server; and neither notices a killed batch by
+    itself (both stayed alive, about 100 MB each, under PID 1). A daemon thread waits on a pidfd
+    of the batch process (Linux 5.3+; elsewhere it checks once a second that the process exists).
+    """
+    server = os.getppid()
+
+    def wait() -> None:
+        try:
+            fd = os.pidfd_open(parent)
+        except (AttributeError, OSError):
+            fd = None
+        if fd is not None:
+            select.select([fd], [], [])
+        else:
+            while True:
+                try:
+                    os.kill(parent, 0)
+                except ProcessLookupError:
+                    break
+                except PermissionError:  # exists, another user's: cannot be ours after a pid reuse
+                    break
+                time.sleep(1.0)
+        # the fork server too, when it is still ours (it serves only the batch that died)
+        if server not in (1, parent) and os.getppid() == server:
+            try:
+                os.kill(server, signal.SIGKILL)
+            except OSError:
+                pass
+        os._exit(1)
+
+    threading.Thread(target=wait, name="pmparse-parent-watch", daemon=True).start()
+
+
+def _init_worker(config: PipelineConfig, max_bytes: int, parent: int | None = None) -> None:
     # Ctrl-C reaches the whole process group: the parent decides what to do, workers carry on
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if parent is not None:
+        _watch_parent(parent)
     _WORKER.update(config=config, max_bytes=max_bytes, error=None)
     try:
         get(config)
@@ -237,7 +282,7 @@ class _Pool:
     def __init__(self, jobs: int, config: PipelineConfig, max_bytes: int, timeout: float | None = None) -> None:
         self.jobs = jobs
         self.timeout = timeout
-        self._args = (config, max_bytes)
+        self._args = (config, max_bytes, os.getpid())
         self._executor = self._start(jobs)
 
     def _start(self, workers: int) -> ProcessPoolExecutor:

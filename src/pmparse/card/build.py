@@ -16,6 +16,10 @@ from pmparse.ingest.read import Ingested
 from pmparse.nlp.lines import doc_text
 
 _WS = re.compile(r"\s+")
+#: Most items of one field; later ones are left out with a warning (the corpus's most, 239, are a
+#: wiki page's detection lines; a hostile file whose every line reads as a root cause gave 28,000
+#: per MB).
+MAX_ITEMS = 500
 
 
 def collapse(text: str) -> str:
@@ -32,7 +36,11 @@ def _support(fact: dict) -> Support:
 
 
 def field_items(doc: Doc) -> dict[str, list[Item]]:
-    """The items of each text field, in text order, from ``doc.spans["fields"]``."""
+    """The items of each text field, in text order, from ``doc.spans["fields"]``.
+
+    At most :data:`MAX_ITEMS` per field: how many more there were is kept in
+    ``doc.user_data["pmparse_items_left_out"]`` (a warning of the conversion).
+    """
     items: dict[str, list[Item]] = {name: [] for name in TEXT_FIELDS}
     if "fields" not in doc.spans:
         return items
@@ -43,6 +51,10 @@ def field_items(doc: Doc) -> dict[str, list[Item]]:
         # a slice of the cached text: Span.text rebuilds the string token by token
         text = collapse(whole[span.start_char:span.end_char])
         if not text or span.label_ not in items:
+            continue
+        if len(items[span.label_]) >= MAX_ITEMS:
+            dropped = doc.user_data.setdefault("pmparse_items_left_out", {})
+            dropped[span.label_] = dropped.get(span.label_, 0) + 1
             continue
         items[span.label_].append(
             Item(text=text, evidence=[Evidence(start=span.start_char, end=span.end_char)], confidence=float(score))

@@ -90,8 +90,29 @@ class Item(_Strict):
     """One unit of a text field: a sentence or list item with its evidence."""
 
     text: str = Field(min_length=1, description="The unit's text, whitespace collapsed.")
-    evidence: list[Evidence] = Field(min_length=1, description="Where the text stands in the source.")
+    evidence: list[Evidence] = Field(
+        description="Where the text stands in the source. Empty only for a person's own words "
+                    "(origin: person) that the source does not hold.")
     confidence: float = Field(ge=0.0, le=1.0, description="How sure the pipeline is that the unit belongs here.")
+    origin: Literal["person"] | None = Field(
+        default=None,
+        description="Set when a person wrote or changed the item in a review (`e`): the text is theirs, "
+                    "the confidence 1.0, and the evidence only where the source spells their words. Absent: "
+                    "the pipeline's item.")
+
+    @model_validator(mode="after")
+    def _anchored(self) -> Item:
+        if not self.evidence and self.origin != "person":
+            raise ValueError("evidence: expected at least one stretch (only a person's item may have none)")
+        return self
+
+    @model_serializer(mode="wrap")
+    def _drop_pipeline_origin(self, handler: SerializerFunctionWrapHandler) -> dict:
+        # the pipeline's items keep the three-key form {text, evidence, confidence}
+        data = handler(self)
+        if data.get("origin") is None:
+            data.pop("origin", None)
+        return data
 
 
 class Support(_Strict):

@@ -29,6 +29,24 @@ def format_minutes(minutes: int) -> str:
     return " ".join(parts) if parts else "under a minute"
 
 
+#: The facts a built title may say: who, when (a title without components) and how long.
+RESTATED_FACTS = ("organisation", "date", "duration_minutes")
+
+
+def restates(title: str | None, name: str, value: object) -> bool:
+    """True when ``title`` says the fact ``name`` with ``value`` the way :func:`make_title` does
+    (``"lasting 31 minutes"``, ``"incident of 2024-03-03"``, the organisation opening it)."""
+    if not title or value in (None, ""):
+        return False
+    if name == "duration_minutes":
+        return f"lasting {format_minutes(int(value))}" in title  # type: ignore[call-overload]
+    if name == "date":
+        return f" of {value}" in title
+    if name == "organisation":
+        return title == value or title.startswith(f"{value} ")
+    return False
+
+
 def _join(words: list[str]) -> str:
     if len(words) <= 1:
         return "".join(words)

@@ -49,7 +49,8 @@ def main() -> None:
 @click.option("--errors", "errors_path", type=click.Path(dir_okay=False), default=None,
               help="Write failures as JSON lines (input, error type, message) to this file (replaced atomically).")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
-              help="Worker processes; 1 converts in this process  [default: all cores].")
+              help="Worker processes (even 1 analyses outside the main process, so --timeout always holds)  "
+                   "[default: all cores].")
 @click.option("--progress/--no-progress", default=None, help="Progress bar  [default: on a terminal].")
 @click.option("--url-base", default=None, metavar="URL",
               help="Where the inputs are published: records cite URL + the file's path under its folder "
@@ -100,7 +101,7 @@ def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, taxonomy_pat
                    stdin=sys.stdin.buffer, on_result=on_result, jobs=jobs or available_cores(),
                    errors_path=errors_path, keep_results=False, url_base=url_base,
                    timeout=timeout or DEFAULT_TIMEOUT, exclude=exclude, all_files=all_files,
-                   fetch=FetchSettings(read_timeout=fetch_timeout) if fetch_timeout else None)
+                   fetch=FetchSettings(read_timeout=fetch_timeout) if fetch_timeout else None, isolate=True)
     try:
         if show:
             # a counting pass over folders and globs, so the bar knows its length
@@ -224,7 +225,7 @@ def diff_command(paths, fmt, patch, color):
               help="Reject this field's suggestion (remembered for the same source and model).")
 @click.option("--accept-all", is_flag=True, help="Accept every suggested field not rejected.")
 @click.option("--record", "records", multiple=True, metavar="ID", help="Only this record (repeatable).")
-@click.option("--reviewer", default=None, help="Who reviews  [default: $USER].")
+@click.option("--reviewer", default=None, help="Who reviews  [default: $USER, else the account name].")
 @click.option("--color/--no-color", default=None, help="Colour the hunks  [default: on a terminal].")
 def review(library, accept, reject, accept_all, records, reviewer, color):
     """Review pending suggestions field by field, like 'git add -p'.

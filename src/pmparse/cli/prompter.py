@@ -70,10 +70,35 @@ class Prompter:
         self._echo("\n".join(render_header(diff, self.color) + render_folded(diff, self.color)
                              + ["  nothing to decide: the record follows the new text"]))
 
+    def broken(self, card_id: str, error: str, suggestion: Card | None) -> None:
+        """A record that cannot be read: say why, and offer to show what pmparse suggests for it
+        (so a person can repair the record, or rebuild it from the suggestion)."""
+        self._echo(f"{card_id}: the record cannot be reviewed until it is repaired: {error}")
+        if suggestion is None:
+            return
+        try:
+            answer = click.prompt(f"{card_id}: show the pending suggestion [y,n]", default="n",
+                                  show_default=False, prompt_suffix="? ").strip().lower()
+        except click.Abort:
+            self._echo()
+            return
+        if answer[:1] == "y":
+            self._echo(f"# the pending suggestion for {card_id} (.pmparse/pending/{card_id}.json), as a record:")
+            self._echo(dumps(suggestion, "yaml").rstrip("\n"))
+        self._echo(f"{card_id} stays pending: repair the record (`pmparse validate` gives the line), then "
+                   "run `pmparse review` again")
+
     def __call__(self, diff: CardDiff, change: FieldChange, position: int, total: int) -> Decision:
         if position == 1:
             self._echo("\n".join(render_header(diff, self.color) + render_folded(diff, self.color)))
         self._echo("\n".join(render_change(diff, change, self.color)))
+        if change.linked:
+            self._echo(f"  the title says {', '.join(change.linked)}: your answer decides "
+                       f"{'it' if len(change.linked) == 1 else 'them'} too (e edits the title and takes "
+                       f"{'it' if len(change.linked) == 1 else 'them'})")
+            for name in change.linked:
+                linked = next(c for c in diff.changes if c.field == name)
+                self._echo("\n".join(render_change(diff, linked, self.color)))
         while True:
             try:
                 answer = click.prompt(f"({position}/{total}) Accept the suggested {change.field} [y,n,e,s,q,?]",

@@ -32,6 +32,7 @@ from pmparse.errors import (
     UnreadableInputError,
 )
 from pmparse.ingest.front_matter import parse_other, scalar
+from pmparse.ingest.hostile import front_matter_warnings, html_warnings, unclosed_front_matter
 from pmparse.ingest.pdf import extract_pdf, is_pdf
 from pmparse.util import sha256_text
 
@@ -427,6 +428,7 @@ def ingest_bytes(raw: bytes, location: str, fmt: Format | None = None) -> Ingest
     meta: dict[str, str] = {}
     extracted = False
     values, region, warning = parse_front_matter(text)
+    page = text
     if fmt == "html":
         # a site generator's HTML page may open with front matter (Jekyll): it is read, and only
         # the page after it is extracted, so the extracted text offsets index holds none of it
@@ -434,11 +436,17 @@ def ingest_bytes(raw: bytes, location: str, fmt: Format | None = None) -> Ingest
         extracted = True
         region = None
     ingested = Ingested(location=location, text=text, format=fmt, sha256=sha256_text(text), extracted=extracted, meta=meta)
+    if extracted:
+        ingested.warnings.extend(html_warnings(page, text))
     ingested.front_matter = values
     if region is not None:
         ingested.masked.append(region)
     if warning:
         ingested.warnings.append(warning)
+    elif region is not None:
+        ingested.warnings.extend(front_matter_warnings(text[region[0]:region[1]]))
+    elif unclosed_front_matter(text):
+        ingested.warnings.append(unclosed_front_matter(text))
     if "\r" in text and "\n" not in text:
         # offsets index the text as it is, so it is not rewritten: the warning says what to do
         ingested.warnings.append("line breaks are carriage returns only (classic Mac): the whole text reads as "

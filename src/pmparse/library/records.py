@@ -114,6 +114,26 @@ def dumps(card: Card, fmt: RecordFormat = "yaml") -> str:
     return _dump(_flowed(data), width=100)
 
 
+def syntax_error(exc: Exception) -> tuple[int | None, str]:
+    """The line (1-based) and a one-line reason of a YAML or JSON syntax error.
+
+    PyYAML's message spans several lines and names ``<unicode string>``; a person repairing the
+    record needs the line, the problem and what it was inside ("a flow sequence started at line 6").
+    """
+    if isinstance(exc, json.JSONDecodeError):
+        return exc.lineno, f"{exc.msg} (column {exc.colno})"
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None)
+    if mark is None or not problem:
+        return None, " ".join(str(exc).split())
+    reason = f"{problem} (column {mark.column + 1})"
+    context, context_mark = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+    if context:
+        reason += f", {context}" + (f" at line {context_mark.line + 1}, column {context_mark.column + 1}"
+                                     if context_mark is not None else "")
+    return mark.line + 1, reason
+
+
 def loads(text: str, fmt: RecordFormat, where: str) -> Card:
     """Parse and validate a record's text.
 
@@ -123,7 +143,9 @@ def loads(text: str, fmt: RecordFormat, where: str) -> Card:
     try:
         data = json.loads(text) if fmt == "json" else yaml.load(text, Loader=_SAFE_LOADER)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise RecordError(f"expected a {fmt.upper()} record, found a syntax error: {exc}", where) from exc
+        line, reason = syntax_error(exc)
+        at = f" at line {line}" if line is not None else ""
+        raise RecordError(f"expected a {fmt.upper()} record, found a syntax error{at}: {reason}", where) from exc
     if not isinstance(data, dict):
         raise RecordError(f"expected a mapping of card fields, found {type(data).__name__}", where)
     try:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import BinaryIO, Literal
 
-from pmparse.card.build import build_card
+from pmparse.card.build import MAX_ITEMS, build_card
 from pmparse.card.schema import Card
 from pmparse.ingest.read import DEFAULT_MAX_BYTES, Ingested, ingest
 from pmparse.library.records import RecordFormat, card_data
 from pmparse.library.store import Library, is_edited
+from pmparse.nlp.components.units import MAX_UNIT_CHARS
 from pmparse.nlp.pipeline import PipelineConfig, analyse, get, version_info
+from pmparse.nlp.tokenizer import MAX_LINE
 from pmparse.review.session import open_diff
 
 Status = Literal["converted", "updated", "unchanged", "pending", "skipped", "failed"]
@@ -22,7 +24,14 @@ def doc_warnings(doc) -> list[str]:
 
     message = several_incidents_warning(doc)
     facts = doc.user_data.get("pmparse_facts", {})
-    return ([message] if message else []) + [fact["warning"] for fact in facts.values() if fact.get("warning")]
+    warnings = ([message] if message else []) + [fact["warning"] for fact in facts.values() if fact.get("warning")]
+    if doc.user_data.get("pmparse_coarse"):
+        warnings.append(f"lines over {MAX_LINE:,} characters (no line breaks: minified data, or text not "
+                        f"meant to be read) were read in pieces: their sentences are cut at {MAX_UNIT_CHARS:,} "
+                        "characters and their tags are not read")
+    for name, count in sorted(doc.user_data.get("pmparse_items_left_out", {}).items()):
+        warnings.append(f"{name}: {count} more item(s) than the {MAX_ITEMS} a field keeps were left out")
+    return warnings
 
 
 def suggest_cards(nlp, source: Ingested, info: dict[str, str | None]) -> list[tuple[Card, list[str]]]:

@@ -9,29 +9,40 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from pmparse.card.schema import Card
+from pmparse.card.schema import TEXT_FIELDS, Card
 from pmparse.errors import RecordError
-from pmparse.library.records import _SAFE_LOADER, _loc, format_of, source_text_of
+from pmparse.library.records import _SAFE_LOADER, _loc, format_of, source_text_of, syntax_error
 from pmparse.library.store import looks_like_library
 
 
 @dataclass(frozen=True)
 class Problem:
-    """One reason a record is invalid: ``file: field: reason``."""
+    """One reason a record is invalid: ``file: field: reason``, or ``file:line: field: reason``
+    when the line is known (a syntax error)."""
 
     file: str
     field: str
     reason: str
+    line: int | None = None
 
     def __str__(self) -> str:
-        return f"{self.file}: {self.field}: {self.reason}"
+        where = f"{self.file}:{self.line}" if self.line is not None else self.file
+        return f"{where}: {self.field}: {self.reason}"
+
+
+def _pending_note(root: Path, card_id: str) -> str:
+    pending = root / ".pmparse" / "pending" / f"{card_id}.json"
+    if not pending.is_file():
+        return ""
+    return f"; a suggestion waits for review in .pmparse/pending/{pending.name} (repair the record, then run `pmparse review`)"
 
 
 def validate_library(root: str | Path) -> tuple[int, list[Problem]]:
     """Check every record of a library.
 
     Checks the schema, that the file name matches the id, that ids are unique, and that every
-    evidence offset lies inside the text when the text is at hand (the record's extracted text,
+    evidence offset lies inside the text and every item's evidence says words of its text, when
+    the text is at hand (the record's extracted text,
     or the source file when its sha256 still matches). Stretches marked with an earlier text's
     sha256 (kept through a review after the source was amended) are not checked against it.
 
@@ -53,7 +64,12 @@ def validate_library(root: str | Path) -> tuple[int, list[Problem]]:
         try:
             text = path.read_text(encoding="utf-8")
             data = json.loads(text) if path.suffix == ".json" else yaml.load(text, Loader=_SAFE_LOADER)
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError, yaml.YAMLError) as exc:
+        except (json.JSONDecodeError, yaml.YAMLError) as exc:
+            line, reason = syntax_error(exc)
+            problems.append(Problem(path.name, "(record)", f"not readable as {format_of(path).upper()}: {reason}"
+                                    + _pending_note(root, path.stem), line))
+            continue
+        except (OSError, UnicodeDecodeError) as exc:
             problems.append(Problem(path.name, "(record)", f"not readable as {format_of(path).upper()}: {exc}"))
             continue
         try:
@@ -72,4 +88,24 @@ def validate_library(root: str | Path) -> tuple[int, list[Problem]]:
                 # a stretch marked with an earlier text's sha256 indexes that text, not this one
                 if ev.current and ev.end > len(source_text):
                     problems.append(Problem(path.name, name, f"evidence {ev.start}-{ev.end} ends past the text ({len(source_text)} characters)"))
+            problems.extend(_unspelled(path.name, card, source_text))
     return checked, problems
+
+
+def _unspelled(file: str, card: Card, text: str) -> list[Problem]:
+    """Items whose evidence does not say words of their text: each stretch of the current source
+    must read, white space aside, as part of the item's text (an item edited by hand keeps the
+    model's offsets under words they no longer say: mark it ``origin: person`` and drop them)."""
+    problems = []
+    for name in TEXT_FIELDS:
+        for number, item in enumerate(getattr(card, name), 1):
+            words = " ".join(item.text.split())
+            for ev in item.evidence:
+                if not ev.current or ev.end > len(text):
+                    continue
+                said = " ".join(text[ev.start:ev.end].split())
+                if said and said not in words:
+                    shown = said if len(said) <= 60 else said[:57] + "..."
+                    problems.append(Problem(file, f"{name}[{number}]", f"evidence {ev.start}-{ev.end} says "
+                                            f"{shown!r}, not words of the item's text"))
+    return problems

@@ -26,6 +26,9 @@ FOCUS_FIELDS = ("root_cause", "trigger", "contributing_factors")
 
 #: Longest stretch of the whole text the category model reads.
 WHOLE_LIMIT = 20000
+#: Longest focused text the category model reads (far above any postmortem's: a hostile input
+#: whose every line reads as a root cause would otherwise be tokenized a second time whole).
+FOCUS_LIMIT = 200_000
 
 
 def longest_first(matches: list[tuple]) -> list[tuple]:
@@ -189,7 +192,7 @@ def category_texts(doc: Doc, spans: list[tuple[int, int]] | None = None) -> tupl
     summary = summary_regions(doc)
     extra = _overlapping_none(summary, spans)
     text = doc_text(doc)
-    focus = "\n".join(text[s:e] for s, e in sorted(spans + extra))
+    focus = "\n".join(text[s:e] for s, e in sorted(spans + extra))[:FOCUS_LIMIT]
     return focus, text[:WHOLE_LIMIT], spans or summary
 
 

@@ -12,6 +12,14 @@ characters without white space, are replaced by letters of the same length befor
 tokenizes (letters cost linear time), and the tokens are then given back their real text. Text
 without such runs (most documents) goes straight to spaCy. The Doc's text is always the input
 exactly, so character offsets are unchanged; a guarded run is one token, or part of one.
+
+A line longer than :data:`MAX_LINE` (no postmortem has one: the corpus's longest is under 2,000
+characters; a crawl brings in megabytes of minified data or text without a line break) is not
+tokenized word by word: it becomes tokens of about :data:`COARSE_CHARS` characters each, cut at a
+space, so the Doc holds a few thousand tokens for such a line instead of millions (spaCy keeps
+about 130 bytes per token: a 20 MB line of short words took 1.3 GB as words). Such tokens hold
+spaces; the phrase matchers of the tagger find nothing inside them, the regexes that read units
+and facts see the text as it is. ``doc.user_data["pmparse_coarse"]`` is True for such a Doc.
 """
 
 from __future__ import annotations
@@ -29,6 +37,11 @@ MAX_PUNCT_RUN = 8
 #: Strings without white space longer than this are not given to spaCy's affix rules.
 MAX_WORD = 256
 
+#: Lines longer than this are cut into coarse tokens (see the module docstring).
+MAX_LINE = 10_000
+#: About how long a coarse token is.
+COARSE_CHARS = 200
+
 # the look-behind starts the long-word test at word starts only (a fifth faster on ordinary text)
 _RISKY = re.compile(r"(?<!\S)\S{%d,}|[^\w\s]{%d,}" % (MAX_WORD + 1, MAX_PUNCT_RUN))
 
@@ -36,6 +49,43 @@ _RISKY = re.compile(r"(?<!\S)\S{%d,}|[^\w\s]{%d,}" % (MAX_WORD + 1, MAX_PUNCT_RU
 def risky_runs(text: str) -> list[tuple[int, int]]:
     """The ``(start, end)`` runs of ``text`` the guard keeps from spaCy's affix rules, in order."""
     return [match.span() for match in _RISKY.finditer(text)]
+
+
+def long_lines(text: str, limit: int = MAX_LINE) -> list[tuple[int, int]]:
+    """The ``(start, end)`` of every line of ``text`` longer than ``limit`` (the line break left out)."""
+    out = []
+    start = 0
+    size = len(text)
+    while start < size:
+        end = text.find("\n", start)
+        if end < 0:
+            end = size
+        if end - start > limit:
+            out.append((start, end))
+        start = end + 1
+    return out
+
+
+def coarse_words(text: str, start: int, end: int, size: int = COARSE_CHARS) -> tuple[list[str], list[bool]]:
+    """``text[start:end]`` as Doc words of at most ``size`` characters and their trailing spaces.
+
+    Each word ends before the last space of its window (that space becomes its trailing space),
+    or at the window's end when the window holds no space; the words and spaces spell the text.
+    """
+    words: list[str] = []
+    spaces: list[bool] = []
+    while start < end:
+        stop = min(end, start + size)
+        cut = text.rfind(" ", start + 1, stop + 1) if stop < end else -1
+        if cut > start:
+            words.append(text[start:cut])
+            spaces.append(True)
+            start = cut + 1
+        else:
+            words.append(text[start:stop])
+            spaces.append(False)
+            start = stop
+    return words, spaces
 
 
 def mask_runs(text: str, runs: list[tuple[int, int]]) -> str:
@@ -62,6 +112,38 @@ class GuardedTokenizer:
         self.vocab = tokenizer.vocab
 
     def __call__(self, text: str) -> Doc:
+        lines = long_lines(text)
+        if lines:
+            return self._coarse(text, lines)
+        return self._guarded(text)
+
+    def _coarse(self, text: str, lines: list[tuple[int, int]]) -> Doc:
+        """A Doc whose overlong lines are coarse tokens, the text between them tokenized as usual."""
+        words: list[str] = []
+        spaces: list[bool] = []
+        norms: list[int | None] = []  # spaCy's norm of a token read as usual; None: its own
+        cursor = 0
+        for start, end in [*lines, (len(text), len(text))]:
+            if start > cursor:
+                # lines around a long one end or start with its line break: spaCy reads them alone
+                # as it would in place (a line break is a token of its own)
+                part = self._guarded(text[cursor:start])
+                words.extend(token.text for token in part)
+                spaces.extend(bool(token.whitespace_) for token in part)
+                norms.extend(part.to_array([NORM]).reshape(-1).tolist())
+            more, gaps = coarse_words(text, start, end)
+            words.extend(more)
+            spaces.extend(gaps)
+            norms.extend([None] * len(more))
+            cursor = end
+        doc = Doc(self.vocab, words=words, spaces=spaces)
+        own = doc.to_array([NORM]).reshape(-1).tolist()
+        kept = [o if n is None else n for n, o in zip(norms, own)]
+        doc.from_array([NORM], np.array(kept, dtype=np.uint64).reshape(-1, 1))
+        doc.user_data["pmparse_coarse"] = True
+        return doc
+
+    def _guarded(self, text: str) -> Doc:
         runs = risky_runs(text)
         if not runs:
             return self.tokenizer(text)

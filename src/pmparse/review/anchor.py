@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import yaml
 
@@ -27,6 +28,47 @@ def _words_pattern(text: str) -> re.Pattern[str] | None:
 
 def _nearest(matches: list[tuple[int, int]], hint: int) -> tuple[int, int] | None:
     return min(matches, key=lambda span: (abs(span[0] - hint), span[0])) if matches else None
+
+
+def _spells(evidence: list, words: str, text: str) -> bool:
+    """True when every stretch indexes ``text`` and together they say ``words``."""
+    pieces = []
+    for ev in evidence:
+        if not isinstance(ev, dict) or ev.get("sha256") is not None:
+            return False
+        start, end = ev.get("start"), ev.get("end")
+        if not isinstance(start, int) or not isinstance(end, int) or not 0 <= start < end <= len(text):
+            return False
+        pieces.append(text[start:end])
+    return " ".join(pieces).split() == words.split()
+
+
+def person_items(items: Any, suggested: list, text: str | None) -> Any:
+    """A text field's items as a person edited them: each one's evidence spells its text.
+
+    An item whose words its evidence still says (or, without the source text, that the suggestion
+    holds as it is) stays the pipeline's. Any other is the person's: ``origin: person``,
+    confidence 1.0, and as evidence the stretch of the source that says its words, when there
+    is one, else none; the model's offsets and confidence never stay under words they do not
+    say. Anything but a list of items is returned as it is (the schema then says what is wrong).
+    """
+    if not isinstance(items, list):
+        return items
+    out = []
+    for item in items:
+        if not isinstance(item, dict) or not isinstance(item.get("text"), str) or not item["text"].split():
+            out.append(item)
+            continue
+        words = " ".join(item["text"].split())
+        evidence = item.get("evidence") if isinstance(item.get("evidence"), list) else []
+        if item.get("origin") != "person" and evidence and (
+                _spells(evidence, words, text) if text is not None else {**item, "text": words} in suggested):
+            out.append({**item, "text": words})
+            continue
+        hint = evidence[0].get("start", 0) if evidence and isinstance(evidence[0], dict) else 0
+        found = _locate_item(words, text, hint if isinstance(hint, int) else 0) if text is not None else None
+        out.append({"text": words, "evidence": found or [], "confidence": 1.0, "origin": "person"})
+    return out
 
 
 def _locate_item(item_text: str, new_text: str, hint: int) -> list[dict] | None:

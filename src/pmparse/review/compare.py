@@ -22,9 +22,10 @@ import yaml
 from pydantic import ValidationError
 
 from pmparse.card.schema import FACT_FIELDS, TAG_FIELDS, TEXT_FIELDS, Card
+from pmparse.card.title import RESTATED_FACTS, restates
 from pmparse.errors import RecordError, UsageError
-from pmparse.library.records import card_data, dumps, format_of, loads
-from pmparse.review.anchor import REVIEW_FIELDS, _reanchor
+from pmparse.library.records import card_data, dumps, format_of, loads, source_text_of
+from pmparse.review.anchor import REVIEW_FIELDS, _reanchor, person_items
 from pmparse.util import sha256_text
 
 ChangeKind = Literal["change", "update", "conflict"]
@@ -46,6 +47,8 @@ class FieldChange:
         record: The record's value (plain JSON data).
         suggestion: The suggested value.
         base: The base value, when a base is known.
+        linked: For the title: the facts also changing that the suggested title (or the
+            record's) says in words; a review decides them with the title (:func:`link_title`).
     """
 
     field: str
@@ -53,6 +56,7 @@ class FieldChange:
     record: Any
     suggestion: Any
     base: Any = None
+    linked: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -159,7 +163,23 @@ def compare(record: Card, suggestion: Card, base: Card | None = None,
         else:
             kind: ChangeKind = "change" if old is None else ("update" if rec[name] == old[name] else "conflict")
             diff.changes.append(FieldChange(name, kind, rec[name], sug[name], None if old is None else old[name]))
+    link_title(diff)
     return diff
+
+
+def link_title(diff: CardDiff) -> None:
+    """Tie the facts a title restates to the title's change, so a review decides them together.
+
+    A suggested title "... lasting 31 minutes" accepted without its duration (or a duration of
+    41 accepted under the record's "lasting 31 minutes") would leave a record that contradicts
+    itself. Only facts that change are tied, and only to a title that changes too.
+    """
+    changes = {change.field: change for change in diff.changes}
+    title = changes.get("title")
+    if title is None:
+        return
+    title.linked = [name for name in RESTATED_FACTS if name in changes and (
+        restates(title.suggestion, name, changes[name].suggestion) or restates(title.record, name, changes[name].record))]
 
 
 def same_words(name: str, record_value: Any, suggested_value: Any) -> bool:
@@ -201,7 +221,12 @@ def merge(record: Card, suggestion: Card, fields: list[str] | tuple[str, ...],
     for name in fields:
         if name not in REVIEW_FIELDS:
             raise UsageError(f"expected one of {', '.join(REVIEW_FIELDS)}, found {name!r}")
-        data[name] = values[name] if values and name in values else new[name]
+        if values and name in values:
+            # a person's edit: items whose words changed are theirs, not the model's reading
+            data[name] = (person_items(values[name], new[name], source_text_of(suggestion)) if name in TEXT_FIELDS
+                          else values[name])
+        else:
+            data[name] = new[name]
         for key in _support_keys(name, support):
             del support[key]
         for key in _support_keys(name, new["support"]):

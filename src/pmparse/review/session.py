@@ -20,6 +20,7 @@ honest. When nothing is left to decide, the suggestion becomes the base and the 
 from __future__ import annotations
 
 import datetime as _dt
+import getpass
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -289,7 +290,8 @@ class ReviewReport:
             because it only moves with the record onto an amended source: its words are the
             suggestion's).
         errors: Pending suggestions that could not be reviewed, with the reason.
-        still_pending: Records with fields left to review.
+        still_pending: Records with fields left to review (a record that cannot be read, with
+            its suggestion still on disk, included: it waits until the record is repaired).
         quit: True when the reviewer quit before the end.
     """
 
@@ -301,6 +303,24 @@ class ReviewReport:
     def count(self, action: Action) -> int:
         """How many fields got ``action``."""
         return sum(outcome.action == action for outcome in self.outcomes)
+
+
+def reviewer_name(given: str | None = None) -> str:
+    """Who reviews: ``given``, else ``$USER`` (``$USERNAME``), else the account name, else the uid.
+
+    Containers and cron jobs often run without ``$USER``, but the system still knows the
+    account (``getpass.getuser`` reads ``$LOGNAME`` and the password database); an account with
+    no name in it (a container's arbitrary uid) is named by its number.
+    """
+    name = given or os.environ.get("USER") or os.environ.get("USERNAME")
+    if name:
+        return name
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError, ImportError):  # no name for this uid in the password database
+        pass
+    uid = getattr(os, "getuid", None)
+    return f"uid {uid()}" if uid is not None else "unknown"
 
 
 def _now() -> str:
@@ -316,12 +336,19 @@ def _fields(names: tuple[str, ...] | list[str], option: str) -> set[str]:
 
 
 def scripted(accept: set[str], reject: set[str], accept_all: bool) -> Ask:
-    """The decisions of ``--accept``, ``--reject`` and ``--accept-all``; other fields are skipped."""
+    """The decisions of ``--accept``, ``--reject`` and ``--accept-all``; other fields are skipped.
+
+    A title asked with the facts it restates (``change.linked``) is rejected when any of them is
+    rejected, else accepted when any is accepted.
+    """
 
     def ask(diff: CardDiff, change: FieldChange, position: int, total: int) -> Decision:
-        if change.field in reject:
+        # a title and the facts it says are one decision: rejecting one rejects them all, and
+        # accepting one accepts them all (a record never says two durations)
+        names = {change.field, *change.linked}
+        if names & reject:
             return Decision("reject")
-        if accept_all or change.field in accept:
+        if accept_all or names & accept:
             return Decision("accept")
         return Decision("skip")
 
@@ -338,14 +365,15 @@ def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), re
         accept: Fields to accept (names, or comma-separated lists of names).
         reject: Fields to reject.
         accept_all: Accept every field not rejected.
-        reviewer: Who reviews; ``$USER`` when None.
+        reviewer: Who reviews; when None, ``$USER``, else the account name, else the uid
+            (:func:`reviewer_name`).
         records: Only these record ids (all pending records when empty).
         ask: Asks a person about each field (interactive review); None to use the options.
         now: The time of a decision, ISO 8601.
 
     Raises:
         UsageError: no library folder, unknown fields, a field both accepted and rejected, no
-            decision source, no reviewer name, a record id without a pending suggestion, or
+            decision source, a record id without a pending suggestion, or
             another pmparse process writing the library.
     """
     root = _library_folder(library_dir)
@@ -356,9 +384,7 @@ def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), re
         if not (accepted or rejected or accept_all):
             raise UsageError("expected --accept, --reject or --accept-all (or an interactive review)")
         ask = scripted(accepted, rejected, accept_all)
-    by = reviewer or os.environ.get("USER") or os.environ.get("USERNAME")
-    if not by:
-        raise UsageError("expected a reviewer name (--reviewer or $USER), found none")
+    by = reviewer_name(reviewer)
     with write_lock(root):
         library = Library.open(root)
         try:
@@ -386,19 +412,25 @@ def _review(library: Library, records, ask: Ask, by: str, now: Callable[[], str]
             notice = getattr(ask, "notice", None)
             if notice is not None and not diff.changes and diff.source_changed:
                 notice(diff)  # nothing to ask, but a person should see that the source changed
-            for position, change in enumerate(diff.changes, 1):
-                decision = ask(diff, change, position, len(diff.changes))
+            # the facts a changing title says in words are decided with it (compare.link_title)
+            tied = {name for change in diff.changes for name in change.linked}
+            questions = [change for change in diff.changes if change.field not in tied]
+            for position, change in enumerate(questions, 1):
+                decision = ask(diff, change, position, len(questions))
                 if decision.action == "quit":
                     report.quit = True
                     break
-                if decision.action in ("accept", "edit"):
-                    # on an amended source this moves the record onto the new text; the fields
-                    # still asked about differ in their words, so they stay open
-                    accept_field(library, library.entries[card_id], suggestion, change.field, by, now(),
-                                 decision.value, edited=decision.action == "edit")
-                elif decision.action == "reject":
-                    reject_field(library, suggestion, change.field, by, now())
-                report.outcomes.append(Outcome(card_id, change.field, decision.action))
+                for name in [change.field, *change.linked]:
+                    edited = decision.action == "edit" and name == change.field
+                    action = "accept" if decision.action == "edit" and not edited else decision.action
+                    if action in ("accept", "edit"):
+                        # on an amended source this moves the record onto the new text; the
+                        # fields still asked about differ in their words, so they stay open
+                        accept_field(library, library.entries[card_id], suggestion, name, by, now(),
+                                     decision.value if edited else None, edited=edited)
+                    elif action == "reject":
+                        reject_field(library, suggestion, name, by, now())
+                    report.outcomes.append(Outcome(card_id, name, action))
             done = finish_if_done(library, card_id, suggestion)
             if library.entries[card_id].sha256 == suggestion.source.sha256:
                 # same words found elsewhere in an amended source: they moved with the record
@@ -408,6 +440,13 @@ def _review(library: Library, records, ask: Ask, by: str, now: Callable[[], str]
                 report.still_pending.append(card_id)
         except RecordError as exc:
             report.errors.append(str(exc))
+            if library.state_path("pending", card_id).is_file():
+                # a record hand-edited into invalid YAML: the suggestion stays on disk and counts,
+                # so a person can repair the record and review it then (nothing is lost)
+                report.still_pending.append(card_id)
+                show = getattr(ask, "broken", None)
+                if show is not None:
+                    show(card_id, str(exc), library.read_state("pending", card_id))
     return report
 
 

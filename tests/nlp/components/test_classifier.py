@@ -138,3 +138,24 @@ def test_saving_an_unexported_estimator_is_refused(tmp_path):
 def test_missing_model_is_a_model_error(tmp_path):
     with pytest.raises(ModelError):
         UnitModel.load(tmp_path)
+
+
+def test_a_huge_document_is_scored_in_batches_that_give_the_same_probabilities(monkeypatch):
+    from pmparse.ingest.read import ingest_bytes
+    from pmparse.nlp.components import classifier as module
+    from pmparse.nlp.pipeline import analyse, get, pipeline_config
+
+    config = pipeline_config()
+    if config.model_dir is None:
+        pytest.skip("no bundled field model")
+    nlp = get(config)
+    text = "".join(f"## Section {n}\n\nThe worker pool {n} ran dry. We raised its limit to {n + 4}.\n\n" for n in range(60))
+    doc = analyse(nlp, ingest_bytes(text.encode("utf-8"), "batches.md"))
+    model = nlp.get_pipe("pmparse_unit_classifier").model
+    whole = model.raw_probs(doc)
+    assert len(whole) > 100
+    monkeypatch.setattr(module, "PREDICT_BATCH", 7)
+    np.testing.assert_array_equal(model.raw_probs(doc), whole)
+    monkeypatch.setattr(module, "PREDICT_BATCH", 512)
+    monkeypatch.setattr(module, "PREDICT_CHARS", 300)
+    np.testing.assert_array_equal(model.raw_probs(doc), whole)

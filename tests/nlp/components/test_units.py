@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from pmparse.nlp.components.units import segment, split_sentences
+from pmparse.nlp.components.units import MAX_UNIT_CHARS, cap_length, segment, split_sentences
 
 
 def units(text: str, plain: bool = False, skip=()) -> list[tuple[str, str]]:
@@ -97,3 +97,21 @@ def test_a_sentence_that_names_a_chrome_phrase_is_not_masked():
             "deploy, while desktop was fine. This broke our\nprivacy policy.\n")
     kept = " ".join(text[u.start:u.end] for u in segment(text, [], [], plain_text=True))
     assert "Server Admin Log" in kept and "mobile view saw 503" in kept and "privacy policy" in kept
+
+
+def test_an_overlong_sentence_is_cut_at_white_space_into_bounded_units():
+    text = "Root cause: " + "the cache kept stale entries and the queue grew without bound " * 2_000 + "\n"
+    found = segment(text, [], [])
+    assert len(found) > len(text) // MAX_UNIT_CHARS
+    assert all(u.end - u.start <= MAX_UNIT_CHARS for u in found)
+    for unit in found:
+        piece = text[unit.start:unit.end]
+        assert piece == piece.strip() and not text[unit.end].isalpha()  # cut between words
+    # nothing but the white space at the cuts is left out
+    assert sum(u.end - u.start for u in found) >= len(text.strip()) - len(found)
+
+
+def test_cap_length_cuts_a_text_without_white_space_at_the_limit():
+    text = "x" * 25 + " " + "y" * 7
+    assert cap_length(text, 0, len(text), limit=10) == [(0, 10), (10, 20), (20, 25), (26, 33)]
+    assert cap_length("ab  cd", 0, 6, limit=3) == [(0, 2), (4, 6)]

@@ -102,8 +102,10 @@ def rows_for(units: list[UnitText], length: int, cues: Cues | None = None) -> li
     cues = cues or load_cues()
     n = max(1, length)
     hits = [cues.hits(u.text) for u in units]
-    # each unit is the neighbour of two others: its words are read once
-    all_words = [_WORDS.findall(u.text) for u in units]
+    # each unit is the neighbour of two others: its words are read once. Only the first 31 are
+    # kept: the shape flags need to know whether there are over 30, the context the first 12
+    # (a huge document's words would otherwise all be held at once)
+    all_words = [_WORDS.findall(u.text)[:31] for u in units]
     words_of = [[w.lower() for w in found[:12]] for found in all_words]
     rows = []
     for i, unit in enumerate(units):
@@ -167,6 +169,12 @@ def smooth(probs: np.ndarray, transitions: np.ndarray, weight: float, priors: np
     return post / post.sum(axis=1, keepdims=True)
 
 
+#: Most units, and about most characters, scored at a time: a huge document's units would
+#: otherwise hold all their character n-grams at once (about 100 bytes per character).
+PREDICT_BATCH = 512
+PREDICT_CHARS = 500_000
+
+
 class UnitModel:
     """A trained unit classifier with its sequence decoding.
 
@@ -200,7 +208,17 @@ class UnitModel:
         rows = unit_rows(doc)
         if not rows:
             return np.zeros((0, len(self.labels)))
-        return self.estimator.predict_proba(rows)
+        # rows are scored independently: batches bound the feature matrices of a huge document
+        batches, start, size = [], 0, 0
+        for i, (unit, context) in enumerate(rows):
+            if i > start and (i - start >= PREDICT_BATCH or size + len(unit) + len(context) > PREDICT_CHARS):
+                batches.append((start, i))
+                start, size = i, 0
+            size += len(unit) + len(context)
+        batches.append((start, len(rows)))
+        if len(batches) == 1:
+            return self.estimator.predict_proba(rows)
+        return np.vstack([self.estimator.predict_proba(rows[a:b]) for a, b in batches])
 
     def decode(self, probs: np.ndarray, sequence_weight: float | None = None) -> list[dict[str, float]]:
         """Sequence-decoded probabilities per label, one dict per unit."""

@@ -37,6 +37,11 @@ _MARKER = re.compile(r"(?:[-*+•]|\d{1,3}[.)])[ \t]+|[|>]")
 _WORD = re.compile(r"[^\W\d_]{2,}")
 #: A unit is split into sentences only above this length when it is a list item.
 LONG_ITEM = 400
+#: Longest unit (and so longest card item): a longer sentence is cut at white space into pieces
+#: of at most this many characters. The corpus's longest item has 6,479 characters (a wiki page's
+#: glued list), the next 1,452; a crawl's line of megabytes without a sentence end would
+#: otherwise become one multi-megabyte item.
+MAX_UNIT_CHARS = 8000
 #: Longest line the chrome patterns may mask (footers and menu entries are short).
 _CHROME_CHARS = 120
 _LINK_LINE = re.compile(r"^\W*(https?://\S+|www\.\S+)\W*$")
@@ -70,6 +75,33 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     while end > start and (text[end - 1].isspace() or text[end - 1] == "|"):
         end -= 1
     return start, end
+
+
+def cap_length(text: str, start: int, end: int, limit: int = MAX_UNIT_CHARS) -> list[tuple[int, int]]:
+    """``text[start:end]`` cut into pieces of at most ``limit`` characters, at the last white space
+    of each window when there is one (else at the limit), the white space left out of the pieces.
+
+    Linear time: each window is searched backwards once.
+    """
+    pieces = []
+    while end - start > limit:
+        cut = start + limit
+        space = cut
+        while space > start and not text[space].isspace():
+            space -= 1
+        if space > start:
+            cut = space
+        piece_end = cut
+        while piece_end > start and text[piece_end - 1].isspace():
+            piece_end -= 1
+        if piece_end > start:
+            pieces.append((start, piece_end))
+        start = cut
+        while start < end and text[start].isspace():
+            start += 1
+    if end > start:
+        pieces.append((start, end))
+    return pieces
 
 
 def split_sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -160,8 +192,9 @@ def segment(text: str, masked: list[tuple[int, int]], skip: list[tuple[int, int]
             label = kind
         for s, e in spans:
             s, e = _trim(text, s, e)
-            if e > s and len(_WORD.findall(text, s, e)) >= 2:
-                units.append(Unit(s, e, label))
+            for s, e in cap_length(text, s, e) if e - s > MAX_UNIT_CHARS else [(s, e)]:
+                if e > s and len(_WORD.findall(text, s, e)) >= 2:
+                    units.append(Unit(s, e, label))
 
     for line in lines:
         start, end = line.start, line.end

@@ -1,0 +1,98 @@
+"""Warnings about hostile or suspicious structure that ingest reads safely but would otherwise pass
+over in silence: YAML aliases, merge keys and tags in front matter, a front matter block that is
+never closed, and HTML that hides text, declares entities or redirects elsewhere.
+
+Nothing here changes what is read: :mod:`pmparse.ingest.read` already reads only top-level scalars
+of front matter (never expanding an alias, never building a tag) and only the main text of a page.
+The warnings tell a curator why a card may hold less, or other words, than the file seems to say.
+"""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+
+#: A front matter opening whose next line reads like a YAML key: a block, not a thematic break.
+_UNCLOSED = re.compile(r"\A---[ \t]*\r?\n(?:[ \t]*#[^\n]*\n)*[ \t]*[A-Za-z_][\w-]*[ \t]*:")
+_ENTITY = re.compile(r"<!ENTITY\s", re.I)
+_REFRESH = re.compile(r"<meta\b[^>]*http-equiv\s*=\s*[\"']?refresh", re.I)
+_HIDDEN = re.compile(r"\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden", re.I)
+#: Words a hidden element must hold before its text counts as planted (a lone icon label does not).
+_HIDDEN_WORDS = 3
+_HIDDEN_XPATH = ('//*[@hidden or @aria-hidden="true" or contains(translate(@style, " ", ""), "display:none") '
+                 'or contains(translate(@style, " ", ""), "visibility:hidden")]')
+
+
+def front_matter_warnings(block: str) -> list[str]:
+    """Warnings about a front matter block that parsed (``---`` lines included).
+
+    Aliases and merge keys are never expanded and tags never built (only top-level scalars are
+    read), so a value given that way is ignored: the warning says so.
+    """
+    anchors = aliases = merges = 0
+    tags: set[str] = set()
+    try:
+        for token in yaml.scan(block, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+            if isinstance(token, yaml.AnchorToken):
+                anchors += 1
+            elif isinstance(token, yaml.AliasToken):
+                aliases += 1
+            elif isinstance(token, yaml.TagToken):
+                handle, suffix = token.value
+                tag = (handle or "") + (suffix or "")
+                if tag not in ("!!str", "!!int", "!!float", "!!bool", "!!null", "!!timestamp"):
+                    tags.add(tag)
+            elif isinstance(token, yaml.ScalarToken) and token.value == "<<" and token.plain:
+                merges += 1
+    except yaml.YAMLError:
+        return []  # read.parse_front_matter already warned
+    out = []
+    if aliases or merges:
+        parts = [f"{aliases} alias(es)"] * bool(aliases) + [f"{merges} merge key(s)"] * bool(merges)
+        out.append(f"front matter uses {' and '.join(parts)} (of {anchors} anchor(s)): not expanded, so the values "
+                   "they stand for are ignored")
+    if tags:
+        shown = ", ".join(sorted(tags)[:3]) + (" ..." if len(tags) > 3 else "")
+        out.append(f"front matter holds YAML tags pmparse never builds ({shown}): their values are ignored")
+    return out
+
+
+def unclosed_front_matter(text: str) -> str | None:
+    """A warning when ``text`` opens a front matter block that no ``---`` line closes."""
+    if _UNCLOSED.match(text):
+        return "front matter opens on line 1 but no '---' line closes it: it is read as text"
+    return None
+
+
+def html_warnings(raw: str, extracted: str) -> list[str]:
+    """Warnings about an HTML page whose main text was extracted as ``extracted``."""
+    out = []
+    if _ENTITY.search(raw):
+        out.append("HTML declares its own entities (<!ENTITY>): they are not expanded")
+    if _REFRESH.search(raw):
+        out.append("HTML redirects elsewhere (meta refresh): its text may be a stub of the page it points to")
+    if _HIDDEN.search(raw):
+        hidden = _hidden_read(raw, " ".join(extracted.split()))
+        if hidden:
+            out.append(f"HTML hides {hidden} element(s) (hidden, display:none) whose text was read as the page's: "
+                       "a reader of the page never sees those words; check the card")
+    return out
+
+
+def _hidden_read(raw: str, extracted: str) -> int:
+    """How many hidden elements of ``raw`` hold a text that ``extracted`` (white space folded) says."""
+    from lxml import etree
+    from lxml import html as lxml_html  # trafilatura's own parser: installed with it
+
+    try:
+        tree = lxml_html.fromstring(raw.encode("utf-8"))
+        elements = tree.xpath(_HIDDEN_XPATH)
+    except (ValueError, etree.LxmlError):
+        return 0
+    count = 0
+    for element in elements:
+        words = " ".join(element.text_content().split())
+        if len(words.split()) >= _HIDDEN_WORDS and words in extracted:
+            count += 1
+    return count

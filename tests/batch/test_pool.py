@@ -1,0 +1,117 @@
+"""The worker pool under faults: a killed parent leaves no worker behind, and the time limit holds
+with one job too (the analysis runs in a worker even then).
+
+Every fixture text here is written for these tests (no corpus sentences).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import pmparse.batch.pool as pool_module
+from pmparse.batch import convert as convert_module
+from pmparse.batch.convert import convert
+from pmparse.batch.pool import _run_chunk
+from pmparse.cli import main
+from tests.batch.test_convert_batch import write_reports
+
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+
+
+def _parents() -> dict[int, tuple[int, str]]:
+    """``pid -> (parent pid, state)`` of every process (Linux /proc)."""
+    out = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat", encoding="utf-8") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            out[int(name)] = (int(fields[1]), fields[0])
+    return out
+
+
+def _descendants(pid: int) -> set[int]:
+    tree = _parents()
+    found: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {child for child, (parent, _) in tree.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def _alive(pids: set[int]) -> set[int]:
+    tree = _parents()
+    return {pid for pid in pids if pid in tree and tree[pid][1] not in ("Z", "X")}  # a zombie is dead
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process tree from /proc")
+def test_a_killed_parent_leaves_no_worker_behind(tmp_path):
+    write_reports(tmp_path / "in", 300)
+    library = tmp_path / "lib"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pmparse.cli", "convert", str(tmp_path / "in"), "-o", str(library), "--jobs", "2",
+         "--no-progress", "--rules-only"], env=dict(os.environ, PYTHONPATH=SRC),
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        # records written: the fork server and both workers are running
+        while not list(library.glob("IL-*.yaml")) and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert process.poll() is None, "the batch ended before it could be killed"
+        workers = _descendants(process.pid)
+        assert len(workers) >= 3  # the fork server and two workers (and the resource tracker)
+        process.send_signal(signal.SIGKILL)  # the parent alone, not its process group
+        process.wait(timeout=60)
+        deadline = time.monotonic() + 60  # generous: they go within a second
+        while _alive(workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _alive(workers) == set()
+    finally:
+        for pid in _alive(_descendants(process.pid)) | _alive(locals().get("workers", set())):
+            os.kill(pid, signal.SIGKILL)
+
+
+# a chunk runner that a timer signal cannot stop, as a long call into native code would be
+def _stuck_chunk(tasks):
+    if any(task.location.endswith("report-0001.md") for task in tasks):
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+        time.sleep(600)
+    return _run_chunk(tasks)
+
+
+def test_with_one_job_the_time_limit_stops_an_analysis_stuck_in_native_code(patch_all, tmp_path):
+    paths = write_reports(tmp_path / "in", 3)
+    patch_all(pool_module, "_run_chunk", _stuck_chunk)
+    started = time.monotonic()
+    report = convert([str(p) for p in paths], tmp_path / "lib", jobs=1, timeout=3.0, isolate=True)
+    assert time.monotonic() - started < 120  # stopped, not waited for
+    assert report.jobs == 1
+    assert [r.status for r in report.results] == ["converted", "failed", "converted"]
+    assert report.results[1].error_kind == "timeout" and "3 s" in report.results[1].message
+
+
+def test_the_command_line_analyses_in_a_worker_also_with_one_job(tmp_path, monkeypatch):
+    write_reports(tmp_path / "in", 1)
+    seen = {}
+    real = convert_module.convert
+
+    def spy(inputs, library, **options):
+        seen.update(options)
+        return real(inputs, library, **options)
+
+    monkeypatch.setattr(convert_module, "convert", spy)
+    result = CliRunner().invoke(main, ["convert", str(tmp_path / "in"), "-o", str(tmp_path / "lib"), "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    assert seen["jobs"] == 1 and seen["isolate"] is True
+    assert "1 converted" in result.output
