@@ -146,11 +146,21 @@ def cue_vocabulary(taxonomy: Taxonomy) -> list[str]:
     return [p + k for p in ("f__", "w__") for k in keys]
 
 
-def focus_spans(doc: Doc) -> list[tuple[int, int]]:
-    """Offsets of the units labelled root cause, trigger or contributing factors."""
+#: Least confidence of a field unit for the tag model to read it as the cause. The field model's
+#: confidences are calibrated (v3): below this a unit is more likely wrong than right about being
+#: the cause, and a text whose only "trigger" is a meeting moved to Tuesday must get no category.
+FOCUS_MIN_CONFIDENCE = 0.4
+
+
+def focus_spans(doc: Doc, least: float = FOCUS_MIN_CONFIDENCE) -> list[tuple[int, int]]:
+    """Offsets of the units labelled root cause, trigger or contributing factors with a
+    confidence of at least ``least``."""
     if "fields" not in doc.spans:
         return []
-    return sorted((s.start_char, s.end_char) for s in doc.spans["fields"] if s.label_ in FOCUS_FIELDS)
+    group = doc.spans["fields"]
+    scores = group.attrs.get("scores") or [1.0] * len(group)
+    return sorted((s.start_char, s.end_char) for s, score in zip(group, scores)
+                  if s.label_ in FOCUS_FIELDS and score >= least)
 
 
 def summary_regions(doc: Doc, limit: int = 2500) -> list[tuple[int, int]]:
