@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 
 import pmparse.evaluation.bench as bench_module
+import pmparse.evaluation.corpus  # noqa: F401  (the project root is fixed at import, before a test changes folder)
 from pmparse.evaluation.bench import TARGET_RATIO, BenchReport, Rate, bench_files, make_copies, measure_convert
 from pmparse.ingest.read import ingest
 from tests.helpers import SAMPLES
