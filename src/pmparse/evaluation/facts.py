@@ -202,7 +202,7 @@ def card_agreement(pairs: Iterable[tuple[Mapping, Mapping]]) -> dict:
     for first, second in pairs:
         shared = {k for k, v in first.items() if v is not None and second.get(k) is not None}
         reference = {k: v for k, v in first.items() if k in shared}
-        other = SimpleNamespace(organisation=second.get("organisation") if "organisation" in shared else None,
+        other = SimpleNamespace(title=None, support={}, organisation=second.get("organisation") if "organisation" in shared else None,
                                 date=str(second["date"]) if "date" in shared and second.get("date") else None,
                                 duration_minutes=second.get("duration_minutes") if "duration_minutes" in shared else None,
                                 **{field: list(second.get(field) or []) for field in TAGS.values()})
@@ -248,12 +248,13 @@ def card_with_text_only_organisation(nlp, source, url: str | None = None) -> tup
 
 def gold_title(raw: str, span: list[int] | tuple[int, int], html: bool) -> str:
     """The author's title a gold ``title_span`` marks in the file's raw text, whitespace-normalised
-    (in HTML, tags dropped and entities read)."""
+    (in HTML, tags dropped and entities read; a heading's markup, "# " or "== ... ==", dropped)."""
     import html as _html
 
     text = raw[span[0]:span[1]]
     if html:
         text = _html.unescape(re.sub(r"<[^>]*>", " ", text))
+    text = re.sub(r"^\s*(?:#{1,6}|=+)\s*|\s*=+\s*$", "", text)
     return " ".join(text.split())
 
 
@@ -267,6 +268,7 @@ def names_publisher(text: str, organisation: str, gazetteer_path: str | None = N
         if _norm(entry.name) == _norm(organisation):
             names.update(entry.aliases)
             names.update(entry.domains)
+            names.update(entry.sites)
             names.update(getattr(entry, "products", []) or [])
     return any(name.casefold() in folded for name in names if len(name) > 1)
 

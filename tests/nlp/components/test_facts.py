@@ -267,6 +267,42 @@ def test_a_title_that_names_a_footer_page_stays_a_title():
     assert document_title("# Resolved\n\nBody")[0] == "Resolved"
 
 
+def test_a_wiki_page_name_below_its_chrome_is_the_title():
+    text = "Open main menu\nSearch\nIncident\tdocumentation/20990101-Queue\nEdit\nSummary\nThe queue stalled.\n"
+    title, evidence = document_title(text)
+    assert title == "Incident\tdocumentation/20990101-Queue"
+    assert text[evidence[0][0]:evidence[0][1]] == title
+
+
+def test_comments_notes_and_title_labels_above_the_title_are_skipped():
+    text = "<!-- spell: ignore zorbq -->\n\n# Zorbq mirror served stale files\n\nBody."
+    title, evidence = document_title(text)
+    assert title == "Zorbq mirror served stale files" and text[evidence[0][0]:evidence[0][1]] == title
+    assert document_title("# Title:\n### Nightly builds broke on the new image\n\n# Timeline\n")[0] == \
+        "Nightly builds broke on the new image"
+    text = "Title: Nightly builds broke\n\nBody."
+    title, evidence = document_title(text)
+    assert title == "Nightly builds broke" and text[evidence[0][0]:evidence[0][1]] == title
+    assert document_title("> Added later: see the follow-up.\n\n# Disk full on the runner\n")[0] == \
+        "Disk full on the runner"
+
+
+def test_a_first_section_heading_a_link_or_a_metadata_line_is_no_title():
+    assert document_title("## Issue summary\n\nThe farm stopped.\n") is None
+    assert document_title("Internal notes: https://example.org/notes/4\n\nThe farm stopped.\n") is None
+    assert document_title("Owner: @someone\n\nThe farm stopped.\n") is None
+    assert document_title("- a list item first\n- another\n") is None
+
+
+def test_a_front_matter_title_also_points_at_the_heading_repeating_it():
+    text = "---\ntitle: Cache stampede\n---\n# Cache stampede\n\nBody."
+    region = (0, text.index("# Cache"))
+    title, evidence = document_title(text, region[1], {"title": "Cache stampede"}, region)
+    assert title == "Cache stampede"
+    assert [text[s:e] for s, e in evidence] == ["Cache stampede", "Cache stampede"]
+    assert evidence[1][0] > region[1]
+
+
 # --- the component --------------------------------------------------------------------------
 
 

@@ -94,33 +94,93 @@ def _footer_line(line: str, title: str) -> bool:
     return load_cues().is_chrome(title)
 
 
+#: A wiki print's page name on a line of its own, among the page chrome above the body.
+_PAGE_NAME_LINE = re.compile(r"^[ \t]*(incident\s+documentation\s*/[^\n]{1,200}?)[ \t]*$", re.IGNORECASE | re.MULTILINE)
+#: A line that is only an HTML comment (a spell-checker's word list above a catalogue entry).
+_COMMENT_LINE = re.compile(r"[ \t]*<!--[\s\S]{0,2000}?-->[ \t]*(?:\r?\n|$)")
+#: A heading that only labels the title written under it ("# Title:").
+_TITLE_LABEL = re.compile(r"(?:title|subject)\s*:?", re.IGNORECASE)
+#: A line labelled as the title ("Title: Queue stalled").
+_TITLE_LABELLED = re.compile(r"(?:title|subject)\s*:\s*(?=\S)", re.IGNORECASE)
+#: An unmarked line giving a report's metadata, not its title ("Owner: @someone").
+_META_LINE = re.compile(r"(?:owner|authors?|written by|date|status|severity|reporter|reported by|editor|"
+                        r"participants|incident commander|draft|last updated)\s*:", re.IGNORECASE)
+_LINE = re.compile(r"\S[^\n]{0,200}")
+_HEADING = re.compile(r"^(?:#{1,6}\s+|=+\s*)?(.+?)(?:\s*=+)?\s*$")
+#: Lines looked at for a title below page chrome and comments.
+_TITLE_LINES = 6
+
+
 def document_title(text: str, body_start: int = 0, front: dict | None = None,
                    region: tuple[int, int] | None = None) -> tuple[str, list[tuple[int, int]]] | None:
-    """The document's own title: front matter ``title``, else its first line when that is a heading.
+    """The document's own title: front matter ``title``, a wiki print's page name, else its first
+    line when that is a heading.
 
-    A short unmarked first line that is page chrome (a printed wiki page opening with its footer,
-    "Privacy policy") is no title: the document has none. A marked heading or a longer line that
-    merely names such a page ("# Privacy policy page deploy broke sign-in") stays a title, and so
-    does a wiki page's own name ("Incident documentation/20990101-Queue"): it carries the date.
+    HTML comments above the first line are skipped; a heading that only says "Title:" gives the
+    line under it, a line "Title: X" gives X. A short unmarked first line that is page chrome (a
+    printed wiki page opening with its footer, "Privacy policy") is no title, nor is a known
+    section heading ("## Summary": the document starts with its first section), nor an unmarked
+    line holding a link. A marked heading or a longer line that merely names such a page ("#
+    Privacy policy page deploy broke sign-in") stays a title, and so does a wiki page's own name
+    ("Incident documentation/20990101-Queue") wherever it stands among the chrome above the body.
 
     Returns:
-        ``(title, evidence)`` or None.
+        ``(title, evidence)`` or None. A front-matter title's evidence is its value in the front
+        matter and, when the body's first heading repeats it, that heading too.
     """
     front = front or {}
     for key in _TITLE_KEYS:
         if front.get(key):
-            return str(front[key]), _locate(text, str(front[key]), region)
-    match = re.compile(r"\S[^\n]{0,200}").search(text, body_start)
-    if match is None:
-        return None
-    line = match.group(0)
-    heading = re.match(r"^(?:#{1,6}\s+|=+\s*)?(.+?)(?:\s*=+)?\s*$", line)
-    if heading and (line.startswith("#") or line.startswith("=") or len(line) <= 120):
-        title = heading.group(1)
-        if _footer_line(line, title):
+            value = str(front[key])
+            evidence = _locate(text, value, region)
+            first = _first_line(text, body_start)
+            if first is not None and " ".join(first[0].split()) == " ".join(value.split()):
+                evidence.append(first[1])
+            return value, evidence
+    page = _PAGE_NAME_LINE.search(text, body_start, min(len(text), body_start + 4000))
+    if page is not None:
+        return page.group(1), [page.span(1)]
+    first = _first_line(text, body_start)
+    return (first[0], [first[1]]) if first is not None else None
+
+
+def _first_line(text: str, body_start: int) -> tuple[str, tuple[int, int]] | None:
+    """The title the first line of the body states, with its offsets (see :func:`document_title`)."""
+    from pmparse.rules.headings import load_headings
+
+    position = body_start
+    for _ in range(_TITLE_LINES):
+        while True:
+            match = _LINE.search(text, position)
+            if match is None:
+                return None
+            comment = _COMMENT_LINE.match(text, match.start())
+            if comment is None:
+                break
+            position = comment.end()
+        line = match.group(0)
+        if line.startswith(">") or re.fullmatch(r"([-*_=~+])\1{2,}\s*", line):
+            # a note quoted above the report ("> Updated: ...") or a rule line is not its title
+            position = match.end()
+            continue
+        if re.match(r"(?:[-*+|]|\d{1,3}[.)]|```)(?:\s|$)", line):
+            return None  # a list, a table or code: the document opens with its body
+        heading = _HEADING.match(line)
+        marked = line.startswith(("#", "="))
+        if not heading or not (marked or len(line) <= 120):
             return None
+        title = heading.group(1)
         offset = match.start() + heading.start(1)
-        return title, [(offset, offset + len(title))]
+        if _TITLE_LABEL.fullmatch(title):
+            position = match.end()
+            continue
+        label = _TITLE_LABELLED.match(title)
+        if label is not None:
+            title, offset = title[label.end():], offset + label.end()
+        elif _footer_line(line, title) or load_headings().is_known(title) or (
+                not marked and ("://" in title or _META_LINE.match(title))):
+            return None
+        return title, (offset, offset + len(title))
     return None
 
 
