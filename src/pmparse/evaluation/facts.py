@@ -290,7 +290,8 @@ def measure(gold_files=None, corpus: str | None = None, config=None) -> tuple[di
         config: The pipeline configuration (:func:`pmparse.nlp.pipeline.pipeline_config` when None).
 
     Returns:
-        ``(scores, pairs)``; each pair's gold card is a copy with ``title`` and ``_source`` added.
+        ``(scores, pairs)``; each pair's gold card is a copy with ``title``, ``_source``,
+        ``_organisation_text_only`` and ``_names_publisher`` added.
     """
     from pmparse.evaluation.corpus import corpus_root, load_manifest, source_url
     from pmparse.evaluation.gold_cards import read_gold
@@ -314,6 +315,7 @@ def measure(gold_files=None, corpus: str | None = None, config=None) -> tuple[di
             if source.extracted:  # the span indexes the HTML, the card's evidence the extracted text
                 gold["title_span"] = None
         named = bool(gold.get("organisation")) and names_publisher(source.text, str(gold["organisation"]))
+        gold["_organisation_text_only"], gold["_names_publisher"] = organisation, named
         pairs.append((gold, card))
         text_only.append((gold, organisation, named))
     scores = _scores(pairs, text_only)

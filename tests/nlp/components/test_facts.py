@@ -353,3 +353,24 @@ def test_convert_reports_the_front_matter_date_warning(tmp_path):
     result = convert([str(source)], tmp_path / "lib").results[0]
     assert result.status == "converted"
     assert result.warnings == ["front matter date: '2020-02-30' is not a calendar date; only its year 2020 is used"]
+
+
+def test_a_year_folder_dates_a_catalogue_entry_whose_text_gives_no_day():
+    from pmparse.nlp.components.facts import location_year
+
+    assert location_year("catalog/compromises/2019/x.md") == 2019 and location_year("notes/x.md") is None
+    fact = find_incident_date("# A mirror was hijacked\n\nNo day is given.\n", location="catalog/2019/mirror.md")
+    assert fact["value"] == "2019" and fact["origin"] == "path"
+    dated = find_incident_date("# Hijack\n\nOn 4 May 2019 the mirror served a trojan.\n", location="catalog/2019/m.md")
+    assert dated["value"] == "2019-05-04"
+
+
+def test_a_status_notes_front_matter_start_and_resolution_give_its_length():
+    from pmparse.nlp.components.facts import front_matter_duration
+
+    text = "---\ndate: 2031-05-30T08:13:00-00:00\nresolvedWhen: 2031-05-30T10:43:00-00:00\n---\nBody.\n"
+    front = {"date": "2031-05-30 08:13:00+00:00", "resolvedwhen": "2031-05-30 10:43:00+00:00"}
+    fact = front_matter_duration(text, front, (0, text.index("Body")))
+    assert fact["value"] == 150 and fact["origin"] == "front_matter"
+    # a day without a time of day states no length
+    assert front_matter_duration(text, {"date": "2031-05-30", "resolvedwhen": "2031-05-31"}, None) is None
