@@ -374,3 +374,13 @@ def test_a_status_notes_front_matter_start_and_resolution_give_its_length():
     assert fact["value"] == 150 and fact["origin"] == "front_matter"
     # a day without a time of day states no length
     assert front_matter_duration(text, {"date": "2031-05-30", "resolvedwhen": "2031-05-31"}, None) is None
+
+
+def test_lines_opening_with_clock_times_read_as_a_timeline_without_a_heading():
+    from pmparse.nlp.components.facts import timeline_blocks
+
+    text = ("Summary\nThe cache fell over.\nTimeline\n10:02 alerts fire\n10:05 the cache is restarted\n"
+            "10:20 service returns to normal\nConclusions\nNone yet.\n")
+    (start, end), = timeline_blocks(text)
+    assert text[start:end] == "10:02 alerts fire\n10:05 the cache is restarted\n10:20 service returns to normal"
+    assert timeline_blocks("10:02 one line only\nand prose.\n") == []

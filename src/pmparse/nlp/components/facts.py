@@ -268,6 +268,34 @@ def _moment(value: str) -> _dt.datetime | None:
     return moment.astimezone(_dt.timezone.utc).replace(tzinfo=None) if moment.tzinfo else moment
 
 
+#: A line opening with a clock time, a date and time, or a list marker before one: a timeline entry.
+_ENTRY_LINE = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?(?:\*\*)?~?(?:\d{4}-\d{2}-\d{2}[ T]?)?\d{1,2}:\d{2}\b", re.MULTILINE)
+#: Fewest timeline entries, each within a few lines of the previous, that make a block.
+_BLOCK_ENTRIES = 3
+_BLOCK_GAP = 400
+
+
+def timeline_blocks(text: str, body_start: int = 0) -> list[tuple[int, int]]:
+    """Stretches of the text that read as a timeline without a heading saying so (a printed page
+    whose headings are plain lines): runs of lines opening with a clock time.
+
+    Returns:
+        ``(start, end)`` of the longest such run, or nothing.
+    """
+    runs: list[list[int]] = []
+    for match in _ENTRY_LINE.finditer(text, body_start):
+        if runs and match.start() - runs[-1][-1] <= _BLOCK_GAP:
+            runs[-1].append(match.start())
+        else:
+            runs.append([match.start()])
+    runs = [run for run in runs if len(run) >= _BLOCK_ENTRIES]
+    if not runs:
+        return []
+    best = max(runs, key=len)
+    end = text.find("\n", best[-1])
+    return [(best[0], end if end >= 0 else len(text))]
+
+
 # --- the component --------------------------------------------------------------------------
 
 
@@ -287,6 +315,8 @@ def extract_facts(doc: Doc, gazetteer_path: str | None = None) -> dict[str, Fact
     body = _body_start(doc)
     regions = section_regions(doc)
     timelines = [(s, e) for s, e, h in regions if "timeline" in h or h in ("key events", "chronology", "sequence of events")]
+    if not timelines:
+        timelines = timeline_blocks(text, body)
     title = document_title(text, body, front, region)
     facts: dict[str, Fact] = {}
     if title is not None:

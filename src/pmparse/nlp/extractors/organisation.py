@@ -63,7 +63,7 @@ class _Gazetteer:
         self.products = sorted(((p, e) for e in self.entries for p in e.products), key=lambda pe: -len(pe[0]))
         alias_parts = []
         for entry in self.entries:
-            for alias in sorted({entry.name, *entry.aliases, *entry.sites}, key=len, reverse=True):
+            for alias in sorted({entry.name, *entry.aliases, *entry.sites, *entry.products}, key=len, reverse=True):
                 flags = "(?i:" if alias.islower() else "(?:"
                 alias_parts.append((alias, entry, re.compile(r"(?<![\w.-])" + flags + re.escape(alias) + r")(?!\w)")))
         self.aliases = alias_parts
@@ -222,14 +222,19 @@ def find_organisation(text: str, body_start: int = 0, location: str = "", title:
                 continue
             taken.append(span)
             in_title = any(s <= span[0] < e for s, e in title_spans)
-            add(entry, 2.0 if in_title else (1.5 if alias in entry.sites else 1.0), span)
+            # a product names its maker less surely than the maker's own name: it is used by others
+            weight = 0.5 if alias in entry.products and alias not in entry.aliases and alias != entry.name else (
+                1.5 if alias in entry.sites else 1.0)
+            add(entry, 2 * weight if in_title else weight, span)
     subject = None
     if title and title[0] and not _FIRST_PERSON.search(text, body_start, body_start + 30000):
         # nobody speaks: a summary of someone else's incident is about the one its title names,
         # unless the text names one organisation again and again (a status note about its own hosts)
         subject = _title_subject(gaz, text, body_start, title)
     best = max(scores, key=lambda name: (scores[name], -min(s for s, _ in evidence[name]))) if scores else None
-    if subject is not None and (best is None or scores[best] < 2 or subject["value"] == best):
+    known_subject = subject is not None and gaz.by_alias.get(subject["value"].lower()) is not None
+    if subject is not None and (best is None or subject["value"] == best or (scores[best] < 2 and known_subject)
+                                or scores[best] < 1):
         return subject
     if best is None:
         return _named_team(gaz, text, body_start) or guessed
