@@ -227,7 +227,7 @@ def find_organisation(text: str, body_start: int = 0, location: str = "", title:
                 1.5 if alias in entry.sites else 1.0)
             add(entry, 2 * weight if in_title else weight, span)
     subject = None
-    if title and title[0] and not _FIRST_PERSON.search(text, body_start, body_start + 30000):
+    if title and title[0] and not _speaks(text[body_start:body_start + 30000]):
         # nobody speaks: a summary of someone else's incident is about the one its title names,
         # unless the text names one organisation again and again (a status note about its own hosts)
         subject = _title_subject(gaz, text, body_start, title)
@@ -308,7 +308,9 @@ def _title_subject(gaz: _Gazetteer, text: str, body_start: int, title: tuple[str
     if quoted is not None:
         return fact(quoted.group(1), quoted.start(1), 0.5)
     known = [(m.start(), m.group(0)) for _, _, pattern in gaz.aliases for m in [pattern.search(words_text)] if m]
-    body = text[body_start:body_start + 20000]
+    # the body after the title: the heading itself would count each of its words as capitalised
+    after = max([body_start, *(end for _, end in evidence)])
+    body = text[after:after + 20000]
     run: list[re.Match] = []
     for match in _TITLE_WORD.finditer(words_text):
         word = match.group(0)
@@ -320,8 +322,10 @@ def _title_subject(gaz: _Gazetteer, text: str, body_start: int, title: tuple[str
                 name_like = True
             elif bare[0].isupper():
                 # a name keeps its capital in the body's sentences, a title-cased common word does not
-                capital = len(re.findall(r"(?<=[a-z,;] )" + re.escape(bare) + r"\b", body))
-                lower = len(re.findall(r"\b" + re.escape(bare.lower()) + r"\b", body))
+                word_pattern = re.escape(bare) + r"\b"
+                capital = len(re.findall(r"(?<![\w-])" + word_pattern, body)) - len(
+                    re.findall(r"(?:^|[.!?:]\s+|#\s*|[-*]\s+)" + word_pattern, body, re.MULTILINE))
+                lower = len(re.findall(r"(?<![\w-])" + re.escape(bare.lower()) + r"\b", body))
                 name_like = capital > lower
         if name_like and len(run) < _TITLE_NAME_WORDS and (not run or match.start() - run[-1].end() <= 1):
             run.append(match)
@@ -335,6 +339,14 @@ def _title_subject(gaz: _Gazetteer, text: str, body_start: int, title: tuple[str
     start, end = run[0].start(), run[-1].end()
     name = re.sub(r"'s$|’s$", "", words_text[start:end])
     return fact(name, start, 0.5)
+
+
+_QUOTATION = re.compile(r"\"[^\"\n]{0,3000}\"|“[^”]{0,3000}”|^>.*$", re.MULTILINE)
+
+
+def _speaks(window: str) -> bool:
+    """Whether the text speaks in the first person plural outside what it quotes of others."""
+    return _FIRST_PERSON.search(_QUOTATION.sub(" ", window)) is not None
 
 
 def _named_team(gaz: _Gazetteer, text: str, body_start: int) -> Fact | None:
