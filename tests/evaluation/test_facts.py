@@ -254,3 +254,18 @@ def test_a_text_names_its_publisher_by_its_name_or_a_name_the_table_gives_it():
     assert names_publisher("Posted by the ACME team.", "Acme")
     assert names_publisher("See the Wikitech page.", "Wikimedia Foundation")  # a site name the table gives it
     assert not names_publisher("We lost a disk.", "Acme")
+
+
+@pytest.mark.corpus
+def test_the_field_spans_development_set_stays_above_its_floors(corpus_root):
+    import json
+
+    from pmparse.evaluation.facts import DEV_FILES, measure
+
+    spec = json.loads((REPO / "eval" / "facts_floors.json").read_text())
+    scores, pairs = measure([REPO / f for f in DEV_FILES], corpus=str(corpus_root))
+    assert len(pairs) == 417 and scores["counts"]["totals"]["title"] >= 380
+    assert len(scores["per_source"]) == 13
+    low = {k: (scores[k], floor) for k, floor in spec["field_spans_floors"].items()
+           if scores[k] < floor - spec["margin"]}
+    assert not low, f"below floor: {low}"
