@@ -254,7 +254,7 @@ def gold_title(raw: str, span: list[int] | tuple[int, int], html: bool) -> str:
     text = raw[span[0]:span[1]]
     if html:
         text = _html.unescape(re.sub(r"<[^>]*>", " ", text))
-    text = re.sub(r"^\s*(?:#{1,6}|=+)\s*|\s*=+\s*$", "", text)
+    text = re.sub(r"^(?:#{1,6}|=+)", "", text.strip()).rstrip("=")
     return " ".join(text.split())
 
 

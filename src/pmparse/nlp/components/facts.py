@@ -31,7 +31,7 @@ from pmparse.nlp.extractors.organisation import (  # noqa: F401
     find_organisation,
     name_from_host,
 )
-from pmparse.nlp.extractors.titles import PAGE_NAME, document_title, locate  # noqa: F401
+from pmparse.nlp.extractors.titles import document_title, locate  # noqa: F401
 from pmparse.nlp.lines import doc_text
 from pmparse.rules.headings import normalise_heading
 
@@ -253,9 +253,12 @@ def front_matter_duration(text: str, front: dict, region: tuple[int, int] | None
     return {"value": minutes, "evidence": evidence, "confidence": 0.8, "origin": "front_matter"}
 
 
+_MOMENT = re.compile(r"(\d{4}-\d{2}-\d{2})[T ](\d{1,2}:\d{2}(?::\d{2})?)(?:\.\d{1,9})?[ \t]?(Z|[+-]\d{2}:?\d{2})?")
+
+
 def _moment(value: str) -> _dt.datetime | None:
     """A date with a time of day (``2031-05-30T08:13:00-00:00``, ``2031-05-30 08:13``), in UTC when zoned."""
-    match = re.fullmatch(r"\s*(\d{4}-\d{2}-\d{2})[T ](\d{1,2}:\d{2}(?::\d{2})?)(?:\.\d+)?\s*(Z|[+-]\d{2}:?\d{2})?\s*", value)
+    match = _MOMENT.fullmatch(value.strip())
     if match is None:
         return None
     zone = match.group(3) or ""
