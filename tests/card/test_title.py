@@ -71,11 +71,55 @@ def test_long_titles_drop_components_to_fit():
     assert len(huge) <= MAX_LENGTH and not huge.endswith(" ")
 
 
-def test_build_card_sets_the_title(tmp_path):
+def test_the_authors_title_is_the_cards_with_its_evidence(tmp_path):
     path = tmp_path / "report.md"
-    path.write_text("# Zephyr Labs queue stall\n\n## Summary\n\nAt Zephyr Labs, we lost the job queue for 2 hours.\n",
-                    encoding="utf-8")
+    text = "# Zephyr Labs queue stall\n\n## Summary\n\nAt Zephyr Labs, we lost the job queue for 2 hours.\n"
+    path.write_text(text, encoding="utf-8")
     built, _ = suggest(str(path), PipelineConfig())
-    assert built.title is not None and built.title.startswith("Zephyr Labs")
-    assert "lasting 2 hours" in built.title
-    assert len(built.title) <= MAX_LENGTH
+    # the heading as its author wrote it, not a title generated from the tags
+    assert built.title == "Zephyr Labs queue stall"
+    support = built.support["title"]
+    assert support.origin == "text"
+    assert [text[e.start:e.end] for e in support.evidence] == ["Zephyr Labs queue stall"]
+
+
+def test_a_front_matter_title_points_at_the_heading_that_repeats_it(tmp_path):
+    path = tmp_path / "report.md"
+    text = "---\ntitle: Ledger sync lag\ndate: 2031-04-02\n---\n# Ledger sync lag\n\nThe ledger fell behind.\n"
+    path.write_text(text, encoding="utf-8")
+    built, _ = suggest(str(path), PipelineConfig())
+    assert built.title == "Ledger sync lag" and built.support["title"].origin == "front_matter"
+    spans = [(e.start, e.end) for e in built.support["title"].evidence]
+    assert [text[s:e] for s, e in spans] == ["Ledger sync lag", "Ledger sync lag"]
+    assert spans[1][0] > text.index("---\n#")
+
+
+def test_a_document_without_a_title_gets_a_short_one_cut_from_its_own_words(tmp_path):
+    from pmparse.card.build import EXTRACTIVE_LENGTH
+
+    path = tmp_path / "report.md"
+    text = ("## Summary\n\nCustomers of the ticket desk saw blank pages for most of the afternoon, while the "
+            "renderer kept restarting and the on-call engineer searched the wrong cluster for a cause.\n\n"
+            "## Root cause\n\nA cache key collided.\n")
+    path.write_text(text, encoding="utf-8")
+    built, _ = suggest(str(path), PipelineConfig())
+    support = built.support["title"]
+    assert support.origin == "extractive" and len(built.title) <= EXTRACTIVE_LENGTH
+    # its evidence spells exactly the words kept, the opening of one of the card's own items
+    assert [" ".join(text[e.start:e.end].split()) for e in support.evidence] == [built.title]
+    items = built.symptoms + built.trigger + built.root_cause
+    assert any(item.text.startswith(built.title) for item in items)
+
+
+def test_extractive_title_cuts_a_long_item_at_a_clause():
+    from pmparse.card.build import extractive_title
+    from pmparse.card.schema import Evidence, Item
+
+    text = ("- The billing export stalled for every tenant in the western region, because the scheduler "
+            "had lost its lease and nobody noticed the alert for hours.\n")
+    end = len(text) - 1
+    made = card(symptoms=[Item(text=text[2:end], evidence=[Evidence(start=0, end=end)], confidence=0.9)])
+    title, evidence = extractive_title(made, text)
+    assert title == "The billing export stalled for every tenant in the western region"
+    assert text[evidence.start:evidence.end] == title
+    assert extractive_title(card(), text) is None

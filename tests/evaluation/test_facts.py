@@ -211,3 +211,61 @@ def test_the_blind_root_cause_checks_give_the_figures_the_readme_quotes(corpus_r
     assert result.exit_code == 0, result.output
     assert f"({documents} documents" in result.output
     assert f"| root_cause | {figure} |" in result.output
+
+
+# --- the author's title and the primary root-cause category -------------------------------------
+
+
+def test_the_title_figure_counts_the_same_text_or_evidence_on_the_title_span():
+    from pmparse.card.schema import Evidence, Support
+    from pmparse.evaluation.facts import gold_title
+
+    raw = "---\ntitle: x\n---\n# Queue  stall\nBody"
+    span = [raw.index("# Queue"), raw.index("\nBody")]
+    assert gold_title(raw, span, html=False) == "Queue stall"
+    assert gold_title("<h1>Disk &amp; <em>queue</em></h1>", [0, 34], html=True) == "Disk & queue"
+    on_span = Support(evidence=[Evidence(start=span[0] + 2, end=span[1])], confidence=0.9, origin="text")
+    pairs = [({"title": "Queue stall"}, card(title="Queue  stall")),
+             ({"title": "Queue stall", "title_span": span}, card(title="Other", support={"title": on_span})),
+             ({"title": "Queue stall", "title_span": [0, 3]}, card(title="Other", support={"title": on_span})),
+             ({"title": "Queue stall"}, card()),
+             ({}, card(title="Anything"))]
+    scores = score_facts(pairs)
+    assert scores["title"] == 0.5 and scores["counts"]["totals"]["title"] == 4
+
+
+def test_the_primary_root_cause_category_is_the_most_confident_one():
+    from pmparse.card.schema import Support
+    from pmparse.evaluation.facts import primary_category
+
+    sure = {"root_cause_categories.software_bug": Support(confidence=0.4, origin="model"),
+            "root_cause_categories.operator_error": Support(confidence=0.8, origin="model")}
+    both = card(root_cause_categories=["software_bug", "operator_error"], support=sure)
+    assert primary_category(both) == "operator_error" and primary_category(card()) is None
+    scores = score_facts([({"root_cause_categories": ["operator_error"]}, both),
+                          ({"root_cause_categories": ["software_bug"]}, both),
+                          ({"root_cause_categories": []}, both)])
+    assert scores["root_cause_primary"] == 0.5
+
+
+def test_a_text_names_its_publisher_by_its_name_or_a_name_the_table_gives_it():
+    from pmparse.evaluation.facts import names_publisher
+
+    assert names_publisher("Posted by the ACME team.", "Acme")
+    assert names_publisher("See the Wikitech page.", "Wikimedia Foundation")  # a site name the table gives it
+    assert not names_publisher("We lost a disk.", "Acme")
+
+
+@pytest.mark.corpus
+def test_the_field_spans_development_set_stays_above_its_floors(corpus_root):
+    import json
+
+    from pmparse.evaluation.facts import DEV_FILES, measure
+
+    spec = json.loads((REPO / "eval" / "facts_floors.json").read_text())
+    scores, pairs = measure([REPO / f for f in DEV_FILES], corpus=str(corpus_root))
+    assert len(pairs) == 417 and scores["counts"]["totals"]["title"] >= 380
+    assert len(scores["per_source"]) == 13
+    low = {k: (scores[k], floor) for k, floor in spec["field_spans_floors"].items()
+           if scores[k] < floor - spec["margin"]}
+    assert not low, f"below floor: {low}"

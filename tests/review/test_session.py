@@ -319,7 +319,8 @@ def test_validate_finds_an_item_whose_evidence_does_not_say_its_words(pending):
     assert "not words of the item's text" in problems[0].reason
 
 
-OUTAGE = """# Queue outage
+# the author's title says how long it lasted, as a title pmparse built from the facts would
+OUTAGE = """# Queue outage lasting {end} minutes
 
 ## Summary
 

@@ -11,7 +11,7 @@ import re
 from spacy.tokens import Doc
 
 from pmparse.card.schema import TEXT_FIELDS, Card, Evidence, Item, Pipeline, Source, SourceEntry, Support
-from pmparse.card.title import make_title
+from pmparse.card.title import MAX_LENGTH, make_title, shorten
 from pmparse.ingest.read import Ingested
 from pmparse.nlp.lines import doc_text
 
@@ -74,10 +74,15 @@ def build_card(doc: Doc, source: Ingested, card_id: str, pipeline: dict[str, str
     facts = doc.user_data.get("pmparse_facts", {})
     support: dict[str, Support] = {}
     values: dict[str, object] = {}
-    for name in ("organisation", "date", "duration_minutes", "title"):
+    for name in ("organisation", "date", "duration_minutes"):
         if name in facts and facts[name].get("value") not in (None, ""):
             values[name] = facts[name]["value"]
             support[name] = _support(facts[name])
+    own = facts.get("source_title")
+    if own and collapse(str(own.get("value") or "")):
+        # the author's own title is the card's: a generated one never takes its place
+        values["title"] = shorten(collapse(str(own["value"])), MAX_LENGTH)
+        support["title"] = _support(own)
     tags: dict[str, list[str]] = {"components": [], "root_cause_categories": [], "contributing_factor_categories": []}
     for key, fact in doc.user_data.get("pmparse_tags", {}).items():
         group, _, taxon = key.partition(".")
@@ -100,7 +105,15 @@ def build_card(doc: Doc, source: Ingested, card_id: str, pipeline: dict[str, str
         **tags,
     )
     if card.title is None:
-        card.title = make_title(card, doc.user_data.get("pmparse_tag_names"), doc.user_data.get("pmparse_tag_phrases"))
+        extractive = extractive_title(card, doc_text(doc))
+        if extractive is not None:
+            card.title, evidence = extractive
+            card.support["title"] = Support(evidence=[evidence], confidence=0.5, origin="extractive")
+        else:
+            card.title = make_title(card, doc.user_data.get("pmparse_tag_names"),
+                                    doc.user_data.get("pmparse_tag_phrases"))
+            if card.title is not None:
+                card.support["title"] = Support(confidence=0.4, origin="generated")
     return card
 
 
@@ -126,3 +139,54 @@ def place_entry(card: Card, whole: Ingested, key: str, heading: str, start: int,
         "entry": SourceEntry(key=key, heading=heading, start=start, end=end),
     })
     return card.model_copy(update={"source": source})
+
+
+#: Fields whose first item can stand as the title of a document that has none, in order of preference.
+TITLE_FIELDS = ("symptoms", "trigger", "root_cause")
+#: Longest extractive title; a longer sentence is cut at a clause boundary or a word.
+EXTRACTIVE_LENGTH = 100
+_CLAUSE = re.compile(r"[,;:]\s|\s[-\u2013\u2014]\s|\s\(")
+
+
+def extractive_title(card: Card, text: str) -> tuple[str, Evidence] | None:
+    """A short title cut from the card's own words, for a document without one: the opening of the
+    first symptom (else trigger, else root cause) item, up to its first clause boundary when the
+    item is long. Its evidence spells exactly the words kept, so it claims nothing the card does not hold.
+
+    Args:
+        card: The card, its items set.
+        text: The text the card's offsets index.
+
+    Returns:
+        ``(title, evidence)`` or None when the card has no such item.
+    """
+    for name in TITLE_FIELDS:
+        # a line that links elsewhere ("notes: https://...") names no incident
+        items = [it for it in getattr(card, name) if "://" not in it.text]
+        if not items:
+            continue
+        item = min(items, key=lambda it: it.evidence[0].start)
+        start, end = item.evidence[0].start, item.evidence[0].end
+        words = text[start:end]
+        # list markers and emphasis are no part of a title
+        lead = re.match(r"[\s\-*+>#|]*(?:\d{1,2}[.)]\s+)?\**", words)
+        start += lead.end() if lead else 0
+        words = text[start:end].rstrip(" .*\n")
+        if len(collapse(words)) > EXTRACTIVE_LENGTH:
+            cut = None
+            for match in _CLAUSE.finditer(words):
+                if 20 <= len(collapse(words[:match.start()])) <= EXTRACTIVE_LENGTH:
+                    cut = match.start()
+            if cut is None:
+                cut = len(words)
+                while len(collapse(words[:cut])) > EXTRACTIVE_LENGTH:
+                    cut = words.rfind(" ", 0, cut - 1)
+                    if cut <= 0:
+                        cut = EXTRACTIVE_LENGTH
+                        break
+            words = words[:cut].rstrip(" ,;:")
+        title = collapse(words)
+        if len(title) < 3:
+            continue
+        return title, Evidence(start=start, end=start + len(words))
+    return None

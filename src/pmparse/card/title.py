@@ -47,6 +47,14 @@ def restates(title: str | None, name: str, value: object) -> bool:
     return False
 
 
+def shorten(text: str, max_length: int = MAX_LENGTH) -> str:
+    """``text`` cut at a word boundary to at most ``max_length`` characters, marked with an ellipsis."""
+    if len(text) <= max_length:
+        return text
+    cut = text[:max_length - 1].rsplit(" ", 1)[0].rstrip(" ,;:-")
+    return cut + "…"
+
+
 def _join(words: list[str]) -> str:
     if len(words) <= 1:
         return "".join(words)

@@ -18,7 +18,13 @@ from typing import Callable
 from pmparse.card.schema import TEXT_FIELDS, Card
 from pmparse.errors import GoldError
 from pmparse.evaluation.corpus import corpus_root, load_manifest, source_url
-from pmparse.evaluation.facts import card_agreement, card_with_text_only_organisation, score_organisation
+from pmparse.evaluation.facts import (
+    card_agreement,
+    card_with_text_only_organisation,
+    gold_title,
+    names_publisher,
+    score_organisation,
+)
 from pmparse.evaluation.gold import GOLD_DIR, SECOND_PASS, GoldDoc, default_gold_files, gold_text, load_gold
 from pmparse.evaluation.metrics import DocScore, agreement, card_spans, gold_spans, score_spans, summarise
 from pmparse.ingest.read import ingest_bytes
@@ -81,6 +87,12 @@ def evaluate(
         if facts_scorer is not None:
             facts = facts_scorer(pairs)
             facts.update(score_organisation(text_only, "organisation_text_only"))
+            named = [(g, v) for g, v in text_only if g.get("_names_publisher")]
+            facts.update(score_organisation(named, "organisation_text_only_named"))
+            facts.update(score_organisation([(g, v) for g, v in text_only if not g.get("_names_publisher")],
+                                            "organisation_text_only_unnamed"))
+            facts.update(score_organisation([(g, c.organisation) for g, c in pairs if not g.get("_names_publisher")],
+                                            "organisation_unnamed"))
             report[system.name]["facts"] = facts
     return report
 
@@ -109,9 +121,26 @@ def score_system(system: System, gold: list[GoldDoc], texts: dict[str, str], url
         text = texts[doc.id]
         card, organisation = predict_with_text_only(system, doc, text, (urls or {}).get(doc.id))
         scores.append(score_spans(doc.id, doc.source, text, doc.annotated, gold_spans(doc), card_spans(card)))
-        pairs.append((doc.card, card))
-        text_only.append((doc.card, organisation))
+        gold_card = scored_card(doc, text)
+        pairs.append((gold_card, card))
+        text_only.append((gold_card, organisation))
     return scores, pairs, text_only
+
+
+def scored_card(doc: GoldDoc, text: str) -> dict:
+    """The gold card as the facts scorer reads it: ``title`` (the text at ``title_span``) and
+    ``_names_publisher`` added. A heading-stripped variant's offsets index another text, so its
+    title is not scored; an HTML file's span indexes the markup, not the card's extracted text, so
+    only the title's words are compared."""
+    card = dict(doc.card)
+    span = card.pop("title_span", None)
+    if span and not doc.deleted:
+        html = (doc.path or "").endswith((".html", ".htm"))
+        card["title"] = gold_title(text, span, html)
+        card["title_span"] = None if html else span
+    if card.get("organisation"):
+        card["_names_publisher"] = names_publisher(text, str(card["organisation"]))
+    return card
 
 
 def run_eval(gold_files: list[Path] | None, corpus: str | None, model_dir: str | None, variants: list[str],

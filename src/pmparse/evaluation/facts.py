@@ -14,6 +14,11 @@ numbers ``pmparse eval`` can print and store:
 - tags (``components``, ``root_cause``, ``contributing_factor``): set precision, recall and F1
   summed over documents whose gold card has the key (micro), and the macro F1 over the ids that
   occur in gold or predictions;
+- ``root_cause_primary``: share of documents whose gold card names a root-cause category on which
+  the card's primary one (its most confident) is among them;
+- ``title``: share of documents with an author's title (a gold ``title``, the whitespace-normalised
+  text at ``title_span``) whose card keeps it: the card's title is that text, or the title's
+  evidence overlaps ``title_span`` (offsets comparable only when the gold card keeps the span);
 - ``root_cause_confusion``: rows gold ids, columns predicted ids. A label in both sets counts on
   the diagonal; every gold label left unmatched pairs with every predicted label left unmatched
   in the same document (or with ``(none)`` when there is none), and every unmatched prediction of
@@ -23,6 +28,7 @@ numbers ``pmparse eval`` can print and store:
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import Counter
 from typing import Iterable, Mapping
 
@@ -43,6 +49,30 @@ def _norm(value: object) -> str:
 
 def _same_organisation(gold: object, predicted: str | None) -> bool:
     return bool(predicted) and _norm(predicted) == _norm(gold)
+
+
+def primary_category(card: Card) -> str | None:
+    """The card's primary root-cause category: its most confident one (ties keep the card's order)."""
+    ids = list(card.root_cause_categories)
+    if not ids:
+        return None
+
+    def confidence(taxon: str) -> float:
+        support = card.support.get(f"root_cause_categories.{taxon}")
+        return support.confidence if support else 0.0
+
+    return max(ids, key=lambda t: (confidence(t), -ids.index(t)))
+
+
+def title_kept(gold: Mapping, card: Card) -> bool:
+    """Whether the card keeps the author's title: same text, or evidence overlapping ``title_span``."""
+    if card.title and _norm(card.title) == _norm(gold["title"]):
+        return True
+    span = gold.get("title_span")
+    support = card.support.get("title")
+    if not span or support is None:
+        return False
+    return any(e.start < span[1] and span[0] < e.end for e in support.evidence if e.current)
 
 
 def _ratio(hits: int, total: int) -> float | None:
@@ -125,6 +155,12 @@ def score_facts(pairs: list[tuple[Mapping, Card]]) -> dict:
             predicted = card.date or ""
             hits["year"] += predicted[:4] == str(gold["date"])[:4]
             hits["date"] += predicted == str(gold["date"])
+        if gold.get("root_cause_categories"):
+            totals["root_cause_primary"] += 1
+            hits["root_cause_primary"] += primary_category(card) in set(gold["root_cause_categories"])
+        if gold.get("title"):
+            totals["title"] += 1
+            hits["title"] += title_kept(gold, card)
         if gold.get("duration_minutes") is not None:
             totals["duration"] += 1
             hits["duration"] += duration_ok(gold["duration_minutes"], card.duration_minutes)
@@ -133,7 +169,8 @@ def score_facts(pairs: list[tuple[Mapping, Card]]) -> dict:
         for name, field in TAGS.items():
             if field in gold:
                 tag_pairs[name].append((set(gold[field] or []), set(getattr(card, field))))
-    result: dict = {name: _ratio(hits[name], totals[name]) for name in ("organisation", "year", "date", "duration")}
+    result: dict = {name: _ratio(hits[name], totals[name])
+                    for name in ("organisation", "year", "date", "duration", "root_cause_primary", "title")}
     result["duration_spurious"] = spurious
     tags = {name: set_scores(found) for name, found in tag_pairs.items()}
     for name, scores in tags.items():
@@ -165,7 +202,7 @@ def card_agreement(pairs: Iterable[tuple[Mapping, Mapping]]) -> dict:
     for first, second in pairs:
         shared = {k for k, v in first.items() if v is not None and second.get(k) is not None}
         reference = {k: v for k, v in first.items() if k in shared}
-        other = SimpleNamespace(organisation=second.get("organisation") if "organisation" in shared else None,
+        other = SimpleNamespace(title=None, support={}, organisation=second.get("organisation") if "organisation" in shared else None,
                                 date=str(second["date"]) if "date" in shared and second.get("date") else None,
                                 duration_minutes=second.get("duration_minutes") if "duration_minutes" in shared else None,
                                 **{field: list(second.get(field) or []) for field in TAGS.values()})
@@ -209,12 +246,43 @@ def card_with_text_only_organisation(nlp, source, url: str | None = None) -> tup
     return card, (extract_facts(doc).get("organisation") or {}).get("value")
 
 
+def gold_title(raw: str, span: list[int] | tuple[int, int], html: bool) -> str:
+    """The author's title a gold ``title_span`` marks in the file's raw text, whitespace-normalised
+    (in HTML, tags dropped and entities read; a heading's markup, "# " or "== ... ==", dropped)."""
+    import html as _html
+
+    text = raw[span[0]:span[1]]
+    if html:
+        text = _html.unescape(re.sub(r"<[^>]*>", " ", text))
+    text = re.sub(r"^(?:#{1,6}|=+)", "", text.strip()).rstrip("=")
+    return " ".join(text.split())
+
+
+def names_publisher(text: str, organisation: str, gazetteer_path: str | None = None) -> bool:
+    """Whether ``text`` names ``organisation`` (its name, or a name the gazetteer gives it)."""
+    from pmparse.rules.taxonomy import load_organisations
+
+    folded = text.casefold()
+    names = {organisation}
+    for entry in load_organisations(gazetteer_path).organisations:
+        if _norm(entry.name) == _norm(organisation):
+            names.update(entry.aliases)
+            names.update(entry.domains)
+            names.update(entry.sites)
+            names.update(getattr(entry, "products", []) or [])
+    return any(name.casefold() in folded for name in names if len(name) > 1)
+
+
 def measure(gold_files=None, corpus: str | None = None, config=None) -> tuple[dict, list[tuple[dict, Card]]]:
     """Convert every first-pass gold document with the pipeline and score its card.
 
     Each document is converted with its public address from ``corpus/manifest.yaml`` where the
     manifest knows one, as a curator converting a checkout of its source with ``--url-base``
-    would; ``organisation_text_only`` scores the organisation found without it.
+    would; ``organisation_text_only`` scores the organisation found without it, and
+    ``organisation_text_only_named`` the same on the documents whose text names their
+    organisation (``organisation_unnamed`` and ``organisation_text_only_unnamed`` on the others).
+    A gold card's ``title_span`` becomes its ``title`` (the text it marks) for the title figure.
+    ``per_source`` holds the same figures for each corpus source.
 
     Args:
         gold_files: Gold JSONL files; ``eval/gold/*.jsonl`` without the second pass when None.
@@ -222,7 +290,8 @@ def measure(gold_files=None, corpus: str | None = None, config=None) -> tuple[di
         config: The pipeline configuration (:func:`pmparse.nlp.pipeline.pipeline_config` when None).
 
     Returns:
-        ``(scores, pairs)``.
+        ``(scores, pairs)``; each pair's gold card is a copy with ``title``, ``_source``,
+        ``_organisation_text_only`` and ``_names_publisher`` added.
     """
     from pmparse.evaluation.corpus import corpus_root, load_manifest, source_url
     from pmparse.evaluation.gold_cards import read_gold
@@ -233,15 +302,40 @@ def measure(gold_files=None, corpus: str | None = None, config=None) -> tuple[di
     nlp = get(config or pipeline_config())
     manifest = load_manifest()
     pairs = []
-    text_only: list[tuple[Mapping, str | None]] = []
+    text_only: list[tuple[dict, str | None, bool]] = []
     for row in read_gold(gold_files, root):
         source = ingest(str(root / row["path"]))
         card, organisation = card_with_text_only_organisation(nlp, source, source_url(row["path"], manifest))
-        pairs.append((row.get("card", {}), card))
-        text_only.append((row.get("card", {}), organisation))
-    scores = score_facts(pairs)
-    scores.update(score_organisation(text_only, "organisation_text_only"))
+        gold = dict(row.get("card", {}))
+        gold["_source"] = row["path"].split("/", 1)[0]
+        if gold.get("title_span"):
+            with open(root / row["path"], encoding="utf-8", newline="") as handle:
+                raw = handle.read()
+            gold["title"] = gold_title(raw, gold["title_span"], source.extracted)
+            if source.extracted:  # the span indexes the HTML, the card's evidence the extracted text
+                gold["title_span"] = None
+        named = bool(gold.get("organisation")) and names_publisher(source.text, str(gold["organisation"]))
+        gold["_organisation_text_only"], gold["_names_publisher"] = organisation, named
+        pairs.append((gold, card))
+        text_only.append((gold, organisation, named))
+    scores = _scores(pairs, text_only)
+    by_source: dict[str, list[int]] = {}
+    for i, (gold, _) in enumerate(pairs):
+        by_source.setdefault(gold["_source"], []).append(i)
+    scores["per_source"] = {name: _scores([pairs[i] for i in rows], [text_only[i] for i in rows])
+                            for name, rows in sorted(by_source.items())}
     return scores, pairs
+
+
+def _scores(pairs: list[tuple[dict, Card]], text_only: list[tuple[dict, str | None, bool]]) -> dict:
+    scores = score_facts(pairs)
+    scores.update(score_organisation([(g, v) for g, v, _ in text_only], "organisation_text_only"))
+    scores.update(score_organisation([(g, v) for g, v, named in text_only if named], "organisation_text_only_named"))
+    scores.update(score_organisation([(g, v) for g, v, named in text_only if not named],
+                                     "organisation_text_only_unnamed"))
+    scores.update(score_organisation([(g, c.organisation) for (g, c), (_, _, named) in zip(pairs, text_only)
+                                      if not named], "organisation_unnamed"))
+    return scores
 
 
 def score_organisation(pairs: list[tuple[Mapping, str | None]], name: str) -> dict:
@@ -255,7 +349,9 @@ def facts_table(scores: dict, skip_empty: bool = False) -> str:
     """Headline fact and tag figures as a markdown table; ``skip_empty`` leaves out the rows no
     gold document states (a file annotated for one fact alone)."""
     rows = [("organisation (exact)", "organisation", "organisation"), ("year (exact)", "year", "year"),
-            ("date (exact)", "date", "date"), ("duration (within 10 %)", "duration", "duration")]
+            ("date (exact)", "date", "date"), ("duration (within 10 %)", "duration", "duration"),
+            ("root-cause primary category (among gold's)", "root_cause_primary", "root_cause_primary"),
+            ("the author's title kept", "title", "title")]
     totals = scores.get("counts", {}).get("totals", {})
     lines = ["| fact or tag | figure | documents |", "|---|---|---|"]
     for label, key, count in rows:
@@ -267,6 +363,12 @@ def facts_table(scores: dict, skip_empty: bool = False) -> str:
             value = scores["organisation_text_only"]
             lines.append(f"| organisation, text alone without the source URL (exact) | {value:.3f} | "
                          f"{scores.get('organisation_text_only_documents', 0)} |")
+            for name, label in (("organisation_text_only_named", "text alone, on texts naming their publisher"),
+                                ("organisation_text_only_unnamed", "text alone, on texts never naming it"),
+                                ("organisation_unnamed", "with the URL, on texts never naming it")):
+                if scores.get(f"{name}_documents"):
+                    lines.append(f"| organisation, {label} (exact) | {scores[name]:.3f} | "
+                                 f"{scores[f'{name}_documents']} |")
     for label, name in (("components (set F1)", "components"), ("root-cause categories (set F1)", "root_cause"),
                         ("root-cause categories (macro F1)", "root_cause"),
                         ("contributing-factor categories (set F1)", "contributing_factor")):
@@ -305,21 +407,50 @@ def duration_misses(pairs: list[tuple[Mapping, Card]]) -> list[dict]:
     return misses
 
 
+#: The development set of organisation, title, date and category rules (not gold: tune here).
+DEV_FILES = tuple(f"corpus/field_spans/batch_f{n}.jsonl" for n in range(1, 7))
+
+#: Per-source columns: (heading, score key).
+_SOURCE_COLUMNS = (("docs", "documents"), ("organisation", "organisation"),
+                   ("text alone, named", "organisation_text_only_named"), ("year", "year"), ("date", "date"),
+                   ("duration", "duration"), ("primary cause", "root_cause_primary"), ("title kept", "title"))
+
+
+def source_table(scores: dict) -> str:
+    """The headline figures of each corpus source as a markdown table."""
+    lines = ["| source | " + " | ".join(h for h, _ in _SOURCE_COLUMNS) + " |",
+             "|---" * (len(_SOURCE_COLUMNS) + 1) + "|"]
+    for name, figures in scores.get("per_source", {}).items():
+        cells = []
+        for _, key in _SOURCE_COLUMNS:
+            value = figures.get(key)
+            cells.append("-" if value is None else (str(value) if isinstance(value, int) else f"{value:.2f}"))
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> None:  # pragma: no cover - a measuring script
-    """``python -m pmparse.evaluation.facts [--gold FILE]... [--misses]``: convert the gold documents
-    and print the figures; ``--gold eval/dev/durations.jsonl`` scores the duration development set."""
+    """``python -m pmparse.evaluation.facts [--gold FILE]... [--dev] [--misses]``: convert the gold
+    documents and print the figures; ``--gold eval/dev/durations.jsonl`` scores the duration
+    development set, ``--dev`` the organisation, title, date and category development set
+    (corpus/field_spans/batch_f*.jsonl)."""
     import argparse
+
+    from pmparse.evaluation.corpus import REPO_ROOT
 
     parser = argparse.ArgumentParser(prog="python -m pmparse.evaluation.facts", description=main.__doc__)
     parser.add_argument("--gold", action="append", help="gold JSONL file (repeatable); eval/gold/*.jsonl when left out")
+    parser.add_argument("--dev", action="store_true", help="the development set: corpus/field_spans/batch_f*.jsonl")
     parser.add_argument("--misses", action="store_true", help="list the duration misses with their evidence")
     args = parser.parse_args(argv)
-    scores, pairs = measure(args.gold)
+    files = (args.gold or []) + ([str(REPO_ROOT / f) for f in DEV_FILES] if args.dev else [])
+    scores, pairs = measure(files or None)
     print("Each gold document converted with its public address from corpus/manifest.yaml where known "
           "(as `pmparse convert --url-base` would); tag figures are in-sample; a figure no document "
           "states is left out.\n")
     print(facts_table(scores, skip_empty=True))
-    print(f"\nduration predicted where gold states none: {scores['duration_spurious']}")
+    print(f"\nduration predicted where gold states none: {scores['duration_spurious']}\n")
+    print(source_table(scores))
     if args.misses:
         print("\n| source | gold | predicted | confidence | origin | evidence |\n|---|---|---|---|---|---|")
         for miss in duration_misses(pairs):

@@ -244,6 +244,9 @@ class OrganisationEntry(BaseModel):
     aliases: list[str] = Field(default_factory=list, description="Names as texts write them (matched on word bounds).")
     domains: list[str] = Field(default_factory=list, description="Host names; a host ending in one names the organisation.")
     sites: list[str] = Field(default_factory=list, description="Site names (a wiki's or a product's name) that name it.")
+    products: list[str] = Field(default_factory=list, description="Names of its own products ('Azure Functions'): "
+                                                                  "customers of one, or one heading an incident "
+                                                                  "number, mark the organisation's own report.")
     provider: bool = Field(default=False, description="A vendor many reports mention as a dependency: "
                                                       "a mention alone is weak evidence that it wrote the report.")
 
@@ -267,11 +270,18 @@ class OrganisationsFile(BaseModel):
     @classmethod
     def _unique(cls, values: list[OrganisationEntry]) -> list[OrganisationEntry]:
         domains: dict[str, str] = {}
+        names: dict[str, str] = {}
         for entry in values:
             for domain in entry.domains:
                 if domain in domains and domains[domain] != entry.name:
                     raise ValueError(f"domain {domain!r} names both {domains[domain]} and {entry.name}")
                 domains[domain] = entry.name
+            for name in {entry.name, *entry.aliases, *entry.products}:
+                if not name.strip():
+                    raise ValueError(f"{entry.name}: expected names, found an empty one")
+                if name in names and names[name] != entry.name:
+                    raise ValueError(f"name {name!r} names both {names[name]} and {entry.name}")
+                names[name] = entry.name
         return values
 
 

@@ -267,6 +267,42 @@ def test_a_title_that_names_a_footer_page_stays_a_title():
     assert document_title("# Resolved\n\nBody")[0] == "Resolved"
 
 
+def test_a_wiki_page_name_below_its_chrome_is_the_title():
+    text = "Open main menu\nSearch\nIncident\tdocumentation/20990101-Queue\nEdit\nSummary\nThe queue stalled.\n"
+    title, evidence = document_title(text)
+    assert title == "Incident\tdocumentation/20990101-Queue"
+    assert text[evidence[0][0]:evidence[0][1]] == title
+
+
+def test_comments_notes_and_title_labels_above_the_title_are_skipped():
+    text = "<!-- spell: ignore zorbq -->\n\n# Zorbq mirror served stale files\n\nBody."
+    title, evidence = document_title(text)
+    assert title == "Zorbq mirror served stale files" and text[evidence[0][0]:evidence[0][1]] == title
+    assert document_title("# Title:\n### Nightly builds broke on the new image\n\n# Timeline\n")[0] == \
+        "Nightly builds broke on the new image"
+    text = "Title: Nightly builds broke\n\nBody."
+    title, evidence = document_title(text)
+    assert title == "Nightly builds broke" and text[evidence[0][0]:evidence[0][1]] == title
+    assert document_title("> Added later: see the follow-up.\n\n# Disk full on the runner\n")[0] == \
+        "Disk full on the runner"
+
+
+def test_a_first_section_heading_a_link_or_a_metadata_line_is_no_title():
+    assert document_title("## Issue summary\n\nThe farm stopped.\n") is None
+    assert document_title("Internal notes: https://example.org/notes/4\n\nThe farm stopped.\n") is None
+    assert document_title("Owner: @someone\n\nThe farm stopped.\n") is None
+    assert document_title("- a list item first\n- another\n") is None
+
+
+def test_a_front_matter_title_also_points_at_the_heading_repeating_it():
+    text = "---\ntitle: Cache stampede\n---\n# Cache stampede\n\nBody."
+    region = (0, text.index("# Cache"))
+    title, evidence = document_title(text, region[1], {"title": "Cache stampede"}, region)
+    assert title == "Cache stampede"
+    assert [text[s:e] for s, e in evidence] == ["Cache stampede", "Cache stampede"]
+    assert evidence[1][0] > region[1]
+
+
 # --- the component --------------------------------------------------------------------------
 
 
@@ -317,3 +353,34 @@ def test_convert_reports_the_front_matter_date_warning(tmp_path):
     result = convert([str(source)], tmp_path / "lib").results[0]
     assert result.status == "converted"
     assert result.warnings == ["front matter date: '2020-02-30' is not a calendar date; only its year 2020 is used"]
+
+
+def test_a_year_folder_dates_a_catalogue_entry_whose_text_gives_no_day():
+    from pmparse.nlp.components.facts import location_year
+
+    assert location_year("catalog/compromises/2019/x.md") == 2019 and location_year("notes/x.md") is None
+    fact = find_incident_date("# A mirror was hijacked\n\nNo day is given.\n", location="catalog/2019/mirror.md")
+    assert fact["value"] == "2019" and fact["origin"] == "path"
+    dated = find_incident_date("# Hijack\n\nOn 4 May 2019 the mirror served a trojan.\n", location="catalog/2019/m.md")
+    assert dated["value"] == "2019-05-04"
+
+
+def test_a_status_notes_front_matter_start_and_resolution_give_its_length():
+    from pmparse.nlp.components.facts import front_matter_duration
+
+    text = "---\ndate: 2031-05-30T08:13:00-00:00\nresolvedWhen: 2031-05-30T10:43:00-00:00\n---\nBody.\n"
+    front = {"date": "2031-05-30 08:13:00+00:00", "resolvedwhen": "2031-05-30 10:43:00+00:00"}
+    fact = front_matter_duration(text, front, (0, text.index("Body")))
+    assert fact["value"] == 150 and fact["origin"] == "front_matter"
+    # a day without a time of day states no length
+    assert front_matter_duration(text, {"date": "2031-05-30", "resolvedwhen": "2031-05-31"}, None) is None
+
+
+def test_lines_opening_with_clock_times_read_as_a_timeline_without_a_heading():
+    from pmparse.nlp.components.facts import timeline_blocks
+
+    text = ("Summary\nThe cache fell over.\nTimeline\n10:02 alerts fire\n10:05 the cache is restarted\n"
+            "10:20 service returns to normal\nConclusions\nNone yet.\n")
+    (start, end), = timeline_blocks(text)
+    assert text[start:end] == "10:02 alerts fire\n10:05 the cache is restarted\n10:20 service returns to normal"
+    assert timeline_blocks("10:02 one line only\nand prose.\n") == []

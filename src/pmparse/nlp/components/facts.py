@@ -15,21 +15,27 @@ import bisect
 import datetime as _dt
 import re
 from typing import Any
-from urllib.parse import urlsplit
 
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from pmparse.ingest.read import is_url
 from pmparse.nlp.extractors import clock, dates, durations
-from pmparse.nlp.lines import doc_text
-from pmparse.rules.cues import load_cues
-from pmparse.rules.headings import normalise_heading
-from pmparse.rules.taxonomy import OrganisationsFile, load_organisations
 
-_ORG_KEYS = ("organisation", "organization", "company", "org", "owner_org", "publisher")
+# the organisation and title rules live in extractors; their names stay importable from here
+from pmparse.nlp.extractors.organisation import (  # noqa: F401
+    _GAZETTEERS,
+    _NAME,
+    _SELF,
+    _gazetteer,
+    clear_gazetteers,
+    find_organisation,
+    name_from_host,
+)
+from pmparse.nlp.extractors.titles import document_title, locate  # noqa: F401
+from pmparse.nlp.lines import doc_text
+from pmparse.rules.headings import normalise_heading
+
 _DATE_KEYS = ("incident_date", "date", "start", "started_at", "start_time", "started")
-_TITLE_KEYS = ("title", "name")
 #: Three numbers in a row, or a day number beside a month name: a value that means to name a day.
 _WRITTEN_DAY = re.compile(r"\d{1,4}\s*[-/.]\s*\d{1,2}\s*[-/.]\s*\d{1,4}|\b[A-Za-z]{3,9}\.?\s+\d{1,2}\b|\b\d{1,2}\s+[A-Za-z]{3,9}\b")
 
@@ -38,23 +44,6 @@ Fact = dict[str, Any]
 #: Headings whose section is the report's overview.
 SUMMARY_HEADINGS = ("summary", "issue summary", "incident summary", "executive summary", "overview", "tl;dr", "tldr",
                     "what happened", "description", "incident description", "background", "introduction")
-#: Hosts of code forges: the first path segment of a URL there names the owner.
-_FORGES = ("github.com", "gitlab.com", "bitbucket.org", "codeberg.org")
-_HOST = re.compile(r"(?<![\w.@-])((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.){1,6}[a-z]{2,12})(?![\w-])", re.IGNORECASE)
-_FORGE_OWNER = re.compile(r"\b(?:github\.com|gitlab\.com|bitbucket\.org)/(?P<owner>[A-Za-z0-9][\w.-]{0,38})/", re.IGNORECASE)
-_NAME = r"(?P<n>[A-Z][\w.&-]{1,30}(?:\s[A-Z][\w.&-]{1,30}){0,3})"
-# self-references open with the letter Python's re skips to; \b follows it as a look-behind (the
-# same meaning: the plain forms are in tests/components/test_fact_patterns.py), because a leading
-# \b made the scan try every position of the text
-_SELF = [
-    re.compile(r"[AaHh](?<!\w.)(?:(?<=[Aa])t|(?<=[Hh])ere at)\s+" + _NAME + r",?\s+we\b"),
-    re.compile(r"[Ww](?<!\w.)e\s+at\s+" + _NAME + r"\b"),
-    re.compile(r"[Ww](?<!\w.)e,?\s+(?:the\s+)?" + _NAME + r"\s+team\b"),
-]
-_NOT_NAMES = {"The", "This", "That", "We", "Our", "It", "In", "On", "At", "A", "An", "As", "All", "Some", "Monday",
-              "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "First", "Then", "Since"}
-_SECOND_LEVEL = {"co", "com", "gov", "ac", "org", "net", "edu"}
-
 
 # --- regions --------------------------------------------------------------------------------
 
@@ -81,222 +70,6 @@ def _body_start(doc: Doc) -> int:
     return max((end for start, end in masked if start == 0), default=0)
 
 
-#: The name of a printed wiki incident page, "Incident documentation/<date>-<name>".
-_PAGE_NAME = re.compile(r"\W*incident\s+documentation\s*/", re.IGNORECASE)
-#: Most words of a footer line taken for page chrome ("Privacy policy", "Terms of Use").
-_FOOTER_WORDS = 4
-
-
-def _footer_line(line: str, title: str) -> bool:
-    """Whether an unmarked first line of a few words is page chrome (not a wiki page's name)."""
-    if line.startswith(("#", "=")) or len(title.split()) > _FOOTER_WORDS or _PAGE_NAME.match(title):
-        return False
-    return load_cues().is_chrome(title)
-
-
-def document_title(text: str, body_start: int = 0, front: dict | None = None,
-                   region: tuple[int, int] | None = None) -> tuple[str, list[tuple[int, int]]] | None:
-    """The document's own title: front matter ``title``, else its first line when that is a heading.
-
-    A short unmarked first line that is page chrome (a printed wiki page opening with its footer,
-    "Privacy policy") is no title: the document has none. A marked heading or a longer line that
-    merely names such a page ("# Privacy policy page deploy broke sign-in") stays a title, and so
-    does a wiki page's own name ("Incident documentation/20990101-Queue"): it carries the date.
-
-    Returns:
-        ``(title, evidence)`` or None.
-    """
-    front = front or {}
-    for key in _TITLE_KEYS:
-        if front.get(key):
-            return str(front[key]), _locate(text, str(front[key]), region)
-    match = re.compile(r"\S[^\n]{0,200}").search(text, body_start)
-    if match is None:
-        return None
-    line = match.group(0)
-    heading = re.match(r"^(?:#{1,6}\s+|=+\s*)?(.+?)(?:\s*=+)?\s*$", line)
-    if heading and (line.startswith("#") or line.startswith("=") or len(line) <= 120):
-        title = heading.group(1)
-        if _footer_line(line, title):
-            return None
-        offset = match.start() + heading.start(1)
-        return title, [(offset, offset + len(title))]
-    return None
-
-
-def _locate(text: str, value: str, region: tuple[int, int] | None) -> list[tuple[int, int]]:
-    """Offsets of ``value`` inside ``region`` of the text, for evidence."""
-    if region is None or not value:
-        return []
-    start = text.find(value, region[0], region[1])
-    return [(start, start + len(value))] if start >= 0 else []
-
-
-# --- organisation ---------------------------------------------------------------------------
-
-
-class _Gazetteer:
-    """Lookups over the organisation gazetteer."""
-
-    def __init__(self, data: OrganisationsFile) -> None:
-        self.entries = data.organisations
-        self.by_domain = {d: e for e in self.entries for d in e.domains}
-        self.by_alias = {a.lower(): e for e in self.entries for a in [e.name, *e.aliases]}
-        alias_parts = []
-        for entry in self.entries:
-            for alias in sorted({entry.name, *entry.aliases, *entry.sites}, key=len, reverse=True):
-                flags = "(?i:" if alias.islower() else "(?:"
-                alias_parts.append((alias, entry, re.compile(r"(?<![\w.-])" + flags + re.escape(alias) + r")(?!\w)")))
-        self.aliases = alias_parts
-
-    def domain(self, host: str):
-        host = host.lower().rstrip(".")
-        parts = host.split(".")
-        for i in range(len(parts) - 1):
-            entry = self.by_domain.get(".".join(parts[i:]))
-            if entry is not None:
-                return entry
-        return None
-
-
-def clear_gazetteers() -> None:
-    """Forget the compiled organisation gazetteers: their files are read again when next needed."""
-    _GAZETTEERS.clear()
-
-
-def _gazetteer(path: str | None = None) -> _Gazetteer:
-    key = path or ""
-    if key not in _GAZETTEERS:
-        _GAZETTEERS[key] = _Gazetteer(load_organisations(path))
-    return _GAZETTEERS[key]
-
-
-_GAZETTEERS: dict[str, _Gazetteer] = {}
-
-
-def name_from_host(host: str) -> str | None:
-    """An organisation name guessed from a host: ``status.acme-corp.co.uk`` -> ``Acme-corp``."""
-    parts = [p for p in host.lower().split(".") if p]
-    if len(parts) < 2:
-        return None
-    label = parts[-2]
-    if label in _SECOND_LEVEL and len(parts) >= 3:
-        label = parts[-3]
-    if not re.fullmatch(r"[a-z][a-z0-9-]{1,40}", label):
-        return None
-    return label[0].upper() + label[1:]
-
-
-def find_organisation(text: str, body_start: int = 0, location: str = "", title: tuple[str, list] | None = None,
-                      front: dict | None = None, front_region: tuple[int, int] | None = None,
-                      gazetteer_path: str | None = None) -> Fact | None:
-    """Who ran the failing service and wrote the report.
-
-    Evidence in order of trust: front matter (``organisation``, ``company`` ...), the source URL
-    when its host or forge account belongs to a gazetteer organisation, self-references ("At
-    Acme, we", "we at Acme"), names, hosts and site names of known organisations in the title and
-    text, and last a name guessed from an unknown URL host or forge account. A vendor many reports
-    depend on (``provider`` in the gazetteer) is taken only from the first three. The folder a file
-    sits in is not evidence.
-
-    Args:
-        text: The source text.
-        body_start: Where the body starts (after front matter).
-        location: The source's path or URL.
-        title: ``(title, evidence)`` of the document, when known.
-        front: Front matter values.
-        front_region: Where the front matter stands in the text.
-        gazetteer_path: A replacement organisation gazetteer.
-
-    Returns:
-        The fact, or None when nothing in the source names the organisation.
-    """
-    gaz = _gazetteer(gazetteer_path)
-    front = front or {}
-    for key in _ORG_KEYS:
-        if front.get(key):
-            value = str(front[key])
-            entry = gaz.by_alias.get(value.lower())
-            return {"value": entry.name if entry else value, "evidence": _locate(text, value, front_region),
-                    "confidence": 0.95, "origin": "front_matter"}
-    # the source URL: a known organisation's domain or forge account is strong evidence; a name
-    # guessed from an unknown host or account is kept for when the text names nobody (a forge
-    # account is often a project's, not the organisation's: jupyterhub for mybinder.org)
-    guessed: Fact | None = None
-    if is_url(location):
-        parts = urlsplit(location)
-        host = (parts.hostname or "").lower()
-        if host in _FORGES or host.endswith(tuple("." + f for f in _FORGES)):
-            owner = next((p for p in parts.path.split("/") if p), None)
-            if owner:
-                entry = gaz.by_alias.get(owner.lower())
-                if entry is not None:
-                    return {"value": entry.name, "evidence": [], "confidence": 0.8, "origin": "url"}
-                guessed = {"value": owner, "evidence": [], "confidence": 0.45, "origin": "url"}
-        else:
-            entry = gaz.domain(host)
-            if entry is not None:
-                return {"value": entry.name, "evidence": [], "confidence": 0.9, "origin": "url"}
-            name = name_from_host(host)
-            if name:
-                guessed = {"value": name, "evidence": [], "confidence": 0.5, "origin": "url"}
-    # self-references: the text speaks as the organisation
-    for pattern in _SELF:
-        for match in pattern.finditer(text, body_start, min(len(text), body_start + 30000)):
-            name = match.group("n").rstrip(".")
-            if name.split()[0] in _NOT_NAMES:
-                continue
-            entry = gaz.by_alias.get(name.lower())
-            return {"value": entry.name if entry else name, "evidence": [match.span("n")],
-                    "confidence": 0.85 if entry else 0.7, "origin": "self_reference"}
-    # mentions of known organisations: names, hosts, site names
-    scores: dict[str, float] = {}
-    evidence: dict[str, list[tuple[int, int]]] = {}
-    title_spans = title[1] if title else []
-
-    def add(entry, weight: float, span: tuple[int, int]) -> None:
-        if entry.provider:
-            return
-        scores[entry.name] = scores.get(entry.name, 0.0) + weight
-        evidence.setdefault(entry.name, []).append(span)
-
-    limit = min(len(text), body_start + 60000)
-    taken: list[tuple[int, int]] = []
-    for match in _HOST.finditer(text, body_start, limit):
-        entry = gaz.domain(match.group(1))
-        if entry is not None:
-            add(entry, 1.0, match.span(1))
-            taken.append(match.span(1))
-    # the owner of a repository the text links to (its issue tracker) is weaker evidence
-    window = text[body_start:limit]
-    folded = window.lower()
-    # the forge pattern needs one of these hosts: most texts link to none, and the scan is not free
-    linked = any(host in folded for host in ("github.com/", "gitlab.com/", "bitbucket.org/"))
-    for match in _FORGE_OWNER.finditer(text, body_start, limit) if linked else ():
-        entry = gaz.by_alias.get(match.group("owner").lower())
-        if entry is not None:
-            add(entry, 0.5, match.span("owner"))
-            taken.append(match.span("owner"))
-    for alias, entry, pattern in gaz.aliases:
-        # a substring test first: most aliases are absent, and one regex scan per alias over the
-        # text was a sixth of the pipeline's time (lowercase aliases match case-insensitively)
-        if alias not in (folded if alias.islower() else window):
-            continue
-        for match in pattern.finditer(text, body_start, limit):
-            span = match.span()
-            if any(s <= span[0] < e for s, e in taken):
-                continue
-            taken.append(span)
-            in_title = any(s <= span[0] < e for s, e in title_spans)
-            add(entry, 2.0 if in_title else (1.5 if alias in entry.sites else 1.0), span)
-    if not scores:
-        return guessed
-    best = max(scores, key=lambda name: (scores[name], -min(s for s, _ in evidence[name])))
-    score = scores[best]
-    others = sum(v for k, v in scores.items() if k != best)
-    confidence = min(0.9, 0.55 + 0.08 * score) * (score / (score + others))
-    return {"value": best, "evidence": sorted(evidence[best])[:3], "confidence": round(confidence, 3),
-            "origin": "text"}
 
 
 # --- date -----------------------------------------------------------------------------------
@@ -349,7 +122,7 @@ def find_incident_date(text: str, body_start: int = 0, location: str = "",
             written = str(front[key])
             found = dates.parse_date(written)
             if found:
-                fact: Fact = {"value": found, "evidence": _locate(text, written, front_region), "confidence": 0.9,
+                fact: Fact = {"value": found, "evidence": locate(text, written, front_region), "confidence": 0.9,
                               "origin": "front_matter"}
                 if len(found) == 4 and _WRITTEN_DAY.search(written):
                     # a day was written but is no calendar day (2020-02-30): the year is all that holds
@@ -400,9 +173,25 @@ def find_incident_date(text: str, body_start: int = 0, location: str = "",
             confidence = 0.9 if best[0] == day else max(best[2], 0.75)
             return {"value": best[0].isoformat(), "evidence": [best[1]], "confidence": confidence, "origin": best[3]}
         return {"value": value, "evidence": [], "confidence": 0.7, "origin": "path"}
+    folder = location_year(location)
+    if folder is not None:
+        # a catalogue filed by year: the text's dates of that year, else the year alone
+        candidates = [c for c in candidates if c[0].year == folder]
+        if not candidates:
+            return {"value": str(folder), "evidence": [], "confidence": 0.5, "origin": "path"}
     if candidates:
         best = min(candidates, key=lambda c: (-c[2], c[1][0]))
         return {"value": best[0].isoformat(), "evidence": [best[1]], "confidence": best[2] - 0.1, "origin": best[3]}
+    return None
+
+
+def location_year(location: str) -> int | None:
+    """The year of a folder the source is filed under (``catalog/2019/x.md`` -> 2019), when its
+    name is a year alone."""
+    folders = re.split(r"[\\/]", location.rstrip("/\\"))[:-1]
+    for name in reversed(folders):
+        if re.fullmatch(r"(?:19[7-9]\d|20\d\d)", name):
+            return int(name)
     return None
 
 
@@ -444,6 +233,72 @@ def find_incident_duration(text: str, body_start: int = 0, date: str | None = No
     return {"value": minutes, "evidence": evidence, "confidence": confidence, "origin": f"text:{how}"}
 
 
+#: Front matter keys of the incident's end (a status page's ``resolvedWhen``), and of its start.
+_END_KEYS = ("resolvedwhen", "resolved_when", "resolved_at", "end", "ended_at", "end_time", "resolved_time")
+_START_KEYS = ("start", "started_at", "start_time", "date")
+
+
+def front_matter_duration(text: str, front: dict, region: tuple[int, int] | None) -> Fact | None:
+    """The incident's length from front matter that states its start and end times (a status
+    note's ``date`` and ``resolvedWhen``): both must carry a time of day."""
+    end_key = next((k for k in _END_KEYS if front.get(k)), None)
+    start_key = next((k for k in _START_KEYS if front.get(k)), None)
+    if end_key is None or start_key is None:
+        return None
+    start, end = _moment(str(front[start_key])), _moment(str(front[end_key]))
+    if start is None or end is None or end < start:
+        return None
+    minutes = int((end - start).total_seconds() // 60)
+    evidence = locate(text, str(front[start_key]), region) + locate(text, str(front[end_key]), region)
+    return {"value": minutes, "evidence": evidence, "confidence": 0.8, "origin": "front_matter"}
+
+
+_MOMENT = re.compile(r"(\d{4}-\d{2}-\d{2})[T ](\d{1,2}:\d{2}(?::\d{2})?)(?:\.\d{1,9})?[ \t]?(Z|[+-]\d{2}:?\d{2})?")
+
+
+def _moment(value: str) -> _dt.datetime | None:
+    """A date with a time of day (``2031-05-30T08:13:00-00:00``, ``2031-05-30 08:13``), in UTC when zoned."""
+    match = _MOMENT.fullmatch(value.strip())
+    if match is None:
+        return None
+    zone = match.group(3) or ""
+    zone = "+00:00" if zone in ("Z", "-00:00", "-0000") else (zone[:3] + ":" + zone[-2:] if zone else "")
+    clock_text = match.group(2) if match.group(2).count(":") == 2 else match.group(2) + ":00"
+    try:
+        moment = _dt.datetime.fromisoformat(f"{match.group(1)}T{clock_text.zfill(8)}{zone}")
+    except ValueError:
+        return None
+    return moment.astimezone(_dt.timezone.utc).replace(tzinfo=None) if moment.tzinfo else moment
+
+
+#: A line opening with a clock time, a date and time, or a list marker before one: a timeline entry.
+_ENTRY_LINE = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?(?:\*\*)?~?(?:\d{4}-\d{2}-\d{2}[ T]?)?\d{1,2}:\d{2}\b", re.MULTILINE)
+#: Fewest timeline entries, each within a few lines of the previous, that make a block.
+_BLOCK_ENTRIES = 3
+_BLOCK_GAP = 400
+
+
+def timeline_blocks(text: str, body_start: int = 0) -> list[tuple[int, int]]:
+    """Stretches of the text that read as a timeline without a heading saying so (a printed page
+    whose headings are plain lines): runs of lines opening with a clock time.
+
+    Returns:
+        ``(start, end)`` of the longest such run, or nothing.
+    """
+    runs: list[list[int]] = []
+    for match in _ENTRY_LINE.finditer(text, body_start):
+        if runs and match.start() - runs[-1][-1] <= _BLOCK_GAP:
+            runs[-1].append(match.start())
+        else:
+            runs.append([match.start()])
+    runs = [run for run in runs if len(run) >= _BLOCK_ENTRIES]
+    if not runs:
+        return []
+    best = max(runs, key=len)
+    end = text.find("\n", best[-1])
+    return [(best[0], end if end >= 0 else len(text))]
+
+
 # --- the component --------------------------------------------------------------------------
 
 
@@ -463,12 +318,14 @@ def extract_facts(doc: Doc, gazetteer_path: str | None = None) -> dict[str, Fact
     body = _body_start(doc)
     regions = section_regions(doc)
     timelines = [(s, e) for s, e, h in regions if "timeline" in h or h in ("key events", "chronology", "sequence of events")]
+    if not timelines:
+        timelines = timeline_blocks(text, body)
     title = document_title(text, body, front, region)
     facts: dict[str, Fact] = {}
     if title is not None:
         facts["source_title"] = {"value": title[0], "evidence": title[1], "confidence": 0.9,
                                  "origin": "front_matter" if front.get("title") or front.get("name") else "text"}
-    org = find_organisation(text, body, url, title, front, region, gazetteer_path)
+    org = find_organisation(text, body, url, title, front, region, gazetteer_path, doc.user_data.get("pmparse_meta"))
     if org is not None:
         facts["organisation"] = org
     date = find_incident_date(text, body, location, timelines, front, region, title)
@@ -477,7 +334,8 @@ def extract_facts(doc: Doc, gazetteer_path: str | None = None) -> dict[str, Fact
     sections = doc.user_data.get("pmparse_sections", [])
     plans = [(s, e) for s, e, label, _ in sections if label in PLANS]
     lessons = [(s, e) for s, e, label, _ in sections if label in LESSONS]
-    duration = find_incident_duration(text, body, date["value"] if date else None, timelines, plans, lessons)
+    duration = front_matter_duration(text, front, region) or find_incident_duration(
+        text, body, date["value"] if date else None, timelines, plans, lessons)
     if duration is not None:
         facts["duration_minutes"] = duration
     return facts

@@ -1,0 +1,366 @@
+"""Who wrote the report: the organisation that speaks, from front matter, the source URL, the
+text's self-references and site lines, its products, or the names it gives.
+
+Pure functions over strings; :mod:`pmparse.nlp.components.facts` calls them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import urlsplit
+
+from pmparse.ingest.read import is_url
+from pmparse.nlp.extractors.titles import locate
+from pmparse.rules.taxonomy import OrganisationsFile, load_organisations
+
+Fact = dict[str, Any]
+
+
+_ORG_KEYS = ("organisation", "organization", "company", "org", "owner_org", "publisher", "site", "sitename",
+             "site_name")
+#: Front matter keys that usually hold a person: an organisation only when the table knows the value.
+_AUTHOR_KEYS = ("author", "authors", "team")
+#: Hosts of code forges: the first path segment of a URL there names the owner.
+_FORGES = ("github.com", "gitlab.com", "bitbucket.org", "codeberg.org")
+_HOST = re.compile(r"(?<![\w.@-])((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.){1,6}[a-z]{2,12})(?![\w-])", re.IGNORECASE)
+_FORGE_OWNER = re.compile(r"\b(?:github\.com|gitlab\.com|bitbucket\.org)/(?P<owner>[A-Za-z0-9][\w.-]{0,38})/", re.IGNORECASE)
+_NAME = r"(?P<n>[A-Z][\w.&-]{1,30}(?:\s[A-Z][\w.&-]{1,30}){0,3})"
+# self-references open with the letter Python's re skips to; \b follows it as a look-behind (the
+# same meaning: the plain forms are in tests/components/test_fact_patterns.py), because a leading
+# \b made the scan try every position of the text
+_SELF = [
+    re.compile(r"[AaHh](?<!\w.)(?:(?<=[Aa])t|(?<=[Hh])ere at)\s+" + _NAME + r",?\s+we\b"),
+    re.compile(r"[Ww](?<!\w.)e\s+at\s+" + _NAME + r"\b"),
+    re.compile(r"[Ww](?<!\w.)e,?\s+(?:the\s+)?" + _NAME + r"\s+team\b"),
+]
+#: Lines where a site names its owner: "Acme engineering blog", "© 2031 Acme Ltd".
+_OWNER_LINES = [
+    re.compile(r"(?<![\w.])" + _NAME + r"\s+(?:[Ee]ngineering|[Tt]ech|[Dd]eveloper|[Ii]nfrastructure)\s+[Bb]log\b"),
+    re.compile(r"(?:©|\([Cc]\)|[Cc]opyright)\s*(?:\([Cc]\)\s*)?(?:\d{4}(?:\s*[-–]\s*\d{4})?,?\s+)?" + _NAME),
+]
+#: A report of the whole project in the third person ("the Acme infrastructure team restarted").
+_TEAM = re.compile(r"\b[Tt]he\s+" + _NAME + r"\s+(?:infrastructure\s+|infra\s+|operations\s+|ops\s+|SRE\s+)?"
+                   r"(?:team|project|maintainers)\b")
+#: An incident number beside a product in a provider's title ("Incident 4821", "Tracking ID: XY-12").
+_INCIDENT_NUMBER = re.compile(r"(?:\b(?:incident|tracking\s+id|issue|ref(?:erence)?)\s*(?:#|no\.?|number|id)?\s*:?\s*"
+                              r"[A-Z0-9][A-Z0-9_-]{3,}\b)|#\d{3,}", re.IGNORECASE)
+_NOT_NAMES = {"The", "This", "That", "We", "Our", "It", "In", "On", "At", "A", "An", "As", "All", "Some", "Monday",
+              "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "First", "Then", "Since"}
+_SECOND_LEVEL = {"co", "com", "gov", "ac", "org", "net", "edu"}
+
+
+# --- organisation ---------------------------------------------------------------------------
+
+
+class _Gazetteer:
+    """Lookups over the organisation gazetteer."""
+
+    def __init__(self, data: OrganisationsFile) -> None:
+        self.entries = data.organisations
+        self.by_domain = {d: e for e in self.entries for d in e.domains}
+        self.by_alias = {a.lower(): e for e in self.entries for a in [*e.products, e.name, *e.aliases]}
+        self.products = sorted(((p, e) for e in self.entries for p in e.products), key=lambda pe: -len(pe[0]))
+        alias_parts = []
+        for entry in self.entries:
+            for alias in sorted({entry.name, *entry.aliases, *entry.sites, *entry.products}, key=len, reverse=True):
+                flags = "(?i:" if alias.islower() else "(?:"
+                alias_parts.append((alias, entry, re.compile(r"(?<![\w.-])" + flags + re.escape(alias) + r")(?!\w)")))
+        self.aliases = alias_parts
+
+    def domain(self, host: str):
+        host = host.lower().rstrip(".")
+        parts = host.split(".")
+        for i in range(len(parts) - 1):
+            entry = self.by_domain.get(".".join(parts[i:]))
+            if entry is not None:
+                return entry
+        return None
+
+
+def clear_gazetteers() -> None:
+    """Forget the compiled organisation gazetteers: their files are read again when next needed."""
+    _GAZETTEERS.clear()
+
+
+def _gazetteer(path: str | None = None) -> _Gazetteer:
+    key = path or ""
+    if key not in _GAZETTEERS:
+        _GAZETTEERS[key] = _Gazetteer(load_organisations(path))
+    return _GAZETTEERS[key]
+
+
+_GAZETTEERS: dict[str, _Gazetteer] = {}
+
+
+def name_from_host(host: str) -> str | None:
+    """An organisation name guessed from a host: ``status.acme-corp.co.uk`` -> ``Acme-corp``."""
+    parts = [p for p in host.lower().split(".") if p]
+    if len(parts) < 2:
+        return None
+    label = parts[-2]
+    if label in _SECOND_LEVEL and len(parts) >= 3:
+        label = parts[-3]
+    if not re.fullmatch(r"[a-z][a-z0-9-]{1,40}", label):
+        return None
+    return label[0].upper() + label[1:]
+
+
+def find_organisation(text: str, body_start: int = 0, location: str = "", title: tuple[str, list] | None = None,
+                      front: dict | None = None, front_region: tuple[int, int] | None = None,
+                      gazetteer_path: str | None = None, meta: dict | None = None) -> Fact | None:
+    """Who ran the failing service and wrote the report.
+
+    Evidence in order of trust: front matter (``organisation``, ``company`` ...), the source URL
+    when its host or forge account belongs to a gazetteer organisation, self-references ("At
+    Acme, we", "we at Acme"), names, hosts and site names of known organisations in the title and
+    text, and last a name guessed from an unknown URL host or forge account. A vendor many reports
+    depend on (``provider`` in the gazetteer) is taken only from the first three. The folder a file
+    sits in is not evidence.
+
+    Args:
+        text: The source text.
+        body_start: Where the body starts (after front matter).
+        location: The source's path or URL.
+        title: ``(title, evidence)`` of the document, when known.
+        front: Front matter values.
+        front_region: Where the front matter stands in the text.
+        gazetteer_path: A replacement organisation gazetteer.
+        meta: What the HTML extractor found (``sitename``).
+
+    Returns:
+        The fact, or None when nothing in the source names the organisation.
+    """
+    gaz = _gazetteer(gazetteer_path)
+    front = front or {}
+    for key in _ORG_KEYS:
+        if front.get(key):
+            value = str(front[key])
+            entry = gaz.by_alias.get(value.lower())
+            return {"value": entry.name if entry else value, "evidence": locate(text, value, front_region),
+                    "confidence": 0.95, "origin": "front_matter"}
+    for key in _AUTHOR_KEYS:
+        entry = gaz.by_alias.get(str(front.get(key) or "").strip().lower())
+        if entry is not None:
+            return {"value": entry.name, "evidence": locate(text, str(front[key]), front_region),
+                    "confidence": 0.85, "origin": "front_matter"}
+    # the source URL: a known organisation's domain or forge account is strong evidence; a name
+    # guessed from an unknown host or account is kept for when the text names nobody (a forge
+    # account is often a project's, not the organisation's: jupyterhub for mybinder.org)
+    guessed: Fact | None = None
+    if is_url(location):
+        parts = urlsplit(location)
+        host = (parts.hostname or "").lower()
+        if host in _FORGES or host.endswith(tuple("." + f for f in _FORGES)):
+            owner = next((p for p in parts.path.split("/") if p), None)
+            if owner:
+                entry = gaz.by_alias.get(owner.lower())
+                if entry is not None:
+                    return {"value": entry.name, "evidence": [], "confidence": 0.8, "origin": "url"}
+                guessed = {"value": owner, "evidence": [], "confidence": 0.45, "origin": "url"}
+        else:
+            entry = gaz.domain(host)
+            if entry is not None:
+                return {"value": entry.name, "evidence": [], "confidence": 0.9, "origin": "url"}
+            name = name_from_host(host)
+            if name:
+                guessed = {"value": name, "evidence": [], "confidence": 0.5, "origin": "url"}
+    # self-references: the text speaks as the organisation, or a site line names its owner
+    for pattern in [*_SELF, *_OWNER_LINES]:
+        for match in pattern.finditer(text, body_start, min(len(text), body_start + 30000)):
+            name = match.group("n").rstrip(".")
+            if name.split()[0] in _NOT_NAMES:
+                continue
+            entry = gaz.by_alias.get(name.lower())
+            return {"value": entry.name if entry else name, "evidence": [match.span("n")],
+                    "confidence": 0.85 if entry else 0.7, "origin": "self_reference"}
+    spoken = _provider_speaks(gaz, text, body_start, title)
+    if spoken is not None:
+        return spoken
+    site = (meta or {}).get("sitename")
+    if site:
+        entry = gaz.by_alias.get(site.lower())
+        if entry is not None or re.fullmatch(r"[A-Z0-9][\w.&' -]{1,40}", site):
+            return {"value": entry.name if entry else site, "evidence": locate(text, site, (body_start, len(text))),
+                    "confidence": 0.7, "origin": "html_meta"}
+    # mentions of known organisations: names, hosts, site names
+    scores: dict[str, float] = {}
+    evidence: dict[str, list[tuple[int, int]]] = {}
+    title_spans = title[1] if title else []
+
+    def add(entry, weight: float, span: tuple[int, int]) -> None:
+        if entry.provider:
+            return
+        scores[entry.name] = scores.get(entry.name, 0.0) + weight
+        evidence.setdefault(entry.name, []).append(span)
+
+    limit = min(len(text), body_start + 60000)
+    taken: list[tuple[int, int]] = []
+    for match in _HOST.finditer(text, body_start, limit):
+        entry = gaz.domain(match.group(1))
+        if entry is not None:
+            add(entry, 1.0, match.span(1))
+            taken.append(match.span(1))
+    # the owner of a repository the text links to (its issue tracker) is weaker evidence
+    window = text[body_start:limit]
+    folded = window.lower()
+    # the forge pattern needs one of these hosts: most texts link to none, and the scan is not free
+    linked = any(host in folded for host in ("github.com/", "gitlab.com/", "bitbucket.org/"))
+    for match in _FORGE_OWNER.finditer(text, body_start, limit) if linked else ():
+        entry = gaz.by_alias.get(match.group("owner").lower())
+        if entry is not None:
+            add(entry, 0.5, match.span("owner"))
+            taken.append(match.span("owner"))
+    for alias, entry, pattern in gaz.aliases:
+        # a substring test first: most aliases are absent, and one regex scan per alias over the
+        # text was a sixth of the pipeline's time (lowercase aliases match case-insensitively)
+        if alias not in (folded if alias.islower() else window):
+            continue
+        for match in pattern.finditer(text, body_start, limit):
+            span = match.span()
+            if any(s <= span[0] < e for s, e in taken):
+                continue
+            taken.append(span)
+            in_title = any(s <= span[0] < e for s, e in title_spans)
+            # a product names its maker less surely than the maker's own name: it is used by others
+            weight = 0.5 if alias in entry.products and alias not in entry.aliases and alias != entry.name else (
+                1.5 if alias in entry.sites else 1.0)
+            add(entry, 2 * weight if in_title else weight, span)
+    subject = None
+    if title and title[0] and not _speaks(text[body_start:body_start + 30000]):
+        # nobody speaks: a summary of someone else's incident is about the one its title names,
+        # unless the text names one organisation again and again (a status note about its own hosts)
+        subject = _title_subject(gaz, text, body_start, title)
+    best = max(scores, key=lambda name: (scores[name], -min(s for s, _ in evidence[name]))) if scores else None
+    known_subject = subject is not None and gaz.by_alias.get(subject["value"].lower()) is not None
+    if subject is not None and (best is None or subject["value"] == best or (scores[best] < 2 and known_subject)
+                                or scores[best] < 1):
+        return subject
+    if best is None:
+        return _named_team(gaz, text, body_start) or guessed
+    score = scores[best]
+    others = sum(v for k, v in scores.items() if k != best)
+    confidence = min(0.9, 0.55 + 0.08 * score) * (score / (score + others))
+    return {"value": best, "evidence": sorted(evidence[best])[:3], "confidence": round(confidence, 3),
+            "origin": "text"}
+
+
+def _provider_speaks(gaz: _Gazetteer, text: str, body_start: int, title: tuple[str, list] | None) -> Fact | None:
+    """The organisation whose own report this is by its products: the text speaks of customers
+    using one ("customers using Azure Functions may have seen errors"), or the title names one
+    beside an incident number ("Compute Engine - incident 4821")."""
+    window = text[body_start:body_start + 20000]
+    if title and title[0] and _INCIDENT_NUMBER.search(title[0]):
+        for product, entry in gaz.products:
+            where = title[0].find(product)
+            if where >= 0 and re.match(r"(?<!\w)" + re.escape(product) + r"(?!\w)", title[0][where:]):
+                evidence = [(title[1][0][0] + where, title[1][0][0] + where + len(product))] if title[1] else []
+                return {"value": entry.name, "evidence": evidence, "confidence": 0.75, "origin": "product"}
+    for product, entry in gaz.products:
+        if product not in window:
+            continue
+        name = re.escape(product)
+        pattern = re.compile(r"\bcustomers?\s+(?:using|of|on|with|in)\s+(?:the\s+)?(" + name + r")(?!\w)"
+                             r"|(?<![\w.])(" + name + r")\s+customers\b")
+        match = pattern.search(text, body_start, body_start + 20000)
+        if match is not None:
+            span = match.span(1) if match.group(1) else match.span(2)
+            return {"value": entry.name, "evidence": [span], "confidence": 0.75, "origin": "product"}
+    return None
+
+
+_FIRST_PERSON = re.compile(r"\b(?:[Ww]e|[Oo]ur|[Uu]s|[Ww]e're|[Ww]e've|[Oo]urs)\b")
+_QUOTED_NAME = re.compile(r"[`‘'\"“]([\w.@/-]{2,40})[`’'\"”]")
+_TITLE_WORD = re.compile(r"[\w][\w.&+-]*[\w+]|\w")
+#: Title words that are never the subject's name, whatever their case.
+_TITLE_STOP = {"a", "an", "the", "of", "in", "on", "at", "for", "to", "and", "or", "by", "with", "from", "via",
+               "into", "after", "over", "its", "their", "is", "was", "are", "were", "be", "as",
+               # what happened, not to whom
+               "incident", "breach", "compromise", "compromised", "hack", "hacked", "attack", "attacks", "backdoor",
+               "backdoored", "flaw", "infrastructure", "takeover", "malware", "vulnerability", "outage",
+               "exploitation", "targets", "leverages", "evasive", "attacker", "attackers", "malicious", "leading",
+               "security", "issue", "spear", "phishing", "trojanized", "sabotaged", "library", "package", "packages"}
+#: Most words of a name read from a title.
+_TITLE_NAME_WORDS = 3
+
+
+def _title_subject(gaz: _Gazetteer, text: str, body_start: int, title: tuple[str, list]) -> Fact | None:
+    """The organisation a report written about someone else names in its title: a third-party
+    summary ("Backdoor found in Zorbq's release server") is about the project it names.
+
+    In order: a name in code or quotes, a name the table knows, else the first run of title words
+    that are names (a digit, a dot or an inner capital in them, or written capitalised in the
+    body where a common word would not be).
+    """
+    words_text, evidence = title
+    offset = evidence[0][0] if evidence else None
+
+    def fact(name: str, start: int, confidence: float) -> Fact:
+        entry = gaz.by_alias.get(name.lower())
+        if entry is None:
+            host = gaz.domain(name) if "." in name else None
+            entry = host
+        span = [(offset + start, offset + start + len(name))] if offset is not None else []
+        return {"value": entry.name if entry else name, "evidence": span, "confidence": 0.6 if entry else 0.5,
+                "origin": "title_subject"}
+
+    quoted = _QUOTED_NAME.search(words_text)
+    if quoted is not None:
+        return fact(quoted.group(1), quoted.start(1), 0.5)
+    known = [(m.start(), m.group(0)) for _, _, pattern in gaz.aliases for m in [pattern.search(words_text)] if m]
+    # the body after the title: the heading itself would count each of its words as capitalised
+    after = max([body_start, *(end for _, end in evidence)])
+    body = text[after:after + 20000]
+    run: list[re.Match] = []
+    for match in _TITLE_WORD.finditer(words_text):
+        word = match.group(0)
+        bare = re.sub(r"'s$|’s$", "", word)
+        name_like = False
+        if bare.lower() not in _TITLE_STOP and len(re.findall(r"[^\W\d_]", bare)) >= 2 and not re.fullmatch(
+                r"v?\d[\d.]*\w?|\d+[-/]\d+", bare):
+            if re.search(r"\d|\.\w|\w[A-Z]", bare) or bare.isupper():
+                name_like = True
+            elif bare[0].isupper():
+                # a name keeps its capital in the body's sentences, a title-cased common word does not
+                word_pattern = re.escape(bare) + r"\b"
+                capital = len(re.findall(r"(?<![\w-])" + word_pattern, body)) - len(
+                    re.findall(r"(?:^|[.!?:]\s+|#\s*|[-*]\s+)" + word_pattern, body, re.MULTILINE))
+                lower = len(re.findall(r"(?<![\w-])" + re.escape(bare.lower()) + r"\b", body))
+                name_like = capital > lower
+        if name_like and len(run) < _TITLE_NAME_WORDS and (not run or match.start() - run[-1].end() <= 1):
+            run.append(match)
+        elif run:
+            break
+    if known and (not run or known[0][0] <= run[0].start()):
+        start, name = min(known)
+        return fact(name, start, 0.6)
+    if not run:
+        return None
+    start, end = run[0].start(), run[-1].end()
+    name = re.sub(r"'s$|’s$", "", words_text[start:end])
+    return fact(name, start, 0.5)
+
+
+_QUOTATION = re.compile(r"\"[^\"\n]{0,3000}\"|“[^”]{0,3000}”|^>.*$", re.MULTILINE)
+
+
+def _speaks(window: str) -> bool:
+    """Whether the text speaks in the first person plural outside what it quotes of others."""
+    return _FIRST_PERSON.search(_QUOTATION.sub(" ", window)) is not None
+
+
+def _named_team(gaz: _Gazetteer, text: str, body_start: int) -> Fact | None:
+    """An organisation the table does not know, from the text naming its own team or project in
+    the third person ("the Zorbq infrastructure team"): the name said most often that way."""
+    counts: dict[str, list[tuple[int, int]]] = {}
+    for match in _TEAM.finditer(text, body_start, min(len(text), body_start + 30000)):
+        name = match.group("n").rstrip(".")
+        if name.split()[0] in _NOT_NAMES:
+            continue
+        counts.setdefault(name, []).append(match.span("n"))
+    if not counts:
+        return None
+    name = max(counts, key=lambda n: (len(counts[n]), -counts[n][0][0]))
+    entry = gaz.by_alias.get(name.lower())
+    return {"value": entry.name if entry else name, "evidence": counts[name][:3], "confidence": 0.55,
+            "origin": "self_reference"}

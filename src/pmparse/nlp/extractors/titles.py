@@ -1,0 +1,123 @@
+"""The document's own title: front matter, a wiki print's page name, or its first heading.
+
+Pure functions over strings; :mod:`pmparse.nlp.components.facts` calls them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pmparse.rules.cues import load_cues
+
+_TITLE_KEYS = ("title", "name")
+
+
+#: The name of a printed wiki incident page, "Incident documentation/<date>-<name>".
+PAGE_NAME = re.compile(r"\W*incident\s+documentation\s*/", re.IGNORECASE)
+#: Most words of a footer line taken for page chrome ("Privacy policy", "Terms of Use").
+_FOOTER_WORDS = 4
+
+
+def _footer_line(line: str, title: str) -> bool:
+    """Whether an unmarked first line of a few words is page chrome (not a wiki page's name)."""
+    if line.startswith(("#", "=")) or len(title.split()) > _FOOTER_WORDS or PAGE_NAME.match(title):
+        return False
+    return load_cues().is_chrome(title)
+
+
+#: A wiki print's page name on a line of its own, among the page chrome above the body.
+PAGE_NAME_LINE = re.compile(r"^[ \t]*(incident\s+documentation\s*/[^\n]{1,200}?)[ \t]*$", re.IGNORECASE | re.MULTILINE)
+#: A line that is only an HTML comment (a spell-checker's word list above a catalogue entry).
+_COMMENT_LINE = re.compile(r"[ \t]*<!--[\s\S]{0,2000}?-->[ \t]*(?:\r?\n|$)")
+#: A heading that only labels the title written under it ("# Title:").
+_TITLE_LABEL = re.compile(r"(?:title|subject)\s*:?", re.IGNORECASE)
+#: A line labelled as the title ("Title: Queue stalled").
+_TITLE_LABELLED = re.compile(r"(?:title|subject)\s*:\s*(?=\S)", re.IGNORECASE)
+#: An unmarked line giving a report's metadata, not its title ("Owner: @someone").
+_META_LINE = re.compile(r"(?:owner|authors?|written by|date|status|severity|reporter|reported by|editor|"
+                        r"participants|incident commander|draft|last updated)\s*:", re.IGNORECASE)
+_LINE = re.compile(r"\S[^\n]{0,200}")
+_HEADING = re.compile(r"^(?:#{1,6}\s+|=+\s*)?(.+?)(?:\s*=+)?\s*$")
+#: Lines looked at for a title below page chrome and comments.
+_TITLE_LINES = 6
+
+
+def document_title(text: str, body_start: int = 0, front: dict | None = None,
+                   region: tuple[int, int] | None = None) -> tuple[str, list[tuple[int, int]]] | None:
+    """The document's own title: front matter ``title``, a wiki print's page name, else its first
+    line when that is a heading.
+
+    HTML comments above the first line are skipped; a heading that only says "Title:" gives the
+    line under it, a line "Title: X" gives X. A short unmarked first line that is page chrome (a
+    printed wiki page opening with its footer, "Privacy policy") is no title, nor is a known
+    section heading ("## Summary": the document starts with its first section), nor an unmarked
+    line holding a link. A marked heading or a longer line that merely names such a page ("#
+    Privacy policy page deploy broke sign-in") stays a title, and so does a wiki page's own name
+    ("Incident documentation/20990101-Queue") wherever it stands among the chrome above the body.
+
+    Returns:
+        ``(title, evidence)`` or None. A front-matter title's evidence is its value in the front
+        matter and, when the body's first heading repeats it, that heading too.
+    """
+    front = front or {}
+    for key in _TITLE_KEYS:
+        if front.get(key):
+            value = str(front[key])
+            evidence = locate(text, value, region)
+            first = first_line(text, body_start)
+            if first is not None and " ".join(first[0].split()) == " ".join(value.split()):
+                evidence.append(first[1])
+            return value, evidence
+    page = PAGE_NAME_LINE.search(text, body_start, min(len(text), body_start + 4000))
+    if page is not None:
+        return page.group(1), [page.span(1)]
+    first = first_line(text, body_start)
+    return (first[0], [first[1]]) if first is not None else None
+
+
+def first_line(text: str, body_start: int) -> tuple[str, tuple[int, int]] | None:
+    """The title the first line of the body states, with its offsets (see :func:`document_title`)."""
+    from pmparse.rules.headings import load_headings
+
+    position = body_start
+    for _ in range(_TITLE_LINES):
+        while True:
+            match = _LINE.search(text, position)
+            if match is None:
+                return None
+            comment = _COMMENT_LINE.match(text, match.start())
+            if comment is None:
+                break
+            position = comment.end()
+        line = match.group(0)
+        if line.startswith(">") or re.fullmatch(r"([-*_=~+])\1{2,}\s*", line):
+            # a note quoted above the report ("> Updated: ...") or a rule line is not its title
+            position = match.end()
+            continue
+        if re.match(r"(?:[-*+|]|\d{1,3}[.)]|```)(?:\s|$)", line):
+            return None  # a list, a table or code: the document opens with its body
+        heading = _HEADING.match(line)
+        marked = line.startswith(("#", "="))
+        if not heading or not (marked or len(line) <= 120):
+            return None
+        title = heading.group(1)
+        offset = match.start() + heading.start(1)
+        if _TITLE_LABEL.fullmatch(title):
+            position = match.end()
+            continue
+        label = _TITLE_LABELLED.match(title)
+        if label is not None:
+            title, offset = title[label.end():], offset + label.end()
+        elif _footer_line(line, title) or load_headings().is_known(title) or (
+                not marked and ("://" in title or _META_LINE.match(title))):
+            return None
+        return title, (offset, offset + len(title))
+    return None
+
+
+def locate(text: str, value: str, region: tuple[int, int] | None) -> list[tuple[int, int]]:
+    """Offsets of ``value`` inside ``region`` of the text, for evidence."""
+    if region is None or not value:
+        return []
+    start = text.find(value, region[0], region[1])
+    return [(start, start + len(value))] if start >= 0 else []

@@ -1,0 +1,74 @@
+"""The organisation that speaks, from texts written for these tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from pmparse.nlp.extractors.organisation import find_organisation
+from pmparse.rules.taxonomy import OrganisationsFile
+
+
+def test_customers_of_a_providers_own_product_mark_its_own_report():
+    text = ("## Summary\n\nBetween 09:10 and 10:05 UTC, customers using Azure Functions in one region saw "
+            "failed invocations. We rolled back the change.\n")
+    fact = find_organisation(text)
+    assert fact["value"] == "Microsoft Azure" and fact["origin"] == "product"
+    assert [text[s:e] for s, e in fact["evidence"]] == ["Azure Functions"]
+
+
+def test_a_provider_product_merely_used_is_a_dependency_not_the_author():
+    text = "## Summary\n\nOur build farm runs on EC2 and App Engine; both were fine. Our queue filled up.\n"
+    assert find_organisation(text) is None
+
+
+def test_a_title_naming_a_product_beside_an_incident_number_is_the_providers():
+    text = "# Compute Engine: incident 20310402\n\nSome instances in one zone failed to start.\n"
+    title = ("Compute Engine: incident 20310402", [(2, 35)])
+    fact = find_organisation(text, title=title)
+    assert fact["value"] == "Google Cloud" and text[fact["evidence"][0][0]:fact["evidence"][0][1]] == "Compute Engine"
+
+
+@pytest.mark.parametrize("line, name", [
+    ("Posted on the Zorbqa engineering blog.", "Zorbqa"),
+    ("© 2031 Quillmere Labs", "Quillmere Labs"),
+    ("Copyright (c) 2030-2031 Ostrava Mills", "Ostrava Mills"),
+])
+def test_a_site_line_names_an_owner_the_table_does_not_know(line, name):
+    text = f"# Queue stall\n\nThe queue stalled for an hour.\n\n{line}\n"
+    fact = find_organisation(text)
+    assert fact["value"] == name and text[fact["evidence"][0][0]:fact["evidence"][0][1]] == name
+
+
+def test_a_third_person_note_names_its_own_team():
+    text = "# Mirror down\n\nThe Velmora infrastructure team restarted the mirror. The Velmora team then checked it.\n"
+    fact = find_organisation(text, title=("Mirror down", [(2, 13)]))
+    assert fact["value"] == "Velmora" and fact["origin"] == "self_reference"
+
+
+def test_a_summary_of_someone_elses_incident_is_about_the_project_its_title_names():
+    text = ("# Backdoor found in Trellisoft release server\n\nAn attacker changed Trellisoft downloads for a week. "
+            "Users of Trellisoft were told to check signatures.\n")
+    title = ("Backdoor found in Trellisoft release server", [(2, 45)])
+    fact = find_organisation(text, title=title)
+    assert fact["value"] == "Trellisoft" and fact["origin"] == "title_subject"
+    assert text[fact["evidence"][0][0]:fact["evidence"][0][1]] == "Trellisoft"
+    quoted = "# Package `leftpadz` sabotaged\n\nThe maintainer published a version that wipes files.\n"
+    assert find_organisation(quoted, title=("Package `leftpadz` sabotaged", [(2, 30)]))["value"] == "leftpadz"
+
+
+def test_an_author_field_counts_only_when_the_table_knows_it():
+    text = "---\nauthor: Homebrew maintainers\n---\nA token leaked.\n"
+    fact = find_organisation(text, 37, front={"author": "Homebrew maintainers"}, front_region=(0, 37))
+    assert fact["value"] == "Homebrew" and fact["origin"] == "front_matter"
+    assert find_organisation("---\nauthor: Jane Roe\n---\nA token leaked.\n", 25, front={"author": "Jane Roe"}) is None
+
+
+def test_the_html_site_name_names_the_organisation():
+    fact = find_organisation("The page failed.\n", meta={"sitename": "Pellucid Systems"})
+    assert fact["value"] == "Pellucid Systems" and fact["origin"] == "html_meta"
+
+
+def test_product_names_are_unique_across_the_table():
+    with pytest.raises(ValueError, match="names both"):
+        OrganisationsFile.model_validate({"version": 1, "organisations": [
+            {"name": "A", "products": ["Widget"]}, {"name": "B", "aliases": ["Widget"]}]})
