@@ -56,3 +56,12 @@ def test_invalid_records_are_left_out_and_named(library, tmp_path):
         export_rows(tmp_path / "nothing")
     with pytest.raises(UsageError):
         format_rows(rows, "xml")
+
+
+def test_a_csv_cell_a_spreadsheet_would_run_as_a_formula_stays_text():
+    from pmparse.site.export import csv_cell
+
+    assert csv_cell('=HYPERLINK("http://example.invalid","open")') == '\'=HYPERLINK("http://example.invalid","open")'
+    assert csv_cell("+1 retry") == "'+1 retry" and csv_cell("@user") == "'@user"
+    assert csv_cell("Disk full") == "Disk full" and csv_cell(None) == "" and csv_cell(True) == "true"
+    assert csv_cell(3) == "3" and csv_cell(-5) == "-5"  # numbers are numbers

@@ -77,9 +77,24 @@ def export_rows(library_root: str | Path) -> tuple[list[dict], list[str]]:
     return rows, errors
 
 
+#: First characters a spreadsheet reads as a formula ("=HYPERLINK(...)" in a postmortem's text).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> str:
+    """One CSV cell: None empty, booleans ``true``/``false``, and a text a spreadsheet would run as
+    a formula kept as text by a leading apostrophe (OWASP's advice on CSV injection)."""
+    if value is None:
+        return ""
+    if value is True or value is False:
+        return "true" if value else "false"
+    text = str(value)
+    return "'" + text if isinstance(value, str) and text.startswith(_FORMULA_START) else text
+
+
 def format_rows(rows: list[dict], fmt: ExportFormat) -> str:
     """The rows as JSON lines (one object per line, keys in column order) or CSV (a header row,
-    then one row per card; None is an empty cell, booleans are ``true``/``false``)."""
+    then one row per card; see :func:`csv_cell`)."""
     if fmt == "jsonl":
         return "".join(json.dumps({k: row[k] for k in COLUMNS}, ensure_ascii=False) + "\n" for row in rows)
     if fmt != "csv":
@@ -88,6 +103,5 @@ def format_rows(rows: list[dict], fmt: ExportFormat) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(COLUMNS)
     for row in rows:
-        writer.writerow(["" if row[k] is None else ("true" if row[k] is True else "false" if row[k] is False
-                                                     else row[k]) for k in COLUMNS])
+        writer.writerow([csv_cell(row[k]) for k in COLUMNS])
     return out.getvalue()
