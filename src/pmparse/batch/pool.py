@@ -22,7 +22,7 @@ from pmparse.ingest.fetch import FetchSettings
 from pmparse.ingest.read import ingest, ingest_bytes
 from pmparse.library.sync import suggest_cards
 from pmparse.nlp.pipeline import PipelineConfig, get, version_info
-from pmparse.nlp.tokenizer import MAX_LINE
+from pmparse.nlp.tokenizer import long_lines
 
 #: Longest a worker may spend on one input, in seconds, before it is stopped and the input fails
 #: as ``timeout`` (a 20 MiB text takes a few minutes at this pipeline's speed).
@@ -121,7 +121,7 @@ def analyse_task(task: Task, config: PipelineConfig, max_bytes: int) -> Outcome:
                                        info.get("fingerprint")) in task.known:
             return Outcome("unchanged", warnings=tuple(warnings), sha256=source.sha256)
         cards = suggest_cards(nlp, source, info)
-        if len(nlp.vocab) > MAX_LEXEMES or any(len(line) > MAX_LINE for line in source.text.splitlines()):
+        if len(nlp.vocab) > MAX_LEXEMES or long_lines(source.text):
             # a fresh pipeline for the next input: memory stays bounded (an overlong line's coarse
             # tokens are long strings the vocabulary would keep)
             get.cache_clear()

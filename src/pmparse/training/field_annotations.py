@@ -21,7 +21,7 @@ from pmparse.ingest.read import ingest_bytes
 from pmparse.nlp.components.classifier import NONE, unit_rows
 from pmparse.rules.cues import load_cues
 from pmparse.training.field_labels import DocExamples, WeakLabel, analyse_structure, structure_pipeline
-from pmparse.training.spans import COVER_SHARE
+from pmparse.training.spans import COVER_SHARE, covered
 
 ANNOTATIONS_DIR = REPO_ROOT / "corpus" / "field_spans"
 
@@ -42,13 +42,8 @@ def unit_labels(offsets: list[tuple[int, int]], spans: dict[str, list[tuple[int,
         spans: Annotated stretches per field.
         share: Least covered share of a unit's characters.
     """
-    out = []
-    for start, end in offsets:
-        size = max(1, end - start)
-        found = [(name, 1.0) for name in TEXT_FIELDS
-                 if sum(max(0, min(end, b) - max(start, a)) for a, b in spans.get(name, [])) >= share * size]
-        out.append(found or [(NONE, 1.0)])
-    return out
+    inside = {name: covered(offsets, spans.get(name, []), share) for name in TEXT_FIELDS}
+    return [[(name, 1.0) for name in TEXT_FIELDS if inside[name][i]] or [(NONE, 1.0)] for i in range(len(offsets))]
 
 
 def annotated_examples(root: Path, files: Iterable[Path] | None = None, exclude: set[str] = frozenset(),

@@ -74,13 +74,19 @@ def calibration_figures(confidences: np.ndarray, right: np.ndarray, high: float 
             f"units_at_{high}": int(top.sum()), "bands": bands}
 
 
+def knots_by_source(sources: list[str], scores: np.ndarray, right: np.ndarray) -> dict[str, tuple[list[float], list[float]]]:
+    """For each source, the calibration fitted on the other sources' units only."""
+    sources_arr = np.asarray(sources)
+    return {source: fit_calibration(scores[sources_arr != source], right[sources_arr != source])
+            for source in sorted(set(sources))}
+
+
 def cross_fitted(sources: list[str], scores: np.ndarray, right: np.ndarray) -> np.ndarray:
     """Each unit's confidence from a calibration fitted on the other sources' units only."""
     sources_arr = np.asarray(sources)
     out = np.zeros(len(scores))
-    for source in sorted(set(sources)):
+    for source, knots in knots_by_source(sources, scores, right).items():
         mine = sources_arr == source
-        knots = fit_calibration(scores[~mine], right[~mine])
         out[mine] = apply(knots, scores[mine])
     return out
 

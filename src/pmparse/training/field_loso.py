@@ -302,13 +302,11 @@ CALIBRATED_THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
 
 
 def _held_out_pairs(items: list[_HeldOut], settings: FieldSettings) -> list[tuple[str, float, bool]]:
-    """``(source, score, right)`` of every unit the labeler gives a field with no threshold."""
-    open_settings = settings.replaced(threshold=0.0)
+    """``(source, confidence, right)`` of every unit the labeler gives a field with ``settings``
+    and each document's calibration (a unit is right when its gold label is that field)."""
     pairs = []
     for item in items:
-        calibration, item.calibration = item.calibration, None
-        _predict(item, "pipeline", open_settings)
-        item.calibration = calibration
+        _predict(item, "pipeline", settings)
         group = item.doc.spans["fields"]
         for span, score in zip(group, group.attrs["scores"]):
             pairs.append((item.source, float(score),
@@ -328,19 +326,22 @@ def calibrate_held_out(held: dict[str, list[_HeldOut]], settings: FieldSettings)
         The settings with the chosen threshold, and ``{"knots": [scores, probabilities] fitted on
         every held-out unit, "threshold", "figures": {variant: ...}, "thresholds": [...]}``.
     """
-    from pmparse.training.field_calibration import calibration_figures, fit_calibration
+    from pmparse.training.field_calibration import calibration_figures, fit_calibration, knots_by_source
 
-    pairs = [pair for items in held.values() for pair in _held_out_pairs(items, settings)]
+    # every unit given a field with no threshold and no calibration yet: the raw scores to calibrate
+    for items in held.values():
+        for item in items:
+            item.calibration = None
+    open_settings = settings.replaced(threshold=0.0)
+    raw = {variant: _held_out_pairs(items, open_settings) for variant, items in held.items()}
+    pairs = [pair for found in raw.values() for pair in found]
     sources = [p[0] for p in pairs]
     scores = np.array([p[1] for p in pairs])
     right = np.array([p[2] for p in pairs])
-    for source in sorted(set(sources)):
-        mine = np.array([s == source for s in sources])
-        knots = fit_calibration(scores[~mine], right[~mine])
-        for items in held.values():
-            for item in items:
-                if item.source == source:
-                    item.calibration = knots
+    by_source = knots_by_source(sources, scores, right)
+    for items in held.values():
+        for item in items:
+            item.calibration = by_source[item.source]
     headings = _field_f1(_scores(held["headed"], "headings", settings)) if "headed" in held else None
     tried, best, best_value = [], settings, None
     for threshold in CALIBRATED_THRESHOLDS:
@@ -353,16 +354,9 @@ def calibrate_held_out(held: dict[str, list[_HeldOut]], settings: FieldSettings)
             best, best_value = candidate, value
     figures = {}
     for variant, items in held.items():
-        mine = _held_out_pairs(items, settings)
         # the items the chosen threshold keeps, with their cross-fitted confidences
-        kept_conf, kept_right = [], []
-        for item in items:
-            _predict(item, "pipeline", best)
-            group = item.doc.spans["fields"]
-            for span, score in zip(group, group.attrs["scores"]):
-                kept_conf.append(float(score))
-                kept_right.append(unit_gold_label(item, span.start_char, span.end_char) == span.label_)
-        figures[variant] = calibration_figures(np.array(kept_conf), np.array(kept_right))
-        figures[variant]["units_scored_without_threshold"] = len(mine)
+        kept = _held_out_pairs(items, best)
+        figures[variant] = calibration_figures(np.array([p[1] for p in kept]), np.array([p[2] for p in kept]))
+        figures[variant]["units_scored_without_threshold"] = len(raw[variant])
     return best, {"knots": list(fit_calibration(scores, right)), "threshold": best.threshold,
                   "figures": figures, "thresholds": tried}
