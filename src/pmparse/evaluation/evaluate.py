@@ -26,7 +26,7 @@ from pmparse.evaluation.facts import (
     score_organisation,
 )
 from pmparse.evaluation.gold import GOLD_DIR, SECOND_PASS, GoldDoc, default_gold_files, gold_text, load_gold
-from pmparse.evaluation.metrics import DocScore, agreement, card_spans, gold_spans, score_spans, summarise
+from pmparse.evaluation.metrics import DocScore, agreement, card_spans, score_spans, scoring_view, summarise
 from pmparse.ingest.read import ingest_bytes
 from pmparse.nlp.pipeline import PipelineConfig, get
 
@@ -40,7 +40,7 @@ class System:
 
 
 def predict_with_text_only(system: System, doc: GoldDoc, text: str,
-                           url: str | None = None) -> tuple[Card, str | None]:
+                           url: str | None = None) -> tuple[Card, str | None, str | None]:
     """Run a system on a gold document's text (offsets index that same text).
 
     Args:
@@ -50,11 +50,13 @@ def predict_with_text_only(system: System, doc: GoldDoc, text: str,
         url: Its public address, as ``pmparse convert --url-base`` would record it, or None.
 
     Returns:
-        ``(card, organisation)``: the card, and the organisation the same analysis finds from the
-        text alone (the address withheld; the location, a corpus path, is no address).
+        ``(card, organisation, extracted)``: the card, the organisation the same analysis finds
+        from the text alone (the address withheld; the location, a corpus path, is no address),
+        and the text the card's evidence indexes when it is not ``text`` (an HTML page's), else None.
     """
     source = ingest_bytes(text.encode("utf-8"), doc.path or f"{doc.id}.md")
-    return card_with_text_only_organisation(get(system.config), source, url)
+    card, organisation = card_with_text_only_organisation(get(system.config), source, url)
+    return card, organisation, source.text if source.extracted else None
 
 
 def systems_for(model_dir: str | None) -> list[System]:
@@ -119,8 +121,9 @@ def score_system(system: System, gold: list[GoldDoc], texts: dict[str, str], url
     scores, pairs, text_only = [], [], []
     for doc in gold:
         text = texts[doc.id]
-        card, organisation = predict_with_text_only(system, doc, text, (urls or {}).get(doc.id))
-        scores.append(score_spans(doc.id, doc.source, text, doc.annotated, gold_spans(doc), card_spans(card)))
+        card, organisation, extracted = predict_with_text_only(system, doc, text, (urls or {}).get(doc.id))
+        scored_text, spans = scoring_view(doc, text, extracted)
+        scores.append(score_spans(doc.id, doc.source, scored_text, doc.annotated, spans, card_spans(card)))
         gold_card = scored_card(doc, text)
         pairs.append((gold_card, card))
         text_only.append((gold_card, organisation))

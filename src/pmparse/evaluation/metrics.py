@@ -67,6 +67,28 @@ def gold_spans(doc: GoldDoc) -> dict[str, list[tuple[int, int]]]:
     return spans
 
 
+def scoring_view(doc: GoldDoc, raw: str, extracted: str | None) -> tuple[str, dict[str, list[tuple[int, int]]]]:
+    """The text a document is scored on and its gold spans in that text's offsets.
+
+    Args:
+        doc: The gold document.
+        raw: The text its offsets index (:func:`~pmparse.evaluation.gold.gold_text`).
+        extracted: The text the pipeline read when it is not ``raw`` (an HTML page's extracted
+            text), else None.
+
+    Returns:
+        ``(raw, gold spans)`` for a file read as it is; for an extracted page, the extracted text
+        and the spans carried over to it word by word (:mod:`pmparse.ingest.align`), because the
+        pipeline's evidence indexes that text.
+    """
+    spans = gold_spans(doc)
+    if extracted is None or extracted == raw:
+        return raw, spans
+    from pmparse.ingest.align import project_spans
+
+    return extracted, project_spans(raw, extracted, spans)
+
+
 def prf(tp: float, fp: float, fn: float) -> tuple[float, float, float]:
     """Precision, recall, F1 (0 where undefined)."""
     p = tp / (tp + fp) if tp + fp else 0.0

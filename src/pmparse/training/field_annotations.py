@@ -16,7 +16,7 @@ from typing import Callable, Iterable
 from pmparse.card.schema import TEXT_FIELDS
 from pmparse.evaluation.corpus import REPO_ROOT
 from pmparse.evaluation.gold import GoldDoc, gold_text, load_gold
-from pmparse.evaluation.metrics import gold_spans
+from pmparse.evaluation.metrics import scoring_view
 from pmparse.ingest.read import ingest_bytes
 from pmparse.nlp.components.classifier import NONE, unit_rows
 from pmparse.rules.cues import load_cues
@@ -24,9 +24,6 @@ from pmparse.training.field_labels import DocExamples, WeakLabel, analyse_struct
 from pmparse.training.spans import COVER_SHARE, covered
 
 ANNOTATIONS_DIR = REPO_ROOT / "corpus" / "field_spans"
-
-_HTML = (".html", ".htm")
-
 
 def annotation_files(folder: Path = ANNOTATIONS_DIR) -> list[Path]:
     """The first-pass annotation files of ``folder`` (``batch_*.jsonl``), sorted."""
@@ -51,8 +48,8 @@ def annotated_examples(root: Path, files: Iterable[Path] | None = None, exclude:
     """Labelled units of every annotated document not in ``exclude`` (corpus paths).
 
     A document annotated in several fields' worth of labels becomes one :class:`DocExamples` whose
-    units may repeat (once per label). HTML documents are left out, with a ``warn``: their offsets
-    index the page's markup, not the text the pipeline reads.
+    units may repeat (once per label). An HTML page's stretches index its markup; they are
+    carried over to the extracted text the units index (:func:`~pmparse.evaluation.metrics.scoring_view`).
 
     Raises:
         GoldError: an annotation line is invalid or its text changed (sha256).
@@ -64,17 +61,16 @@ def annotated_examples(root: Path, files: Iterable[Path] | None = None, exclude:
     for g in docs:
         if g.path is None or g.path in exclude:
             continue
-        if g.path.endswith(_HTML):
-            if warn is not None:
-                warn(f"field spans: skipped {g.path}: its offsets index the HTML markup, not the extracted text")
-            continue
         text = gold_text(g, root)
-        doc = analyse_structure(nlp, ingest_bytes(text.encode("utf-8"), g.path))
+        ingested = ingest_bytes(text.encode("utf-8"), g.path)
+        doc = analyse_structure(nlp, ingested)
         if "units" not in doc.spans or not len(doc.spans["units"]):
             continue
         offsets = [(u.start_char, u.end_char) for u in doc.spans["units"]]
         rows = unit_rows(doc, cues)
-        labels = unit_labels(offsets, gold_spans(g))
+        # an HTML page's offsets index its markup: carried over to the text the units index
+        _, spans = scoring_view(g, text, ingested.text if ingested.extracted else None)
+        labels = unit_labels(offsets, spans)
         # one row per (unit, label); the sequence transitions read consecutive first labels
         flat_rows, flat_labels, flat_offsets = [], [], []
         for row, found, where in zip(rows, labels, offsets):
@@ -82,5 +78,5 @@ def annotated_examples(root: Path, files: Iterable[Path] | None = None, exclude:
                 flat_rows.append(row)
                 flat_labels.append(label)
                 flat_offsets.append(where)
-        examples.append(DocExamples(g.path, g.source, flat_rows, flat_labels, flat_offsets, g.sha256))
+        examples.append(DocExamples(g.path, g.source, flat_rows, flat_labels, flat_offsets, ingested.sha256))
     return examples

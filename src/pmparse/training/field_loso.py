@@ -223,7 +223,7 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
         ``headed`` only with ``dev_files``.
     """
     from pmparse.evaluation.gold import default_gold_files, gold_text, load_gold
-    from pmparse.evaluation.metrics import gold_spans, summarise
+    from pmparse.evaluation.metrics import scoring_view, summarise
 
     started = time.time()
     root = Path(root)
@@ -252,8 +252,11 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
             folds[source][f"{variant}_gold_documents"] = len(docs)
             for g in docs:
                 text = gold_text(g, root)
-                doc = analyse_structure(nlp, ingest_bytes(text.encode("utf-8"), g.path or f"{g.id}.md"))
-                held[variant].append(_HeldOut(g.id, g.source, text, list(g.annotated), gold_spans(g), doc,
+                ingested = ingest_bytes(text.encode("utf-8"), g.path or f"{g.id}.md")
+                doc = analyse_structure(nlp, ingested)
+                # an HTML page is scored on its extracted text, its gold carried over to it
+                scored, gold_of = scoring_view(g, text, ingested.text if ingested.extracted else None)
+                held[variant].append(_HeldOut(g.id, g.source, scored, list(g.annotated), gold_of, doc,
                                               result.model, result.model.raw_probs(doc)))
         if progress is not None:
             progress(f"fold {source}: trained on {result.documents} documents, "
