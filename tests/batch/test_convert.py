@@ -329,6 +329,30 @@ def test_a_log_of_many_incidents_becomes_one_record_per_entry_with_stable_ids(tm
         key: record for key, (_, record) in statuses.items() if record != oldest.id}
 
 
+def test_a_file_that_grows_into_a_log_names_its_whole_file_record_and_keeps_it(tmp_path):
+    from pmparse.nlp.entries import split_entries
+    from tests.nlp.test_entries import LOG
+
+    log = tmp_path / "incident-log.md"
+    # the log's first two dated entries alone are one incident report
+    cut = [e.start for e in split_entries(LOG)][2]
+    log.write_text(LOG[:cut], encoding="utf-8")
+    library = tmp_path / "lib"
+    first = convert([str(log)], library)
+    assert [r.status for r in first.results] == ["converted"]
+    whole = Path(first.results[0].record)
+    log.write_text(LOG, encoding="utf-8")
+    report = convert([str(log)], library)
+    assert [r.status for r in report.results] == ["converted"] * 3
+    assert whole.stem not in {Path(r.record).stem for r in report.results}
+    named = [w for r in report.results for w in r.warnings if whole.stem in w]
+    assert len(named) == 1 and "3 incidents" in named[0] and whole.name in named[0]
+    assert whole.exists()  # never removed: it may hold a person's work
+    # once the whole-file record is gone, the warning is too
+    whole.unlink()
+    assert not [w for r in convert([str(log)], library, force=True).results for w in r.warnings if whole.stem in w]
+
+
 def test_an_unchanged_log_is_skipped_without_running_the_pipeline(tmp_path, patch_all):
     import pmparse.nlp.pipeline as pipeline_module
     from tests.nlp.test_entries import LOG

@@ -249,8 +249,16 @@ def _finish_all(library: Library, task: Task, outcome: Outcome, fmt: RecordForma
     if not outcome.entries:
         return [_finish(library, task, outcome, fmt, force, interrupts)]
     results = []
+    whole = library.entries.get(library.by_location.get(task.location, ""))
     for index, (location, card_json, warnings) in enumerate(outcome.entries):
         shared = outcome.warnings if index == 0 else ()
+        if index == 0 and whole is not None:
+            # the file was read as one incident before (fewer dated entries, or an older pmparse):
+            # that record may hold a person's work, so it is named, never removed
+            shared = tuple(shared) + (
+                f"{whole.id} was made from this whole file, which now reads as {len(outcome.entries)} "
+                f"incidents with a record each; {whole.path.name} is left as it is: delete it once "
+                "the entries' records replace it",)
         part = Outcome("card", card_json=card_json, warnings=tuple(shared) + tuple(warnings))
         results.append(_finish(library, Task(location, url=task.url), part, fmt, force, interrupts))
     return results
