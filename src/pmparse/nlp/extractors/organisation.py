@@ -196,7 +196,8 @@ def find_organisation(text: str, body_start: int = 0, location: str = "", title:
 
     limit = min(len(text), body_start + 60000)
     taken: list[tuple[int, int]] = []
-    for match in _HOST.finditer(text, body_start, limit):
+    # hosts in front matter count too: a status note lists the hosts it is about ("affected:")
+    for match in _HOST.finditer(text, front_region[0] if front_region else body_start, limit):
         entry = gaz.domain(match.group(1))
         if entry is not None:
             add(entry, 1.0, match.span(1))
@@ -304,6 +305,12 @@ def _title_subject(gaz: _Gazetteer, text: str, body_start: int, title: tuple[str
         return {"value": entry.name if entry else name, "evidence": span, "confidence": 0.6 if entry else 0.5,
                 "origin": "title_subject"}
 
+    defined = _defined_subject(text, max([body_start, *(end for _, end in evidence)]), words_text)
+    if defined is not None:
+        name, span = defined
+        entry = gaz.by_alias.get(name.lower())
+        return {"value": entry.name if entry else name, "evidence": [span], "confidence": 0.6 if entry else 0.55,
+                "origin": "title_subject"}
     quoted = _QUOTED_NAME.search(words_text)
     if quoted is not None:
         return fact(quoted.group(1), quoted.start(1), 0.5)
@@ -339,6 +346,29 @@ def _title_subject(gaz: _Gazetteer, text: str, body_start: int, title: tuple[str
     start, end = run[0].start(), run[-1].end()
     name = re.sub(r"'s$|’s$", "", words_text[start:end])
     return fact(name, start, 0.5)
+
+
+#: A sentence defining a name: "Zorbq is a build tool ...", "The Quiet Tab was an extension ...".
+_DEFINITION = re.compile(r"(?:^|(?<=[.!?]\s))(?P<n>(?:The\s)?[A-Z0-9][\w.&+-]*(?:\s[A-Z0-9][\w.&+-]*){0,3})"
+                         r"\s(?:is|was|are|were)\s(?:a|an|the|one)\b", re.MULTILINE)
+#: How far into the body a defining sentence is looked for (a summary defines its subject first).
+_DEFINITION_WINDOW = 800
+
+
+def _defined_subject(text: str, after: int, title: str) -> tuple[str, tuple[int, int]] | None:
+    """The name a summary's opening defines ("Zorbq is a build tool used by ...") when its title
+    names it too: the subject as the body writes it, without the title's extra words ("Compromise
+    of the Zorbq Uploader tool" is about Zorbq). A leading "The" is kept when the title has it."""
+    folded = title.casefold()
+    for match in _DEFINITION.finditer(text, after, min(len(text), after + _DEFINITION_WINDOW)):
+        name = match.group("n")
+        bare = name[4:] if name.startswith("The ") else name
+        if bare.split()[0] in _NOT_NAMES or not re.search(r"(?<!\w)" + re.escape(bare.casefold()) + r"(?!\w)", folded):
+            continue
+        if name != bare and ("the " + bare.casefold()) not in folded:
+            return bare, (match.start("n") + 4, match.end("n"))
+        return name, match.span("n")
+    return None
 
 
 _QUOTATION = re.compile(r"\"[^\"\n]{0,3000}\"|“[^”]{0,3000}”|^>.*$", re.MULTILINE)
