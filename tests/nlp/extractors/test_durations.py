@@ -50,6 +50,13 @@ def test_moments_in_brackets_make_a_span():
     assert [text[s:e] for s, e in evidence] == ["2031/06/06 18:55 UTC", "2031/06/07 02:00 UTC"]
 
 
+def test_a_tilde_may_round_a_spans_end():
+    text = "Summary\nPages failed between 2031-06-19 19:07:32 and ~19:20, when the cache host came back.\n"
+    minutes, evidence, _, how = durations.find_duration(text)
+    assert (minutes, how) == (13, "span")
+    assert [text[s:e] for s, e in evidence] == ["2031-06-19 19:07:32", "19:20"]
+
+
 @pytest.mark.parametrize(("text", "minutes"), [
     ("The scoring service went down for a one hour period during a deploy.", 60),
     ("Uploads were refused for a 40-minute stretch on Tuesday.", 40),

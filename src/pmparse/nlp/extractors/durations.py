@@ -135,11 +135,12 @@ _BEFORE_NOTICED = re.compile(
     re.IGNORECASE,
 )
 
-# a moment may stand in brackets: "Between [2031/06/06 18:55 UTC] and [2031/06/07 02:00 UTC]"
-_SPAN_OPEN = re.compile(r"\b(?:between|from)\s+(?:about\s+|around\s+|approximately\s+|roughly\s+)?\[?$", re.IGNORECASE)
+# a moment may stand in brackets ("Between [2031/06/06 18:55 UTC] and [2031/06/07 02:00 UTC]") or be
+# rounded with a tilde ("between 19:07:32 and ~19:20")
+_SPAN_OPEN = re.compile(r"\b(?:between|from)\s+(?:about\s+|around\s+|approximately\s+|roughly\s+|~\s?)?\[?$", re.IGNORECASE)
 
 _SPAN_JOIN = re.compile(
-    r"^\]?\s*(?:,\s*)?(?:and|to|until|till|through|-{1,2}|–|—)\s+(?:about\s+|around\s+|approximately\s+|roughly\s+)?\[?$"
+    r"^\]?\s*(?:,\s*)?(?:and|to|until|till|through|-{1,2}|–|—)\s+(?:about\s+|around\s+|approximately\s+|roughly\s+|~\s?)?\[?$"
     r"|^\s*(?:-{1,2}>?|=>|→|–|—)\s*$",
     re.IGNORECASE,
 )
