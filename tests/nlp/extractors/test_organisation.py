@@ -106,3 +106,24 @@ def test_hosts_a_status_note_lists_in_its_front_matter_name_its_owner():
                                                      "affected": ["repo.jenkins-ci.org"]}, front_region=region)
     assert fact["value"] == "Jenkins"
     assert text[fact["evidence"][0][0]:fact["evidence"][0][1]] == "repo.jenkins-ci.org"
+
+
+@pytest.mark.parametrize(("title", "body", "name"), [
+    # a lone title word is the malware's name: the victim is in the sentence saying what was hacked
+    ("Quietworm", "The update servers of Parvane Systems were compromised and shipped Quietworm to users.",
+     "Parvane Systems"),
+    # a title giving no name: the same sentence
+    ("Backdoored installer", "A popular file tool, Tessaly, for desktop systems was hacked and its installer "
+     "replaced.", "Tessaly"),
+])
+def test_the_sentence_saying_what_was_compromised_names_the_victim(title, body, name):
+    text = f"# {title}\n\n{body}\n"
+    fact = find_organisation(text, title=(title, [(2, 2 + len(title))]))
+    assert fact["value"] == name and fact["origin"] == "title_subject"
+    assert text[fact["evidence"][0][0]:fact["evidence"][0][1]] == name
+
+
+def test_a_word_opening_the_sentence_is_no_victim_unless_written_as_a_name_elsewhere():
+    title = "Backdoored installer"
+    text = f"# {title}\n\nInterestingly, the mirror host was hacked twice. Nobody knew.\n"
+    assert find_organisation(text, title=(title, [(2, 2 + len(title))])) is None

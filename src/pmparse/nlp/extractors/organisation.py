@@ -305,7 +305,14 @@ def _title_subject(gaz: _Gazetteer, text: str, body_start: int, title: tuple[str
         return {"value": entry.name if entry else name, "evidence": span, "confidence": 0.6 if entry else 0.5,
                 "origin": "title_subject"}
 
-    defined = _defined_subject(text, max([body_start, *(end for _, end in evidence)]), words_text)
+    after = max([body_start, *(end for _, end in evidence)])
+    # a title that is one word alone names the attack or the malware ("Quietworm") as often as the
+    # victim: the body's sentence saying what was compromised names the victim
+    lone = len(_TITLE_WORD.findall(words_text)) == 1
+    victim = _compromised(gaz, text, after) if lone else None
+    if victim is not None:
+        return victim
+    defined = _defined_subject(text, after, words_text)
     if defined is not None:
         name, span = defined
         entry = gaz.by_alias.get(name.lower())
@@ -342,10 +349,38 @@ def _title_subject(gaz: _Gazetteer, text: str, body_start: int, title: tuple[str
         start, name = min(known)
         return fact(name, start, 0.6)
     if not run:
-        return None
+        return _compromised(gaz, text, after)
     start, end = run[0].start(), run[-1].end()
     name = re.sub(r"'s$|’s$", "", words_text[start:end])
     return fact(name, start, 0.5)
+
+
+#: A sentence saying what was compromised: "The update servers of Zorbq were compromised".
+_COMPROMISED = re.compile(r"(?:^|(?<=[.!?]\s)|(?<=\n))(?P<subj>[^.!?\n]{3,120}?)\s(?:was|were|had been|has been|have been|got)"
+                          r"\s(?:\w+\s)?(?:compromised|hacked|breached|backdoored|trojani[sz]ed|hijacked)\b", re.MULTILINE)
+_CAPITALISED = re.compile(r"(?<![\w.`'-])(?P<n>[A-Z][\w.+-]*[A-Za-z0-9](?:\s[A-Z][\w.+-]*[A-Za-z0-9]){0,2})(?:['’]s)?(?![\w-])")
+
+
+def _compromised(gaz: _Gazetteer, text: str, after: int) -> Fact | None:
+    """The first name in the subject of the body's first sentence saying something was compromised
+    ("The download server of the Zorbq client was hacked" is about Zorbq). A name opening the
+    sentence must be written capitalised inside a sentence too ("Interestingly, ..." is no name)."""
+    window = text[after:after + _DEFINITION_WINDOW]
+    for match in _COMPROMISED.finditer(window):
+        for name in _CAPITALISED.finditer(match.group("subj")):
+            value = name.group("n")
+            if value.split()[0] in _NOT_NAMES:
+                continue
+            at = match.start("subj") + name.start("n")
+            if not window[:at].rstrip() or window[:at].rstrip()[-1] in ".!?\n":
+                inside = re.search(r"[^.!?\s]\s+" + re.escape(value) + r"\b", window[at + len(value):])
+                if inside is None:
+                    continue
+            entry = gaz.by_alias.get(value.lower())
+            return {"value": entry.name if entry else value, "evidence": [(after + at, after + at + len(value))],
+                    "confidence": 0.5, "origin": "title_subject"}
+        return None
+    return None
 
 
 #: A sentence defining a name: "Zorbq is a build tool ...", "The Quiet Tab was an extension ...".
