@@ -72,3 +72,58 @@ def test_product_names_are_unique_across_the_table():
     with pytest.raises(ValueError, match="names both"):
         OrganisationsFile.model_validate({"version": 1, "organisations": [
             {"name": "A", "products": ["Widget"]}, {"name": "B", "aliases": ["Widget"]}]})
+
+
+@pytest.mark.parametrize(("title", "body", "name"), [
+    # the title adds the compromised tool's name to the project's
+    ("Compromise of Quorvel Sync Uploader tool", "Quorvel is a backup service for small teams. An attacker changed "
+     "its Sync uploader script.", "Quorvel"),
+    # the body's definition keeps the title's "The"
+    ("The Idle Tabkeeper", "The Idle Tabkeeper is a browser extension with many users. Its new owner shipped "
+     "tracking code.", "The Idle Tabkeeper"),
+    # a "The" the title does not have is the sentence's, not the name's
+    ("Trojanized Marlowe Desk installer", "The Marlowe Desk was an app for help desks. Its installer carried a trojan.",
+     "Marlowe Desk"),
+])
+def test_a_summarys_opening_definition_names_the_subject_its_title_names(title, body, name):
+    text = f"# {title}\n\n{body}\n"
+    fact = find_organisation(text, title=(title, [(2, 2 + len(title))]))
+    assert fact["value"] == name and fact["origin"] == "title_subject"
+    assert text[fact["evidence"][0][0]:fact["evidence"][0][1]] == name
+
+
+def test_a_definition_of_a_name_the_title_does_not_give_is_not_the_subject():
+    title = "Backdoor found in Trellisoft release server"
+    text = f"# {title}\n\nGitHub is a code host. An attacker changed Trellisoft downloads for a week.\n"
+    assert find_organisation(text, title=(title, [(2, 2 + len(title))]))["value"] == "Trellisoft"
+
+
+def test_hosts_a_status_note_lists_in_its_front_matter_name_its_owner():
+    text = ("---\ntitle: Artifact uploads failing\naffected:\n  - repo.jenkins-ci.org\n---\n\n"
+            "Uploads fail because the disk is full. Cleanup is under way.\n")
+    region = (0, text.index("---\n\n") + 4)
+    fact = find_organisation(text, region[1], front={"title": "Artifact uploads failing",
+                                                     "affected": ["repo.jenkins-ci.org"]}, front_region=region)
+    assert fact["value"] == "Jenkins"
+    assert text[fact["evidence"][0][0]:fact["evidence"][0][1]] == "repo.jenkins-ci.org"
+
+
+@pytest.mark.parametrize(("title", "body", "name"), [
+    # a lone title word is the malware's name: the victim is in the sentence saying what was hacked
+    ("Quietworm", "The update servers of Parvane Systems were compromised and shipped Quietworm to users.",
+     "Parvane Systems"),
+    # a title giving no name: the same sentence
+    ("Backdoored installer", "A popular file tool, Tessaly, for desktop systems was hacked and its installer "
+     "replaced.", "Tessaly"),
+])
+def test_the_sentence_saying_what_was_compromised_names_the_victim(title, body, name):
+    text = f"# {title}\n\n{body}\n"
+    fact = find_organisation(text, title=(title, [(2, 2 + len(title))]))
+    assert fact["value"] == name and fact["origin"] == "title_subject"
+    assert text[fact["evidence"][0][0]:fact["evidence"][0][1]] == name
+
+
+def test_a_word_opening_the_sentence_is_no_victim_unless_written_as_a_name_elsewhere():
+    title = "Backdoored installer"
+    text = f"# {title}\n\nInterestingly, the mirror host was hacked twice. Nobody knew.\n"
+    assert find_organisation(text, title=(title, [(2, 2 + len(title))])) is None

@@ -102,6 +102,17 @@ _WINDOW_PHRASE = re.compile(
     re.IGNORECASE,
 )
 
+# "for a one-hour period", "for a 40 minute stretch": a length written as an adjective of a period
+_PERIOD_PHRASE = re.compile(
+    r"\bfor\s{1,3}an?\s{1,3}(?:" + _ABOUT + r"\s{0,3})?"
+    r"(?P<val>(?:\d{1,3}(?:\.\d)?|" + _WORDS + r")[- ](?:hours?|hrs?|minutes?|mins?|days?))(?:-long)?\s{1,3}"
+    r"(?:period|stretch|span)\b",
+    re.IGNORECASE,
+)
+
+# a length rounded by its writer: "for about 30 minutes", "~1hr", "around 10 hours"
+_ROUNDED = re.compile(_ABOUT + r"\s{0,3}$", re.IGNORECASE)
+
 # an outage length in words that say so: "an outage of 2 hours", "2 hours of downtime"
 _OUTAGE_PHRASE = re.compile(
     r"\b(?:outage|downtime|disruption|incident|degradation|unavailab\w+|impact)\b" + _NOT_WORK +
@@ -124,10 +135,12 @@ _BEFORE_NOTICED = re.compile(
     re.IGNORECASE,
 )
 
-_SPAN_OPEN = re.compile(r"\b(?:between|from)\s+(?:about\s+|around\s+|approximately\s+|roughly\s+)?$", re.IGNORECASE)
+# a moment may stand in brackets ("Between [2031/06/06 18:55 UTC] and [2031/06/07 02:00 UTC]") or be
+# rounded with a tilde ("between 19:07:32 and ~19:20")
+_SPAN_OPEN = re.compile(r"\b(?:between|from)\s+(?:about\s+|around\s+|approximately\s+|roughly\s+|~\s?)?\[?$", re.IGNORECASE)
 
 _SPAN_JOIN = re.compile(
-    r"^\s*(?:,\s*)?(?:and|to|until|till|through|-{1,2}|–|—)\s+(?:about\s+|around\s+|approximately\s+|roughly\s+)?$"
+    r"^\]?\s*(?:,\s*)?(?:and|to|until|till|through|-{1,2}|–|—)\s+(?:about\s+|around\s+|approximately\s+|roughly\s+|~\s?)?\[?$"
     r"|^\s*(?:-{1,2}>?|=>|→|–|—)\s*$",
     re.IGNORECASE,
 )
@@ -401,7 +414,8 @@ def find_duration(text: str, start: int = 0, end: int | None = None, reference: 
     # or among lessons too
     asides = list(timelines or []) + list(lessons or [])
     for pattern, confidence, named in ((_OUTAGE_PHRASE, 0.6, True), (_ADJECTIVE_PHRASE, 0.6, True),
-                                       (_PHRASE, 0.5, False), (_WINDOW_PHRASE, 0.5, False),
+                                       (_PHRASE, 0.5, False), (_PERIOD_PHRASE, 0.5, False),
+                                       (_WINDOW_PHRASE, 0.5, False),
                                        (_RECOVERY_PHRASE, 0.5, False)):
         for match in pattern.finditer(text, start, min(end, start + 6000)):
             if not _states_length(text, match, plans, asides, named):
@@ -428,6 +442,13 @@ def find_duration(text: str, start: int = 0, end: int | None = None, reference: 
         if reading is not None and reading[2]:
             return reading[0], reading[1], 0.8, "timeline_marks"
     if first is not None:
+        rounded = _ROUNDED.search(text, max(start, first[2][0][0] - 20), first[2][0][0]) is not None
+        for reading in readings if rounded else ():
+            # "slow for ~30 minutes" over a timeline running 07:30 to 08:08: the writer rounded what
+            # the timeline times. A timeline shorter than the phrase starts late (at the first alert,
+            # after the outage began), and one much longer times something else
+            if reading is not None and first[1] <= reading[0] <= first[1] * 4 / 3:
+                return reading[0], reading[1], 0.6, "timeline"
         return first[1], first[2], first[3], first[4]
     for reading in readings:
         # the weakest reading: from a timeline's first entry to its last saying the service recovered

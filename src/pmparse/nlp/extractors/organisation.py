@@ -196,7 +196,8 @@ def find_organisation(text: str, body_start: int = 0, location: str = "", title:
 
     limit = min(len(text), body_start + 60000)
     taken: list[tuple[int, int]] = []
-    for match in _HOST.finditer(text, body_start, limit):
+    # hosts in front matter count too: a status note lists the hosts it is about ("affected:")
+    for match in _HOST.finditer(text, front_region[0] if front_region else body_start, limit):
         entry = gaz.domain(match.group(1))
         if entry is not None:
             add(entry, 1.0, match.span(1))
@@ -304,6 +305,19 @@ def _title_subject(gaz: _Gazetteer, text: str, body_start: int, title: tuple[str
         return {"value": entry.name if entry else name, "evidence": span, "confidence": 0.6 if entry else 0.5,
                 "origin": "title_subject"}
 
+    after = max([body_start, *(end for _, end in evidence)])
+    # a title that is one word alone names the attack or the malware ("Quietworm") as often as the
+    # victim: the body's sentence saying what was compromised names the victim
+    lone = len(_TITLE_WORD.findall(words_text)) == 1
+    victim = _compromised(gaz, text, after) if lone else None
+    if victim is not None:
+        return victim
+    defined = _defined_subject(text, after, words_text)
+    if defined is not None:
+        name, span = defined
+        entry = gaz.by_alias.get(name.lower())
+        return {"value": entry.name if entry else name, "evidence": [span], "confidence": 0.6 if entry else 0.55,
+                "origin": "title_subject"}
     quoted = _QUOTED_NAME.search(words_text)
     if quoted is not None:
         return fact(quoted.group(1), quoted.start(1), 0.5)
@@ -335,10 +349,61 @@ def _title_subject(gaz: _Gazetteer, text: str, body_start: int, title: tuple[str
         start, name = min(known)
         return fact(name, start, 0.6)
     if not run:
-        return None
+        return _compromised(gaz, text, after)
     start, end = run[0].start(), run[-1].end()
     name = re.sub(r"'s$|’s$", "", words_text[start:end])
     return fact(name, start, 0.5)
+
+
+#: A sentence saying what was compromised: "The update servers of Zorbq were compromised".
+_COMPROMISED = re.compile(r"(?:^|(?<=[.!?]\s)|(?<=\n))(?P<subj>[^.!?\n]{3,120}?)\s(?:was|were|had been|has been|have been|got)"
+                          r"\s(?:\w+\s)?(?:compromised|hacked|breached|backdoored|trojani[sz]ed|hijacked)\b", re.MULTILINE)
+_CAPITALISED = re.compile(r"(?<![\w.`'-])(?P<n>[A-Z][\w.+-]*[A-Za-z0-9](?:\s[A-Z][\w.+-]*[A-Za-z0-9]){0,2})(?:['’]s)?(?![\w-])")
+
+
+def _compromised(gaz: _Gazetteer, text: str, after: int) -> Fact | None:
+    """The first name in the subject of the body's first sentence saying something was compromised
+    ("The download server of the Zorbq client was hacked" is about Zorbq). A name opening the
+    sentence must be written capitalised inside a sentence too ("Interestingly, ..." is no name)."""
+    window = text[after:after + _DEFINITION_WINDOW]
+    for match in _COMPROMISED.finditer(window):
+        for name in _CAPITALISED.finditer(match.group("subj")):
+            value = name.group("n")
+            if value.split()[0] in _NOT_NAMES:
+                continue
+            at = match.start("subj") + name.start("n")
+            if not window[:at].rstrip() or window[:at].rstrip()[-1] in ".!?\n":
+                inside = re.search(r"[^.!?\s]\s+" + re.escape(value) + r"\b", window[at + len(value):])
+                if inside is None:
+                    continue
+            entry = gaz.by_alias.get(value.lower())
+            return {"value": entry.name if entry else value, "evidence": [(after + at, after + at + len(value))],
+                    "confidence": 0.5, "origin": "title_subject"}
+        return None
+    return None
+
+
+#: A sentence defining a name: "Zorbq is a build tool ...", "The Quiet Tab was an extension ...".
+_DEFINITION = re.compile(r"(?:^|(?<=[.!?]\s))(?P<n>(?:The\s)?[A-Z0-9][\w.&+-]*(?:\s[A-Z0-9][\w.&+-]*){0,3})"
+                         r"\s(?:is|was|are|were)\s(?:a|an|the|one)\b", re.MULTILINE)
+#: How far into the body a defining sentence is looked for (a summary defines its subject first).
+_DEFINITION_WINDOW = 800
+
+
+def _defined_subject(text: str, after: int, title: str) -> tuple[str, tuple[int, int]] | None:
+    """The name a summary's opening defines ("Zorbq is a build tool used by ...") when its title
+    names it too: the subject as the body writes it, without the title's extra words ("Compromise
+    of the Zorbq Uploader tool" is about Zorbq). A leading "The" is kept when the title has it."""
+    folded = title.casefold()
+    for match in _DEFINITION.finditer(text, after, min(len(text), after + _DEFINITION_WINDOW)):
+        name = match.group("n")
+        bare = name[4:] if name.startswith("The ") else name
+        if bare.split()[0] in _NOT_NAMES or not re.search(r"(?<!\w)" + re.escape(bare.casefold()) + r"(?!\w)", folded):
+            continue
+        if name != bare and ("the " + bare.casefold()) not in folded:
+            return bare, (match.start("n") + 4, match.end("n"))
+        return name, match.span("n")
+    return None
 
 
 _QUOTATION = re.compile(r"\"[^\"\n]{0,3000}\"|“[^”]{0,3000}”|^>.*$", re.MULTILINE)

@@ -7,18 +7,18 @@ import re
 
 from pmparse.nlp.extractors.clock import _MAY_OPEN, Moment, find_moments, span_minutes
 
-# Key events lists: "Fault occurs 2020-04-15 07:15", "Resolved: 2020-04-15 15:09"
+# Key events lists: "Fault occurs 2020-04-15 07:15", "Resolved: 2020-04-15 15:09", "Repaired declared: ..."
 _START_LABEL = re.compile(
     r"^[\s>*_|+-]*(?P<label>fault occur(?:s|red)|incident (?:start(?:ed|s)?|began)|outage (?:start(?:ed|s)?|began)|"
     r"impact (?:start(?:ed|s)?|began)|start of (?:the )?(?:incident|outage|impact)|problem (?:start(?:ed|s)?|began)|"
-    r"issue (?:start(?:ed|s)?|began)|first detected|detected|began|started)\**\s*[:|-]?\s*",
+    r"issue (?:start(?:ed|s)?|began)|first detected|detected|began|started)(?:[ \t]+declared)?\**\s*[:|-]?\s*",
     re.IGNORECASE,
 )
 
 _END_LABEL = re.compile(
     r"^[\s>*_|+-]*(?P<label>repaired|restored|service restored|recovered|fully recovered|mitigated|"
     r"impact end(?:ed|s)?|outage end(?:ed|s)?|incident end(?:ed|s)?|end of (?:the )?(?:incident|outage|impact)|"
-    r"resolved|fixed|all clear)\**\s*[:|-]?\s*",
+    r"resolved|fixed|all clear)(?:[ \t]+declared)?\**\s*[:|-]?\s*",
     re.IGNORECASE,
 )
 
@@ -84,8 +84,12 @@ def find_key_events(text: str, start: int = 0, end: int | None = None, reference
 
 _RECOVERY = re.compile(
     r"\b(?:resolved|recovered|recovers|recovery|restored|back to normal|back up|fixed|mitigated|operational|healthy|"
-    r"stable|stabili[sz]ed|all clear|closed|reopened|re-opened|went back|returned to normal|normal again|is up|are up|"
-    r"working again|works again|incident (?:over|ended)|outage (?:over|ended))\b",
+    r"stable|stabili[sz]ed|all clear|closed|reopened|re-opened|went back|normal again|is up|are up|"
+    r"working again|works again|incident (?:over|ended)|outage (?:over|ended)|"
+    # present-tense timelines: "which fixes the issue", "error graphs return to normal", "normal
+    # operation resumes", "the queue is back to a functional state", "the site is back online"
+    r"fixes (?:the|it|this|that)|(?:return(?:s|ed)?|back) to (?:an? )?(?:normal|functional|working|healthy)|back online|"
+    r"(?:normal|service|traffic|operations?)(?: \w+)? resum(?:es|ed))\b",
     re.IGNORECASE,
 )
 
