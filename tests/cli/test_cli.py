@@ -156,3 +156,11 @@ def test_the_cli_reference_in_docs_is_current():
 def test_train_written_weight_must_be_above_zero():
     result = CliRunner().invoke(main, ["train", "--loso", "--written", "--written-weight", "0"])
     assert result.exit_code == 2 and "--written-weight" in result.output
+
+
+def test_train_learns_from_the_written_postmortems_by_default_at_the_chosen_weight():
+    from pmparse.training.fields import WRITTEN_WEIGHT
+
+    params = {p.name: p for p in main.commands["train"].params}
+    assert params["written"].default is True
+    assert params["written_weight"].default == WRITTEN_WEIGHT

@@ -97,3 +97,9 @@ def test_the_built_file_is_current_with_its_sources():
     spec.loader.exec_module(module)
     assert WRITTEN_FILE.exists()
     assert module.main(["--check"]) == 0
+
+
+def test_a_missing_built_file_is_a_typed_error_naming_it(tmp_path):
+    with pytest.raises(GoldError, match="eval/written_postmortems.py") as caught:
+        written_examples([tmp_path / "written.jsonl"])
+    assert caught.value.path == str(tmp_path / "written.jsonl")

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from pmparse.card.schema import TEXT_FIELDS
+from pmparse.errors import GoldError
 from pmparse.evaluation.corpus import REPO_ROOT
 from pmparse.evaluation.gold import GoldDoc, gold_text, load_gold
 from pmparse.evaluation.metrics import scoring_view
@@ -75,12 +76,17 @@ def written_examples(files: Iterable[Path] | None = None, weight: float = 1.0, n
     row weighted ``weight``; they are never gold, so every fold trains on them.
 
     Raises:
-        GoldError: a line is invalid or its text does not match its sha256.
+        GoldError: a file is missing, a line is invalid or its text does not match its sha256.
     """
+    files = list(files) if files is not None else [WRITTEN_FILE]
+    for path in files:
+        if not Path(path).is_file():
+            raise GoldError("expected the built written postmortems (PYTHONPATH=src python "
+                            "eval/written_postmortems.py), found no file", str(path))
     nlp = nlp or structure_pipeline()
     cues = load_cues()
     examples = []
-    for g in load_gold(list(files) if files is not None else [WRITTEN_FILE]):
+    for g in load_gold(files):
         if g.text is None:
             continue
         example = _doc_examples(g, gold_text(g, None), nlp, cues, weight)
