@@ -151,3 +151,16 @@ def test_the_cli_reference_in_docs_is_current():
     done = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, "docs/cli.md is out of date: run python docs/cli_reference.py"
     assert "## pmparse convert" in (script.parent / "cli.md").read_text(encoding="utf-8")
+
+
+def test_train_written_weight_must_be_above_zero():
+    result = CliRunner().invoke(main, ["train", "--loso", "--written", "--written-weight", "0"])
+    assert result.exit_code == 2 and "--written-weight" in result.output
+
+
+def test_train_learns_from_the_written_postmortems_by_default_at_the_chosen_weight():
+    from pmparse.training.fields import WRITTEN_WEIGHT
+
+    params = {p.name: p for p in main.commands["train"].params}
+    assert params["written"].default is True
+    assert params["written_weight"].default == WRITTEN_WEIGHT

@@ -192,7 +192,7 @@ def test_cli_train_writes_a_model_convert_can_use(patch_all, tiny_corpus, tmp_pa
     patch_all(train_module, "GOLD_DIR", tiny_corpus.parent / f"{tiny_corpus.name}-gold")
     runner = CliRunner()
     result = runner.invoke(main, ["train", "--corpus", str(tiny_corpus), "--out", str(tmp_path / "m"), "--seed", "1",
-                                  "--labels", "weak"])
+                                  "--labels", "weak", "--no-written"])
     assert result.exit_code == 0, result.output
     assert "11 documents from 2 sources" in result.output
     assert (tmp_path / "m" / MODEL_FILE).is_file()
@@ -205,6 +205,20 @@ def test_cli_train_writes_a_model_convert_can_use(patch_all, tiny_corpus, tmp_pa
     assert "pmparse-units-v3" in record
 
 
+def test_cli_train_adds_the_written_postmortems_by_default(patch_all, tiny_corpus, tmp_path):
+    import pmparse.training.fields as train_module
+    from pmparse.training.field_annotations import WRITTEN_FILE
+
+    patch_all(train_module, "GOLD_DIR", tiny_corpus.parent / f"{tiny_corpus.name}-gold")
+    written = sum(1 for line in WRITTEN_FILE.read_text(encoding="utf-8").splitlines() if line.strip())
+    result = CliRunner().invoke(main, ["train", "--corpus", str(tiny_corpus), "--out", str(tmp_path / "m"),
+                                       "--labels", "weak"])
+    assert result.exit_code == 0, result.output
+    assert f"{11 + written} documents from 3 sources" in result.output
+    meta = json.loads((tmp_path / "m" / "meta.json").read_text(encoding="utf-8"))
+    assert "written postmortems (corpus/written) weighted 0.3" in meta["training"]
+
+
 def test_cli_train_writes_the_dataset_by_offset_and_it_spells_the_labelled_units(patch_all, tiny_corpus, tmp_path, monkeypatch):
     import hashlib
 
@@ -213,7 +227,7 @@ def test_cli_train_writes_the_dataset_by_offset_and_it_spells_the_labelled_units
     patch_all(train_module, "GOLD_DIR", tiny_corpus.parent / f"{tiny_corpus.name}-gold")
     dataset = tmp_path / "units.jsonl"
     result = CliRunner().invoke(main, ["train", "--corpus", str(tiny_corpus), "--out", str(tmp_path / "m"), "--labels", "weak",
-                                       "--dataset", str(dataset)])
+                                       "--dataset", str(dataset), "--no-written"])
     assert result.exit_code == 0, result.output
     lines = [json.loads(line) for line in dataset.read_text().splitlines()]
     assert lines[0]["pmparse_dataset"] == 1 and len(lines) == 12

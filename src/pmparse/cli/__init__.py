@@ -353,8 +353,13 @@ def train_categories_command(corpus, gold_files, output, taxonomy_path, label_fi
               help="With --loso: calibrate confidences on the held-out units and choose the threshold on them.")
 @click.option("--calibration", "calibration_path", default=None, type=click.Path(dir_okay=False, exists=True),
               help="Without --loso: give the model the calibration and threshold of this --loso --report file.")
+@click.option("--written/--no-written", default=True, show_default=True,
+              help="Also learn from the postmortems the team wrote, fields marked by their writers (corpus/written).")
+@click.option("--written-weight", default=0.3, show_default=True, type=click.FloatRange(min=0.0, min_open=True),
+              help="With --written: the weight of each written row (an annotated corpus row weighs 1).")
 def train_command(seed, out, corpus, loso, tune_settings, report_path, rounds, check_floors, update_floors, allow_lower,
-                  dataset, boilerplate, holdout, dev, spans, labels, calibrate, calibration_path):
+                  dataset, boilerplate, holdout, dev, spans, labels, calibrate, calibration_path, written,
+                  written_weight):
     """Train the field model from annotated content (gold documents excluded), or measure it with --loso."""
     from pmparse.cli.train_fields import run_train_command
 
@@ -365,7 +370,8 @@ def train_command(seed, out, corpus, loso, tune_settings, report_path, rounds, c
                                          boilerplate=boilerplate, holdout=list(holdout), use_spans=spans,
                                          dev=list(dev),
                                          warn=lambda message: click.echo(f"warning: {message}", err=True),
-                                         labels=labels, calibrate=calibrate, calibration_path=calibration_path)
+                                         labels=labels, calibrate=calibrate, calibration_path=calibration_path,
+                                         written=written_weight if written else 0.0)
     except PmparseError as exc:
         _fail_usage(exc)
     click.echo(output)

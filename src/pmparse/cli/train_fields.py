@@ -34,11 +34,13 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
                       rounds: int = 1000, progress=None, dataset: str | None = None,
                       boilerplate: bool = False, holdout: list[str] | None = None,
                       use_spans: bool = False, warn=None, dev: list[str] | None = None, labels: str = "annotated",
-                      calibrate: bool = True, calibration_path: str | None = None) -> tuple[str, int]:
+                      calibrate: bool = True, calibration_path: str | None = None,
+                      written: float = 0.0) -> tuple[str, int]:
     """What ``pmparse train`` prints and its exit code (``boilerplate``: only rewrite the
     boilerplate list from the corpus, see :func:`write_boilerplate`; ``use_spans``: train on the
     team's root-cause spans, each line left out reported to ``warn``; ``dev``: with ``loso``, score
-    these development files instead of the gold set).
+    these development files instead of the gold set; ``written``: above 0, also train on the team's
+    written postmortems, rows weighted this much).
 
     Raises:
         UsageError: a LOSO-only option without ``--loso``, ``--dataset`` with it, ``--holdout`` with
@@ -63,6 +65,8 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
         raise UsageError("expected --dev with --loso, found it without")
     if calibration_path and loso:
         raise UsageError("expected --calibration without --loso (a --loso run fits its own), found both")
+    if written < 0:
+        raise UsageError(f"expected a written weight of 0 or more, found {written:g}")
     if dev and (tune_settings or check or update):
         raise UsageError("expected --dev without --tune, --check-floors or --update-floors (they are for the gold "
                          "set), found them together")
@@ -90,7 +94,8 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
         held = held_out_paths([Path(h) for h in holdout or []], root) - gold_paths(GOLD_DIR, root)
         calibration = read_calibration(Path(calibration_path)) if calibration_path else None
         result = train(root, target, GOLD_DIR, seed, dataset=Path(dataset) if dataset is not None else None,
-                       holdout=held, use_spans=use_spans, warn=warn, labels=labels, calibration=calibration)
+                       holdout=held, use_spans=use_spans, warn=warn, labels=labels, calibration=calibration,
+                       written=written)
         size = (target / MODEL_FILE).stat().st_size
         counts = ", ".join(f"{k} {v}" for k, v in result.label_counts.items())
         return (f"trained {result.model.name} on {result.documents} documents from {len(result.sources)} sources "
@@ -99,7 +104,8 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
                 + (f"; held out {len(held)} more documents" if held else "")), 0
     report = leave_one_source_out(root, GOLD_DIR, seed, DEFAULT_SETTINGS, rounds,
                                   TUNING_GRID if tune_settings else None, progress, use_spans,
-                                  [Path(d) for d in dev] if dev else None, warn, labels=labels, calibrate=calibrate)
+                                  [Path(d) for d in dev] if dev else None, warn, labels=labels, calibrate=calibrate,
+                                  written=written)
     scored = "development documents (" + ", ".join(dev) + ")" if dev else "gold documents"
     parts = [f"### Leave one source out: token F1 on held-out {scored} (seed {seed}, {labels} labels)", "",
              loso_markdown(report), "", "settings: " + ", ".join(f"{k} {v}" for k, v in report["settings"].items())]

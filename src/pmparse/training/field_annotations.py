@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from pmparse.card.schema import TEXT_FIELDS
+from pmparse.errors import GoldError
 from pmparse.evaluation.corpus import REPO_ROOT
 from pmparse.evaluation.gold import GoldDoc, gold_text, load_gold
 from pmparse.evaluation.metrics import scoring_view
@@ -24,6 +25,9 @@ from pmparse.training.field_labels import DocExamples, WeakLabel, analyse_struct
 from pmparse.training.spans import COVER_SHARE, covered
 
 ANNOTATIONS_DIR = REPO_ROOT / "corpus" / "field_spans"
+
+#: The built lines of the postmortems the team wrote (:mod:`pmparse.training.written`).
+WRITTEN_FILE = REPO_ROOT / "corpus" / "written" / "written.jsonl"
 
 def annotation_files(folder: Path = ANNOTATIONS_DIR) -> list[Path]:
     """The first-pass annotation files of ``folder`` (``batch_*.jsonl``), sorted."""
@@ -61,22 +65,53 @@ def annotated_examples(root: Path, files: Iterable[Path] | None = None, exclude:
     for g in docs:
         if g.path is None or g.path in exclude:
             continue
-        text = gold_text(g, root)
-        ingested = ingest_bytes(text.encode("utf-8"), g.path)
-        doc = analyse_structure(nlp, ingested)
-        if "units" not in doc.spans or not len(doc.spans["units"]):
-            continue
-        offsets = [(u.start_char, u.end_char) for u in doc.spans["units"]]
-        rows = unit_rows(doc, cues)
-        # an HTML page's offsets index its markup: carried over to the text the units index
-        _, spans = scoring_view(g, text, ingested.text if ingested.extracted else None)
-        labels = unit_labels(offsets, spans)
-        # one row per (unit, label); the sequence transitions read consecutive first labels
-        flat_rows, flat_labels, flat_offsets = [], [], []
-        for row, found, where in zip(rows, labels, offsets):
-            for label in found:
-                flat_rows.append(row)
-                flat_labels.append(label)
-                flat_offsets.append(where)
-        examples.append(DocExamples(g.path, g.source, flat_rows, flat_labels, flat_offsets, ingested.sha256))
+        example = _doc_examples(g, gold_text(g, root), nlp, cues)
+        if example is not None:
+            examples.append(example)
     return examples
+
+
+def written_examples(files: Iterable[Path] | None = None, weight: float = 1.0, nlp=None) -> list[DocExamples]:
+    """Labelled units of the postmortems the team wrote (inline texts, source ``written``), each
+    row weighted ``weight``; they are never gold, so every fold trains on them.
+
+    Raises:
+        GoldError: a file is missing, a line is invalid or its text does not match its sha256.
+    """
+    files = list(files) if files is not None else [WRITTEN_FILE]
+    for path in files:
+        if not Path(path).is_file():
+            raise GoldError("expected the built written postmortems (PYTHONPATH=src python "
+                            "eval/written_postmortems.py), found no file", str(path))
+    nlp = nlp or structure_pipeline()
+    cues = load_cues()
+    examples = []
+    for g in load_gold(files):
+        if g.text is None:
+            continue
+        example = _doc_examples(g, gold_text(g, None), nlp, cues, weight)
+        if example is not None:
+            examples.append(example)
+    return examples
+
+
+def _doc_examples(g: GoldDoc, text: str, nlp, cues, weight: float = 1.0) -> DocExamples | None:
+    """One annotated document's labelled units (None when it has no units)."""
+    name = g.path or f"{g.id}.md"
+    ingested = ingest_bytes(text.encode("utf-8"), name)
+    doc = analyse_structure(nlp, ingested)
+    if "units" not in doc.spans or not len(doc.spans["units"]):
+        return None
+    offsets = [(u.start_char, u.end_char) for u in doc.spans["units"]]
+    rows = unit_rows(doc, cues)
+    # an HTML page's offsets index its markup: carried over to the text the units index
+    _, spans = scoring_view(g, text, ingested.text if ingested.extracted else None)
+    labels = unit_labels(offsets, spans)
+    # one row per (unit, label); the sequence transitions read consecutive first labels
+    flat_rows, flat_labels, flat_offsets = [], [], []
+    for row, found, where in zip(rows, labels, offsets):
+        for label in found:
+            flat_rows.append(row)
+            flat_labels.append((label[0], label[1] * weight))
+            flat_offsets.append(where)
+    return DocExamples(name, g.source, flat_rows, flat_labels, flat_offsets, ingested.sha256)

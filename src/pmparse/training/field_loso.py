@@ -199,7 +199,7 @@ def error_analysis(items: list[_HeldOut], settings: FieldSettings) -> dict:
 def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, settings: FieldSettings = DEFAULT_SETTINGS,
                          rounds: int = 1000, tune_grid: dict[str, tuple] | None = None, progress=None,
                          use_spans: bool = False, dev_files: list[Path] | None = None, warn=None,
-                         labels: str = "weak", calibrate: bool = False) -> dict:
+                         labels: str = "weak", calibrate: bool = False, written: float = 0.0) -> dict:
     """Train on every source but one, score the gold documents of the held-out source; every source in turn.
 
     Args:
@@ -220,6 +220,8 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
             (the fields annotators marked, :mod:`pmparse.training.field_annotations`) or ``both``.
         calibrate: Calibrate confidences on the held-out units (:func:`calibrate_held_out`): the
             figures are then those of the calibrated labeler and its threshold.
+        written: Above 0, every fold also trains on the team's written postmortems, rows weighted
+            this much (:func:`~pmparse.training.fields.training_examples`).
 
     Returns:
         A report: ``{"stripped": {system: summary}, "headed": {...}, "settings", "folds", ...}``
@@ -243,7 +245,7 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
         variants = VARIANTS
         gold = {variant: load_gold(default_gold_files(variant), root) for variant in VARIANTS}
     spans = training_spans(root, exclude, warn, gold_dir) if use_spans else None
-    examples = training_examples(root, exclude, nlp, spans, warn, labels)
+    examples = training_examples(root, exclude, nlp, spans, warn, labels, written)
     sources = sorted({d.source for docs in gold.values() for d in docs})
     held: dict[str, list[_HeldOut]] = {variant: [] for variant in variants}
     folds = {}
@@ -265,7 +267,7 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
         if progress is not None:
             progress(f"fold {source}: trained on {result.documents} documents, "
                      f"{sum(len(held[v]) for v in variants)} documents scored so far")
-    report: dict = {"labels": labels, "seed": seed, "cues_version": load_cues().version, "model": f"{MODEL_NAME}-v{MODEL_VERSION}",
+    report: dict = {"labels": labels, "written_weight": written, "seed": seed, "cues_version": load_cues().version, "model": f"{MODEL_NAME}-v{MODEL_VERSION}",
                     "root_cause_span_documents": len(spans.spans) if spans is not None else 0}
     if dev_files:
         report["scored"] = [str(f) for f in dev_files]

@@ -292,13 +292,13 @@ def held_out_paths(files: list[Path], root: Path) -> set[str]:
 def train(root: Path, out: Path, gold_dir: Path = GOLD_DIR, seed: int = 0,
           settings: FieldSettings = DEFAULT_SETTINGS, dataset: Path | None = None,
           holdout: set[str] | None = None, use_spans: bool = False, warn=None, labels: str = "weak",
-          calibration: dict | None = None) -> TrainResult:
+          calibration: dict | None = None, written: float = 0.0) -> TrainResult:
     """``pmparse train``: build the dataset (also written to ``dataset`` when given), fit, save to ``out``.
 
     ``holdout``: corpus paths kept out of training besides the gold documents (a development set).
     ``use_spans``: also learn root cause from the team's spans (``corpus/root_cause_spans``; off in
     the shipped model, see ``src/pmparse/models/fields/README.md``); each line left out is reported to ``warn``.
-    ``labels``: what the model learns from (:func:`training_examples`). ``calibration``: the
+    ``labels``, ``written``: what the model learns from (:func:`training_examples`). ``calibration``: the
     knots and threshold a leave-one-source-out run fitted (:func:`~pmparse.training.field_calibration.read_calibration`);
     the model's labeler then thresholds calibrated confidences.
     """
@@ -307,7 +307,7 @@ def train(root: Path, out: Path, gold_dir: Path = GOLD_DIR, seed: int = 0,
     gold = gold_paths(gold_dir, Path(root))
     extra = (holdout or set()) - gold
     spans = training_spans(Path(root), gold | extra, warn, gold_dir) if use_spans else None
-    examples = training_examples(Path(root), gold | extra, spans=spans, warn=warn, labels=labels)
+    examples = training_examples(Path(root), gold | extra, spans=spans, warn=warn, labels=labels, written=written)
     if dataset is not None:
         write_dataset(examples, Path(dataset))
     result = fit(examples, seed, settings)
@@ -319,6 +319,8 @@ def train(root: Path, out: Path, gold_dir: Path = GOLD_DIR, seed: int = 0,
         note += f", root cause of {len(spans.spans)} documents from the team's spans"
     if extra:
         note += f", {len(extra)} more documents held out"
+    if written > 0:
+        note += f", the team's written postmortems (corpus/written) weighted {written:g}"
     extra = {"seed": seed, "settings": settings.as_dict(), "training": note, "label_source": labels}
     if calibration is not None:
         extra["calibration"] = calibration["knots"]
@@ -359,19 +361,28 @@ def write_boilerplate(root: Path, path: Path | None = None, gold_dir: Path = GOL
 
 LABEL_SOURCES = ("weak", "annotated", "both")
 
+#: The weight ``pmparse train`` gives each row of the team's written postmortems by default (an
+#: annotated corpus row weighs 1): chosen by leave-one-source-out, see the model card, "Written
+#: postmortems". The library functions take it only when asked (``written=``).
+WRITTEN_WEIGHT = 0.3
+
 
 def training_examples(root: Path, exclude: set[str], nlp=None, spans: TrainingSpans | None = None, warn=None,
-                      labels: str = "weak") -> list[DocExamples]:
-    """The field model's training documents: weakly labelled (headings), annotated, or both.
+                      labels: str = "weak", written: float = 0.0) -> list[DocExamples]:
+    """The field model's training documents: weakly labelled (headings), annotated, or both; with
+    ``written`` above 0, also the postmortems the team wrote (``corpus/written``), their rows
+    weighted ``written`` (:mod:`pmparse.training.written`; never gold, so every fold has them).
 
     Raises:
         UsageError: ``labels`` is not one of :data:`LABEL_SOURCES`.
     """
     if labels not in LABEL_SOURCES:
         raise UsageError(f"expected labels to be one of {', '.join(LABEL_SOURCES)}, found {labels!r}")
-    from pmparse.training.field_annotations import annotated_examples
+    from pmparse.training.field_annotations import annotated_examples, written_examples
 
     examples: list[DocExamples] = []
+    if written > 0:
+        examples += written_examples(weight=written, nlp=nlp)
     if labels in ("annotated", "both"):
         examples += annotated_examples(root, exclude=exclude, nlp=nlp, warn=warn)
     if labels in ("weak", "both"):
