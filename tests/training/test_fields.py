@@ -216,7 +216,7 @@ def test_cli_train_adds_the_written_postmortems_by_default(patch_all, tiny_corpu
     assert result.exit_code == 0, result.output
     assert f"{11 + written} documents from 3 sources" in result.output
     meta = json.loads((tmp_path / "m" / "meta.json").read_text(encoding="utf-8"))
-    assert "written postmortems (corpus/written) weighted 0.3" in meta["training"]
+    assert "written postmortems (corpus/written) weighted 1" in meta["training"]
 
 
 def test_cli_train_writes_the_dataset_by_offset_and_it_spells_the_labelled_units(patch_all, tiny_corpus, tmp_path, monkeypatch):

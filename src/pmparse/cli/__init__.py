@@ -355,7 +355,7 @@ def train_categories_command(corpus, gold_files, output, taxonomy_path, label_fi
               help="Without --loso: give the model the calibration and threshold of this --loso --report file.")
 @click.option("--written/--no-written", default=True, show_default=True,
               help="Also learn from the postmortems the team wrote, fields marked by their writers (corpus/written).")
-@click.option("--written-weight", default=0.3, show_default=True, type=click.FloatRange(min=0.0, min_open=True),
+@click.option("--written-weight", default=1.0, show_default=True, type=click.FloatRange(min=0.0, min_open=True),
               help="With --written: the weight of each written row (an annotated corpus row weighs 1).")
 def train_command(seed, out, corpus, loso, tune_settings, report_path, rounds, check_floors, update_floors, allow_lower,
                   dataset, boilerplate, holdout, dev, spans, labels, calibrate, calibration_path, written,
