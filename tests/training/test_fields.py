@@ -379,8 +379,12 @@ def test_leave_one_source_out_can_score_a_development_set_held_out_by_source(tin
                       "spans": [{"field": "root_cause", "start": start, "end": text.index("\n", start)}]})
     dev = tmp_path / "dev.jsonl"
     dev.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    report = leave_one_source_out(tiny_corpus, gold, rounds=10, dev_files=[dev])
+    seen = []
+    report = leave_one_source_out(tiny_corpus, gold, rounds=10, dev_files=[dev], on_held_out=seen.append)
     assert "stripped" not in report and report["scored"] == [str(dev)]
+    # the held-out documents are handed over once, each with its fold's probabilities per unit
+    assert len(seen) == 1 and {item.source for item in seen[0]["headed"]} == {"dfds", "posthog"}
+    assert all(item.raw.shape[0] == len(item.doc.spans["units"]) for item in seen[0]["headed"])
     # each development document is scored by a model that saw neither it nor its source
     assert set(report["folds"]) == {"dfds", "posthog"}
     assert report["folds"]["dfds"]["train_documents"] == 4  # six posthog files less the gold and the dev one

@@ -222,7 +222,7 @@ def error_analysis(items: list[_HeldOut], settings: FieldSettings) -> dict:
 def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, settings: FieldSettings = DEFAULT_SETTINGS,
                          rounds: int = 1000, tune_grid: dict[str, tuple] | None = None, progress=None,
                          use_spans: bool = False, dev_files: list[Path] | None = None, warn=None,
-                         labels: str = "weak", calibrate: bool = False) -> dict:
+                         labels: str = "weak", calibrate: bool = False, on_held_out=None) -> dict:
     """Train on every source but one, score the gold documents of the held-out source; every source in turn.
 
     Args:
@@ -243,6 +243,9 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
             (the fields annotators marked, :mod:`pmparse.training.field_annotations`) or ``both``.
         calibrate: Calibrate confidences on the held-out units (:func:`calibrate_held_out`): the
             figures are then those of the calibrated labeler and its threshold.
+        on_held_out: Called with the held-out documents of every fold (``{variant: [_HeldOut]}``,
+            each with its fold's raw probabilities) once the folds are trained, so a measurement
+            can reuse them instead of training the folds again (``eval/calibration_methods.py``).
 
     Returns:
         A report: ``{"stripped": {system: summary}, "headed": {...}, "settings", "folds", ...}``
@@ -285,6 +288,8 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
         if progress is not None:
             progress(f"fold {source}: trained on {result.documents} documents, "
                      f"{sum(len(held[v]) for v in variants)} documents scored so far")
+    if on_held_out is not None:
+        on_held_out(held)
     report: dict = {"labels": labels, "seed": seed, "cues_version": load_cues().version, "model": f"{MODEL_NAME}-v{MODEL_VERSION}",
                     "root_cause_span_documents": len(spans.spans) if spans is not None else 0}
     if dev_files:
