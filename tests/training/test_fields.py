@@ -178,6 +178,26 @@ def test_save_load_round_trip_keeps_predictions(tiny_corpus, tmp_path):
     assert sorted(p.name for p in (tmp_path).iterdir()) == ["m"]
 
 
+def test_a_calibration_goes_through_the_model_meta_into_the_pipelines_labeler(tiny_corpus, tmp_path):
+    from pmparse.nlp.components.classifier import labeler_settings
+
+    gold = tiny_corpus.parent / f"{tiny_corpus.name}-gold"
+    # a calibration that says every unit is right half the time: each field's confidence is 0.5
+    calibration = {"knots": [[0.0, 1.0], [0.5, 0.5]], "threshold": 0.4, "figures": {"headed": {"ece": 0.1}}}
+    train(tiny_corpus, tmp_path / "m", gold, seed=0, calibration=calibration)
+    meta = json.loads((tmp_path / "m" / META_FILE).read_text())
+    assert meta["calibration"] == calibration["knots"] and meta["calibration_figures"] == calibration["figures"]
+    assert meta["settings"]["threshold"] == 0.4
+    assert labeler_settings(tmp_path / "m")["calibration"] == calibration["knots"]
+    from pmparse.nlp.pipeline import analyse
+
+    nlp = build(PipelineConfig(model_dir=str(tmp_path / "m")))
+    doc = analyse(nlp, ingest_bytes(b"Customers saw server errors on the login page.\n\nWe restarted the login workers.\n",
+                                    "in.md"))
+    scores = doc.spans["fields"].attrs["scores"]
+    assert scores and all(score == 0.5 for score in scores)
+
+
 def test_fit_needs_two_labels():
     from pmparse.errors import UsageError
     from pmparse.training.field_labels import DocExamples
