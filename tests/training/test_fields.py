@@ -178,6 +178,26 @@ def test_save_load_round_trip_keeps_predictions(tiny_corpus, tmp_path):
     assert sorted(p.name for p in (tmp_path).iterdir()) == ["m"]
 
 
+def test_a_calibration_goes_through_the_model_meta_into_the_pipelines_labeler(tiny_corpus, tmp_path):
+    from pmparse.nlp.components.classifier import labeler_settings
+
+    gold = tiny_corpus.parent / f"{tiny_corpus.name}-gold"
+    # a calibration that says every unit is right half the time: each field's confidence is 0.5
+    calibration = {"knots": [[0.0, 1.0], [0.5, 0.5]], "threshold": 0.4, "figures": {"headed": {"ece": 0.1}}}
+    train(tiny_corpus, tmp_path / "m", gold, seed=0, calibration=calibration)
+    meta = json.loads((tmp_path / "m" / META_FILE).read_text())
+    assert meta["calibration"] == calibration["knots"] and meta["calibration_figures"] == calibration["figures"]
+    assert meta["settings"]["threshold"] == 0.4
+    assert labeler_settings(tmp_path / "m")["calibration"] == calibration["knots"]
+    from pmparse.nlp.pipeline import analyse
+
+    nlp = build(PipelineConfig(model_dir=str(tmp_path / "m")))
+    doc = analyse(nlp, ingest_bytes(b"Customers saw server errors on the login page.\n\nWe restarted the login workers.\n",
+                                    "in.md"))
+    scores = doc.spans["fields"].attrs["scores"]
+    assert scores and all(score == 0.5 for score in scores)
+
+
 def test_fit_needs_two_labels():
     from pmparse.errors import UsageError
     from pmparse.training.field_labels import DocExamples
@@ -393,8 +413,12 @@ def test_leave_one_source_out_can_score_a_development_set_held_out_by_source(tin
                       "spans": [{"field": "root_cause", "start": start, "end": text.index("\n", start)}]})
     dev = tmp_path / "dev.jsonl"
     dev.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    report = leave_one_source_out(tiny_corpus, gold, rounds=10, dev_files=[dev])
+    seen = []
+    report = leave_one_source_out(tiny_corpus, gold, rounds=10, dev_files=[dev], on_held_out=seen.append)
     assert "stripped" not in report and report["scored"] == [str(dev)]
+    # the held-out documents are handed over once, each with its fold's probabilities per unit
+    assert len(seen) == 1 and {item.source for item in seen[0]["headed"]} == {"dfds", "posthog"}
+    assert all(item.raw.shape[0] == len(item.doc.spans["units"]) for item in seen[0]["headed"])
     # each development document is scored by a model that saw neither it nor its source
     assert set(report["folds"]) == {"dfds", "posthog"}
     assert report["folds"]["dfds"]["train_documents"] == 4  # six posthog files less the gold and the dev one

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -143,20 +144,46 @@ def tune(held: dict[str, list[_HeldOut]], base: FieldSettings, grid: dict[str, t
     return best, tried
 
 
-def unit_gold_label(item: _HeldOut, start: int, end: int) -> str:
-    """The field whose gold spans cover at least half of a unit's tokens (most of them), else ``none``."""
+#: Link targets: markup the annotators never mark (``eval/GUIDE.md``), so their word pieces
+#: ("https", "github", "com", ...) are not words of a unit a field could cover.
+_URL = re.compile(r"(?:https?://|www\.)[^\s)\]>]+")
+
+
+def _prose_mask(item: _HeldOut, tokens: np.ndarray, start: int, end: int) -> np.ndarray:
+    """The word tokens of a unit outside link targets (all its tokens when it is only a link)."""
+    from pmparse.evaluation.metrics import token_mask
+
+    inside = token_mask(tokens, [(start, end)])
+    links = token_mask(tokens, [(start + m.start(), start + m.end()) for m in _URL.finditer(item.text[start:end])])
+    prose = inside & ~links
+    return prose if prose.any() else inside
+
+
+def unit_coverage(item: _HeldOut, start: int, end: int) -> dict[str, float]:
+    """Per field, the share of a unit's words (outside link targets) its gold spans cover."""
     from pmparse.evaluation.metrics import token_bounds, token_mask
 
     tokens = token_bounds(item.text)
-    inside = token_mask(tokens, [(start, end)])
-    if not inside.any():
-        return NONE
-    best, best_count = NONE, 0
-    for name in TEXT_FIELDS:
-        count = int((token_mask(tokens, item.gold.get(name, [])) & inside).sum())
-        if count > best_count:
-            best, best_count = name, count
-    return best if 2 * best_count >= int(inside.sum()) else NONE
+    prose = _prose_mask(item, tokens, start, end)
+    n = int(prose.sum())
+    if not n:
+        return {name: 0.0 for name in TEXT_FIELDS}
+    return {name: int((token_mask(tokens, item.gold.get(name, [])) & prose).sum()) / n for name in TEXT_FIELDS}
+
+
+def unit_gold_label(item: _HeldOut, start: int, end: int) -> str:
+    """The field whose gold spans cover at least half of a unit's words (most of them; link
+    targets not counted), else ``none``."""
+    share = unit_coverage(item, start, end)
+    best = max(TEXT_FIELDS, key=lambda name: share[name])
+    return best if share[best] and share[best] >= 0.5 else NONE
+
+
+def unit_right(item: _HeldOut, start: int, end: int, label: str) -> bool:
+    """Whether a unit given ``label`` is in a right field: that field's gold spans cover at least
+    half of its words (link targets not counted). A sentence annotated as two fields (the guide
+    allows it when it states both) is right in either."""
+    return label in TEXT_FIELDS and unit_coverage(item, start, end)[label] >= 0.5
 
 
 def error_analysis(items: list[_HeldOut], settings: FieldSettings) -> dict:
@@ -167,7 +194,7 @@ def error_analysis(items: list[_HeldOut], settings: FieldSettings) -> dict:
         :func:`unit_gold_label`, ``none`` when no field is predicted); per field the number of
         gold units and how many of them fire that field's cue; and ``calibration``: for the units
         given a field, by confidence band, how many there are and the share whose gold label is
-        that field.
+        that field (:func:`unit_right`).
     """
     cues = load_cues()
     labels = list(TEXT_FIELDS) + [NONE]
@@ -187,7 +214,7 @@ def error_analysis(items: list[_HeldOut], settings: FieldSettings) -> dict:
             if score is not None:
                 band = int(np.searchsorted(bands, score, side="right")) - 1
                 totals[band] += 1
-                hits[band] += gold == predicted
+                hits[band] += unit_right(item, unit.start_char, unit.end_char, predicted)
             if gold != NONE:
                 cue_hits[gold]["gold_units"] += 1
                 cue_hits[gold]["cue_fires"] += int(gold in cues.hits(unit.text))
@@ -199,7 +226,8 @@ def error_analysis(items: list[_HeldOut], settings: FieldSettings) -> dict:
 def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, settings: FieldSettings = DEFAULT_SETTINGS,
                          rounds: int = 1000, tune_grid: dict[str, tuple] | None = None, progress=None,
                          use_spans: bool = False, dev_files: list[Path] | None = None, warn=None,
-                         labels: str = "weak", calibrate: bool = False, written: float = 0.0) -> dict:
+                         labels: str = "weak", calibrate: bool = False, written: float = 0.0,
+                         on_held_out=None) -> dict:
     """Train on every source but one, score the gold documents of the held-out source; every source in turn.
 
     Args:
@@ -222,6 +250,9 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
             figures are then those of the calibrated labeler and its threshold.
         written: Above 0, every fold also trains on the team's written postmortems, rows weighted
             this much (:func:`~pmparse.training.fields.training_examples`).
+        on_held_out: Called with the held-out documents of every fold (``{variant: [_HeldOut]}``,
+            each with its fold's raw probabilities) once the folds are trained, so a measurement
+            can reuse them instead of training the folds again (``eval/calibration_methods.py``).
 
     Returns:
         A report: ``{"stripped": {system: summary}, "headed": {...}, "settings", "folds", ...}``
@@ -267,7 +298,10 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
         if progress is not None:
             progress(f"fold {source}: trained on {result.documents} documents, "
                      f"{sum(len(held[v]) for v in variants)} documents scored so far")
-    report: dict = {"labels": labels, "written_weight": written, "seed": seed, "cues_version": load_cues().version, "model": f"{MODEL_NAME}-v{MODEL_VERSION}",
+    if on_held_out is not None:
+        on_held_out(held)
+    report: dict = {"labels": labels, "written_weight": written, "seed": seed, "cues_version": load_cues().version,
+                    "model": f"{MODEL_NAME}-v{MODEL_VERSION}",
                     "root_cause_span_documents": len(spans.spans) if spans is not None else 0}
     if dev_files:
         report["scored"] = [str(f) for f in dev_files]
@@ -312,14 +346,13 @@ CALIBRATED_THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
 
 def _held_out_pairs(items: list[_HeldOut], settings: FieldSettings) -> list[tuple[str, float, bool]]:
     """``(source, confidence, right)`` of every unit the labeler gives a field with ``settings``
-    and each document's calibration (a unit is right when its gold label is that field)."""
+    and each document's calibration (right: :func:`unit_right`)."""
     pairs = []
     for item in items:
         _predict(item, "pipeline", settings)
         group = item.doc.spans["fields"]
         for span, score in zip(group, group.attrs["scores"]):
-            pairs.append((item.source, float(score),
-                          unit_gold_label(item, span.start_char, span.end_char) == span.label_))
+            pairs.append((item.source, float(score), unit_right(item, span.start_char, span.end_char, span.label_)))
     return pairs
 
 
