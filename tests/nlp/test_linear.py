@@ -177,3 +177,19 @@ def test_a_text_that_cannot_be_hashed_leaves_the_word_table_as_it_was():
     fresh = HashedNgrams("char_wb", (3, 5), 2**12)
     for batch in (["gamma delta"], ["alpha", "delta beta"]):
         assert np.array_equal(block.transform(batch).dense(), fresh.transform(batch).dense())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["a", "ab", "abc", "_", "1", "é", "Ü", " ", "\n", "-", ".", "'", "x_y", "\u0661\u0662",
+                                 "ǅ", "\u00b2", "\u200d"]), max_size=14))
+def test_the_default_token_pattern_reads_the_same_tokens_faster(parts):
+    import re
+
+    from pmparse.nlp.linear import _SAME_TOKENS
+
+    text = "".join(parts)
+    for plain, fast in _SAME_TOKENS.items():
+        assert re.findall(fast, text) == re.findall(plain, text)
+    block = HashedNgrams("word", (1, 2), 2**10)
+    assert block.terms(text)[:len(re.findall(r"(?u)\b\w\w+\b", text.lower()))] == re.findall(r"(?u)\b\w\w+\b",
+                                                                                            text.lower())

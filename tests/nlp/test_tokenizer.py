@@ -1,9 +1,12 @@
 from __future__ import annotations
 
 import spacy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pmparse.nlp.pipeline import PipelineConfig, get
 from pmparse.nlp.tokenizer import (
+    _RISKY,
     COARSE_CHARS,
     MAX_LINE,
     MAX_PUNCT_RUN,
@@ -39,6 +42,15 @@ def test_risky_runs_are_long_punctuation_and_overlong_words():
     assert [text[s:e] for s, e in runs] == ["=" * MAX_PUNCT_RUN, "w" * (MAX_WORD + 1)]
     masked = mask_runs(text, runs)
     assert len(masked) == len(text) and "=" * MAX_PUNCT_RUN not in masked
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["a", "=", "-", "*", ")", " ", "\n", "\t", "é", "_", "=" * MAX_PUNCT_RUN,
+                                 "w" * MAX_WORD, "=" * (MAX_WORD - 3), "x.y"]), max_size=12))
+def test_risky_runs_are_every_match_of_the_one_pattern(parts):
+    # without an overlong word risky_runs scans for punctuation runs alone: the same runs
+    text = "".join(parts)
+    assert risky_runs(text) == [match.span() for match in _RISKY.finditer(text)]
 
 
 def test_a_huge_punctuation_run_is_one_token_and_the_text_is_kept():

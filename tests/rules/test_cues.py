@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pmparse.rules.cues import load_cues, lowercase_pattern, word_start_skip
+from pmparse.rules.cues import caseless_word_start, load_cues, lowercase_pattern, word_start_skip
 
 UNITS = [
     "We will add an alert on queue depth (T123456).",
@@ -100,6 +100,58 @@ def test_word_start_skip_finds_what_the_pattern_finds(parts, pos):
     for pattern, _ in SKIP_CASES:
         plain, fast = re.compile(pattern), re.compile(word_start_skip(pattern))
         assert [m.span() for m in fast.finditer(text, pos)] == [m.span() for m in plain.finditer(text, pos)], pattern
+
+
+# --- caseless_word_start ----------------------------------------------------------------------
+
+CASELESS_CASES = [
+    (r"\b(?:for|lasted|during)\s+\d", True),
+    (r"\b(?:an?|the) (?:outage|incident)", True),
+    (r"\b(?:(?:outage|incident) duration|total downtime|time to (?:repair|recover))", True),
+    (r"\b(?:stretch|kind|in)\b", True),  # letters re matches beyond their two cases: ſ, K, İ and ı
+    (r"\b(?:root )?cause", False),
+    (r"\b(?:a|[bc])x", False),
+    (r"\b(?:a|b)|c", False),  # two alternatives at the top: the class would not cover c
+    (r"\b(?:a|b)?c", False),
+    (r"\b(?:\d|a)x", False),
+    (r"\bfor\s+an?", True),
+    (r"\b\d+", False),
+    (r"\ba?b", False),
+    (r"(?:for|of)\b", False),
+]
+
+CASELESS_PIECES = ["for", "FOR", "lasted", "during", " ", "1", "an", "A", "the", "THE", "outage", "incident", " duration",
+                   "total downtime", "time to ", "repair", "Recover", "stretch", "\u017ftretch", "kind", "\u212aind", "in",
+                   "\u0130n", "\u0131n", "_", "x", "é", "-", "\n", "root ", "cause", "b", "c"]
+
+
+@pytest.mark.parametrize(("pattern", "rewritten"), CASELESS_CASES)
+def test_caseless_word_start_rewrites_only_what_it_can_be_sure_of(pattern, rewritten):
+    assert (caseless_word_start(pattern) != pattern) is rewritten
+    assert re.compile(caseless_word_start(pattern)).groups == re.compile(pattern).groups
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(CASELESS_PIECES), max_size=12), st.data())
+def test_caseless_word_start_finds_what_the_pattern_finds(parts, data):
+    text = "".join(parts)
+    pos = data.draw(st.integers(0, len(text)))
+    endpos = data.draw(st.integers(pos, len(text)))
+    for pattern, _ in CASELESS_CASES:
+        plain, fast = re.compile(pattern, re.IGNORECASE), re.compile(caseless_word_start(pattern), re.IGNORECASE)
+        assert [m.span() for m in fast.finditer(text, pos, endpos)] == \
+            [m.span() for m in plain.finditer(text, pos, endpos)], pattern
+
+
+def test_the_case_variants_are_every_character_re_matches_to_a_letter():
+    from pmparse.rules.cues import _CASE_VARIANTS
+
+    for letter in "abcdefghijklmnopqrstuvwxyz":
+        single = re.compile(letter, re.IGNORECASE)
+        # every character whose lowercase or uppercase is ASCII, and the few re folds specially
+        candidates = {chr(c) for c in range(0x250)} | {"\u0130", "\u0131", "\u017f", "\u212a", "\u1e9e", "\u2126"}
+        found = {c for c in candidates if single.fullmatch(c)}
+        assert found == set(letter + letter.upper() + _CASE_VARIANTS.get(letter, "")), letter
 
 
 @pytest.mark.parametrize("text", [

@@ -184,6 +184,62 @@ def word_start_skip(pattern: str) -> str:
     return opener + body + rest[end:]
 
 
+#: What Python's ``re`` matches to an ASCII letter under IGNORECASE besides its two cases.
+_CASE_VARIANTS = {"i": "\u0130\u0131", "k": "\u212a", "s": "\u017f"}
+
+
+def caseless_word_start(pattern: str) -> str:
+    """``pattern`` (for IGNORECASE) opening with a character class ``re`` can skip ahead to, where that is sure.
+
+    Python's ``re`` skips to the characters a match may start with only when they are not cased
+    under IGNORECASE, so ``\\b(?:for|during)`` compiled with it tries every position of a text.
+    ``\\b(?:for|during)x`` becomes ``(?-i:[FfDd])(?<!\\w.)(?:(?<=f)or|(?<=d)uring)x``: the class
+    (every character IGNORECASE matches to one of the first letters, case-sensitive so ``re``
+    can skip) takes the first character, the look-behind one character later asks what ``\\b``
+    asked, and each alternative checks its own first letter looking back (under IGNORECASE, as
+    before). Done when the pattern is ``\\b`` then a plain letter, or ``\\b`` then one group of
+    alternatives, each opening with a plain letter or with such a group; any other pattern is
+    returned unchanged.
+    """
+    if not pattern.startswith("\\b") or "(?#" in pattern or len(_top_alternatives(pattern)) != 1:
+        return pattern
+    letters: set[str] = set()
+    if _PLAIN_FIRST.match(pattern[2:]) and pattern[2].isalpha():
+        # one first letter: the class alone asks it (``\\bfor`` -> ``(?-i:[Ff])(?<!\\w.)or``)
+        letters.add(pattern[2])
+        body: str | None = pattern[3:]
+    elif pattern.startswith("\\b(?:"):
+        body = _first_letters_behind(pattern[2:], letters)
+    else:
+        body = None
+    if body is None or not letters:
+        return pattern
+    chars = "".join(sorted({c for letter in letters for c in letter.lower() + letter.upper()
+                            + _CASE_VARIANTS.get(letter.lower(), "")}))
+    return "(?-i:[" + chars + "])(?<!\\w.)" + body
+
+
+def _first_letters_behind(group: str, letters: set[str]) -> str | None:
+    """``group`` (opening with ``(?:``) with each alternative's first letter read by a look-behind
+    instead (see :func:`caseless_word_start`); the letters join ``letters``. None when unsure."""
+    end = _group_end(group)
+    if end is None or group[end + 1:end + 2] in ("?", "*", "+", "{"):
+        return None
+    rewritten = []
+    for alternative in _top_alternatives(group[3:end]):
+        if alternative.startswith("(?:"):
+            inner = _first_letters_behind(alternative, letters)
+            if inner is None:
+                return None
+            rewritten.append(inner)
+        elif _PLAIN_FIRST.match(alternative) and alternative[0].isalpha():
+            letters.add(alternative[0])
+            rewritten.append("(?<=" + alternative[0] + ")" + alternative[1:])
+        else:
+            return None
+    return "(?:" + "|".join(rewritten) + ")" + group[end + 1:]
+
+
 def _any_of(patterns: list[str]) -> re.Pattern | None:
     """One case-sensitive regex over lowercased text matching where any of ``patterns`` matches
     case-insensitively (None for no patterns).

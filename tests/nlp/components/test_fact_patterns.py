@@ -12,15 +12,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pmparse.nlp.components import facts
+from pmparse.nlp.extractors import organisation
 
 _NAME = facts._NAME
 PLAIN = {
     "at_acme_we": (re.compile(r"\b(?:[Aa]t|[Hh]ere at)\s+" + _NAME + r",?\s+we\b"), facts._SELF[0]),
     "we_at_acme": (re.compile(r"\b[Ww]e\s+at\s+" + _NAME + r"\b"), facts._SELF[1]),
     "we_the_acme_team": (re.compile(r"\b[Ww]e,?\s+(?:the\s+)?" + _NAME + r"\s+team\b"), facts._SELF[2]),
+    "acme_engineering_blog": (re.compile(r"(?<![\w.])" + _NAME + r"\s+(?:[Ee]ngineering|[Tt]ech|[Dd]eveloper|"
+                                         r"[Ii]nfrastructure)\s+[Bb]log\b"), organisation._OWNER_LINES[0]),
 }
 PIECES = ["a", "b", "Z", "9", "-", ".", "@", " ", "\n", "_", "\u0130", "\u0131", "\u017f", "\u212a", "é", "com", "io",
-          "status", "example", "At", "at", "Here at", "We", "we", "the", "Acme", "Acme Corp", "team", ",", "x" * 62]
+          "status", "example", "At", "at", "Here at", "We", "we", "the", "Acme", "Acme Corp", "team", ",", "x" * 62,
+          "Engineering", "engineering", "Tech", "Blog", "blog", "Ab.cd"]
 
 
 def _found(pattern: re.Pattern, text: str, pos: int = 0) -> list:
@@ -31,7 +35,8 @@ def _found(pattern: re.Pattern, text: str, pos: int = 0) -> list:
 def test_fast_pattern_finds_what_the_plain_one_does_on_examples(name):
     plain, fast = PLAIN[name]
     for text in ["see status.example.com and a@b.io", "x.status.example.com.", "At Acme, we fixed it", "what we at Acme do",
-                 "We, the Acme Corp team", "That we the Acme team", "abc.DEF.\u212aom", "-foo.bar", "Here at Zed we"]:
+                 "We, the Acme Corp team", "That we the Acme team", "abc.DEF.\u212aom", "-foo.bar", "Here at Zed we",
+                 "The Acme Engineering Blog", "x.Acme engineering blog", "xAcme Tech blog", "Zorbq Developer Blog"]:
         assert _found(fast, text) == _found(plain, text), text
 
 

@@ -96,3 +96,48 @@ def test_entry_shortcut_needs_a_digit_or_a_day_or_month_name_up_front():
     assert clock._MAY_OPEN.match("workers pile up", 0) is None
     assert clock._MAY_OPEN.match("  Mar 3", 0) is not None
     assert clock._MAY_OPEN.match("(14:00)", 0) is not None
+
+
+# --- the length phrases of durations.py (caseless_word_start): their plain forms are durations.PLAIN
+
+LENGTH_PIECES = ["for", "FOR", "For", "lasted", "lasting", "during", "period of", "window of", "Stretch of",
+                 "\u017ftretch of", "span of", "interval of", "course of", "in", "\u0130n", "\u0131n", "within", "over",
+                 "an", "a", "the", "about", "2", "45", "1.5", " ", "  ", "\n", "-", "_", "x", "é", ".", ",", "hours",
+                 "hour", "h", "m", "M", "min", "minutes", "days", "outage", "Outage", "downtime", "incident",
+                 "impact", "of", "unavailable", "recovered", "resolved", "fixed", "took", "after", "between",
+                 "time to repair", "Time To Resolution", "total downtime", "duration", "duration of the outage",
+                 " was ", ":", "2-hour", "30-minute", "review", "k", "\u212a",
+                 "period", "span", " a "]
+
+
+def test_every_length_phrase_is_rewritten():
+    assert sorted(durations.PLAIN) == ["_ADJECTIVE_PHRASE", "_LABELLED_PROSE", "_OUTAGE_PHRASE", "_PERIOD_PHRASE",
+                                       "_PHRASE", "_RECOVERY_PHRASE", "_WINDOW_PHRASE"]
+    for name, plain in durations.PLAIN.items():
+        fast = getattr(durations, name)
+        assert fast.pattern != plain and fast.flags & re.IGNORECASE, name
+        assert fast.groupindex == re.compile(plain, re.IGNORECASE).groupindex, name
+
+
+@pytest.mark.parametrize("text", [
+    "the outage lasted 45 minutes", "For 2 hours nobody could log in", "a 30-minute outage of the API",
+    "during the 40 minutes between the deploy and the rollback", "Time to resolution was about 35 minutes",
+    "recovered within 2 hours", "xfor 2 hours", "_for 2 hours", "\u017ftretch of 5 minutes", "\u0130n 5 hours between",
+    "an outage of 2 hours", "Total Downtime: 3h", "lasting 1.5 h", "a 2-hour incident review",
+    "for a 2-hour period", "FOR AN 8-hour stretch", "xfor a 2-hour span",
+])
+def test_length_phrases_find_what_their_plain_forms_find(text):
+    for name, plain in durations.PLAIN.items():
+        assert _found(getattr(durations, name), text, 0, len(text)) == \
+            _found(re.compile(plain, re.IGNORECASE), text, 0, len(text)), (name, text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(LENGTH_PIECES), min_size=1, max_size=14), st.data())
+def test_length_phrases_equal_their_plain_forms_on_random_text_and_windows(parts, data):
+    text = "".join(parts)
+    pos = data.draw(st.integers(0, len(text)))
+    endpos = data.draw(st.integers(pos, len(text)))
+    for name, plain in durations.PLAIN.items():
+        assert _found(getattr(durations, name), text, pos, endpos) == \
+            _found(re.compile(plain, re.IGNORECASE), text, pos, endpos), name

@@ -7,6 +7,17 @@ import re
 
 from pmparse.nlp.extractors.clock import Moment, _clock_minutes, find_moments, span_minutes
 from pmparse.nlp.extractors.timeline import MAX_MINUTES, _follows, find_key_events, timeline_reading
+from pmparse.rules.cues import caseless_word_start
+
+#: The plain form of each pattern :func:`_word_start` compiled (the tests compare the two).
+PLAIN: dict[str, str] = {}
+
+
+def _word_start(name: str, pattern: str) -> re.Pattern:
+    """``pattern`` under IGNORECASE, rewritten so that ``re`` skips to its first letters
+    (:func:`~pmparse.rules.cues.caseless_word_start`: a leading ``\\b`` made it try every position)."""
+    PLAIN[name] = pattern
+    return re.compile(caseless_word_start(pattern), re.IGNORECASE)
 
 _NUMBER_WORDS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -47,20 +58,20 @@ _ABOUT = r"(?:about|approximately|approx\.?|around|roughly|nearly|almost|over|mo
 _VALUE = r"(?P<val>" + _NUM + _UNIT + r"(?:[ \t]{0,3}(?:and|,)?[ \t]{0,3}" + _NUM + _UNIT + r")?)\b"
 
 # the same measures written in a sentence: "the time to resolution was about 35 minutes"
-_LABELLED_PROSE = re.compile(
+_LABELLED_PROSE = _word_start(
+    "_LABELLED_PROSE",
     r"\b(?:time to (?:repair|recover(?:y)?|resolve|resolution|mitigat(?:e|ion))|(?:outage|incident|impact) duration|"
     r"total downtime|duration of the (?:outage|incident|impact|disruption))"
     r"(?: (?:was|is|of|:))? (?:" + _ABOUT + r" ?)?" + _VALUE,
-    re.IGNORECASE,
 )
 
 # "for 2 hours", "lasted 45 minutes", "a period of 30 minutes"; a bare "of"/"over" states a timeout, a
 # size or a retention ("a TTL of 5 minutes", "files over 250M") as often as an outage, so it needs a word
 # saying it is a stretch of time
-_PHRASE = re.compile(
+_PHRASE = _word_start(
+    "_PHRASE",
     r"\b(?:for|lasted|lasting|during|(?:period|window|stretch|span|interval|duration|course) of)\s{1,3}"
     r"(?:" + _ABOUT + r"\s{0,3})?" + _VALUE,
-    re.IGNORECASE,
 )
 
 # a sentence about what should or will be: "an alert should fire when jobs stop for an hour" ("could
@@ -86,46 +97,46 @@ _NOT_OUTAGE_BEFORE = re.compile(
 # the word for the outage
 # (the words between may name the service, never a preposition: "in the 30 minutes before the
 # outage" times something else; nor is "a 2-hour incident review" an outage)
-_ADJECTIVE_PHRASE = re.compile(
+_ADJECTIVE_PHRASE = _word_start(
+    "_ADJECTIVE_PHRASE",
     r"\b(?:an?|the)\s{1,3}(?:" + _ABOUT + r"\s{0,3})?"
     r"(?P<val>(?:\d{1,3}(?:\.\d)?|" + _WORDS + r")[- ](?:hours?|hrs?|minutes?|mins?|days?))"
     r"(?:-long)?\s{1,3}"
     r"(?:(?!(?:before|after|since|following|prior|preceding|leading|until|into|of|from|to|without)\b)[\w/-]+\s{1,3}){0,2}?"
     r"(?:outage|downtime|disruption|degradation|interruption|incident)\b" + _NOT_WORK,
-    re.IGNORECASE,
 )
 
 # a length given as the window between two events: "edits made in 14 hours between the rollout and
 # the fix", "during the 40 minutes between the deploy and the rollback"
-_WINDOW_PHRASE = re.compile(
+_WINDOW_PHRASE = _word_start(
+    "_WINDOW_PHRASE",
     r"\b(?:in|during|for|over|within)\s{1,3}(?:the\s{1,3})?(?:" + _ABOUT + r"\s{0,3})?" + _VALUE + r"\s{1,3}between\b",
-    re.IGNORECASE,
 )
 
 # "for a one-hour period", "for a 40 minute stretch": a length written as an adjective of a period
-_PERIOD_PHRASE = re.compile(
+_PERIOD_PHRASE = _word_start(
+    "_PERIOD_PHRASE",
     r"\bfor\s{1,3}an?\s{1,3}(?:" + _ABOUT + r"\s{0,3})?"
     r"(?P<val>(?:\d{1,3}(?:\.\d)?|" + _WORDS + r")[- ](?:hours?|hrs?|minutes?|mins?|days?))(?:-long)?\s{1,3}"
     r"(?:period|stretch|span)\b",
-    re.IGNORECASE,
 )
 
 # a length rounded by its writer: "for about 30 minutes", "~1hr", "around 10 hours"
 _ROUNDED = re.compile(_ABOUT + r"\s{0,3}$", re.IGNORECASE)
 
 # an outage length in words that say so: "an outage of 2 hours", "2 hours of downtime"
-_OUTAGE_PHRASE = re.compile(
+_OUTAGE_PHRASE = _word_start(
+    "_OUTAGE_PHRASE",
     r"\b(?:outage|downtime|disruption|incident|degradation|unavailab\w+|impact)\b" + _NOT_WORK +
     r"[^.\n]{0,40}?"
     r"\b(?:for|of|lasted|lasting)\s{1,3}(?:" + _ABOUT + r"\s{0,3})?" + _VALUE,
-    re.IGNORECASE,
 )
 
 # how long recovery took: "recovered in 15 minutes", "recovery took about 25 minutes", "fixed within 2 hours"
-_RECOVERY_PHRASE = re.compile(
+_RECOVERY_PHRASE = _word_start(
+    "_RECOVERY_PHRASE",
     r"\b(?:recover(?:y|ed|s)?|resolved|restored|fixed)\b[^.\n]{0,30}?\b(?:in|within|took|after)"
     r" (?:" + _ABOUT + r" ?)?" + _VALUE,
-    re.IGNORECASE,
 )
 
 # a length followed by "before we noticed" or "until the failure was detected" is the time to

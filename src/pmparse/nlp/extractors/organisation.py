@@ -36,7 +36,9 @@ _SELF = [
 ]
 #: Lines where a site names its owner: "Acme engineering blog", "© 2031 Acme Ltd".
 _OWNER_LINES = [
-    re.compile(r"(?<![\w.])" + _NAME + r"\s+(?:[Ee]ngineering|[Tt]ech|[Dd]eveloper|[Ii]nfrastructure)\s+[Bb]log\b"),
+    # (?<![\w.]) moved after the name's capital, as in _SELF (the plain form is in the tests)
+    re.compile(r"(?P<n>[A-Z](?<![\w.].)" + _NAME[len("(?P<n>[A-Z]"):]
+               + r"\s+(?:[Ee]ngineering|[Tt]ech|[Dd]eveloper|[Ii]nfrastructure)\s+[Bb]log\b"),
     re.compile(r"(?:©|\([Cc]\)|[Cc]opyright)\s*(?:\([Cc]\)\s*)?(?:\d{4}(?:\s*[-–]\s*\d{4})?,?\s+)?" + _NAME),
 ]
 #: A report of the whole project in the third person ("the Acme infrastructure team restarted").
