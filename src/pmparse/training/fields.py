@@ -364,7 +364,7 @@ LABEL_SOURCES = ("weak", "annotated", "both")
 #: The weight ``pmparse train`` gives each row of the team's written postmortems by default (an
 #: annotated corpus row weighs 1): chosen by leave-one-source-out, see the model card, "Written
 #: postmortems". The library functions take it only when asked (``written=``).
-WRITTEN_WEIGHT = 0.3
+WRITTEN_WEIGHT = 1.0
 
 
 def training_examples(root: Path, exclude: set[str], nlp=None, spans: TrainingSpans | None = None, warn=None,
