@@ -597,3 +597,25 @@ def test_cli_train_categories_no_spans_turns_the_span_rows_off(patch_all, tmp_pa
     for args, expected in (([], True), (["--no-spans"], False)):
         result = CliRunner().invoke(main, ["train-categories", "--no-eval", *args])
         assert result.exit_code == 2 and seen["team_spans"] is expected
+
+
+def test_the_primary_root_cause_is_the_most_probable_category_chosen_and_is_scored_held_out():
+    from pmparse.evaluation.gold_cards import Example
+    from pmparse.training.tag_fit import cv_report, primary_of
+    from pmparse.training.tag_inputs import TagSettings
+
+    probs = {"root_cause_categories.software_bug": 0.6, "root_cause_categories.configuration_change": 0.9,
+             "root_cause_categories.capacity_exhaustion": 0.95}
+    assert primary_of(probs, {"software_bug", "configuration_change"}) == "configuration_change"
+    assert primary_of(probs, set()) is None
+
+    def gold(path: str, *named: str) -> Example:
+        return Example(path, "focus", "whole", {f"root_cause_categories.{n}": 1 for n in named})
+
+    examples = [gold("a/1.md", "configuration_change"), gold("a/2.md", "capacity_exhaustion", "software_bug"),
+                gold("b/3.md"), Example("b/4.md", "f", "w", {"root_cause_categories.software_bug": 1}, source="team")]
+    sure = {"root_cause_categories.configuration_change": 0.97, "root_cause_categories.software_bug": 0.96}
+    report = cv_report(examples, [sure, sure, sure, sure], TagSettings())
+    # the first is right, the second's primary (configuration change) is not the gold's; the third
+    # names no category and the team row is not gold: two documents count
+    assert report["root_cause_primary"] == {"documents": 2, "share": 0.5}

@@ -186,6 +186,11 @@ def figures_markdown(summary: dict) -> str:
         if cf:
             lines += ["", f"Per contributing-factor category F1 (support), {title} held out: " + ", ".join(
                 f"{k} {v:.2f} ({cf['support'][k]})" for k, v in cf["per_label_f1"].items())]
+    for title, report in (("documents", cv), ("sources", loso)):
+        if report.get("root_cause_primary", {}).get("documents"):
+            held = report["root_cause_primary"]
+            lines += ["", f"Primary root-cause category (the most confident) among the gold card's, {title} held "
+                      f"out: {held['share']:.3f} of {held['documents']} documents."]
     if loso.get("root_cause_by_source"):
         lines += ["", "Root-cause set F1 of each source when it is held out (documents): " + ", ".join(
             f"{k} {v['f1']:.2f} ({v['documents']})" for k, v in loso["root_cause_by_source"].items())]

@@ -148,6 +148,13 @@ def decide(probs: dict[str, float], settings: TagSettings, cues: Iterable[str] =
     return out
 
 
+def primary_of(probs: dict[str, float], chosen: set[str]) -> str | None:
+    """The most probable of the root-cause categories ``chosen`` for a document (the card's primary)."""
+    if not chosen:
+        return None
+    return max(sorted(chosen), key=lambda name: probs.get(f"root_cause_categories.{name}", 0.0))
+
+
 def cross_validate(examples: list[Example], rows: np.ndarray, taxonomy: Taxonomy, settings: TagSettings,
                    fold_of: dict[str, int], test_rows: np.ndarray | None = None) -> list[dict[str, float]]:
     """Out-of-fold probabilities for every gold example (other rows get ``{}``).
@@ -179,10 +186,15 @@ def cv_report(examples: list[Example], probs: list[dict[str, float]], settings: 
     """Scores of out-of-fold predictions on the gold examples (``cues``: cue keys of each row's focus)."""
     pairs: dict[str, list[tuple[set[str], set[str]]]] = {g: [] for g in CATEGORY_GROUPS}
     by_source: dict[str, list[tuple[set[str], set[str]]]] = {}
+    primary_hits = primary_total = 0
     for i, (ex, p) in enumerate(zip(examples, probs)):
         if ex.source != "gold":
             continue
         predicted = decide(p, settings, cues[i] if cues else ())
+        named = {k.split(".", 1)[1] for k, v in ex.labels.items() if k.startswith("root_cause_categories.") and v}
+        if named:
+            primary_total += 1
+            primary_hits += primary_of(p, predicted["root_cause_categories"]) in named
         for group in CATEGORY_GROUPS:
             keys = [k for k in ex.labels if k.startswith(group + ".")]
             if keys:
@@ -192,6 +204,9 @@ def cv_report(examples: list[Example], probs: list[dict[str, float]], settings: 
                     by_source.setdefault(source_of(ex.group), []).append(pairs[group][-1])
     report = {group: set_scores(found) for group, found in pairs.items()}
     report["root_cause_confusion"] = confusion(pairs["root_cause_categories"])
+    # the card's primary root cause (its most confident category) among the gold card's
+    report["root_cause_primary"] = {"documents": primary_total,
+                                    "share": primary_hits / primary_total if primary_total else 0.0}
     # root-cause set F1 of each source's documents: how unevenly the figure above is earned
     report["root_cause_by_source"] = {name: {"documents": len(found), "f1": set_scores(found)["f1"]}
                                       for name, found in sorted(by_source.items())}
