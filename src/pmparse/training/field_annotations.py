@@ -11,7 +11,7 @@ each; a unit no stretch covers is ``none``: the annotator read it and found no f
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Iterable
 
 from pmparse.card.schema import TEXT_FIELDS
 from pmparse.errors import GoldError
@@ -48,7 +48,7 @@ def unit_labels(offsets: list[tuple[int, int]], spans: dict[str, list[tuple[int,
 
 
 def annotated_examples(root: Path, files: Iterable[Path] | None = None, exclude: set[str] = frozenset(),
-                       nlp=None, warn: Callable[[str], None] | None = None) -> list[DocExamples]:
+                       nlp=None) -> list[DocExamples]:
     """Labelled units of every annotated document not in ``exclude`` (corpus paths).
 
     A document annotated in several fields' worth of labels becomes one :class:`DocExamples` whose

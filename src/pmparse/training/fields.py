@@ -384,7 +384,7 @@ def training_examples(root: Path, exclude: set[str], nlp=None, spans: TrainingSp
     if written > 0:
         examples += written_examples(weight=written, nlp=nlp)
     if labels in ("annotated", "both"):
-        examples += annotated_examples(root, exclude=exclude, nlp=nlp, warn=warn)
+        examples += annotated_examples(root, exclude=exclude, nlp=nlp)
     if labels in ("weak", "both"):
         annotated = {e.path for e in examples}
         examples += [e for e in build_dataset(root, exclude, nlp, spans, warn) if e.path not in annotated]
