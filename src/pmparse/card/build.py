@@ -79,9 +79,10 @@ def build_card(doc: Doc, source: Ingested, card_id: str, pipeline: dict[str, str
             values[name] = facts[name]["value"]
             support[name] = _support(facts[name])
     own = facts.get("source_title")
-    if own and collapse(str(own.get("value") or "")):
+    own_title = collapse(str(own.get("value") or "")) if own else ""
+    if own_title:
         # the author's own title is the card's: a generated one never takes its place
-        values["title"] = shorten(collapse(str(own["value"])), MAX_LENGTH)
+        values["title"] = shorten(own_title, MAX_LENGTH)
         support["title"] = _support(own)
     tags: dict[str, list[str]] = {"components": [], "root_cause_categories": [], "contributing_factor_categories": []}
     for key, fact in doc.user_data.get("pmparse_tags", {}).items():

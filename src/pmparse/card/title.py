@@ -61,8 +61,9 @@ def _join(words: list[str]) -> str:
     return ", ".join(words[:-1]) + " and " + words[-1]
 
 
-def _ordered(card: Card, group: str, ids: list[str]) -> list[str]:
-    # most confident first; ties keep the card's order
+def by_confidence(card: Card, group: str, ids: list[str]) -> list[str]:
+    """``ids`` of a tag group (``components``, ``root_cause_categories``...), most confident first;
+    ties keep the card's order."""
     def confidence(taxon: str) -> float:
         support = card.support.get(f"{group}.{taxon}")
         return support.confidence if support else 0.0
@@ -88,8 +89,8 @@ def make_title(card: Card, names: Mapping[str, str] | None = None, phrases: Mapp
     names = names or {}
     phrases = phrases or {}
     who = card.organisation
-    components = [names.get(f"components.{c}", c.replace("_", " ")) for c in _ordered(card, "components", card.components)]
-    causes = _ordered(card, "root_cause_categories", [c for c in card.root_cause_categories if c != UNKNOWN])
+    components = [names.get(f"components.{c}", c.replace("_", " ")) for c in by_confidence(card, "components", card.components)]
+    causes = by_confidence(card, "root_cause_categories", [c for c in card.root_cause_categories if c != UNKNOWN])
     why_words = [phrases.get(f"root_cause_categories.{c}", names.get(f"root_cause_categories.{c}", c.replace("_", " ")).lower())
                  for c in causes]
     undisclosed = not causes and UNKNOWN in card.root_cause_categories

@@ -33,6 +33,7 @@ from collections import Counter
 from typing import Iterable, Mapping
 
 from pmparse.card.schema import Card
+from pmparse.card.title import by_confidence
 from pmparse.evaluation.metrics import prf
 
 NONE = "(none)"
@@ -53,15 +54,8 @@ def _same_organisation(gold: object, predicted: str | None) -> bool:
 
 def primary_category(card: Card) -> str | None:
     """The card's primary root-cause category: its most confident one (ties keep the card's order)."""
-    ids = list(card.root_cause_categories)
-    if not ids:
-        return None
-
-    def confidence(taxon: str) -> float:
-        support = card.support.get(f"root_cause_categories.{taxon}")
-        return support.confidence if support else 0.0
-
-    return max(ids, key=lambda t: (confidence(t), -ids.index(t)))
+    ordered = by_confidence(card, "root_cause_categories", list(card.root_cause_categories))
+    return ordered[0] if ordered else None
 
 
 def title_kept(gold: Mapping, card: Card) -> bool:

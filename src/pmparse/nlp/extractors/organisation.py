@@ -298,11 +298,10 @@ def _title_subject(gaz: _Gazetteer, text: str, body_start: int, title: tuple[str
     words_text, evidence = title
     offset = evidence[0][0] if evidence else None
 
-    def fact(name: str, start: int, confidence: float) -> Fact:
+    def fact(name: str, start: int) -> Fact:
         entry = gaz.by_alias.get(name.lower())
-        if entry is None:
-            host = gaz.domain(name) if "." in name else None
-            entry = host
+        if entry is None and "." in name:
+            entry = gaz.domain(name)
         span = [(offset + start, offset + start + len(name))] if offset is not None else []
         return {"value": entry.name if entry else name, "evidence": span, "confidence": 0.6 if entry else 0.5,
                 "origin": "title_subject"}
@@ -322,10 +321,9 @@ def _title_subject(gaz: _Gazetteer, text: str, body_start: int, title: tuple[str
                 "origin": "title_subject"}
     quoted = _QUOTED_NAME.search(words_text)
     if quoted is not None:
-        return fact(quoted.group(1), quoted.start(1), 0.5)
+        return fact(quoted.group(1), quoted.start(1))
     known = [(m.start(), m.group(0)) for _, _, pattern in gaz.aliases for m in [pattern.search(words_text)] if m]
     # the body after the title: the heading itself would count each of its words as capitalised
-    after = max([body_start, *(end for _, end in evidence)])
     body = text[after:after + 20000]
     run: list[re.Match] = []
     for match in _TITLE_WORD.finditer(words_text):
@@ -349,12 +347,12 @@ def _title_subject(gaz: _Gazetteer, text: str, body_start: int, title: tuple[str
             break
     if known and (not run or known[0][0] <= run[0].start()):
         start, name = min(known)
-        return fact(name, start, 0.6)
+        return fact(name, start)
     if not run:
         return _compromised(gaz, text, after)
     start, end = run[0].start(), run[-1].end()
     name = re.sub(r"'s$|’s$", "", words_text[start:end])
-    return fact(name, start, 0.5)
+    return fact(name, start)
 
 
 #: A sentence saying what was compromised: "The update servers of Zorbq were compromised".
