@@ -445,8 +445,8 @@ def ingest_bytes(raw: bytes, location: str, fmt: Format | None = None) -> Ingest
         ingested.warnings.append(warning)
     elif region is not None:
         ingested.warnings.extend(front_matter_warnings(text[region[0]:region[1]]))
-    elif unclosed_front_matter(text):
-        ingested.warnings.append(unclosed_front_matter(text))
+    elif unclosed := unclosed_front_matter(text):
+        ingested.warnings.append(unclosed)
     if "\r" in text and "\n" not in text:
         # offsets index the text as it is, so it is not rewritten: the warning says what to do
         ingested.warnings.append("line breaks are carriage returns only (classic Mac): the whole text reads as "

@@ -63,7 +63,14 @@ from pmparse.nlp.components.classifier import META_FILE, MODEL_FILE, UnitModel
 from pmparse.nlp.linear import TextClassifier
 from pmparse.rules.cues import load_cues
 from pmparse.training.export import check_export, export_features, export_softmax
-from pmparse.training.field_labels import MODEL_NAME, MODEL_VERSION, DocExamples, build_dataset, write_dataset
+from pmparse.training.field_labels import (
+    MODEL_NAME,
+    MODEL_VERSION,
+    DocExamples,
+    build_dataset,
+    structure_pipeline,
+    write_dataset,
+)
 from pmparse.training.settings import TrainingSettings
 from pmparse.training.spans import TrainingSpans, read_training_spans
 
@@ -380,12 +387,13 @@ def training_examples(root: Path, exclude: set[str], nlp=None, spans: TrainingSp
         raise UsageError(f"expected labels to be one of {', '.join(LABEL_SOURCES)}, found {labels!r}")
     from pmparse.training.field_annotations import annotated_examples, written_examples
 
+    nlp = nlp or structure_pipeline()  # one pipeline for every kind of example
     examples: list[DocExamples] = []
     if written > 0:
         examples += written_examples(weight=written, nlp=nlp)
     if labels in ("annotated", "both"):
         examples += annotated_examples(root, exclude=exclude, nlp=nlp)
     if labels in ("weak", "both"):
-        annotated = {e.path for e in examples}
-        examples += [e for e in build_dataset(root, exclude, nlp, spans, warn) if e.path not in annotated]
+        # an annotated document is not read again for weak labels
+        examples += build_dataset(root, exclude | {e.path for e in examples}, nlp, spans, warn)
     return examples

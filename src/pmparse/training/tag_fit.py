@@ -191,10 +191,6 @@ def cv_report(examples: list[Example], probs: list[dict[str, float]], settings: 
         if ex.source != "gold":
             continue
         predicted = decide(p, settings, cues[i] if cues else ())
-        named = {k.split(".", 1)[1] for k, v in ex.labels.items() if k.startswith("root_cause_categories.") and v}
-        if named:
-            primary_total += 1
-            primary_hits += primary_of(p, predicted["root_cause_categories"]) in named
         for group in CATEGORY_GROUPS:
             keys = [k for k in ex.labels if k.startswith(group + ".")]
             if keys:
@@ -202,6 +198,9 @@ def cv_report(examples: list[Example], probs: list[dict[str, float]], settings: 
                 pairs[group].append((gold, predicted[group]))
                 if group == "root_cause_categories":
                     by_source.setdefault(source_of(ex.group), []).append(pairs[group][-1])
+                    if gold:
+                        primary_total += 1
+                        primary_hits += primary_of(p, predicted[group]) in gold
     report = {group: set_scores(found) for group, found in pairs.items()}
     report["root_cause_confusion"] = confusion(pairs["root_cause_categories"])
     # the card's primary root cause (its most confident category) among the gold card's
