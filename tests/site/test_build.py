@@ -108,6 +108,23 @@ def test_a_changed_source_or_generator_renders_again(library, tmp_path, monkeypa
     assert build_site(library, site, force=True).rendered == 3
 
 
+def test_the_entries_of_a_changed_log_render_again(tmp_path):
+    from pmparse.batch.convert import convert
+    from tests.nlp.test_entries import LOG
+
+    log = tmp_path / "incident-log.md"
+    log.write_text(LOG, encoding="utf-8")
+    lib = tmp_path / "lib"
+    assert [r.status for r in convert([str(log)], lib).results] == ["converted"] * 3
+    site = tmp_path / "site"
+    build_site(lib, site)
+    assert build_site(lib, site).rendered == 0
+    with open(log, "a", encoding="utf-8") as handle:
+        handle.write("\nAn added line.\n")
+    # each entry's page shows text of the log: all three follow the file
+    assert build_site(lib, site).rendered == 3
+
+
 def test_a_pending_suggestion_shows_beside_the_reviewed_value(library, tmp_path):
     site = tmp_path / "site"
     build_site(library, site)

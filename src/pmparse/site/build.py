@@ -31,6 +31,7 @@ from pathlib import Path
 
 from pmparse import __version__
 from pmparse.errors import RecordError, UsageError
+from pmparse.ingest.read import is_url, split_location
 from pmparse.library.records import source_text_of
 from pmparse.library.store import Library, looks_like_library
 from pmparse.review.session import open_diff
@@ -97,10 +98,11 @@ def _bytes(path: Path) -> bytes:
 
 
 def _source_bytes(location: str | None) -> bytes:
-    if not location or location == "-" or location.startswith(("http://", "https://")):
+    if not location or location == "-" or is_url(location):
         return b""
     try:
-        return Path(location).read_bytes()
+        # an entry of a many-incident file is read from the whole file, as its record's text is
+        return Path(split_location(location)[0]).read_bytes()
     except (OSError, ValueError):
         return b"\0missing"
 
