@@ -7,15 +7,15 @@ of its arguments, sorted, without timestamps: the same library gives the same by
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from dataclasses import dataclass
 
 from pmparse.card.schema import FACT_FIELDS, TAG_FIELDS, TEXT_FIELDS, Card
 from pmparse.site.highlight import highlight
-from pmparse.site.html import FIELD_LABELS, MARKED_FIELDS, cases, confidence, esc, humanise, page, safe_url
-from pmparse.site.view import Anchors, FieldView, Shown
+from pmparse.site.html import FIELD_LABELS, FILLABLE, MARKED_FIELDS, cases, confidence, esc, page, safe_url
+from pmparse.site.view import Anchors, FieldView, Shown, tag_name
+from pmparse.util import sha256_text
 
 #: Scripts of the pages that list cards: the search index, then the script that reads it.
 LIST_SCRIPTS = ("search-index.js", "assets/site.js")
@@ -94,7 +94,7 @@ def groups(facet: Facet, summaries: dict[str, dict], names: dict[str, str]) -> l
         if value == NONE:
             labels[value] = _none_label(facet)
         elif facet.field in TAG_FIELDS:
-            labels[value] = names.get(f"{facet.field}.{value}") or humanise(value)
+            labels[value] = tag_name(names, facet.field, value)
         else:
             labels[value] = value
     files = _file_names(facet, sorted(v for v in members if v != NONE))
@@ -115,7 +115,7 @@ def _file_names(facet: Facet, values: list[str]) -> dict[str, str]:
     files = {}
     for v, s in slugs.items():
         if not s or taken[s] > 1:
-            s = f"{s}-{hashlib.sha256(v.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}".lstrip("-")
+            s = f"{s}-{sha256_text(v)[:8]}".lstrip("-")
         files[v] = f"{s}.html"
     return files
 
@@ -136,7 +136,7 @@ def row(summary: dict, up: str) -> str:
     return (f'<tr data-id="{card_id}"><td class="id"><a href="{href}">{card_id}</a></td>'
             f'<td class="title"><a href="{href}">{title}</a></td>'
             f'<td class="org">{esc(summary["organisation"] or "")}</td><td class="year">{esc(summary["year"] or "")}</td>'
-            f'<td class="state">{status}</td><td class="filled">{summary["filled"]}/{len(FACT_FIELDS + TEXT_FIELDS + TAG_FIELDS)}</td>'
+            f'<td class="state">{status}</td><td class="filled">{summary["filled"]}/{len(FILLABLE)}</td>'
             "</tr>\n")
 
 
