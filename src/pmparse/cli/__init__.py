@@ -13,17 +13,10 @@ from pathlib import Path
 import click
 
 from pmparse import __version__
+from pmparse.cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_SOME_FAILED
+from pmparse.cli.common import fail_usage as _fail_usage
 from pmparse.cli.site import export_command, site_command
 from pmparse.errors import PmparseError, UsageError
-
-EXIT_OK, EXIT_SOME_FAILED, EXIT_USAGE = 0, 1, 2
-#: 128 + SIGINT, as shells report a command stopped by Ctrl-C.
-EXIT_INTERRUPTED = 130
-
-
-def _fail_usage(error: PmparseError) -> None:
-    click.echo(f"pmparse: {error}", err=True)
-    sys.exit(EXIT_USAGE)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -7,14 +7,9 @@ from pathlib import Path
 
 import click
 
+from pmparse.cli.common import EXIT_OK, EXIT_SOME_FAILED
+from pmparse.cli.common import fail_usage as _fail_usage
 from pmparse.errors import PmparseError
-
-EXIT_OK, EXIT_SOME_FAILED, EXIT_USAGE = 0, 1, 2
-
-
-def _fail_usage(error: PmparseError) -> None:
-    click.echo(f"pmparse: {error}", err=True)
-    sys.exit(EXIT_USAGE)
 
 
 @click.command(name="site")
