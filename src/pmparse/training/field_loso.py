@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import time
@@ -48,6 +49,20 @@ class _HeldOut:
     model: UnitModel
     raw: np.ndarray
     calibration: tuple[list[float], list[float]] | None = None
+
+    @functools.cached_property
+    def tokens(self) -> np.ndarray:
+        """Token bounds of ``text`` (read once: every unit's coverage is counted on them)."""
+        from pmparse.evaluation.metrics import token_bounds
+
+        return token_bounds(self.text)
+
+    @functools.cached_property
+    def gold_masks(self) -> dict[str, np.ndarray]:
+        """Per field, the tokens its gold spans cover."""
+        from pmparse.evaluation.metrics import token_mask
+
+        return {name: token_mask(self.tokens, self.gold.get(name, [])) for name in TEXT_FIELDS}
 
 
 def _spans(doc) -> dict[str, list[tuple[int, int]]]:
@@ -161,14 +176,11 @@ def _prose_mask(item: _HeldOut, tokens: np.ndarray, start: int, end: int) -> np.
 
 def unit_coverage(item: _HeldOut, start: int, end: int) -> dict[str, float]:
     """Per field, the share of a unit's words (outside link targets) its gold spans cover."""
-    from pmparse.evaluation.metrics import token_bounds, token_mask
-
-    tokens = token_bounds(item.text)
-    prose = _prose_mask(item, tokens, start, end)
+    prose = _prose_mask(item, item.tokens, start, end)
     n = int(prose.sum())
     if not n:
         return {name: 0.0 for name in TEXT_FIELDS}
-    return {name: int((token_mask(tokens, item.gold.get(name, [])) & prose).sum()) / n for name in TEXT_FIELDS}
+    return {name: int((item.gold_masks[name] & prose).sum()) / n for name in TEXT_FIELDS}
 
 
 def unit_gold_label(item: _HeldOut, start: int, end: int) -> str:
