@@ -26,6 +26,10 @@ def test_a_title_naming_a_product_beside_an_incident_number_is_the_providers():
     title = ("Compute Engine: incident 20310402", [(2, 35)])
     fact = find_organisation(text, title=title)
     assert fact["value"] == "Google Cloud" and text[fact["evidence"][0][0]:fact["evidence"][0][1]] == "Compute Engine"
+    # a longer word that ends in the product's name is not the product
+    text = "# XCompute Engine: incident 20310402\n\nSome instances in one zone failed to start.\n"
+    fact = find_organisation(text, title=("XCompute Engine: incident 20310402", [(2, 36)]))
+    assert fact is None or fact["value"] != "Google Cloud"
 
 
 @pytest.mark.parametrize("line, name", [

@@ -256,7 +256,8 @@ def _provider_speaks(gaz: _Gazetteer, text: str, body_start: int, title: tuple[s
     if title and title[0] and _INCIDENT_NUMBER.search(title[0]):
         for product, entry in gaz.products:
             where = title[0].find(product)
-            if where >= 0 and re.match(r"(?<!\w)" + re.escape(product) + r"(?!\w)", title[0][where:]):
+            # matched at its place in the title, not on a slice, so the look-behind sees the word before
+            if where >= 0 and re.compile(r"(?<!\w)" + re.escape(product) + r"(?!\w)").match(title[0], where):
                 evidence = [(title[1][0][0] + where, title[1][0][0] + where + len(product))] if title[1] else []
                 return {"value": entry.name, "evidence": evidence, "confidence": 0.75, "origin": "product"}
     for product, entry in gaz.products:
