@@ -71,6 +71,19 @@ def library_files(root: Path) -> dict[str, bytes]:
             if p.is_file() and not p.name.endswith(".tmp") and p != root / ".pmparse" / "index.json"}
 
 
+def assert_same_files(got: dict[str, bytes], want: dict[str, bytes]) -> None:
+    """Fail naming the files that differ and showing the first difference, not two whole libraries."""
+    assert sorted(got) == sorted(want), f"missing {sorted(set(want) - set(got))}, extra {sorted(set(got) - set(want))}"
+    differing = [name for name in want if got[name] != want[name]]
+    if differing:
+        import difflib
+
+        first = differing[0]
+        diff = "\n".join(difflib.unified_diff(want[first].decode().splitlines(), got[first].decode().splitlines(),
+                                             "expected/" + first, "got/" + first, lineterm="", n=2))
+        pytest.fail(f"{len(differing)} file(s) differ: {differing[:10]}\n{diff}")
+
+
 @pytest.fixture()
 def batch(tmp_path) -> Path:
     folder = tmp_path / "in"
@@ -315,7 +328,7 @@ def test_an_interrupted_batch_leaves_whole_records_and_resumes(reference, tmp_pa
          "--no-progress", "--rules-only"], capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr
     assert f"{MANY - len(written)} converted, 0 updated, {len(written)} unchanged" in resumed.stdout
-    assert library_files(library) == library_files(expected)
+    assert_same_files(library_files(library), library_files(expected))
 
 
 # --- bad input never stops a batch --------------------------------------------------------------
