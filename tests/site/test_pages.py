@@ -59,6 +59,17 @@ def test_the_index_groups_by_root_cause_with_counts_and_links_the_groupings():
     assert 'src="search-index.js"' in html and 'src="assets/site.js"' in html and 'id="search"' in html
 
 
+def test_pages_given_the_groups_once_read_them_and_render_the_same(monkeypatch):
+    grouped = pages.all_groups(SUMMARIES, NAMES)
+    expected_index = pages.index_page(SUMMARIES, NAMES)
+    expected_facet = pages.facet_index_page(pages.FACETS[1], SUMMARIES, NAMES)
+    calls = []
+    monkeypatch.setattr(pages, "groups", lambda *args: calls.append(args) or [])
+    assert pages.index_page(SUMMARIES, NAMES, grouped) == expected_index
+    assert pages.facet_index_page(pages.FACETS[1], SUMMARIES, NAMES, grouped[pages.FACETS[1].key]) == expected_facet
+    assert calls == []  # nothing grouped again
+
+
 def test_invalid_records_are_listed_not_hidden():
     summaries = dict(SUMMARIES, **{"IL-0009": invalid_summary("IL-0009", "title: <bad>")})
     html = pages.index_page(summaries, NAMES)

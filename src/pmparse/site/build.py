@@ -283,13 +283,14 @@ def build_site(library_root: str | Path, out: str | Path, force: bool = False) -
     report.cards = len(summaries)
     report.invalid = [f"{files[i]}: {s['error']}" for i, s in sorted(summaries.items())
                       if s["error"] is not None]
-    writer.put("index.html", pages.index_page(summaries, names))
+    grouped = pages.all_groups(summaries, names)  # once: the index and every facet page read them
+    writer.put("index.html", pages.index_page(summaries, names, grouped))
     writer.put("search-index.js", pages.search_index(summaries))
     for name in ASSETS:
         writer.put(f"assets/{name}", asset_text(name))
     for facet in pages.FACETS:
-        writer.put(f"by/{facet.key}.html", pages.facet_index_page(facet, summaries, names))
-        for group in pages.groups(facet, summaries, names):
+        writer.put(f"by/{facet.key}.html", pages.facet_index_page(facet, summaries, names, grouped[facet.key]))
+        for group in grouped[facet.key]:
             writer.put(f"by/{facet.key}/{group.file}", pages.group_page(facet, group, summaries))
     for rel in sorted(set(old_files) - set(writer.files)):
         _remove(out, rel, report)

@@ -162,14 +162,27 @@ def _group_section(group: Group, summaries: dict[str, dict], up: str, anchor: st
             + table(group.ids, summaries, up) + "</section>\n")
 
 
-def index_page(summaries: dict[str, dict], names: dict[str, str]) -> str:
+def all_groups(summaries: dict[str, dict], names: dict[str, str]) -> dict[str, list[Group]]:
+    """The groups of every facet, by facet key: computed once per build, read by every page."""
+    return {facet.key: groups(facet, summaries, names) for facet in FACETS}
+
+
+def index_page(summaries: dict[str, dict], names: dict[str, str],
+               grouped: dict[str, list[Group]] | None = None) -> str:
     """The index: every card, grouped by root-cause category with counts, the browse links and the
-    search box."""
+    search box.
+
+    Args:
+        summaries: The card summaries by id.
+        names: Tag display names.
+        grouped: :func:`all_groups` of the same summaries, when the caller has them already.
+    """
+    grouped = all_groups(summaries, names) if grouped is None else grouped
     ids = sorted(summaries, reverse=True)
-    by_cause = groups(FACETS[0], summaries, names)
+    by_cause = grouped[FACETS[0].key]
     invalid = [i for i in ids if summaries[i]["error"] is not None]
     browse = "".join(f'<li><a href="by/{f.key}.html">By {esc(f.label.lower())}</a> '
-                     f'<span class="count">{len(groups(f, summaries, names))} {f.plural}</span></li>'
+                     f'<span class="count">{len(grouped[f.key])} {f.plural}</span></li>'
                      for f in FACETS)
     causes = "".join(f'<li><a href="#rc-{esc(g.value)}">{esc(g.label)}</a> '
                      f'<span class="count">{esc(cases(len(g.ids)))}</span></li>' for g in by_cause)
@@ -185,9 +198,11 @@ def index_page(summaries: dict[str, dict], names: dict[str, str]) -> str:
     return page("Incident library", "".join(body), 0, LIST_SCRIPTS)
 
 
-def facet_index_page(facet: Facet, summaries: dict[str, dict], names: dict[str, str]) -> str:
-    """The values of one facet with their counts, each linking to its group page."""
-    found = groups(facet, summaries, names)
+def facet_index_page(facet: Facet, summaries: dict[str, dict], names: dict[str, str],
+                     found: list[Group] | None = None) -> str:
+    """The values of one facet with their counts, each linking to its group page (``found``: the
+    facet's :func:`groups`, when the caller has them already)."""
+    found = groups(facet, summaries, names) if found is None else found
     items = "".join(f'<li><a href="{esc(facet.key)}/{esc(g.file)}">{esc(g.label)}</a> <span class="count">{esc(cases(len(g.ids)))}'
                     "</span></li>\n" for g in found)
     body = (f'<p class="crumbs"><a href="../index.html">Library</a></p>\n'
