@@ -331,6 +331,18 @@ def test_an_interrupted_batch_leaves_whole_records_and_resumes(reference, tmp_pa
     assert_same_files(library_files(library), library_files(expected))
 
 
+def test_a_batch_killed_between_a_record_and_its_base_resumes_to_the_same_library(reference, tmp_path):
+    folder, expected = reference
+    library = tmp_path / "lib"
+    shutil.copytree(expected, library)
+    # what a kill inside Library.write leaves: the record written, its base still an intent
+    (library / ".pmparse" / "intent").mkdir(exist_ok=True)
+    os.replace(library / ".pmparse" / "base" / "IL-0007.json", library / ".pmparse" / "intent" / "IL-0007.json")
+    resumed = convert([str(folder)], library, config=PipelineConfig())
+    assert resumed.counts["unchanged"] == MANY
+    assert_same_files(library_files(library), library_files(expected))
+
+
 # --- bad input never stops a batch --------------------------------------------------------------
 
 

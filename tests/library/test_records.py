@@ -229,6 +229,24 @@ def test_a_run_killed_after_the_record_was_written_finishes_the_base(tmp_path):
     assert reopened.read_state("base", "IL-0001") == newer and not is_edited(reopened, entry)
 
 
+def test_finishing_writes_renames_an_intent_its_record_holds_and_drops_any_other(tmp_path):
+    library = Library.open(tmp_path)
+    library.write(make_card(), "yaml")
+    library.write(make_card().model_copy(update={"id": "IL-0002"}), "yaml")
+    newer = make_card().model_copy(update={"organisation": "Newer Org"})
+    library.write_state("intent", newer)  # IL-0001: killed after its record was written
+    atomic_write(tmp_path / "IL-0001.yaml", dumps(newer, "yaml"))
+    library.write_state("intent", newer.model_copy(update={"id": "IL-0002"}))  # IL-0002: killed before
+    reopened = Library.open(tmp_path)
+    assert reopened.finish_writes() == ["IL-0001"]
+    assert not list((tmp_path / ".pmparse" / "intent").iterdir())
+    again = Library.open(tmp_path)
+    assert again.read_state("base", "IL-0001") == newer and not is_edited(again, again.entries["IL-0001"])
+    assert again.read_state("base", "IL-0002") == make_card().model_copy(update={"id": "IL-0002"})
+    assert again.state_stamp("base", "IL-0001") is not None  # no longer a write cut short
+    assert again.finish_writes() == []
+
+
 def test_a_person_edit_made_after_a_killed_run_stays_a_person_edit(tmp_path):
     library = Library.open(tmp_path)
     library.write(make_card(), "yaml")

@@ -379,6 +379,7 @@ def convert(
         raise UsageError("expected a library folder, found a file", str(library_path))
     with write_lock(library_path):  # held until the batch ends: one writer per library
         library = Library.open(library_path)
+        library.finish_writes()  # a killed run's last record and its base agree before anything is compared
         report = ConvertReport(keep_results=keep_results)
         entries = _entry_index(library)
         tasks = _tasks(library, inputs, max_bytes, force, stdin, url_base, tuple(exclude), all_files, fetch, entries)

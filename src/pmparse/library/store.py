@@ -414,6 +414,35 @@ class Library:
         self.add(card, path)
         return path
 
+    def finish_writes(self) -> list[str]:
+        """Finish what a killed run left between a record and its base: call with the write lock held.
+
+        An intent whose record on disk is that intent is renamed over the base (the run died
+        after writing the record); any other intent is dropped (it died before, so the old base
+        still describes the record). Without this an intent stayed for good and every later run
+        read the base through it.
+
+        Returns:
+            The ids whose intent became their base.
+        """
+        folder = self.state_dir / "intent"
+        if not folder.is_dir():
+            return []
+        finished = []
+        for path in sorted(folder.glob("IL-*.json")):
+            card_id = path.stem
+            intent = self._read_card(path)
+            entry = self.entries.get(card_id)
+            if intent is not None and entry is not None and entry.card is not None \
+                    and card_data(entry.card) == card_data(intent):
+                base = self.state_path("base", card_id)
+                base.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(path, base)  # its stamp is read from the file when asked, as after write()
+                finished.append(card_id)
+            else:
+                path.unlink(missing_ok=True)
+        return finished
+
     def state_path(self, kind: str, card_id: str) -> Path:
         """Path of a state file of ``kind`` (``base``, ``pending``, ``rejected``) for a card."""
         return self.state_dir / kind / f"{card_id}.json"

@@ -387,6 +387,7 @@ def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), re
     by = reviewer_name(reviewer)
     with write_lock(root):
         library = Library.open(root)
+        library.finish_writes()
         try:
             return _review(library, records, ask, by, now)
         finally:
