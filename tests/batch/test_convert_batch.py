@@ -533,7 +533,7 @@ def test_cli_convert_with_jobs(batch, tmp_path):
 
 def test_a_second_writer_is_refused_and_the_first_ones_records_stay(tmp_path):
     from pmparse.errors import UsageError
-    from pmparse.library.store import write_lock
+    from pmparse.library.lock import write_lock
 
     write_reports(tmp_path / "in", 2)
     with write_lock(tmp_path / "lib"):  # as a convert or review in another process would hold it

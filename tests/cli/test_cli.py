@@ -106,7 +106,7 @@ def test_convert_url_base_option(tmp_path):
 
 
 def test_a_busy_library_is_a_usage_error(tmp_path):
-    from pmparse.library.store import write_lock
+    from pmparse.library.lock import write_lock
 
     (tmp_path / "r.md").write_text("# Queue stalled\n\nThe queue stalled for 20 minutes.\n", encoding="utf-8")
     with write_lock(tmp_path / "lib"):

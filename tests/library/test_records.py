@@ -405,7 +405,7 @@ def test_a_record_deleted_while_the_library_is_open_is_forgotten(tmp_path):
 
 def test_a_library_has_one_writer_at_a_time(tmp_path):
     from pmparse.errors import UsageError
-    from pmparse.library.store import write_lock
+    from pmparse.library.lock import write_lock
 
     with write_lock(tmp_path):
         with pytest.raises(UsageError, match="another pmparse process|other pmparse process"):

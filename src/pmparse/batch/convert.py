@@ -33,8 +33,9 @@ from pmparse.card.schema import Card
 from pmparse.errors import InputError, RecordError, UsageError
 from pmparse.ingest.fetch import FetchSettings
 from pmparse.ingest.read import DEFAULT_MAX_BYTES, is_url, join_url, read_bytes, split_location
+from pmparse.library.lock import write_lock
 from pmparse.library.records import RecordFormat
-from pmparse.library.store import Library, write_lock
+from pmparse.library.store import Library
 from pmparse.library.sync import Status, store
 from pmparse.nlp.pipeline import PipelineConfig
 

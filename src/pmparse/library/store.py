@@ -16,7 +16,6 @@ otherwise a new suggestion goes to ``pending`` and ``pmparse review`` decides.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -24,19 +23,13 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 from pmparse import __version__
 from pmparse.card.schema import SCHEMA_VERSION, Card
-from pmparse.errors import RecordError, UsageError
+from pmparse.errors import RecordError
 from pmparse.ingest.read import split_location
 from pmparse.library.records import RecordFormat, _source_keys, card_data, dumps, format_of, loads
 from pmparse.util import atomic_write, sha256_text
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
 
 _ID_FILE = re.compile(r"^IL-(\d{4})\.(yaml|yml|json)$")
 
@@ -562,36 +555,6 @@ class Library:
             pass
         if self._states.pop(f"{kind}/{card_id}", None) is not None:
             self._index_dirty = True
-
-
-@contextlib.contextmanager
-def write_lock(root: str | Path) -> Iterator[None]:
-    """Hold a library's write lock (``.pmparse/lock``) while records and their state are written.
-
-    Two processes writing one library (two converts, or a convert and a review) could each write
-    a base the other's record does not match; the second one is refused at once instead of
-    waiting on the first. The operating system drops the lock when its process dies, so a
-    killed run leaves nothing to clean up. Where ``fcntl`` is missing (Windows) no lock is taken.
-
-    Raises:
-        UsageError: another process holds the lock.
-    """
-    if fcntl is None:
-        yield
-        return
-    state = Path(root) / ".pmparse"
-    state.mkdir(parents=True, exist_ok=True)
-    fd = os.open(state / "lock", os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise UsageError("expected no other pmparse process writing this library, found one holding "
-                             ".pmparse/lock (a convert or review still running); run this when it ends",
-                             str(root)) from None
-        yield
-    finally:
-        os.close(fd)  # closing the descriptor releases the lock
 
 
 def looks_like_library(root: Path) -> bool:

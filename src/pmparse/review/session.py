@@ -30,9 +30,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pmparse.card.schema import Card
 from pmparse.errors import RecordError, UsageError
+from pmparse.library.lock import write_lock
 from pmparse.library.records import card_data, format_of, loads
 from pmparse.library.splice import keep_own_address, splice
-from pmparse.library.store import Entry, Library, looks_like_library, write_lock
+from pmparse.library.store import Entry, Library, looks_like_library
 from pmparse.review.anchor import REVIEW_FIELDS
 from pmparse.review.compare import CardDiff, DiffReport, FieldChange, compare, diff_files, merge, read_text, value_hash
 from pmparse.util import atomic_write
