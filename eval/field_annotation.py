@@ -212,8 +212,8 @@ def add(args: argparse.Namespace, root: Path) -> int:
         line["card"] = card
     line["annotator"] = args.annotator
     out = Path(args.out)
-    kept = [l for l in (out.read_text(encoding="utf-8").splitlines() if out.exists() else [])
-            if l.strip() and json.loads(l)["path"] != ref]
+    kept = [row for row in (out.read_text(encoding="utf-8").splitlines() if out.exists() else [])
+            if row.strip() and json.loads(row)["path"] != ref]
     kept.append(json.dumps(line, ensure_ascii=False))
     out.write_text("\n".join(kept) + "\n", encoding="utf-8")
     counts = {f: sum(1 for s in spans if s["field"] == f) for f in FIELDS}

@@ -247,12 +247,18 @@ def test_ctrl_c_between_a_record_and_its_base_waits_for_both(tmp_path, monkeypat
         return path
 
     monkeypatch.setattr(Library, "write_state", write_state_then_ctrl_c)
-    report = convert([str(tmp_path / "in")], tmp_path / "lib")
+    # a shell's background job starts with SIGINT ignored, and pmparse leaves an ignored SIGINT alone
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        report = convert([str(tmp_path / "in")], tmp_path / "lib")
+        handler_after = signal.getsignal(signal.SIGINT)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert report.interrupted and [r.status for r in report.results] == ["converted", "converted"]
     library = Library.open(tmp_path / "lib")
     assert sorted(library.entries) == ["IL-0001", "IL-0002"]
     assert library.read_state("base", "IL-0002") == library.entries["IL-0002"].card
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert handler_after is signal.default_int_handler  # restored
 
 
 def test_keyboard_interrupt_stops_the_pool_and_reports_what_was_done(tmp_path):
