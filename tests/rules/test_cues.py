@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pmparse.rules.cues import caseless_word_start, load_cues, lowercase_pattern, word_start_skip
+from pmparse.rules.cues import caseless_word_start, load_cues, lowercase_pattern, without_captures, word_start_skip
 
 UNITS = [
     "We will add an alert on queue depth (T123456).",
@@ -66,6 +66,38 @@ def test_cues_starting_at_the_same_word_all_fire(words):
 
 def test_lowercasing_keeps_escapes():
     assert lowercase_pattern(r"\bT\d{5}\S+[A-Z]") == r"\bt\d{5}\S+[a-z]"
+
+
+# --- without_captures ------------------------------------------------------------------------
+
+CAPTURE_CASES = [
+    (r"(a|b)c", r"(?:a|b)c"),
+    (r"\(x\)(y)", r"\(x\)(?:y)"),  # escaped parentheses are characters
+    (r"[(](z)", r"[(](?:z)"),  # so is one inside a class
+    (r"[]()](q)", r"[]()](?:q)"),  # a ] right after [ opens no class end
+    (r"(?:a)(?=b)(?<!c)(?P<n>d)(?i:e)", r"(?:a)(?=b)(?<!c)(?:d)(?i:e)"),
+    (r"((x)|y)+\b", r"(?:(?:x)|y)+\b"),
+]
+
+
+@pytest.mark.parametrize(("pattern", "expected"), CAPTURE_CASES)
+def test_without_captures_makes_every_group_non_capturing_and_nothing_else(pattern, expected):
+    assert without_captures(pattern) == expected
+    assert re.compile(without_captures(pattern)).groups == 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "c", "d", "e", "x", "y", "z", "q", "(", ")", "[", "]", "E", " ", "ab"]),
+                max_size=12))
+def test_without_captures_matches_where_the_pattern_matches(parts):
+    text = "".join(parts)
+    for pattern, _ in CAPTURE_CASES:
+        plain, bare = re.compile(pattern), re.compile(without_captures(pattern))
+        assert [m.span() for m in bare.finditer(text)] == [m.span() for m in plain.finditer(text)], pattern
+
+
+def test_the_shared_cue_scan_holds_no_capturing_group():
+    assert load_cues()._shared.groups == 0
 
 
 # --- word_start_skip -------------------------------------------------------------------------
