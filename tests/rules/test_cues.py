@@ -8,7 +8,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pmparse.rules.cues import caseless_word_start, load_cues, lowercase_pattern, without_captures, word_start_skip
+from pmparse.rules.cues import (
+    caseless_start,
+    caseless_word_start,
+    load_cues,
+    lowercase_pattern,
+    without_captures,
+    word_start_skip,
+)
 
 UNITS = [
     "We will add an alert on queue depth (T123456).",
@@ -171,6 +178,37 @@ def test_caseless_word_start_finds_what_the_pattern_finds(parts, data):
     endpos = data.draw(st.integers(pos, len(text)))
     for pattern, _ in CASELESS_CASES:
         plain, fast = re.compile(pattern, re.IGNORECASE), re.compile(caseless_word_start(pattern), re.IGNORECASE)
+        assert [m.span() for m in fast.finditer(text, pos, endpos)] == \
+            [m.span() for m in plain.finditer(text, pos, endpos)], pattern
+
+
+START_CASES = [
+    (r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)", True),  # the month hint of the date patterns
+    (r"(?:stretch|kind|in)x", True),
+    (r"(?:(?:outage|incident) duration|total)", True),
+    (r"(?:a|[bc])x", False),
+    (r"(?:a|b)|c", False),
+    (r"(?:a|b)?c", False),
+    (r"\b(?:for|an)", False),  # a boundary first: caseless_word_start's case
+    (r"for", False),
+]
+
+
+@pytest.mark.parametrize(("pattern", "rewritten"), START_CASES)
+def test_caseless_start_rewrites_only_what_it_can_be_sure_of(pattern, rewritten):
+    assert (caseless_start(pattern) != pattern) is rewritten
+    assert re.compile(caseless_start(pattern)).groups == re.compile(pattern).groups
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(CASELESS_PIECES + ["jan", "FEB", "Mar", "\u017fep", "SEP", "mAy", "dec", "oct", "Nov",
+                                                   "jUL", "aug", "apr", "jun"]), max_size=12), st.data())
+def test_caseless_start_finds_what_the_pattern_finds(parts, data):
+    text = "".join(parts)
+    pos = data.draw(st.integers(0, len(text)))
+    endpos = data.draw(st.integers(pos, len(text)))
+    for pattern, _ in START_CASES:
+        plain, fast = re.compile(pattern, re.IGNORECASE), re.compile(caseless_start(pattern), re.IGNORECASE)
         assert [m.span() for m in fast.finditer(text, pos, endpos)] == \
             [m.span() for m in plain.finditer(text, pos, endpos)], pattern
 

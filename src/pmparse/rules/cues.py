@@ -215,9 +215,31 @@ def caseless_word_start(pattern: str) -> str:
         body = None
     if body is None or not letters:
         return pattern
+    return _caseless_class(letters) + "(?<!\\w.)" + body
+
+
+def _caseless_class(letters: set[str]) -> str:
+    """A case-sensitive class of every character IGNORECASE matches to one of ``letters``."""
     chars = "".join(sorted({c for letter in letters for c in letter.lower() + letter.upper()
                             + _CASE_VARIANTS.get(letter.lower(), "")}))
-    return "(?-i:[" + chars + "])(?<!\\w.)" + body
+    return "(?-i:[" + chars + "])"
+
+
+def caseless_start(pattern: str) -> str:
+    """``pattern`` (for IGNORECASE), a group of alternatives each opening with a plain letter,
+    opening with a character class ``re`` can skip ahead to instead.
+
+    :func:`caseless_word_start` without the word boundary: ``(?:jan|feb)`` becomes
+    ``(?-i:[FfJj])(?:(?<=j)an|(?<=f)eb)``, the class taking the first character and each
+    alternative checking its own first letter looking back. Any other pattern is returned unchanged.
+    """
+    if not pattern.startswith("(?:") or "(?#" in pattern or len(_top_alternatives(pattern)) != 1:
+        return pattern
+    letters: set[str] = set()
+    body = _first_letters_behind(pattern, letters)
+    if body is None or not letters:
+        return pattern
+    return _caseless_class(letters) + body
 
 
 def _first_letters_behind(group: str, letters: set[str]) -> str | None:
