@@ -110,6 +110,25 @@ def test_sparse_dot_and_hstack_keep_empty_rows_empty():
     assert np.array_equal(both.dot(weights)[1], [30.0, 35.0])  # only the second block's entry (column 3)
 
 
+@pytest.mark.parametrize(("weight_type", "data_type"), [(np.float32, np.float64), (np.float64, np.float64),
+                                                       (np.float32, np.float32)])
+def test_sparse_dot_is_the_mixed_type_product_bit_for_bit(weight_type, data_type):
+    """The dot product gathers, casts and multiplies in place: the same numbers, to the last bit,
+    as multiplying the gathered weights by the data as numpy types them."""
+    rng = np.random.default_rng(7)
+    lengths = rng.integers(0, 40, size=60)
+    indptr = np.concatenate([[0], np.cumsum(lengths)])
+    indices = rng.integers(0, 500, size=indptr[-1])
+    matrix = Sparse(indptr, indices, rng.random(indptr[-1]).astype(data_type), (60, 500))
+    weights = rng.normal(size=(500, 9)).astype(weight_type)
+    products = weights[indices] * matrix.data[:, None]
+    expected = np.zeros((60, 9))
+    filled = np.flatnonzero(lengths > 0)
+    expected[filled] = np.add.reduceat(products, indptr[filled], axis=0)
+    assert np.array_equal(matrix.dot(weights), expected)
+    assert not matrix.dot(weights)[lengths == 0].any()
+
+
 def test_arrays_round_trip_and_a_changed_file_fails_its_digest(tmp_path):
     path = tmp_path / "w.npz"
     digest = save_arrays(path, {"a": np.arange(3.0), "b": np.ones((2, 2), dtype=np.float32)})

@@ -8,7 +8,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pmparse.rules.cues import caseless_word_start, load_cues, lowercase_pattern, word_start_skip
+from pmparse.rules.cues import (
+    caseless_start,
+    caseless_word_start,
+    load_cues,
+    lowercase_pattern,
+    without_captures,
+    word_start_skip,
+)
 
 UNITS = [
     "We will add an alert on queue depth (T123456).",
@@ -66,6 +73,38 @@ def test_cues_starting_at_the_same_word_all_fire(words):
 
 def test_lowercasing_keeps_escapes():
     assert lowercase_pattern(r"\bT\d{5}\S+[A-Z]") == r"\bt\d{5}\S+[a-z]"
+
+
+# --- without_captures ------------------------------------------------------------------------
+
+CAPTURE_CASES = [
+    (r"(a|b)c", r"(?:a|b)c"),
+    (r"\(x\)(y)", r"\(x\)(?:y)"),  # escaped parentheses are characters
+    (r"[(](z)", r"[(](?:z)"),  # so is one inside a class
+    (r"[]()](q)", r"[]()](?:q)"),  # a ] right after [ opens no class end
+    (r"(?:a)(?=b)(?<!c)(?P<n>d)(?i:e)", r"(?:a)(?=b)(?<!c)(?:d)(?i:e)"),
+    (r"((x)|y)+\b", r"(?:(?:x)|y)+\b"),
+]
+
+
+@pytest.mark.parametrize(("pattern", "expected"), CAPTURE_CASES)
+def test_without_captures_makes_every_group_non_capturing_and_nothing_else(pattern, expected):
+    assert without_captures(pattern) == expected
+    assert re.compile(without_captures(pattern)).groups == 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "c", "d", "e", "x", "y", "z", "q", "(", ")", "[", "]", "E", " ", "ab"]),
+                max_size=12))
+def test_without_captures_matches_where_the_pattern_matches(parts):
+    text = "".join(parts)
+    for pattern, _ in CAPTURE_CASES:
+        plain, bare = re.compile(pattern), re.compile(without_captures(pattern))
+        assert [m.span() for m in bare.finditer(text)] == [m.span() for m in plain.finditer(text)], pattern
+
+
+def test_the_shared_cue_scan_holds_no_capturing_group():
+    assert load_cues()._shared.groups == 0
 
 
 # --- word_start_skip -------------------------------------------------------------------------
@@ -139,6 +178,37 @@ def test_caseless_word_start_finds_what_the_pattern_finds(parts, data):
     endpos = data.draw(st.integers(pos, len(text)))
     for pattern, _ in CASELESS_CASES:
         plain, fast = re.compile(pattern, re.IGNORECASE), re.compile(caseless_word_start(pattern), re.IGNORECASE)
+        assert [m.span() for m in fast.finditer(text, pos, endpos)] == \
+            [m.span() for m in plain.finditer(text, pos, endpos)], pattern
+
+
+START_CASES = [
+    (r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)", True),  # the month hint of the date patterns
+    (r"(?:stretch|kind|in)x", True),
+    (r"(?:(?:outage|incident) duration|total)", True),
+    (r"(?:a|[bc])x", False),
+    (r"(?:a|b)|c", False),
+    (r"(?:a|b)?c", False),
+    (r"\b(?:for|an)", False),  # a boundary first: caseless_word_start's case
+    (r"for", False),
+]
+
+
+@pytest.mark.parametrize(("pattern", "rewritten"), START_CASES)
+def test_caseless_start_rewrites_only_what_it_can_be_sure_of(pattern, rewritten):
+    assert (caseless_start(pattern) != pattern) is rewritten
+    assert re.compile(caseless_start(pattern)).groups == re.compile(pattern).groups
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(CASELESS_PIECES + ["jan", "FEB", "Mar", "\u017fep", "SEP", "mAy", "dec", "oct", "Nov",
+                                                   "jUL", "aug", "apr", "jun"]), max_size=12), st.data())
+def test_caseless_start_finds_what_the_pattern_finds(parts, data):
+    text = "".join(parts)
+    pos = data.draw(st.integers(0, len(text)))
+    endpos = data.draw(st.integers(pos, len(text)))
+    for pattern, _ in START_CASES:
+        plain, fast = re.compile(pattern, re.IGNORECASE), re.compile(caseless_start(pattern), re.IGNORECASE)
         assert [m.span() for m in fast.finditer(text, pos, endpos)] == \
             [m.span() for m in plain.finditer(text, pos, endpos)], pattern
 

@@ -118,9 +118,20 @@ class Matchers:
                 found.extend((key, m.start(), m.end()) for m in matches if m.end() > m.start())
         return sorted(found, key=lambda f: f[1])
 
+    def make_doc(self, text: str) -> Doc:
+        """``text`` tokenized, with its text kept for :func:`~pmparse.nlp.lines.doc_text`.
+
+        ``Doc.text`` joins every token again (the tagger's focused text was read so once per
+        document, about a tenth of the tagger's time). The tokens spell the text they were made
+        from, coarse tokens of an overlong line included (tested), as ``pipeline.make_doc`` relies on.
+        """
+        doc = self.nlp.make_doc(text)
+        doc.user_data["pmparse_text"] = text
+        return doc
+
     def cue_counts(self, text: str) -> Counter:
         """How often each category's cue phrases occur in ``text`` (``group.id`` -> count)."""
-        return self.doc_cue_counts(self.nlp.make_doc(text))
+        return self.doc_cue_counts(self.make_doc(text))
 
     def doc_cue_counts(self, doc: Doc, end: int | None = None) -> Counter:
         """How often each category's cue phrases occur in ``doc`` (up to character ``end``)."""

@@ -684,3 +684,17 @@ def test_a_new_pipeline_fingerprint_reads_every_rule_file_again(patch_all, monke
     assert pipeline.get(config).meta["pmparse_fingerprint"] == stamp
     assert all(loader() is not again[loader] for loader in loaders)
     assert all(facts._GAZETTEERS[key] is not gazetteers[key] for key in facts._GAZETTEERS)
+
+
+@pytest.mark.parametrize("text", [
+    "The root cause was a failed disk.\n\n- we restarted it  twice\t(again)\n",
+    "a " * 6000 + "\nRoot cause: " + "x" * 12000 + "\nthen a bug in the scheduler",  # overlong lines: coarse tokens
+    "errors!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!! then recovery",  # a masked run
+    "",
+])
+def test_matchers_make_doc_keeps_the_text_its_tokens_spell(text):
+    nlp = get(PipelineConfig(tagger=False))
+    matchers = Matchers(nlp, load_taxonomy())
+    doc = matchers.make_doc(text)
+    assert doc.user_data["pmparse_text"] == text == doc.text
+    assert matchers.doc_cue_counts(doc) == matchers.doc_cue_counts(nlp.make_doc(text))

@@ -300,7 +300,7 @@ class Tagger:
         probs: dict[str, float] = {}
         tags: dict[str, dict] = {}
         max_causes = None
-        focus_doc = self.matchers.nlp.make_doc(focus)  # tokenized once for the cues and the rules
+        focus_doc = self.matchers.make_doc(focus)  # tokenized once for the cues and the rules
         if self.model is not None:
             focus_cues = self.matchers.doc_cue_counts(focus_doc)
             # the whole text is the document's own prefix: its tokens are already there (training

@@ -9,6 +9,8 @@ import datetime as _dt
 import functools
 import re
 
+from pmparse.rules.cues import caseless_start
+
 _MONTHS = {
     "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9,
     "oct": 10, "nov": 11, "dec": 12,
@@ -96,8 +98,9 @@ def numeric_order(text: str) -> str:
     return "mdy"
 
 # every month name the date patterns read starts with one of these: a window without any holds
-# no written-out date, and four patterns need not scan it
-_MONTH_HINT = re.compile(r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec", re.IGNORECASE)
+# no written-out date, and four patterns need not scan it. Opening with a case-sensitive class of
+# the first letters (``caseless_start``), re skips to candidates instead of trying every position
+_MONTH_HINT = re.compile(caseless_start(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"), re.IGNORECASE)
 
 _NAMED = (_DMY, _MDY)
 
