@@ -23,10 +23,9 @@ def main() -> None:
 
     import spacy
 
-    from pmparse.card.build import build_card
-    from pmparse.evaluation.bench import bench_files
+    from pmparse.evaluation.bench import analyse_timed, bench_files
     from pmparse.ingest.read import ingest
-    from pmparse.nlp.pipeline import build, make_doc, pipeline_config, version_info
+    from pmparse.nlp.pipeline import build, pipeline_config, version_info
 
     _, files = bench_files(args.size, None)
     sources = []
@@ -47,15 +46,7 @@ def main() -> None:
         blank.make_doc(source.text)
         now = time.process_time()
         tokenizer += now - mark
-        doc = make_doc(nlp, source)
-        mark, now = now, time.process_time()
-        spent["tokenizer (make_doc)"] += now - mark
-        for name, component in nlp.pipeline:
-            mark, doc = now, component(doc)
-            now = time.process_time()
-            spent[name] += now - mark
-        build_card(doc, source, "IL-0001", info)
-        spent["card"] += time.process_time() - now
+        analyse_timed(nlp, source, info, spent, clock=time.process_time)
     pipeline = sum(spent.values())
     print(f"{len(sources)} documents, {words} words: pipeline {pipeline:.2f} s, blank tokenizer {tokenizer:.2f} s, "
           f"ratio {tokenizer / pipeline:.3f}")

@@ -40,23 +40,15 @@ DIM = 384
 
 def _unlabelled_docs(root: Path, nlp):
     """(source, path, rows) of corpus incident files neither gold nor annotated."""
-    from pmparse.evaluation.corpus import incident_files, load_manifest, referenced_paths
-    from pmparse.ingest.read import ingest
+    from pmparse.evaluation.corpus import referenced_paths
     from pmparse.nlp.components.classifier import unit_rows
     from pmparse.training.field_annotations import ANNOTATIONS_DIR
-    from pmparse.training.field_labels import analyse_structure
+    from pmparse.training.field_labels import structured_docs
     from pmparse.training.fields import GOLD_DIR, gold_paths
 
     exclude = gold_paths(GOLD_DIR, root) | referenced_paths(ANNOTATIONS_DIR, root)
     docs = []
-    for source, rel in incident_files(root, load_manifest()):
-        if rel in exclude:
-            continue
-        ingested = ingest(str(root / rel))
-        doc = analyse_structure(nlp, ingested)
-        if "units" not in doc.spans or not len(doc.spans["units"]):
-            continue
-        offsets = [(u.start_char, u.end_char) for u in doc.spans["units"]]
+    for source, rel, ingested, doc, offsets in structured_docs(root, exclude, nlp):
         docs.append((source, rel, unit_rows(doc), offsets, ingested.sha256))
     return docs
 

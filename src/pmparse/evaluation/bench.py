@@ -414,6 +414,24 @@ def _run_spacy_pipe(files: list[Path], workdir: Path, limit: float) -> tuple[flo
     return json.loads(out.strip().splitlines()[-1])["seconds"], None
 
 
+def analyse_timed(nlp, source, info, spent: dict[str, float], clock=time.perf_counter) -> None:
+    """``analyse()`` and the card of one source, one component at a time, adding each step's time to
+    ``spent`` (keys: ``tokenizer (make_doc)``, the pipe names, ``card``) on ``clock``."""
+    from pmparse.card.build import build_card
+    from pmparse.nlp.pipeline import make_doc
+
+    mark = clock()
+    doc = make_doc(nlp, source)
+    now = clock()
+    spent["tokenizer (make_doc)"] += now - mark
+    for name, component in nlp.pipeline:
+        mark, doc = now, component(doc)
+        now = clock()
+        spent[name] += now - mark
+    build_card(doc, source, "IL-0001", info)
+    spent["card"] += clock() - now
+
+
 def run_bench(size: str = "full", corpus: str | None = None, repeat: int = 10, workdir: str | None = None,
               progress=None) -> BenchReport:
     """Run every measurement once and return the figures.
@@ -430,9 +448,8 @@ def run_bench(size: str = "full", corpus: str | None = None, repeat: int = 10, w
     """
     import spacy
 
-    from pmparse.card.build import build_card
     from pmparse.ingest.read import ingest
-    from pmparse.nlp.pipeline import build, make_doc, pipeline_config, version_info
+    from pmparse.nlp.pipeline import build, pipeline_config, version_info
 
     say = progress or (lambda message: None)
     if size not in ("full", "small"):
@@ -485,17 +502,7 @@ def run_bench(size: str = "full", corpus: str | None = None, repeat: int = 10, w
         now = time.perf_counter()
         paired_seconds += now - mark
         start += now - mark  # the pipeline's clock stops while the tokenizer runs
-        # analyse(), one component at a time, to tell where the time goes
-        mark = time.perf_counter()
-        doc = make_doc(nlp, source)
-        now = time.perf_counter()
-        spent["tokenizer (make_doc)"] += now - mark
-        for name, component in nlp.pipeline:
-            mark, doc = now, component(doc)
-            now = time.perf_counter()
-            spent[name] += now - mark
-        build_card(doc, source, "IL-0001", info)
-        spent["card"] += time.perf_counter() - now
+        analyse_timed(nlp, source, info, spent)
     report.rates["pipeline"] = Rate("pipeline: analysis + card, 1 process", len(sources), words,
                                     time.perf_counter() - start)
     report.rates["tokenizer_paired"] = Rate('spacy.blank("en") tokenizer beside it', len(sources), words,

@@ -149,6 +149,19 @@ def analyse_structure(nlp, source):
     return doc
 
 
+def structured_docs(root: Path, exclude: set[str], nlp):
+    """``(source, rel, ingested, doc, offsets)`` of every corpus incident file not in ``exclude``
+    that has units: its sections and units only (:func:`analyse_structure`), offsets per unit."""
+    for source, rel in incident_files(root, load_manifest()):
+        if rel in exclude:
+            continue
+        ingested = ingest(str(root / rel))
+        doc = analyse_structure(nlp, ingested)
+        if "units" not in doc.spans or not len(doc.spans["units"]):
+            continue
+        yield source, rel, ingested, doc, [(unit.start_char, unit.end_char) for unit in doc.spans["units"]]
+
+
 def build_dataset(root: Path, exclude: set[str], nlp=None, spans: TrainingSpans | None = None,
                   warn=None) -> list[DocExamples]:
     """Weakly labelled units of every corpus incident file not in ``exclude`` (gold paths).
@@ -160,14 +173,7 @@ def build_dataset(root: Path, exclude: set[str], nlp=None, spans: TrainingSpans 
     nlp = nlp or structure_pipeline()
     cues = load_cues()
     examples = []
-    for source, rel in incident_files(root, load_manifest()):
-        if rel in exclude:
-            continue
-        ingested = ingest(str(root / rel))
-        doc = analyse_structure(nlp, ingested)
-        if "units" not in doc.spans or not len(doc.spans["units"]):
-            continue
-        offsets = [(unit.start_char, unit.end_char) for unit in doc.spans["units"]]
+    for source, rel, ingested, doc, offsets in structured_docs(root, exclude, nlp):
         labels = weak_labels(doc, cues)
         if spans is not None and rel in spans.spans:
             if ingested.sha256 == spans.shas.get(rel):
