@@ -174,9 +174,40 @@ def test_character_ngrams_stay_equal_across_batches_and_a_table_reset(patch_all,
     for batch in batches:
         assert np.array_equal(mine.transform(batch).dense(), sk.transform(batch).toarray() if batch else np.zeros((0, 2**10)))
     assert "quokka" in mine._ids
-    patch_all("pmparse.nlp.linear.CACHE_LIMIT", 5)
+    patch_all("pmparse.nlp.gram_table.CACHE_LIMIT", 5)
     assert np.array_equal(mine.transform(TEXTS).dense(), sk.transform(TEXTS).toarray())
     assert "quokka" not in mine._ids  # started over: only this batch's words are kept
+
+
+def test_blocks_of_one_ngram_range_share_the_hashes_and_keep_their_own_columns(monkeypatch):
+    """A 2**14 block reading words a 2**16 block has hashed hashes none again, and both equal scikit-learn."""
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    from pmparse.nlp import gram_table
+
+    monkeypatch.setattr(gram_table, "_TABLES", {})
+    wide, narrow = HashedNgrams("char_wb", (3, 5), 2**16), HashedNgrams("char_wb", (3, 5), 2**14)
+    assert wide._table is narrow._table
+    assert HashedNgrams("char_wb", (2, 4), 2**14)._table is not wide._table
+    wide.transform(TEXTS)
+    hashed = []
+    monkeypatch.setattr(gram_table, "gram_hashes", lambda grams: hashed.append(grams) or np.zeros(len(grams)))
+    for block, n in ((narrow, 2**14), (wide, 2**16)):
+        sk = HashingVectorizer(analyzer="char_wb", ngram_range=(3, 5), n_features=n, alternate_sign=False, norm=None)
+        assert np.array_equal(block.transform(TEXTS).dense(), sk.transform(TEXTS).toarray())
+    assert hashed == []
+
+
+def test_gram_hashes_give_every_modulus_its_columns():
+    """abs(h) % n is scikit-learn's column also for the hash -2**31, and for every n."""
+    from pmparse.nlp.gram_table import gram_hashes, word_grams
+
+    assert word_grams("ab", (3, 5)) == [" ab", "ab ", " ab "]
+    assert word_grams("abcd", (5, 5)) == [" abcd", "abcd "]
+    hashes = gram_hashes(word_grams("failover", (3, 5)))
+    assert hashes.dtype == np.int64 and (hashes >= 0).all() and hashes.max() <= 2**31
+    wide = HashedNgrams("char_wb", (3, 5), 2**16).transform(["failover"]).indices
+    assert sorted(set(hashes % 2**16)) == sorted(wide)
 
 
 def test_hstack_places_each_block_after_the_earlier_ones():

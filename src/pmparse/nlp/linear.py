@@ -28,12 +28,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
-from murmurhash import hash as _murmur
 
 from pmparse.errors import ModelError
-
-#: Most distinct words whose character n-gram columns a feature block keeps (then it starts over).
-CACHE_LIMIT = 500_000
+from pmparse.nlp.gram_table import gram_hashes, shared_table, word_grams
 
 
 @dataclass
@@ -170,7 +167,7 @@ class HashedNgrams:
         self.sublinear_tf = sublinear_tf
         self.norm = norm
         self._token = re.compile(_SAME_TOKENS.get(token_pattern, token_pattern))
-        self._reset_table()
+        self._table = shared_table(self.ngram_range)
 
     def terms(self, text: str) -> list[str]:
         """The n-grams of ``text``, in scikit-learn's order and with its repeats."""
@@ -196,104 +193,27 @@ class HashedNgrams:
 
     def _word_grams(self, word: str) -> list[str]:
         """Character n-grams of one word padded with spaces (``char_wb``)."""
-        low, high = self.ngram_range
-        padded = f" {word} "
-        size = len(padded)
-        grams: list[str] = []
-        for n in range(low, high + 1):
-            if size <= n:
-                # a word no longer than n gives itself once, and no longer n-grams
-                grams.append(padded)
-                break
-            grams.extend(padded[i:i + n] for i in range(size - n + 1))
-        return grams
+        return word_grams(word, self.ngram_range)
 
     def _columns(self, grams: Sequence[str]) -> np.ndarray:
-        """Hashed columns of ``grams``, as scikit-learn's ``HashingVectorizer`` computes them.
-
-        scikit-learn maps ``-2**31`` to ``(2**31 - 1 - (n - 1)) % n``, which is ``2**31 % n``, the
-        same as ``abs(h) % n``: one rule serves every hash.
-        """
-        hashes = np.fromiter(map(_murmur, grams), dtype=np.int64, count=len(grams))
-        return np.abs(hashes) % self.n_features
+        """Hashed columns of ``grams``, as scikit-learn's ``HashingVectorizer`` computes them."""
+        return gram_hashes(grams) % self.n_features
 
     def _char_columns(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """Columns of the character n-grams of ``texts``: ``(entries per text, columns)``.
 
-        A word's n-grams depend on the word alone and words repeat, so each distinct word is hashed
-        once into a table (``_table``; its columns at ``_starts[id]``, ``_lengths[id]`` of them),
-        and a text's columns are gathered from the table by word id, without a Python step per
-        n-gram. New words join ``_ids`` only once their columns are in the table, so a text that
-        fails halfway (a lone surrogate cannot be hashed) leaves the table as it was.
+        A word's n-gram hashes depend on the word alone: they come from the process's table for
+        this ``ngram_range`` (:mod:`pmparse.nlp.gram_table`), which every block reading the same
+        n-grams shares, so a word is hashed once however many models read it.
         """
-        if len(self._ids) > CACHE_LIMIT:
-            self._reset_table()
-        ids = self._ids
-        new: dict[str, int] = {}
-        new_columns: list[np.ndarray] = []
-        word_ids: list[int] = []
-        per_text: list[int] = []
-        for text in texts:
-            words = (text.lower() if self.lowercase else text).split()
-            per_text.append(len(words))
-            found = list(map(ids.get, words))
-            if None in found:
-                for i, word in enumerate(words):
-                    if found[i] is None:
-                        known = new.get(word)
-                        if known is None:
-                            new_columns.append(self._columns(self._word_grams(word)))
-                            known = new[word] = len(ids) + len(new)
-                        found[i] = known
-            word_ids.extend(found)
-        if new_columns:
-            self._append(new_columns)
-            ids.update(new)
-        wid = np.array(word_ids, dtype=np.int64)
-        # np.take: the same elements as fancy indexing, several times faster on long index arrays
-        lengths = np.take(self._lengths, wid)
-        starts = np.take(self._starts, wid)
-        total = int(lengths.sum())
-        # position k of the output is entry (k - first entry of its word) of that word's columns
-        firsts = np.cumsum(lengths) - lengths
-        index = np.repeat(starts - firsts, lengths) + np.arange(total, dtype=np.int64)
-        columns = np.take(self._table, index).astype(np.int64)
-        text_of_word = np.repeat(np.arange(len(texts), dtype=np.int64), per_text)
-        entries = np.bincount(text_of_word, weights=lengths, minlength=len(texts)).astype(np.int64)
-        return entries, columns
+        words_of = [(text.lower() if self.lowercase else text).split() for text in texts]
+        entries, hashes = self._table.gather(words_of)
+        return entries, hashes % self.n_features
 
-    def _reset_table(self) -> None:
-        self._ids: dict[str, int] = {}
-        self._words = 0  # rows of _starts and _lengths in use (their capacity grows by doubling)
-        self._table = np.zeros(0, dtype=np.int32)
-        self._filled = 0
-        self._starts = np.zeros(0, dtype=np.int64)
-        self._lengths = np.zeros(0, dtype=np.int64)
-
-    def _append(self, columns: list[np.ndarray]) -> None:
-        """Add the columns of new words (ids ``_words`` onwards) to the table.
-
-        Every array is made before any is kept, so a failure (memory) leaves the table as it was.
-        Arrays grow by doubling: words arrive a document at a time, and copying on every one
-        would be quadratic.
-        """
-        lengths = np.array([len(c) for c in columns], dtype=np.int64)
-        flat = np.concatenate(columns).astype(np.int32)
-        need, words = self._filled + len(flat), self._words + len(columns)
-        table, starts, sizes = self._table, self._starts, self._lengths
-        if need > len(table):
-            table = np.zeros(max(need, 2 * len(table), 4096), dtype=np.int32)
-            table[:self._filled] = self._table[:self._filled]
-        if words > len(starts):
-            capacity = max(words, 2 * len(starts), 1024)
-            starts, sizes = np.zeros(capacity, dtype=np.int64), np.zeros(capacity, dtype=np.int64)
-            starts[:self._words] = self._starts[:self._words]
-            sizes[:self._words] = self._lengths[:self._words]
-        table[self._filled:need] = flat
-        starts[self._words:words] = self._filled + np.cumsum(lengths) - lengths
-        sizes[self._words:words] = lengths
-        self._table, self._starts, self._lengths = table, starts, sizes
-        self._filled, self._words = need, words
+    @property
+    def _ids(self) -> dict[str, int]:
+        """The words whose n-gram hashes the shared table holds."""
+        return self._table.ids
 
     def transform(self, texts: Sequence[str]) -> Sparse:
         """Feature rows of ``texts``."""
