@@ -8,6 +8,7 @@ installed dependencies (``--system-site-packages``), so nothing is downloaded.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import venv
@@ -44,7 +45,9 @@ def installed(tmp_path_factory) -> Path:
 
 
 def _run(python: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(python), *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+    # a PYTHONPATH pointing at a checkout (a worktree's test run) would import it instead of the wheel
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
+    return subprocess.run([str(python), *args], cwd=cwd, capture_output=True, text=True, timeout=300, env=env)
 
 
 def test_the_wheel_holds_the_models(installed, tmp_path):
