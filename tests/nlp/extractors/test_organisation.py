@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pmparse.nlp.extractors.organisation import find_organisation
+from pmparse.nlp.extractors.organisation import _gazetteer, clear_gazetteers, find_organisation, inner_alias
 from pmparse.rules.taxonomy import OrganisationsFile
 
 
@@ -131,3 +131,40 @@ def test_a_word_opening_the_sentence_is_no_victim_unless_written_as_a_name_elsew
     title = "Backdoored installer"
     text = f"# {title}\n\nInterestingly, the mirror host was hacked twice. Nobody knew.\n"
     assert find_organisation(text, title=(title, [(2, 2 + len(title))])) is None
+
+
+def test_an_inner_alias_is_the_shortest_other_one_looked_up_the_same_way():
+    aliases = ["Zorbq Cloud Platform", "Zorbq Cloud", "Zorbq", "zorbq-infra", "zorbq", "Quillmere"]
+    assert inner_alias("Zorbq Cloud Platform", aliases) == "Zorbq"
+    assert inner_alias("Zorbq Cloud", aliases) == "Zorbq"
+    # itself does not count, and nothing shorter is inside it
+    assert inner_alias("Zorbq", aliases) is None
+    assert inner_alias("Quillmere", aliases) is None
+    # a lowercase alias is looked up in the lowercased text: only a lowercase one stands for it
+    assert inner_alias("zorbq-infra", aliases) == "zorbq"
+    assert inner_alias("Zorbq Cloud", ["zorbq", "Zorbq Cloud"]) is None
+
+
+def test_every_inner_alias_of_the_table_is_inside_its_alias():
+    gaz = _gazetteer()
+    names = [alias for alias, _, _ in gaz.aliases]
+    for alias, (lower, inner) in zip(names, gaz.alias_checks):
+        assert lower == alias.islower()
+        assert inner is None or (inner in alias and inner != alias and inner in names)
+
+
+def test_an_alias_holding_another_is_found_and_one_whose_inner_alias_is_absent_is_not(tmp_path):
+    table = tmp_path / "organisations.yaml"
+    table.write_text("version: 1\norganisations:\n"
+                     "  - name: Zorbq Labs\n    aliases: [Zorbq, Zorbq Cloud]\n"
+                     "  - name: Quillmere\n    aliases: [Quillmere Mills]\n", encoding="utf-8")
+    clear_gazetteers()
+    try:
+        text = "## Summary\n\nThe Zorbq Cloud queue stalled for an hour; the Zorbq Cloud workers restarted.\n"
+        fact = find_organisation(text, gazetteer_path=str(table))
+        assert fact["value"] == "Zorbq Labs"
+        assert [text[s:e] for s, e in fact["evidence"]] == ["Zorbq Cloud", "Zorbq Cloud"]
+        assert find_organisation("## Summary\n\nA queue stalled; workers restarted.\n",
+                                 gazetteer_path=str(table)) is None
+    finally:
+        clear_gazetteers()
