@@ -145,27 +145,29 @@ class Embeddings:
 
 
 def _teacher_rows(examples, emb: Embeddings):
-    """(X, labels, weights) of the training documents' labelled units, a (unit text, label) once."""
-    xs, ys, ws, seen = [], [], [], set()
+    """(unit rows, X, labels, weights) of the training documents' labelled units, a (unit text,
+    label) once."""
+    rows, xs, ys, ws, seen = [], [], [], [], set()
     for e in examples:
-        rows, offsets = _unique_units(e)
-        feats = emb.features(rows)
-        where = {(o if o is not None else r[0]): i for i, (r, o) in enumerate(zip(rows, offsets))}
+        unique, offsets = _unique_units(e)
+        feats = emb.features(unique)
+        where = {(o if o is not None else r[0]): i for i, (r, o) in enumerate(zip(unique, offsets))}
         for row, label, off in zip(e.rows, e.labels, e.offsets or [None] * len(e.rows)):
             if label is None or (row[0], label[0]) in seen:
                 continue
             seen.add((row[0], label[0]))
+            rows.append(row)
             xs.append(feats[where[off if off is not None else row[0]]])
             ys.append(label[0])
             ws.append(label[1])
-    return np.array(xs, dtype=np.float32), np.array(ys), np.array(ws)
+    return rows, np.array(xs, dtype=np.float32), np.array(ys), np.array(ws)
 
 
 def fit_teacher(examples, emb: Embeddings, c: float, seed: int = 0):
     from sklearn.linear_model import LogisticRegression
     from threadpoolctl import threadpool_limits
 
-    x, y, w = _teacher_rows(examples, emb)
+    _, x, y, w = _teacher_rows(examples, emb)
     model = LogisticRegression(C=c, max_iter=2000, class_weight="balanced", random_state=seed)
     with threadpool_limits(1):
         model.fit(x, y, sample_weight=w)
@@ -183,26 +185,14 @@ class JointTeacher:
 
         from pmparse.training.fields import _estimator
 
-        rows, xs, ys, ws, seen = [], [], [], [], set()
-        for e in examples:
-            unique, offsets = _unique_units(e)
-            feats = emb.features(unique)
-            where = {(o if o is not None else r[0]): i for i, (r, o) in enumerate(zip(unique, offsets))}
-            for row, label, off in zip(e.rows, e.labels, e.offsets or [None] * len(e.rows)):
-                if label is None or (row[0], label[0]) in seen:
-                    continue
-                seen.add((row[0], label[0]))
-                rows.append(row)
-                xs.append(feats[where[off if off is not None else row[0]]])
-                ys.append(label[0])
-                ws.append(label[1])
+        rows, dense, ys, ws = _teacher_rows(examples, emb)
         self.emb = emb
         self.features = _estimator(seed, c).named_steps["features"]
         with threadpool_limits(1):
             sparse = self.features.fit_transform(np.array(rows, dtype=object))
-            x = sp.hstack([sparse, sp.csr_matrix(np.array(xs, dtype=np.float32))]).tocsr()
+            x = sp.hstack([sparse, sp.csr_matrix(dense)]).tocsr()
             self.model = LogisticRegression(C=c, max_iter=3000, class_weight="balanced", random_state=seed)
-            self.model.fit(x, np.array(ys), sample_weight=np.array(ws))
+            self.model.fit(x, ys, sample_weight=ws)
         self.classes_ = self.model.classes_
 
     def predict_proba_rows(self, rows) -> np.ndarray:

@@ -176,8 +176,13 @@ def test_caseless_word_start_finds_what_the_pattern_finds(parts, data):
     text = "".join(parts)
     pos = data.draw(st.integers(0, len(text)))
     endpos = data.draw(st.integers(pos, len(text)))
-    for pattern, _ in CASELESS_CASES:
-        plain, fast = re.compile(pattern, re.IGNORECASE), re.compile(caseless_word_start(pattern), re.IGNORECASE)
+    _assert_same_matches(CASELESS_CASES, caseless_word_start, text, pos, endpos)
+
+
+def _assert_same_matches(cases, rewrite, text: str, pos: int, endpos: int) -> None:
+    """Each case's pattern and its rewrite, both under IGNORECASE, match the same spans of ``text``."""
+    for pattern, _ in cases:
+        plain, fast = re.compile(pattern, re.IGNORECASE), re.compile(rewrite(pattern), re.IGNORECASE)
         assert [m.span() for m in fast.finditer(text, pos, endpos)] == \
             [m.span() for m in plain.finditer(text, pos, endpos)], pattern
 
@@ -207,10 +212,7 @@ def test_caseless_start_finds_what_the_pattern_finds(parts, data):
     text = "".join(parts)
     pos = data.draw(st.integers(0, len(text)))
     endpos = data.draw(st.integers(pos, len(text)))
-    for pattern, _ in START_CASES:
-        plain, fast = re.compile(pattern, re.IGNORECASE), re.compile(caseless_start(pattern), re.IGNORECASE)
-        assert [m.span() for m in fast.finditer(text, pos, endpos)] == \
-            [m.span() for m in plain.finditer(text, pos, endpos)], pattern
+    _assert_same_matches(START_CASES, caseless_start, text, pos, endpos)
 
 
 def test_the_case_variants_are_every_character_re_matches_to_a_letter():

@@ -424,10 +424,7 @@ class Library:
         finished = []
         for path in sorted(folder.glob("IL-*.json")):
             card_id = path.stem
-            intent = self._read_card(path)
-            entry = self.entries.get(card_id)
-            if intent is not None and entry is not None and entry.card is not None \
-                    and card_data(entry.card) == card_data(intent):
+            if self._held_intent(card_id) is not None:
                 base = self.state_path("base", card_id)
                 base.parent.mkdir(parents=True, exist_ok=True)
                 os.replace(path, base)  # its stamp is read from the file when asked, as after write()
@@ -531,12 +528,19 @@ class Library:
         of that write, and the next write replaces the intent anyway.
         """
         if kind == "base":
-            intent = self._read_card(self.state_path("intent", card_id))
-            entry = self.entries.get(card_id)
-            if intent is not None and entry is not None and entry.card is not None \
-                    and card_data(entry.card) == card_data(intent):
+            intent = self._held_intent(card_id)
+            if intent is not None:
                 return intent
         return self._read_card(self.state_path(kind, card_id))
+
+    def _held_intent(self, card_id: str) -> Card | None:
+        """The intent a killed write left for ``card_id`` when the record on disk holds it, else None."""
+        intent = self._read_card(self.state_path("intent", card_id))
+        entry = self.entries.get(card_id)
+        if intent is not None and entry is not None and entry.card is not None \
+                and card_data(entry.card) == card_data(intent):
+            return intent
+        return None
 
     @staticmethod
     def _read_card(path: Path) -> Card | None:

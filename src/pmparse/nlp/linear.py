@@ -188,16 +188,8 @@ class HashedNgrams:
             return grams
         grams = []
         for word in text.split():
-            grams.extend(self._word_grams(word))
+            grams.extend(word_grams(word, self.ngram_range))
         return grams
-
-    def _word_grams(self, word: str) -> list[str]:
-        """Character n-grams of one word padded with spaces (``char_wb``)."""
-        return word_grams(word, self.ngram_range)
-
-    def _columns(self, grams: Sequence[str]) -> np.ndarray:
-        """Hashed columns of ``grams``, as scikit-learn's ``HashingVectorizer`` computes them."""
-        return gram_hashes(grams) % self.n_features
 
     def _char_columns(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """Columns of the character n-grams of ``texts``: ``(entries per text, columns)``.
@@ -222,7 +214,7 @@ class HashedNgrams:
         else:
             grams_of = [self.terms(t) for t in texts]
             entries = np.fromiter(map(len, grams_of), dtype=np.int64, count=len(texts))
-            columns = self._columns(list(itertools.chain.from_iterable(grams_of)))
+            columns = gram_hashes(list(itertools.chain.from_iterable(grams_of))) % self.n_features
         matrix = _rows_from_flat(entries, columns, self.n_features)
         if self.sublinear_tf:
             matrix.data = np.log(matrix.data) + 1.0
