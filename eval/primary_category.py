@@ -266,7 +266,7 @@ def main() -> None:  # pragma: no cover - needs the shared corpus and minutes of
             if spans:
                 train.append((ex.group, "\n".join(doc.text[a:b] for a, b in spans), ex.whole, found))
             train.append((ex.group, ex.focus, ex.whole, found))
-        elif ex.source in ("team", "team_spans", "icco", "dfds"):
+        elif ex.source in ("team", "team_spans", "field_card", "field_card_spans", "icco", "dfds"):
             train.append((ex.group, ex.focus, ex.whole, found))
 
     def inputs(texts):

@@ -449,7 +449,7 @@ def test_train_scores_components_with_team_rows_held_out_by_source_only_in_the_s
     patch_all(train_categories, "cv_report", lambda *a, **k: {name: dict(v) for name, v in report.items()})
     patch_all(train_categories, "model_card", lambda summary: "card")
     summary = train(tmp_path / "model", str(root), [gold], TagSettings(repeats=1, min_positives=100), label_files=[labels],
-                    component_label_files=[components])
+                    component_label_files=[components], card_files=[])
     assert summary["component_team"]["documents"] == 1 and summary["component_candidates"] == 2
     assert len(calls) == 2
     (by_documents, none), (by_sources, folds) = calls
@@ -572,9 +572,9 @@ def test_build_examples_reads_spans_only_when_asked_and_never_for_gold(tmp_path,
     docs = analysed_docs([corpus / "gold/g.md"])
     warnings: list[str] = []
     on, _ = build_examples(corpus, taxonomy, TagSettings(), gold, docs, label_files=[labels], warn=warnings.append,
-                           span_files=[spans])
+                           span_files=[spans], card_files=[])
     off, _ = build_examples(corpus, taxonomy, TagSettings(team_spans=False), gold, docs, label_files=[labels],
-                            span_files=[spans])
+                            span_files=[spans], card_files=[])
     rows = [(ex.group, ex.source) for ex in on if ex.source.startswith(("team", "gold"))]
     assert ("acme/one.md", "team_spans") in rows and ("gold/g.md", "team_spans") not in rows
     assert any("gold/g.md: a gold" in w for w in warnings)
@@ -582,7 +582,7 @@ def test_build_examples_reads_spans_only_when_asked_and_never_for_gold(tmp_path,
     assert len(on) == len(off) + 1
 
 
-def test_cli_train_categories_no_spans_turns_the_span_rows_off(patch_all, tmp_path, monkeypatch):
+def test_cli_train_categories_no_spans_and_no_cards_turn_their_rows_off(patch_all, tmp_path, monkeypatch):
     from click.testing import CliRunner
 
     from pmparse.cli import main
@@ -590,13 +590,13 @@ def test_cli_train_categories_no_spans_turns_the_span_rows_off(patch_all, tmp_pa
     seen = {}
 
     def fake_train(output, corpus, gold_files, settings, *args, **kwargs):
-        seen["team_spans"] = settings.team_spans
+        seen["team_spans"], seen["field_cards"] = settings.team_spans, settings.field_cards
         raise LabelError("stopped here", "x")
 
     patch_all(train_categories, "train", fake_train)
-    for args, expected in (([], True), (["--no-spans"], False)):
+    for args, spans, cards in (([], True, True), (["--no-spans"], False, True), (["--no-cards"], True, False)):
         result = CliRunner().invoke(main, ["train-categories", "--no-eval", *args])
-        assert result.exit_code == 2 and seen["team_spans"] is expected
+        assert result.exit_code == 2 and seen == {"team_spans": spans, "field_cards": cards}
 
 
 def test_the_primary_root_cause_is_the_most_probable_category_chosen_and_is_scored_held_out():

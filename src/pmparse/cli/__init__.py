@@ -278,9 +278,11 @@ def review(library, accept, reject, accept_all, records, reviewer, color):
 @click.option("--allow-lower", is_flag=True, help="With --update-floors: let floors go down.")
 @click.option("--no-spans", is_flag=True,
               help="Train without the rows of the team's root-cause spans (corpus/root_cause_spans).")
+@click.option("--no-cards", is_flag=True,
+              help="Train without the categories of the all-field annotations' cards (corpus/field_spans).")
 def train_categories_command(corpus, gold_files, output, taxonomy_path, label_files, component_label_files, seed,
                              no_eval, second_pass, component_second_pass, check_floors, update_floors, allow_lower,
-                             no_spans):
+                             no_spans, no_cards):
     """Train the tag model (categories and components) and print its cross-validated figures."""
     from pmparse.cli.train_categories import agreement_text, train_categories_text
 
@@ -304,7 +306,8 @@ def train_categories_command(corpus, gold_files, output, taxonomy_path, label_fi
             output, corpus, [Path(g) for g in gold_files] or None, seed, taxonomy_path, not no_eval,
             [Path(f) for f in label_files] or None, check_floors, update_floors, allow_lower,
             warn=lambda message: click.echo(f"warning: {message}", err=True),
-            component_label_files=[Path(f) for f in component_label_files] or None, spans=not no_spans)
+            component_label_files=[Path(f) for f in component_label_files] or None, spans=not no_spans,
+            cards=not no_cards)
     except PmparseError as exc:
         _fail_usage(exc)
     click.echo(text)

@@ -20,6 +20,8 @@ class TagSettings(TrainingSettings):
         team_evidence: Also train on a row whose focus is a team line's evidence stretches.
         team_spans: Also train on a row whose focus is a document's annotated root-cause spans
             (``corpus/root_cause_spans``), labelled with its team root-cause categories only.
+        field_cards: Also train on the categories of the all-field annotations' cards
+            (``corpus/field_spans``) of documents with neither a gold card nor a team label line.
         unsure_unknown: Tag root cause ``unknown`` when no root-cause category reaches
             ``fallback`` (see :func:`pmparse.nlp.components.tagger.decide_categories`).
         max_root_causes: Most root-cause categories a card gets, the most likely first (0: no limit).
@@ -35,6 +37,7 @@ class TagSettings(TrainingSettings):
     team_weight: float = 1.0
     team_evidence: bool = False
     team_spans: bool = True
+    field_cards: bool = True
     hash_bits: int = 14
     threshold: float = 0.4
     fallback: float = 0.25

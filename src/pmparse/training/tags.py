@@ -47,6 +47,7 @@ from pmparse.rules.taxonomy import Taxonomy, load_taxonomy
 from pmparse.training.export import export_logistic
 from pmparse.training.spans import read_training_spans
 from pmparse.training.tag_card import model_card
+from pmparse.training.tag_field_cards import CARD_SPANS, field_card_examples
 from pmparse.training.tag_fit import (
     baseline_report,
     component_data,
@@ -79,10 +80,15 @@ HISTORY_HEADING = "## Training history"
 def build_examples(root: Path, taxonomy: Taxonomy, settings: TagSettings, gold: list[dict], docs: list,
                    config=None, label_files: Iterable[Path] | None = None,
                    warn: Callable[[str], None] | None = None,
-                   span_files: Iterable[Path] | None = None) -> tuple[list[Example], list[str]]:
+                   span_files: Iterable[Path] | None = None,
+                   card_files: Iterable[Path] | None = None) -> tuple[list[Example], list[str]]:
     """Every training row: gold documents, team labels (with their root-cause spans when
-    ``settings.team_spans``; ``span_files``, or ``corpus/root_cause_spans`` when None), icco
-    summaries and dfds Stats categories.
+    ``settings.team_spans``; ``span_files``, or ``corpus/root_cause_spans`` when None), the
+    annotated cards of other documents when ``settings.field_cards``, icco summaries and dfds
+    Stats categories.
+
+    Args:
+        card_files: Annotation files whose cards give rows; ``corpus/field_spans/batch_*.jsonl`` when None.
 
     Returns:
         ``(examples, skipped)``: the rows and the team label lines left out, with why.
@@ -95,6 +101,10 @@ def build_examples(root: Path, taxonomy: Taxonomy, settings: TagSettings, gold: 
     team, skipped = team_examples(root, taxonomy, settings.team_weight, gold_paths, label_files,
                                   config, warn, settings.team_evidence, gold_shas=gold_shas, spans=spans)
     examples += team
+    if settings.field_cards:
+        # a document's team label line or gold card comes first; the annotated card fills the rest
+        examples += field_card_examples(root, taxonomy, settings.team_weight, gold_paths | {ex.group for ex in team},
+                                        gold_shas, card_files, config, settings.team_spans, warn)
     icco = root / ICCO
     if icco.is_file():
         examples += icco_examples(icco, taxonomy, settings.extra_weight)
@@ -105,7 +115,7 @@ def build_examples(root: Path, taxonomy: Taxonomy, settings: TagSettings, gold: 
 def train(output: str | Path | None = None, corpus: str | None = None, gold_files: Iterable[Path] | None = None,
           settings: TagSettings | None = None, taxonomy_path: str | None = None, evaluate: bool = True,
           config=None, label_files: Iterable[Path] | None = None, warn: Callable[[str], None] | None = None,
-          component_label_files: Iterable[Path] | None = None) -> dict:
+          component_label_files: Iterable[Path] | None = None, card_files: Iterable[Path] | None = None) -> dict:
     """Train the tag model (categories and components), measure it by grouped cross-validation and
     save it with its model card.
 
@@ -121,6 +131,8 @@ def train(output: str | Path | None = None, corpus: str | None = None, gold_file
         label_files: Team category label files; ``corpus/category_labels/*.jsonl`` when None.
         warn: Called with each warning (team label lines left out).
         component_label_files: Team component label files; ``corpus/component_labels/*.jsonl`` when None.
+        card_files: All-field annotation files whose cards give rows (``settings.field_cards``);
+            ``corpus/field_spans/batch_*.jsonl`` when None.
 
     Returns:
         A summary: ``model`` path, ``examples`` per source, ``cv`` scores (categories, components
@@ -142,7 +154,8 @@ def train(output: str | Path | None = None, corpus: str | None = None, gold_file
                              else list(component_label_files))
     read_component_labels(component_label_files, taxonomy)
     docs = analysed_docs([root / row["path"] for row in gold], config)
-    examples, skipped = build_examples(root, taxonomy, settings, gold, docs, config, label_files, warn)
+    examples, skipped = build_examples(root, taxonomy, settings, gold, docs, config, label_files, warn,
+                                       card_files=card_files)
     if not any(ex.source == "gold" for ex in examples):
         raise UsageError("expected gold documents with category labels, found none")
     matchers = Matchers(untagged_pipeline(config), taxonomy)
@@ -199,7 +212,8 @@ def train(output: str | Path | None = None, corpus: str | None = None, gold_file
     summary["size_bytes"] = path.stat().st_size
     summary["classifiers"] = model.keys
     summary["skipped"] = model.meta["skipped"]
-    documents = [ex for ex in examples if ex.source not in ("gold_spans", "team_evidence", "team_spans")]  # one row each
+    documents = [ex for ex in examples if ex.source not in ("gold_spans", "team_evidence", "team_spans",
+                                                                  CARD_SPANS)]  # one row each
     summary["label_counts"] = {k: int(sum(ex.labels.get(k, 0) for ex in documents))
                                for k in model.keys + model.meta["skipped"]}
     summary["settings"] = settings.as_dict()
