@@ -20,6 +20,9 @@ other sources: a logistic regression over the unit's embedding, its neighbours' 
 mean, alone, or with ``--joint`` beside the student's own hashed n-gram columns; each alone
 (``share_1``) and multiplied with the student's probabilities (``share_0.5``).
 
+``loso --probs FILE``: the teacher's probabilities of the held-out gold units are read from FILE
+(``eval/finetune_teacher.py``, a fine-tuned encoder, its own grouped folds) instead of fitted here.
+
 ``distil``: each fold's student also trains on the corpus documents nobody annotated of the other
 sources, their units labelled by that fold's teacher (never gold, never the held-out source).
 Not run on 2026-12-02: no teacher passed the rule set before measuring (+0.03 stripped over the
@@ -232,7 +235,27 @@ def _setup(args):
     examples = training_examples(root, gold_paths(GOLD_DIR, root), nlp, labels="annotated", written=1.0)
     field_loso.training_examples = lambda *a, **k: examples
     field_loso.structure_pipeline = lambda: nlp
-    return root, nlp, examples, Embeddings(Path(args.out))
+    return root, nlp, examples, (Embeddings(Path(args.out)) if not getattr(args, "probs", None) else None)
+
+
+def _fixed_probs(path: str, held) -> dict:
+    """A teacher's per-unit probabilities computed elsewhere (``eval/finetune_teacher.py``), keyed
+    ``variant/gold id`` with the label order under ``labels``; reordered to the student's labels
+    and checked unit for unit against the held-out documents."""
+    from pmparse.nlp.components.classifier import unit_rows
+
+    data = np.load(path, allow_pickle=False)
+    order = [str(x) for x in data["labels"]]
+    teacher = {}
+    for variant, items in held.items():
+        for item in items:
+            probs = data[f"{variant}/{item.id}"]
+            labels = list(item.model.labels)
+            assert sorted(labels) == sorted(order), (labels, order)
+            assert len(probs) == len(unit_rows(item.doc)) == len(item.raw), (variant, item.id)
+            teacher[(variant, item.id)] = probs[:, [order.index(k) for k in labels]].astype(float)
+    print(f"fixed teacher probabilities from {path}", file=sys.stderr)
+    return teacher
 
 
 def cmd_loso(args) -> None:
@@ -246,6 +269,9 @@ def cmd_loso(args) -> None:
         sources = sorted({item.source for items in held.values() for item in items})
         student = {(v, item.id): item.raw for v, items in held.items() for item in items}
         teacher = {}
+        fixed = _fixed_probs(args.probs, held) if args.probs else None
+        if fixed is not None:
+            teacher, sources = fixed, []
         for source in sources:
             from pmparse.nlp.components.classifier import unit_rows
 
@@ -283,6 +309,8 @@ def cmd_loso(args) -> None:
                                        "fields": {k: v["f1"] for k, v in p["fields"].items()}}
     results["student"]["calibration"] = report["calibration"]["figures"]
     results["c"] = args.c
+    if args.probs:
+        results["probs"] = args.probs
     Path(args.report).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     print(_table(results))
 
@@ -352,6 +380,8 @@ def main(argv=None) -> int:
     parser.add_argument("--weight", type=float, default=0.3, help="distil: weight of a teacher-labelled row")
     parser.add_argument("--confidence", type=float, default=0.0, help="distil: least teacher probability kept")
     parser.add_argument("--joint", action="store_true", help="loso: the teacher reads the student's n-grams too")
+    parser.add_argument("--probs", default=None,
+                        help="loso: a fixed teacher's probabilities (.npz, variant/gold id -> units x labels)")
     parser.add_argument("--rounds", type=int, default=200)
     args = parser.parse_args(argv)
     {"units": cmd_units, "embed": cmd_embed, "loso": cmd_loso, "distil": cmd_distil}[args.command](args)
