@@ -68,6 +68,14 @@ CORE_DNS = "dfds/PM2020-004 - CoreDNS upgrade issue.md"
 INOTIFY = "dfds/PM2020-001 - Inotify file watches exhaustion.md"
 
 
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    """Write ``files`` (relative path -> text) under ``root``, a small stand-in corpus; returns ``root``."""
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
 def other_headings(tmp_path: Path) -> str:
     """A heading table that files 'lessons learned' under root cause and 'action items' under remediation."""
     table = yaml.safe_load(resources.files("pmparse.resources").joinpath("headings.yaml").read_text(encoding="utf-8"))

@@ -8,11 +8,10 @@ from pathlib import Path
 import pytest
 
 from pmparse.errors import LabelError
-from pmparse.rules.taxonomy import load_taxonomy
 from pmparse.training.tag_field_cards import CARD, CARD_SPANS, card_problem, field_card_examples
 from pmparse.training.tag_inputs import TagSettings, analysed_docs
 from pmparse.training.tags import build_examples
-from tests.helpers import write_jsonl
+from tests.helpers import write_jsonl, write_tree
 
 REPORT = "\n".join([
     "# Login failures", "", "Members could not sign in for an hour.", "",
@@ -35,18 +34,10 @@ def _line(path: str, card: dict, text: str = REPORT, spans=None) -> dict:
             "card": card, "annotator": "t1"}
 
 
-@pytest.fixture(scope="module")
-def taxonomy():
-    return load_taxonomy()
-
-
 @pytest.fixture
 def corpus(tmp_path) -> Path:
-    root = tmp_path / "corpus"
-    for rel, text in (("team/a.md", REPORT), ("team/b.md", REPORT), ("team/page.html", PAGE), ("gold/g.md", REPORT)):
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    return root
+    return write_tree(tmp_path / "corpus", {"team/a.md": REPORT, "team/b.md": REPORT, "team/page.html": PAGE,
+                                            "gold/g.md": REPORT})
 
 
 def test_a_card_gives_a_row_over_the_focus_and_one_over_the_annotated_cause(tmp_path, corpus, taxonomy):

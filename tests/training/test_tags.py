@@ -13,13 +13,12 @@ from pmparse.cli.train_categories import train_categories_text
 from pmparse.errors import LabelError, PmparseError
 from pmparse.evaluation.gold_cards import Example
 from pmparse.nlp.tag_reading import category_texts
-from pmparse.rules.taxonomy import load_taxonomy
 from pmparse.training import tag_card
 from pmparse.training import tags as train_categories
 from pmparse.training.tag_fit import cross_validate, row_folds, source_folds
 from pmparse.training.tag_inputs import TagSettings, analysed_docs
 from pmparse.training.tag_labels import read_team_labels, team_examples, team_labels_of
-from tests.helpers import write_jsonl
+from tests.helpers import write_jsonl, write_tree
 
 REPORT = "\n".join([
     "# Checkout errors", "", "## Summary", "",
@@ -42,18 +41,9 @@ def _line(path: str = "acme/one.md", text: str = REPORT, **changes) -> dict:
 
 
 
-@pytest.fixture(scope="module")
-def taxonomy():
-    return load_taxonomy()
-
-
 @pytest.fixture
 def corpus(tmp_path) -> Path:
-    root = tmp_path / "corpus"
-    for rel, text in (("acme/one.md", REPORT), ("acme/two.md", OTHER), ("gold/g.md", REPORT)):
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    return root
+    return write_tree(tmp_path / "corpus", {"acme/one.md": REPORT, "acme/two.md": OTHER, "gold/g.md": REPORT})
 
 
 # --- reading and validating ----------------------------------------------------------------
