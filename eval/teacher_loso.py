@@ -258,6 +258,27 @@ def _fixed_probs(path: str, held) -> dict:
     return teacher
 
 
+def _fitted_probs(held, examples, emb: Embeddings, args) -> dict:
+    """Per held-out source, a teacher fitted on the other sources' rows, and its probabilities of
+    that source's held-out units, keyed ``(variant, gold id)``."""
+    from pmparse.nlp.components.classifier import unit_rows
+
+    teacher = {}
+    for source in sorted({item.source for items in held.values() for item in items}):
+        train = [e for e in examples if e.source != source]
+        model = JointTeacher(train, emb, 0.5) if args.joint else fit_teacher(train, emb, args.c)
+        for variant, items in held.items():
+            for item in items:
+                if item.source != source:
+                    continue
+                rows = unit_rows(item.doc)
+                probs = model.predict_proba_rows(rows) if args.joint else model.predict_proba(emb.features(rows))
+                assert list(model.classes_) == list(item.model.labels), (model.classes_, item.model.labels)
+                teacher[(variant, item.id)] = probs
+        print(f"teacher fold {source}", file=sys.stderr)
+    return teacher
+
+
 def cmd_loso(args) -> None:
     from pmparse.training.field_loso import leave_one_source_out
 
@@ -266,26 +287,8 @@ def cmd_loso(args) -> None:
     results: dict = {}
 
     def on_held_out(held):
-        sources = sorted({item.source for items in held.values() for item in items})
         student = {(v, item.id): item.raw for v, items in held.items() for item in items}
-        teacher = {}
-        fixed = _fixed_probs(args.probs, held) if args.probs else None
-        if fixed is not None:
-            teacher, sources = fixed, []
-        for source in sources:
-            from pmparse.nlp.components.classifier import unit_rows
-
-            train = [e for e in examples if e.source != source]
-            model = JointTeacher(train, emb, 0.5) if args.joint else fit_teacher(train, emb, args.c)
-            for variant, items in held.items():
-                for item in items:
-                    if item.source != source:
-                        continue
-                    rows = unit_rows(item.doc)
-                    probs = model.predict_proba_rows(rows) if args.joint else model.predict_proba(emb.features(rows))
-                    assert list(model.classes_) == list(item.model.labels), (model.classes_, item.model.labels)
-                    teacher[(variant, item.id)] = probs
-            print(f"teacher fold {source}", file=sys.stderr)
+        teacher = _fixed_probs(args.probs, held) if args.probs else _fitted_probs(held, examples, emb, args)
         from pmparse.training.fields import DEFAULT_SETTINGS
 
         for share in shares:

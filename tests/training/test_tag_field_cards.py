@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from pmparse.errors import LabelError
-from pmparse.training.tag_field_cards import CARD, CARD_SPANS, card_problem, field_card_examples
+from pmparse.training.tag_field_cards import CARD, CARD_SPANS, field_card_examples
 from pmparse.training.tag_inputs import TagSettings, analysed_docs
+from pmparse.training.tag_labels import category_problem
 from pmparse.training.tags import build_examples
 from tests.helpers import write_jsonl, write_tree
 
@@ -83,7 +84,7 @@ def test_excluded_documents_and_markup_spans_are_left_out(tmp_path, corpus, taxo
     ({"contributing_factor_categories": ["luck"]}, "unknown ids ['luck']"),
 ])
 def test_a_card_with_ids_the_taxonomy_lacks_stops_training(tmp_path, corpus, taxonomy, card, expected):
-    assert expected in card_problem(card, taxonomy)
+    assert expected in category_problem(card, taxonomy)
     files = [write_jsonl(tmp_path, "batch_x.jsonl", _line("team/a.md", card))]
     with pytest.raises(LabelError, match="train/team/a.md"):
         field_card_examples(corpus, taxonomy, 1.0, set(), files=files)

@@ -15,10 +15,11 @@ from typing import Callable, Iterable
 from pmparse.errors import LabelError
 from pmparse.evaluation.gold import gold_text, load_gold
 from pmparse.evaluation.gold_cards import Example, gold_labels
-from pmparse.nlp.tag_reading import CATEGORY_GROUPS, category_texts
+from pmparse.nlp.tag_reading import category_texts
 from pmparse.rules.taxonomy import Taxonomy
 from pmparse.training.field_annotations import annotation_files
 from pmparse.training.tag_inputs import analysed_docs
+from pmparse.training.tag_labels import category_problem, cause_row
 
 #: Sources of the rows made here: the card's categories over the pipeline's focus, and its
 #: categories over the annotated root-cause stretches.
@@ -26,18 +27,6 @@ CARD, CARD_SPANS = "field_card", "field_card_spans"
 
 #: Suffixes whose annotation offsets index markup, not the text the tag model reads.
 _MARKUP = (".html", ".htm")
-
-
-def card_problem(card: dict, taxonomy: Taxonomy) -> str | None:
-    """Why an annotated card's categories cannot be training labels, or None."""
-    for group in CATEGORY_GROUPS:
-        wrong = sorted(set(card.get(group) or []) - set(taxonomy.ids(group)))
-        if wrong:
-            return f"expected {group} ids of the taxonomy, found unknown ids {wrong}"
-    causes = set(card.get("root_cause_categories") or [])
-    if "unknown" in causes and len(causes) > 1:
-        return "expected `unknown` alone (the report does not say the cause), found it with other root causes"
-    return None
 
 
 def field_card_examples(root: Path, taxonomy: Taxonomy, weight: float, exclude: set[str],
@@ -68,7 +57,7 @@ def field_card_examples(root: Path, taxonomy: Taxonomy, weight: float, exclude: 
     for doc in load_gold(list(files) if files is not None else annotation_files(), root):
         if doc.path is None or doc.path in exclude or doc.sha256 in exclude_shas:
             continue
-        problem = card_problem(doc.card, taxonomy)
+        problem = category_problem(doc.card, taxonomy)
         if problem:
             raise LabelError(f"{doc.id}: {problem}", doc.path)
         labels = gold_labels(doc.card, taxonomy)
@@ -83,9 +72,8 @@ def field_card_examples(root: Path, taxonomy: Taxonomy, weight: float, exclude: 
         focus, whole, _ = category_texts(analysed_doc)
         examples.append(Example(doc.path, focus, whole, labels, weight, CARD))
         causes = sorted((s.start, s.end) for s in doc.spans if s.field == "root_cause")
-        root_cause = {k: v for k, v in labels.items() if k.startswith("root_cause_categories.")}
-        if spans and causes and root_cause and not doc.path.lower().endswith(_MARKUP):
-            text = gold_text(doc, root)
-            examples.append(Example(doc.path, "\n".join(text[a:b] for a, b in causes), whole, root_cause, weight,
-                                    CARD_SPANS))
+        if spans and causes and not doc.path.lower().endswith(_MARKUP):
+            row = cause_row(doc.path, gold_text(doc, root), causes, whole, labels, weight, CARD_SPANS)
+            if row is not None:
+                examples.append(row)
     return examples

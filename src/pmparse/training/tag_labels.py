@@ -154,22 +154,26 @@ def _check_component_label(label: ComponentLabel, taxonomy: Taxonomy) -> str | N
     return _evidence_problem(label, {f"components.{i}" for i in label.components})
 
 
-def _check_label(label: TeamLabel, taxonomy: Taxonomy) -> str | None:
-    """What is wrong with a parsed label line, or None."""
-    problem = path_problem(label.path)
-    if problem:
-        return problem
-    given: set[str] = set()
+def category_problem(ids: dict[str, list[str]], taxonomy: Taxonomy) -> str | None:
+    """What is wrong with the category ids of a label line or an annotated card (category group ->
+    ids; a group may be missing), or None."""
     for group in CATEGORY_GROUPS:
-        known = set(taxonomy.ids(group))
-        ids = getattr(label, group)
-        wrong = sorted(set(ids) - known)
+        wrong = sorted(set(ids.get(group) or []) - set(taxonomy.ids(group)))
         if wrong:
             return f"expected {group} ids of the taxonomy, found unknown ids {wrong}"
-        given |= {f"{group}.{i}" for i in ids}
-    if "unknown" in label.root_cause_categories and len(set(label.root_cause_categories)) > 1:
+    causes = set(ids.get("root_cause_categories") or [])
+    if "unknown" in causes and len(causes) > 1:
         return "expected `unknown` alone (the report does not say the cause), found it with other root causes"
-    return _evidence_problem(label, given)
+    return None
+
+
+def _check_label(label: TeamLabel, taxonomy: Taxonomy) -> str | None:
+    """What is wrong with a parsed label line, or None."""
+    ids = {group: getattr(label, group) for group in CATEGORY_GROUPS}
+    problem = path_problem(label.path) or category_problem(ids, taxonomy)
+    if problem:
+        return problem
+    return _evidence_problem(label, {f"{group}.{i}" for group, found in ids.items() for i in found})
 
 
 def _read_label_files(files: Iterable[Path], model, check: Callable, taxonomy: Taxonomy, kind: str) -> TeamLabels:
@@ -347,11 +351,21 @@ def team_examples(root: Path, taxonomy: Taxonomy, weight: float, gold_paths: set
             stretches = sorted({(ev.start, ev.end) for ev in label.evidence})
             examples.append(Example(label.path, "\n".join(text[a:b] for a, b in stretches), whole, labels, weight,
                                     "team_evidence"))
-        causes = (spans or {}).get(label.path)
-        root_cause = {k: v for k, v in labels.items() if k.startswith("root_cause_categories.")}
-        if causes and root_cause:
-            # the annotated cause is a cleaner focus than the field model's units; its
-            # contributing-factor labels stay off this row (that focus does not hold them)
-            examples.append(Example(label.path, "\n".join(text[a:b] for a, b in causes), whole, root_cause, weight,
-                                    "team_spans"))
+        row = cause_row(label.path, text, (spans or {}).get(label.path), whole, labels, weight, "team_spans")
+        if row is not None:
+            examples.append(row)
     return examples, skipped
+
+
+def cause_row(path: str, text: str, causes: list[tuple[int, int]] | None, whole: str, labels: dict[str, int],
+              weight: float, source: str) -> Example | None:
+    """A row whose focus is a document's annotated root-cause stretches, labelled with its
+    root-cause categories only; None without stretches or root-cause labels.
+
+    The annotated cause is a cleaner focus than the field model's units; the contributing-factor
+    labels stay off this row (that focus does not hold them).
+    """
+    root_cause = {k: v for k, v in labels.items() if k.startswith("root_cause_categories.")}
+    if not causes or not root_cause:
+        return None
+    return Example(path, "\n".join(text[a:b] for a, b in causes), whole, root_cause, weight, source)
