@@ -434,6 +434,7 @@ def test_train_scores_components_with_team_rows_held_out_by_source_only_in_the_s
 
     report = {group: {"precision": 0.5, "recall": 0.5, "f1": 0.5, "macro_f1": 0.5} for group in
               ("root_cause_categories", "contributing_factor_categories")}
+    report["root_cause_primary"] = {"documents": 1, "share": 1.0}
     patch_all(train_categories, "cv_components", spy)
     patch_all(train_categories, "cross_validate", lambda examples, *a, **k: [{} for _ in examples])
     patch_all(train_categories, "cv_report", lambda *a, **k: {name: dict(v) for name, v in report.items()})
@@ -452,11 +453,13 @@ def test_train_scores_components_with_team_rows_held_out_by_source_only_in_the_s
 # --- floors ---------------------------------------------------------------------------------
 
 
-def _summary(rc_sources: float = 0.59, components_documents: float = 0.72) -> dict:
+def _summary(rc_sources: float = 0.59, components_documents: float = 0.72, primary_sources: float = 0.65) -> dict:
     report = {"root_cause_categories": {"macro_f1": rc_sources, "f1": 0.58},
-              "contributing_factor_categories": {"macro_f1": 0.46, "f1": 0.5}, "components": {"f1": 0.70}}
+              "contributing_factor_categories": {"macro_f1": 0.46, "f1": 0.5}, "components": {"f1": 0.70},
+              "root_cause_primary": {"documents": 10, "share": primary_sources}}
     mean = {"root_cause_categories": {"macro_f1": 0.593, "f1": 0.597},
-            "contributing_factor_categories": {"macro_f1": 0.517, "f1": 0.57}, "components": {"f1": components_documents}}
+            "contributing_factor_categories": {"macro_f1": 0.517, "f1": 0.57}, "components": {"f1": components_documents},
+            "root_cause_primary": {"share": 0.74}}
     return {"cv_sources": report, "cv_mean": mean, "cv": {"root_cause_categories": {}}}
 
 
@@ -470,6 +473,14 @@ def test_category_floors_are_checked_on_both_ways_of_holding_out():
     failures = tag_card.check_category_floors(worse, floors)
     # 0.55 is more than the 0.02 margin under 0.59; 0.705 is within it under 0.72
     assert len(failures) == 1 and "sources held out: root_cause_macro_f1" in failures[0]
+
+
+def test_the_primary_root_cause_share_is_floored_on_both_ways_of_holding_out():
+    figures = tag_card.cv_figures(_summary())
+    assert figures["sources"]["root_cause_primary"] == 0.65 and figures["documents"]["root_cause_primary"] == 0.74
+    floors, _ = tag_card.new_category_floors(figures, {}, allow_lower=False)
+    failures = tag_card.check_category_floors(tag_card.cv_figures(_summary(primary_sources=0.6)), floors)
+    assert len(failures) == 1 and "sources held out: root_cause_primary" in failures[0]
 
 
 def test_lowering_a_category_floor_takes_allow_lower():

@@ -73,6 +73,9 @@ from pmparse.training.tag_labels import (
     team_examples,
 )
 
+#: The set scores averaged over the repeats of the document-grouped cross-validation.
+SET_SCORES = ("precision", "recall", "f1", "macro_f1")
+
 #: Where the hand-written part of the model card starts (kept when the card is regenerated).
 HISTORY_HEADING = "## Training history"
 
@@ -182,11 +185,12 @@ def train(output: str | Path | None = None, corpus: str | None = None, gold_file
             report["components"] = cv_components(components, run, folds)
             repeats.append(report)
         summary["cv"] = repeats[0]
-        summary["cv_repeats"] = [{name: {k: r[name][k] for k in ("precision", "recall", "f1", "macro_f1")}
-                                  for name in (*CATEGORY_GROUPS, "components")} for r in repeats]
+        summary["cv_repeats"] = [{**{name: {k: r[name][k] for k in SET_SCORES} for name in (*CATEGORY_GROUPS, "components")},
+                                  "root_cause_primary": {"share": r["root_cause_primary"]["share"]}}
+                                 for r in repeats]
         summary["cv_mean"] = {name: {k: round(float(np.mean([r[name][k] for r in summary["cv_repeats"]])), 4)
-                                     for k in ("precision", "recall", "f1", "macro_f1")}
-                              for name in (*CATEGORY_GROUPS, "components")}
+                                     for k in summary["cv_repeats"][0][name]}
+                              for name in summary["cv_repeats"][0]}
         summary["baseline"] = baseline_report(examples)
         # leave one source out: the project's rule for a reported figure (no document of the
         # held-out source, gold or extra, is seen); one run, the folds are not random
