@@ -24,7 +24,9 @@ class TagSettings(TrainingSettings):
             (``corpus/field_spans``) of documents with neither a gold card nor a team label line.
         written_cards: Also train on the category facts of the postmortems the team wrote
             (``corpus/written/categories.jsonl``, rows ``written_card`` and ``written_card_spans``,
-            weighted ``team_weight``); they train in every fold and are never scored.
+            weighted ``team_weight``); they train in every fold and are never scored. Off: measured
+            on 2026-12-02, sources held out, primary root cause 0.654 to 0.661 and root-cause macro F1
+            0.643 to 0.669, but contributing-factor macro F1 0.474 to 0.432 (``corpus/written/README.md``).
         unsure_unknown: Tag root cause ``unknown`` when no root-cause category reaches
             ``fallback`` (see :func:`pmparse.nlp.components.tagger.decide_categories`).
         max_root_causes: Most root-cause categories a card gets, the most likely first (0: no limit).
