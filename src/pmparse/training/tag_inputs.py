@@ -24,9 +24,8 @@ class TagSettings(TrainingSettings):
             (``corpus/field_spans``) of documents with neither a gold card nor a team label line.
         written_cards: Also train on the category facts of the postmortems the team wrote
             (``corpus/written/categories.jsonl``, rows ``written_card`` and ``written_card_spans``,
-            weighted ``team_weight``); they train in every fold and are never scored. Off: measured
-            on 2026-12-02, sources held out, primary root cause 0.654 to 0.661 and root-cause macro F1
-            0.643 to 0.669, but contributing-factor macro F1 0.474 to 0.432 (``corpus/written/README.md``).
+            weighted ``team_weight``), labelled with their root-cause categories only; they train in
+            every fold and are never scored (tag model card, "The team's written postmortems as rows").
         unsure_unknown: Tag root cause ``unknown`` when no root-cause category reaches
             ``fallback`` (see :func:`pmparse.nlp.components.tagger.decide_categories`).
         max_root_causes: Most root-cause categories a card gets, the most likely first (0: no limit).
@@ -43,7 +42,7 @@ class TagSettings(TrainingSettings):
     team_evidence: bool = False
     team_spans: bool = True
     field_cards: bool = True
-    written_cards: bool = False
+    written_cards: bool = True
     hash_bits: int = 14
     threshold: float = 0.4
     fallback: float = 0.25
