@@ -99,7 +99,7 @@ def test_build_examples_leaves_a_team_labelled_document_to_its_label_line(tmp_pa
     gold = [{"id": "gold/g", "path": "gold/g.md", "card": {"root_cause_categories": ["software_bug"]}}]
     docs = analysed_docs([corpus / "gold/g.md"])
     kwargs = dict(label_files=[labels], span_files=[], card_files=[cards])
-    on, _ = build_examples(corpus, taxonomy, TagSettings(), gold, docs, **kwargs)
+    on, _ = build_examples(corpus, taxonomy, TagSettings(written_cards=False), gold, docs, **kwargs)
     rows = [(ex.group, ex.source) for ex in on if ex.source in ("team", CARD, CARD_SPANS)]
     assert rows == [("team/a.md", "team"), ("team/b.md", CARD), ("team/b.md", CARD_SPANS)]
     off, _ = build_examples(corpus, taxonomy, TagSettings(field_cards=False), gold, docs, **kwargs)

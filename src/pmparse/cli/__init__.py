@@ -280,9 +280,12 @@ def review(library, accept, reject, accept_all, records, reviewer, color):
               help="Train without the rows of the team's root-cause spans (corpus/root_cause_spans).")
 @click.option("--no-cards", is_flag=True,
               help="Train without the categories of the all-field annotations' cards (corpus/field_spans).")
+@click.option("--written/--no-written", default=None,
+              help="Also train on the category facts of the postmortems the team wrote "
+                   "(corpus/written/categories.jsonl), root-cause categories only  [default: on].")
 def train_categories_command(corpus, gold_files, output, taxonomy_path, label_files, component_label_files, seed,
                              no_eval, second_pass, component_second_pass, check_floors, update_floors, allow_lower,
-                             no_spans, no_cards):
+                             no_spans, no_cards, written):
     """Train the tag model (categories and components) and print its cross-validated figures."""
     from pmparse.cli.train_categories import agreement_text, train_categories_text
 
@@ -307,7 +310,7 @@ def train_categories_command(corpus, gold_files, output, taxonomy_path, label_fi
             [Path(f) for f in label_files] or None, check_floors, update_floors, allow_lower,
             warn=lambda message: click.echo(f"warning: {message}", err=True),
             component_label_files=[Path(f) for f in component_label_files] or None, spans=not no_spans,
-            cards=not no_cards)
+            cards=not no_cards, written=written)
     except PmparseError as exc:
         _fail_usage(exc)
     click.echo(text)

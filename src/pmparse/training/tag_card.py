@@ -88,7 +88,15 @@ def model_card(summary: dict) -> str:
            "without): source-held-out root-cause macro F1 0.644 to 0.643, set F1 0.603 to 0.611, primary "
            "category 0.638 to 0.654; contributing-factor macro F1 0.443 to 0.474 (sources), 0.505 to 0.506 "
            "(documents); with documents held out root-cause macro F1 0.677 to 0.696."
-           if summary["settings"].get("field_cards") else ""),
+           if summary["settings"].get("field_cards") else "")
+        + (f" The postmortems the team wrote (`corpus/written`, {summary['examples'].get('written_card', 0)} "
+           "documents in 14+ styles, invented organisations) give a row of their root-cause categories "
+           "(`corpus/written/categories.jsonl`, read by hand under `eval/GUIDE.md` \"Card facts\"; `written_card`) "
+           f"and one over the writer's root-cause stretches ({summary['examples'].get('written_card_spans', 0)} "
+           "rows); never gold, they train in every fold of both cross-validations. Their contributing-factor "
+           "categories label nothing: measured with them, contributing-factor macro F1 fell (see the training "
+           "history, \"The team's written postmortems as rows\")."
+           if summary["settings"].get("written_cards") else ""),
         "- **Components**: the taxonomy's phrases find candidates; a logistic regression over where each is "
         "named (log counts in the title, summary and each field's units, share of the most named component, the "
         "component id"

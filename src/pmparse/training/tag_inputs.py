@@ -22,6 +22,10 @@ class TagSettings(TrainingSettings):
             (``corpus/root_cause_spans``), labelled with its team root-cause categories only.
         field_cards: Also train on the categories of the all-field annotations' cards
             (``corpus/field_spans``) of documents with neither a gold card nor a team label line.
+        written_cards: Also train on the category facts of the postmortems the team wrote
+            (``corpus/written/categories.jsonl``, rows ``written_card`` and ``written_card_spans``,
+            weighted ``team_weight``), labelled with their root-cause categories only; they train in
+            every fold and are never scored (tag model card, "The team's written postmortems as rows").
         unsure_unknown: Tag root cause ``unknown`` when no root-cause category reaches
             ``fallback`` (see :func:`pmparse.nlp.components.tagger.decide_categories`).
         max_root_causes: Most root-cause categories a card gets, the most likely first (0: no limit).
@@ -38,6 +42,7 @@ class TagSettings(TrainingSettings):
     team_evidence: bool = False
     team_spans: bool = True
     field_cards: bool = True
+    written_cards: bool = True
     hash_bits: int = 14
     threshold: float = 0.4
     fallback: float = 0.25
@@ -72,6 +77,16 @@ def analysed_docs(paths: list[Path], config=None) -> list:
 
     nlp = untagged_pipeline(config)
     return [analyse(nlp, ingest(str(path))) for path in paths]
+
+
+def analysed_texts(named: list[tuple[str, str]], config=None) -> list:
+    """Docs of inline texts (``(name, text)`` pairs; the name's suffix gives the format) after the
+    pipeline up to the facts (no tagger): for text the team wrote, which has no corpus path."""
+    from pmparse.ingest.read import ingest_bytes
+    from pmparse.nlp.pipeline import analyse
+
+    nlp = untagged_pipeline(config)
+    return [analyse(nlp, ingest_bytes(text.encode("utf-8"), name)) for name, text in named]
 
 
 def gold_examples(gold: list[dict], docs: list, taxonomy: Taxonomy) -> list[Example]:

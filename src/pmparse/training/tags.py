@@ -72,6 +72,12 @@ from pmparse.training.tag_labels import (
     read_team_labels,
     team_examples,
 )
+from pmparse.training.tag_written_cards import (
+    CATEGORIES_FILE,
+    WRITTEN_CARD_SPANS,
+    read_written_categories,
+    written_card_examples,
+)
 
 #: The set scores averaged over the repeats of the document-grouped cross-validation.
 SET_SCORES = ("precision", "recall", "f1", "macro_f1")
@@ -84,14 +90,18 @@ def build_examples(root: Path, taxonomy: Taxonomy, settings: TagSettings, gold: 
                    config=None, label_files: Iterable[Path] | None = None,
                    warn: Callable[[str], None] | None = None,
                    span_files: Iterable[Path] | None = None,
-                   card_files: Iterable[Path] | None = None) -> tuple[list[Example], list[str]]:
+                   card_files: Iterable[Path] | None = None, written_categories: Path | None = None,
+                   written_file: Path | None = None) -> tuple[list[Example], list[str]]:
     """Every training row: gold documents, team labels (with their root-cause spans when
     ``settings.team_spans``; ``span_files``, or ``corpus/root_cause_spans`` when None), the
-    annotated cards of other documents when ``settings.field_cards``, icco summaries and dfds
-    Stats categories.
+    annotated cards of other documents when ``settings.field_cards``, the team's written
+    postmortems when ``settings.written_cards``, icco summaries and dfds Stats categories.
 
     Args:
         card_files: Annotation files whose cards give rows; ``corpus/field_spans/batch_*.jsonl`` when None.
+        written_categories: Category facts of the written postmortems; ``corpus/written/categories.jsonl``
+            when None.
+        written_file: The built written postmortems; ``corpus/written/written.jsonl`` when None.
 
     Returns:
         ``(examples, skipped)``: the rows and the team label lines left out, with why.
@@ -108,6 +118,10 @@ def build_examples(root: Path, taxonomy: Taxonomy, settings: TagSettings, gold: 
         # a document's team label line or gold card comes first; the annotated card fills the rest
         examples += field_card_examples(root, taxonomy, settings.team_weight, gold_paths | {ex.group for ex in team},
                                         gold_shas, card_files, config, settings.team_spans, warn)
+    if settings.written_cards:
+        # text the team wrote: never gold, its source is no gold source, so it trains in every fold
+        examples += written_card_examples(taxonomy, settings.team_weight, written_categories, written_file,
+                                          config, settings.team_spans, warn)
     icco = root / ICCO
     if icco.is_file():
         examples += icco_examples(icco, taxonomy, settings.extra_weight)
@@ -118,7 +132,8 @@ def build_examples(root: Path, taxonomy: Taxonomy, settings: TagSettings, gold: 
 def train(output: str | Path | None = None, corpus: str | None = None, gold_files: Iterable[Path] | None = None,
           settings: TagSettings | None = None, taxonomy_path: str | None = None, evaluate: bool = True,
           config=None, label_files: Iterable[Path] | None = None, warn: Callable[[str], None] | None = None,
-          component_label_files: Iterable[Path] | None = None, card_files: Iterable[Path] | None = None) -> dict:
+          component_label_files: Iterable[Path] | None = None, card_files: Iterable[Path] | None = None,
+          written_categories: Path | None = None, written_file: Path | None = None) -> dict:
     """Train the tag model (categories and components), measure it by grouped cross-validation and
     save it with its model card.
 
@@ -136,6 +151,9 @@ def train(output: str | Path | None = None, corpus: str | None = None, gold_file
         component_label_files: Team component label files; ``corpus/component_labels/*.jsonl`` when None.
         card_files: All-field annotation files whose cards give rows (``settings.field_cards``);
             ``corpus/field_spans/batch_*.jsonl`` when None.
+        written_categories: Category facts of the written postmortems (``settings.written_cards``);
+            ``corpus/written/categories.jsonl`` when None.
+        written_file: The built written postmortems; ``corpus/written/written.jsonl`` when None.
 
     Returns:
         A summary: ``model`` path, ``examples`` per source, ``cv`` scores (categories, components
@@ -156,9 +174,12 @@ def train(output: str | Path | None = None, corpus: str | None = None, gold_file
     component_label_files = (sorted(COMPONENT_LABELS_DIR.glob("*.jsonl")) if component_label_files is None
                              else list(component_label_files))
     read_component_labels(component_label_files, taxonomy)
+    if settings.written_cards:
+        read_written_categories(written_categories or CATEGORIES_FILE, taxonomy)
     docs = analysed_docs([root / row["path"] for row in gold], config)
     examples, skipped = build_examples(root, taxonomy, settings, gold, docs, config, label_files, warn,
-                                       card_files=card_files)
+                                       card_files=card_files, written_categories=written_categories,
+                                       written_file=written_file)
     if not any(ex.source == "gold" for ex in examples):
         raise UsageError("expected gold documents with category labels, found none")
     matchers = Matchers(untagged_pipeline(config), taxonomy)
@@ -217,7 +238,7 @@ def train(output: str | Path | None = None, corpus: str | None = None, gold_file
     summary["classifiers"] = model.keys
     summary["skipped"] = model.meta["skipped"]
     documents = [ex for ex in examples if ex.source not in ("gold_spans", "team_evidence", "team_spans",
-                                                                  CARD_SPANS)]  # one row each
+                                                                  CARD_SPANS, WRITTEN_CARD_SPANS)]  # one row each
     summary["label_counts"] = {k: int(sum(ex.labels.get(k, 0) for ex in documents))
                                for k in model.keys + model.meta["skipped"]}
     summary["settings"] = settings.as_dict()
