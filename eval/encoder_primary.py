@@ -162,6 +162,13 @@ def nested_share(options: dict[object, list], alphas: Iterable[float] | None) ->
     return pc.held_out_by_source(first, fit, pick), choices
 
 
+def document_folds(groups: Sequence[str], k: int = 5, seed: int = 0) -> dict[str, int]:
+    """Group -> one of ``k`` folds of whole documents, shuffled with ``seed`` (for the documents-held-out comparison)."""
+    order = sorted(set(groups))
+    np.random.default_rng(seed).shuffle(order)
+    return {g: j % k for j, g in enumerate(order)}
+
+
 def read_rows(path: Path) -> list[dict]:
     """The rows a ``dump`` wrote."""
     with path.open(encoding="utf-8") as f:
@@ -267,6 +274,12 @@ def score(src: Path, emb_path: Path) -> None:  # pragma: no cover - needs a dump
             print(f"[{variant} nested C] {name}: (a) alone {alone:.3f} (C chosen {_counts(k for k, _ in alone_choice)}); "
                   f"(c) mixed {mixed:.3f} (C {_counts(k for k, _ in mixed_choice)}, "
                   f"weight {_counts(a for _, a in mixed_choice)})")
+        docs = document_folds([r["group"] for r in test])
+        for c in CS:
+            probs = loso_probs(train_x, labels, [docs.get(r["group"]) for r in train], test_x,
+                               [docs[r["group"]] for r in test], c)
+            print(f"[{variant} C={c:g}] encoder alone, documents held out instead (5 folds; the other rows of "
+                  f"a held-out source train): {alone_share(with_soft(cases, probs)):.3f}")
         by_source = {}
         for c in by_c[1.0]:
             by_source.setdefault(c.source, []).append(c)

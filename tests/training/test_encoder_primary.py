@@ -81,3 +81,11 @@ def test_nested_share_chooses_on_the_other_sources_only(ep):
     assert share == 0.0
     three = {"good": cases("stu")}
     assert ep.nested_share(three, (0.0, 1.0)) == (1.0, [("good", 1.0)] * 3)
+
+
+def test_document_folds_are_balanced_and_repeatable(ep):
+    groups = [f"d{i}" for i in range(11)] + ["d0"]
+    folds = ep.document_folds(groups, 5, seed=0)
+    assert sorted(folds) == sorted(set(groups))
+    assert sorted(np.bincount(list(folds.values()))) == [2, 2, 2, 2, 3]
+    assert folds == ep.document_folds(groups, 5, seed=0)
