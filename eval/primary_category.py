@@ -186,14 +186,38 @@ def held_out_by_source(cases: Sequence[Case], fit: Callable[[list[Case]], object
     return hits / len(cases) if cases else 0.0
 
 
-def main() -> None:  # pragma: no cover - needs the shared corpus and minutes of training
-    from sklearn.linear_model import LogisticRegression
+@dataclass
+class Shipped:
+    """The shipped source-held-out cross-validation as the experiments see it (see :func:`shipped`).
 
+    Attributes:
+        settings, taxonomy, matchers: The shipped settings, taxonomy and cue matchers.
+        examples: Every training row of the tag model (``tc.build_examples``).
+        folds: Row group -> fold, whole sources held out (``tc.row_folds``); groups not in it train in every fold.
+        doc_of: Gold corpus path -> (gold row, analysed Doc).
+        categories: The root-cause category ids.
+        cases: One :class:`Case` per held-out gold document with a root cause (``soft`` still empty).
+        scored: Beside each case: (example index, example, its root-cause units' text, the shipped primary).
+    """
+
+    settings: object
+    taxonomy: object
+    matchers: object
+    examples: list
+    folds: dict[str, int]
+    doc_of: dict
+    categories: list[str]
+    cases: list[Case]
+    scored: list[tuple]
+
+
+def shipped() -> Shipped:  # pragma: no cover - needs the shared corpus and minutes of training
+    """Reruns the shipped source-held-out cross-validation and builds the cases the experiments score."""
     from pmparse.evaluation.corpus import corpus_root, source_of
-    from pmparse.nlp.tag_reading import Matchers, cue_string, model_rows
+    from pmparse.nlp.tag_reading import Matchers, model_rows
     from pmparse.rules.taxonomy import load_taxonomy
     from pmparse.training import tags as tc
-    from pmparse.training.tag_fit import decide, make_features, primary_of
+    from pmparse.training.tag_fit import decide, primary_of
     from pmparse.training.tag_inputs import TagSettings
 
     settings, root, taxonomy = TagSettings(), corpus_root(None), load_taxonomy(None)
@@ -228,6 +252,67 @@ def main() -> None:  # pragma: no cover - needs the shared corpus and minutes of
                           {k: p.get(f"root_cause_categories.{k}", 0.0) for k in categories},
                           focus_cues=rc_cues(ex.focus), unit_cues=rc_cues(units) if units else {}))
         scored.append((i, ex, units, primary_of(p, set(chosen))))
+    return Shipped(settings, taxonomy, matchers, examples, folds, doc_of, categories, cases, scored)
+
+
+def softmax_train_rows(run: Shipped) -> list[tuple[str, str, str, list[str]]]:
+    """Experiment (1)'s training rows: ``(group, root-cause text, whole text, root-cause ids)``.
+
+    The gold cards' annotated root-cause spans and focus, and the focus of team, field-card, icco
+    and dfds rows.
+    """
+    train = []
+    for ex in run.examples:
+        found = root_cause_ids(ex.labels)
+        if not found:
+            continue
+        if ex.source == "gold":
+            row, doc = run.doc_of[ex.group]
+            spans = sorted((s["start"], s["end"]) for s in row.get("spans", []) if s.get("field") == "root_cause")
+            if spans:
+                train.append((ex.group, "\n".join(doc.text[a:b] for a, b in spans), ex.whole, found))
+            train.append((ex.group, ex.focus, ex.whole, found))
+        elif ex.source in ("team", "team_spans", "field_card", "field_card_spans", "icco", "dfds"):
+            train.append((ex.group, ex.focus, ex.whole, found))
+    return train
+
+
+def softmax_test_texts(run: Shipped) -> list[tuple[str, str]]:
+    """Experiment (1)'s test input of each case: ``(its root-cause units, else its focus; its whole text)``."""
+    return [(s[2] or s[1].focus, s[1].whole) for s in run.scored]
+
+
+def fit_softmax(run: Shipped, train: list[tuple[str, str, str, list[str]]]) -> None:  # pragma: no cover
+    """Experiment (1): fills every case's ``soft`` with the hashed n-gram softmax's out-of-fold probabilities."""
+    from sklearn.linear_model import LogisticRegression
+
+    from pmparse.nlp.tag_reading import cue_string
+    from pmparse.training.tag_fit import make_features
+
+    matchers, folds, settings = run.matchers, run.folds, run.settings
+
+    def inputs(texts):
+        return np.array([(f, w[:20000], cue_string(matchers.cue_counts(f), matchers.cue_counts(w[:20000])))
+                         for f, w in texts], dtype=object).reshape(-1, 3)
+
+    train_x = inputs([(f, w) for _, f, w, _ in train])
+    test_x = inputs(softmax_test_texts(run))
+    for fold in sorted(set(folds.values())):
+        fit_rows = [j for j, r in enumerate(train) if folds.get(r[0]) != fold]
+        test_rows = [j for j, s in enumerate(run.scored) if folds.get(s[1].group) == fold]
+        if not test_rows:
+            continue
+        features = make_features(run.taxonomy, settings.hash_bits).fit(train_x[fit_rows])
+        index, labels, weights = spread([train[j][3] for j in fit_rows])
+        x = features.transform(train_x[fit_rows])[index]
+        model = LogisticRegression(C=settings.c, max_iter=3000).fit(x, labels, sample_weight=balanced(labels, weights))
+        for j, p in zip(test_rows, model.predict_proba(features.transform(test_x[test_rows]))):
+            run.cases[j].soft = {str(k): float(v) for k, v in zip(model.classes_, p)}
+
+
+def main() -> None:  # pragma: no cover - needs the shared corpus and minutes of training
+    run = shipped()
+    categories, cases, scored, doc_of = run.categories, run.cases, run.scored, run.doc_of
 
     # error analysis of the shipped primary
     misses = [(c, s) for c, s in zip(cases, scored) if s[3] not in c.gold]
@@ -255,37 +340,7 @@ def main() -> None:  # pragma: no cover - needs the shared corpus and minutes of
     print(f"misses whose root-cause units overlap a gold root-cause span: {overlap}/{len(misses)}")
 
     # (1) a softmax primary-category model over root-cause text
-    train = []
-    for ex in examples:
-        found = root_cause_ids(ex.labels)
-        if not found:
-            continue
-        if ex.source == "gold":
-            row, doc = doc_of[ex.group]
-            spans = sorted((s["start"], s["end"]) for s in row.get("spans", []) if s.get("field") == "root_cause")
-            if spans:
-                train.append((ex.group, "\n".join(doc.text[a:b] for a, b in spans), ex.whole, found))
-            train.append((ex.group, ex.focus, ex.whole, found))
-        elif ex.source in ("team", "team_spans", "field_card", "field_card_spans", "icco", "dfds"):
-            train.append((ex.group, ex.focus, ex.whole, found))
-
-    def inputs(texts):
-        return np.array([(f, w[:20000], cue_string(matchers.cue_counts(f), matchers.cue_counts(w[:20000])))
-                         for f, w in texts], dtype=object).reshape(-1, 3)
-
-    train_x = inputs([(f, w) for _, f, w, _ in train])
-    test_x = inputs([(s[2] or s[1].focus, s[1].whole) for s in scored])
-    for fold in sorted(set(folds.values())):
-        fit_rows = [j for j, r in enumerate(train) if folds.get(r[0]) != fold]
-        test_rows = [j for j, s in enumerate(scored) if folds.get(s[1].group) == fold]
-        if not test_rows:
-            continue
-        features = make_features(taxonomy, settings.hash_bits).fit(train_x[fit_rows])
-        index, labels, weights = spread([train[j][3] for j in fit_rows])
-        x = features.transform(train_x[fit_rows])[index]
-        model = LogisticRegression(C=settings.c, max_iter=3000).fit(x, labels, sample_weight=balanced(labels, weights))
-        for j, p in zip(test_rows, model.predict_proba(features.transform(test_x[test_rows]))):
-            cases[j].soft = {str(k): float(v) for k, v in zip(model.classes_, p)}
+    fit_softmax(run, softmax_train_rows(run))
     n = len(cases)
     print(f"(1) softmax alone, any category: {sum(max(c.soft, key=c.soft.get) in c.gold for c in cases) / n:.3f}")
     for alpha in (0.5, 1.0):
