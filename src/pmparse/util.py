@@ -6,6 +6,9 @@ import hashlib
 import os
 import tempfile
 from pathlib import Path
+from typing import Iterator, TypeVar
+
+_Model = TypeVar("_Model")
 
 
 def atomic_write(path: Path, text: str) -> None:
@@ -42,3 +45,34 @@ def atomic_write(path: Path, text: str) -> None:
 def sha256_text(text: str) -> str:
     """sha256 hex digest of ``text`` encoded as UTF-8 (lone surrogates pass, so any str has one)."""
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def model_lines(path: Path, model: type[_Model], error: type[Exception], kind: str) -> Iterator[tuple[int, _Model]]:
+    """``(line number, parsed line)`` of a JSON-lines file, each line validated as ``model``.
+
+    Blank lines are skipped. A generator: a bad line raises when it is reached, so a caller that
+    must not act on part of a bad file collects the lines first.
+
+    Args:
+        path: The file.
+        model: A pydantic model class.
+        error: The typed error raised, called as ``error(message, str(path))``.
+        kind: What a line is, for messages ("gold document", "team label line").
+
+    Raises:
+        error: the file is unreadable or not UTF-8, or a line is not a valid ``kind``.
+    """
+    from pydantic import ValidationError
+
+    try:
+        content = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise error(f"expected a readable UTF-8 file of {kind}s, found {exc}", str(path)) from exc
+    for number, line in enumerate(content.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            parsed = model.model_validate_json(line)
+        except ValidationError as exc:
+            raise error(f"line {number}: expected a {kind}, found: {exc}", str(path)) from exc
+        yield number, parsed

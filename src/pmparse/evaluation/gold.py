@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from pmparse.card.schema import TEXT_FIELDS
 from pmparse.errors import GoldError
 from pmparse.evaluation.corpus import REPO_ROOT, resolve_reference
-from pmparse.util import sha256_text
+from pmparse.util import model_lines, sha256_text
 
 GOLD_DIR = REPO_ROOT / "eval" / "gold"
 
@@ -73,13 +73,7 @@ def load_gold(files: Iterable[Path], root: Path | None = None) -> list[GoldDoc]:
     """
     docs = []
     for path in files:
-        for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                doc = GoldDoc.model_validate_json(line)
-            except ValidationError as exc:
-                raise GoldError(f"line {number}: expected a gold document, found: {exc}", str(path)) from exc
+        for _, doc in model_lines(path, GoldDoc, GoldError, "gold document"):
             if root is not None and doc.path is not None:
                 doc = doc.model_copy(update={"path": corpus_path(root, doc.path, doc.id)})
             docs.append(doc)

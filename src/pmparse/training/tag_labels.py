@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from pmparse.errors import LabelError
 from pmparse.evaluation.corpus import REPO_ROOT, path_problem, resolve_reference
@@ -16,7 +16,7 @@ from pmparse.evaluation.gold_cards import Example, gold_labels
 from pmparse.nlp.tag_reading import CATEGORY_GROUPS, category_texts
 from pmparse.rules.taxonomy import Taxonomy
 from pmparse.training.tag_inputs import analysed_docs
-from pmparse.util import sha256_text
+from pmparse.util import model_lines, sha256_text
 
 #: Category labels the team wrote for non-gold corpus documents (offsets only, no corpus text).
 LABELS_DIR = REPO_ROOT / "corpus" / "category_labels"
@@ -181,18 +181,8 @@ def _read_label_files(files: Iterable[Path], model, check: Callable, taxonomy: T
     out = TeamLabels()
     seen: dict[str, str] = {}
     for path in sorted(files):
-        try:
-            content = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise LabelError(f"expected a readable UTF-8 label file, found {exc}", str(path)) from exc
-        for number, line in enumerate(content.splitlines(), 1):
-            if not line.strip():
-                continue
+        for number, label in model_lines(path, model, LabelError, f"{kind} label line"):
             where = f"{Path(path).name}:{number}"
-            try:
-                label = model.model_validate_json(line)
-            except ValidationError as exc:
-                raise LabelError(f"line {number}: expected a {kind} label line, found: {exc}", str(path)) from exc
             problem = check(label, taxonomy)
             if problem:
                 raise LabelError(f"line {number}: {problem}", str(path))

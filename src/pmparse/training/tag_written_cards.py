@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from pmparse.errors import LabelError
 from pmparse.evaluation.gold import gold_text, load_gold
@@ -28,6 +28,7 @@ from pmparse.rules.taxonomy import Taxonomy
 from pmparse.training.field_annotations import WRITTEN_FILE
 from pmparse.training.tag_inputs import analysed_texts
 from pmparse.training.tag_labels import category_problem, cause_row
+from pmparse.util import model_lines
 
 #: Sources of the rows made here: the categories over the pipeline's focus, and the root-cause
 #: categories over the writer's root-cause stretches.
@@ -66,18 +67,8 @@ def read_written_categories(path: Path, taxonomy: Taxonomy) -> dict[str, Written
             taxonomy does not have, pairs ``unknown`` with another root cause, or labels a document
             twice (naming the file, line and document id).
     """
-    try:
-        content = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise LabelError(f"expected a readable UTF-8 category file, found {exc}", str(path)) from exc
     out: dict[str, WrittenCategories] = {}
-    for number, line in enumerate(content.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            label = WrittenCategories.model_validate_json(line)
-        except ValidationError as exc:
-            raise LabelError(f"line {number}: expected a written category line, found: {exc}", str(path)) from exc
+    for number, label in model_lines(path, WrittenCategories, LabelError, "written category line"):
         problem = category_problem({g: getattr(label, g) for g in CATEGORY_GROUPS}, taxonomy)
         if problem:
             raise LabelError(f"line {number}: {label.id}: {problem}", str(path))

@@ -1,0 +1,41 @@
+"""Tests of pmparse.util's JSON-lines reader."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import BaseModel, ConfigDict
+
+from pmparse.errors import GoldError
+from pmparse.util import model_lines
+
+
+class _Line(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str
+
+
+def test_lines_are_parsed_with_their_numbers_and_blank_lines_skipped(tmp_path):
+    path = tmp_path / "a.jsonl"
+    path.write_text('{"id": "x"}\n\n{"id": "y"}\n', encoding="utf-8")
+    assert [(n, line.id) for n, line in model_lines(path, _Line, GoldError, "line")] == [(1, "x"), (3, "y")]
+
+
+@pytest.mark.parametrize("content, message", [
+    ('{"id": "x"}\n{"id": "y", "extra": 1}\n', "line 2: expected a thing"),
+    ("not json\n", "line 1: expected a thing"),
+])
+def test_a_bad_line_is_the_typed_error_naming_file_and_line(tmp_path, content, message):
+    path = tmp_path / "a.jsonl"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(GoldError, match=message) as caught:
+        list(model_lines(path, _Line, GoldError, "thing"))
+    assert caught.value.path == str(path)
+
+
+@pytest.mark.parametrize("make", [lambda p: None, lambda p: p.write_bytes(b'{"id": "\\xff"}\xff\n')],
+                         ids=["missing", "not utf-8"])
+def test_an_unreadable_file_is_the_typed_error(tmp_path, make):
+    path = tmp_path / "a.jsonl"
+    make(path)
+    with pytest.raises(GoldError, match="expected a readable UTF-8 file of things"):
+        list(model_lines(path, _Line, GoldError, "thing"))
