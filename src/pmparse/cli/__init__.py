@@ -280,9 +280,9 @@ def review(library, accept, reject, accept_all, records, reviewer, color):
               help="Train without the rows of the team's root-cause spans (corpus/root_cause_spans).")
 @click.option("--no-cards", is_flag=True,
               help="Train without the categories of the all-field annotations' cards (corpus/field_spans).")
-@click.option("--written/--no-written", default=None,
-              help="Also train on the category facts of the postmortems the team wrote "
-                   "(corpus/written/categories.jsonl), root-cause categories only  [default: on].")
+@click.option("--written/--no-written", default=True, show_default=True,
+              help="Also train on the root-cause categories of the postmortems the team wrote "
+                   "(corpus/written/categories.jsonl).")
 def train_categories_command(corpus, gold_files, output, taxonomy_path, label_files, component_label_files, seed,
                              no_eval, second_pass, component_second_pass, check_floors, update_floors, allow_lower,
                              no_spans, no_cards, written):

@@ -33,11 +33,11 @@ def train_categories_text(output: str | None, corpus: str | None, gold_files: li
                          warn: Callable[[str], None] | None = None,
                          component_label_files: list[Path] | None = None,
                          spans: bool = True, cards: bool = True,
-                         written: bool | None = None) -> tuple[str, list[str], int]:
+                         written: bool = True) -> tuple[str, list[str], int]:
     """What ``pmparse train-categories`` prints, its notes for standard error, and its exit code
     (``spans``: train on the team's root-cause spans too, ``TagSettings.team_spans``; ``cards``: on
     the annotated cards' categories too, ``TagSettings.field_cards``; ``written``: on the category
-    facts of the team's written postmortems, ``TagSettings.written_cards``, its default when None).
+    facts of the team's written postmortems, ``TagSettings.written_cards``).
 
     With ``check`` and no ``output`` the model is written to a temporary folder, so a check (CI)
     leaves the committed model alone.
@@ -52,8 +52,7 @@ def train_categories_text(output: str | None, corpus: str | None, gold_files: li
         raise UsageError("expected --update-floors with --allow-lower, found it missing")
     scratch = tempfile.TemporaryDirectory(prefix="pmparse-tags-") if check and output is None else None
     try:
-        settings = TagSettings(seed=seed, team_spans=spans, field_cards=cards,
-                               written_cards=TagSettings().written_cards if written is None else written)
+        settings = TagSettings(seed=seed, team_spans=spans, field_cards=cards, written_cards=written)
         summary = train(scratch.name if scratch else output, corpus, gold_files, settings, taxonomy_path,
                         evaluate=evaluate, label_files=label_files, warn=warn,
                         component_label_files=component_label_files)
