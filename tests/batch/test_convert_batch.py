@@ -313,12 +313,17 @@ def reference(tmp_path_factory):
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "kill"])
 def test_an_interrupted_batch_leaves_whole_records_and_resumes(reference, tmp_path, sig):
     folder, expected = reference
-    library = tmp_path / "lib"
-    process = _start_batch(folder, library)
-    _wait_for_records(process, library, 3)
-    os.killpg(process.pid, sig)  # a terminal sends Ctrl-C to the whole process group
-    out, err = process.communicate(timeout=120)
-    written = sorted(p.name for p in library.glob("IL-*.yaml"))
+    for attempt in range(3):
+        library = tmp_path / f"lib{attempt}"
+        process = _start_batch(folder, library)
+        _wait_for_records(process, library, 3)
+        os.killpg(process.pid, sig)  # a terminal sends Ctrl-C to the whole process group
+        out, err = process.communicate(timeout=120)
+        written = sorted(p.name for p in library.glob("IL-*.yaml"))
+        # on a starved machine the batch can write its last record between the poll and the
+        # signal: that run interrupted nothing, so it is run again rather than judged
+        if len(written) < MANY:
+            break
     assert 3 <= len(written) < MANY
     checked, problems = validate_library(library)
     assert checked == len(written) and problems == []
