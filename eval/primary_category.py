@@ -258,8 +258,8 @@ def shipped() -> Shipped:  # pragma: no cover - needs the shared corpus and minu
 def softmax_train_rows(run: Shipped) -> list[tuple[str, str, str, list[str]]]:
     """Experiment (1)'s training rows: ``(group, root-cause text, whole text, root-cause ids)``.
 
-    The gold cards' annotated root-cause spans and focus, and the focus of team, field-card, icco
-    and dfds rows.
+    The gold cards' annotated root-cause spans and focus, and the focus of team, field-card,
+    written, icco and dfds rows.
     """
     train = []
     for ex in run.examples:
@@ -272,7 +272,8 @@ def softmax_train_rows(run: Shipped) -> list[tuple[str, str, str, list[str]]]:
             if spans:
                 train.append((ex.group, "\n".join(doc.text[a:b] for a, b in spans), ex.whole, found))
             train.append((ex.group, ex.focus, ex.whole, found))
-        elif ex.source in ("team", "team_spans", "field_card", "field_card_spans", "icco", "dfds"):
+        elif ex.source in ("team", "team_spans", "field_card", "field_card_spans", "written_card",
+                           "written_card_spans", "icco", "dfds"):
             train.append((ex.group, ex.focus, ex.whole, found))
     return train
 

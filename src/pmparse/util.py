@@ -67,7 +67,9 @@ def model_lines(path: Path, model: type[_Model], error: type[Exception], kind: s
     try:
         content = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise error(f"expected a readable UTF-8 file of {kind}s, found {exc}", str(path)) from exc
+        # the error names the path already: the reason alone, not the path again
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise error(f"expected a readable UTF-8 file of {kind}s, found {reason}", str(path)) from exc
     for number, line in enumerate(content.splitlines(), 1):
         if not line.strip():
             continue

@@ -439,7 +439,8 @@ def test_train_scores_components_with_team_rows_held_out_by_source_only_in_the_s
     patch_all(train_categories, "cross_validate", lambda examples, *a, **k: [{} for _ in examples])
     patch_all(train_categories, "cv_report", lambda *a, **k: {name: dict(v) for name, v in report.items()})
     patch_all(train_categories, "model_card", lambda summary: "card")
-    summary = train(tmp_path / "model", str(root), [gold], TagSettings(repeats=1, min_positives=100, written_cards=False), label_files=[labels],
+    settings = TagSettings(repeats=1, min_positives=100, written_cards=False)
+    summary = train(tmp_path / "model", str(root), [gold], settings, label_files=[labels],
                     component_label_files=[components], card_files=[])
     assert summary["component_team"]["documents"] == 1 and summary["component_candidates"] == 2
     assert len(calls) == 2
@@ -572,10 +573,9 @@ def test_build_examples_reads_spans_only_when_asked_and_never_for_gold(tmp_path,
     gold = [{"id": "gold/g", "path": "gold/g.md", "card": {"root_cause_categories": ["software_bug"]}}]
     docs = analysed_docs([corpus / "gold/g.md"])
     warnings: list[str] = []
-    on, _ = build_examples(corpus, taxonomy, TagSettings(written_cards=False), gold, docs, label_files=[labels], warn=warnings.append,
-                           span_files=[spans], card_files=[])
-    off, _ = build_examples(corpus, taxonomy, TagSettings(team_spans=False, written_cards=False), gold, docs, label_files=[labels],
-                            span_files=[spans], card_files=[])
+    files = dict(label_files=[labels], span_files=[spans], card_files=[])
+    on, _ = build_examples(corpus, taxonomy, TagSettings(written_cards=False), gold, docs, warn=warnings.append, **files)
+    off, _ = build_examples(corpus, taxonomy, TagSettings(team_spans=False, written_cards=False), gold, docs, **files)
     rows = [(ex.group, ex.source) for ex in on if ex.source.startswith(("team", "gold"))]
     assert ("acme/one.md", "team_spans") in rows and ("gold/g.md", "team_spans") not in rows
     assert any("gold/g.md: a gold" in w for w in warnings)

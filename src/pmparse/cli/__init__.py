@@ -277,7 +277,8 @@ def review(library, accept, reject, accept_all, records, reviewer, color):
 @click.option("--update-floors", is_flag=True, help="Set eval/categories_floors.json to the current figures.")
 @click.option("--allow-lower", is_flag=True, help="With --update-floors: let floors go down.")
 @click.option("--no-spans", is_flag=True,
-              help="Train without the rows of the team's root-cause spans (corpus/root_cause_spans).")
+              help="Train without the rows of annotated root-cause spans (corpus/root_cause_spans, and those of "
+                   "the annotated cards and the written postmortems).")
 @click.option("--no-cards", is_flag=True,
               help="Train without the categories of the all-field annotations' cards (corpus/field_spans).")
 @click.option("--written/--no-written", default=True, show_default=True,

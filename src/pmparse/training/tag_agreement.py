@@ -29,7 +29,12 @@ def label_agreement(first: TeamLabels, second: TeamLabels) -> dict:
         share of documents given exactly the same categories.
     """
     by_path = {label.path: label for label in first.labels}
-    pairs = [(by_path[label.path], label) for label in second.labels if label.path in by_path]
+    return group_agreement([(by_path[label.path], label) for label in second.labels if label.path in by_path])
+
+
+def group_agreement(pairs: list) -> dict:
+    """``documents`` and, per category group, the set scores of ``(first, second)`` label pairs
+    (objects with the groups as attributes) plus ``exact``, the share given the same ids."""
     result: dict = {"documents": len(pairs)}
     for group in CATEGORY_GROUPS:
         sets = [(set(getattr(a, group)), set(getattr(b, group))) for a, b in pairs]

@@ -19,7 +19,8 @@ class TagSettings(TrainingSettings):
         team_weight: Sample weight of team label rows (full labels, like gold).
         team_evidence: Also train on a row whose focus is a team line's evidence stretches.
         team_spans: Also train on a row whose focus is a document's annotated root-cause spans
-            (``corpus/root_cause_spans``), labelled with its team root-cause categories only.
+            (``corpus/root_cause_spans``), labelled with its team root-cause categories only; it also
+            switches the span rows of the annotated cards and of the written postmortems.
         field_cards: Also train on the categories of the all-field annotations' cards
             (``corpus/field_spans``) of documents with neither a gold card nor a team label line.
         written_cards: Also train on the category facts of the postmortems the team wrote

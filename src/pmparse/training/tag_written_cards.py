@@ -9,8 +9,8 @@ cross-validations (their source, ``written``, is no gold source) and are never s
 Only their root-cause categories label the rows (:data:`LABELLED_GROUPS`): with their
 contributing-factor categories too, the source-held-out contributing-factor macro F1 fell from
 0.474 to 0.432 (the writers' factors are stated more plainly than the corpus's); with root-cause
-categories alone it stayed at 0.470 while root-cause macro F1 rose from 0.643 to 0.669 (tag model
-card, "The team's written postmortems as rows").
+categories alone it fell only to 0.470 while root-cause macro F1 rose from 0.643 to 0.669 (tag
+model card, "The team's written postmortems as rows").
 """
 
 from __future__ import annotations
@@ -139,13 +139,10 @@ def written_agreement(first: dict[str, WrittenCategories], second: dict[str, Wri
     first root-cause ids are the same, and ``primary_in_other``: the share whose first pass's
     first root cause is among the second pass's.
     """
-    from pmparse.evaluation.facts import set_scores
+    from pmparse.training.tag_agreement import group_agreement
 
     pairs = [(first[i], second[i]) for i in second if i in first]
-    result: dict = {"documents": len(pairs)}
-    for group in CATEGORY_GROUPS:
-        sets = [(set(getattr(a, group)), set(getattr(b, group))) for a, b in pairs]
-        result[group] = {**set_scores(sets), "exact": sum(a == b for a, b in sets) / len(sets) if sets else 0.0}
+    result = group_agreement(pairs)
     n = len(pairs) or 1
     result["primary"] = sum(a.root_cause_categories[0] == b.root_cause_categories[0] for a, b in pairs) / n
     result["primary_in_other"] = sum(a.root_cause_categories[0] in b.root_cause_categories for a, b in pairs) / n

@@ -206,7 +206,8 @@ def train(output: str | Path | None = None, corpus: str | None = None, gold_file
             report["components"] = cv_components(components, run, folds)
             repeats.append(report)
         summary["cv"] = repeats[0]
-        summary["cv_repeats"] = [{**{name: {k: r[name][k] for k in SET_SCORES} for name in (*CATEGORY_GROUPS, "components")},
+        summary["cv_repeats"] = [{**{name: {k: r[name][k] for k in SET_SCORES}
+                                     for name in (*CATEGORY_GROUPS, "components")},
                                   "root_cause_primary": {"share": r["root_cause_primary"]["share"]}}
                                  for r in repeats]
         summary["cv_mean"] = {name: {k: round(float(np.mean([r[name][k] for r in summary["cv_repeats"]])), 4)
