@@ -167,3 +167,19 @@ def test_the_committed_second_pass_is_valid_and_covers_written_documents(taxonom
     first = read_written_categories(CATEGORIES_FILE, taxonomy)
     assert len(second) == 20 and set(second) <= set(first)
     assert all(label.annotator == "c2" for label in second.values())
+
+
+def test_look_alike_written_documents_leave_with_the_source_they_imitate():
+    import importlib.util
+
+    from pmparse.evaluation.corpus import REPO_ROOT
+
+    spec = importlib.util.spec_from_file_location("written_lookalikes", REPO_ROOT / "eval" / "written_lookalikes.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    folds = {"wikitech/1/a.txt": 3, "jenkins-status/b.md": 5}
+    groups = ["written/wiki/x", "written/status-notes/y", "written/blog/z", "written/catalogue/c", "wikitech/1/a.txt"]
+    moved = module.lookalike_folds(groups, folds, {"wikitech": 3, "jenkins-status": 5})
+    # the blog file imitates no source and the catalogue's source (cncf) is not among the folds here
+    assert moved == {**folds, "written/wiki/x": 3, "written/status-notes/y": 5}
+    assert folds == {"wikitech/1/a.txt": 3, "jenkins-status/b.md": 5}  # the shipped map is left alone
