@@ -168,3 +168,10 @@ def test_an_alias_holding_another_is_found_and_one_whose_inner_alias_is_absent_i
                                  gazetteer_path=str(table)) is None
     finally:
         clear_gazetteers()
+
+
+def test_a_latin_abbreviation_in_a_title_is_no_name():
+    title = "Plugins (i.e. extensions, not core) hosted by Zorbq found to steal tokens"
+    text = f"# {title}\n\nSeveral plugins on the Zorbq index sent tokens to an outside host.\n"
+    fact = find_organisation(text, title=(title, [(2, 2 + len(title))]))
+    assert fact["value"] == "Zorbq"

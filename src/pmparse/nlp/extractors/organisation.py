@@ -307,7 +307,9 @@ _TITLE_STOP = {"a", "an", "the", "of", "in", "on", "at", "for", "to", "and", "or
                "incident", "breach", "compromise", "compromised", "hack", "hacked", "attack", "attacks", "backdoor",
                "backdoored", "flaw", "infrastructure", "takeover", "malware", "vulnerability", "outage",
                "exploitation", "targets", "leverages", "evasive", "attacker", "attackers", "malicious", "leading",
-               "security", "issue", "spear", "phishing", "trojanized", "sabotaged", "library", "package", "packages"}
+               "security", "issue", "spear", "phishing", "trojanized", "sabotaged", "library", "package", "packages",
+               # Latin abbreviations: their dot makes them look like a domain or a dotted name
+               "i.e", "e.g", "etc", "vs", "cf", "viz"}
 #: Most words of a name read from a title.
 _TITLE_NAME_WORDS = 3
 
