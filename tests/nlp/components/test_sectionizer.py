@@ -158,3 +158,13 @@ def test_the_level_with_the_most_incident_headings_wins():
     blocks = incident_sections(find_headings(text, [], TABLE), len(text))
     assert [text[a:b].split("\n", 1)[0] for a, b in blocks] == [
         "## Incident on 2024-03-02", "## Incident on 2024-02-01", "## Incident on 2024-01-05"]
+
+
+def test_a_provider_review_template_maps_its_question_headings():
+    text = ("## What happened?\n\nRequests to the queue service failed.\n\n"
+            "## What went wrong and why?\n\nA cache flag was flipped for every region at once.\n\n"
+            "## How did we respond?\n\nAlerts fired at 10:05 and the flag was reverted.\n\n"
+            "## How are we making incidents like this less likely or less impactful?\n\n- Stage flag changes.\n\n"
+            "## How can customers make incidents like this less impactful?\n\n- Retry with backoff.\n")
+    assert [label for label, _ in labels(text)] == ["none", "root_cause", "none", "action_items", "none"]
+
