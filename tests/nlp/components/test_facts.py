@@ -259,6 +259,16 @@ def test_a_printed_wiki_page_opening_with_its_footer_has_no_title():
     assert document_title("Terms of Use\nBody text.") is None
 
 
+def test_the_first_line_of_a_wrapped_paragraph_is_no_title():
+    # a report with no heading opens with prose hard-wrapped at 90 columns: its first line is half a sentence
+    text = ("On 3 May 2031 the ticket desk at Ostrava Mills could not attach files to any request for most of\n"
+            "the afternoon. Uploads failed with a quota error.\n")
+    assert document_title(text) is None
+    # a short title line with its byline under it stays a title
+    assert document_title("Queue stall in the billing service\nby Jana Roe, 2031\n\nBody.")[0] == \
+        "Queue stall in the billing service"
+
+
 def test_a_title_that_names_a_footer_page_stays_a_title():
     assert document_title("# Privacy policy page deploy broke sign-in\n\nBody")[0] == \
         "Privacy policy page deploy broke sign-in"

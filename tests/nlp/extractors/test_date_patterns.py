@@ -107,12 +107,12 @@ LENGTH_PIECES = ["for", "FOR", "For", "lasted", "lasting", "during", "period of"
                  "impact", "of", "unavailable", "recovered", "resolved", "fixed", "took", "after", "between",
                  "time to repair", "Time To Resolution", "total downtime", "duration", "duration of the outage",
                  " was ", ":", "2-hour", "30-minute", "review", "k", "\u212a",
-                 "period", "span", " a "]
+                 "period", "span", " a ", "total", "a total of", "totalling", "Totaling"]
 
 
 def test_every_length_phrase_is_rewritten():
     assert sorted(durations.PLAIN) == ["_ADJECTIVE_PHRASE", "_LABELLED_PROSE", "_OUTAGE_PHRASE", "_PERIOD_PHRASE",
-                                       "_PHRASE", "_RECOVERY_PHRASE", "_WINDOW_PHRASE"]
+                                       "_PHRASE", "_RECOVERY_PHRASE", "_TOTAL_PHRASE", "_WINDOW_PHRASE"]
     for name, plain in durations.PLAIN.items():
         fast = getattr(durations, name)
         assert fast.pattern != plain and fast.flags & re.IGNORECASE, name
@@ -125,6 +125,7 @@ def test_every_length_phrase_is_rewritten():
     "recovered within 2 hours", "xfor 2 hours", "_for 2 hours", "\u017ftretch of 5 minutes", "\u0130n 5 hours between",
     "an outage of 2 hours", "Total Downtime: 3h", "lasting 1.5 h", "a 2-hour incident review",
     "for a 2-hour period", "FOR AN 8-hour stretch", "xfor a 2-hour span",
+    "for a total of 47 minutes", "TOTALLING 2 hours", "xtotaling 5 minutes",
 ])
 def test_length_phrases_find_what_their_plain_forms_find(text):
     for name, plain in durations.PLAIN.items():

@@ -89,3 +89,24 @@ def test_a_rounded_phrase_gives_way_to_the_timeline_it_rounds():
 def test_the_phrase_stands_otherwise(summary):
     text, timelines = _with_timeline(summary)
     assert durations.find_duration(text, timelines=timelines, reference=REF)[3] == "phrase"
+
+
+@pytest.mark.parametrize(("text", "minutes", "spelt"), [
+    # windows inside an envelope: the total the sentence gives is the outage, not the envelope
+    ("Summary\nSign-ins failed in four short bursts between 08:00 and 12:00 UTC, for a total of 38 minutes.\n",
+     38, "38 minutes"),
+    ("Summary\nBetween 14:10 and 17:40 UTC the mirror dropped out again and again, 52 minutes in total.\n",
+     52, "52 minutes"),
+    # a total alone is a stated length too
+    ("Summary\nThe feed stalled twice during the morning for a total of 25 minutes.\n", 25, "25 minutes"),
+])
+def test_a_stated_total_beats_the_envelope_of_its_windows(text, minutes, spelt):
+    found, evidence, _, _ = durations.find_duration(text)
+    assert found == minutes
+    assert [text[s:e] for s, e in evidence] == [spelt]
+
+
+def test_a_total_larger_than_the_span_does_not_replace_it():
+    # "a total of 9 hours" of engineers' effort inside a 40-minute outage is not its length
+    text = "Summary\nThe API failed between 10:00 and 10:40 UTC; engineers spent a total of 9 hours on the review.\n"
+    assert durations.find_duration(text)[0] == 40

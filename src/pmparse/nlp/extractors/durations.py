@@ -121,6 +121,15 @@ _PERIOD_PHRASE = _word_start(
     r"(?:period|stretch|span)\b",
 )
 
+# the total of several windows: "for a total of 47 minutes", "totalling 2 hours" ...
+_TOTAL_PHRASE = _word_start(
+    "_TOTAL_PHRASE",
+    r"\b(?:for\s{1,3}a\s{1,3}total\s{1,3}of|a\s{1,3}total\s{1,3}of|totall?ing)\s{1,3}(?:" + _ABOUT + r"\s{0,3})?" + _VALUE,
+)
+
+# ... or "52 minutes in total"
+_IN_TOTAL = re.compile(r"(?<![\w.,])" + _VALUE + r"\s{1,3}in\s{1,3}total\b", re.IGNORECASE)
+
 # a length rounded by its writer: "for about 30 minutes", "~1hr", "around 10 hours"
 _ROUNDED = re.compile(_ABOUT + r"\s{0,3}$", re.IGNORECASE)
 
@@ -366,6 +375,25 @@ def _refined_by(text: str, phrase: tuple[int, int], phrase_minutes: int, span_st
             and abs(span_minutes - phrase_minutes) <= phrase_minutes / 2)
 
 
+def _total(text: str, start: int, end: int, plans: list[tuple[int, int]] | None,
+           asides: list[tuple[int, int]] | None) -> tuple[int, list[tuple[int, int]]] | None:
+    """The first stated total of several windows ("for a total of 47 minutes", "52 minutes in
+    total") that states the outage's length (:func:`_states_length`): ``(minutes, [evidence])``."""
+    found = []
+    for pattern in (_TOTAL_PHRASE, _IN_TOTAL):
+        for match in pattern.finditer(text, start, end):
+            if not _states_length(text, match, plans, asides, False):
+                continue
+            minutes = parse_duration(match.group("val"))
+            if minutes is not None and 0 < minutes <= MAX_MINUTES:
+                found.append((match.start("val"), minutes, match.span("val")))
+                break
+    if not found:
+        return None
+    _, minutes, span = min(found)
+    return minutes, [span]
+
+
 def find_duration(text: str, start: int = 0, end: int | None = None, reference: _dt.date | None = None,
                   order: str = "mdy", timelines: list[tuple[int, int]] | None = None,
                   plans: list[tuple[int, int]] | None = None, lessons: list[tuple[int, int]] | None = None
@@ -376,7 +404,8 @@ def find_duration(text: str, start: int = 0, end: int | None = None, reference: 
     value ("Time to repair: 6h 27m"), then whichever comes first of a stated span near the top
     ("between 13:19 UTC on 10 Jan and 05:30 UTC on 11 Jan") and a phrase ("for 1 hour and 50
     minutes", "a 4-hour outage"); a span the phrase's own sentence goes on to give wins over the
-    rounded phrase. A timeline whose entries mark the outage's start and end ("OUTAGE BEGINS" ...
+    rounded phrase, and a total the span's own sentence goes on to give ("between 08:00 and 12:00,
+    for a total of 38 minutes") wins over the span, the envelope of its windows. A timeline whose entries mark the outage's start and end ("OUTAGE BEGINS" ...
     "OUTAGE ENDS") wins over a phrase, which rounds. Failing all those, a timeline's start and end
     (:func:`timeline_reading`, a weaker reading with a lower confidence). A phrase followed by
     "before we noticed" is the time to detect and is left out, as are phrases about the service
@@ -424,6 +453,16 @@ def find_duration(text: str, start: int = 0, end: int | None = None, reference: 
     # a phrase that names the outage ("unavailability for about 10 minutes") counts in a timeline
     # or among lessons too
     asides = list(timelines or []) + list(lessons or [])
+    total = _total(text, start, min(end, start + 6000), plans, asides)
+    if spans and total is not None:
+        span_minutes_, evidence = spans[0]
+        between = text[evidence[-1][1]:total[1][0][0]]
+        if 0 <= len(between) <= 160 and not re.search(r"\.\s|\n\s*\n", between) and total[0] < span_minutes_:
+            # "in bursts between 08:00 and 12:00, for a total of 38 minutes": the span is the
+            # windows' envelope, the total the sentence goes on to give is the outage's length
+            return total[0], total[1], 0.75, "phrase"
+    if total is not None:
+        found.append((total[1][0][0], total[0], total[1], 0.6, "phrase"))
     for pattern, confidence, named in ((_OUTAGE_PHRASE, 0.6, True), (_ADJECTIVE_PHRASE, 0.6, True),
                                        (_PHRASE, 0.5, False), (_PERIOD_PHRASE, 0.5, False),
                                        (_WINDOW_PHRASE, 0.5, False),

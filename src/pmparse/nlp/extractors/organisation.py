@@ -181,11 +181,14 @@ def find_organisation(text: str, body_start: int = 0, location: str = "", title:
     # self-references: the text speaks as the organisation, or a site line names its owner
     for pattern in [*_SELF, *_OWNER_LINES]:
         for match in pattern.finditer(text, body_start, min(len(text), body_start + 30000)):
-            name = match.group("n").rstrip(".")
+            # a dot before white space ends the sentence, and the name ("© 2031 Acme Ltd. All rights
+            # reserved" is Acme Ltd's)
+            name = re.split(r"\.\s", match.group("n"), maxsplit=1)[0].rstrip(".")
             if name.split()[0] in _NOT_NAMES:
                 continue
             entry = gaz.by_alias.get(name.lower())
-            return {"value": entry.name if entry else name, "evidence": [match.span("n")],
+            return {"value": entry.name if entry else name,
+                    "evidence": [(match.start("n"), match.start("n") + len(name))],
                     "confidence": 0.85 if entry else 0.7, "origin": "self_reference"}
     spoken = _provider_speaks(gaz, text, body_start, title)
     if spoken is not None:

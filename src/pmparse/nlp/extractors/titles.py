@@ -38,6 +38,11 @@ _META_LINE = re.compile(r"(?:owner|authors?|written by|date|status|severity|repo
                         r"participants|incident commander|draft|last updated)\s*:", re.IGNORECASE)
 _LINE = re.compile(r"\S[^\n]{0,200}")
 _HEADING = re.compile(r"^(?:#{1,6}\s+|=+\s*)?(.+?)(?:\s*=+)?\s*$")
+#: Shortest unmarked line taken for the first line of a hard-wrapped paragraph when the next line
+#: goes on with the sentence (titles are shorter; wrapped prose fills 60-100 columns).
+_WRAPPED = 60
+#: The next line continuing the sentence: no blank line, a lower-case word that is no byline.
+_WRAP_GOES_ON = re.compile(r"\r?\n[ \t]*(?!(?:by|posted|written|published|updated|last)\b)[a-z]")
 #: Lines looked at for a title below page chrome and comments.
 _TITLE_LINES = 6
 
@@ -99,6 +104,10 @@ def first_line(text: str, body_start: int) -> tuple[str, tuple[int, int]] | None
         heading = _HEADING.match(line)
         marked = line.startswith(("#", "="))
         if not heading or not (marked or len(line) <= 120):
+            return None
+        if not marked and len(line) >= _WRAPPED and _WRAP_GOES_ON.match(text, match.end()):
+            # the first line of a paragraph hard-wrapped mid-sentence ("... for most of the\nworking
+            # day"): the document opens with its body
             return None
         title = heading.group(1)
         offset = match.start() + heading.start(1)
