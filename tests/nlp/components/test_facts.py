@@ -267,6 +267,10 @@ def test_the_first_line_of_a_wrapped_paragraph_is_no_title():
     # a short title line with its byline under it stays a title
     assert document_title("Queue stall in the billing service\nby Jana Roe, 2031\n\nBody.")[0] == \
         "Queue stall in the billing service"
+    # nor does a long labelled title above metadata lines (front matter pushed into the text)
+    assert document_title("title: Queue stall in the billing service after the nightly compaction job\n"
+                          "organisation: Ostrava Mills\n\nBody.")[0] == \
+        "Queue stall in the billing service after the nightly compaction job"
 
 
 def test_a_title_that_names_a_footer_page_stays_a_title():

@@ -41,8 +41,9 @@ _HEADING = re.compile(r"^(?:#{1,6}\s+|=+\s*)?(.+?)(?:\s*=+)?\s*$")
 #: Shortest unmarked line taken for the first line of a hard-wrapped paragraph when the next line
 #: goes on with the sentence (titles are shorter; wrapped prose fills 60-100 columns).
 _WRAPPED = 60
-#: The next line continuing the sentence: no blank line, a lower-case word that is no byline.
-_WRAP_GOES_ON = re.compile(r"\r?\n[ \t]*(?!(?:by|posted|written|published|updated|last)\b)[a-z]")
+#: The next line continuing the sentence: no blank line, a lower-case word that is no byline nor
+#: a metadata label ("owner: ...", "organisation: ...").
+_WRAP_GOES_ON = re.compile(r"\r?\n[ \t]*(?!(?:by|posted|written|published|updated|last)\b|[a-z_-]+[ \t]*:)[a-z]")
 #: Lines looked at for a title below page chrome and comments.
 _TITLE_LINES = 6
 
@@ -105,10 +106,6 @@ def first_line(text: str, body_start: int) -> tuple[str, tuple[int, int]] | None
         marked = line.startswith(("#", "="))
         if not heading or not (marked or len(line) <= 120):
             return None
-        if not marked and len(line) >= _WRAPPED and _WRAP_GOES_ON.match(text, match.end()):
-            # the first line of a paragraph hard-wrapped mid-sentence ("... for most of the\nworking
-            # day"): the document opens with its body
-            return None
         title = heading.group(1)
         offset = match.start() + heading.start(1)
         if _TITLE_LABEL.fullmatch(title):
@@ -119,6 +116,10 @@ def first_line(text: str, body_start: int) -> tuple[str, tuple[int, int]] | None
             title, offset = title[label.end():], offset + label.end()
         elif _footer_line(line, title) or load_headings().is_known(title) or (
                 not marked and ("://" in title or _META_LINE.match(title))):
+            return None
+        elif not marked and len(line) >= _WRAPPED and _WRAP_GOES_ON.match(text, match.end()):
+            # the first line of a paragraph hard-wrapped mid-sentence ("... for most of the\nworking
+            # day"): the document opens with its body
             return None
         return title, (offset, offset + len(title))
     return None
