@@ -167,4 +167,3 @@ def test_a_provider_review_template_maps_its_question_headings():
             "## How are we making incidents like this less likely or less impactful?\n\n- Stage flag changes.\n\n"
             "## How can customers make incidents like this less impactful?\n\n- Retry with backoff.\n")
     assert [label for label, _ in labels(text)] == ["none", "root_cause", "none", "action_items", "none"]
-

@@ -405,8 +405,9 @@ def find_duration(text: str, start: int = 0, end: int | None = None, reference: 
     ("between 13:19 UTC on 10 Jan and 05:30 UTC on 11 Jan") and a phrase ("for 1 hour and 50
     minutes", "a 4-hour outage"); a span the phrase's own sentence goes on to give wins over the
     rounded phrase, and a total the span's own sentence goes on to give ("between 08:00 and 12:00,
-    for a total of 38 minutes") wins over the span, the envelope of its windows. A timeline whose entries mark the outage's start and end ("OUTAGE BEGINS" ...
-    "OUTAGE ENDS") wins over a phrase, which rounds. Failing all those, a timeline's start and end
+    for a total of 38 minutes") wins over the span, the envelope of its windows. A timeline whose
+    entries mark the outage's start and end ("OUTAGE BEGINS" ... "OUTAGE ENDS") wins over a phrase,
+    which rounds. Failing all those, a timeline's start and end
     (:func:`timeline_reading`, a weaker reading with a lower confidence). A phrase followed by
     "before we noticed" is the time to detect and is left out, as are phrases about the service
     working ("operating normally for 90 minutes"), phrases in sentences about what should be,
@@ -455,9 +456,9 @@ def find_duration(text: str, start: int = 0, end: int | None = None, reference: 
     asides = list(timelines or []) + list(lessons or [])
     total = _total(text, start, min(end, start + 6000), plans, asides)
     if spans and total is not None:
-        span_minutes_, evidence = spans[0]
+        envelope, evidence = spans[0]
         between = text[evidence[-1][1]:total[1][0][0]]
-        if 0 <= len(between) <= 160 and not re.search(r"\.\s|\n\s*\n", between) and total[0] < span_minutes_:
+        if len(between) <= 160 and not re.search(r"\.\s|\n\s*\n", between) and total[0] < envelope:
             # "in bursts between 08:00 and 12:00, for a total of 38 minutes": the span is the
             # windows' envelope, the total the sentence goes on to give is the outage's length
             return total[0], total[1], 0.75, "phrase"
