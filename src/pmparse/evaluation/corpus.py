@@ -49,6 +49,8 @@ class SourceRule(BaseModel):
                                                            "at the copied commit (None: not a repository copy).")
     url_root: str | None = Field(default=None, description="Corpus folder that holds the copy of the repository "
                                                            "root (what ``url_base`` stands for).")
+    group: str | None = Field(default=None, description="Hold-out group: sources of one author and template "
+                                                        "are held out together (None: the source alone).")
 
 
 class Manifest(BaseModel):

@@ -1,14 +1,15 @@
-"""Draw and record the all-field annotation round (eval/GUIDE.md, "All-field training round").
+"""Draw and record the all-field annotation rounds (eval/GUIDE.md, "Free-form round").
 
 Three commands, standalone (no pmparse import, so the draw does not move when the package does):
 
-    python eval/field_annotation.py draw [--out FILE]
-        The documents of the round, deterministically: the new gold documents, the training
-        batches and the second-pass sample, as JSON (corpus paths; never written to the repo).
-    python eval/field_annotation.py show PATH
+    python corpus/annotate.py draw [--out FILE]
+        Round 3's documents, deterministically: the gold documents, the annotators' batches and
+        the second-pass sample, as JSON (corpus paths). The draw of round 2 (2026-12-01) lived in
+        eval/field_annotation.py at commit bdd6a3c.
+    python corpus/annotate.py show PATH
         The file's text as read (UTF-8, no newline translation), each line prefixed by the
         character offset it starts at, for an annotator to read.
-    python eval/field_annotation.py add --annotator ID --kind train|gold --out FILE < doc.json
+    python corpus/annotate.py add --annotator ID --kind train|gold --out FILE < doc.json
         Turns one annotator's reading of one document into a line of offsets and appends it.
 
 ``doc.json`` is what the annotator wrote after reading the source::
@@ -42,22 +43,24 @@ FIELDS = ["symptoms", "trigger", "root_cause", "contributing_factors", "detectio
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 CORPUS = REPO.parent / "shared" / "corpus"
-NEW_SOURCES = {
-    "jenkins-status": ["jenkins-status/content/issues/*.md"],
-    "cncf-supply-chain-compromises": ["cncf-supply-chain-compromises/community/catalog/compromises/*/*.md"],
-    "bitcoin-org-alerts": ["bitcoin-org-alerts/_alerts/*"],
-    "2i2c-incident-reports": ["2i2c-incident-reports/reports/*"],
-    "homebrew-blog": ["homebrew-blog/_posts/*"],
+# Round 3 (eval/GUIDE.md, "Free-form round"): every incident file of the ten sources added on
+# 2026-12-06. Gold quotas are about a third of each source, at least one each.
+ROUND3_SOURCES = {
+    "opensuse-obs": 10, "berkeley-datahub": 6, "usegalaxy-eu": 4, "hachyderm-community": 3,
+    "edgi-web-monitoring": 3, "usdr-univaf": 2, "travis-ci-blog": 3, "comdex": 2, "ethereum-pm": 2,
+    "govau-cloud": 1,
 }
-# a saved page of a hosted tool, 443 KB of which a few KB are the report: too little text per
-# byte to read by offsets, and not the style the round is after (said in the guide)
-LEFT_OUT = {"2i2c-incident-reports/reports/2022-09-06-utoronto-500.html"}
-NEW_GOLD_QUOTA = {"jenkins-status": 13, "cncf-supply-chain-compromises": 13, "bitcoin-org-alerts": 3,
-                  "2i2c-incident-reports": 2, "homebrew-blog": 1}
-WIKITECH_TRAIN = 150
-SECOND_PASS = 44
-BATCHES = 6
-SEED = 1202
+# each annotator reads whole sources, so one publisher's facts are named one way
+ROUND3_BATCHES = {
+    "n1": ["opensuse-obs/_posts/deployments/201*", "opensuse-obs/_posts/deployments/202[0-2]*"],
+    "n2": ["opensuse-obs/_posts/deployments/202[3-6]*", "govau-cloud/*"],
+    "n3": ["berkeley-datahub/*"],
+    "n4": ["ethereum-pm/*", "comdex/*", "usegalaxy-eu/*"],
+    "n5": ["hachyderm-community/*", "travis-ci-blog/*"],
+    "n6": ["edgi-web-monitoring/*", "usdr-univaf/*"],
+}
+SECOND_PASS = 12
+SEED = 1206
 
 
 def read_text(path: Path) -> str:
@@ -67,58 +70,31 @@ def read_text(path: Path) -> str:
 
 def incident_files(root: Path) -> list[str]:
     manifest = yaml.safe_load((REPO / "corpus" / "manifest.yaml").read_text(encoding="utf-8"))
-    rules = {name: (rule["include"], rule.get("exclude", [])) for name, rule in manifest["sources"].items()}
-    for name, include in NEW_SOURCES.items():
-        rules.setdefault(name, (include, []))
     found = set()
-    for include, exclude in rules.values():
-        for pattern in include:
+    for name in ROUND3_SOURCES:
+        rule = manifest["sources"][name]
+        for pattern in rule["include"]:
             for path in root.glob(pattern):
                 rel = path.relative_to(root).as_posix()
-                if path.is_file() and not any(fnmatch.fnmatchcase(rel, e) for e in exclude):
+                if path.is_file() and not any(fnmatch.fnmatchcase(rel, e) for e in rule.get("exclude", [])):
                     found.add(rel)
-    return sorted(found - LEFT_OUT)
-
-
-def referenced(folder: Path, root: Path) -> set[str]:
-    paths = set()
-    for file in sorted(folder.glob("**/*.jsonl")):
-        for line in file.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                ref = json.loads(line)["path"]
-                matches = [p.relative_to(root).as_posix() for p in root.glob(ref)] if "*" in ref else [ref]
-                paths.update(matches)
-    return paths
+    return sorted(found)
 
 
 def draw(root: Path) -> dict:
-    """The round's documents; the same on every run (seeded, from sorted lists)."""
+    """Round 3's documents; the same on every run (seeded, from sorted lists)."""
     rng = random.Random(SEED)
     files = incident_files(root)
-    gold = referenced(REPO / "eval" / "gold", root)
-    by_source: dict[str, list[str]] = {}
-    for rel in files:
-        if rel not in gold:
-            by_source.setdefault(rel.split("/", 1)[0], []).append(rel)
-    new_gold = []
-    for source, quota in NEW_GOLD_QUOTA.items():
-        new_gold += rng.sample(by_source[source], quota)
-    train = [rel for source, rels in by_source.items() if source != "wikitech" for rel in rels
-             if rel not in new_gold]
-    train += rng.sample(by_source["wikitech"], WIKITECH_TRAIN)
-    train.sort()
-    rng.shuffle(train)
-    # deal by size so each batch holds about the same number of characters to read
-    batches: list[list[str]] = [[] for _ in range(BATCHES)]
-    sizes = [0] * BATCHES
-    for rel in sorted(train, key=lambda r: -(root / r).stat().st_size):
-        i = sizes.index(min(sizes))
-        batches[i].append(rel)
-        sizes[i] += (root / rel).stat().st_size
-    for batch in batches:
-        rng.shuffle(batch)
-    second = rng.sample(sorted(train), SECOND_PASS)
-    return {"seed": SEED, "new_gold": sorted(new_gold), "batches": batches, "second_pass": sorted(second)}
+    gold = []
+    for source, quota in ROUND3_SOURCES.items():
+        gold += rng.sample([rel for rel in files if rel.split("/", 1)[0] == source], quota)
+    batches = {name: [rel for rel in files if any(fnmatch.fnmatchcase(rel, p) for p in patterns)]
+               for name, patterns in ROUND3_BATCHES.items()}
+    dealt = sorted(rel for batch in batches.values() for rel in batch)
+    if dealt != files:
+        raise SystemExit(f"batches deal {len(dealt)} files, expected each of the {len(files)} once")
+    second = rng.sample(files, SECOND_PASS)
+    return {"seed": SEED, "gold": sorted(gold), "batches": batches, "second_pass": sorted(second)}
 
 
 def path_reference(rel: str, root: Path) -> str:
