@@ -47,7 +47,7 @@ def assert_offsets(card: Card, text: str) -> int:
 def source_text(card: Card) -> str:
     """The text a card's offsets index (extracted text, or the file as read: for an entry of a
     file holding many incidents, the whole file)."""
-    from pmparse.ingest.read import split_location
+    from pmparse.locations import split_location
 
     if card.source.extracted_text is not None:
         return card.source.extracted_text
@@ -90,7 +90,7 @@ def other_headings(tmp_path: Path) -> str:
 
 def convert_with_other_model(monkeypatch, tmp_path, sources, library):
     """Re-convert as a different model would: another heading table and another model name."""
-    for module in ("pmparse.batch.pool", "pmparse.library.sync"):  # both stamp records with it
+    for module in ("pmparse.batch.pool", "pmparse.batch.suggest"):  # both stamp records with it
         monkeypatch.setattr(f"{module}.version_info", lambda nlp: {"version": __version__, "model": "test-model-2"})
     report = convert(sources, library, config=PipelineConfig(headings_path=other_headings(tmp_path)))
     monkeypatch.undo()

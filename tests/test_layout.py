@@ -91,3 +91,19 @@ def test_no_module_over_600_lines():
     long = {name: n for name, path in _modules().items()
             if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
     assert long == {}
+
+
+def test_records_layer_knows_records_only():
+    """``pmparse.library`` stores, reads and merges records: it never runs the pipeline, so it
+    imports nothing from the NLP or ingest stages (lazy imports included)."""
+    modules = _modules()
+    offenders = {name: sorted(t for t in _imports(name, path, modules)
+                              if t.startswith(("pmparse.nlp", "pmparse.ingest")))
+                 for name, path in modules.items() if name.startswith("pmparse.library")}
+    assert {name: found for name, found in offenders.items() if found} == {}
+
+
+def test_layout_check_sees_a_forbidden_import(tmp_path):
+    path = tmp_path / "mod.py"
+    path.write_text("def f():\n    from pmparse.nlp.pipeline import get\n", encoding="utf-8")
+    assert "pmparse.nlp.pipeline" in _imports("pmparse.library.mod", path, _modules())

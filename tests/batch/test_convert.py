@@ -207,7 +207,7 @@ def test_a_file_of_several_incidents_converts_with_a_warning_saying_so(tmp_path)
     assert "'Incident on 2024-03-02 - Queue stalled'" in warned["incident-log.md"][0]
     result = CliRunner().invoke(main, ["convert", str(log), "-o", str(tmp_path / "lib2")])
     assert result.exit_code == 0 and "split the file for a card per incident" in result.output
-    from pmparse.library.sync import suggest
+    from pmparse.batch.suggest import suggest
 
     card, warnings = suggest(str(log))
     assert card.organisation is None and len(warnings) == 1 and "found 2 incident sections" in warnings[0]

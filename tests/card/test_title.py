@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pmparse.card.schema import Card, Pipeline, Source, Support
 from pmparse.card.title import MAX_LENGTH, format_minutes, make_title
-from pmparse.library.sync import suggest
+from pmparse.batch.suggest import suggest
 from pmparse.nlp.pipeline import PipelineConfig
 from pmparse.rules.taxonomy import load_taxonomy
 

@@ -25,7 +25,7 @@ def _rules(tmp_path: Path) -> PipelineConfig:
 
 
 def test_two_configs_served_in_turn_each_read_their_own_rules(tmp_path):
-    from pmparse.library.sync import suggest
+    from pmparse.batch.suggest import suggest
 
     report = tmp_path / "report.md"
     report.write_text(REPORT, encoding="utf-8")

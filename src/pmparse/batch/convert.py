@@ -32,7 +32,8 @@ from pmparse.batch.pool import DEFAULT_TIMEOUT, Outcome, Stamp, Task, _InProcess
 from pmparse.card.schema import Card
 from pmparse.errors import InputError, RecordError, UsageError
 from pmparse.ingest.fetch import FetchSettings
-from pmparse.ingest.read import DEFAULT_MAX_BYTES, is_url, join_url, read_bytes, split_location
+from pmparse.ingest.read import DEFAULT_MAX_BYTES, is_url, join_url, read_bytes
+from pmparse.locations import split_location
 from pmparse.library.lock import write_lock
 from pmparse.library.records import RecordFormat
 from pmparse.library.store import Library

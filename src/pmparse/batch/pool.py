@@ -20,7 +20,7 @@ from typing import Iterable, Iterator, Literal
 from pmparse.errors import InputError, PmparseError, UsageError
 from pmparse.ingest.fetch import FetchSettings
 from pmparse.ingest.read import ingest, ingest_bytes
-from pmparse.library.sync import suggest_cards
+from pmparse.batch.suggest import suggest_cards
 from pmparse.nlp.pipeline import PipelineConfig, get, version_info
 from pmparse.nlp.tokenizer import long_lines
 

@@ -126,7 +126,7 @@ def place_entry(card: Card, whole: Ingested, key: str, heading: str, start: int,
     file's text is not the file itself), and its location names the entry
     (:func:`pmparse.ingest.read.entry_location`), which keeps it apart from the file's other entries.
     """
-    from pmparse.ingest.read import entry_location
+    from pmparse.locations import entry_location
 
     for _, evidence in card.evidence_spans():
         if evidence.current:

@@ -60,25 +60,6 @@ def is_url(location: str) -> bool:
     return location.startswith(("http://", "https://"))
 
 
-#: What separates a file's location from the key of one of its entries (a file of many incidents).
-ENTRY_MARK = "#entry-"
-_ENTRY_KEY = re.compile(r"\d{4}-\d{2}-\d{2}-[0-9a-f]{8}(?:-\d+)?")
-
-
-def entry_location(location: str, key: str) -> str:
-    """The location of one entry of a many-incident file: ``path#entry-KEY`` (a URL fragment for a URL)."""
-    return f"{location}{ENTRY_MARK}{key}"
-
-
-def split_location(location: str) -> tuple[str, str | None]:
-    """``(file location, entry key)`` of a location; the key is None for a whole file (a ``#`` in a
-    file name that is not followed by an entry key stays part of the name)."""
-    head, mark, key = location.rpartition(ENTRY_MARK)
-    if mark and _ENTRY_KEY.fullmatch(key):
-        return head, key
-    return location, None
-
-
 def join_url(base: str, relative: str) -> str:
     """``base`` (an address of a folder) joined with a relative file path, each segment percent-encoded."""
     parts = relative.replace(os.sep, "/").split("/")

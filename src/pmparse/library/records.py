@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from pmparse.card.schema import TEXT_FIELDS, Card
 from pmparse.errors import RecordError
-from pmparse.ingest.read import split_location
+from pmparse.locations import split_location
 from pmparse.util import sha256_text
 
 RecordFormat = Literal["yaml", "json"]

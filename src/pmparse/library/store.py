@@ -27,7 +27,7 @@ from pathlib import Path
 from pmparse import __version__
 from pmparse.card.schema import SCHEMA_VERSION, Card
 from pmparse.errors import RecordError
-from pmparse.ingest.read import split_location
+from pmparse.locations import split_location
 from pmparse.library.records import RecordFormat, _source_keys, card_data, dumps, format_of, loads
 from pmparse.util import atomic_write, sha256_text
 

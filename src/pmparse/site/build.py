@@ -31,7 +31,8 @@ from pathlib import Path
 
 from pmparse import __version__
 from pmparse.errors import RecordError, UsageError
-from pmparse.ingest.read import is_url, split_location
+from pmparse.ingest.read import is_url
+from pmparse.locations import split_location
 from pmparse.library.records import source_text_of
 from pmparse.library.store import Library, looks_like_library
 from pmparse.review.session import open_diff

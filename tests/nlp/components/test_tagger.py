@@ -395,7 +395,7 @@ def test_gold_labels_and_icco_mapping(tmp_path):
 
 
 def test_taxonomy_file_extends_the_tags_of_convert(tmp_path):
-    from pmparse.library.sync import suggest
+    from pmparse.batch.suggest import suggest
 
     taxonomy = _write(tmp_path, {"version": 1, "mode": "extend", "groups": {"components": [
         {"id": "job_runner", "name": "Job runner", "description": "Background job processors.",
@@ -637,7 +637,7 @@ def test_a_new_taxonomy_file_makes_convert_analyse_an_up_to_date_source_again(tm
 def test_a_text_with_nothing_to_read_gets_no_category(tmp_path):
     from collections import Counter
 
-    from pmparse.library.sync import suggest
+    from pmparse.batch.suggest import suggest
     from pmparse.nlp.pipeline import pipeline_config
     from pmparse.nlp.tag_reading import nothing_to_read
 
