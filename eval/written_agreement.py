@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 
 from pmparse.rules.taxonomy import load_taxonomy
-from pmparse.training.tag_written_cards import (
+from pmparse.training.tags.written_cards import (
     CATEGORIES_FILE,
     SECOND_PASS_FILE,
     read_written_categories,

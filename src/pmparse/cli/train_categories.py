@@ -8,16 +8,16 @@ from typing import Callable
 
 from pmparse.errors import UsageError
 from pmparse.evaluation.floors import floors_verdict, read_floors, save_floors
-from pmparse.training.tag_agreement import agreement_markdown, component_agreement_markdown, pass_agreement
-from pmparse.training.tag_card import (
+from pmparse.training.tags.agreement import agreement_markdown, component_agreement_markdown, pass_agreement
+from pmparse.training.tags.card import (
     FLOORS_PATH,
     check_category_floors,
     cv_figures,
     figures_markdown,
     new_category_floors,
 )
-from pmparse.training.tag_inputs import TagSettings
-from pmparse.training.tags import train
+from pmparse.training.tags.inputs import TagSettings
+from pmparse.training.tags.train import train
 
 
 def agreement_text(second_pass: Path, label_files: list[Path] | None, taxonomy_path: str | None,

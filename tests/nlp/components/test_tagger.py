@@ -29,9 +29,9 @@ from pmparse.nlp.linear import Logistic
 from pmparse.nlp.pipeline import PipelineConfig, analyse, get
 from pmparse.nlp.tag_reading import Matchers, cue_string, cue_vocabulary, longest_first, model_rows
 from pmparse.rules.taxonomy import load_taxonomy
-from pmparse.training.tag_fit import calibration_folds, decide, fit, make_features, own_cue_mask
-from pmparse.training.tag_inputs import TagSettings
-from pmparse.training.tag_labels import icco_examples
+from pmparse.training.tags.fit import calibration_folds, decide, fit, make_features, own_cue_mask
+from pmparse.training.tags.inputs import TagSettings
+from pmparse.training.tags.labels import icco_examples
 
 ISSUE_IDS = {
     "root_cause_categories": ["hardware_failure", "power_or_facility", "software_bug", "configuration_change",

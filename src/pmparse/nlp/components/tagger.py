@@ -10,7 +10,7 @@ trained tag model, a logistic regression over those per-region counts decides
 :data:`REGION_WEIGHTS` are added up against ``component_threshold`` (:func:`score_components`).
 
 **Categories** come from the same model (:class:`CategoryModel`, trained by
-:mod:`pmparse.training.tags`): word and character n-grams over the root-cause, trigger and
+:mod:`pmparse.training.tags.train`): word and character n-grams over the root-cause, trigger and
 contributing-factor units plus the summary, word n-grams over the whole text, and counts of each
 category's cue phrases, into one calibrated logistic regression per category (one-vs-rest). A
 category is a tag when its probability reaches the model's threshold, or a lower gate when one

@@ -18,8 +18,8 @@ from pmparse.evaluation.gold_cards import Example, gold_labels
 from pmparse.nlp.tag_reading import category_texts
 from pmparse.rules.taxonomy import Taxonomy
 from pmparse.training.field_annotations import annotation_files
-from pmparse.training.tag_inputs import analysed_docs
-from pmparse.training.tag_labels import category_problem, cause_row
+from pmparse.training.tags.inputs import analysed_docs
+from pmparse.training.tags.labels import category_problem, cause_row
 
 #: Sources of the rows made here: the card's categories over the pipeline's focus, and its
 #: categories over the annotated root-cause stretches.

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pmparse.training.tag_card import model_card
-from pmparse.training.tag_inputs import TagSettings
+from pmparse.training.tags.card import model_card
+from pmparse.training.tags.inputs import TagSettings
 
 
 def _summary(**settings) -> dict:

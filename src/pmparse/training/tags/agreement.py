@@ -8,7 +8,7 @@ from pmparse.errors import UsageError
 from pmparse.evaluation.facts import set_scores
 from pmparse.nlp.tag_reading import CATEGORY_GROUPS
 from pmparse.rules.taxonomy import load_taxonomy
-from pmparse.training.tag_labels import (
+from pmparse.training.tags.labels import (
     COMPONENT_LABELS_DIR,
     LABELS_DIR,
     TeamLabels,

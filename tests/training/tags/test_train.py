@@ -13,11 +13,11 @@ from pmparse.cli.train_categories import train_categories_text
 from pmparse.errors import LabelError, PmparseError
 from pmparse.evaluation.gold_cards import Example
 from pmparse.nlp.tag_reading import category_texts
-from pmparse.training import tag_card
-from pmparse.training import tags as train_categories
-from pmparse.training.tag_fit import cross_validate, row_folds, source_folds
-from pmparse.training.tag_inputs import TagSettings, analysed_docs
-from pmparse.training.tag_labels import read_team_labels, team_examples, team_labels_of
+from pmparse.training.tags import card as tag_card
+from pmparse.training.tags import train as train_categories
+from pmparse.training.tags.fit import cross_validate, row_folds, source_folds
+from pmparse.training.tags.inputs import TagSettings, analysed_docs
+from pmparse.training.tags.labels import read_team_labels, team_examples, team_labels_of
 from tests.helpers import write_jsonl, write_tree
 
 REPORT = "\n".join([
@@ -234,7 +234,7 @@ def test_label_agreement_compares_the_documents_both_passes_labelled(tmp_path, t
     from click.testing import CliRunner
 
     from pmparse.cli import main
-    from pmparse.training.tag_agreement import label_agreement
+    from pmparse.training.tags.agreement import label_agreement
 
     first = write_jsonl(tmp_path, "first.jsonl", _line(),
                    _line(path="acme/two.md", text=OTHER, root_cause_categories=["configuration_change"],
@@ -254,7 +254,7 @@ def test_label_agreement_compares_the_documents_both_passes_labelled(tmp_path, t
 
 
 def test_component_cross_validation_keeps_the_most_likely_candidate_when_none_is_sure():
-    from pmparse.training.tag_fit import ComponentData, cv_components
+    from pmparse.training.tags.fit import ComponentData, cv_components
 
     rng = np.random.default_rng(0)
     docs = np.repeat(np.arange(6), 3)  # six documents, three candidates each
@@ -281,7 +281,7 @@ def _component_line(path: str = "acme/one.md", text: str = REPORT, **changes) ->
 
 
 def test_a_valid_component_line_is_read_and_an_empty_list_means_none_involved(tmp_path, taxonomy):
-    from pmparse.training.tag_labels import read_component_labels
+    from pmparse.training.tags.labels import read_component_labels
 
     path = write_jsonl(tmp_path, "batch_k1.jsonl", _component_line(),
                   _component_line(path="acme/two.md", text=OTHER, components=[], evidence=[]))
@@ -299,7 +299,7 @@ def test_a_valid_component_line_is_read_and_an_empty_list_means_none_involved(tm
     ("{not json", "expected a component label line"),
 ])
 def test_an_invalid_component_line_is_a_typed_error_naming_file_and_line(tmp_path, taxonomy, row, message):
-    from pmparse.training.tag_labels import read_component_labels
+    from pmparse.training.tags.labels import read_component_labels
 
     path = write_jsonl(tmp_path, "batch_k1.jsonl", _component_line(path="acme/two.md", text=OTHER), row)
     with pytest.raises(LabelError, match="line 2") as caught:
@@ -308,7 +308,7 @@ def test_an_invalid_component_line_is_a_typed_error_naming_file_and_line(tmp_pat
 
 
 def test_team_component_documents_skip_gold_and_changed_sources(tmp_path, corpus, taxonomy):
-    from pmparse.training.tag_fit import team_component_docs
+    from pmparse.training.tags.fit import team_component_docs
 
     path = write_jsonl(tmp_path, "batch_k1.jsonl", _component_line(),
                   _component_line(path="acme/two.md", text="an older text"),  # sha256 differs
@@ -322,8 +322,8 @@ def test_team_component_documents_skip_gold_and_changed_sources(tmp_path, corpus
 
 def test_component_rows_of_team_documents_train_but_are_never_scored(tmp_path, corpus, taxonomy):
     from pmparse.nlp.tag_reading import Matchers
-    from pmparse.training.tag_fit import component_data
-    from pmparse.training.tag_inputs import untagged_pipeline
+    from pmparse.training.tags.fit import component_data
+    from pmparse.training.tags.inputs import untagged_pipeline
 
     texts = {"acme/db.md": "# Slow pages\n\nThe primary database ran out of connections, so the cache missed.\n",
              "beta/dns.md": "# Lookups failed\n\nThe DNS resolver dropped queries after a network change.\n"}
@@ -347,7 +347,7 @@ def test_component_rows_of_team_documents_train_but_are_never_scored(tmp_path, c
 
 @pytest.mark.parametrize("by_source", [False, True])
 def test_component_cross_validation_holds_out_team_rows_with_their_source(patch_all, monkeypatch, by_source):
-    from pmparse.training.tag_fit import ComponentData, cv_components
+    from pmparse.training.tags.fit import ComponentData, cv_components
 
     trained: list[set[int]] = []
     real_fit = train_categories.fit_components
@@ -377,8 +377,8 @@ def test_component_agreement_compares_two_passes_and_the_cli_prints_it(tmp_path,
     from click.testing import CliRunner
 
     from pmparse.cli import main
-    from pmparse.training.tag_agreement import component_agreement
-    from pmparse.training.tag_labels import read_component_labels
+    from pmparse.training.tags.agreement import component_agreement
+    from pmparse.training.tags.labels import read_component_labels
 
     first = write_jsonl(tmp_path, "batch_k1.jsonl", _component_line(components=["web_application", "database"]),
                    _component_line(path="acme/two.md", text=OTHER, components=["search"], evidence=[]))
@@ -408,8 +408,8 @@ def test_train_scores_components_with_team_rows_held_out_by_source_only_in_the_s
     """The wiring of train(): team component labels reach the component data, and only the
     leave-one-source-out run hands cv_components the source folds (else team rows of the held-out
     source would train in its fold)."""
-    from pmparse.training.tag_fit import ComponentData
-    from pmparse.training.tags import train
+    from pmparse.training.tags.fit import ComponentData
+    from pmparse.training.tags.train import train
 
     texts = {"acme/g1.md": "# Slow\n\nThe primary database ran out of connections.\n",
              "beta/g2.md": "# Lookups\n\nThe DNS resolver dropped queries.\n",
@@ -501,10 +501,10 @@ def test_a_floor_check_trains_into_a_temporary_folder_and_exits_1_below_a_floor(
         return {**_summary(rc_sources=0.4), "model": str(Path(output) / "weights.npz")}
 
     patch_all(train_categories, "train", fake_train)
-    patch_all("pmparse.training.tag_card.figures_markdown", lambda summary: "figures")
+    patch_all("pmparse.training.tags.card.figures_markdown", lambda summary: "figures")
     floors = tmp_path / "floors.json"
     floors.write_text(json.dumps({"margin": 0.02, "floors": {"sources": {"root_cause_macro_f1": 0.58}}}))
-    patch_all("pmparse.training.tag_card.FLOORS_PATH", floors)
+    patch_all("pmparse.training.tags.card.FLOORS_PATH", floors)
     text, notes, code = train_categories_text(None, None, None, 0, None, True, None, check=True)
     assert code == 1 and "BELOW FLOOR" in text and notes == []
     assert seen["output"] is not None and not Path(seen["output"]).exists()  # a scratch folder, removed
@@ -524,15 +524,15 @@ def test_a_figure_of_exactly_two_decimals_is_its_own_floor():
 
 def test_a_floor_check_without_floors_fails(patch_all, monkeypatch, tmp_path):
     patch_all(train_categories, "train", lambda output, *a, **k: {**_summary(), "model": "x"})
-    patch_all("pmparse.training.tag_card.figures_markdown", lambda summary: "figures")
-    patch_all("pmparse.training.tag_card.FLOORS_PATH", tmp_path / "missing.json")
+    patch_all("pmparse.training.tags.card.figures_markdown", lambda summary: "figures")
+    patch_all("pmparse.training.tags.card.FLOORS_PATH", tmp_path / "missing.json")
     text, _, code = train_categories_text(None, None, None, 0, None, True, None, check=True)
     assert code == 1 and "expected floors" in text
 
 
 def test_label_and_gold_path_patterns_name_the_corpus_file(tmp_path, corpus, taxonomy):
     from pmparse.evaluation.gold_cards import read_gold
-    from pmparse.training.tag_labels import labelled_texts
+    from pmparse.training.tags.labels import labelled_texts
 
     (corpus / "acme" / "two-more.md").write_text(OTHER, encoding="utf-8")  # "acme/t*.md" now matches two
     labels = write_jsonl(tmp_path, "a.jsonl", _line(path="acme/o*.md"), _line(path="acme/t*.md", text=OTHER))
@@ -561,8 +561,8 @@ def test_span_rows_train_root_cause_categories_on_the_annotated_cause(tmp_path, 
 
 
 def test_build_examples_reads_spans_only_when_asked_and_never_for_gold(tmp_path, corpus, taxonomy):
-    from pmparse.training.tag_inputs import TagSettings, analysed_docs
-    from pmparse.training.tags import build_examples
+    from pmparse.training.tags.inputs import TagSettings, analysed_docs
+    from pmparse.training.tags.train import build_examples
 
     labels = write_jsonl(tmp_path, "a.jsonl", _line())
     cause = {"field": "root_cause", "start": REPORT.index("A bug"), "end": REPORT.index("endless loop.") + 13}
@@ -602,8 +602,8 @@ def test_cli_train_categories_no_spans_and_no_cards_turn_their_rows_off(patch_al
 
 def test_the_primary_root_cause_is_the_most_probable_category_chosen_and_is_scored_held_out():
     from pmparse.evaluation.gold_cards import Example
-    from pmparse.training.tag_fit import cv_report, primary_of
-    from pmparse.training.tag_inputs import TagSettings
+    from pmparse.training.tags.fit import cv_report, primary_of
+    from pmparse.training.tags.inputs import TagSettings
 
     probs = {"root_cause_categories.software_bug": 0.6, "root_cause_categories.configuration_change": 0.9,
              "root_cause_categories.capacity_exhaustion": 0.95}

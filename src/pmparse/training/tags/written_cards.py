@@ -26,8 +26,8 @@ from pmparse.evaluation.gold_cards import Example, gold_labels
 from pmparse.nlp.tag_reading import CATEGORY_GROUPS, category_texts
 from pmparse.rules.taxonomy import Taxonomy
 from pmparse.training.field_annotations import WRITTEN_FILE
-from pmparse.training.tag_inputs import analysed_texts
-from pmparse.training.tag_labels import category_problem, cause_row
+from pmparse.training.tags.inputs import analysed_texts
+from pmparse.training.tags.labels import category_problem, cause_row
 from pmparse.util import model_lines
 
 #: Sources of the rows made here: the categories over the pipeline's focus, and the root-cause
@@ -139,7 +139,7 @@ def written_agreement(first: dict[str, WrittenCategories], second: dict[str, Wri
     first root-cause ids are the same, and ``primary_in_other``: the share whose first pass's
     first root cause is among the second pass's.
     """
-    from pmparse.training.tag_agreement import group_agreement
+    from pmparse.training.tags.agreement import group_agreement
 
     pairs = [(first[i], second[i]) for i in second if i in first]
     result = group_agreement(pairs)

@@ -17,8 +17,8 @@ from pmparse.nlp.components.tagger import CategoryModel, decide_categories
 from pmparse.nlp.tag_reading import CATEGORY_GROUPS, Matchers, cue_vocabulary
 from pmparse.rules.taxonomy import Taxonomy
 from pmparse.training.export import check_export, export_calibrated, export_features
-from pmparse.training.tag_inputs import TagSettings
-from pmparse.training.tag_labels import COMPONENT_LABELS_DIR, labelled_docs, read_component_labels
+from pmparse.training.tags.inputs import TagSettings
+from pmparse.training.tags.labels import COMPONENT_LABELS_DIR, labelled_docs, read_component_labels
 
 
 def make_features(taxonomy: Taxonomy, bits: int):

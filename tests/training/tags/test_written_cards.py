@@ -10,16 +10,16 @@ import pytest
 from pmparse.errors import LabelError
 from pmparse.evaluation.corpus import source_of
 from pmparse.evaluation.gold import load_gold
-from pmparse.training.tag_fit import row_folds
-from pmparse.training.tag_inputs import TagSettings, analysed_docs
-from pmparse.training.tag_written_cards import (
+from pmparse.training.tags.fit import row_folds
+from pmparse.training.tags.inputs import TagSettings, analysed_docs
+from pmparse.training.tags.written_cards import (
     CATEGORIES_FILE,
     WRITTEN_CARD,
     WRITTEN_CARD_SPANS,
     read_written_categories,
     written_card_examples,
 )
-from pmparse.training.tags import build_examples
+from pmparse.training.tags.train import build_examples
 from pmparse.training.written import build_rows
 from tests.helpers import write_jsonl, write_tree
 
@@ -142,7 +142,7 @@ def test_the_committed_categories_label_every_written_postmortem(taxonomy):
 
 
 def test_agreement_compares_the_documents_both_passes_labelled():
-    from pmparse.training.tag_written_cards import WrittenCategories, written_agreement
+    from pmparse.training.tags.written_cards import WrittenCategories, written_agreement
 
     def label(doc_id, causes, factors=()):
         return WrittenCategories(id=doc_id, root_cause_categories=causes, contributing_factor_categories=list(factors),
@@ -161,25 +161,9 @@ def test_agreement_compares_the_documents_both_passes_labelled():
 
 
 def test_the_committed_second_pass_is_valid_and_covers_written_documents(taxonomy):
-    from pmparse.training.tag_written_cards import SECOND_PASS_FILE
+    from pmparse.training.tags.written_cards import SECOND_PASS_FILE
 
     second = read_written_categories(SECOND_PASS_FILE, taxonomy)
     first = read_written_categories(CATEGORIES_FILE, taxonomy)
     assert len(second) == 20 and set(second) <= set(first)
     assert all(label.annotator == "c2" for label in second.values())
-
-
-def test_look_alike_written_documents_leave_with_the_source_they_imitate():
-    import importlib.util
-
-    from pmparse.evaluation.corpus import REPO_ROOT
-
-    spec = importlib.util.spec_from_file_location("written_lookalikes", REPO_ROOT / "eval" / "written_lookalikes.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    folds = {"wikitech/1/a.txt": 3, "jenkins-status/b.md": 5}
-    groups = ["written/wiki/x", "written/status-notes/y", "written/blog/z", "written/catalogue/c", "wikitech/1/a.txt"]
-    moved = module.lookalike_folds(groups, folds, {"wikitech": 3, "jenkins-status": 5})
-    # the blog file imitates no source and the catalogue's source (cncf) is not among the folds here
-    assert moved == {**folds, "written/wiki/x": 3, "written/status-notes/y": 5}
-    assert folds == {"wikitech/1/a.txt": 3, "jenkins-status/b.md": 5}  # the shipped map is left alone

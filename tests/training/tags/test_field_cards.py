@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from pmparse.errors import LabelError
-from pmparse.training.tag_field_cards import CARD, CARD_SPANS, field_card_examples
-from pmparse.training.tag_inputs import TagSettings, analysed_docs
-from pmparse.training.tag_labels import category_problem
-from pmparse.training.tags import build_examples
+from pmparse.training.tags.field_cards import CARD, CARD_SPANS, field_card_examples
+from pmparse.training.tags.inputs import TagSettings, analysed_docs
+from pmparse.training.tags.labels import category_problem
+from pmparse.training.tags.train import build_examples
 from tests.helpers import write_jsonl, write_tree
 
 REPORT = "\n".join([

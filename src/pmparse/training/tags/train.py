@@ -46,9 +46,9 @@ from pmparse.nlp.tag_reading import CATEGORY_GROUPS, Matchers, model_rows
 from pmparse.rules.taxonomy import Taxonomy, load_taxonomy
 from pmparse.training.export import export_logistic
 from pmparse.training.spans import read_training_spans
-from pmparse.training.tag_card import model_card
-from pmparse.training.tag_field_cards import CARD_SPANS, field_card_examples
-from pmparse.training.tag_fit import (
+from pmparse.training.tags.card import model_card
+from pmparse.training.tags.field_cards import CARD_SPANS, field_card_examples
+from pmparse.training.tags.fit import (
     baseline_report,
     component_data,
     cross_validate,
@@ -61,8 +61,8 @@ from pmparse.training.tag_fit import (
     source_folds,
     team_component_docs,
 )
-from pmparse.training.tag_inputs import TagSettings, analysed_docs, gold_examples, untagged_pipeline
-from pmparse.training.tag_labels import (
+from pmparse.training.tags.inputs import TagSettings, analysed_docs, gold_examples, untagged_pipeline
+from pmparse.training.tags.labels import (
     COMPONENT_LABELS_DIR,
     ICCO,
     LABELS_DIR,
@@ -72,7 +72,7 @@ from pmparse.training.tag_labels import (
     read_team_labels,
     team_examples,
 )
-from pmparse.training.tag_written_cards import (
+from pmparse.training.tags.written_cards import (
     CATEGORIES_FILE,
     WRITTEN_CARD_SPANS,
     read_written_categories,

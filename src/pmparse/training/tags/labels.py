@@ -15,7 +15,7 @@ from pmparse.evaluation.corpus import REPO_ROOT, path_problem, resolve_reference
 from pmparse.evaluation.gold_cards import Example, gold_labels
 from pmparse.nlp.tag_reading import CATEGORY_GROUPS, category_texts
 from pmparse.rules.taxonomy import Taxonomy
-from pmparse.training.tag_inputs import analysed_docs
+from pmparse.training.tags.inputs import analysed_docs
 from pmparse.util import model_lines, sha256_text
 
 #: Category labels the team wrote for non-gold corpus documents (offsets only, no corpus text).

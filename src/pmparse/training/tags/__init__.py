@@ -1,0 +1,16 @@
+"""Training the tag model: root-cause and contributing-factor categories, and components.
+
+How the modules feed each other, in the order ``pmparse train-categories`` runs them:
+
+- :mod:`.inputs`: the settings (:class:`~.inputs.TagSettings`), the pipeline without its tagger,
+  and the gold documents analysed into the units the tagger reads.
+- :mod:`.labels`: the team's category and component labels of corpus documents, and the icco and
+  dfds summaries, checked and turned into rows.
+- :mod:`.field_cards` and :mod:`.written_cards`: rows from the card facts of the all-field
+  annotations and of the postmortems the team wrote.
+- :mod:`.fit`: one calibrated classifier per category, the component ranker, and the
+  cross-validations (documents held out, sources held out).
+- :mod:`.agreement`: agreement between two passes of the labels.
+- :mod:`.card`: the model card and the figures checked against ``eval/categories_floors.json``.
+- :mod:`.train`: :func:`~.train.train` ties them together and writes the model folder.
+"""
