@@ -264,7 +264,7 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
             this much (:func:`~pmparse.training.fields.training_examples`).
         on_held_out: Called with the held-out documents of every fold (``{variant: [_HeldOut]}``,
             each with its fold's raw probabilities) once the folds are trained, so a measurement
-            can reuse them instead of training the folds again (``eval/calibration_methods.py``).
+            can reuse them instead of training the folds again (as the calibration experiment did: ``docs/history.md``).
 
     Returns:
         A report: ``{"stripped": {system: summary}, "headed": {...}, "settings", "folds", ...}``

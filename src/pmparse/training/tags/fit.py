@@ -167,7 +167,7 @@ def cross_validate(examples: list[Example], rows: np.ndarray, taxonomy: Taxonomy
         fold_of: Gold document group (corpus path) -> fold. Each fold is predicted by a model
             fitted on the other folds and on every extra row whose document is not in the fold.
         test_rows: The input the held-out gold examples are predicted from, when it differs from
-            what they train on (``eval/oracle_focus.py``); ``rows`` when None.
+            what they train on (the oracle-focus experiment: ``docs/history.md``); ``rows`` when None.
     """
     out: list[dict[str, float]] = [{} for _ in examples]
     for fold in sorted(set(fold_of.values())):

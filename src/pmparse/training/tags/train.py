@@ -83,7 +83,7 @@ from pmparse.training.tags.written_cards import (
 SET_SCORES = ("precision", "recall", "f1", "macro_f1")
 
 #: Where the hand-written part of the model card starts (kept when the card is regenerated).
-HISTORY_HEADING = "## Training history"
+HISTORY_HEADING = "## Tried and not kept"
 
 
 def build_examples(root: Path, taxonomy: Taxonomy, settings: TagSettings, gold: list[dict], docs: list,
