@@ -113,9 +113,8 @@ def path_reference(rel: str, root: Path) -> str:
         head = re.match(date, stem).group(0) if re.match(date, stem) else ""
         pattern = f"{folder}/{head}{words[0]}*{dot}{ext}"
     matches = list(root.glob(pattern))
-    if len(matches) != 1:
-        raise SystemExit(f"{rel}: the pattern {pattern!r} matches {len(matches)} files, expected one")
-    return pattern
+    # a pattern that another file's name matches too cannot stand for this one: the path itself does
+    return pattern if len(matches) == 1 else rel
 
 
 def quote_pattern(quote: str, html: bool) -> str:
