@@ -119,12 +119,8 @@ class Matchers:
         return sorted(found, key=lambda f: f[1])
 
     def make_doc(self, text: str) -> Doc:
-        """``text`` tokenized, with its text kept for :func:`~pmparse.nlp.lines.doc_text`.
-
-        ``Doc.text`` joins every token again (the tagger's focused text was read so once per
-        document, about a tenth of the tagger's time). The tokens spell the text they were made
-        from, coarse tokens of an overlong line included (tested), as ``pipeline.make_doc`` relies on.
-        """
+        """``text`` tokenized, with its text kept for :func:`~pmparse.nlp.lines.doc_text` (training
+        reads texts that are no pipeline's Doc)."""
         doc = self.nlp.make_doc(text)
         doc.user_data["pmparse_text"] = text
         return doc
@@ -135,10 +131,23 @@ class Matchers:
 
     def doc_cue_counts(self, doc: Doc, end: int | None = None) -> Counter:
         """How often each category's cue phrases occur in ``doc`` (up to character ``end``)."""
+        return self.region_cue_counts(doc, [(0, len(doc_text(doc)) if end is None else end)])
+
+    def region_matches(self, doc: Doc, group: str, regions: list[tuple[int, int]]) -> list[tuple[str, int, int]]:
+        """:meth:`matches` of ``group`` inside each of ``regions`` (character offsets of ``doc``)."""
+        return [m for start, end in regions for m in self.matches(doc, group, start, end)]
+
+    def region_cue_counts(self, doc: Doc, regions: list[tuple[int, int]]) -> Counter:
+        """How often each category's cue phrases occur inside ``regions`` of ``doc``.
+
+        The same counts as :meth:`cue_counts` of the regions' texts joined by line breaks (a
+        phrase never spans a line break), read off the document's own tokens: the pipeline
+        tokenizes each text once.
+        """
         counts: Counter = Counter()
         for group in CATEGORY_GROUPS:
             if group in self.groups:
-                counts.update(key for key, _, _ in self.matches(doc, group, 0, end))
+                counts.update(key for key, _, _ in self.region_matches(doc, group, regions))
         return counts
 
 
@@ -210,12 +219,36 @@ def category_texts(doc: Doc, spans: list[tuple[int, int]] | None = None) -> tupl
         ``(focus, whole, focus_evidence)``; the evidence is the focused units (the summary when
         there are none).
     """
-    spans = focus_spans(doc) if spans is None else spans
-    summary = summary_regions(doc)
-    extra = _overlapping_none(summary, spans)
+    regions, evidence = category_regions(doc, spans)
     text = doc_text(doc)
-    focus = "\n".join(text[s:e] for s, e in sorted(spans + extra))[:FOCUS_LIMIT]
-    return focus, text[:WHOLE_LIMIT], spans or summary
+    return focus_text(text, regions), text[:WHOLE_LIMIT], evidence
+
+
+def category_regions(doc: Doc, spans: list[tuple[int, int]] | None = None
+                     ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """``(regions, evidence)``: the stretches of ``doc`` the focused text joins
+    (:func:`focus_regions`) and the evidence of :func:`category_texts`."""
+    spans = focus_spans(doc) if spans is None else spans
+    return focus_regions(doc, spans), spans or summary_regions(doc)
+
+
+def focus_text(text: str, regions: list[tuple[int, int]]) -> str:
+    """The focused text: the regions of ``text`` joined by line breaks."""
+    return "\n".join(text[s:e] for s, e in regions)
+
+
+def focus_regions(doc: Doc, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The stretches of ``doc`` the focused text joins (with a line break between two): the
+    focused units and the summary regions that overlap none of them, in order, cut so that the
+    joined text stays within ``FOCUS_LIMIT`` characters."""
+    regions, used = [], 0
+    for start, end in sorted(spans + _overlapping_none(summary_regions(doc), spans)):
+        room = FOCUS_LIMIT - used - (1 if regions else 0)
+        if room <= 0:
+            break
+        regions.append((start, min(end, start + room)))
+        used += (1 if len(regions) > 1 else 0) + regions[-1][1] - start
+    return regions
 
 
 def nothing_to_read(focus: list[tuple[int, int]], whole_cues: Counter) -> bool:

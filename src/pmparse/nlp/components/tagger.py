@@ -61,7 +61,9 @@ from pmparse.nlp.linear import (
     read_json,
     save_arrays,
 )
-from pmparse.nlp.tag_reading import CATEGORY_GROUPS, Matchers, category_texts, cue_string, focus_spans, nothing_to_read
+from pmparse.nlp.lines import doc_text
+from pmparse.nlp.tag_reading import (CATEGORY_GROUPS, WHOLE_LIMIT, Matchers, category_regions, cue_string, focus_spans,
+                                     focus_text, nothing_to_read)
 from pmparse.rules.taxonomy import Taxonomy, load_taxonomy
 from pmparse.util import atomic_write
 
@@ -295,14 +297,17 @@ class Tagger:
 
     def categories(self, doc: Doc) -> tuple[dict[str, float], dict[str, dict]]:
         """Category probabilities and tags of ``doc``."""
-        focus, whole, spans = category_texts(doc)
+        regions, spans = category_regions(doc)
+        text = doc_text(doc)
+        focus, whole = focus_text(text, regions), text[:WHOLE_LIMIT]
         evidence = spans[:3]
         probs: dict[str, float] = {}
         tags: dict[str, dict] = {}
         max_causes = None
-        focus_doc = self.matchers.make_doc(focus)  # tokenized once for the cues and the rules
         if self.model is not None:
-            focus_cues = self.matchers.doc_cue_counts(focus_doc)
+            # the focused text is stretches of the document: its cues (and the rules below) are
+            # read off the document's own tokens, so each text is tokenized once
+            focus_cues = self.matchers.region_cue_counts(doc, regions)
             # the whole text is the document's own prefix: its tokens are already there (training
             # tokenizes the prefix alone; the two differ only at a token cut by the limit)
             whole_cues = self.matchers.doc_cue_counts(doc, len(whole))
@@ -334,7 +339,7 @@ class Tagger:
                                  "origin": f"model:{self.model_name}"}
         if self.rule_keys and spans:
             for group in CATEGORY_GROUPS:
-                for key, _, _ in self.matchers.matches(focus_doc, group):
+                for key, _, _ in self.matchers.region_matches(doc, group, regions):
                     if key in self.rule_keys and key not in tags:
                         tags[key] = {"value": True, "evidence": evidence, "confidence": 0.4, "origin": "taxonomy"}
                         probs.setdefault(key, 0.4)
