@@ -1,4 +1,5 @@
-"""Which found files are converted: templates, readmes and index pages are skipped, ``--exclude`` globs too."""
+"""Which found files are converted: templates, readmes, index pages and pages of links are skipped,
+``--exclude`` globs too; the markdown family is read."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from pmparse.batch.convert import convert
-from pmparse.batch.inputs import excluded_by, not_incident_reason, skip_reason
+from pmparse.batch.inputs import excluded_by, not_incident_content, not_incident_reason, skip_reason
 from pmparse.cli import main
 from pmparse.nlp.pipeline import PipelineConfig
 
@@ -33,9 +34,9 @@ Describe what happened here.
 """
 
 
-@pytest.mark.parametrize("name", ["README.md", "readme.txt", "template.md", "TEMPLATE.md", "index.html.md.erb",
+@pytest.mark.parametrize("name", ["README.md", "readme.txt", "template.md", "TEMPLATE.md",
                                   "template-incident-report.md", "PMyyyy-nnn - Postmortem template.md",
-                                  "CHANGELOG.md", "_index.md", "LICENSE.md"])
+                                  "CHANGELOG.md", "LICENSE.md"])
 def test_names_that_are_never_one_report_are_not_incidents(name):
     reason = not_incident_reason(f"reports/{name}")
     assert reason is not None and reason.startswith("not an incident report")
@@ -45,6 +46,57 @@ def test_names_that_are_never_one_report_are_not_incidents(name):
                                   "templating-engine-crash.md", "incident-log.html.md.erb", "history.md"])
 def test_report_names_are_kept(name):
     assert not_incident_reason(f"reports/{name}") is None
+
+
+@pytest.mark.parametrize("name", ["index.html.md.erb", "_index.md", "index.md"])
+def test_an_index_beside_other_pages_is_not_an_incident(tmp_path, name):
+    (tmp_path / "2023-05-04-cache-outage.md").write_text(REPORT, encoding="utf-8")
+    (tmp_path / name).write_text("# Incidents\n\n- [Cache outage](2023-05-04-cache-outage.md)\n", encoding="utf-8")
+    reason = not_incident_reason(str(tmp_path / name))
+    assert reason is not None and "an index page beside 1 other page" in reason
+
+
+def test_a_page_bundles_index_is_the_post(tmp_path):
+    bundle = tmp_path / "2023-05-04-cache-outage"
+    bundle.mkdir()
+    (bundle / "index.md").write_text(REPORT, encoding="utf-8")
+    (bundle / "graph.png").write_bytes(b"\x89PNG")
+    assert not_incident_reason(str(bundle / "index.md")) is None
+    report = convert([str(tmp_path)], tmp_path / "lib", config=PipelineConfig())
+    assert report.counts["converted"] == 1 and report.results[0].input.endswith("index.md")
+
+
+LISTING = "# Directory listing for /\n\n" + "".join(f"- [{n}.md]({n}.md)\n" for n in ("a", "b", "c"))
+LINKS = "# Our incidents\n\n" + "".join(f"- [Outage {n}](2023-0{n}-outage.md)\n" for n in range(1, 10))
+
+
+def test_pages_that_hold_no_report_are_told_by_their_content():
+    assert "a directory listing" in not_incident_content(LISTING)
+    assert "a directory listing" in not_incident_content("Some files\n", title="Index of /pub/")
+    assert "9 of its 10 lines are links" in not_incident_content(LINKS)
+    assert not_incident_content(REPORT) is None
+    # a report that ends in a list of references keeps its prose
+    assert not_incident_content(REPORT + "\n## References\n\n" + LINKS.split("\n\n", 1)[1]) is None
+
+
+def test_convert_skips_a_page_of_links_unless_all_files(tmp_path):
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "history.md").write_text(LINKS, encoding="utf-8")
+    report = convert([str(tmp_path / "in")], tmp_path / "lib", config=PipelineConfig())
+    assert report.counts["skipped"] == 1 and "an index page" in report.results[0].message
+    report = convert([str(tmp_path / "in")], tmp_path / "lib", config=PipelineConfig(), all_files=True)
+    assert report.counts["converted"] == 1
+
+
+@pytest.mark.parametrize("suffix", [".markdown", ".mdx", ".qmd", ".rst", ".adoc"])
+def test_the_markdown_family_is_read_with_its_front_matter(tmp_path, suffix):
+    (tmp_path / "in").mkdir()
+    text = "---\ntitle: Cache outage\ndate: 2023-05-04\n---\n" + REPORT.split("\n", 2)[2]
+    (tmp_path / "in" / f"cache{suffix}").write_text(text, encoding="utf-8")
+    report = convert([str(tmp_path / "in")], tmp_path / "lib", config=PipelineConfig())
+    assert report.counts["converted"] == 1, report.results[0].message
+    record = (tmp_path / "lib" / "IL-0001.yaml").read_text(encoding="utf-8")
+    assert "title: Cache outage" in record and "date: '2023-05-04'" in record
 
 
 def test_a_url_is_never_judged_by_its_name():

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Iterator
 
-from pmparse.batch.inputs import check_url_base, expand_inputs_relative, skip_reason
+from pmparse.batch.inputs import SKIPPED, check_url_base, expand_inputs_relative, skip_reason
 from pmparse.batch.pool import DEFAULT_TIMEOUT, Outcome, Stamp, Task, _InProcess, _Interrupts, _Pool
 from pmparse.card.schema import Card
 from pmparse.errors import InputError, RecordError, UsageError
@@ -176,8 +176,6 @@ def _known(library: Library, location: str, url: str | None = None) -> tuple[Sta
     return tuple(stamps) or None
 
 
-#: The error kind of a task that is not converted on purpose (see :func:`skip_reason`).
-SKIPPED = "skipped"
 
 
 def _tasks(library: Library, inputs: Iterable[str], max_bytes: int, force: bool,
@@ -203,9 +201,9 @@ def _tasks(library: Library, inputs: Iterable[str], max_bytes: int, force: bool,
             except InputError as exc:
                 yield Task(location, problem=(exc.kind, exc.message))
                 continue
-            yield Task(location, known=None if force else _known(library, location), raw=raw)
+            yield Task(location, known=None if force else _known(library, location), raw=raw, check_content=not all_files)
         elif is_url(location):
-            yield Task(location, known=None if force else _known(library, location), fetch=fetch)
+            yield Task(location, known=None if force else _known(library, location), fetch=fetch, check_content=not all_files)
         else:
             # one spelling per path: "./pm/a.md" and "pm//a.md" are "pm/a.md" and find its record
             # (an absolute path or a link to it is another spelling still: see README, "Limits")
@@ -213,7 +211,7 @@ def _tasks(library: Library, inputs: Iterable[str], max_bytes: int, force: bool,
             known = None if force else _known(library, location, url)
             if known is None and not force and location in entries:
                 known = _known_entries(library, entries[location], url)
-            yield Task(location, known=known, url=url)
+            yield Task(location, known=known, url=url, check_content=not all_files)
 
 
 def _entry_index(library: Library) -> dict[str, list[str]]:

@@ -12,7 +12,11 @@ from pmparse.errors import UsageError
 from pmparse.ingest.read import is_url
 
 #: File name endings a folder walk picks up (files without any ending are read as text too).
-SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".erb", ".html", ".htm", ".rst", ".pdf")
+SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".mdown", ".mkd", ".mdx", ".qmd", ".erb", ".html", ".htm", ".rst",
+                      ".adoc", ".asciidoc", ".pdf")
+
+#: The error kind of an input that is not converted on purpose (see :func:`skip_reason`).
+SKIPPED = "skipped"
 
 #: Extension-less names a folder walk leaves alone: they are never postmortems.
 _NOT_REPORTS = {"license", "licence", "copying", "notice", "authors", "codeowners", "makefile", "dockerfile"}
@@ -73,9 +77,8 @@ def expand_inputs_relative(inputs: Iterable[str]) -> Iterator[tuple[str, str | N
 
 
 #: File names (before their first dot, lower case) that are never one incident's report: a folder's
-#: readme or index page, a change log, project policies.
-_NOT_INCIDENT_STEMS = {"readme": "a readme", "index": "an index page", "_index": "an index page",
-                       "changelog": "a change log", "changes": "a change log", "contributing": "a contributing guide",
+#: readme, a change log, project policies. An index page is another matter (:func:`not_incident_reason`).
+_NOT_INCIDENT_STEMS = {"readme": "a readme", "changelog": "a change log", "changes": "a change log", "contributing": "a contributing guide",
                        "code_of_conduct": "a code of conduct", "license": "a licence", "licence": "a licence",
                        "summary": "a table of contents", "toc": "a table of contents"}
 
@@ -94,10 +97,47 @@ def not_incident_reason(path: str) -> str | None:
         return None
     name = os.path.basename(path)
     stem = name.lower().split(".")[0]
+    if stem in ("index", "_index"):
+        # a folder's index lists the pages beside it; a page bundle (a blog keeping each post in
+        # <slug>/index.md, with its images) has no page beside its index, which is the post
+        folder = os.path.dirname(path) or "."
+        beside = [n for n in os.listdir(folder) if n != name and _walk_picks(n)
+                  and os.path.isfile(os.path.join(folder, n))] if os.path.isdir(folder) else []
+        if beside:
+            return (f"not an incident report (an index page beside {len(beside)} other page(s)); "
+                    "--all-files converts it anyway")
+        return None
     if stem in _NOT_INCIDENT_STEMS:
         return f"not an incident report ({_NOT_INCIDENT_STEMS[stem]}); --all-files converts it anyway"
     if _TEMPLATE_NAME.search(name.rsplit(".", 1)[0] if "." in name else name):
         return "not an incident report (a report template); --all-files converts it anyway"
+    return None
+
+
+_DIRECTORY_LISTING = re.compile(r"^\W{0,8}(?:directory listing for|index of) /", re.IGNORECASE)
+_LIST_MARK = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
+_LINK_LINE = re.compile(r"^(?:\[[^\]\n]*\]\([^)\n]*\)|<?https?://\S+>?)(?:\s+\S+){0,3}\s*$")
+_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)|https?://\S+")
+
+
+def not_incident_content(text: str, masked: Sequence[tuple[int, int]] = (), title: str | None = None) -> str | None:
+    """Why a text is not an incident report, judged by what it holds; None when it may be one.
+
+    Two kinds of page are no report whatever their name: a web server's directory listing, and an
+    index page that is a list of links with little prose (a blog's post list, a folder's table of
+    contents). A report that ends in a list of references keeps its prose, so it passes.
+    """
+    body_start = max((end for start, end in masked if start == 0), default=0)
+    lines = [line.strip() for line in text[body_start:].splitlines() if line.strip()]
+    first = next((line for line in lines if not line.startswith(("---", "+++"))), "")
+    if any(_DIRECTORY_LISTING.match(candidate) for candidate in (title or "", first)):
+        return "not an incident report (a directory listing); --all-files converts it anyway"
+    links = sum(1 for line in lines if _LINK_LINE.match(_LIST_MARK.sub("", line)))
+    prose = sum(len(_LINK.sub(" ", line).split()) for line in lines
+                if not _LINK_LINE.match(_LIST_MARK.sub("", line)))
+    if links >= 8 and links >= 0.7 * len(lines) and prose < 100:
+        return (f"not an incident report (an index page: {links} of its {len(lines)} lines are links); "
+                "--all-files converts it anyway")
     return None
 
 

@@ -20,6 +20,7 @@ from typing import Iterable, Iterator, Literal
 from pmparse.errors import InputError, PmparseError, UsageError
 from pmparse.ingest.fetch import FetchSettings
 from pmparse.ingest.read import ingest, ingest_bytes
+from pmparse.batch.inputs import SKIPPED, not_incident_content
 from pmparse.batch.suggest import suggest_cards
 from pmparse.nlp.pipeline import PipelineConfig, get, version_info
 from pmparse.nlp.tokenizer import long_lines
@@ -68,6 +69,8 @@ class Task:
         problem: ``(error_kind, message)`` when the input already failed before analysis.
         url: The source's public address (``--url-base``), or None.
         fetch: Download limits when ``location`` is a URL (None: the defaults).
+        check_content: Skip a text that is no incident report by what it holds (a directory
+            listing, a page of links); False with ``--all-files``.
     """
 
     location: str
@@ -76,6 +79,7 @@ class Task:
     problem: tuple[str, str] | None = None
     url: str | None = None
     fetch: FetchSettings | None = None
+    check_content: bool = True
 
 
 @dataclass(frozen=True)
@@ -115,6 +119,10 @@ def analyse_task(task: Task, config: PipelineConfig, max_bytes: int) -> Outcome:
         if task.url is not None:
             source.url = task.url
         warnings = list(source.warnings)
+        reason = not_incident_content(source.text, source.masked, source.front_matter.get("title")) \
+            if task.check_content else None
+        if reason is not None:
+            return _failed(SKIPPED, reason)
         nlp = get(config)
         info = version_info(nlp)
         if task.known is not None and (source.sha256, info["version"], info["model"],

@@ -47,7 +47,7 @@ MAX_FRONT_MATTER_DEPTH = 64
 
 Format = Literal["txt", "md", "html", "pdf"]
 
-_MD_SUFFIXES = {".md", ".markdown", ".mdown", ".mkd", ".erb", ".rst"}
+_MD_SUFFIXES = {".md", ".markdown", ".mdown", ".mkd", ".mdx", ".qmd", ".erb", ".rst", ".adoc", ".asciidoc"}
 _HTML_SUFFIXES = {".html", ".htm", ".xhtml"}
 _FRONT_MATTER = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n")
 _FRONT_MATTER_END = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)

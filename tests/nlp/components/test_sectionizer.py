@@ -33,6 +33,15 @@ def test_setext_wiki_bold_and_upper_case_headings():
     assert [label for label, _ in labels(text)] == ["root_cause", "remediation", "lessons", "detection"]
 
 
+def test_restructuredtext_and_asciidoc_headings():
+    rst = "Root cause\n''''''''''\n\nA bug.\n\nResolution\n^^^^^^^^^^\n\nRolled back.\n"
+    assert [label for label, _ in labels(rst)] == ["root_cause", "remediation"]
+    adoc = "= Cache outage\n\n== Root cause\n\nA bug.\n\n=== Lessons learned\n\nTest more.\n"
+    assert [label for label, _ in labels(adoc)][-2:] == ["root_cause", "lessons"]
+    # an equation is no heading
+    assert labels("x\n\n= 5 apples\n") == [("preamble", "x\n\n= 5 apples")]
+
+
 def test_bold_bullet_labels_scope_to_their_item_and_nested_list():
     text = ("- **Identified**: Pingdom said the site was down.\n\n"
             "- **Context**:\n  - An engineer ran a destroy command.\n\n"

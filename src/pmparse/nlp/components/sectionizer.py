@@ -27,7 +27,11 @@ from pmparse.rules.headings import HeadingTable, load_headings
 # greedy (not ".+?" before "[ \t#]*$") so a long line of "# # #" costs linear time
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*[^ \t#]|[ \t#])[ \t#]*$")
 _WIKI = re.compile(r"^ {0,3}(={1,6})[ \t]*([^=].*?)[ \t]*\1[ \t]*$")
-_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+# AsciiDoc section titles ("== Root cause"): a word after the marks, which no equation opens
+_ADOC = re.compile(r"^(={1,6})[ \t]+([^\W\d].*?)[ \t]*$")
+# setext underlines, and reStructuredText's other adornments (not * or +: markdown rules; not ~
+# or `: markdown code fences, whose text is masked before headings are read)
+_SETEXT = re.compile(r"^ {0,3}(=+|-+|\^{3,}|\"{3,}|'{3,}|#{3,}|:{3,}|\.{3,})[ \t]*$")
 _BOLD_LINE = re.compile(r"^ {0,3}(\*\*|__)([^*_\n]{1,120}?)[ \t]*:?[ \t]*\1[ \t]*:?[ \t]*$")
 _BOLD_LABEL = re.compile(r"^([ \t]*(?:[-*+][ \t]+)?)(\*\*|__)([^*_\n]{1,80}?)[ \t]*:?[ \t]*\2[ \t]*:?[ \t]*")
 _INLINE_LABEL = re.compile(r"^([ \t]*(?:[-*+][ \t]+)?)([A-Za-z][A-Za-z0-9 /&'’-]{1,48}?)[ \t]*:[ \t]*")
@@ -107,7 +111,7 @@ def classify_line(line: Line, next_line: Line | None, table: HeadingTable, plain
     m = _ATX.match(text)
     if m:
         return _make(table, line.start, line.end, line.end, len(m.group(1)), m.group(2))
-    m = _WIKI.match(text)
+    m = _WIKI.match(text) or _ADOC.match(text)
     if m:
         return _make(table, line.start, line.end, line.end, len(m.group(1)), m.group(2))
     if next_line is not None and _SETEXT.match(next_line.text) and not _LIST.match(text) and len(text.strip()) <= 120:
