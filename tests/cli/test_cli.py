@@ -91,6 +91,29 @@ def test_schema_and_help():
         assert runner.invoke(main, [command, "--help"]).exit_code == 0
 
 
+def test_the_command_list_shows_whole_descriptions():
+    from pmparse.cli import main as group
+
+    listing = CliRunner().invoke(main, ["--help"]).output
+    for name, command in group.commands.items():
+        first = command.get_short_help_str(limit=10_000)
+        assert "..." not in first
+        # wrapped over lines, every word of the first sentence is there
+        assert " ".join(first.split()) in " ".join(listing.split()), name
+
+
+def test_diff_says_when_nothing_is_pending(tmp_path):
+    runner = CliRunner()
+    runner.invoke(main, ["convert", str(SAMPLES), "-o", str(tmp_path / "lib"), "--rules-only"])
+    result = runner.invoke(main, ["diff", str(tmp_path / "lib")])
+    assert result.exit_code == 0 and result.output == "nothing pending: no suggestion waits for review\n"
+    record = sorted((tmp_path / "lib").glob("IL-*.yaml"))[0]
+    result = runner.invoke(main, ["diff", str(record), str(record)])
+    assert result.exit_code == 0 and "no differences" in result.output
+    # machine formats stay as they were: JSON of no differences, an empty patch
+    assert runner.invoke(main, ["diff", str(tmp_path / "lib"), "--patch"]).output == ""
+
+
 def test_convert_url_base_option(tmp_path):
     folder = tmp_path / "in"
     folder.mkdir()

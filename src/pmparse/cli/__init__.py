@@ -19,7 +19,19 @@ from pmparse.cli.site import export_command, site_command
 from pmparse.errors import PmparseError, UsageError
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _WholeHelpGroup(click.Group):
+    """A group whose command list shows each command's whole first sentence, wrapped, where
+    click cuts it to the width left beside the longest command name."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, command.get_short_help_str(limit=10_000)) for name in self.list_commands(ctx)
+                if (command := self.get_command(ctx, name)) is not None and not command.hidden]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+@click.group(cls=_WholeHelpGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="pmparse")
 def main() -> None:
     """Turn incident postmortems into structured, evidence-backed library cards."""
@@ -189,7 +201,7 @@ def diff_command(paths, fmt, patch, color):
     PATHS is a library folder (every pending suggestion against its record) or two record files
     A B (B read as a suggestion for A). Exit 1 when there are differences, 0 when none.
     """
-    from pmparse.cli.render import render_json, render_patch, render_text
+    from pmparse.cli.render import nothing_pending, render_json, render_patch, render_text
     from pmparse.review.session import diff_paths
 
     if patch and fmt == "json":
@@ -205,6 +217,8 @@ def diff_command(paths, fmt, patch, color):
         click.echo(render_json(report), nl=False)
     else:
         click.echo(render_text(report, color=color), nl=False, color=color)
+        if not report.has_changes and not report.errors:
+            click.echo(nothing_pending(report, library=len(paths) == 1))
     for error in report.errors:
         click.echo(f"failed: {error}", err=True)
     sys.exit(EXIT_SOME_FAILED if report.has_changes or report.errors else EXIT_OK)

@@ -316,3 +316,12 @@ def render_patch(report: DiffReport) -> str:
         if new != diff.record_text:
             out.extend(_unified(diff.record_text, new, diff.record_path.name))
     return "".join(out)
+
+
+def nothing_pending(report: DiffReport, library: bool) -> str:
+    """The line ``pmparse diff`` prints when it has no difference to show."""
+    if not library:
+        return "no differences: the two records agree on every field"
+    if not report.diffs:
+        return "nothing pending: no suggestion waits for review"
+    return f"nothing pending: {len(report.diffs)} suggestion(s) compared, none proposes a change to review"
