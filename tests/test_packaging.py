@@ -1,8 +1,9 @@
 """A wheel built from the checkout installs with its models and works outside the checkout.
 
 Slow for a unit test (a wheel build and a virtual environment, about half a minute), so it is
-marked ``packaging``; CI runs it with the rest. The environment reuses this interpreter's
-installed dependencies (``--system-site-packages``), so nothing is downloaded.
+marked ``packaging``; CI runs it with the rest. The environment reuses the installed
+dependencies of the interpreter running the tests (a path file naming its site-packages), so
+nothing is downloaded, whether that interpreter is a system one or itself a virtual environment.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import sysconfig
 import venv
 from pathlib import Path
 
@@ -33,11 +35,16 @@ def installed(tmp_path_factory) -> Path:
                             "-w", str(base / "dist")], capture_output=True, text=True, timeout=300)
     assert built.returncode == 0, built.stderr[-2000:]
     wheel = next((base / "dist").glob("pmparse-*.whl"))
-    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(base / "env")
+    venv.EnvBuilder(with_pip=False).create(base / "env")
     python = base / "env" / "bin" / "python"
     # pip of this interpreter installs into the environment's own site-packages
     site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                           capture_output=True, text=True, check=True).stdout.strip()
+    # --system-site-packages would reach the base interpreter's packages, which a virtual
+    # environment running the tests does not share: name this interpreter's own instead. The
+    # path files in them are not read, so an editable install of the checkout stays out.
+    own = {sysconfig.get_paths()[key] for key in ("purelib", "platlib")}
+    Path(site, "_test_dependencies.pth").write_text("\n".join(sorted(own)) + "\n", encoding="utf-8")
     done = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", site, str(wheel)],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
