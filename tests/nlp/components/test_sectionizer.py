@@ -38,8 +38,10 @@ def test_restructuredtext_and_asciidoc_headings():
     assert [label for label, _ in labels(rst)] == ["root_cause", "remediation"]
     adoc = "= Cache outage\n\n== Root cause\n\nA bug.\n\n=== Lessons learned\n\nTest more.\n"
     assert [label for label, _ in labels(adoc)][-2:] == ["root_cause", "lessons"]
-    # an equation is no heading
+    # an equation is no heading, nor is a line before an ellipsis or a short adornment
     assert labels("x\n\n= 5 apples\n") == [("preamble", "x\n\n= 5 apples")]
+    assert [label for label, _ in labels("Root cause\n...\n\nA bug.\n")] == ["preamble"]
+    assert [label for label, _ in labels("Root cause\n^^^\n\nA bug.\n")] == ["preamble"]
 
 
 def test_bold_bullet_labels_scope_to_their_item_and_nested_list():

@@ -29,9 +29,10 @@ _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*[^ \t#]|[ \t#])[ \t#]*$")
 _WIKI = re.compile(r"^ {0,3}(={1,6})[ \t]*([^=].*?)[ \t]*\1[ \t]*$")
 # AsciiDoc section titles ("== Root cause"): a word after the marks, which no equation opens
 _ADOC = re.compile(r"^(={1,6})[ \t]+([^\W\d].*?)[ \t]*$")
-# setext underlines, and reStructuredText's other adornments (not * or +: markdown rules; not ~
-# or `: markdown code fences, whose text is masked before headings are read)
-_SETEXT = re.compile(r"^ {0,3}(=+|-+|\^{3,}|\"{3,}|'{3,}|#{3,}|:{3,}|\.{3,})[ \t]*$")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+# reStructuredText's other adornments, as long as the title at least (as rst requires): not ~ or
+# ` (markdown code fences), * or + (markdown rules), . or : (an ellipsis line, a pandoc div)
+_RST_UNDERLINE = re.compile(r"^(\^{3,}|\"{3,}|'{3,})[ \t]*$")
 _BOLD_LINE = re.compile(r"^ {0,3}(\*\*|__)([^*_\n]{1,120}?)[ \t]*:?[ \t]*\1[ \t]*:?[ \t]*$")
 _BOLD_LABEL = re.compile(r"^([ \t]*(?:[-*+][ \t]+)?)(\*\*|__)([^*_\n]{1,80}?)[ \t]*:?[ \t]*\2[ \t]*:?[ \t]*")
 _INLINE_LABEL = re.compile(r"^([ \t]*(?:[-*+][ \t]+)?)([A-Za-z][A-Za-z0-9 /&'’-]{1,48}?)[ \t]*:[ \t]*")
@@ -114,7 +115,9 @@ def classify_line(line: Line, next_line: Line | None, table: HeadingTable, plain
     m = _WIKI.match(text) or _ADOC.match(text)
     if m:
         return _make(table, line.start, line.end, line.end, len(m.group(1)), m.group(2))
-    if next_line is not None and _SETEXT.match(next_line.text) and not _LIST.match(text) and len(text.strip()) <= 120:
+    underline = next_line is not None and (_SETEXT.match(next_line.text) or (
+        _RST_UNDERLINE.match(next_line.text) and len(next_line.text.strip()) >= len(text.strip())))
+    if underline and not _LIST.match(text) and len(text.strip()) <= 120:
         level = 1 if next_line.text.strip().startswith("=") else 2
         return _make(table, line.start, next_line.end, next_line.end, level, text)
     m = _BOLD_LINE.match(text)
