@@ -104,3 +104,8 @@ class LabelError(PmparseError):
 
 class UsageError(PmparseError):
     """The caller asked for something impossible (bad option combination, missing folder)."""
+
+
+class UnsafePathError(PmparseError):
+    """A path pmparse would write or delete leads outside its folder (``..``, an absolute name, or a
+    symbolic link on the way), as a site or library from an untrusted source may hold."""

@@ -33,6 +33,8 @@ def site_command(library, out, force):
         _fail_usage(exc)
     for problem in report.invalid:
         click.echo(f"invalid: {problem}", err=True)
+    for rel in report.refused:
+        click.echo(f"warning: {out}: left alone, not a plain file inside the site: {rel}", err=True)
     click.echo(f"{report.cards} cards, {report.rendered} pages rendered; {len(report.written)} files written, "
                f"{report.unchanged} unchanged, {len(report.removed)} removed: {out}/index.html")
     sys.exit(EXIT_SOME_FAILED if report.invalid else EXIT_OK)
