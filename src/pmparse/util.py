@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Iterator, TypeVar
 
 _Model = TypeVar("_Model")
+
+#: What a terminal acts on instead of showing: C0 controls but tab and newline, DEL, C1 controls
+#: (ESC starts CSI and OSC sequences that clear the screen or set the window title; CR rewrites a
+#: line), and the bidirectional overrides that reorder what a line seems to say. The CLI prints
+#: them escaped (``pmparse.cli.common.shown``); ``validate`` warns about records holding them.
+CONTROL_CHARACTERS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def atomic_write(path: Path, text: str) -> None:

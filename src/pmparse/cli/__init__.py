@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from pmparse import __version__
-from pmparse.cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_SOME_FAILED
+from pmparse.cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_SOME_FAILED, shown
 from pmparse.cli.common import fail_usage as _fail_usage
 from pmparse.cli.site import export_command, site_command
 from pmparse.errors import PmparseError, UsageError
@@ -73,7 +73,7 @@ def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, taxonomy_pat
 
     try:
         config = pipeline_config(model_dir=model_dir, rules_only=rules_only, taxonomy_path=taxonomy_path,
-                                 warn=lambda message: click.echo(f"warning: {message}", err=True))
+                                 warn=lambda message: click.echo(f"warning: {shown(message)}", err=True))
     except PmparseError as exc:
         _fail_usage(exc)
     show = sys.stderr.isatty() if progress is None else progress
@@ -82,11 +82,11 @@ def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, taxonomy_pat
     def on_result(result) -> None:
         # results are printed as they come: the report keeps only counts, so memory stays flat
         for warning in result.warnings:
-            click.echo(f"warning: {result.input}: {warning}", err=True)
+            click.echo(shown(f"warning: {result.input}: {warning}"), err=True)
         if result.status == "failed":
-            click.echo(f"failed: {result.input}: {result.message}", err=True)
+            click.echo(shown(f"failed: {result.input}: {result.message}"), err=True)
         elif result.status == "skipped":
-            click.echo(f"skipped: {result.input}: {result.message}", err=True)
+            click.echo(shown(f"skipped: {result.input}: {result.message}"), err=True)
         if bar is not None:
             bar.update(1)
 
@@ -126,11 +126,12 @@ def validate(library):
     from pmparse.library.validate import validate_library
 
     try:
-        checked, problems = validate_library(library)
+        checked, problems = validate_library(library,
+                                             warn=lambda message: click.echo(shown(f"warning: {message}"), err=True))
     except PmparseError as exc:
         _fail_usage(exc)
     for problem in problems:
-        click.echo(str(problem))
+        click.echo(shown(problem))
     bad = len({p.file for p in problems})
     click.echo(f"{checked} records checked, {bad} invalid", err=True)
     sys.exit(EXIT_SOME_FAILED if problems else EXIT_OK)
@@ -200,13 +201,15 @@ def diff_command(paths, fmt, patch, color):
         _fail_usage(exc)
     color = sys.stdout.isatty() if color is None else color
     if patch:
-        click.echo(render_patch(report), nl=False)
+        # raw for git apply; escaped when it reaches a terminal, where its lines are read, not applied
+        text = render_patch(report)
+        click.echo(shown(text) if sys.stdout.isatty() else text, nl=False)
     elif fmt == "json":
         click.echo(render_json(report), nl=False)
     else:
         click.echo(render_text(report, color=color), nl=False, color=color)
     for error in report.errors:
-        click.echo(f"failed: {error}", err=True)
+        click.echo(shown(f"failed: {error}"), err=True)
     sys.exit(EXIT_SOME_FAILED if report.has_changes or report.errors else EXIT_OK)
 
 
@@ -238,9 +241,9 @@ def review(library, accept, reject, accept_all, records, reviewer, color):
         _fail_usage(exc)
     if not interactive:
         for outcome in report.outcomes:
-            click.echo(f"{outcome.id}: {outcome.field}: {outcome.action}")
+            click.echo(shown(f"{outcome.id}: {outcome.field}: {outcome.action}"))
     for error in report.errors:
-        click.echo(f"failed: {error}", err=True)
+        click.echo(shown(f"failed: {error}"), err=True)
     click.echo(
         f"{report.count('accept') + report.count('edit')} accepted ({report.count('edit')} edited), "
         f"{report.count('reject')} rejected, {report.count('skip')} skipped"

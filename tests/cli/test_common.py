@@ -1,0 +1,88 @@
+"""No raw control character from a page, a record or a file name reaches the terminal."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from pmparse.cli import main
+from pmparse.cli.common import shown
+from pmparse.library.records import dumps
+from pmparse.library.store import Library
+from tests.helpers import text_card
+
+#: What a hostile page would print: set the window title (OSC ... BEL), clear the screen (CSI 2J),
+#: go back to the start of the line (CR) and reverse the text after it (U+202E), an 8-bit CSI (C1).
+HOSTILE = "\x1b]0;pwned\x07\x1b[2J\rsafe\u202e\x9b1m"
+
+#: Bytes no output may hold raw (colour codes are CSI ... m, which click adds itself when asked).
+RAW = ("\x1b]", "\x1b[2J", "\r", "\x07", "\x9b", "\u202e")
+
+
+def raw_in(output: str) -> list[str]:
+    return [r for r in RAW if r in output]
+
+
+def test_control_characters_are_shown_as_escapes_and_tab_and_newline_pass():
+    assert shown(HOSTILE) == "\\x1b]0;pwned\\x07\\x1b[2J\\x0dsafe\\u202e\\x9b1m"
+    assert shown("a\tb\nc \x7f") == "a\tb\nc \\x7f"
+
+
+def hostile_pair(tmp_path):
+    """A record and a suggestion for it whose title and evidence hold the hostile bytes."""
+    text = f"The database failed. {HOSTILE} The disk was full."
+    old = text_card("IL-0001", text, title="Database outage", root_cause=[(0, 20, 0.9)])
+    new = text_card("IL-0001", text, title=f"Database outage {HOSTILE}", root_cause=[(21, len(text), 0.9)])
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a, b = tmp_path / "a" / "IL-0001.yaml", tmp_path / "b" / "IL-0001.yaml"
+    a.write_text(dumps(old), encoding="utf-8")
+    b.write_text(dumps(new), encoding="utf-8")
+    return a, b
+
+
+def test_diff_shows_a_hostile_title_and_evidence_escaped_in_colour_and_not(tmp_path):
+    a, b = hostile_pair(tmp_path)
+    runner = CliRunner()
+    for option in ("--color", "--no-color"):
+        result = runner.invoke(main, ["diff", str(a), str(b), option], color=True)
+        assert result.exit_code == 1, result.output
+        assert raw_in(result.output) == [] and "\\x1b]0;pwned\\x07" in result.output
+        if option == "--no-color":
+            assert "\x1b" not in result.output
+    result = runner.invoke(main, ["diff", str(a), str(b), "--format", "json"], color=True)
+    assert raw_in(result.output) == [] and "\\u001b]0;pwned" in result.output
+    # the record keeps the text: only what is printed is escaped
+    assert Library.read(b).title == f"Database outage {HOSTILE}"
+
+
+def test_interactive_review_shows_the_suggestion_escaped(tmp_path):
+    lib = tmp_path / "lib"
+    a, b = hostile_pair(tmp_path)
+    library = Library(lib)
+    library.write(Library.read(a), "yaml")
+    library.write_state("pending", Library.read(b))
+    result = CliRunner().invoke(main, ["review", str(lib), "--color"], input="s\ns\ns\n", color=True)
+    assert result.exit_code == 0, result.output
+    assert "pwned" in result.output and raw_in(result.output) == []
+
+
+def test_a_file_name_with_control_characters_is_escaped_in_its_failure_line(tmp_path):
+    name = tmp_path / "report\x1b]0;pwned\x07\r.txt"
+    name.write_bytes(b"\x00\x01")
+    result = CliRunner().invoke(main, ["convert", str(name), "-o", str(tmp_path / "lib"), "--rules-only", "-j", "1"],
+                                color=True)
+    assert result.exit_code == 1, result.output
+    assert "failed: " in result.output and "report\\x1b]0;pwned\\x07\\x0d.txt" in result.output
+    assert raw_in(result.output) == []
+
+
+def test_validate_warns_about_control_characters_and_the_record_stays_valid(tmp_path):
+    text = f"The database failed. {HOSTILE}"
+    (tmp_path / "IL-0001.yaml").write_text(dumps(text_card("IL-0001", text, title=f"Outage {HOSTILE}")),
+                                           encoding="utf-8")
+    result = CliRunner().invoke(main, ["validate", str(tmp_path)], color=True)
+    assert result.exit_code == 0, result.output
+    assert "warning: IL-0001.yaml: title: holds control characters (U+0007 U+000D U+001B U+009B U+202E)" \
+        in result.output
+    assert "source.extracted_text: holds control characters" in result.output
+    assert raw_in(result.output) == []
