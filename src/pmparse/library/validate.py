@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from pmparse.card.schema import TEXT_FIELDS, Card
 from pmparse.errors import RecordError
-from pmparse.library.records import _SAFE_LOADER, _loc, format_of, source_text_of, syntax_error
+from pmparse.library.records import _loc, format_of, parse_data, source_text_of, syntax_error
 from pmparse.library.store import looks_like_library
 from pmparse.util import CONTROL_CHARACTERS
 
@@ -70,11 +70,14 @@ def validate_library(root: str | Path, warn: Callable[[str], None] | None = None
         checked += 1
         try:
             text = path.read_text(encoding="utf-8")
-            data = json.loads(text) if path.suffix == ".json" else yaml.load(text, Loader=_SAFE_LOADER)
+            data = parse_data(text, format_of(path))
         except (json.JSONDecodeError, yaml.YAMLError) as exc:
             line, reason = syntax_error(exc)
             problems.append(Problem(path.name, "(record)", f"not readable as {format_of(path).upper()}: {reason}"
                                     + _pending_note(root, path.stem), line))
+            continue
+        except ValueError as exc:  # a JSON key given twice
+            problems.append(Problem(path.name, "(record)", f"{exc}{_pending_note(root, path.stem)}"))
             continue
         except (OSError, UnicodeDecodeError) as exc:
             problems.append(Problem(path.name, "(record)", f"not readable as {format_of(path).upper()}: {exc}"))
