@@ -431,7 +431,8 @@ def test_a_key_given_twice_makes_the_record_invalid_and_names_it(fmt):
     text = dumps(make_card(), fmt)
     if fmt == "yaml":
         doubled = "title: A person's own title\n" + text.replace("title: null\n", "title: Another\n")
-        with pytest.raises(RecordError, match=r"found a key given twice at line \d+: .*'title' again \(first at line 1"):
+        expected = r"found a key given twice at line \d+: .*'title' again \(first at line 1"
+        with pytest.raises(RecordError, match=expected):
             loads(doubled, fmt, "IL-0001.yaml")
     else:
         doubled = text.replace('"id": "IL-0001",', '"id": "IL-0001",\n  "title": "A person\'s own title",', 1)

@@ -32,7 +32,7 @@ from pmparse.errors import (
     UnreadableInputError,
 )
 from pmparse.ingest.front_matter import parse_other, scalar
-from pmparse.ingest.hostile import front_matter_warnings, html_warnings, unclosed_front_matter
+from pmparse.ingest.hostile import front_matter_warnings, html_warnings, lost_html_text, unclosed_front_matter
 from pmparse.ingest.pdf import extract_pdf, is_pdf
 from pmparse.util import sha256_text
 
@@ -353,9 +353,14 @@ def extract_html(raw_text: str, location: str) -> tuple[str, dict[str, str]]:
     """Main text of an HTML page, as markdown, with the extractor's metadata.
 
     Raises:
-        MalformedInputError: the extractor fails or finds no main text.
+        MalformedInputError: the extractor fails or finds no main text, or the HTML parser drops
+            much of the page's visible text (too deep, or a text node too large).
     """
     import trafilatura  # imported here: it costs start-up time and only HTML needs it
+
+    lost = lost_html_text(raw_text)
+    if lost is not None:
+        raise MalformedInputError(lost, location)
 
     try:
         result = trafilatura.bare_extraction(
