@@ -9,7 +9,7 @@ import re
 from typing import Iterable, Iterator, Sequence
 
 from pmparse.errors import UsageError
-from pmparse.ingest.read import is_url
+from pmparse.ingest.read import is_url, normal_url
 
 #: File name endings a folder walk picks up (files without any ending are read as text too).
 SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".erb", ".html", ".htm", ".rst", ".pdf")
@@ -46,6 +46,7 @@ def expand_inputs_relative(inputs: Iterable[str]) -> Iterator[tuple[str, str | N
     """
     for item in inputs:
         if item == "-" or is_url(item):
+            item = normal_url(item)
             yield item, None, item
             continue
         if os.path.isdir(item):

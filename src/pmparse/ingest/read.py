@@ -56,8 +56,15 @@ _HTML_SNIFF = re.compile(r"\A\s*(?:<!doctype html|<html|<head|<body|<article|<di
 
 
 def is_url(location: str) -> bool:
-    """True when ``location`` is an http(s) address rather than a path."""
-    return location.startswith(("http://", "https://"))
+    """True when ``location`` is an http(s) address rather than a path (a scheme is case-insensitive:
+    ``HTTP://`` is an address too)."""
+    return location[:8].lower().startswith(("http://", "https://"))
+
+
+def normal_url(location: str) -> str:
+    """An http(s) address with its scheme in lower case (the spelling records and lookups use)."""
+    scheme, sep, rest = location.partition("://")
+    return f"{scheme.lower()}{sep}{rest}" if is_url(location) else location
 
 
 #: What separates a file's location from the key of one of its entries (a file of many incidents).

@@ -27,7 +27,7 @@ from pathlib import Path
 from pmparse import __version__
 from pmparse.card.schema import SCHEMA_VERSION, Card
 from pmparse.errors import RecordError
-from pmparse.ingest.read import split_location
+from pmparse.ingest.read import is_url, split_location
 from pmparse.library.records import RecordFormat, _source_keys, card_data, dumps, format_of, loads
 from pmparse.paths import inside
 from pmparse.util import atomic_write, sha256_text
@@ -104,7 +104,7 @@ def _entry_from_card(card: Card, path: Path, library: Library) -> Entry:
 
 def _still_there(location: str | None) -> bool:
     """True when ``location`` is a file that exists (URLs and stdin never count as there)."""
-    if not location or location == "-" or location.startswith(("http://", "https://")):
+    if not location or location == "-" or is_url(location):
         return False
     try:
         return os.path.isfile(split_location(location)[0])  # an entry is there when its file is
