@@ -110,3 +110,12 @@ def test_visible_size_counts_text_without_markup_scripts_or_entities():
 
     assert visible_size("<p>a &amp; b</p><!-- hidden --><script>var x = 1;</script><style>p{}</style>c") == 4
     assert visible_size("<p>kept</p><script>an unclosed script swallows the rest") == 4
+
+
+def test_a_page_of_too_many_tags_fails_naming_the_limit(monkeypatch):
+    from pmparse.errors import TooLargeInputError
+    from pmparse.ingest import read
+
+    monkeypatch.setattr(read, "MAX_HTML_TAGS", 1000)
+    with pytest.raises(TooLargeInputError, match="expected HTML of at most 1,000 tags, found 2,0"):
+        ingest_bytes(page("<br>" * 2000), "br.html")
