@@ -102,6 +102,11 @@ class LabelError(PmparseError):
     line that is not a valid label."""
 
 
+class WriteError(PmparseError):
+    """A file pmparse writes cannot be written: the disk is full, the name is too long, no
+    permission. The command ends with one line saying so and exit code 1."""
+
+
 class UsageError(PmparseError):
     """The caller asked for something impossible (bad option combination, missing folder)."""
 

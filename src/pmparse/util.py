@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -18,6 +19,28 @@ _Model = TypeVar("_Model")
 CONTROL_CHARACTERS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
+def temporary_prefix(path: Path) -> str:
+    """The start of a temporary file's name beside ``path``: ``.`` + its name (cut short: a name
+    near the system's limit of 255 bytes must leave room for mkstemp's characters and ``.tmp``)."""
+    return f".{path.name[:100]}."
+
+
+@contextlib.contextmanager
+def write_errors(path: Path | str, what: str) -> Iterator[None]:
+    """Turn an OSError while writing ``what`` into a :class:`~pmparse.errors.WriteError` naming
+    ``path`` and the system's reason (no space left on device, file name too long)."""
+    from pmparse.errors import WriteError
+
+    try:
+        yield
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        reason = reason[:1].lower() + reason[1:]
+        if exc.filename and str(exc.filename) != str(path):
+            reason += f" ({exc.filename})"
+        raise WriteError(f"expected to write {what}, found {reason}", str(path)) from exc
+
+
 def atomic_write(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` so that readers see the old file or the new one, never a part.
 
@@ -25,7 +48,7 @@ def atomic_write(path: Path, text: str) -> None:
     the target (rename is atomic within one file system).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=temporary_prefix(path), suffix=".tmp", dir=path.parent)
     try:
         # mkstemp makes the file private (0600); a record is for people to read and edit, so it
         # keeps the mode of the file it replaces, or gets what the umask gives a new file

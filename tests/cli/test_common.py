@@ -86,3 +86,123 @@ def test_validate_warns_about_control_characters_and_the_record_stays_valid(tmp_
         in result.output
     assert "source.extracted_text: holds control characters" in result.output
     assert raw_in(result.output) == []
+
+
+def disk_full(monkeypatch):
+    """Every fsync fails as on a full disk (where a write's data is refused at the latest)."""
+    import errno
+    import os
+
+    def fsync(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", fsync)
+
+
+def one_line(result, words: str) -> None:
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert [line for line in result.output.splitlines() if line.startswith("pmparse: ")] == [
+        line for line in result.output.splitlines() if words in line]
+
+
+def no_temporaries(folder) -> None:
+    assert [p.name for p in folder.rglob("*.tmp")] == []
+
+
+def test_a_full_disk_ends_the_failures_report_with_one_line(tmp_path, monkeypatch):
+    (tmp_path / "bad.txt").write_bytes(b"\x00\x01")
+    disk_full(monkeypatch)
+    result = CliRunner().invoke(main, ["convert", str(tmp_path / "bad.txt"), "-o", str(tmp_path / "lib"),
+                                       "--rules-only", "-j", "1", "--errors", str(tmp_path / "errors.jsonl")])
+    one_line(result, "expected to write the failures report, found no space left on device")
+    assert not (tmp_path / "errors.jsonl").exists()
+    no_temporaries(tmp_path)
+
+
+def test_a_long_failures_report_name_is_written_and_a_too_long_one_is_one_line(tmp_path):
+    (tmp_path / "bad.txt").write_bytes(b"\x00\x01")
+    runner = CliRunner()
+    for length, code in ((246, 1), (300, 1)):
+        report = tmp_path / ("e" * length)
+        result = runner.invoke(main, ["convert", str(tmp_path / "bad.txt"), "-o", str(tmp_path / "lib"),
+                                      "--rules-only", "-j", "1", "--errors", str(report)])
+        assert result.exit_code == code and "Traceback" not in result.output, result.output
+        if length == 246:
+            assert '"error": "binary"' in report.read_text(encoding="utf-8")
+        else:
+            one_line(result, "expected to write the failures report, found file name too long")
+    no_temporaries(tmp_path)
+
+
+def test_a_full_disk_in_review_site_and_export_is_one_line_and_exit_one(tmp_path, monkeypatch):
+    lib = tmp_path / "lib"
+    a, b = hostile_pair(tmp_path)
+    library = Library(lib)
+    library.write(Library.read(a), "yaml")
+    library.write_state("pending", Library.read(b))
+    before = (lib / "IL-0001.yaml").read_bytes()
+    disk_full(monkeypatch)
+    runner = CliRunner()
+    one_line(runner.invoke(main, ["review", str(lib), "--accept-all"]),
+             "expected to write the reviewed records, found no space left on device")
+    assert (lib / "IL-0001.yaml").read_bytes() == before
+    one_line(runner.invoke(main, ["site", str(lib), "-o", str(tmp_path / "site")]),
+             "expected to write the site, found no space left on device")
+    one_line(runner.invoke(main, ["export", str(lib), "-o", str(tmp_path / "cards.jsonl")]),
+             "expected to write the export, found no space left on device")
+    assert not (tmp_path / "cards.jsonl").exists()
+    no_temporaries(tmp_path)
+
+
+def test_an_export_name_too_long_is_one_line(tmp_path):
+    lib = tmp_path / "lib"
+    a, _ = hostile_pair(tmp_path)
+    Library(lib).write(Library.read(a), "yaml")
+    runner = CliRunner()
+    result = runner.invoke(main, ["export", str(lib), "-o", str(tmp_path / ("x" * 250))])
+    assert result.exit_code == 0 and (tmp_path / ("x" * 250)).is_file()  # long, but the system takes it
+    one_line(runner.invoke(main, ["export", str(lib), "-o", str(tmp_path / ("x" * 300))]),
+             "expected to write the export, found file name too long")
+
+
+def pending_library(tmp_path):
+    lib = tmp_path / "lib"
+    a, b = hostile_pair(tmp_path)
+    library = Library(lib)
+    library.write(Library.read(a), "yaml")
+    library.write_state("pending", Library.read(b))
+    return lib
+
+
+def test_ctrl_c_at_the_review_prompt_or_between_prompts_exits_130_with_the_summary(tmp_path, monkeypatch):
+    import click
+
+    from pmparse.cli import prompter
+
+    lib = pending_library(tmp_path)
+
+    def ctrl_c_at_prompt(*args, **kwargs):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise click.Abort() from None  # what click.prompt does with Ctrl-C
+
+    monkeypatch.setattr(prompter.click, "prompt", ctrl_c_at_prompt)
+    result = CliRunner().invoke(main, ["review", str(lib)])
+    assert result.exit_code == 130, result.output
+    assert "0 accepted (0 edited), 0 rejected, 0 skipped; 1 record(s) still pending" in result.output
+    assert "interrupted: every decision made so far is kept" in result.output and "Aborted!" not in result.output
+
+    def ctrl_c_while_showing(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(prompter, "render_change", ctrl_c_while_showing)
+    result = CliRunner().invoke(main, ["review", str(lib)])
+    assert result.exit_code == 130 and "1 record(s) still pending" in result.output, result.output
+
+
+def test_the_end_of_the_input_at_the_review_prompt_is_a_quit(tmp_path):
+    result = CliRunner().invoke(main, ["review", str(pending_library(tmp_path))], input="")
+    assert result.exit_code == 0 and "1 record(s) still pending" in result.output, result.output

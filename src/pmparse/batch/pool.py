@@ -189,8 +189,11 @@ def _watch_parent(parent: int) -> None:
 
 def _init_worker(config: PipelineConfig, max_bytes: int, parent: int | None = None,
                  timeout: float | None = None) -> None:
-    # Ctrl-C reaches the whole process group: the parent decides what to do, workers carry on
+    # Ctrl-C and a closed terminal reach the whole process group: the parent decides what to do,
+    # workers carry on (SIGTERM stays: it is how the parent stops a worker)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
     if parent is not None:
         _watch_parent(parent)
     _WORKER.update(config=config, max_bytes=max_bytes, timeout=timeout, error=None)
@@ -280,6 +283,23 @@ class _InProcess:
         pass
 
 
+@contextmanager
+def _hangup_blocked() -> Iterator[None]:
+    """SIGHUP held back while worker processes start, so that they and multiprocessing's fork
+    server and resource tracker (started with them) inherit it blocked: a closed terminal hangs
+    up the whole process group, and a resource tracker that died of it was started again and
+    printed tracebacks. This process gets a SIGHUP that came meanwhile when the block ends
+    (SIGTERM is not blocked: it is how a worker is stopped)."""
+    if not hasattr(signal, "SIGHUP") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 class _Pool:
     """Analyses inputs in worker processes, yielding outcomes in input order.
 
@@ -299,6 +319,10 @@ class _Pool:
         self._executor = self._start(jobs)
 
     def _start(self, workers: int) -> ProcessPoolExecutor:
+        with _hangup_blocked():
+            return self._start_blocked(workers)
+
+    def _start_blocked(self, workers: int) -> ProcessPoolExecutor:
         executor = ProcessPoolExecutor(workers, mp_context=_context(), initializer=_init_worker, initargs=self._args)
         try:
             error = executor.submit(_probe_worker).result()
@@ -402,32 +426,47 @@ class _Pool:
             self._executor.shutdown(wait=True)
 
 
-class _Interrupts:
-    """Turns Ctrl-C into KeyboardInterrupt, but never inside a critical section.
+#: The signals that stop a batch cleanly: Ctrl-C, ``kill`` (and a service manager stopping it),
+#: and a closed terminal. Each ends the batch as Ctrl-C does, and the exit code is 128 + its number.
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
-    A record and pmparse's memory of it (``.pmparse/base``) are two files; Ctrl-C between the two
-    writes would make the record look edited by a person. Inside :meth:`critical` the signal is
-    remembered and :meth:`check` raises it after the section.
+
+class _Interrupts:
+    """Turns Ctrl-C, SIGTERM and SIGHUP into KeyboardInterrupt, but never inside a critical section.
+
+    A record and pmparse's memory of it (``.pmparse/base``) are two files; a signal between the
+    two writes would make the record look edited by a person. Inside :meth:`critical` the signal
+    is remembered and :meth:`check` raises it after the section. Without a handler SIGTERM and
+    SIGHUP ended the process at once: no summary, temporary files and ``/tmp/pymp-*`` folders
+    left behind. A signal someone chose to ignore (a background job's SIGINT, ``nohup``'s SIGHUP)
+    stays ignored.
+
+    Attributes:
+        signum: The signal that stopped the batch, or None.
     """
 
     def __init__(self) -> None:
         self.pending = False
+        self.signum: int | None = None
         self._depth = 0
-        self._previous = None
+        self._previous: dict[int, object] = {}
 
     def __enter__(self) -> _Interrupts:
         if threading.current_thread() is threading.main_thread():
-            current = signal.getsignal(signal.SIGINT)
-            if current is signal.default_int_handler:
-                self._previous = current
-                signal.signal(signal.SIGINT, self._handle)
+            for signum in STOP_SIGNALS:
+                current = signal.getsignal(signum)
+                if current is signal.default_int_handler or current is signal.SIG_DFL:
+                    self._previous[signum] = current
+                    signal.signal(signum, self._handle)
         return self
 
     def __exit__(self, *exc_info) -> None:
-        if self._previous is not None:
-            signal.signal(signal.SIGINT, self._previous)
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)
+        self._previous.clear()
 
     def _handle(self, signum, frame) -> None:
+        self.signum = self.signum or signum
         if self._depth:
             self.pending = True
         else:

@@ -1,7 +1,8 @@
 """The ``pmparse`` command line: parses arguments, calls one library function, formats its result.
 
 Exit codes: 0 ok, 1 some inputs failed or differences found, 2 usage error, 130 interrupted by
-Ctrl-C (``convert``: the records written so far are complete; run the command again to continue).
+Ctrl-C, 143 by SIGTERM, 129 by SIGHUP (``convert``: the records written so far are complete; run
+the command again to continue; ``review``: every decision made so far is kept).
 """
 
 from __future__ import annotations
@@ -115,7 +116,8 @@ def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, taxonomy_pat
     if report.interrupted:
         click.echo(f"interrupted after {report.done} inputs: every record written is complete; "
                    "run the same command again to continue", err=True)
-        sys.exit(EXIT_INTERRUPTED)
+        # 128 + the signal, as a shell reports a command a signal stopped (130 for Ctrl-C)
+        sys.exit(128 + report.signal if report.signal else EXIT_INTERRUPTED)
     sys.exit(EXIT_SOME_FAILED if counts["failed"] else EXIT_OK)
 
 
@@ -250,6 +252,9 @@ def review(library, accept, reject, accept_all, records, reviewer, color):
         + (f", {report.count('settled')} settled by the move to the new text" if report.count("settled") else "")
         + "; "
         f"{len(report.still_pending)} record(s) still pending", err=True)
+    if report.interrupted:
+        click.echo("interrupted: every decision made so far is kept; run the same command again to go on", err=True)
+        sys.exit(EXIT_INTERRUPTED)
     sys.exit(EXIT_SOME_FAILED if report.errors else EXIT_OK)
 
 

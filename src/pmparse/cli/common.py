@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from pmparse.errors import PmparseError
+from pmparse.errors import PmparseError, WriteError
 from pmparse.util import CONTROL_CHARACTERS
 
 EXIT_OK, EXIT_SOME_FAILED, EXIT_USAGE = 0, 1, 2
@@ -26,6 +26,7 @@ def shown(text: object) -> str:
 
 
 def fail_usage(error: PmparseError) -> None:
-    """Print ``error`` on standard error and exit with :data:`EXIT_USAGE`."""
+    """Print ``error`` on standard error and exit with :data:`EXIT_USAGE`, or :data:`EXIT_SOME_FAILED`
+    for a file that could not be written (a full disk is no usage error)."""
     click.echo(f"pmparse: {shown(error)}", err=True)
-    sys.exit(EXIT_USAGE)
+    sys.exit(EXIT_SOME_FAILED if isinstance(error, WriteError) else EXIT_USAGE)

@@ -104,8 +104,12 @@ class Prompter:
             try:
                 answer = click.prompt(f"({position}/{total}) Accept the suggested {change.field} [y,n,e,s,q,?]",
                                       default="", show_default=False, prompt_suffix="? ").strip().lower()
-            except click.Abort:
+            except click.Abort as exc:
                 self._echo()
+                if isinstance(exc.__context__, KeyboardInterrupt):
+                    # Ctrl-C at the prompt ends the review as Ctrl-C anywhere else does (exit 130);
+                    # the end of the input (a closed pipe) is a quit
+                    raise KeyboardInterrupt from None
                 return Decision("quit")
             action = _KEYS.get(answer[:1])
             if action is None:

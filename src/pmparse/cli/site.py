@@ -50,16 +50,17 @@ def export_command(library, fmt, output):
     """Export every card of LIBRARY as one row, with its schema version. Exit 1 when records are invalid
     (they are left out and listed)."""
     from pmparse.site.export import export_rows, format_rows
-    from pmparse.util import atomic_write
+    from pmparse.util import atomic_write, write_errors
 
     try:
         rows, errors = export_rows(library)
+        text = format_rows(rows, fmt)
+        if output:
+            with write_errors(output, "the export"):
+                atomic_write(Path(output), text)
     except PmparseError as exc:
         _fail_usage(exc)
-    text = format_rows(rows, fmt)
-    if output:
-        atomic_write(Path(output), text)
-    else:
+    if not output:
         # raw for a pipe or file; escaped on a terminal, where a record's control characters would act
         click.echo(shown(text) if sys.stdout.isatty() else text, nl=False)
     for error in errors:

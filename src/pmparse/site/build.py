@@ -39,7 +39,7 @@ from pmparse.review.session import open_diff
 from pmparse.rules.taxonomy import load_taxonomy
 from pmparse.site import pages
 from pmparse.site.view import Anchors, field_views, invalid_summary, summary
-from pmparse.util import atomic_write
+from pmparse.util import atomic_write, write_errors
 
 MANIFEST = ".pmparse-site.json"
 
@@ -250,8 +250,14 @@ def build_site(library_root: str | Path, out: str | Path, force: bool = False) -
     Raises:
         UsageError: ``library_root`` is not a library, or ``out`` is not a folder the site may be
             written to.
+        WriteError: a file of the site cannot be written (a full disk).
     """
     root, out = Path(library_root), Path(out)
+    with write_errors(out, "the site"):
+        return _build(root, out, force)
+
+
+def _build(root: Path, out: Path, force: bool) -> SiteReport:
     if not looks_like_library(root):
         raise UsageError("expected a library folder (records IL-0001.yaml ... or .pmparse/), found none", str(root))
     _check_output(root, out)
