@@ -164,3 +164,12 @@ def test_a_pdf_whose_font_refers_to_itself_stops_at_the_timeout():
     looping = raw_pdf(LINE, font=b"7 0 R", extra=(b"5 0 R", b"6 0 R"))
     outcome = timed_analysis(Task("loop.pdf", raw=looping), pipeline_config(rules_only=True), 1 << 20, timeout=1.0)
     assert outcome.kind == "failed" and outcome.error_kind == "timeout"
+
+
+def test_a_page_crowded_past_the_budget_fails_naming_it(monkeypatch):
+    from pmparse.ingest import pdf
+
+    monkeypatch.setattr(pdf, "MAX_PAGE_CHARS", 100)
+    content = b"".join(b"BT /F1 8 Tf 72 %d Td (word%03d) Tj ET\n" % (700 - 10 * i, i) for i in range(30))
+    with pytest.raises(PdfInputError, match="expected at most 100 characters on a page, found 210 on page 1"):
+        ingest_bytes(raw_pdf(content), "crowded.pdf")

@@ -34,6 +34,11 @@ MAX_PAGES = 500
 #: became 1 GiB in memory before anything could look at it.
 MAX_DECODED = 128 * 1024 * 1024
 
+#: Most characters one page may hold. The layout analysis grows faster than the characters when
+#: they crowd a page (5,000 words scattered: a second; 10,000: minutes); a dense page of 6-point
+#: text in two columns holds about 12,000.
+MAX_PAGE_CHARS = 30_000
+
 #: Bytes a decoder hands back per step while the budget is counted.
 _PIECE = 1024 * 1024
 
@@ -105,6 +110,38 @@ class _OverBudget(BaseException):
 
     A BaseException: pdfminer catches ``Exception`` around some decoding and would go on.
     """
+
+
+class _PageTooFull(BaseException):
+    """Raised before the layout analysis of a page holding more than :data:`MAX_PAGE_CHARS`
+    characters (a BaseException, for the reason :class:`_OverBudget` is one)."""
+
+    def __init__(self, page: int, chars: int) -> None:
+        super().__init__(page, chars)
+        self.page, self.chars = page, chars
+
+
+def _pages(raw: bytes, laparams) -> Iterator:  # noqa: ANN001 - a pdfminer LAParams
+    """The laid-out pages of a PDF, as ``pdfminer.high_level.extract_pages`` gives them, with the
+    characters of each page counted before its layout analysis starts."""
+    from pdfminer.converter import PDFPageAggregator
+    from pdfminer.layout import LTChar
+    from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
+    from pdfminer.pdfpage import PDFPage
+
+    class Aggregator(PDFPageAggregator):
+        def end_page(self, page) -> None:  # noqa: ANN001 - a PDFPage
+            chars = sum(isinstance(item, LTChar) for item in self.cur_item)
+            if chars > MAX_PAGE_CHARS:
+                raise _PageTooFull(self.pageno, chars)
+            super().end_page(page)
+
+    resources = PDFResourceManager(caching=True)
+    device = Aggregator(resources, laparams=laparams)
+    interpreter = PDFPageInterpreter(resources, device)
+    for page in PDFPage.get_pages(io.BytesIO(raw), caching=True):
+        interpreter.process_page(page)
+        yield device.get_result()
 
 
 class _Budget:
@@ -191,7 +228,6 @@ def extract_pdf(raw: bytes, location: str) -> str:
     Raises:
         PdfInputError: encrypted, unparseable, too many pages, or no text layer.
     """
-    from pdfminer.high_level import extract_pages
     from pdfminer.layout import LAParams
     from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
     from pdfminer.pdfparser import PDFSyntaxError
@@ -204,10 +240,13 @@ def extract_pdf(raw: bytes, location: str) -> str:
     laparams = LAParams(boxes_flow=None)
     try:
         with _bounded_decoding(MAX_DECODED):
-            for number, page in enumerate(extract_pages(io.BytesIO(raw), laparams=laparams), start=1):
+            for number, page in enumerate(_pages(raw, laparams), start=1):
                 if number > MAX_PAGES:
                     raise PdfInputError(f"expected at most {MAX_PAGES} pages, found more", location)
                 pages.append((page.width, page.height, _blocks(page)))
+    except _PageTooFull as full:
+        raise PdfInputError(f"expected at most {MAX_PAGE_CHARS:,} characters on a page, found {full.chars:,} on "
+                            f"page {full.page} (laying out that many takes minutes)", location) from None
     except _OverBudget:
         raise PdfInputError(f"expected streams that decode to at most {MAX_DECODED // 2**20} MiB in all, found "
                             "more (a compression bomb?); --max-bytes bounds the file, not what it inflates to",
