@@ -119,3 +119,11 @@ def test_a_page_of_too_many_tags_fails_naming_the_limit(monkeypatch):
     monkeypatch.setattr(read, "MAX_HTML_TAGS", 1000)
     with pytest.raises(TooLargeInputError, match="expected HTML of at most 1,000 tags, found 2,0"):
         ingest_bytes(page("<br>" * 2000), "br.html")
+
+
+def test_an_xhtml_page_with_an_xml_declaration_is_checked_too():
+    from pmparse.errors import MalformedInputError
+
+    xhtml = b'<?xml version="1.0" encoding="utf-8"?>\n' + page("<div>" * 300 + PARAGRAPHS + "</div>" * 300)
+    with pytest.raises(MalformedInputError, match="nested deeper than the parser's limit"):
+        ingest_bytes(xhtml, "deep.xhtml")

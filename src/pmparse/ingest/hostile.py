@@ -149,9 +149,11 @@ def lost_html_text(raw: str) -> str | None:
     from lxml import etree
     from lxml import html as lxml_html
 
-    parser = lxml_html.HTMLParser()
+    # bytes, with the encoding named: lxml refuses a str that opens with an XML declaration, and
+    # a page's own charset meta tag must not re-read text already decoded
+    parser = lxml_html.HTMLParser(encoding="utf-8")
     try:
-        tree = lxml_html.document_fromstring(raw, parser=parser)
+        tree = lxml_html.document_fromstring(raw.encode("utf-8", "replace"), parser=parser)
     except (ValueError, etree.LxmlError):
         return None  # the extraction reports markup that does not parse
     limits = " ".join(e.message for e in parser.error_log if e.type_name == "ERR_RESOURCE_LIMIT")
