@@ -206,3 +206,20 @@ def test_ctrl_c_at_the_review_prompt_or_between_prompts_exits_130_with_the_summa
 def test_the_end_of_the_input_at_the_review_prompt_is_a_quit(tmp_path):
     result = CliRunner().invoke(main, ["review", str(pending_library(tmp_path))], input="")
     assert result.exit_code == 0 and "1 record(s) still pending" in result.output, result.output
+
+
+def test_sigterm_during_review_keeps_the_decisions_and_exits_143(tmp_path, monkeypatch):
+    import os
+    import signal
+
+    from pmparse.cli import prompter
+
+    lib = pending_library(tmp_path)
+
+    def terminated(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGTERM)  # as `kill` would, while the hunk is shown
+
+    monkeypatch.setattr(prompter, "render_change", terminated)
+    result = CliRunner().invoke(main, ["review", str(lib)])
+    assert result.exit_code == 143 and "1 record(s) still pending" in result.output, result.output
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL

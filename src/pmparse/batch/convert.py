@@ -29,10 +29,11 @@ from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Iterator
 
 from pmparse.batch.inputs import check_url_base, expand_inputs_relative, skip_reason
-from pmparse.batch.pool import DEFAULT_TIMEOUT, Outcome, Stamp, Task, _InProcess, _Interrupts, _Pool
+from pmparse.batch.pool import DEFAULT_TIMEOUT, Outcome, Stamp, Task, _InProcess, _Pool
 from pmparse.card.schema import Card
 from pmparse.errors import InputError, RecordError, UsageError, WriteError
 from pmparse.ingest.fetch import FetchSettings
+from pmparse.interrupts import Interrupts
 from pmparse.ingest.read import DEFAULT_MAX_BYTES, is_url, join_url, read_bytes, split_location
 from pmparse.library.lock import write_lock
 from pmparse.library.records import RecordFormat
@@ -259,7 +260,7 @@ def _known_entries(library: Library, locations: list[str], url: str | None) -> t
 
 
 def _finish_all(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, force: bool,
-                interrupts: _Interrupts, entries: dict[str, list[str]]) -> list[FileResult]:
+                interrupts: Interrupts, entries: dict[str, list[str]]) -> list[FileResult]:
     """The results of one input: one, or one per entry of a file holding many incidents (each
     stored as an input of its own, located at ``path#entry-KEY``; the file's warnings go with
     the first)."""
@@ -286,7 +287,7 @@ def _finish_all(library: Library, task: Task, outcome: Outcome, fmt: RecordForma
 
 
 def _finish(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, force: bool,
-            interrupts: _Interrupts) -> FileResult:
+            interrupts: Interrupts) -> FileResult:
     warnings = list(outcome.warnings)
     if outcome.kind == "failed" and outcome.error_kind == SKIPPED:
         return FileResult(task.location, "skipped", message=outcome.message)
@@ -412,7 +413,7 @@ def convert(
         runner: _InProcess | _Pool | None = None
         finished = False
         try:
-            with _Interrupts() as interrupts:
+            with Interrupts() as interrupts:
                 try:
                     started = time.perf_counter()
                     if jobs > 1 and len(head) > 1:

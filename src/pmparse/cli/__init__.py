@@ -232,13 +232,16 @@ def review(library, accept, reject, accept_all, records, reviewer, color):
     e edit in $EDITOR, s skip, q quit. Every decision is written at once.
     """
     from pmparse.cli.prompter import Prompter
+    from pmparse.interrupts import Interrupts
     from pmparse.review.session import review as run
 
     interactive = not (accept or reject or accept_all)
     ask = Prompter(color=sys.stdout.isatty() if color is None else color) if interactive else None
     try:
-        report = run(library, accept=accept, reject=reject, accept_all=accept_all, reviewer=reviewer,
-                     records=records, ask=ask)
+        # SIGTERM and SIGHUP end a review as Ctrl-C does: the decisions made are kept, the summary shown
+        with Interrupts() as interrupts:
+            report = run(library, accept=accept, reject=reject, accept_all=accept_all, reviewer=reviewer,
+                         records=records, ask=ask)
     except PmparseError as exc:
         _fail_usage(exc)
     if not interactive:
@@ -254,7 +257,7 @@ def review(library, accept, reject, accept_all, records, reviewer, color):
         f"{len(report.still_pending)} record(s) still pending", err=True)
     if report.interrupted:
         click.echo("interrupted: every decision made so far is kept; run the same command again to go on", err=True)
-        sys.exit(EXIT_INTERRUPTED)
+        sys.exit(128 + interrupts.signum if interrupts.signum else EXIT_INTERRUPTED)
     sys.exit(EXIT_SOME_FAILED if report.errors else EXIT_OK)
 
 
