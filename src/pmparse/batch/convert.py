@@ -35,6 +35,7 @@ from pmparse.errors import InputError, RecordError, UsageError, WriteError
 from pmparse.ingest.fetch import FetchSettings
 from pmparse.interrupts import Interrupts
 from pmparse.ingest.read import DEFAULT_MAX_BYTES, is_url, join_url, read_bytes, split_location
+from pmparse.library.leftovers import remove_temporaries
 from pmparse.library.lock import write_lock
 from pmparse.library.records import RecordFormat
 from pmparse.library.store import Library
@@ -402,7 +403,7 @@ def convert(
     with write_lock(library_path):  # held until the batch ends: one writer per library
         library = Library.open(library_path)
         library.finish_writes()  # a killed run's last record and its base agree before anything is compared
-        library.remove_temporaries()  # what a killed run left half written
+        remove_temporaries(library.root)  # what a killed run left half written
         report = ConvertReport(keep_results=keep_results)
         entries = _entry_index(library)
         tasks = _tasks(library, inputs, max_bytes, force, stdin, url_base, tuple(exclude), all_files, fetch, entries)

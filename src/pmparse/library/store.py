@@ -93,12 +93,6 @@ _SUMMARY = ("id", "error", "sha256", "location", "url", "version", "model", "fin
 #: What :meth:`Library.state_stamp` gives for a state card.
 _STAMP = ("sha256", "version", "model", "fingerprint", "location", "url", "settled")
 
-#: The folders of ``.pmparse/``.
-_STATE_KINDS = ("base", "intent", "pending", "rejected")
-
-#: A temporary file of atomic_write: ``.`` + the file it replaces + mkstemp's 8 characters + ``.tmp``.
-_TEMPORARY = re.compile(r"^\.(?:IL-\d{4}\.(?:yaml|yml|json)|index\.json)\.[A-Za-z0-9_]{8}\.tmp$")
-
 #: The state kinds whose stamps are kept.
 _STAMPED = ("base", "pending")
 
@@ -439,31 +433,6 @@ class Library:
             else:
                 path.unlink(missing_ok=True)
         return finished
-
-    def remove_temporaries(self) -> list[str]:
-        """Remove the temporary files a killed run left (``.IL-0001.yaml.k3j_x9a2.tmp``, from
-        :func:`~pmparse.util.atomic_write`): call with the write lock held, so no running writer's
-        file is taken. Only pmparse's own names are touched, in the library and its state folders.
-
-        Returns:
-            The removed files, relative to the library.
-        """
-        removed = []
-        folders = [""] + [f".pmparse/{kind}" for kind in _STATE_KINDS] + [".pmparse"]
-        for rel in folders:
-            folder = inside(self.root, rel) if rel else self.root
-            try:
-                names = sorted(os.listdir(folder))
-            except OSError:
-                continue  # missing, or not a folder: nothing of ours there
-            for name in names:
-                if _TEMPORARY.match(name):
-                    try:
-                        os.unlink(folder / name)  # a link among them is removed itself, never followed
-                    except OSError:
-                        continue
-                    removed.append(f"{rel}/{name}" if rel else name)
-        return removed
 
     def state_path(self, kind: str, card_id: str) -> Path:
         """Path of a state file of ``kind`` (``base``, ``pending``, ``rejected``) for a card.

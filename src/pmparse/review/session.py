@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pmparse.card.schema import Card
 from pmparse.errors import RecordError, UsageError
+from pmparse.library.leftovers import remove_temporaries
 from pmparse.library.lock import write_lock
 from pmparse.library.records import card_data, format_of, loads
 from pmparse.library.splice import keep_own_address, splice
@@ -391,7 +392,7 @@ def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), re
     with write_lock(root):
         library = Library.open(root)
         library.finish_writes()
-        library.remove_temporaries()  # what a killed run left half written
+        remove_temporaries(library.root)  # what a killed run left half written
         try:
             # a full disk or a record name too long for it: one line naming the file, not a traceback
             with write_errors(root, "the reviewed records"):
