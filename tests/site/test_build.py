@@ -254,3 +254,16 @@ def test_a_site_folder_replaced_by_a_link_gets_no_page_written_through_it(librar
     result = CliRunner().invoke(main, ["site", str(library), "-o", str(site)])
     assert result.exit_code == 2 and "symbolic link" in result.output
     assert sorted(p.name for p in victim.iterdir()) == ["secret.txt"]
+
+
+def test_a_manifest_that_is_a_link_is_refused_not_read(library, tmp_path):
+    import os
+
+    from pmparse.errors import UnsafePathError
+
+    site = tmp_path / "site"
+    build_site(library, site)
+    os.replace(site / MANIFEST, tmp_path / "elsewhere.json")
+    os.symlink(tmp_path / "elsewhere.json", site / MANIFEST)
+    with pytest.raises(UnsafePathError, match="symbolic link"):
+        build_site(library, site)

@@ -263,7 +263,7 @@ def _build(root: Path, out: Path, force: bool) -> SiteReport:
     _check_output(root, out)
     names = load_taxonomy().names()
     generator = generator_digest(names)
-    manifest_path = out / MANIFEST
+    manifest_path = inside(out, MANIFEST)  # a link (to /dev/zero, or out of the site) is refused, never read
     known, old_files = ({}, _read_manifest(manifest_path, generator)[1]) if force \
         else _read_manifest(manifest_path, generator)
     scanned = _Scanned(root)
