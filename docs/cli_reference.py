@@ -19,8 +19,9 @@ HEAD = """# CLI reference
 Generated from the click commands by `python docs/cli_reference.py`; do not edit by hand.
 
 Exit codes of every command: 0 ok, 1 some inputs failed, a floor was missed or differences were
-found, 2 usage error; `convert` also exits 130 when stopped by Ctrl-C (every record written is
-complete; run it again to continue).
+found, 2 usage error (a file that cannot be written, as on a full disk: 1); `convert` also exits
+128 + the signal when stopped by Ctrl-C (130), SIGTERM (143) or SIGHUP (129): every record written
+is complete, run it again to continue; `review` the same (every decision made is kept).
 """
 
 

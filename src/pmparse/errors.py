@@ -102,5 +102,15 @@ class LabelError(PmparseError):
     line that is not a valid label."""
 
 
+class WriteError(PmparseError):
+    """A file pmparse writes cannot be written: the disk is full, the name is too long, no
+    permission. The command ends with one line saying so and exit code 1."""
+
+
 class UsageError(PmparseError):
     """The caller asked for something impossible (bad option combination, missing folder)."""
+
+
+class UnsafePathError(PmparseError):
+    """A path pmparse would write or delete leads outside its folder (``..``, an absolute name, or a
+    symbolic link on the way), as a site or library from an untrusted source may hold."""

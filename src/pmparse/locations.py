@@ -22,3 +22,8 @@ def split_location(location: str) -> tuple[str, str | None]:
     if mark and _ENTRY_KEY.fullmatch(key):
         return head, key
     return location, None
+
+def is_url(location: str) -> bool:
+    """True when ``location`` is an http(s) address rather than a path (a scheme is case-insensitive:
+    ``HTTP://`` is an address too)."""
+    return location[:8].lower().startswith(("http://", "https://"))

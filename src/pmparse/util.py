@@ -2,13 +2,43 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Iterator, TypeVar
 
 _Model = TypeVar("_Model")
+
+#: What a terminal acts on instead of showing: C0 controls but tab and newline, DEL, C1 controls
+#: (ESC starts CSI and OSC sequences that clear the screen or set the window title; CR rewrites a
+#: line), and the bidirectional overrides that reorder what a line seems to say. The CLI prints
+#: them escaped (``pmparse.cli.common.shown``); ``validate`` warns about records holding them.
+CONTROL_CHARACTERS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def temporary_prefix(path: Path) -> str:
+    """The start of a temporary file's name beside ``path``: ``.`` + its name (cut short: a name
+    near the system's limit of 255 bytes must leave room for mkstemp's characters and ``.tmp``)."""
+    return f".{path.name[:100]}."
+
+
+@contextlib.contextmanager
+def write_errors(path: Path | str, what: str) -> Iterator[None]:
+    """Turn an OSError while writing ``what`` into a :class:`~pmparse.errors.WriteError` naming
+    ``path`` and the system's reason (no space left on device, file name too long)."""
+    from pmparse.errors import WriteError
+
+    try:
+        yield
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        reason = reason[:1].lower() + reason[1:]
+        if exc.filename and str(exc.filename) != str(path):
+            reason += f" ({exc.filename})"
+        raise WriteError(f"expected to write {what}, found {reason}", str(path)) from exc
 
 
 def atomic_write(path: Path, text: str) -> None:
@@ -18,7 +48,7 @@ def atomic_write(path: Path, text: str) -> None:
     the target (rename is atomic within one file system).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=temporary_prefix(path), suffix=".tmp", dir=path.parent)
     try:
         # mkstemp makes the file private (0600); a record is for people to read and edit, so it
         # keeps the mode of the file it replaces, or gets what the umask gives a new file

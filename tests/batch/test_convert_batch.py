@@ -261,6 +261,19 @@ def test_ctrl_c_between_a_record_and_its_base_waits_for_both(tmp_path, monkeypat
     assert handler_after is signal.default_int_handler  # restored
 
 
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=["term", "hangup"])
+def test_sigterm_and_sighup_stop_a_batch_as_ctrl_c_does(tmp_path, sig):
+    write_reports(tmp_path / "in", 3)
+
+    def signal_after_the_first(result):
+        os.kill(os.getpid(), sig)
+
+    report = convert([str(tmp_path / "in")], tmp_path / "lib", on_result=signal_after_the_first)
+    assert report.interrupted and report.signal == sig and report.done == 1
+    assert signal.getsignal(sig) is signal.SIG_DFL  # restored
+    assert [p.name for p in (tmp_path / "lib").rglob("*.tmp")] == []
+
+
 def test_keyboard_interrupt_stops_the_pool_and_reports_what_was_done(tmp_path):
     write_reports(tmp_path / "in", 40)
 
@@ -283,11 +296,13 @@ def test_keyboard_interrupt_stops_the_pool_and_reports_what_was_done(tmp_path):
 MANY = 150
 
 
-def _start_batch(folder: Path, library: Path) -> subprocess.Popen:
+def _start_batch(folder: Path, library: Path, tmp: Path | None = None) -> subprocess.Popen:
+    # tmp: the batch's TMPDIR, to see what multiprocessing leaves there (/tmp/pymp-*)
+    env = None if tmp is None else dict(os.environ, TMPDIR=str(tmp))
     return subprocess.Popen(
         [sys.executable, "-m", "pmparse.cli", "convert", str(folder), "-o", str(library), "--jobs", "2",
          "--no-progress", "--rules-only"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, env=env)
 
 
 def _wait_for_records(process: subprocess.Popen, library: Path, count: int, timeout: float = 120) -> None:
@@ -310,12 +325,14 @@ def reference(tmp_path_factory):
     return root / "many", root / "library"
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "kill"])
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGKILL],
+                         ids=["ctrl-c", "term", "hangup", "kill"])
 def test_an_interrupted_batch_leaves_whole_records_and_resumes(reference, tmp_path, sig):
     folder, expected = reference
     for attempt in range(3):
         library = tmp_path / f"lib{attempt}"
-        process = _start_batch(folder, library)
+        (tmp_path / f"tmp{attempt}").mkdir()
+        process = _start_batch(folder, library, tmp_path / f"tmp{attempt}")
         _wait_for_records(process, library, 3)
         os.killpg(process.pid, sig)  # a terminal sends Ctrl-C to the whole process group
         out, err = process.communicate(timeout=120)
@@ -327,11 +344,13 @@ def test_an_interrupted_batch_leaves_whole_records_and_resumes(reference, tmp_pa
     assert 3 <= len(written) < MANY
     checked, problems = validate_library(library)
     assert checked == len(written) and problems == []
-    if sig == signal.SIGINT:
-        assert process.returncode == 130
+    if sig != signal.SIGKILL:
+        # SIGTERM (kill, a service manager) and SIGHUP (a closed terminal) end it as Ctrl-C does
+        assert process.returncode == 128 + sig
         assert f"{len(written)} converted, 0 updated" in out
         assert f"interrupted after {len(written)} inputs" in err and "Traceback" not in err
         assert not [p for p in library.rglob("*.tmp")]
+        assert list((tmp_path / f"tmp{attempt}").iterdir()) == []  # no pymp-* folder left
     else:
         assert process.returncode == -signal.SIGKILL
     resumed = subprocess.run(

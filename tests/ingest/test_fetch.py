@@ -167,3 +167,66 @@ def test_an_html_page_names_its_charset_in_a_meta_tag_when_the_header_does_not()
 
     page = '<html><head><meta charset="windows-1252"></head><body><p>Caf\u00e9 down</p></body></html>'
     assert _to_utf8(page.encode("cp1252"), None, "html", "u").decode("utf-8") == page
+
+
+def mock(handler):
+    import httpx
+
+    return httpx.MockTransport(handler)
+
+
+def streamed(status: int, body: bytes = b"", **headers):
+    import httpx
+
+    # a stream, as the network gives: the body is read as sent, not decoded by httpx first
+    return httpx.Response(status, headers=headers, stream=httpx.ByteStream(body))
+
+
+def test_a_gzip_gzip_bomb_fails_naming_the_limit_on_bytes_out_and_memory_stays_bounded():
+    import tracemalloc
+
+    from tests.ingest.test_inflate import gzip_of_zeros
+
+    bomb = __import__("gzip").compress(gzip_of_zeros(256 << 20), 9)
+    transport = mock(lambda request: streamed(200, bomb, **{"content-type": "text/plain",
+                                                             "content-encoding": "gzip, gzip"}))
+    tracemalloc.start()
+    try:
+        with pytest.raises(TooLargeInputError, match=r"at most 1048576 bytes \(--max-bytes\) once decompressed, "
+                                                     rf"found more from {len(bomb)} bytes sent .*gzip, gzip"):
+            fetch("http://example.test/bomb", 1 << 20, transport=transport)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 << 20
+
+
+def test_a_page_sent_gzip_gzip_reads_as_its_text():
+    import gzip
+
+    body = gzip.compress(gzip.compress(PAGE.encode()))
+    transport = mock(lambda request: streamed(200, body, **{"content-type": "text/html",
+                                                            "content-encoding": "gzip, gzip"}))
+    raw, fmt = fetch("http://example.test/page", 1 << 20, transport=transport)
+    assert fmt == "html" and raw == PAGE.encode()
+
+
+@pytest.mark.parametrize("target", ["javascript:alert(1)", "data:text/html,<p>hi</p>", "file:///etc/passwd"])
+def test_a_redirect_to_another_scheme_is_a_clear_fetch_error(target):
+    transport = mock(lambda request: streamed(302, location=target))
+    with pytest.raises(FetchInputError, match="expected a redirect to an http\\(s\\) address, found one to"):
+        fetch("http://example.test/go", 1 << 20, transport=transport)
+
+
+def test_an_encoding_pmparse_cannot_bound_is_refused():
+    transport = mock(lambda request: streamed(200, b"xx", **{"content-type": "text/plain", "content-encoding": "br"}))
+    with pytest.raises(UnsupportedInputError, match="found content encoding br"):
+        fetch("http://example.test/br", 1 << 20, transport=transport)
+
+
+def test_an_upper_case_scheme_is_an_address_not_a_path():
+    from pmparse.batch.inputs import expand_inputs
+    from pmparse.locations import is_url
+
+    assert is_url("HTTP://example.test/x") and is_url("Https://example.test/x") and not is_url("http.md")
+    assert list(expand_inputs(["HTTP://Example.test/Report"])) == [("http://Example.test/Report", None)]

@@ -69,3 +69,61 @@ def test_the_warning_names_the_file(tmp_path):
     result = CliRunner().invoke(main, ["convert", str(folder), "-o", str(tmp_path / "lib"), "--rules-only"])
     assert result.exit_code == 0, result.output
     assert f"warning: {folder / 'tagged.md'}: front matter holds YAML tags" in result.output
+
+
+PARAGRAPHS = "".join(f"<p>At 10:{i:02d} the primary database stopped taking writes; the queue grew.</p>"
+                     for i in range(30))
+
+
+def page(body: str) -> bytes:
+    return f"<html><head><title>Outage</title></head><body><h1>Database outage</h1>{body}</body></html>".encode()
+
+
+@pytest.mark.parametrize("body, reason", [
+    ("<div>" * 300 + PARAGRAPHS + "</div>" * 300, "nested deeper than the parser's limit of 255 levels"),
+    ("<p>" + "word " * 2_100_000 + "</p>", "a text node larger than the parser's limit of 10 MB"),
+])
+def test_html_whose_text_the_parser_drops_fails_with_the_reason(body, reason):
+    from pmparse.errors import MalformedInputError
+
+    with pytest.raises(MalformedInputError, match="of visible text of which it kept") as caught:
+        ingest_bytes(page(body), "deep.html")
+    assert reason in caught.value.message
+
+
+def test_a_deep_page_fails_as_malformed_in_convert(tmp_path):
+    source = tmp_path / "deep.html"
+    source.write_bytes(page("<div>" * 300 + PARAGRAPHS + "</div>" * 300))
+    result = CliRunner().invoke(main, ["convert", str(source), "-o", str(tmp_path / "lib"), "--rules-only", "-j", "1"])
+    assert result.exit_code == 1 and "nested deeper than the parser's limit" in result.output
+    assert not list((tmp_path / "lib").glob("IL-*"))
+
+
+def test_nesting_within_the_limit_and_menus_around_the_text_pass():
+    menus = "<nav>" + "".join(f"<a href='/{i}'>Section {i}</a>" for i in range(200)) + "</nav>"
+    ingested = ingest_bytes(page(menus + "<div>" * 200 + PARAGRAPHS + "</div>" * 200), "ok.html")
+    assert "10:29 the primary database" in ingested.text
+
+
+def test_visible_size_counts_text_without_markup_scripts_or_entities():
+    from pmparse.ingest.hostile import visible_size
+
+    assert visible_size("<p>a &amp; b</p><!-- hidden --><script>var x = 1;</script><style>p{}</style>c") == 4
+    assert visible_size("<p>kept</p><script>an unclosed script swallows the rest") == 4
+
+
+def test_a_page_of_too_many_tags_fails_naming_the_limit(monkeypatch):
+    from pmparse.errors import TooLargeInputError
+    from pmparse.ingest import read
+
+    monkeypatch.setattr(read, "MAX_HTML_TAGS", 1000)
+    with pytest.raises(TooLargeInputError, match="expected HTML of at most 1,000 tags, found 2,0"):
+        ingest_bytes(page("<br>" * 2000), "br.html")
+
+
+def test_an_xhtml_page_with_an_xml_declaration_is_checked_too():
+    from pmparse.errors import MalformedInputError
+
+    xhtml = b'<?xml version="1.0" encoding="utf-8"?>\n' + page("<div>" * 300 + PARAGRAPHS + "</div>" * 300)
+    with pytest.raises(MalformedInputError, match="nested deeper than the parser's limit"):
+        ingest_bytes(xhtml, "deep.xhtml")

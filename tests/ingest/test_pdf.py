@@ -95,3 +95,81 @@ def test_a_batch_with_bad_pdfs_converts_the_rest(paper, tmp_path):
     (tmp_path / "cut.pdf").write_bytes(paper.read_bytes()[:400])
     report = convert([str(paper), str(tmp_path / "cut.pdf")], tmp_path / "lib")
     assert [(r.status, r.error_kind) for r in report.results] == [("converted", None), ("failed", "pdf")]
+
+
+def raw_pdf(content: bytes, font: bytes = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+            extra: tuple[bytes, ...] = (), filtered: bool = False) -> bytes:
+    """A one-page PDF written byte by byte (a hostile one needs objects fpdf2 would never write):
+    ``content`` is the page's content stream (already Flate-compressed when ``filtered``), object 5
+    the page's font, ``extra`` objects 6, 7, ..."""
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+               b"/Resources << /Font << /F1 5 0 R >> >> >>",
+               b"<< /Length %d%s >>\nstream\n" % (len(content), b" /Filter /FlateDecode" if filtered else b"")
+               + content + b"\nendstream", font, *extra]
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+LINE = b"BT /F1 12 Tf 72 720 Td (The primary database failed at noon.) Tj ET\n"
+
+
+def test_a_hand_written_pdf_reads():
+    assert ingest_bytes(raw_pdf(LINE), "plain.pdf").text == "The primary database failed at noon.\n"
+
+
+def test_a_stream_that_inflates_past_the_budget_fails_naming_it(monkeypatch):
+    import zlib
+
+    from pmparse.ingest import pdf
+
+    monkeypatch.setattr(pdf, "MAX_DECODED", 1 << 20)
+    bomb = zlib.compress(LINE + b" " * (16 << 20), 9)
+    with pytest.raises(PdfInputError, match="decode to at most 1 MiB in all, found more .*--max-bytes bounds the file"):
+        ingest_bytes(raw_pdf(bomb, filtered=True), "bomb.pdf")
+    # pdfminer's own decoder is back once the PDF is read
+    from pdfminer import pdftypes
+
+    assert pdftypes.zlib is zlib
+
+
+def test_words_scattered_over_a_page_are_never_compared_pairwise(monkeypatch):
+    import random
+
+    from pdfminer.layout import LTLayoutContainer
+
+    def pairwise(*args, **kwargs):
+        raise AssertionError("the hierarchical grouping compares every text box with every other")
+
+    monkeypatch.setattr(LTLayoutContainer, "group_textboxes", pairwise)
+    draw = random.Random(7)
+    content = b"".join(b"BT /F1 8 Tf %d %d Td (w%d) Tj ET\n" % (draw.randrange(20, 580), draw.randrange(20, 770), i)
+                       for i in range(300))
+    text = ingest_bytes(raw_pdf(content), "scattered.pdf").text
+    assert len(text.split()) == 300
+
+
+def test_a_pdf_whose_font_refers_to_itself_stops_at_the_timeout():
+    from pmparse.batch.pool import Task, timed_analysis
+    from pmparse.nlp.pipeline import pipeline_config
+
+    # objects 5 -> 7 -> 6 -> 5: pdfminer resolves the font reference for ever
+    looping = raw_pdf(LINE, font=b"7 0 R", extra=(b"5 0 R", b"6 0 R"))
+    outcome = timed_analysis(Task("loop.pdf", raw=looping), pipeline_config(rules_only=True), 1 << 20, timeout=1.0)
+    assert outcome.kind == "failed" and outcome.error_kind == "timeout"
+
+
+def test_a_page_crowded_past_the_budget_fails_naming_it(monkeypatch):
+    from pmparse.ingest import pdf
+
+    monkeypatch.setattr(pdf, "MAX_PAGE_CHARS", 100)
+    content = b"".join(b"BT /F1 8 Tf 72 %d Td (word%03d) Tj ET\n" % (700 - 10 * i, i) for i in range(30))
+    with pytest.raises(PdfInputError, match="expected at most 100 characters on a page, found 210 on page 1"):
+        ingest_bytes(raw_pdf(content), "crowded.pdf")

@@ -424,3 +424,43 @@ def test_a_broken_json_record_is_known_by_its_source_block_not_by_an_evidence_ma
             ' "pipeline": {"version": "0.1.0"}}' % (old, new))
     assert _salvage_source_json(text) == (new, "pm/a.md")
     assert _salvage_source_json('{"id": "IL-0001",, "sha256": "%s"}' % new) == (None, None)
+
+
+@pytest.mark.parametrize("fmt", ["yaml", "json"])
+def test_a_key_given_twice_makes_the_record_invalid_and_names_it(fmt):
+    text = dumps(make_card(), fmt)
+    if fmt == "yaml":
+        doubled = "title: A person's own title\n" + text.replace("title: null\n", "title: Another\n")
+        expected = r"found a key given twice at line \d+: .*'title' again \(first at line 1"
+        with pytest.raises(RecordError, match=expected):
+            loads(doubled, fmt, "IL-0001.yaml")
+    else:
+        doubled = text.replace('"id": "IL-0001",', '"id": "IL-0001",\n  "title": "A person\'s own title",', 1)
+        with pytest.raises(RecordError, match="expected each key once in an object, found 'title' twice"):
+            loads(doubled, fmt, "IL-0001.json")
+
+
+def test_validate_names_the_line_of_a_key_given_twice(tmp_path):
+    text = dumps(make_card())
+    (tmp_path / "IL-0001.yaml").write_text("title: Mine\n" + text, encoding="utf-8")
+    checked, problems = validate_library(tmp_path)
+    line = 1 + text.splitlines().index("title: null") + 1
+    assert checked == 1 and len(problems) == 1 and problems[0].line == line
+    assert "'title' again (first at line 1" in problems[0].reason
+
+
+def test_convert_never_rewrites_a_record_with_a_key_given_twice(tmp_path):
+    from pmparse.batch.convert import convert
+
+    source = tmp_path / "outage.md"
+    source.write_text("# Queue outage\n\n## Root cause\n\nA lease timeout of zero returned every job.\n",
+                      encoding="utf-8")
+    convert([str(source)], tmp_path / "lib", config=pipeline_config(rules_only=True), jobs=1)
+    record = tmp_path / "lib" / "IL-0001.yaml"
+    edited = "title: The title a person chose\n" + record.read_text(encoding="utf-8")
+    record.write_text(edited, encoding="utf-8")
+    source.write_text(source.read_text(encoding="utf-8") + "\n## Impact\n\nJobs waited an hour.\n", encoding="utf-8")
+    report = convert([str(source)], tmp_path / "lib", config=pipeline_config(rules_only=True), jobs=1)
+    assert report.counts["updated"] == 0 and report.counts["pending"] == 1, report.counts
+    assert record.read_text(encoding="utf-8") == edited
+    assert sorted(p.name for p in (tmp_path / "lib").glob("IL-*")) == ["IL-0001.yaml"]

@@ -205,3 +205,65 @@ def test_a_hostile_postmortem_shows_as_text(tmp_path):
     assert "&lt;script&gt;alert(&#x27;t&#x27;)&lt;/script&gt;" in page
     assert "&lt;/script&gt;&lt;script&gt;alert(&#x27;cause&#x27;)&lt;/script&gt;" in page
     assert "javascript:alert(&#x27;url&#x27;)" in page  # shown, not linked
+
+
+def _victim(tmp_path):
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "secret.txt").write_text("keep me", encoding="utf-8")
+    return victim
+
+
+def _plant(site, *entries):
+    """Add ``entries`` to the site manifest's file list, as a hostile copy of the site would."""
+    import json
+
+    data = json.loads((site / MANIFEST).read_text(encoding="utf-8"))
+    data["files"].update({entry: "0" * 64 for entry in entries})
+    (site / MANIFEST).write_text(json.dumps(data), encoding="utf-8")
+
+
+def test_a_manifest_entry_through_a_link_or_out_of_the_site_deletes_nothing(library, tmp_path):
+    import os
+
+    victim = _victim(tmp_path)
+    site = tmp_path / "site"
+    build_site(library, site)
+    os.symlink(victim, site / "evil")
+    _plant(site, "evil/secret.txt", "../victim/secret.txt", str(victim / "secret.txt"), "evil")
+    report = build_site(library, site)
+    assert (victim / "secret.txt").read_text(encoding="utf-8") == "keep me"
+    assert sorted(report.refused) == sorted(["evil/secret.txt", "../victim/secret.txt", str(victim / "secret.txt"),
+                                             "evil"])
+    assert os.path.islink(site / "evil")  # not the site's to remove either
+
+
+def test_a_site_folder_replaced_by_a_link_gets_no_page_written_through_it(library, tmp_path):
+    import os
+    import shutil
+
+    from click.testing import CliRunner
+
+    from pmparse.cli import main
+
+    victim = _victim(tmp_path)
+    site = tmp_path / "site"
+    build_site(library, site)
+    shutil.rmtree(site / "by")
+    os.symlink(victim, site / "by")
+    result = CliRunner().invoke(main, ["site", str(library), "-o", str(site)])
+    assert result.exit_code == 2 and "symbolic link" in result.output
+    assert sorted(p.name for p in victim.iterdir()) == ["secret.txt"]
+
+
+def test_a_manifest_that_is_a_link_is_refused_not_read(library, tmp_path):
+    import os
+
+    from pmparse.errors import UnsafePathError
+
+    site = tmp_path / "site"
+    build_site(library, site)
+    os.replace(site / MANIFEST, tmp_path / "elsewhere.json")
+    os.symlink(tmp_path / "elsewhere.json", site / MANIFEST)
+    with pytest.raises(UnsafePathError, match="symbolic link"):
+        build_site(library, site)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import signal
 import tempfile
 import time
 from collections import Counter
@@ -28,17 +29,20 @@ from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Iterator
 
 from pmparse.batch.inputs import SKIPPED, check_url_base, expand_inputs_relative, skip_reason
-from pmparse.batch.pool import DEFAULT_TIMEOUT, Outcome, Stamp, Task, _InProcess, _Interrupts, _Pool
+from pmparse.batch.pool import DEFAULT_TIMEOUT, Outcome, Stamp, Task, _InProcess, _Pool
 from pmparse.card.schema import Card
-from pmparse.errors import InputError, RecordError, UsageError
+from pmparse.errors import InputError, RecordError, UsageError, WriteError
 from pmparse.ingest.fetch import FetchSettings
-from pmparse.ingest.read import DEFAULT_MAX_BYTES, is_url, join_url, read_bytes
-from pmparse.locations import split_location
+from pmparse.ingest.read import DEFAULT_MAX_BYTES, join_url, read_bytes
+from pmparse.interrupts import Interrupts
+from pmparse.library.leftovers import remove_temporaries
+from pmparse.locations import is_url, split_location
 from pmparse.library.lock import write_lock
 from pmparse.library.records import RecordFormat
 from pmparse.library.store import Library
 from pmparse.library.sync import Status, store
 from pmparse.nlp.pipeline import PipelineConfig
+from pmparse.util import temporary_prefix, write_errors
 
 
 @dataclass
@@ -73,8 +77,10 @@ class ConvertReport:
     Attributes:
         results: Every input's result, when the batch keeps them (``keep_results``).
         counts: How many inputs ended in each status.
-        interrupted: True when Ctrl-C stopped the batch before its end; every record written
-            is complete, and running the same command again continues.
+        interrupted: True when Ctrl-C (or SIGTERM, SIGHUP) stopped the batch before its end;
+            every record written is complete, and running the same command again continues.
+        signal: The number of the signal that stopped it (SIGINT when a KeyboardInterrupt came
+            from elsewhere), or None.
         jobs: Worker processes used (1: in this process).
         keep_results: Whether ``results`` holds every result (False keeps memory flat).
         startup_seconds: Time spent building the pipeline or starting the workers.
@@ -83,6 +89,7 @@ class ConvertReport:
     results: list[FileResult] = field(default_factory=list)
     counts: Counter = field(default_factory=Counter)
     interrupted: bool = False
+    signal: int | None = None
     jobs: int = 1
     keep_results: bool = True
     startup_seconds: float = 0.0
@@ -109,10 +116,12 @@ class _ErrorsFile:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        if self.path.is_dir():
+        with write_errors(self.path, "the failures report"):  # a name too long fails here, before the batch
+            is_dir = self.path.is_dir()
+        if is_dir:
             raise UsageError("expected a file for the failures report, found a folder", str(self.path))
         try:
-            fd, self._tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
+            fd, self._tmp = tempfile.mkstemp(prefix=temporary_prefix(self.path), suffix=".tmp", dir=self.path.parent)
         except OSError as exc:
             raise UsageError(f"expected a writable folder for the failures report, found {exc.strerror}",
                              str(self.path)) from exc
@@ -121,18 +130,31 @@ class _ErrorsFile:
     def add(self, result: FileResult) -> None:
         """Record a failure."""
         line = {"input": result.input, "error": result.error_kind, "message": result.message}
-        self._handle.write(json.dumps(line, ensure_ascii=False) + "\n")
+        with write_errors(self.path, "the failures report"):
+            self._handle.write(json.dumps(line, ensure_ascii=False) + "\n")
 
     def commit(self) -> None:
-        """Put the report in place (atomically: readers see the old one or the whole new one)."""
-        self._handle.flush()
-        os.fsync(self._handle.fileno())
-        self._handle.close()
-        os.replace(self._tmp, self.path)
+        """Put the report in place (atomically: readers see the old one or the whole new one).
+
+        Raises:
+            WriteError: the disk is full, or the name is too long (its temporary file is removed).
+        """
+        try:
+            with write_errors(self.path, "the failures report"):
+                self._handle.flush()
+                os.fsync(self._handle.fileno())
+                self._handle.close()
+                os.replace(self._tmp, self.path)
+        except WriteError:
+            self.discard()
+            raise
 
     def discard(self) -> None:
         """Drop the report (the batch itself failed)."""
-        self._handle.close()
+        try:
+            self._handle.close()
+        except OSError:
+            pass  # what it could not flush is dropped with it
         try:
             os.unlink(self._tmp)
         except FileNotFoundError:
@@ -238,7 +260,7 @@ def _known_entries(library: Library, locations: list[str], url: str | None) -> t
 
 
 def _finish_all(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, force: bool,
-                interrupts: _Interrupts, entries: dict[str, list[str]]) -> list[FileResult]:
+                interrupts: Interrupts, entries: dict[str, list[str]]) -> list[FileResult]:
     """The results of one input: one, or one per entry of a file holding many incidents (each
     stored as an input of its own, located at ``path#entry-KEY``; the file's warnings go with
     the first)."""
@@ -265,7 +287,7 @@ def _finish_all(library: Library, task: Task, outcome: Outcome, fmt: RecordForma
 
 
 def _finish(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, force: bool,
-            interrupts: _Interrupts) -> FileResult:
+            interrupts: Interrupts) -> FileResult:
     warnings = list(outcome.warnings)
     if outcome.kind == "failed" and outcome.error_kind == SKIPPED:
         return FileResult(task.location, "skipped", message=outcome.message)
@@ -380,6 +402,7 @@ def convert(
     with write_lock(library_path):  # held until the batch ends: one writer per library
         library = Library.open(library_path)
         library.finish_writes()  # a killed run's last record and its base agree before anything is compared
+        remove_temporaries(library.root)  # what a killed run left half written
         report = ConvertReport(keep_results=keep_results)
         entries = _entry_index(library)
         tasks = _tasks(library, inputs, max_bytes, force, stdin, url_base, tuple(exclude), all_files, fetch, entries)
@@ -390,7 +413,7 @@ def convert(
         runner: _InProcess | _Pool | None = None
         finished = False
         try:
-            with _Interrupts() as interrupts:
+            with Interrupts() as interrupts:
                 try:
                     started = time.perf_counter()
                     if jobs > 1 and len(head) > 1:
@@ -416,6 +439,7 @@ def convert(
                     finished = True
                 except KeyboardInterrupt:
                     report.interrupted = True
+                    report.signal = interrupts.signum or signal.SIGINT
                 finally:
                     if runner is not None:
                         # an interruption or an error abandons the inputs in flight at once

@@ -9,7 +9,8 @@ import re
 from typing import Iterable, Iterator, Sequence
 
 from pmparse.errors import UsageError
-from pmparse.ingest.read import is_url
+from pmparse.ingest.read import normal_url
+from pmparse.locations import is_url
 
 #: File name endings a folder walk picks up (files without any ending are read as text too).
 SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".mdown", ".mkd", ".mdx", ".qmd", ".erb", ".html", ".htm", ".rst",
@@ -50,6 +51,7 @@ def expand_inputs_relative(inputs: Iterable[str]) -> Iterator[tuple[str, str | N
     """
     for item in inputs:
         if item == "-" or is_url(item):
+            item = normal_url(item)
             yield item, None, item
             continue
         if os.path.isdir(item):

@@ -35,6 +35,10 @@ CHUNK_SIZE = 4
 #: Chunks in flight per worker: enough to keep workers busy, few enough to bound memory.
 CHUNKS_PER_WORKER = 4
 
+#: Seconds the parent gives a chunk beyond its inputs' timeouts before stopping its worker (the
+#: worker's own timer reports a timeout first; this is for a worker stuck in native code).
+BACKSTOP_GRACE = 2.0
+
 #: Imported once by the fork server, so every worker starts with them: pmparse with its components
 #: (the models need numpy only). A module that cannot be imported is skipped by multiprocessing.
 FORKSERVER_PRELOAD = ["pmparse.batch.convert"]
@@ -191,12 +195,16 @@ def _watch_parent(parent: int) -> None:
     threading.Thread(target=wait, name="pmparse-parent-watch", daemon=True).start()
 
 
-def _init_worker(config: PipelineConfig, max_bytes: int, parent: int | None = None) -> None:
-    # Ctrl-C reaches the whole process group: the parent decides what to do, workers carry on
+def _init_worker(config: PipelineConfig, max_bytes: int, parent: int | None = None,
+                 timeout: float | None = None) -> None:
+    # Ctrl-C and a closed terminal reach the whole process group: the parent decides what to do,
+    # workers carry on (SIGTERM stays: it is how the parent stops a worker)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
     if parent is not None:
         _watch_parent(parent)
-    _WORKER.update(config=config, max_bytes=max_bytes, error=None)
+    _WORKER.update(config=config, max_bytes=max_bytes, timeout=timeout, error=None)
     try:
         get(config)
     except Exception as exc:  # reported by _probe_worker, so the batch stops with the reason
@@ -208,7 +216,11 @@ def _probe_worker() -> BaseException | None:
 
 
 def _run_chunk(tasks: list[Task]) -> list[Outcome]:
-    return [analyse_task(task, _WORKER["config"], _WORKER["max_bytes"]) for task in tasks]
+    # each input on its own clock inside the worker: a loop in a parser (a PDF whose objects refer
+    # to each other) fails as timeout after --timeout, without the parent stopping the worker and
+    # running the chunk again (which took twice --timeout)
+    return [timed_analysis(task, _WORKER["config"], _WORKER["max_bytes"], _WORKER.get("timeout"))
+            for task in tasks]
 
 
 def _context() -> multiprocessing.context.BaseContext:
@@ -236,6 +248,26 @@ def _timeout_message(timeout: float) -> str:
             "(--timeout allows more)")
 
 
+def timed_analysis(task: Task, config: PipelineConfig, max_bytes: int, timeout: float | None) -> Outcome:
+    """:func:`analyse_task` stopped by a timer signal after ``timeout`` seconds (between two Python
+    steps: one long call into native code finishes first); only in the main thread of a POSIX
+    system, where such signals exist, else untimed."""
+    if timeout is None or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        return analyse_task(task, config, max_bytes)
+    previous = signal.signal(signal.SIGALRM, _raise_timeout)
+    try:
+        try:
+            signal.setitimer(signal.ITIMER_REAL, timeout)
+            return analyse_task(task, config, max_bytes)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except _InputTimeout:
+        get.cache_clear()  # an interrupted pipeline is not reused
+        return _failed("timeout", _timeout_message(timeout))
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+
+
 class _InProcess:
     """Analyses inputs one after the other in this process (``jobs=1``).
 
@@ -252,28 +284,28 @@ class _InProcess:
         get(config)  # a pipeline that cannot be built stops the batch before its first input
 
     def map(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, Outcome]]:
-        timed = (self.timeout is not None and hasattr(signal, "setitimer")
-                 and threading.current_thread() is threading.main_thread())
         for task in tasks:
-            if not timed:
-                yield task, analyse_task(task, self.config, self.max_bytes)
-                continue
-            previous = signal.signal(signal.SIGALRM, _raise_timeout)
-            try:
-                try:
-                    signal.setitimer(signal.ITIMER_REAL, self.timeout)
-                    outcome = analyse_task(task, self.config, self.max_bytes)
-                finally:
-                    signal.setitimer(signal.ITIMER_REAL, 0)
-            except _InputTimeout:
-                get.cache_clear()  # an interrupted pipeline is not reused
-                outcome = _failed("timeout", _timeout_message(self.timeout))
-            finally:
-                signal.signal(signal.SIGALRM, previous)
-            yield task, outcome
+            yield task, timed_analysis(task, self.config, self.max_bytes, self.timeout)
 
     def close(self, abort: bool = False) -> None:
         pass
+
+
+@contextmanager
+def _hangup_blocked() -> Iterator[None]:
+    """SIGHUP held back while worker processes start, so that they and multiprocessing's fork
+    server and resource tracker (started with them) inherit it blocked: a closed terminal hangs
+    up the whole process group, and a resource tracker that died of it was started again and
+    printed tracebacks. This process gets a SIGHUP that came meanwhile when the block ends
+    (SIGTERM is not blocked: it is how a worker is stopped)."""
+    if not hasattr(signal, "SIGHUP") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 class _Pool:
@@ -282,18 +314,23 @@ class _Pool:
     At most ``jobs * CHUNKS_PER_WORKER`` chunks are in flight. When a worker dies (a crash in
     native code, the out-of-memory killer), which input killed it is unknown: the inputs in flight
     are then run again one at a time in a fresh single worker, the one that kills it again fails
-    alone, and the batch goes on with a fresh pool. A chunk that takes longer than ``timeout``
-    seconds per input is treated the same way: its workers are stopped, and the input that runs
-    past ``timeout`` on its own fails as ``timeout``.
+    alone, and the batch goes on with a fresh pool. Each input is timed in its worker and fails as
+    ``timeout`` there; a chunk that still runs past its inputs' timeouts (a worker stuck in native
+    code) is treated as a dead worker: its workers are stopped, and the input that runs past
+    ``timeout`` on its own fails as ``timeout``.
     """
 
     def __init__(self, jobs: int, config: PipelineConfig, max_bytes: int, timeout: float | None = None) -> None:
         self.jobs = jobs
         self.timeout = timeout
-        self._args = (config, max_bytes, os.getpid())
+        self._args = (config, max_bytes, os.getpid(), timeout)
         self._executor = self._start(jobs)
 
     def _start(self, workers: int) -> ProcessPoolExecutor:
+        with _hangup_blocked():
+            return self._start_blocked(workers)
+
+    def _start_blocked(self, workers: int) -> ProcessPoolExecutor:
         executor = ProcessPoolExecutor(workers, mp_context=_context(), initializer=_init_worker, initargs=self._args)
         try:
             error = executor.submit(_probe_worker).result()
@@ -327,13 +364,21 @@ class _Pool:
                 # the chunks before this one are done, so it is running: its clock starts at most
                 # now. One timeout for the whole chunk: a chunk of slow but sound inputs that runs
                 # past it only costs a rerun one input at a time, each with its own timeout.
-                outcomes = future.result(timeout=self.timeout)
+                outcomes = future.result(timeout=self._backstop(len(chunk)))
             except (BrokenProcessPool, FutureTimeout):
                 pending = [(chunk, future), *in_flight]
                 in_flight.clear()
                 yield from self._isolate(pending)
                 continue
             yield from zip(chunk, outcomes)
+
+    def _backstop(self, inputs: int) -> float | None:
+        """How long the parent waits for a chunk: each input is timed inside its worker
+        (:func:`timed_analysis`), so this only catches a worker stuck in native code, which the
+        timer signal cannot interrupt."""
+        if self.timeout is None:
+            return None
+        return self.timeout * inputs + BACKSTOP_GRACE
 
     def _submit(self, chunk: list[Task]) -> Future:
         try:
@@ -359,7 +404,7 @@ class _Pool:
                     yield task, done
                     continue
                 try:
-                    outcome = single.submit(_run_chunk, [task]).result(timeout=self.timeout)[0]
+                    outcome = single.submit(_run_chunk, [task]).result(timeout=self._backstop(1))[0]
                 except BrokenProcessPool:
                     outcome = _failed("crashed", "expected the worker to survive this input, found it died "
                                                  "(a crash or out of memory); the input was skipped")
@@ -387,50 +432,3 @@ class _Pool:
             self._kill(self._executor)
         else:
             self._executor.shutdown(wait=True)
-
-
-class _Interrupts:
-    """Turns Ctrl-C into KeyboardInterrupt, but never inside a critical section.
-
-    A record and pmparse's memory of it (``.pmparse/base``) are two files; Ctrl-C between the two
-    writes would make the record look edited by a person. Inside :meth:`critical` the signal is
-    remembered and :meth:`check` raises it after the section.
-    """
-
-    def __init__(self) -> None:
-        self.pending = False
-        self._depth = 0
-        self._previous = None
-
-    def __enter__(self) -> _Interrupts:
-        if threading.current_thread() is threading.main_thread():
-            current = signal.getsignal(signal.SIGINT)
-            if current is signal.default_int_handler:
-                self._previous = current
-                signal.signal(signal.SIGINT, self._handle)
-        return self
-
-    def __exit__(self, *exc_info) -> None:
-        if self._previous is not None:
-            signal.signal(signal.SIGINT, self._previous)
-
-    def _handle(self, signum, frame) -> None:
-        if self._depth:
-            self.pending = True
-        else:
-            raise KeyboardInterrupt
-
-    @contextmanager
-    def critical(self) -> Iterator[None]:
-        """A section Ctrl-C does not interrupt."""
-        self._depth += 1
-        try:
-            yield
-        finally:
-            self._depth -= 1
-
-    def check(self) -> None:
-        """Raise the Ctrl-C that arrived during a critical section."""
-        if self.pending:
-            self.pending = False
-            raise KeyboardInterrupt

@@ -1,7 +1,8 @@
 """The ``pmparse`` command line: parses arguments, calls one library function, formats its result.
 
 Exit codes: 0 ok, 1 some inputs failed or differences found, 2 usage error, 130 interrupted by
-Ctrl-C (``convert``: the records written so far are complete; run the command again to continue).
+Ctrl-C, 143 by SIGTERM, 129 by SIGHUP (``convert``: the records written so far are complete; run
+the command again to continue; ``review``: every decision made so far is kept).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 import click
 
 from pmparse import __version__
-from pmparse.cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_SOME_FAILED
+from pmparse.cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_SOME_FAILED, shown
 from pmparse.cli.common import fail_usage as _fail_usage
 from pmparse.cli.site import export_command, site_command
 from pmparse.errors import PmparseError, UsageError
@@ -85,7 +86,7 @@ def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, taxonomy_pat
 
     try:
         config = pipeline_config(model_dir=model_dir, rules_only=rules_only, taxonomy_path=taxonomy_path,
-                                 warn=lambda message: click.echo(f"warning: {message}", err=True))
+                                 warn=lambda message: click.echo(f"warning: {shown(message)}", err=True))
     except PmparseError as exc:
         _fail_usage(exc)
     show = sys.stderr.isatty() if progress is None else progress
@@ -94,11 +95,11 @@ def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, taxonomy_pat
     def on_result(result) -> None:
         # results are printed as they come: the report keeps only counts, so memory stays flat
         for warning in result.warnings:
-            click.echo(f"warning: {result.input}: {warning}", err=True)
+            click.echo(shown(f"warning: {result.input}: {warning}"), err=True)
         if result.status == "failed":
-            click.echo(f"failed: {result.input}: {result.message}", err=True)
+            click.echo(shown(f"failed: {result.input}: {result.message}"), err=True)
         elif result.status == "skipped":
-            click.echo(f"skipped: {result.input}: {result.message}", err=True)
+            click.echo(shown(f"skipped: {result.input}: {result.message}"), err=True)
         if bar is not None:
             bar.update(1)
 
@@ -127,7 +128,8 @@ def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, taxonomy_pat
     if report.interrupted:
         click.echo(f"interrupted after {report.done} inputs: every record written is complete; "
                    "run the same command again to continue", err=True)
-        sys.exit(EXIT_INTERRUPTED)
+        # 128 + the signal, as a shell reports a command a signal stopped (130 for Ctrl-C)
+        sys.exit(128 + report.signal if report.signal else EXIT_INTERRUPTED)
     sys.exit(EXIT_SOME_FAILED if counts["failed"] else EXIT_OK)
 
 
@@ -138,11 +140,12 @@ def validate(library):
     from pmparse.library.validate import validate_library
 
     try:
-        checked, problems = validate_library(library)
+        checked, problems = validate_library(library,
+                                             warn=lambda message: click.echo(shown(f"warning: {message}"), err=True))
     except PmparseError as exc:
         _fail_usage(exc)
     for problem in problems:
-        click.echo(str(problem))
+        click.echo(shown(problem))
     bad = len({p.file for p in problems})
     click.echo(f"{checked} records checked, {bad} invalid", err=True)
     sys.exit(EXIT_SOME_FAILED if problems else EXIT_OK)
@@ -212,7 +215,9 @@ def diff_command(paths, fmt, patch, color):
         _fail_usage(exc)
     color = sys.stdout.isatty() if color is None else color
     if patch:
-        click.echo(render_patch(report), nl=False)
+        # raw for git apply; escaped when it reaches a terminal, where its lines are read, not applied
+        text = render_patch(report)
+        click.echo(shown(text) if sys.stdout.isatty() else text, nl=False)
     elif fmt == "json":
         click.echo(render_json(report), nl=False)
     else:
@@ -220,7 +225,7 @@ def diff_command(paths, fmt, patch, color):
         if not report.has_changes and not report.errors:
             click.echo(nothing_pending(report, library=len(paths) == 1))
     for error in report.errors:
-        click.echo(f"failed: {error}", err=True)
+        click.echo(shown(f"failed: {error}"), err=True)
     sys.exit(EXIT_SOME_FAILED if report.has_changes or report.errors else EXIT_OK)
 
 
@@ -241,26 +246,32 @@ def review(library, accept, reject, accept_all, records, reviewer, color):
     e edit in $EDITOR, s skip, q quit. Every decision is written at once.
     """
     from pmparse.cli.prompter import Prompter
+    from pmparse.interrupts import Interrupts
     from pmparse.review.session import review as run
 
     interactive = not (accept or reject or accept_all)
     ask = Prompter(color=sys.stdout.isatty() if color is None else color) if interactive else None
     try:
-        report = run(library, accept=accept, reject=reject, accept_all=accept_all, reviewer=reviewer,
-                     records=records, ask=ask)
+        # SIGTERM and SIGHUP end a review as Ctrl-C does: the decisions made are kept, the summary shown
+        with Interrupts() as interrupts:
+            report = run(library, accept=accept, reject=reject, accept_all=accept_all, reviewer=reviewer,
+                         records=records, ask=ask)
     except PmparseError as exc:
         _fail_usage(exc)
     if not interactive:
         for outcome in report.outcomes:
-            click.echo(f"{outcome.id}: {outcome.field}: {outcome.action}")
+            click.echo(shown(f"{outcome.id}: {outcome.field}: {outcome.action}"))
     for error in report.errors:
-        click.echo(f"failed: {error}", err=True)
+        click.echo(shown(f"failed: {error}"), err=True)
     click.echo(
         f"{report.count('accept') + report.count('edit')} accepted ({report.count('edit')} edited), "
         f"{report.count('reject')} rejected, {report.count('skip')} skipped"
         + (f", {report.count('settled')} settled by the move to the new text" if report.count("settled") else "")
         + "; "
         f"{len(report.still_pending)} record(s) still pending", err=True)
+    if report.interrupted:
+        click.echo("interrupted: every decision made so far is kept; run the same command again to go on", err=True)
+        sys.exit(128 + interrupts.signum if interrupts.signum else EXIT_INTERRUPTED)
     sys.exit(EXIT_SOME_FAILED if report.errors else EXIT_OK)
 
 

@@ -8,6 +8,7 @@ import click
 import yaml
 
 from pmparse.card.schema import Card
+from pmparse.cli.common import shown
 from pmparse.cli.render import render_change, render_folded, render_header
 from pmparse.errors import RecordError
 from pmparse.library.records import dumps
@@ -73,7 +74,7 @@ class Prompter:
     def broken(self, card_id: str, error: str, suggestion: Card | None) -> None:
         """A record that cannot be read: say why, and offer to show what pmparse suggests for it
         (so a person can repair the record, or rebuild it from the suggestion)."""
-        self._echo(f"{card_id}: the record cannot be reviewed until it is repaired: {error}")
+        self._echo(shown(f"{card_id}: the record cannot be reviewed until it is repaired: {error}"))
         if suggestion is None:
             return
         try:
@@ -84,7 +85,7 @@ class Prompter:
             return
         if answer[:1] == "y":
             self._echo(f"# the pending suggestion for {card_id} (.pmparse/pending/{card_id}.json), as a record:")
-            self._echo(dumps(suggestion, "yaml").rstrip("\n"))
+            self._echo(shown(dumps(suggestion, "yaml").rstrip("\n")))
         self._echo(f"{card_id} stays pending: repair the record (`pmparse validate` gives the line), then "
                    "run `pmparse review` again")
 
@@ -103,8 +104,12 @@ class Prompter:
             try:
                 answer = click.prompt(f"({position}/{total}) Accept the suggested {change.field} [y,n,e,s,q,?]",
                                       default="", show_default=False, prompt_suffix="? ").strip().lower()
-            except click.Abort:
+            except click.Abort as exc:
                 self._echo()
+                if isinstance(exc.__context__, KeyboardInterrupt):
+                    # Ctrl-C at the prompt ends the review as Ctrl-C anywhere else does (exit 130);
+                    # the end of the input (a closed pipe) is a quit
+                    raise KeyboardInterrupt from None
                 return Decision("quit")
             action = _KEYS.get(answer[:1])
             if action is None:
@@ -124,7 +129,7 @@ class Prompter:
         except click.ClickException as exc:
             # a missing editor, or one that exits with an error: the decisions made so far and
             # the rest of the session are worth more than this one edit
-            self._echo(f"the editor failed ({exc.format_message()}): back to the question")
+            self._echo(shown(f"the editor failed ({exc.format_message()}): back to the question"))
             return _CANCELLED
         if edited is None:
             self._echo("not saved: back to the question")
@@ -133,7 +138,7 @@ class Prompter:
             value = parse_edit(edited, change.field)
             merge(diff.record, diff.suggestion, [change.field], {change.field: value})
         except RecordError as exc:
-            self._echo(f"edit not used: {exc.message}")
+            self._echo(shown(f"edit not used: {exc.message}"))
             return _CANCELLED
         return value
 

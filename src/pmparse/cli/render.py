@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
 import click
 
 from pmparse.card.schema import FACT_FIELDS, TAG_FIELDS, TEXT_FIELDS, Card
+from pmparse.cli.common import shown
 from pmparse.library.records import card_data, source_text_of
 from pmparse.library.splice import patched_text
 from pmparse.review.anchor import _BOUNDARY, _MARKER, _WORDS
@@ -82,10 +84,14 @@ def _support_view(card: Card, key: str, text: str | None) -> EvidenceView | None
 
 
 class _Style:
+    """Colours a piece of a line; every piece of text is made safe for the terminal here (the
+    record's and the source's text may hold control characters), before the colour's own codes."""
+
     def __init__(self, color: bool) -> None:
         self.color = color
 
     def __call__(self, text: str, **kwargs: Any) -> str:
+        text = shown(text)
         return click.style(text, **kwargs) if self.color and text else text
 
 
@@ -122,7 +128,7 @@ def _word_pair(old: str, new: str, style: _Style) -> tuple[str, str] | None:
             if not run[0]:
                 out.append(style(text, fg=colour))
             elif text:
-                out.append(style(text, fg=colour, reverse=True) if style.color else f"{opener}{text}{closer}")
+                out.append(style(text, fg=colour, reverse=True) if style.color else f"{opener}{shown(text)}{closer}")
         return "".join(out)
 
     return (style("-", fg="red") + show(1, "red", "[-", "-]"),
@@ -287,7 +293,13 @@ def render_json(report: DiffReport) -> str:
             "changes": changes, "unchanged": diff.unchanged, "moved": diff.moved, "kept": diff.kept,
             "rejected": diff.rejected,
         })
-    return json.dumps({"records": records, "errors": report.errors}, ensure_ascii=False, indent=2) + "\n"
+    text = json.dumps({"records": records, "errors": report.errors}, ensure_ascii=False, indent=2) + "\n"
+    # JSON escapes C0 controls itself; DEL, C1 and the bidirectional overrides it leaves raw are
+    # escaped too (the same string to a JSON reader, nothing a terminal acts on)
+    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+_JSON_RAW = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def _unified(old: str, new: str, name: str) -> list[str]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from pmparse.cli.common import EXIT_OK, EXIT_SOME_FAILED
+from pmparse.cli.common import EXIT_OK, EXIT_SOME_FAILED, shown
 from pmparse.cli.common import fail_usage as _fail_usage
 from pmparse.errors import PmparseError
 
@@ -32,9 +32,11 @@ def site_command(library, out, force):
     except PmparseError as exc:
         _fail_usage(exc)
     for problem in report.invalid:
-        click.echo(f"invalid: {problem}", err=True)
-    click.echo(f"{report.cards} cards, {report.rendered} pages rendered; {len(report.written)} files written, "
-               f"{report.unchanged} unchanged, {len(report.removed)} removed: {out}/index.html")
+        click.echo(shown(f"invalid: {problem}"), err=True)
+    for rel in report.refused:
+        click.echo(shown(f"warning: {out}: left alone, not a plain file inside the site: {rel}"), err=True)
+    click.echo(shown(f"{report.cards} cards, {report.rendered} pages rendered; {len(report.written)} files written, "
+               f"{report.unchanged} unchanged, {len(report.removed)} removed: {out}/index.html"))
     sys.exit(EXIT_SOME_FAILED if report.invalid else EXIT_OK)
 
 
@@ -48,17 +50,19 @@ def export_command(library, fmt, output):
     """Export every card of LIBRARY as one row, with its schema version. Exit 1 when records are invalid
     (they are left out and listed)."""
     from pmparse.site.export import export_rows, format_rows
-    from pmparse.util import atomic_write
+    from pmparse.util import atomic_write, write_errors
 
     try:
         rows, errors = export_rows(library)
+        text = format_rows(rows, fmt)
+        if output:
+            with write_errors(output, "the export"):
+                atomic_write(Path(output), text)
     except PmparseError as exc:
         _fail_usage(exc)
-    text = format_rows(rows, fmt)
-    if output:
-        atomic_write(Path(output), text)
-    else:
-        click.echo(text, nl=False)
+    if not output:
+        # raw for a pipe or file; escaped on a terminal, where a record's control characters would act
+        click.echo(shown(text) if sys.stdout.isatty() else text, nl=False)
     for error in errors:
-        click.echo(f"invalid: {error}", err=True)
+        click.echo(shown(f"invalid: {error}"), err=True)
     sys.exit(EXIT_SOME_FAILED if errors else EXIT_OK)

@@ -13,10 +13,13 @@ from __future__ import annotations
 import codecs
 import re
 import time
+import zlib
+from functools import partial
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from pmparse.errors import DecodeInputError, FetchInputError, TooLargeInputError, UnsupportedInputError
+from pmparse.ingest.inflate import ACCEPTED, BoundedInflater, TooMuchOutput, UnsupportedEncoding, encodings
 
 #: Content types read as each format; ``text/*`` not listed here is read as plain text.
 _TYPES = {"text/html": "html", "application/xhtml+xml": "html", "text/markdown": "md", "text/x-markdown": "md",
@@ -76,8 +79,25 @@ def _to_utf8(raw: bytes, charset: str | None, fmt: str, url: str) -> bytes:
                                f"at offset {exc.start}", url) from exc
 
 
-def fetch(url: str, max_bytes: int, settings: FetchSettings | None = None) -> tuple[bytes, str]:
+def _check_redirect(url: str, response) -> None:  # noqa: ANN001 - an httpx.Response
+    """Refuse a redirect to anything but an http(s) address (``javascript:``, ``data:``, ``file:``)
+    before httpx tries to build a request of it (it raised InvalidURL, read as an internal error)."""
+    if not response.is_redirect:
+        return
+    target = response.headers.get("location", "")
+    scheme = target.partition(":")[0].lower() if ":" in target.split("/", 1)[0] else ""
+    if scheme and scheme not in ("http", "https"):
+        shown = target if len(target) <= 80 else target[:77] + "..."
+        raise FetchInputError(f"expected a redirect to an http(s) address, found one to {shown!r}", url)
+
+
+def fetch(url: str, max_bytes: int, settings: FetchSettings | None = None, transport=None) -> tuple[bytes, str]:
     """Download ``url``.
+
+    The body is read as sent and decompressed here (:mod:`pmparse.ingest.inflate`), so
+    ``max_bytes`` bounds the bytes that come out of every ``Content-Encoding`` layer, not only
+    the bytes on the wire. ``transport`` is an httpx transport to use instead of the network
+    (tests give an ``httpx.MockTransport``).
 
     Returns:
         ``(body, format)``: the body as UTF-8 (a PDF as it came) and how to read it
@@ -96,7 +116,8 @@ def fetch(url: str, max_bytes: int, settings: FetchSettings | None = None) -> tu
     started = time.monotonic()
     try:
         with httpx.Client(follow_redirects=True, max_redirects=settings.max_redirects, timeout=timeout,
-                          headers={"User-Agent": settings.user_agent}) as client:
+                          headers={"User-Agent": settings.user_agent, "Accept-Encoding": ACCEPTED},
+                          transport=transport, event_hooks={"response": [partial(_check_redirect, url)]}) as client:
             with client.stream("GET", url) as response:
                 if response.status_code >= 400:
                     raise FetchInputError(f"expected HTTP status 200, found {response.status_code} "
@@ -107,9 +128,15 @@ def fetch(url: str, max_bytes: int, settings: FetchSettings | None = None) -> tu
                 if announced.isdigit() and int(announced) > max_bytes:
                     raise TooLargeInputError(f"expected at most {max_bytes} bytes (--max-bytes), found a "
                                              f"body of {announced}", url)
+                header = response.headers.get("content-encoding", "")
+                try:
+                    inflater = BoundedInflater(encodings(header), max_bytes)
+                except UnsupportedEncoding as exc:
+                    raise UnsupportedInputError(f"expected a body encoded with {ACCEPTED} or none, found "
+                                                f"content encoding {exc}", url) from None
                 chunks: list[bytes] = []
                 size = 0
-                for chunk in response.iter_bytes():
+                for chunk in response.iter_raw():
                     size += len(chunk)
                     if size > max_bytes:
                         raise TooLargeInputError(f"expected at most {max_bytes} bytes (--max-bytes), found more",
@@ -117,7 +144,16 @@ def fetch(url: str, max_bytes: int, settings: FetchSettings | None = None) -> tu
                     if time.monotonic() - started > settings.deadline:
                         raise FetchInputError(f"expected the download to end within {settings.deadline:g} s, "
                                               "found it still going", url)
-                    chunks.append(chunk)
+                    try:
+                        chunks.extend(inflater.feed(chunk))
+                    except TooMuchOutput:
+                        raise TooLargeInputError(
+                            f"expected at most {max_bytes} bytes (--max-bytes) once decompressed, found more "
+                            f"from {size} bytes sent with content encoding {header.strip()} (a compression bomb?)",
+                            url) from None
+                    except zlib.error as exc:
+                        raise FetchInputError(f"expected a body encoded as {header.strip()} says, found {exc}",
+                                              url) from None
     except httpx.TooManyRedirects as exc:
         raise FetchInputError(f"expected at most {settings.max_redirects} redirects, found more "
                               "(a redirect loop?)", url) from exc
@@ -128,6 +164,8 @@ def fetch(url: str, max_bytes: int, settings: FetchSettings | None = None) -> tu
                               "silent", url) from exc
     except httpx.UnsupportedProtocol as exc:
         raise FetchInputError(f"expected an http(s) address to follow, found {exc}", url) from exc
+    except httpx.InvalidURL as exc:  # an address httpx cannot request, given or redirected to
+        raise FetchInputError(f"expected an http(s) address, found one httpx cannot request: {exc}", url) from exc
     except httpx.HTTPError as exc:  # connection refused, DNS, TLS, a broken response
         raise FetchInputError(f"expected to download the page, found {type(exc).__name__}: {exc}", url) from exc
     raw = b"".join(chunks)

@@ -96,3 +96,77 @@ def _hidden_read(raw: str, extracted: str) -> int:
         if len(words.split()) >= _HIDDEN_WORDS and words in extracted:
             count += 1
     return count
+
+
+#: Elements whose content no reader sees as the page's text (counted out on both sides).
+_UNSEEN = ("script", "style", "template", "noscript")
+_UNSEEN_OPEN = re.compile(r"<(script|style|template|noscript)\b|<!--", re.I)
+_TAG = re.compile(r"<[^>]*>")
+_ENTITY_REF = re.compile(r"&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+_WHITE = re.compile(r"\s+")
+
+#: The parser kept less than this share of the visible text: it dropped part of the page.
+_KEPT_SHARE = 0.5
+#: ... and at least this many characters of it, so a tiny page's stray markup never counts.
+_LOST_CHARS = 200
+
+
+def visible_size(raw: str) -> int:
+    """Characters of a page's visible text (white space aside), measured without an HTML parser:
+    markup, comments, scripts and styles left out, an entity counted as the one character it is.
+
+    A scan by hand, not a regular expression over whole elements: an unclosed ``<script>`` swallows
+    the rest of the page as a browser's would, and the scan stays linear in the page's length.
+    """
+    lower = raw.lower()
+    pieces, pos = [], 0
+    while True:
+        match = _UNSEEN_OPEN.search(raw, pos)
+        if match is None:
+            pieces.append(raw[pos:])
+            break
+        pieces.append(raw[pos:match.start()])
+        closer = "-->" if match.group() == "<!--" else f"</{match.group(1).lower()}"
+        end = lower.find(closer, match.end())
+        if end < 0:
+            break
+        pos = end + len(closer)
+        if closer != "-->":
+            pos = lower.find(">", pos) + 1 or len(raw)  # past the end tag's closing bracket
+    text = _ENTITY_REF.sub("x", _TAG.sub(" ", "".join(pieces)))
+    return len(_WHITE.sub("", text))
+
+
+def lost_html_text(raw: str) -> str | None:
+    """Why the HTML parser (libxml2, under lxml and trafilatura) dropped much of a page's visible
+    text, or None when it kept it.
+
+    libxml2 stops at elements nested deeper than 255 levels and drops a text node over 10 MB
+    (both lifted only by its "huge" option, which would let a hostile page use unbounded memory);
+    what it drops never reaches the extractor, which then finds a near-empty page. The text the
+    parser kept is compared with the visible text counted without it (:func:`visible_size`).
+    """
+    from lxml import etree
+    from lxml import html as lxml_html
+
+    # bytes, with the encoding named: lxml refuses a str that opens with an XML declaration, and
+    # a page's own charset meta tag must not re-read text already decoded
+    parser = lxml_html.HTMLParser(encoding="utf-8")
+    try:
+        tree = lxml_html.document_fromstring(raw.encode("utf-8", "replace"), parser=parser)
+    except (ValueError, etree.LxmlError):
+        return None  # the extraction reports markup that does not parse
+    limits = " ".join(e.message for e in parser.error_log if e.type_name == "ERR_RESOURCE_LIMIT")
+    etree.strip_elements(tree, *_UNSEEN, with_tail=False)
+    kept = len(_WHITE.sub("", tree.text_content()))
+    visible = visible_size(raw)
+    if visible - kept < _LOST_CHARS or kept >= visible * _KEPT_SHARE:
+        return None
+    if "depth" in limits:
+        reason = "elements nested deeper than the parser's limit of 255 levels"
+    elif limits:
+        reason = "a text node larger than the parser's limit of 10 MB"
+    else:
+        reason = "markup the parser could not read"
+    return (f"expected HTML whose visible text the parser reads, found {visible:,} characters of visible text "
+            f"of which it kept {kept:,}: {reason} (the rest would be lost without a word)")

@@ -13,9 +13,12 @@ parsed fails with a :class:`~pmparse.errors.PdfInputError` naming the file and t
 
 from __future__ import annotations
 
+import contextlib
 import io
 import re
+import zlib
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from pmparse.errors import PdfInputError
@@ -25,6 +28,19 @@ EDGE = 0.1
 
 #: Most pages read; a longer PDF is refused (a postmortem is a few pages, a book is not one).
 MAX_PAGES = 500
+
+#: Most bytes the streams of one PDF may decode to (page contents, fonts, cross-reference
+#: streams; images are never decoded). pdfminer inflates a stream whole: one 1,800-byte stream
+#: became 1 GiB in memory before anything could look at it.
+MAX_DECODED = 128 * 1024 * 1024
+
+#: Most characters one page may hold. The layout analysis grows faster than the characters when
+#: they crowd a page (5,000 words scattered: a second; 10,000: minutes); a dense page of 6-point
+#: text in two columns holds about 12,000.
+MAX_PAGE_CHARS = 30_000
+
+#: Bytes a decoder hands back per step while the budget is counted.
+_PIECE = 1024 * 1024
 
 _PAGE_NUMBER = re.compile(r"^\s*(?:page\s+)?\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?\s*$|^\s*[-–]\s*\d{1,4}\s*[-–]\s*$",
                           re.IGNORECASE)
@@ -89,24 +105,152 @@ def _reading_order(blocks: list[_Block], width: float) -> list[_Block]:
     return ordered
 
 
+class _OverBudget(BaseException):
+    """Raised inside pdfminer when the decoded streams pass :data:`MAX_DECODED`.
+
+    A BaseException: pdfminer catches ``Exception`` around some decoding and would go on.
+    """
+
+
+class _PageTooFull(BaseException):
+    """Raised before the layout analysis of a page holding more than :data:`MAX_PAGE_CHARS`
+    characters (a BaseException, for the reason :class:`_OverBudget` is one)."""
+
+    def __init__(self, page: int, chars: int) -> None:
+        super().__init__(page, chars)
+        self.page, self.chars = page, chars
+
+
+def _pages(raw: bytes, laparams) -> Iterator:  # noqa: ANN001 - a pdfminer LAParams
+    """The laid-out pages of a PDF, as ``pdfminer.high_level.extract_pages`` gives them, with the
+    characters of each page counted before its layout analysis starts."""
+    from pdfminer.converter import PDFPageAggregator
+    from pdfminer.layout import LTChar
+    from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
+    from pdfminer.pdfpage import PDFPage
+
+    class Aggregator(PDFPageAggregator):
+        def end_page(self, page) -> None:  # noqa: ANN001 - a PDFPage
+            chars = sum(isinstance(item, LTChar) for item in self.cur_item)
+            if chars > MAX_PAGE_CHARS:
+                raise _PageTooFull(self.pageno, chars)
+            super().end_page(page)
+
+    resources = PDFResourceManager(caching=True)
+    device = Aggregator(resources, laparams=laparams)
+    interpreter = PDFPageInterpreter(resources, device)
+    for page in PDFPage.get_pages(io.BytesIO(raw), caching=True):
+        interpreter.process_page(page)
+        yield device.get_result()
+
+
+class _Budget:
+    """What is left of :data:`MAX_DECODED` for one PDF."""
+
+    def __init__(self, limit: int) -> None:
+        self.left = limit
+
+    def take(self, size: int) -> None:
+        self.left -= size
+        if self.left < 0:
+            raise _OverBudget
+
+
+class _CountingDecompressor:
+    """A ``zlib.decompressobj`` whose output counts against the budget (pdfminer's repair of a
+    stream with a bad checksum feeds it a byte at a time)."""
+
+    def __init__(self, decoder, budget: _Budget) -> None:  # noqa: ANN001 - a zlib Decompress object
+        self._decoder, self._budget = decoder, budget
+
+    def decompress(self, data: bytes, max_length: int = 0) -> bytes:
+        out = []
+        while True:
+            piece = self._decoder.decompress(data, _PIECE)
+            self._budget.take(len(piece))
+            out.append(piece)
+            data = self._decoder.unconsumed_tail
+            if not data and len(piece) < _PIECE:
+                return b"".join(out)
+
+    def __getattr__(self, name: str):  # noqa: ANN204 - eof, unused_data ... of the real decoder
+        return getattr(self._decoder, name)
+
+
+class _BoundedZlib:
+    """Stands in for the ``zlib`` module inside ``pdfminer.pdftypes`` while one PDF is read."""
+
+    error = zlib.error
+
+    def __init__(self, budget: _Budget) -> None:
+        self._budget = budget
+
+    def decompressobj(self, *args, **kwargs) -> _CountingDecompressor:  # noqa: ANN002, ANN003
+        return _CountingDecompressor(zlib.decompressobj(*args, **kwargs), self._budget)
+
+    def decompress(self, data: bytes, *args, **kwargs) -> bytes:  # noqa: ANN002, ANN003
+        decoder = zlib.decompressobj(*args, **kwargs)
+        out = _CountingDecompressor(decoder, self._budget).decompress(data)
+        if not decoder.eof:
+            # as zlib.decompress: pdfminer then tries its repair of a stream cut short
+            raise zlib.error("Error -5 while decompressing data: incomplete or truncated stream")
+        return out
+
+
+@contextlib.contextmanager
+def _bounded_decoding(limit: int) -> Iterator[None]:
+    """Count every stream pdfminer decodes (Flate and LZW, the filters that expand without bound)
+    against ``limit``. pdfminer has no such limit; its module globals are swapped for the time of
+    one PDF (a worker reads one input at a time, so nothing else sees them)."""
+    from pdfminer import pdftypes
+    from pdfminer.lzw import LZWDecoder
+
+    budget = _Budget(limit)
+
+    def lzwdecode(data: bytes) -> bytes:
+        out = []
+        for piece in LZWDecoder(io.BytesIO(data)).run():
+            budget.take(len(piece))
+            out.append(piece)
+        return b"".join(out)
+
+    saved = pdftypes.zlib, pdftypes.lzwdecode
+    pdftypes.zlib, pdftypes.lzwdecode = _BoundedZlib(budget), lzwdecode  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        pdftypes.zlib, pdftypes.lzwdecode = saved
+
+
 def extract_pdf(raw: bytes, location: str) -> str:
     """The text of a PDF in reading order, headers, footers and page numbers left out.
 
     Raises:
         PdfInputError: encrypted, unparseable, too many pages, or no text layer.
     """
-    from pdfminer.high_level import extract_pages
     from pdfminer.layout import LAParams
     from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
     from pdfminer.pdfparser import PDFSyntaxError
     from pdfminer.psexceptions import PSException
 
     pages: list[tuple[float, float, list[_Block]]] = []
+    # boxes_flow=None: no hierarchical grouping of text boxes, which compares every box with every
+    # other (5,000 words scattered over a page took minutes and 1.8 GB); the reading order is
+    # made here from the boxes' positions (_reading_order), so the grouping was never used
+    laparams = LAParams(boxes_flow=None)
     try:
-        for number, page in enumerate(extract_pages(io.BytesIO(raw), laparams=LAParams()), start=1):
-            if number > MAX_PAGES:
-                raise PdfInputError(f"expected at most {MAX_PAGES} pages, found more", location)
-            pages.append((page.width, page.height, _blocks(page)))
+        with _bounded_decoding(MAX_DECODED):
+            for number, page in enumerate(_pages(raw, laparams), start=1):
+                if number > MAX_PAGES:
+                    raise PdfInputError(f"expected at most {MAX_PAGES} pages, found more", location)
+                pages.append((page.width, page.height, _blocks(page)))
+    except _PageTooFull as full:
+        raise PdfInputError(f"expected at most {MAX_PAGE_CHARS:,} characters on a page, found {full.chars:,} on "
+                            f"page {full.page} (laying out that many takes minutes)", location) from None
+    except _OverBudget:
+        raise PdfInputError(f"expected streams that decode to at most {MAX_DECODED // 2**20} MiB in all, found "
+                            "more (a compression bomb?); --max-bytes bounds the file, not what it inflates to",
+                            location) from None
     except (PDFPasswordIncorrect, PDFEncryptionError) as exc:
         raise PdfInputError("expected a PDF that opens without a password, found an encrypted one", location) from exc
     except PdfInputError:

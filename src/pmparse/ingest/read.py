@@ -32,12 +32,17 @@ from pmparse.errors import (
     UnreadableInputError,
 )
 from pmparse.ingest.front_matter import parse_other, scalar
-from pmparse.ingest.hostile import front_matter_warnings, html_warnings, unclosed_front_matter
+from pmparse.ingest.hostile import front_matter_warnings, html_warnings, lost_html_text, unclosed_front_matter
 from pmparse.ingest.pdf import extract_pdf, is_pdf
+from pmparse.locations import is_url
 from pmparse.util import sha256_text
 
 #: Default size limit of one input; ``convert --max-bytes`` changes it.
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
+
+#: Most tags (counted as '<') an HTML page may hold: a postmortem has a few thousand; the extractor
+#: needs about 6 s and 120 MB per 100,000.
+MAX_HTML_TAGS = 200_000
 
 #: Front matter larger than this is not parsed (it is still masked from prose).
 MAX_FRONT_MATTER = 64 * 1024
@@ -55,9 +60,11 @@ _ERB_TAG = re.compile(r"<%[^%]{0,4000}%>")
 _HTML_SNIFF = re.compile(r"\A\s*(?:<!doctype html|<html|<head|<body|<article|<div|<p>)", re.IGNORECASE)
 
 
-def is_url(location: str) -> bool:
-    """True when ``location`` is an http(s) address rather than a path."""
-    return location.startswith(("http://", "https://"))
+
+def normal_url(location: str) -> str:
+    """An http(s) address with its scheme in lower case (the spelling records and lookups use)."""
+    scheme, sep, rest = location.partition("://")
+    return f"{scheme.lower()}{sep}{rest}" if is_url(location) else location
 
 
 def join_url(base: str, relative: str) -> str:
@@ -334,9 +341,20 @@ def extract_html(raw_text: str, location: str) -> tuple[str, dict[str, str]]:
     """Main text of an HTML page, as markdown, with the extractor's metadata.
 
     Raises:
-        MalformedInputError: the extractor fails or finds no main text.
+        MalformedInputError: the extractor fails or finds no main text, or the HTML parser drops
+            much of the page's visible text (too deep, or a text node too large).
+        TooLargeInputError: more than :data:`MAX_HTML_TAGS` tags.
     """
     import trafilatura  # imported here: it costs start-up time and only HTML needs it
+
+    tags = raw_text.count("<")
+    if tags > MAX_HTML_TAGS:
+        raise TooLargeInputError(f"expected HTML of at most {MAX_HTML_TAGS:,} tags, found {tags:,} (extraction "
+                                 "time and memory grow faster than the page: 10 MB of <br> took minutes and 2 GB)",
+                                 location)
+    lost = lost_html_text(raw_text)
+    if lost is not None:
+        raise MalformedInputError(lost, location)
 
     try:
         result = trafilatura.bare_extraction(

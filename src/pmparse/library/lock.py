@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from pmparse.errors import UsageError
+from pmparse.paths import inside
 
 try:
     import fcntl
@@ -25,14 +26,20 @@ def write_lock(root: str | Path) -> Iterator[None]:
     killed run leaves nothing to clean up. Where ``fcntl`` is missing (Windows) no lock is taken.
 
     Raises:
-        UsageError: another process holds the lock.
+        UsageError: another process holds the lock, or it cannot be opened.
+        UnsafePathError: ``.pmparse`` or its lock is a symbolic link.
     """
     if fcntl is None:
         yield
         return
-    state = Path(root) / ".pmparse"
-    state.mkdir(parents=True, exist_ok=True)
-    fd = os.open(state / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+    # a library from someone else may hold .pmparse or its lock as a link (a dangling one would
+    # make O_CREAT create its target): refused, and O_NOFOLLOW closes the gap to the open
+    lock = inside(Path(root), ".pmparse/lock")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    except OSError as exc:
+        raise UsageError(f"expected a lock file pmparse can open, found {exc.strerror or exc}", str(lock)) from exc
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -21,6 +21,51 @@ RecordFormat = Literal["yaml", "json"]
 _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+class DuplicateKeyError(yaml.constructor.ConstructorError):
+    """A mapping of a record names one key twice (YAML readers keep the last, silently)."""
+
+
+class _RecordLoader(_SAFE_LOADER):  # type: ignore[misc,valid-type]
+    """The safe loader, refusing a key given twice in one mapping.
+
+    A second ``title:`` line a person adds above the first would otherwise be dropped without a
+    word (the last one wins), and the record would read as pmparse's own, to be rewritten.
+    """
+
+    def construct_mapping(self, node, deep=False):  # noqa: ANN001, ANN201 - PyYAML's signature
+        first: dict = {}
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = (key_node.tag, key_node.value)
+            if key in first:
+                raise DuplicateKeyError(
+                    None, None, f"expected each key once in a mapping, found {key_node.value!r} again "
+                    f"(first at line {first[key] + 1}; the reader would keep only the last)", key_node.start_mark)
+            first[key] = key_node.start_mark.line
+        return super().construct_mapping(node, deep=deep)
+
+
+def _json_pairs(pairs: list) -> dict:
+    keys = [key for key, _ in pairs]
+    for key in keys:
+        if keys.count(key) > 1:
+            raise ValueError(f"expected each key once in an object, found {key!r} twice")
+    return dict(pairs)
+
+
+def parse_data(text: str, fmt: RecordFormat) -> object:
+    """The plain data of a record's text, a key given twice in one mapping refused.
+
+    Raises:
+        json.JSONDecodeError, yaml.YAMLError: not parseable (:func:`syntax_error` says where).
+        ValueError: a JSON object names a key twice.
+    """
+    if fmt == "json":
+        return json.loads(text, object_pairs_hook=_json_pairs)
+    return yaml.load(text, Loader=_RecordLoader)
+
+
 class _FlowList(list):
     """A list dumped in YAML flow style (evidence offsets stay on one line)."""
 
@@ -141,11 +186,14 @@ def loads(text: str, fmt: RecordFormat, where: str) -> Card:
         RecordError: not parseable, or not a valid card (message lists ``field: reason``).
     """
     try:
-        data = json.loads(text) if fmt == "json" else yaml.load(text, Loader=_SAFE_LOADER)
+        data = parse_data(text, fmt)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         line, reason = syntax_error(exc)
         at = f" at line {line}" if line is not None else ""
-        raise RecordError(f"expected a {fmt.upper()} record, found a syntax error{at}: {reason}", where) from exc
+        found = "a key given twice" if isinstance(exc, DuplicateKeyError) else "a syntax error"
+        raise RecordError(f"expected a {fmt.upper()} record, found {found}{at}: {reason}", where) from exc
+    except ValueError as exc:  # a JSON key given twice (json names no line for it)
+        raise RecordError(f"{exc}", where) from exc
     if not isinstance(data, dict):
         raise RecordError(f"expected a mapping of card fields, found {type(data).__name__}", where)
     try:

@@ -27,8 +27,9 @@ from pathlib import Path
 from pmparse import __version__
 from pmparse.card.schema import SCHEMA_VERSION, Card
 from pmparse.errors import RecordError
-from pmparse.locations import split_location
+from pmparse.locations import is_url, split_location
 from pmparse.library.records import RecordFormat, _source_keys, card_data, dumps, format_of, loads
+from pmparse.paths import inside
 from pmparse.util import atomic_write, sha256_text
 
 _ID_FILE = re.compile(r"^IL-(\d{4})\.(yaml|yml|json)$")
@@ -103,7 +104,7 @@ def _entry_from_card(card: Card, path: Path, library: Library) -> Entry:
 
 def _still_there(location: str | None) -> bool:
     """True when ``location`` is a file that exists (URLs and stdin never count as there)."""
-    if not location or location == "-" or location.startswith(("http://", "https://")):
+    if not location or location == "-" or is_url(location):
         return False
     try:
         return os.path.isfile(split_location(location)[0])  # an entry is there when its file is
@@ -167,7 +168,7 @@ class Library:
     @property
     def index_path(self) -> Path:
         """The scan cache: per record file, its stat key and :meth:`Entry.summary`."""
-        return self.state_dir / "index.json"
+        return inside(self.root, ".pmparse/index.json")
 
     def scan(self) -> None:
         """Index every record file: ids, source hashes and locations.
@@ -399,9 +400,9 @@ class Library:
         """
         path = path or self.path_for(card.id, fmt)
         text = dumps(card, format_of(path))
+        base = self.state_path("base", card.id)  # checked before anything is written
         intent = self.write_state("intent", card)
         atomic_write(path, text)
-        base = self.state_path("base", card.id)
         base.parent.mkdir(parents=True, exist_ok=True)
         os.replace(intent, base)
         self.add(card, path)
@@ -418,7 +419,7 @@ class Library:
         Returns:
             The ids whose intent became their base.
         """
-        folder = self.state_dir / "intent"
+        folder = inside(self.root, ".pmparse/intent")  # its files are moved and deleted: no link out
         if not folder.is_dir():
             return []
         finished = []
@@ -434,8 +435,13 @@ class Library:
         return finished
 
     def state_path(self, kind: str, card_id: str) -> Path:
-        """Path of a state file of ``kind`` (``base``, ``pending``, ``rejected``) for a card."""
-        return self.state_dir / kind / f"{card_id}.json"
+        """Path of a state file of ``kind`` (``base``, ``pending``, ``rejected``) for a card.
+
+        Raises:
+            UnsafePathError: ``.pmparse/`` or its ``kind`` folder or the file is a symbolic link: a
+                library from someone else must not make pmparse write or remove files elsewhere.
+        """
+        return inside(self.root, f".pmparse/{kind}/{card_id}.json")
 
     def write_state(self, kind: str, card: Card, settled: bool = False) -> Path:
         """Store a card as state of ``kind``.

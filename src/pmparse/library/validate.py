@@ -5,14 +5,16 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable
 
 import yaml
 from pydantic import ValidationError
 
 from pmparse.card.schema import TEXT_FIELDS, Card
 from pmparse.errors import RecordError
-from pmparse.library.records import _SAFE_LOADER, _loc, format_of, source_text_of, syntax_error
+from pmparse.library.records import _loc, format_of, parse_data, source_text_of, syntax_error
 from pmparse.library.store import looks_like_library
+from pmparse.util import CONTROL_CHARACTERS
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,7 @@ def _pending_note(root: Path, card_id: str) -> str:
     return f"; a suggestion waits for review in .pmparse/pending/{pending.name} (repair the record, then run `pmparse review`)"
 
 
-def validate_library(root: str | Path) -> tuple[int, list[Problem]]:
+def validate_library(root: str | Path, warn: Callable[[str], None] | None = None) -> tuple[int, list[Problem]]:
     """Check every record of a library.
 
     Checks the schema, that the file name matches the id, that ids are unique, and that every
@@ -45,6 +47,11 @@ def validate_library(root: str | Path) -> tuple[int, list[Problem]]:
     the text is at hand (the record's extracted text,
     or the source file when its sha256 still matches). Stretches marked with an earlier text's
     sha256 (kept through a review after the source was amended) are not checked against it.
+
+    Args:
+        root: The library folder.
+        warn: Called with ``file: field: note`` for what is valid but worth a look: text holding
+            control characters (a terminal would act on them; pmparse prints them escaped).
 
     Returns:
         ``(records_checked, problems)``.
@@ -63,11 +70,14 @@ def validate_library(root: str | Path) -> tuple[int, list[Problem]]:
         checked += 1
         try:
             text = path.read_text(encoding="utf-8")
-            data = json.loads(text) if path.suffix == ".json" else yaml.load(text, Loader=_SAFE_LOADER)
+            data = parse_data(text, format_of(path))
         except (json.JSONDecodeError, yaml.YAMLError) as exc:
             line, reason = syntax_error(exc)
             problems.append(Problem(path.name, "(record)", f"not readable as {format_of(path).upper()}: {reason}"
                                     + _pending_note(root, path.stem), line))
+            continue
+        except ValueError as exc:  # a JSON key given twice
+            problems.append(Problem(path.name, "(record)", f"{exc}{_pending_note(root, path.stem)}"))
             continue
         except (OSError, UnicodeDecodeError) as exc:
             problems.append(Problem(path.name, "(record)", f"not readable as {format_of(path).upper()}: {exc}"))
@@ -82,6 +92,9 @@ def validate_library(root: str | Path) -> tuple[int, list[Problem]]:
         if card.id in seen:
             problems.append(Problem(path.name, "id", f"{card.id} is also used by {seen[card.id]}"))
         seen.setdefault(card.id, path.name)
+        if warn is not None:
+            for where, found in _controls(data):
+                warn(f"{path.name}: {where}: holds control characters ({found}); kept, shown escaped")
         source_text = source_text_of(card)
         if source_text is not None:
             for name, ev in card.evidence_spans():
@@ -109,3 +122,15 @@ def _unspelled(file: str, card: Card, text: str) -> list[Problem]:
                     problems.append(Problem(file, f"{name}[{number}]", f"evidence {ev.start}-{ev.end} says "
                                             f"{shown!r}, not words of the item's text"))
     return problems
+
+
+def _controls(value: Any, where: str = "") -> list[tuple[str, str]]:
+    """``(field, the control characters found as code points)`` of each string in a record's data that holds any."""
+    if isinstance(value, str):
+        found = sorted(set(CONTROL_CHARACTERS.findall(value)))
+        return [(where or "(record)", " ".join(f"U+{ord(c):04X}" for c in found))] if found else []
+    if isinstance(value, dict):
+        return [hit for key, item in value.items() for hit in _controls(item, f"{where}.{key}" if where else str(key))]
+    if isinstance(value, list):
+        return [hit for number, item in enumerate(value, 1) for hit in _controls(item, f"{where}[{number}]")]
+    return []

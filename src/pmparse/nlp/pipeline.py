@@ -20,7 +20,8 @@ from spacy.tokens import Doc
 
 from pmparse import __version__
 from pmparse.errors import UsageError
-from pmparse.ingest.read import Ingested, is_url
+from pmparse.ingest.read import Ingested
+from pmparse.locations import is_url
 from pmparse.nlp.components import classifier as _classifier  # noqa: F401  (registers the factories)
 from pmparse.nlp.components import facts as _facts  # noqa: F401
 from pmparse.nlp.components import fields as _fields  # noqa: F401

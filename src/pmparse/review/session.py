@@ -30,13 +30,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pmparse.card.schema import Card
 from pmparse.errors import RecordError, UsageError
+from pmparse.library.leftovers import remove_temporaries
 from pmparse.library.lock import write_lock
 from pmparse.library.records import card_data, format_of, loads
 from pmparse.library.splice import keep_own_address, splice
 from pmparse.library.store import Entry, Library, looks_like_library
 from pmparse.review.anchor import REVIEW_FIELDS
 from pmparse.review.compare import CardDiff, DiffReport, FieldChange, compare, diff_files, merge, read_text, value_hash
-from pmparse.util import atomic_write
+from pmparse.util import atomic_write, write_errors
 
 Action = Literal["accept", "reject", "edit", "skip", "quit", "settled"]
 
@@ -294,12 +295,14 @@ class ReviewReport:
         still_pending: Records with fields left to review (a record that cannot be read, with
             its suggestion still on disk, included: it waits until the record is repaired).
         quit: True when the reviewer quit before the end.
+        interrupted: True when Ctrl-C stopped the review; every decision made before it is kept.
     """
 
     outcomes: list[Outcome] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     still_pending: list[str] = field(default_factory=list)
     quit: bool = False
+    interrupted: bool = False
 
     def count(self, action: Action) -> int:
         """How many fields got ``action``."""
@@ -389,8 +392,11 @@ def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), re
     with write_lock(root):
         library = Library.open(root)
         library.finish_writes()
+        remove_temporaries(library.root)  # what a killed run left half written
         try:
-            return _review(library, records, ask, by, now)
+            # a full disk or a record name too long for it: one line naming the file, not a traceback
+            with write_errors(root, "the reviewed records"):
+                return _review(library, records, ask, by, now)
         finally:
             library.save_index()  # the stamps of the bases a review settled
 
@@ -404,6 +410,19 @@ def _review(library: Library, records, ask: Ask, by: str, now: Callable[[], str]
     if records:
         ids = [card_id for card_id in ids if card_id in set(records)]
     report = ReviewReport()
+    try:
+        _decide_each(library, ids, ask, by, now, report)
+    except KeyboardInterrupt:
+        # every decision is written as it is made: the report says what was done, the rest waits
+        report.interrupted = True
+        counted = set(report.still_pending)
+        report.still_pending.extend(card_id for card_id in ids if card_id not in counted
+                                    and library.state_path("pending", card_id).is_file())
+    return report
+
+
+def _decide_each(library: Library, ids: list[str], ask: Ask, by: str, now: Callable[[], str],
+                 report: ReviewReport) -> None:
     for number, card_id in enumerate(ids):
         if report.quit:
             report.still_pending.extend(ids[number:])
@@ -449,7 +468,6 @@ def _review(library: Library, records, ask: Ask, by: str, now: Callable[[], str]
                 show = getattr(ask, "broken", None)
                 if show is not None:
                     show(card_id, str(exc), library.read_state("pending", card_id))
-    return report
 
 
 def diff_paths(paths: list[str] | tuple[str, ...]) -> DiffReport:

@@ -30,16 +30,16 @@ from importlib import resources
 from pathlib import Path
 
 from pmparse import __version__
-from pmparse.errors import RecordError, UsageError
-from pmparse.ingest.read import is_url
-from pmparse.locations import split_location
+from pmparse.errors import RecordError, UnsafePathError, UsageError
+from pmparse.locations import is_url, split_location
 from pmparse.library.records import source_text_of
 from pmparse.library.store import Library, looks_like_library
+from pmparse.paths import inside
 from pmparse.review.session import open_diff
 from pmparse.rules.taxonomy import load_taxonomy
 from pmparse.site import pages
 from pmparse.site.view import Anchors, field_views, invalid_summary, summary
-from pmparse.util import atomic_write
+from pmparse.util import atomic_write, write_errors
 
 MANIFEST = ".pmparse-site.json"
 
@@ -63,6 +63,9 @@ class SiteReport:
         written: Files written because they were new or their bytes changed, relative to the site.
         unchanged: Files whose bytes were already right.
         removed: Files of an earlier build no longer part of the site, removed.
+        refused: Manifest entries left alone because they do not name a plain file inside the site
+            (``..``, an absolute name, a symbolic link on the way): a site folder from someone else
+            must not make a build delete anything outside it.
     """
 
     cards: int = 0
@@ -71,6 +74,7 @@ class SiteReport:
     written: list[str] = field(default_factory=list)
     unchanged: int = 0
     removed: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
 
 
 def asset_text(name: str) -> str:
@@ -191,7 +195,8 @@ class _Writer:
         self.files: dict[str, str] = {}
 
     def put(self, rel: str, text: str) -> None:
-        path = self.root / rel
+        # a folder of the site replaced by a link (by -> elsewhere) must not carry pages out of it
+        path = inside(self.root, rel)
         data = text.encode("utf-8")
         self.files[rel] = hashlib.sha256(data).hexdigest()
         if _bytes(path) == data:
@@ -245,14 +250,20 @@ def build_site(library_root: str | Path, out: str | Path, force: bool = False) -
     Raises:
         UsageError: ``library_root`` is not a library, or ``out`` is not a folder the site may be
             written to.
+        WriteError: a file of the site cannot be written (a full disk).
     """
     root, out = Path(library_root), Path(out)
+    with write_errors(out, "the site"):
+        return _build(root, out, force)
+
+
+def _build(root: Path, out: Path, force: bool) -> SiteReport:
     if not looks_like_library(root):
         raise UsageError("expected a library folder (records IL-0001.yaml ... or .pmparse/), found none", str(root))
     _check_output(root, out)
     names = load_taxonomy().names()
     generator = generator_digest(names)
-    manifest_path = out / MANIFEST
+    manifest_path = inside(out, MANIFEST)  # a link (to /dev/zero, or out of the site) is refused, never read
     known, old_files = ({}, _read_manifest(manifest_path, generator)[1]) if force \
         else _read_manifest(manifest_path, generator)
     scanned = _Scanned(root)
@@ -303,13 +314,23 @@ def build_site(library_root: str | Path, out: str | Path, force: bool = False) -
 
 
 def _remove(out: Path, rel: str, report: SiteReport) -> None:
-    """Remove a file an earlier build wrote, and the folders it leaves empty (never ``out`` itself)."""
-    path = out / rel
-    if ".." in Path(rel).parts or Path(rel).is_absolute():
-        return  # the manifest names files inside the site only
+    """Remove a file an earlier build wrote, and the folders it leaves empty (never ``out`` itself).
+
+    The manifest is read from the site folder, which may come from someone else: an entry that is
+    not a plain name inside the site, or that reaches its file through a symbolic link (or is one),
+    is refused, never followed.
+    """
+    try:
+        path = inside(out, rel)
+    except UnsafePathError:
+        report.refused.append(rel)
+        return
     try:
         path.unlink()
     except FileNotFoundError:
+        return
+    except OSError:
+        report.refused.append(rel)  # a folder, or not ours to remove: left as it is
         return
     report.removed.append(rel)
     parent = path.parent

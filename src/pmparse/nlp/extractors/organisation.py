@@ -10,7 +10,7 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from pmparse.ingest.read import is_url
+from pmparse.locations import is_url
 from pmparse.nlp.extractors.titles import locate
 from pmparse.rules.taxonomy import OrganisationsFile, load_organisations
 

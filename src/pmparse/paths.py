@@ -1,0 +1,52 @@
+"""Paths pmparse writes or deletes inside a folder it owns (a site folder, a library, ``.pmparse/``).
+
+A site or library may come from someone else's repository: a symbolic link planted inside it
+(``by -> /home/you``, ``.pmparse/base -> /elsewhere``) or a manifest entry ``../x`` must not make
+pmparse write or delete anything outside. Every such path is built here, from the folder and a
+plain relative name, and no component below the folder may be a symbolic link. The folder itself
+is what the person named and may be a link. Checked just before use: a link swapped in between
+the check and the write by a process running beside pmparse is outside what this guards.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path, PurePosixPath
+
+from pmparse.errors import UnsafePathError
+
+
+def plain_parts(rel: str) -> tuple[str, ...]:
+    """The components of ``rel``, a relative name of plain parts (``cards/IL-0001.html``).
+
+    Raises:
+        UnsafePathError: empty, absolute, ``.``/``..`` parts, a backslash (a separator on Windows) or a NUL.
+    """
+    if not isinstance(rel, str) or not rel or "\0" in rel or "\\" in rel:
+        raise UnsafePathError(f"expected a plain relative name, found {rel!r}")
+    pure = PurePosixPath(rel)
+    parts = rel.split("/")
+    if pure.is_absolute() or any(part in ("", ".", "..") for part in parts):
+        raise UnsafePathError(f"expected a plain relative name (no '..', not absolute), found {rel!r}")
+    return tuple(parts)
+
+
+def inside(root: Path, rel: str) -> Path:
+    """``root / rel``, checked to stay inside ``root``: ``rel`` is a plain relative name and no
+    component of it that exists is a symbolic link (the rest does not exist yet: pmparse creates
+    it as plain folders and files).
+
+    Raises:
+        UnsafePathError: ``rel`` is not plain, or a component is a symbolic link.
+    """
+    path = Path(root)
+    for part in plain_parts(rel):
+        path = path / part
+        try:
+            mode = os.lstat(path).st_mode
+        except OSError:
+            break  # missing (or under a file): nothing further exists to follow
+        if stat.S_ISLNK(mode):
+            raise UnsafePathError(f"expected a file or folder inside {root}, found a symbolic link", str(path))
+    return Path(root) / rel

@@ -1,0 +1,225 @@
+"""No raw control character from a page, a record or a file name reaches the terminal."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from pmparse.cli import main
+from pmparse.cli.common import shown
+from pmparse.library.records import dumps
+from pmparse.library.store import Library
+from tests.helpers import text_card
+
+#: What a hostile page would print: set the window title (OSC ... BEL), clear the screen (CSI 2J),
+#: go back to the start of the line (CR) and reverse the text after it (U+202E), an 8-bit CSI (C1).
+HOSTILE = "\x1b]0;pwned\x07\x1b[2J\rsafe\u202e\x9b1m"
+
+#: Bytes no output may hold raw (colour codes are CSI ... m, which click adds itself when asked).
+RAW = ("\x1b]", "\x1b[2J", "\r", "\x07", "\x9b", "\u202e")
+
+
+def raw_in(output: str) -> list[str]:
+    return [r for r in RAW if r in output]
+
+
+def test_control_characters_are_shown_as_escapes_and_tab_and_newline_pass():
+    assert shown(HOSTILE) == "\\x1b]0;pwned\\x07\\x1b[2J\\x0dsafe\\u202e\\x9b1m"
+    assert shown("a\tb\nc \x7f") == "a\tb\nc \\x7f"
+
+
+def hostile_pair(tmp_path):
+    """A record and a suggestion for it whose title and evidence hold the hostile bytes."""
+    text = f"The database failed. {HOSTILE} The disk was full."
+    old = text_card("IL-0001", text, title="Database outage", root_cause=[(0, 20, 0.9)])
+    new = text_card("IL-0001", text, title=f"Database outage {HOSTILE}", root_cause=[(21, len(text), 0.9)])
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a, b = tmp_path / "a" / "IL-0001.yaml", tmp_path / "b" / "IL-0001.yaml"
+    a.write_text(dumps(old), encoding="utf-8")
+    b.write_text(dumps(new), encoding="utf-8")
+    return a, b
+
+
+def test_diff_shows_a_hostile_title_and_evidence_escaped_in_colour_and_not(tmp_path):
+    a, b = hostile_pair(tmp_path)
+    runner = CliRunner()
+    for option in ("--color", "--no-color"):
+        result = runner.invoke(main, ["diff", str(a), str(b), option], color=True)
+        assert result.exit_code == 1, result.output
+        assert raw_in(result.output) == [] and "\\x1b]0;pwned\\x07" in result.output
+        if option == "--no-color":
+            assert "\x1b" not in result.output
+    result = runner.invoke(main, ["diff", str(a), str(b), "--format", "json"], color=True)
+    assert raw_in(result.output) == [] and "\\u001b]0;pwned" in result.output
+    # the record keeps the text: only what is printed is escaped
+    assert Library.read(b).title == f"Database outage {HOSTILE}"
+
+
+def test_interactive_review_shows_the_suggestion_escaped(tmp_path):
+    lib = tmp_path / "lib"
+    a, b = hostile_pair(tmp_path)
+    library = Library(lib)
+    library.write(Library.read(a), "yaml")
+    library.write_state("pending", Library.read(b))
+    result = CliRunner().invoke(main, ["review", str(lib), "--color"], input="s\ns\ns\n", color=True)
+    assert result.exit_code == 0, result.output
+    assert "pwned" in result.output and raw_in(result.output) == []
+
+
+def test_a_file_name_with_control_characters_is_escaped_in_its_failure_line(tmp_path):
+    name = tmp_path / "report\x1b]0;pwned\x07\r.txt"
+    name.write_bytes(b"\x00\x01")
+    result = CliRunner().invoke(main, ["convert", str(name), "-o", str(tmp_path / "lib"), "--rules-only", "-j", "1"],
+                                color=True)
+    assert result.exit_code == 1, result.output
+    assert "failed: " in result.output and "report\\x1b]0;pwned\\x07\\x0d.txt" in result.output
+    assert raw_in(result.output) == []
+
+
+def test_validate_warns_about_control_characters_and_the_record_stays_valid(tmp_path):
+    text = f"The database failed. {HOSTILE}"
+    (tmp_path / "IL-0001.yaml").write_text(dumps(text_card("IL-0001", text, title=f"Outage {HOSTILE}")),
+                                           encoding="utf-8")
+    result = CliRunner().invoke(main, ["validate", str(tmp_path)], color=True)
+    assert result.exit_code == 0, result.output
+    assert "warning: IL-0001.yaml: title: holds control characters (U+0007 U+000D U+001B U+009B U+202E)" \
+        in result.output
+    assert "source.extracted_text: holds control characters" in result.output
+    assert raw_in(result.output) == []
+
+
+def disk_full(monkeypatch):
+    """Every fsync fails as on a full disk (where a write's data is refused at the latest)."""
+    import errno
+    import os
+
+    def fsync(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", fsync)
+
+
+def one_line(result, words: str) -> None:
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert [line for line in result.output.splitlines() if line.startswith("pmparse: ")] == [
+        line for line in result.output.splitlines() if words in line]
+
+
+def no_temporaries(folder) -> None:
+    assert [p.name for p in folder.rglob("*.tmp")] == []
+
+
+def test_a_full_disk_ends_the_failures_report_with_one_line(tmp_path, monkeypatch):
+    (tmp_path / "bad.txt").write_bytes(b"\x00\x01")
+    disk_full(monkeypatch)
+    result = CliRunner().invoke(main, ["convert", str(tmp_path / "bad.txt"), "-o", str(tmp_path / "lib"),
+                                       "--rules-only", "-j", "1", "--errors", str(tmp_path / "errors.jsonl")])
+    one_line(result, "expected to write the failures report, found no space left on device")
+    assert not (tmp_path / "errors.jsonl").exists()
+    no_temporaries(tmp_path)
+
+
+def test_a_long_failures_report_name_is_written_and_a_too_long_one_is_one_line(tmp_path):
+    (tmp_path / "bad.txt").write_bytes(b"\x00\x01")
+    runner = CliRunner()
+    for length, code in ((246, 1), (300, 1)):
+        report = tmp_path / ("e" * length)
+        result = runner.invoke(main, ["convert", str(tmp_path / "bad.txt"), "-o", str(tmp_path / "lib"),
+                                      "--rules-only", "-j", "1", "--errors", str(report)])
+        assert result.exit_code == code and "Traceback" not in result.output, result.output
+        if length == 246:
+            assert '"error": "binary"' in report.read_text(encoding="utf-8")
+        else:
+            one_line(result, "expected to write the failures report, found file name too long")
+    no_temporaries(tmp_path)
+
+
+def test_a_full_disk_in_review_site_and_export_is_one_line_and_exit_one(tmp_path, monkeypatch):
+    lib = tmp_path / "lib"
+    a, b = hostile_pair(tmp_path)
+    library = Library(lib)
+    library.write(Library.read(a), "yaml")
+    library.write_state("pending", Library.read(b))
+    before = (lib / "IL-0001.yaml").read_bytes()
+    disk_full(monkeypatch)
+    runner = CliRunner()
+    one_line(runner.invoke(main, ["review", str(lib), "--accept-all"]),
+             "expected to write the reviewed records, found no space left on device")
+    assert (lib / "IL-0001.yaml").read_bytes() == before
+    one_line(runner.invoke(main, ["site", str(lib), "-o", str(tmp_path / "site")]),
+             "expected to write the site, found no space left on device")
+    one_line(runner.invoke(main, ["export", str(lib), "-o", str(tmp_path / "cards.jsonl")]),
+             "expected to write the export, found no space left on device")
+    assert not (tmp_path / "cards.jsonl").exists()
+    no_temporaries(tmp_path)
+
+
+def test_an_export_name_too_long_is_one_line(tmp_path):
+    lib = tmp_path / "lib"
+    a, _ = hostile_pair(tmp_path)
+    Library(lib).write(Library.read(a), "yaml")
+    runner = CliRunner()
+    result = runner.invoke(main, ["export", str(lib), "-o", str(tmp_path / ("x" * 250))])
+    assert result.exit_code == 0 and (tmp_path / ("x" * 250)).is_file()  # long, but the system takes it
+    one_line(runner.invoke(main, ["export", str(lib), "-o", str(tmp_path / ("x" * 300))]),
+             "expected to write the export, found file name too long")
+
+
+def pending_library(tmp_path):
+    lib = tmp_path / "lib"
+    a, b = hostile_pair(tmp_path)
+    library = Library(lib)
+    library.write(Library.read(a), "yaml")
+    library.write_state("pending", Library.read(b))
+    return lib
+
+
+def test_ctrl_c_at_the_review_prompt_or_between_prompts_exits_130_with_the_summary(tmp_path, monkeypatch):
+    import click
+
+    from pmparse.cli import prompter
+
+    lib = pending_library(tmp_path)
+
+    def ctrl_c_at_prompt(*args, **kwargs):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise click.Abort() from None  # what click.prompt does with Ctrl-C
+
+    monkeypatch.setattr(prompter.click, "prompt", ctrl_c_at_prompt)
+    result = CliRunner().invoke(main, ["review", str(lib)])
+    assert result.exit_code == 130, result.output
+    assert "0 accepted (0 edited), 0 rejected, 0 skipped; 1 record(s) still pending" in result.output
+    assert "interrupted: every decision made so far is kept" in result.output and "Aborted!" not in result.output
+
+    def ctrl_c_while_showing(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(prompter, "render_change", ctrl_c_while_showing)
+    result = CliRunner().invoke(main, ["review", str(lib)])
+    assert result.exit_code == 130 and "1 record(s) still pending" in result.output, result.output
+
+
+def test_the_end_of_the_input_at_the_review_prompt_is_a_quit(tmp_path):
+    result = CliRunner().invoke(main, ["review", str(pending_library(tmp_path))], input="")
+    assert result.exit_code == 0 and "1 record(s) still pending" in result.output, result.output
+
+
+def test_sigterm_during_review_keeps_the_decisions_and_exits_143(tmp_path, monkeypatch):
+    import os
+    import signal
+
+    from pmparse.cli import prompter
+
+    lib = pending_library(tmp_path)
+
+    def terminated(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGTERM)  # as `kill` would, while the hunk is shown
+
+    monkeypatch.setattr(prompter, "render_change", terminated)
+    result = CliRunner().invoke(main, ["review", str(lib)])
+    assert result.exit_code == 143 and "1 record(s) still pending" in result.output, result.output
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
