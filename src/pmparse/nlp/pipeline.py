@@ -58,15 +58,20 @@ class PipelineConfig:
 
 
 def pipeline_config(model_dir: str | None = None, rules_only: bool = False, taxonomy_path: str | None = None,
-                    headings_path: str | None = None, warn=None) -> PipelineConfig:
+                    headings_path: str | None = None, warn=None, library_dir: str | None = None,
+                    base_model: bool = False) -> PipelineConfig:
     """Resolve what the pipeline is built from.
 
     Args:
-        model_dir: A field model folder; the bundled one when None.
+        model_dir: A field model folder; when None, the library's own model (``library_dir``),
+            else the bundled one.
         rules_only: Use heading rules only.
         taxonomy_path: A taxonomy YAML extending or replacing the packaged one.
         headings_path: A heading synonym table replacing the packaged one.
         warn: Called with a message when the bundled model is missing and rules are used.
+        library_dir: The library converted into: its own model (``pmparse train --library``,
+            ``LIBRARY/.pmparse/model``) is used when it has one.
+        base_model: Use the bundled model even where the library has its own.
 
     Raises:
         UsageError: ``model_dir`` was given and holds no model.
@@ -82,11 +87,21 @@ def pipeline_config(model_dir: str | None = None, rules_only: bool = False, taxo
             if not (Path(model_dir) / MODEL_FILE).is_file():
                 raise UsageError(f"expected a field model ({MODEL_FILE}), found none", model_dir)
             chosen = str(model_dir)
+        elif library_dir is not None and not base_model and _local_model(library_dir) is not None:
+            chosen = _local_model(library_dir)
         elif (DEFAULT_MODEL_DIR / MODEL_FILE).is_file():
             chosen = str(DEFAULT_MODEL_DIR)
         elif warn is not None:
             warn(f"no field model at {DEFAULT_MODEL_DIR}; using heading rules only (run 'pmparse train')")
     return PipelineConfig(model_dir=chosen, headings_path=headings_path, taxonomy_path=taxonomy_path)
+
+
+def _local_model(library_dir: str) -> str | None:
+    """The folder of a library's own field model, when it has one."""
+    from pmparse.library.store import local_model_dir
+
+    folder = local_model_dir(library_dir)
+    return str(folder) if (folder / MODEL_FILE).is_file() else None
 
 
 def _stamped_files(config: PipelineConfig) -> list[tuple[str, Any]]:
