@@ -256,3 +256,21 @@ def test_review_order_uncertain_asks_the_least_certain_first(reviewed, tmp_path)
     review(lib, ask=ask, order="uncertain")
     assert len(seen) >= 2 and seen == sorted(seen)
     assert {p.name: p.read_bytes() for p in lib.glob("IL-*.yaml")} == before  # skipping decides nothing
+
+
+def test_curvature_holds_the_weights_the_training_rows_saw():
+    from pmparse.training.curvature import curvature
+    from pmparse.training.field_labels import DocExamples
+
+    base = UnitModel.load(DEFAULT_MODEL_DIR)
+    rows = [("The frobnicator quota was exhausted by the nightly batch.", "__kind_sentence __pos1")]
+    examples = [DocExamples("a.md", "team", rows * 2, [("root_cause", 1.0), ("none", 1.0)])]
+    hessian, intercept = curvature(base, examples)
+    assert hessian.shape == (len(base.labels), base.estimator.features.width) and (hessian >= 0).all()
+    assert hessian.any() and (intercept > 0).all()
+    weights = class_weights(DEFAULT_MODEL_DIR, base.labels)
+    i = base.labels.index("root_cause")
+    free = fit_head(base, rows, ["root_cause"], weights).estimator.predict_proba(rows)[0][i]
+    held = fit_head(base, rows, ["root_cause"], weights, precision=(hessian * 1e4, intercept * 1e4))
+    before = base.estimator.predict_proba(rows)[0][i]
+    assert before < held.estimator.predict_proba(rows)[0][i] < free

@@ -4,12 +4,15 @@ Retraining on the whole corpus plus the library's rows would need the corpus, wh
 does not have, and minutes per run. Instead the shipped model is the prior: its softmax weights
 ``W0`` (which hold what its training data taught) are moved to ``W`` minimising
 
-    0.5 * |W - W0|^2 + C * weight * sum_i class_weight_i * loss_i
+    0.5 * sum (1 + C * H) * (W - W0)^2 + C * weight * sum_i class_weight_i * loss_i
 
-over the library's rows (Chelba and Acero's adaptation of a maximum-entropy model: the
-regulariser pulls towards the old model instead of towards zero). ``C`` and the class weights are
-those the shipped model was trained with (balanced over its label counts), so ``weight`` says how
-much one of the curator's rows counts against one training row; it was chosen by
+over the library's rows, where ``H`` is the diagonal curvature of the training data's loss kept
+beside the shipped model (:mod:`pmparse.training.curvature`): a weight the corpus holds firmly
+moves little, one it never saw moves freely, so the result approximates training again on the
+corpus plus the curator's rows, each weighted ``weight`` (Chelba and Acero's adaptation of a
+maximum-entropy model, with a Laplace approximation of the old data). Without a curvature file
+``H`` is 0: a plain pull towards ``W0``. ``C`` and the class weights are those the shipped model
+was trained with (balanced over its label counts); ``weight`` was chosen by
 ``eval/adaptation.py`` (docs/review.md, "Teach it your publishers"). A field row's loss is the
 usual ``-log p(field)``; a rejected suggestion's (``not:FIELD``) is ``-log (1 - p(FIELD))``: it
 says what the unit is not, never what it is. Only the weights of features the rows hold can move
@@ -35,6 +38,7 @@ from pmparse.card.schema import TEXT_FIELDS
 from pmparse.nlp.components.classifier import META_FILE, MODEL_FILE, NONE, UnitModel
 from pmparse.nlp.components.fields import label_fields
 from pmparse.nlp.linear import Softmax, TextClassifier, read_json
+from pmparse.training.curvature import load_curvature
 from pmparse.training.library_rows import NOT, LibraryDoc, LibraryRows
 
 #: Least number of field rows (units a person put in a field) a library needs to train on.
@@ -42,7 +46,7 @@ MIN_FIELD_ROWS = 10
 
 #: How much one of the curator's rows counts against one of the shipped training rows; measured
 #: with ``eval/adaptation.py`` (docs/review.md, "Teach it your publishers").
-DEFAULT_WEIGHT = 10.0
+DEFAULT_WEIGHT = 1.0
 
 #: Least number of cross-fitted ``(confidence, right)`` pairs for a library's own calibration.
 MIN_CALIBRATION_PAIRS = 100
@@ -85,7 +89,8 @@ def class_weights(model_dir: Path, labels: list[str]) -> np.ndarray:
 
 
 def fit_head(base: UnitModel, rows: list[tuple[str, str]], labels: list[str], weights: np.ndarray,
-             weight: float = DEFAULT_WEIGHT, c: float = SHIPPED_C, max_iter: int = 200) -> UnitModel:
+             weight: float = DEFAULT_WEIGHT, c: float = SHIPPED_C, max_iter: int = 200,
+             precision: tuple[np.ndarray, np.ndarray] | None = None) -> UnitModel:
     """``base`` with its softmax head moved towards ``rows`` (see the module docstring).
 
     Args:
@@ -96,6 +101,8 @@ def fit_head(base: UnitModel, rows: list[tuple[str, str]], labels: list[str], we
         weight: How much a row counts against a shipped training row.
         c: The shipped model's inverse regularisation strength.
         max_iter: L-BFGS iterations.
+        precision: The training data's curvature ``(per label and feature, per label intercept)``
+            (:func:`~pmparse.training.curvature.load_curvature`); None: none.
     """
     from scipy.optimize import minimize
 
@@ -120,22 +127,34 @@ def fit_head(base: UnitModel, rows: list[tuple[str, str]], labels: list[str], we
             allowed[i, j] = 1.0
         scale[i] = weights[j] * weight * c
     k, m = len(classes), len(columns)
+    if precision is None:
+        prior = np.ones(k * m + k)
+    else:
+        prior = 1.0 + c * np.concatenate([precision[0][:, columns].astype(np.float64).ravel(), precision[1]])
 
-    def objective(theta: np.ndarray) -> tuple[float, np.ndarray]:
+    # solved for u = sqrt(prior) * theta: the prior's scales span orders of magnitude, and L-BFGS
+    # on the raw weights crawled along the stiff ones (a well-conditioned problem converges in tens
+    # of iterations)
+    root = np.sqrt(prior)
+
+    def objective(u: np.ndarray) -> tuple[float, np.ndarray]:
+        theta = u / root
         dw, db = theta[:k * m].reshape(k, m), theta[k * m:]
         z = z0 + xs @ dw.T + db
         z -= z.max(axis=1, keepdims=True)
         p = np.exp(z)
         p /= p.sum(axis=1, keepdims=True)
         kept = (p * allowed).sum(axis=1)
-        loss = float(-(scale * np.log(np.clip(kept, 1e-12, None))).sum()) + 0.5 * float(theta @ theta)
+        pulled = prior * theta
+        loss = float(-(scale * np.log(np.clip(kept, 1e-12, None))).sum()) + 0.5 * float(theta @ pulled)
         # d(-log sum_allowed p)/dz = p - (p restricted to the allowed labels, renormalised)
         g = scale[:, None] * (p - p * allowed / np.clip(kept, 1e-12, None)[:, None])
-        grad = np.concatenate([(xs.T @ g).T.ravel() + theta[:k * m], g.sum(axis=0) + db])
-        return loss, grad
+        grad = np.concatenate([(xs.T @ g).T.ravel(), g.sum(axis=0)]) + pulled
+        return loss, grad / root
 
     found = minimize(objective, np.zeros(k * m + k), jac=True, method="L-BFGS-B", options={"maxiter": max_iter})
-    dw, db = found.x[:k * m].reshape(k, m), found.x[k * m:]
+    theta = found.x / root
+    dw, db = theta[:k * m].reshape(k, m), theta[k * m:]
     coef = head.coef_t.T.astype(np.float32)  # a copy: (classes, features)
     coef[:, columns] = (w0 + dw).astype(np.float32)
     adapted = TextClassifier(estimator.features, Softmax(coef, head.intercept + db, classes))
@@ -171,9 +190,10 @@ def held_out_pairs(model: UnitModel, doc: LibraryDoc, labeler: dict) -> list[tup
 
 
 def calibrate(base: UnitModel, docs: list[LibraryDoc], weights: np.ndarray, weight: float,
-              labeler: dict) -> tuple[list[float], list[float]] | None:
+              labeler: dict, precision=None, min_pairs: int | None = None) -> tuple[list[float], list[float]] | None:
     """Calibration knots from the library's own units, cross-fitted by record; None when there
-    are fewer than :data:`MIN_CALIBRATION_PAIRS` pairs or only right or only wrong ones."""
+    are fewer than ``min_pairs`` (:data:`MIN_CALIBRATION_PAIRS`) pairs or only right or only
+    wrong ones."""
     from pmparse.training.field_calibration import fit_calibration
 
     folds = min(CALIBRATION_FOLDS, len(docs))
@@ -185,17 +205,19 @@ def calibrate(base: UnitModel, docs: list[LibraryDoc], weights: np.ndarray, weig
         rows, labels = _flatten(train)
         if not any(label in TEXT_FIELDS for label in labels):
             continue
-        model = fit_head(base, rows, labels, weights, weight)
+        model = fit_head(base, rows, labels, weights, weight, precision=precision)
         for i, doc in enumerate(docs):
             if i % folds == fold:
                 pairs += held_out_pairs(model, doc, labeler)
     right = [p[1] for p in pairs]
-    if len(pairs) < MIN_CALIBRATION_PAIRS or all(right) or not any(right):
+    least = MIN_CALIBRATION_PAIRS if min_pairs is None else min_pairs
+    if len(pairs) < max(2, least) or all(right) or not any(right):
         return None
     return fit_calibration([p[0] for p in pairs], right)
 
 
-def adapt(base_dir: Path, found: LibraryRows, weight: float = DEFAULT_WEIGHT, own_calibration: bool = True) -> Adapted:
+def adapt(base_dir: Path, found: LibraryRows, weight: float = DEFAULT_WEIGHT, own_calibration: bool = True,
+          min_calibration_pairs: int | None = None) -> Adapted:
     """Adapt the model in ``base_dir`` to a library's rows and calibrate it.
 
     Raises:
@@ -208,9 +230,11 @@ def adapt(base_dir: Path, found: LibraryRows, weight: float = DEFAULT_WEIGHT, ow
     weights = class_weights(Path(base_dir), base.labels)
     settings = labeler_settings(base_dir)
     shipped = settings.pop("calibration", None)
+    precision = load_curvature(Path(base_dir))
     rows, labels = _flatten(found.docs)
-    model = fit_head(base, rows, labels, weights, weight)
-    knots = calibrate(base, found.docs, weights, weight, settings) if own_calibration else None
+    model = fit_head(base, rows, labels, weights, weight, precision=precision)
+    knots = (calibrate(base, found.docs, weights, weight, settings, precision, min_calibration_pairs)
+             if own_calibration else None)
     counts = {"field": found.count("field"), "none": found.count("none"), "negative": found.count("negative")}
     digest = hashlib.sha256(json.dumps([rows, labels, weight]).encode("utf-8")).hexdigest()[:8]
     # the base name stays in front: a rejection made against the shipped model holds for this one
@@ -255,11 +279,11 @@ class LibraryTraining:
 
 
 def train_library(library_dir: str | Path, weight: float = DEFAULT_WEIGHT, base_dir: Path | None = None,
-                  own_calibration: bool = True) -> LibraryTraining:
+                  own_calibration: bool = True, min_calibration_pairs: int | None = None) -> LibraryTraining:
     """``pmparse train --library``: adapt the shipped field model (or ``base_dir``'s) to the records
     a person reviewed in a library and keep it in ``LIBRARY/.pmparse/model``, which ``convert``
     into that library then uses. With fewer than :data:`MIN_FIELD_ROWS` field rows nothing is
-    written (the model convert uses stays as it was).
+    written (the model convert uses stays as it was). ``min_calibration_pairs``: see :func:`calibrate`.
 
     Raises:
         UsageError: not a library folder, or another pmparse process writing it.
@@ -279,7 +303,7 @@ def train_library(library_dir: str | Path, weight: float = DEFAULT_WEIGHT, base_
     folder = local_model_dir(root)
     if found.count("field") < MIN_FIELD_ROWS:
         return LibraryTraining(found, None, folder)
-    adapted = adapt(base_dir, found, weight, own_calibration)
+    adapted = adapt(base_dir, found, weight, own_calibration, min_calibration_pairs)
     with write_lock(root):  # not while a convert reads the model it replaces
         size = save_adapted(adapted, folder, base_dir, weight)
     return LibraryTraining(found, adapted, folder, size)
