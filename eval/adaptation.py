@@ -9,16 +9,19 @@ person's items, the card marked reviewed, every suggested field that differs rej
 `train --library` adapts the fold model to that library; the source's documents 11 to 50 are
 analysed with the adapted model and scored with the project's token F1 (as written). k = 0 is the
 fold model itself. Gains are per source against k = 0, with 95 % bootstrap intervals over
-sources. Run from the repository root (about an hour on 2 cores):
+sources. Run from the repository root (about 15 minutes on 2 shared cores; --weights 1+pool trains
+a fold model again per source and k, about 20 more):
 
-    PYTHONPATH=src python eval/adaptation.py [--sources a,b] [--weights 3,10,30] [--report FILE]
+    PYTHONPATH=src python eval/adaptation.py [--sources a,b] [--weights 0.3,1,3,1+own] [--report FILE]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime as dt
 import json
+import shutil
 import statistics
 import tempfile
 import time
@@ -35,7 +38,7 @@ from pmparse.ingest.read import ingest_bytes
 from pmparse.library.records import card_data, dumps
 from pmparse.library.store import Library
 from pmparse.nlp.components.classifier import UnitModel
-from pmparse.nlp.pipeline import DEFAULT_MODEL_DIR, PipelineConfig, analyse, build
+from pmparse.nlp.pipeline import DEFAULT_MODEL_DIR, PipelineConfig, analyse, build, pipeline_config
 from pmparse.review.session import remember
 from pmparse.training.adapt import train_library
 from pmparse.training.curvature import CURVATURE_FILE, save_curvature
@@ -65,6 +68,31 @@ def fold_model(examples, source: str, folder: Path) -> Path:
         save(fit(kept, 0, settings), folder, {"settings": settings.as_dict(), "calibration": meta["calibration"]})
     if not (folder / CURVATURE_FILE).is_file():
         save_curvature(folder, UnitModel.load(folder), kept)
+    return folder
+
+
+def flat(model: Path) -> Path:
+    """The model without its curvature: adapted with one pull towards its weights for all."""
+    folder = model.parent.parent / "flat" / model.name
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("weights.npz", "meta.json"):
+        shutil.copy(model / name, folder / name)
+    return folder
+
+
+def pooled(examples, source: str, lib: Path, weight: float, folder: Path) -> Path:
+    """Plain pooling, to compare: the fold model trained again on the corpus plus the library's
+    rows (rejections left out: a pooled fit has no "not this field" label)."""
+    from pmparse.training.field_labels import DocExamples
+    from pmparse.training.library_rows import NOT, library_rows
+
+    extra = [DocExamples(d.id, source, [r for r, label in zip(d.rows, d.labels) if not label.startswith(NOT)],
+                         [(label, weight) for label in d.labels if not label.startswith(NOT)])
+             for d in library_rows(lib).docs]
+    meta = json.loads((DEFAULT_MODEL_DIR / "meta.json").read_text(encoding="utf-8"))
+    settings = DEFAULT_SETTINGS.replaced(threshold=meta["labeler"]["threshold"])
+    save(fit([e for e in examples if e.source != source] + extra, 0, settings), folder,
+         {"settings": settings.as_dict(), "calibration": meta["calibration"]})
     return folder
 
 
@@ -109,7 +137,7 @@ def simulate_review(root: Path, docs, paths: list[Path], lib: Path, model: Path)
 
 def score(root: Path, docs, model: Path) -> float:
     """Macro token F1 of ``model`` on ``docs`` (as written), counts summed over the documents."""
-    nlp = build(PipelineConfig(model_dir=str(model), tagger=False))
+    nlp = build(dataclasses.replace(pipeline_config(model_dir=str(model)), tagger=False))
     scores = []
     for g in docs:
         text = gold_text(g, root)
@@ -136,7 +164,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sources", default="", help="Only these sources (comma-separated).")
     parser.add_argument("--weights", default="1,3,1+own",
                         help="Weights of a curator's row to compare (comma-separated; W+own: with the library's own "
-                             "calibration, else the base model's).")
+                             "calibration, else the base model's; W+flat: without the curvature; W+pool: the fold "
+                             "model trained again with the library's rows instead).")
     parser.add_argument("--workdir", type=Path, default=None, help="Keep fold models here (reused by a rerun).")
     parser.add_argument("--timing", type=int, default=50, help="Also time train --library on this many cards (0: no).")
     parser.add_argument("--report", type=Path, default=None, help="Write the figures as JSON.")
@@ -159,10 +188,15 @@ def main(argv: list[str] | None = None) -> int:
                 simulate_review(root, docs[:k], paths[:k], lib, model)
             for w in weights:
                 started = time.perf_counter()
-                done = train_library(lib, weight=float(w.split("+")[0]), base_dir=model, own_calibration=w.endswith("+own"),
-                                     min_calibration_pairs=0)
+                weight, _, how = w.partition("+")
+                if how == "pool":
+                    out = pooled(examples, source, lib, float(weight), work / "pooled" / f"{source}-{k}-{weight}")
+                else:
+                    done = train_library(lib, weight=float(weight), base_dir=flat(model) if how == "flat" else model,
+                                         own_calibration=how == "own", min_calibration_pairs=0)
+                    out = done.folder if done.adapted else model
                 found[f"seconds_k{k}_w{w}"] = round(time.perf_counter() - started, 1)
-                found[f"k{k}_w{w}"] = (score(root, docs[SCORED], done.folder) if done.adapted else found["k0"])
+                found[f"k{k}_w{w}"] = score(root, docs[SCORED], out)
         rows[source] = found
         print(source, json.dumps(found), flush=True)
     table = ["| after k reviewed | weight | mean macro F1 | mean gain [95 % interval] | worst source | "

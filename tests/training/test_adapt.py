@@ -256,6 +256,8 @@ def test_review_order_uncertain_asks_the_least_certain_first(reviewed, tmp_path)
     review(lib, ask=ask, order="uncertain")
     assert len(seen) >= 2 and seen == sorted(seen)
     assert {p.name: p.read_bytes() for p in lib.glob("IL-*.yaml")} == before  # skipping decides nothing
+    result = run("review", lib, "--order", "uncertain", "--accept-all", "--reviewer", "curator")
+    assert result.exit_code == 0 and "0 record(s) still pending" in result.output
 
 
 def test_curvature_holds_the_weights_the_training_rows_saw():
@@ -274,3 +276,46 @@ def test_curvature_holds_the_weights_the_training_rows_saw():
     held = fit_head(base, rows, ["root_cause"], weights, precision=(hessian * 1e4, intercept * 1e4))
     before = base.estimator.predict_proba(rows)[0][i]
     assert before < held.estimator.predict_proba(rows)[0][i] < free
+
+
+def test_headings_a_publisher_uses_for_one_field_are_learnt(tmp_path):
+    from pmparse.card.schema import Card
+    from pmparse.library.records import dumps
+    from pmparse.training.library_rows import learned_headings, library_rows
+
+    texts = {f"r{i}.md": f"# Outage {i}\n\n## The gory details\n\nThe pool of workers {i} was sized for one region only.\n"
+                         f"Its queue filled when the second region sent traffic {i}.\n\n## Wrap\n\nWe added a second "
+                         f"pool {i}.\n" for i in range(3)}
+    sources = write(tmp_path / "reports", texts)
+    lib = tmp_path / "lib"
+    assert run("convert", sources, "-o", lib, "--rules-only", "--no-progress").exit_code == 0
+    library = Library.open(lib)
+    for entry in library.entries.values():
+        text = (sources / entry.card.source.location.rsplit("/", 1)[-1]).read_text(encoding="utf-8")
+        data = card_data(entry.card)
+        start = text.index("The pool")
+        end = text.index("\n\n## Wrap")
+        data["root_cause"] = [{"text": " ".join(text[start:end].split()), "evidence": [{"start": start, "end": end}],
+                               "confidence": 1.0, "origin": "person"}]
+        data["status"] = "reviewed"
+        entry.path.write_text(dumps(Card.model_validate(data), "yaml"), encoding="utf-8")
+    assert learned_headings(library_rows(lib).docs) == {"the gory details": "root_cause"}
+
+
+def test_a_model_folder_carries_its_learnt_headings(tmp_path):
+    import shutil
+
+    from pmparse.rules.headings import load_headings
+    from pmparse.training.adapt import write_headings
+
+    folder = tmp_path / "model"
+    folder.mkdir()
+    for name in (MODEL_FILE, META_FILE):
+        shutil.copy(DEFAULT_MODEL_DIR / name, folder / name)
+    assert pipeline_config(model_dir=str(folder)).headings_path is None
+    write_headings(folder / "headings.yaml", {"the gory details": "root_cause"})
+    config = pipeline_config(model_dir=str(folder))
+    assert config.headings_path == str(folder / "headings.yaml")
+    assert load_headings(folder / "headings.yaml").lookup("the gory details")[0] == "root_cause"
+    write_headings(folder / "headings.yaml", {})
+    assert pipeline_config(model_dir=str(folder)).headings_path is None

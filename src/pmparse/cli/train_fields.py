@@ -153,6 +153,8 @@ def run_library_command(library: str) -> tuple[str, int]:
     lines.append(f"{taught}; adapted {adapted.model.name} in {adapted.seconds:.0f} s, calibrated on "
                  + ("the library's own units" if adapted.calibration == "library"
                     else "the shipped model's held-out sources (too few of the library's units yet)")
+                 + (f"; learnt headings: {', '.join(f'{h!r} -> {f}' for h, f in adapted.headings.items())}"
+                    if adapted.headings else "")
                  + f"; wrote {done.folder} ({done.size / 1e6:.1f} MB): convert into this library uses it "
                  "(--base-model: the shipped one)")
     return "\n".join(lines), 0

@@ -31,6 +31,10 @@ from pmparse.nlp.components import units as _units  # noqa: F401
 from pmparse.nlp.components.classifier import META_FILE, MODEL_FILE  # noqa: E402
 from pmparse.nlp.tokenizer import GuardedTokenizer
 
+#: A heading table a model folder may carry (``pmparse train --library`` writes one when the
+#: curator's cards name sections the packaged table does not know); used with that model.
+MODEL_HEADINGS = "headings.yaml"
+
 #: Where ``pmparse train`` writes and ``convert`` looks for the field model by default.
 # package data (pyproject), so a wheel installs it: importlib.resources, never the source tree
 DEFAULT_MODEL_DIR = Path(str(resources.files("pmparse") / "models" / "fields"))
@@ -67,7 +71,8 @@ def pipeline_config(model_dir: str | None = None, rules_only: bool = False, taxo
             else the bundled one.
         rules_only: Use heading rules only.
         taxonomy_path: A taxonomy YAML extending or replacing the packaged one.
-        headings_path: A heading synonym table replacing the packaged one.
+        headings_path: A heading synonym table replacing the packaged one; when None, the
+            chosen model's own (:data:`MODEL_HEADINGS`), when it has one.
         warn: Called with a message when the bundled model is missing and rules are used.
         library_dir: The library converted into: its own model (``pmparse train --library``,
             ``LIBRARY/.pmparse/model``) is used when it has one.
@@ -93,6 +98,9 @@ def pipeline_config(model_dir: str | None = None, rules_only: bool = False, taxo
             chosen = str(DEFAULT_MODEL_DIR)
         elif warn is not None:
             warn(f"no field model at {DEFAULT_MODEL_DIR}; using heading rules only (run 'pmparse train')")
+    if headings_path is None and chosen is not None and (Path(chosen) / MODEL_HEADINGS).is_file():
+        # a library's own model carries the headings its curator's cards taught it
+        headings_path = str(Path(chosen) / MODEL_HEADINGS)
     return PipelineConfig(model_dir=chosen, headings_path=headings_path, taxonomy_path=taxonomy_path)
 
 

@@ -38,8 +38,9 @@ from pmparse.card.schema import TEXT_FIELDS
 from pmparse.nlp.components.classifier import META_FILE, MODEL_FILE, NONE, UnitModel
 from pmparse.nlp.components.fields import label_fields
 from pmparse.nlp.linear import Softmax, TextClassifier, read_json
+from pmparse.nlp.pipeline import MODEL_HEADINGS
 from pmparse.training.curvature import load_curvature
-from pmparse.training.library_rows import NOT, LibraryDoc, LibraryRows
+from pmparse.training.library_rows import NOT, LibraryDoc, LibraryRows, learned_headings
 
 #: Least number of field rows (units a person put in a field) a library needs to train on.
 MIN_FIELD_ROWS = 10
@@ -48,8 +49,11 @@ MIN_FIELD_ROWS = 10
 #: with ``eval/adaptation.py`` (docs/review.md, "Teach it your publishers").
 DEFAULT_WEIGHT = 1.0
 
-#: Least number of cross-fitted ``(confidence, right)`` pairs for a library's own calibration.
-MIN_CALIBRATION_PAIRS = 100
+#: Least number of cross-fitted ``(confidence, right)`` pairs for a library's own calibration. At
+#: ten reviewed documents (300 to 600 pairs) the library's own calibration was no better than the
+#: shipped one (eval/adaptation.py, "1+own"), so a library keeps the shipped calibration until it
+#: has about three times that many; a size the measurement does not reach.
+MIN_CALIBRATION_PAIRS = 1000
 
 #: Records' folds of the cross-fitted calibration.
 CALIBRATION_FOLDS = 5
@@ -69,6 +73,7 @@ class Adapted:
     knots: tuple[list[float], list[float]] | None
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
+    headings: dict[str, str] = field(default_factory=dict)
 
 
 def _sparse(x):
@@ -240,7 +245,7 @@ def adapt(base_dir: Path, found: LibraryRows, weight: float = DEFAULT_WEIGHT, ow
     # the base name stays in front: a rejection made against the shipped model holds for this one
     model.name = f"{base.name}+lib.{digest}"
     return Adapted(model, counts, len(found.docs), "library" if knots else "shipped", knots or shipped,
-                   time.perf_counter() - started)
+                   time.perf_counter() - started, headings=learned_headings(found.docs))
 
 
 def save_adapted(adapted: Adapted, folder: Path, base_dir: Path, weight: float) -> int:
@@ -256,9 +261,33 @@ def save_adapted(adapted: Adapted, folder: Path, base_dir: Path, weight: float) 
              "library_rows": adapted.rows, "calibration_source": adapted.calibration}
     if adapted.knots:
         extra["calibration"] = [list(adapted.knots[0]), list(adapted.knots[1])]
+    extra["learned_headings"] = adapted.headings
     result = TrainResult(adapted.model, dict(meta.get("label_counts") or {}), adapted.documents, ["library"])
     save(result, Path(folder), extra)
+    write_headings(Path(folder) / MODEL_HEADINGS, adapted.headings)
     return (Path(folder) / MODEL_FILE).stat().st_size
+
+
+def write_headings(path: Path, learned: dict[str, str]) -> None:
+    """The packaged heading table plus ``learned`` synonyms, written to ``path`` (removed when
+    nothing was learnt, so the packaged table applies)."""
+    import yaml
+    from importlib import resources
+
+    from pmparse.rules.headings import HeadingRules
+    from pmparse.util import atomic_write
+
+    if not learned:
+        path.unlink(missing_ok=True)
+        return
+    data = yaml.safe_load(resources.files("pmparse.resources").joinpath("headings.yaml").read_text(encoding="utf-8"))
+    known = {name for names in data["synonyms"].values() for name in names}
+    for heading, name in sorted(learned.items()):
+        if heading not in known:
+            data["synonyms"].setdefault(name, []).append(heading)
+    HeadingRules.model_validate(data)  # a learnt heading is in normal form and new: this only guards
+    atomic_write(path, "# The packaged heading table plus the headings this library's reviewed cards taught "
+                       "(pmparse train --library rewrites it)\n" + yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
 
 
 @dataclass

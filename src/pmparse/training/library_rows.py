@@ -48,6 +48,7 @@ class LibraryDoc:
         rows: Model input of each labelled unit.
         labels: Its label: a field, ``none``, or ``not:FIELD`` (a rejected suggestion).
         units: Index of each row's unit in ``doc.spans["units"]``.
+        whole: The card was reviewed as a whole (every unit's label is known).
     """
 
     id: str
@@ -55,6 +56,7 @@ class LibraryDoc:
     rows: list[tuple[str, str]] = field(default_factory=list)
     labels: list[str] = field(default_factory=list)
     units: list[int] = field(default_factory=list)
+    whole: bool = False
 
 
 @dataclass
@@ -188,7 +190,7 @@ def library_rows(library_dir, nlp=None) -> LibraryRows:
         entry = card.source.entry
         offsets = [(u.start_char, u.end_char) for u in units]
         rows = unit_rows(doc, cues)
-        example = LibraryDoc(card_id, doc)
+        example = LibraryDoc(card_id, doc, whole=whole)
         for i, labels in enumerate(unit_targets(offsets, positives, negatives, whole)):
             if entry is not None and not entry.start <= offsets[i][0] < entry.end:
                 continue  # another incident of the same file: this card says nothing of it
@@ -199,3 +201,49 @@ def library_rows(library_dir, nlp=None) -> LibraryRows:
         if example.rows:
             found.docs.append(example)
     return found
+
+
+#: A heading is learnt when this share of the units under it, in this many reviewed records at
+#: least, are one field (and at least :data:`HEADING_MIN_UNITS` units).
+HEADING_SHARE = 0.7
+HEADING_MIN_DOCS = 2
+HEADING_MIN_UNITS = 2
+
+
+def learned_headings(docs: list[LibraryDoc]) -> dict[str, str]:
+    """Headings the packaged table does not know that a publisher uses for one field, read off
+    the cards reviewed as a whole: ``{normalised heading: field}``.
+
+    A publisher's template names its sections its own way ("How we found out", "Follow-up"); the
+    heading rules ignore such headings, while the curator's cards say what stands under them.
+    """
+    import bisect
+    from collections import Counter
+
+    from pmparse.nlp.components.fields import unit_sections
+    from pmparse.rules.headings import normalise_heading
+
+    votes: dict[str, Counter] = {}
+    seen_in: dict[str, set[str]] = {}
+    for example in docs:
+        if not example.whole:
+            continue
+        doc = example.doc
+        headings = sorted((h.start_char, normalise_heading(h.text)) for h in doc.spans.get("headings", []))
+        starts = [start for start, _ in headings]
+        label_of: dict[int, str] = {}
+        for unit, label in zip(example.units, example.labels):
+            label_of.setdefault(unit, label)
+        for i, (unit, (section, _)) in enumerate(zip(doc.spans["units"], unit_sections(doc))):
+            j = bisect.bisect_right(starts, unit.start_char) - 1
+            if section != "unknown" or j < 0 or not headings[j][1] or i not in label_of:
+                continue
+            votes.setdefault(headings[j][1], Counter())[label_of[i]] += 1
+            seen_in.setdefault(headings[j][1], set()).add(example.id)
+    learned = {}
+    for heading, counter in sorted(votes.items()):
+        label, n = counter.most_common(1)[0]
+        if (label in TEXT_FIELDS and n >= HEADING_MIN_UNITS and n >= HEADING_SHARE * sum(counter.values())
+                and len(seen_in[heading]) >= HEADING_MIN_DOCS):
+            learned[heading] = label
+    return learned
