@@ -141,7 +141,12 @@ def reviewed(tmp_path):
 
 def test_train_library_learns_from_reviews_and_convert_uses_it(reviewed, tmp_path):
     sources, lib = reviewed
-    rejected = {card_id: load_rejections(Library.open(lib), card_id).rejected for card_id in ("IL-0001", "IL-0002", "IL-0003")}
+    before = Library.open(lib)
+    rejected = {card_id: load_rejections(before, card_id).rejected for card_id in ("IL-0001", "IL-0002", "IL-0003")}
+    # the words (and places) of every trigger the curator turned down
+    turned_down = {card_id: [(i["text"], str(i["evidence"])) for i in card_data(before.read_state("base", card_id))["trigger"]]
+                   for card_id, memory in rejected.items() if any(r.field == "trigger" for r in memory)}
+    assert turned_down and all(turned_down.values())
 
     trained = run("train", "--library", lib)
     assert trained.exit_code == 0, trained.output
@@ -176,6 +181,8 @@ def test_train_library_learns_from_reviews_and_convert_uses_it(reviewed, tmp_pat
             for change in record.get("changes", []):
                 if change["field"] == "trigger":
                     assert value_hash(change["suggestion"]) not in {r.value_sha256 for r in memory}
+                    # not even with another confidence
+                    assert [(i["text"], str(i["evidence"])) for i in change["suggestion"]] != turned_down.get(card_id)
 
     # --base-model: the shipped model, whatever the library has
     other = tmp_path / "other"
@@ -198,6 +205,10 @@ def test_rejections_hold_across_a_library_model(reviewed):
     local = base.model_copy(update={"pipeline": base.pipeline.model_copy(
         update={"model": base.pipeline.model + "+lib.0123abcd"})})
     assert rejected_check(memory, local)("trigger", card_data(base)["trigger"])
+    # the same words at the same place with another confidence (a retrained model) stay rejected
+    other_confidence = [{**item, "confidence": round(item["confidence"] / 2, 3)} for item in card_data(base)["trigger"]]
+    assert rejected_check(memory, local)("trigger", other_confidence)
+    assert not rejected_check(memory, local)("trigger", [{**other_confidence[0], "text": "Other words."}])
     other = base.model_copy(update={"pipeline": base.pipeline.model_copy(update={"model": "pmparse-units-v9"})})
     assert not rejected_check(memory, other)("trigger", card_data(base)["trigger"])
     assert model_family("0.1.0/pmparse-units-v3+lib.0123abcd") == model_family("0.1.0/pmparse-units-v3")

@@ -49,6 +49,11 @@ class Rejection(BaseModel):
     model: str = Field(description="pmparse version and field model that made it, e.g. '0.1.0/rules'.")
     field: str = Field(description="The card field.")
     value_sha256: str = Field(description="sha256 of the suggested value in canonical JSON.")
+    words_sha256: str | None = Field(
+        default=None,
+        description="sha256 of the value without its confidences (a text field's items: their words and evidence), "
+                    "so the same words suggested again with another confidence (a retrained model) stay rejected. "
+                    "Absent in memories written before it existed.")
     decision: Literal["rejected", "edited"] = Field(description="Rejected, or replaced by the reviewer's edit.")
     by: str = Field(description="Reviewer.")
     at: str = Field(description="ISO 8601 time of the decision.")
@@ -89,16 +94,25 @@ def model_family(version: str) -> str:
     return version.split("+lib.", 1)[0]
 
 
+def words_hash(value: Any) -> str:
+    """sha256 of a field value without its items' confidences (:attr:`Rejection.words_sha256`)."""
+    if isinstance(value, list) and all(isinstance(item, dict) and "text" in item for item in value):
+        value = [{k: v for k, v in item.items() if k != "confidence"} for item in value]
+    return value_hash(value)
+
+
 def rejected_check(rejections: Rejections, suggestion: Card) -> Callable[[str, Any], bool]:
     """``(field, value) -> bool``: was this value rejected for this source and model version?
 
-    A library's own model counts as the model it was adapted from: it learnt from these very
+    The same words at the same place count as the same value whatever their confidence: a person
+    turned the reading down, not its number. A library's own model counts as the model it was adapted from: it learnt from these very
     rejections, and a curator who turned a value down is not asked about it again because the
     model that proposes it again was trained on the refusal."""
     family = model_family(model_version(suggestion))
-    keys = {(r.field, r.value_sha256) for r in rejections.rejected
-            if r.sha256 == suggestion.source.sha256 and model_family(r.model) == family}
-    return lambda name, value: (name, value_hash(value)) in keys
+    mine = [r for r in rejections.rejected if r.sha256 == suggestion.source.sha256 and model_family(r.model) == family]
+    keys = {(r.field, r.value_sha256) for r in mine}
+    words = {(r.field, r.words_sha256) for r in mine if r.words_sha256}
+    return lambda name, value: (name, value_hash(value)) in keys or (name, words_hash(value)) in words
 
 
 def remember(library: Library, suggestion: Card, name: str, decision: Literal["rejected", "edited"],
@@ -107,7 +121,8 @@ def remember(library: Library, suggestion: Card, name: str, decision: Literal["r
     memory = load_rejections(library, suggestion.id)
     value = card_data(suggestion)[name]
     memory.rejected.append(Rejection(sha256=suggestion.source.sha256, model=model_version(suggestion), field=name,
-                                     value_sha256=value_hash(value), decision=decision, by=by, at=at))
+                                     value_sha256=value_hash(value), words_sha256=words_hash(value),
+                                     decision=decision, by=by, at=at))
     atomic_write(library.state_path("rejected", suggestion.id), memory.model_dump_json(indent=2) + "\n")
 
 
