@@ -189,6 +189,11 @@ def test_train_library_learns_from_reviews_and_convert_uses_it(reviewed, tmp_pat
     write(other, {"q5.md": LATER["q4-export.md"].replace("Exports", "Imports")})
     assert run("convert", other, "-o", lib, "--base-model", "--no-progress").exit_code == 0
     assert Library.open(lib).entries["IL-0005"].card.pipeline.model == shipped["name"]
+    import pmparse
+
+    write(other, {"q6.md": LATER["q4-export.md"].replace("Exports", "Reports")})
+    pmparse.convert([other / "q6.md"], lib, jobs=1)  # the Python API, as the command line
+    assert Library.open(lib).entries["IL-0006"].card.pipeline.model == meta["name"]
     assert pipeline_config(library_dir=str(lib)).model_dir == str(folder)
     assert pipeline_config(library_dir=str(lib), base_model=True).model_dir == str(DEFAULT_MODEL_DIR)
 

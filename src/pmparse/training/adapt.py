@@ -72,7 +72,6 @@ class Adapted:
     calibration: str
     knots: tuple[list[float], list[float]] | None
     seconds: float = 0.0
-    notes: list[str] = field(default_factory=list)
     headings: dict[str, str] = field(default_factory=dict)
 
 
