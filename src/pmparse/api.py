@@ -56,11 +56,12 @@ def convert(inputs: Iterable[str | Path], library: str | Path, **options) -> Con
         library: The library folder (created when missing).
         **options: Those of :func:`pmparse.batch.convert.convert`: ``fmt`` ("yaml" or "json"),
             ``force``, ``jobs``, ``max_bytes``, ``errors_path``, ``url_base``, ``timeout``, ``isolate``,
-            ``config`` (a :class:`~pmparse.nlp.pipeline.PipelineConfig`).
+            ``config`` (a :class:`~pmparse.nlp.pipeline.PipelineConfig`; by default the library's own
+            field model when ``pmparse train --library`` made one, else the bundled one).
 
     Returns:
         The batch summary: one result per input (converted, updated, unchanged, pending or
         failed, with the reason) and the counts.
     """
-    options.setdefault("config", pipeline_config())
+    options.setdefault("config", pipeline_config(library_dir=str(library)))
     return _convert([str(i) for i in inputs], library, **options)

@@ -229,7 +229,7 @@ def test_diff_two_record_files(pending_library, tmp_path):
     lines = result.output.splitlines()
     assert "@@ date @@" in lines and "-2020-02-04" in lines and "+2020-02-03" in lines
     same = runner.invoke(main, ["diff", str(a), str(a)])
-    assert same.exit_code == 0 and same.output == ""
+    assert same.exit_code == 0 and same.output == "no differences: the two records agree on every field\n"
 
 
 def test_diff_usage_errors_exit_two(pending_library, tmp_path):

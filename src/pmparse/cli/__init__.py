@@ -49,6 +49,8 @@ def main() -> None:
 @click.option("--model", "model_dir", type=click.Path(file_okay=False), default=None,
               help="Field model folder  [default: the bundled model].")
 @click.option("--rules-only", is_flag=True, help="Use heading rules only, no field model.")
+@click.option("--base-model", is_flag=True,
+              help="Use the bundled field model even where the library has its own (pmparse train --library).")
 @click.option("--taxonomy", "taxonomy_path", type=click.Path(dir_okay=False, exists=True), default=None,
               help="A taxonomy YAML that extends or replaces the packaged one.")
 @click.option("--force", is_flag=True, help="Rewrite suggestions even when the source did not change.")
@@ -69,13 +71,14 @@ def main() -> None:
               help="Convert templates, READMEs and index pages too (skipped as not incident reports by default).")
 @click.option("--fetch-timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
               help="Longest wait for a URL's server to answer (connect: 10 s, whole download: 120 s)  [default: 30].")
-def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, taxonomy_path, force, errors_path, jobs, progress,
-            url_base, timeout, exclude, all_files, fetch_timeout):
+def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, base_model, taxonomy_path, force, errors_path, jobs,
+            progress, url_base, timeout, exclude, all_files, fetch_timeout):
     """Convert postmortems (files, folders, globs, http(s) URLs, or - for stdin) into draft records.
 
     Sources whose record is up to date are skipped (run the same command again to continue an
     interrupted batch; --force converts them again). Ctrl-C stops cleanly: every record written
-    is complete, the summary is printed and the exit code is 130.
+    is complete, the summary is printed and the exit code is 130. A library with its own field
+    model (pmparse train --library) is converted with it unless --model or --base-model says otherwise.
     """
     from pmparse.batch.convert import convert as run
     from pmparse.batch.inputs import expand_inputs
@@ -86,9 +89,12 @@ def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, taxonomy_pat
 
     try:
         config = pipeline_config(model_dir=model_dir, rules_only=rules_only, taxonomy_path=taxonomy_path,
-                                 warn=lambda message: click.echo(f"warning: {shown(message)}", err=True))
+                                 warn=lambda message: click.echo(f"warning: {shown(message)}", err=True),
+                                 library_dir=library, base_model=base_model)
     except PmparseError as exc:
         _fail_usage(exc)
+    if model_dir is None and config.model_dir and Path(config.model_dir).parent.parent == Path(library):
+        click.echo(f"using the library's own field model ({config.model_dir}); --base-model ignores it", err=True)
     show = sys.stderr.isatty() if progress is None else progress
     bar = None
 
@@ -239,7 +245,10 @@ def diff_command(paths, fmt, patch, color):
 @click.option("--record", "records", multiple=True, metavar="ID", help="Only this record (repeatable).")
 @click.option("--reviewer", default=None, help="Who reviews  [default: $USER, else the account name].")
 @click.option("--color/--no-color", default=None, help="Colour the hunks  [default: on a terminal].")
-def review(library, accept, reject, accept_all, records, reviewer, color):
+@click.option("--order", type=click.Choice(["record", "uncertain"]), default="record", show_default=True,
+              help="Record by record, or the least certain suggestions first, across records (what a review "
+                   "teaches pmparse train --library most).")
+def review(library, accept, reject, accept_all, records, reviewer, color, order):
     """Review pending suggestions field by field, like 'git add -p'.
 
     Without --accept, --reject or --accept-all, asks for each changed field: y accept, n reject,
@@ -255,7 +264,7 @@ def review(library, accept, reject, accept_all, records, reviewer, color):
         # SIGTERM and SIGHUP end a review as Ctrl-C does: the decisions made are kept, the summary shown
         with Interrupts() as interrupts:
             report = run(library, accept=accept, reject=reject, accept_all=accept_all, reviewer=reviewer,
-                         records=records, ask=ask)
+                         records=records, ask=ask, order=order)
     except PmparseError as exc:
         _fail_usage(exc)
     if not interactive:
@@ -382,12 +391,35 @@ def train_categories_command(corpus, gold_files, output, taxonomy_path, label_fi
               help="Also learn from the postmortems the team wrote, fields marked by their writers (corpus/written).")
 @click.option("--written-weight", default=1.0, show_default=True, type=click.FloatRange(min=0.0, min_open=True),
               help="With --written: the weight of each written row (an annotated corpus row weighs 1).")
+@click.option("--library", "library", default=None, type=click.Path(file_okay=False, exists=True),
+              help="Instead: adapt the field model to the records a person reviewed in this library, kept in its "
+                   ".pmparse/model (convert into the library uses it; needs no corpus).")
 def train_command(seed, out, corpus, loso, tune_settings, report_path, rounds, check_floors, update_floors, allow_lower,
                   dataset, boilerplate, holdout, dev, spans, labels, calibrate, calibration_path, written,
-                  written_weight):
-    """Train the field model from annotated content (gold documents excluded), or measure it with --loso."""
-    from pmparse.cli.train_fields import run_train_command
+                  written_weight, library):
+    """Train the field model from annotated content (gold documents excluded), or measure it with --loso.
 
+    With --library LIB: learn from the curator instead. Accepted and edited items are examples of
+    their field, rejected suggestions examples of what a unit is not, a card marked reviewed counts
+    whole (the units it leaves out are no field); untouched drafts count for nothing. Exit 1 when
+    the library holds too few reviewed items (the model convert uses is left as it was).
+    """
+    from pmparse.cli.train_fields import run_library_command, run_train_command
+
+    if library is not None:
+        ctx = click.get_current_context()
+        # the options of corpus training mean nothing here: refused rather than silently ignored
+        given = [option.opts[0] for option in ctx.command.params
+                 if option.name not in ("library", "seed") and isinstance(option, click.Option)
+                 and ctx.get_parameter_source(option.name) != click.core.ParameterSource.DEFAULT]
+        if given:
+            _fail_usage(UsageError(f"expected --library alone, found it with {', '.join(given)}"))
+        try:
+            output, code = run_library_command(library)
+        except PmparseError as exc:
+            _fail_usage(exc)
+        click.echo(output)
+        sys.exit(code)
     try:
         output, code = run_train_command(corpus, out, seed, loso, tune_settings, report_path, check_floors,
                                          update_floors, allow_lower, rounds,

@@ -127,3 +127,34 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
         line, code = floors_verdict(check_floors({v: report[v] for v in VARIANTS}, floors))
         parts.append(line)
     return "\n".join(parts), code
+
+
+def run_library_command(library: str) -> tuple[str, int]:
+    """What ``pmparse train --library`` prints and its exit code (1: too few reviewed items, nothing
+    written).
+
+    Raises:
+        UsageError: not a library folder, or another process writing it.
+        ModelError: the shipped model cannot be read.
+    """
+    from pmparse.training.adapt import MIN_FIELD_ROWS, train_library
+
+    done = train_library(library)
+    rows = done.rows
+    lines = list(rows.notes)
+    taught = (f"{len(rows.docs)} reviewed record(s): {rows.count('field')} field units, {rows.count('none')} "
+              f"units of no field, {rows.count('negative')} rejected")
+    if done.adapted is None:
+        lines.append(f"{taught}; expected at least {MIN_FIELD_ROWS} field units a person accepted, edited or "
+                     "marked reviewed, found too few: no model written, convert keeps the model it uses "
+                     "(review more records, then run this again)")
+        return "\n".join(lines), 1
+    adapted = done.adapted
+    lines.append(f"{taught}; adapted {adapted.model.name} in {adapted.seconds:.0f} s, calibrated on "
+                 + ("the library's own units" if adapted.calibration == "library"
+                    else "the shipped model's held-out sources (too few of the library's units yet)")
+                 + (f"; learnt headings: {', '.join(f'{h!r} -> {f}' for h, f in adapted.headings.items())}"
+                    if adapted.headings else "")
+                 + f"; wrote {done.folder} ({done.size / 1e6:.1f} MB): convert into this library uses it "
+                 "(--base-model: the shipped one)")
+    return "\n".join(lines), 0

@@ -9,6 +9,7 @@ Layout of a library folder::
     LIBRARY/.pmparse/lock                  held by the one process writing the library (write_lock)
     LIBRARY/.pmparse/pending/IL-0001.json  a newer suggestion waiting for review
     LIBRARY/.pmparse/rejected/IL-0001.json suggestions a person rejected (pmparse.review.session)
+    LIBRARY/.pmparse/model/                the library's own field model (pmparse train --library)
 
 A record is rewritten by pmparse only while it is an unreviewed suggestion that nobody edited;
 otherwise a new suggestion goes to ``pending`` and ``pmparse review`` decides.
@@ -565,6 +566,11 @@ class Library:
             pass
         if self._states.pop(f"{kind}/{card_id}", None) is not None:
             self._index_dirty = True
+
+
+def local_model_dir(root: str | Path) -> Path:
+    """Where a library keeps its own field model (``pmparse train --library``; convert uses it)."""
+    return Path(root) / ".pmparse" / "model"
 
 
 def looks_like_library(root: Path) -> bool:

@@ -32,6 +32,10 @@ from pmparse.nlp.components import units as _units  # noqa: F401
 from pmparse.nlp.components.classifier import META_FILE, MODEL_FILE  # noqa: E402
 from pmparse.nlp.tokenizer import GuardedTokenizer
 
+#: A heading table a model folder may carry (``pmparse train --library`` writes one when the
+#: curator's cards name sections the packaged table does not know); used with that model.
+MODEL_HEADINGS = "headings.yaml"
+
 #: Where ``pmparse train`` writes and ``convert`` looks for the field model by default.
 # package data (pyproject), so a wheel installs it: importlib.resources, never the source tree
 DEFAULT_MODEL_DIR = Path(str(resources.files("pmparse") / "models" / "fields"))
@@ -59,15 +63,21 @@ class PipelineConfig:
 
 
 def pipeline_config(model_dir: str | None = None, rules_only: bool = False, taxonomy_path: str | None = None,
-                    headings_path: str | None = None, warn=None) -> PipelineConfig:
+                    headings_path: str | None = None, warn=None, library_dir: str | None = None,
+                    base_model: bool = False) -> PipelineConfig:
     """Resolve what the pipeline is built from.
 
     Args:
-        model_dir: A field model folder; the bundled one when None.
+        model_dir: A field model folder; when None, the library's own model (``library_dir``),
+            else the bundled one.
         rules_only: Use heading rules only.
         taxonomy_path: A taxonomy YAML extending or replacing the packaged one.
-        headings_path: A heading synonym table replacing the packaged one.
+        headings_path: A heading synonym table replacing the packaged one; when None, the
+            chosen model's own (:data:`MODEL_HEADINGS`), when it has one.
         warn: Called with a message when the bundled model is missing and rules are used.
+        library_dir: The library converted into: its own model (``pmparse train --library``,
+            ``LIBRARY/.pmparse/model``) is used when it has one.
+        base_model: Use the bundled model even where the library has its own.
 
     Raises:
         UsageError: ``model_dir`` was given and holds no model.
@@ -83,11 +93,24 @@ def pipeline_config(model_dir: str | None = None, rules_only: bool = False, taxo
             if not (Path(model_dir) / MODEL_FILE).is_file():
                 raise UsageError(f"expected a field model ({MODEL_FILE}), found none", model_dir)
             chosen = str(model_dir)
+        elif library_dir is not None and not base_model and _local_model(library_dir) is not None:
+            chosen = _local_model(library_dir)
         elif (DEFAULT_MODEL_DIR / MODEL_FILE).is_file():
             chosen = str(DEFAULT_MODEL_DIR)
         elif warn is not None:
             warn(f"no field model at {DEFAULT_MODEL_DIR}; using heading rules only (run 'pmparse train')")
+    if headings_path is None and chosen is not None and (Path(chosen) / MODEL_HEADINGS).is_file():
+        # a library's own model carries the headings its curator's cards taught it
+        headings_path = str(Path(chosen) / MODEL_HEADINGS)
     return PipelineConfig(model_dir=chosen, headings_path=headings_path, taxonomy_path=taxonomy_path)
+
+
+def _local_model(library_dir: str) -> str | None:
+    """The folder of a library's own field model, when it has one."""
+    from pmparse.library.store import local_model_dir
+
+    folder = local_model_dir(library_dir)
+    return str(folder) if (folder / MODEL_FILE).is_file() else None
 
 
 def _stamped_files(config: PipelineConfig) -> list[tuple[str, Any]]:

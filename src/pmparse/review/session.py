@@ -50,6 +50,11 @@ class Rejection(BaseModel):
     model: str = Field(description="pmparse version and field model that made it, e.g. '0.1.0/rules'.")
     field: str = Field(description="The card field.")
     value_sha256: str = Field(description="sha256 of the suggested value in canonical JSON.")
+    words_sha256: str | None = Field(
+        default=None,
+        description="sha256 of the value without its confidences (a text field's items: their words and evidence), "
+                    "so the same words suggested again with another confidence (a retrained model) stay rejected. "
+                    "Absent in memories written before it existed.")
     decision: Literal["rejected", "edited"] = Field(description="Rejected, or replaced by the reviewer's edit.")
     by: str = Field(description="Reviewer.")
     at: str = Field(description="ISO 8601 time of the decision.")
@@ -83,11 +88,32 @@ def load_rejections(library: Library, card_id: str) -> Rejections:
         raise RecordError(f"expected a rejection memory (version, rejected), found: {exc}", str(path)) from exc
 
 
+def model_family(version: str) -> str:
+    """A :func:`model_version` without its library suffix: a library's own model
+    (``pmparse-units-v3+lib.1a2b3c4d``, ``pmparse train --library``) is of the family of the model
+    it was adapted from."""
+    return version.split("+lib.", 1)[0]
+
+
+def words_hash(value: Any) -> str:
+    """sha256 of a field value without its items' confidences (:attr:`Rejection.words_sha256`)."""
+    if isinstance(value, list) and all(isinstance(item, dict) and "text" in item for item in value):
+        value = [{k: v for k, v in item.items() if k != "confidence"} for item in value]
+    return value_hash(value)
+
+
 def rejected_check(rejections: Rejections, suggestion: Card) -> Callable[[str, Any], bool]:
-    """``(field, value) -> bool``: was this value rejected for this source and model version?"""
-    keys = {(r.field, r.value_sha256) for r in rejections.rejected
-            if r.sha256 == suggestion.source.sha256 and r.model == model_version(suggestion)}
-    return lambda name, value: (name, value_hash(value)) in keys
+    """``(field, value) -> bool``: was this value rejected for this source and model version?
+
+    The same words at the same place count as the same value whatever their confidence: a person
+    turned the reading down, not its number. A library's own model counts as the model it was adapted from: it learnt from these very
+    rejections, and a curator who turned a value down is not asked about it again because the
+    model that proposes it again was trained on the refusal."""
+    family = model_family(model_version(suggestion))
+    mine = [r for r in rejections.rejected if r.sha256 == suggestion.source.sha256 and model_family(r.model) == family]
+    keys = {(r.field, r.value_sha256) for r in mine}
+    words = {(r.field, r.words_sha256) for r in mine if r.words_sha256}
+    return lambda name, value: (name, value_hash(value)) in keys or (name, words_hash(value)) in words
 
 
 def remember(library: Library, suggestion: Card, name: str, decision: Literal["rejected", "edited"],
@@ -96,7 +122,8 @@ def remember(library: Library, suggestion: Card, name: str, decision: Literal["r
     memory = load_rejections(library, suggestion.id)
     value = card_data(suggestion)[name]
     memory.rejected.append(Rejection(sha256=suggestion.source.sha256, model=model_version(suggestion), field=name,
-                                     value_sha256=value_hash(value), decision=decision, by=by, at=at))
+                                     value_sha256=value_hash(value), words_sha256=words_hash(value),
+                                     decision=decision, by=by, at=at))
     atomic_write(library.state_path("rejected", suggestion.id), memory.model_dump_json(indent=2) + "\n")
 
 
@@ -361,7 +388,7 @@ def scripted(accept: set[str], reject: set[str], accept_all: bool) -> Ask:
 
 def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), reject: tuple[str, ...] | list[str] = (),
            accept_all: bool = False, reviewer: str | None = None, records: tuple[str, ...] | list[str] = (),
-           ask: Ask | None = None, now: Callable[[], str] = _now) -> ReviewReport:
+           ask: Ask | None = None, now: Callable[[], str] = _now, order: str = "record") -> ReviewReport:
     """Walk the pending suggestions of a library field by field and apply each decision at once.
 
     Args:
@@ -374,6 +401,8 @@ def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), re
         records: Only these record ids (all pending records when empty).
         ask: Asks a person about each field (interactive review); None to use the options.
         now: The time of a decision, ISO 8601.
+        order: ``record`` (record by record, in id order) or ``uncertain`` (the least certain
+            suggestion first, across records: :func:`uncertainty`).
 
     Raises:
         UsageError: no library folder, unknown fields, a field both accepted and rejected, no
@@ -382,6 +411,8 @@ def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), re
     """
     root = _library_folder(library_dir)
     accepted, rejected = _fields(accept, "--accept"), _fields(reject, "--reject")
+    if order not in ("record", "uncertain"):
+        raise UsageError(f"expected order 'record' or 'uncertain', found {order!r}")
     if accepted & rejected:
         raise UsageError(f"expected a field to be accepted or rejected, found both for {', '.join(sorted(accepted & rejected))}")
     if ask is None:
@@ -396,12 +427,12 @@ def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), re
         try:
             # a full disk or a record name too long for it: one line naming the file, not a traceback
             with write_errors(root, "the reviewed records"):
-                return _review(library, records, ask, by, now)
+                return _review(library, records, ask, by, now, order)
         finally:
             library.save_index()  # the stamps of the bases a review settled
 
 
-def _review(library: Library, records, ask: Ask, by: str, now: Callable[[], str]) -> ReviewReport:
+def _review(library: Library, records, ask: Ask, by: str, now: Callable[[], str], order: str = "record") -> ReviewReport:
     """The decisions of :func:`review`, with the library's write lock held."""
     ids = pending_ids(library)
     unknown = sorted(set(records) - set(ids))
@@ -411,7 +442,7 @@ def _review(library: Library, records, ask: Ask, by: str, now: Callable[[], str]
         ids = [card_id for card_id in ids if card_id in set(records)]
     report = ReviewReport()
     try:
-        _decide_each(library, ids, ask, by, now, report)
+        _decide_each(library, ids, ask, by, now, report, order)
     except KeyboardInterrupt:
         # every decision is written as it is made: the report says what was done, the rest waits
         report.interrupted = True
@@ -422,52 +453,128 @@ def _review(library: Library, records, ask: Ask, by: str, now: Callable[[], str]
 
 
 def _decide_each(library: Library, ids: list[str], ask: Ask, by: str, now: Callable[[], str],
-                 report: ReviewReport) -> None:
+                 report: ReviewReport, order: str) -> None:
+    plans = []
     for number, card_id in enumerate(ids):
         if report.quit:
             report.still_pending.extend(ids[number:])
             break
+        plan = _plan(library, card_id, ask, report)
+        if plan is None:
+            continue
+        if order == "uncertain":
+            plans.append(plan)  # asked once every record's questions are known
+            continue
         try:
-            entry, suggestion = load_pending(library, card_id)
-            diff = open_diff(library, entry, suggestion)
-            notice = getattr(ask, "notice", None)
-            if notice is not None and not diff.changes and diff.source_changed:
-                notice(diff)  # nothing to ask, but a person should see that the source changed
-            # the facts a changing title says in words are decided with it (compare.link_title)
-            tied = {name for change in diff.changes for name in change.linked}
-            questions = [change for change in diff.changes if change.field not in tied]
-            for position, change in enumerate(questions, 1):
-                decision = ask(diff, change, position, len(questions))
-                if decision.action == "quit":
-                    report.quit = True
+            for position, change in enumerate(plan[2], 1):
+                if not _ask_one(library, plan, change, ask, position, len(plan[2]), by, now, report):
                     break
-                for name in [change.field, *change.linked]:
-                    edited = decision.action == "edit" and name == change.field
-                    action = "accept" if decision.action == "edit" and not edited else decision.action
-                    if action in ("accept", "edit"):
-                        # on an amended source this moves the record onto the new text; the
-                        # fields still asked about differ in their words, so they stay open
-                        accept_field(library, library.entries[card_id], suggestion, name, by, now(),
-                                     decision.value if edited else None, edited=edited)
-                    elif action == "reject":
-                        reject_field(library, suggestion, name, by, now())
-                    report.outcomes.append(Outcome(card_id, name, action))
-            done = finish_if_done(library, card_id, suggestion)
-            if library.entries[card_id].sha256 == suggestion.source.sha256:
-                # same words found elsewhere in an amended source: they moved with the record
-                # (an accept moved it, or every field was decided); else they wait with it
-                report.outcomes.extend(Outcome(card_id, name, "settled") for name in diff.moved)
-            if not done:
-                report.still_pending.append(card_id)
+            _close(library, plan, report)
         except RecordError as exc:
-            report.errors.append(str(exc))
-            if library.state_path("pending", card_id).is_file():
-                # a record hand-edited into invalid YAML: the suggestion stays on disk and counts,
-                # so a person can repair the record and review it then (nothing is lost)
-                report.still_pending.append(card_id)
-                show = getattr(ask, "broken", None)
-                if show is not None:
-                    show(card_id, str(exc), library.read_state("pending", card_id))
+            _broken(library, card_id, exc, ask, report)
+    if plans:
+        # the least certain suggestion first, whichever record it is in: a review cut short has
+        # then decided what the model knew least (what pmparse train --library learns most from)
+        questions = sorted(((uncertainty(plan[1].suggestion, change), n, plan, change)
+                            for n, plan in enumerate(plans) for change in plan[2]), key=lambda q: q[:2])
+        failed: set[str] = set()
+        for position, (_, _, plan, change) in enumerate(questions, 1):
+            if plan[0] in failed:
+                continue
+            try:
+                if not _ask_one(library, plan, change, ask, position, len(questions), by, now, report):
+                    break
+            except RecordError as exc:
+                failed.add(plan[0])
+                _broken(library, plan[0], exc, ask, report)
+        for plan in plans:
+            if plan[0] not in failed:
+                try:
+                    _close(library, plan, report)
+                except RecordError as exc:
+                    _broken(library, plan[0], exc, ask, report)
+
+
+def uncertainty(suggestion: Card, change: FieldChange) -> float:
+    """How sure pmparse is of a suggested field: the least confidence of its items (text fields)
+    or of its support (facts, tags); 1.0 when nothing says."""
+    data = card_data(suggestion)
+    value = data.get(change.field)
+    if isinstance(value, list) and value and isinstance(value[0], dict):
+        return min(float(item.get("confidence", 1.0)) for item in value)
+    keys = [change.field] + [f"{change.field}.{v}" for v in value] if isinstance(value, list) else [change.field]
+    found = [suggestion.support[key].confidence for key in keys if key in suggestion.support]
+    return min(found) if found else 1.0
+
+
+def _plan(library: Library, card_id: str, ask: Ask, report: ReviewReport):
+    """``(card_id, diff, questions, suggestion)`` of one pending record, or None when it cannot be
+    read (the error is reported, the suggestion kept)."""
+    try:
+        entry, suggestion = load_pending(library, card_id)
+        diff = open_diff(library, entry, suggestion)
+    except RecordError as exc:
+        _broken(library, card_id, exc, ask, report)
+        return None
+    notice = getattr(ask, "notice", None)
+    if notice is not None and not diff.changes and diff.source_changed:
+        notice(diff)  # nothing to ask, but a person should see that the source changed
+    # the facts a changing title says in words are decided with it (compare.link_title)
+    tied = {name for change in diff.changes for name in change.linked}
+    return card_id, diff, [change for change in diff.changes if change.field not in tied], suggestion
+
+
+def _ask_one(library: Library, plan, change: FieldChange, ask: Ask, position: int, total: int, by: str,
+             now: Callable[[], str], report: ReviewReport) -> bool:
+    """Ask about one field and apply the answer at once; False when the reviewer quits.
+
+    Raises:
+        RecordError: the record cannot be read or written.
+    """
+    card_id, diff, _, suggestion = plan
+    decision = ask(diff, change, position, total)
+    if decision.action == "quit":
+        report.quit = True
+        return False
+    for name in [change.field, *change.linked]:
+        edited = decision.action == "edit" and name == change.field
+        action = "accept" if decision.action == "edit" and not edited else decision.action
+        if action in ("accept", "edit"):
+            # on an amended source this moves the record onto the new text; the fields still
+            # asked about differ in their words, so they stay open
+            accept_field(library, library.entries[card_id], suggestion, name, by, now(),
+                         decision.value if edited else None, edited=edited)
+        elif action == "reject":
+            reject_field(library, suggestion, name, by, now())
+        report.outcomes.append(Outcome(card_id, name, action))
+    return True
+
+
+def _close(library: Library, plan, report: ReviewReport) -> None:
+    """Settle a record whose questions were asked (or leave it pending).
+
+    Raises:
+        RecordError: the record cannot be read any more.
+    """
+    card_id, diff, _, suggestion = plan
+    done = finish_if_done(library, card_id, suggestion)
+    if library.entries[card_id].sha256 == suggestion.source.sha256:
+        # same words found elsewhere in an amended source: they moved with the record (an accept
+        # moved it, or every field was decided); else they wait with it
+        report.outcomes.extend(Outcome(card_id, name, "settled") for name in diff.moved)
+    if not done:
+        report.still_pending.append(card_id)
+
+
+def _broken(library: Library, card_id: str, exc: RecordError, ask: Ask | None, report: ReviewReport) -> None:
+    report.errors.append(str(exc))
+    if library.state_path("pending", card_id).is_file():
+        # a record hand-edited into invalid YAML: the suggestion stays on disk and counts, so a
+        # person can repair the record and review it then (nothing is lost)
+        report.still_pending.append(card_id)
+        show = getattr(ask, "broken", None)
+        if show is not None:
+            show(card_id, str(exc), library.read_state("pending", card_id))
 
 
 def diff_paths(paths: list[str] | tuple[str, ...]) -> DiffReport:

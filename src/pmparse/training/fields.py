@@ -333,6 +333,10 @@ def train(root: Path, out: Path, gold_dir: Path = GOLD_DIR, seed: int = 0,
         extra["calibration"] = calibration["knots"]
         extra["calibration_figures"] = calibration.get("figures", {})
     save(result, Path(out), extra)
+    # how firmly these rows hold each weight: pmparse train --library adapts the model with it
+    from pmparse.training.curvature import save_curvature
+
+    save_curvature(Path(out), result.model, examples)
     return result
 
 
