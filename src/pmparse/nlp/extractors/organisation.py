@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from pmparse.ingest.read import is_url
+from pmparse.nlp.extractors.organisation_words import refused
 from pmparse.nlp.extractors.titles import locate
 from pmparse.rules.taxonomy import OrganisationsFile, load_organisations
 
@@ -122,7 +123,23 @@ def name_from_host(host: str) -> str | None:
 def find_organisation(text: str, body_start: int = 0, location: str = "", title: tuple[str, list] | None = None,
                       front: dict | None = None, front_region: tuple[int, int] | None = None,
                       gazetteer_path: str | None = None, meta: dict | None = None) -> Fact | None:
-    """Who ran the failing service and wrote the report.
+    """Who ran the failing service and wrote the report, by the rules alone (the facts component
+    ranks these rules' findings among other candidates: :mod:`pmparse.nlp.extractors.organisation_rank`).
+
+    The rules below, then a last check: a value that is never an organisation (a weekday, a role,
+    a heading word, a file name, a tool named without being stated as the publisher:
+    :func:`~pmparse.nlp.extractors.organisation_words.refused`) gives None.
+    """
+    fact = _cascade(text, body_start, location, title, front, front_region, gazetteer_path, meta)
+    if fact is not None and refused(fact["value"], fact["origin"]):
+        return None
+    return fact
+
+
+def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[str, list] | None = None,
+             front: dict | None = None, front_region: tuple[int, int] | None = None,
+             gazetteer_path: str | None = None, meta: dict | None = None) -> Fact | None:
+    """Who ran the failing service and wrote the report, by the first rule that names one.
 
     Evidence in order of trust: front matter (``organisation``, ``company`` ...), the source URL
     when its host or forge account belongs to a gazetteer organisation, self-references ("At
@@ -184,7 +201,7 @@ def find_organisation(text: str, body_start: int = 0, location: str = "", title:
             # a dot before white space ends the sentence, and the name ("© 2031 Acme Ltd. All rights
             # reserved" is Acme Ltd's)
             name = re.split(r"\.\s", match.group("n"), maxsplit=1)[0].rstrip(".")
-            if name.split()[0] in _NOT_NAMES:
+            if name.split()[0] in _NOT_NAMES or refused(name, "self_reference"):
                 continue
             entry = gaz.by_alias.get(name.lower())
             return {"value": entry.name if entry else name,
@@ -261,6 +278,8 @@ def find_organisation(text: str, body_start: int = 0, location: str = "", title:
         # nobody speaks: a summary of someone else's incident is about the one its title names,
         # unless the text names one organisation again and again (a status note about its own hosts)
         subject = _title_subject(gaz, text, body_start, title)
+        if subject is not None and refused(subject["value"], subject["origin"]):
+            subject = None  # a heading word or a tool the title names is nobody's report
     best = max(scores, key=lambda name: (scores[name], -min(s for s, _ in evidence[name]))) if scores else None
     known_subject = subject is not None and gaz.by_alias.get(subject["value"].lower()) is not None
     if subject is not None and (best is None or subject["value"] == best or (scores[best] < 2 and known_subject)
@@ -450,7 +469,7 @@ def _named_team(gaz: _Gazetteer, text: str, body_start: int) -> Fact | None:
     counts: dict[str, list[tuple[int, int]]] = {}
     for match in _TEAM.finditer(text, body_start, min(len(text), body_start + 30000)):
         name = match.group("n").rstrip(".")
-        if name.split()[0] in _NOT_NAMES:
+        if name.split()[0] in _NOT_NAMES or refused(name, "self_reference"):
             continue
         counts.setdefault(name, []).append(match.span("n"))
     if not counts:
