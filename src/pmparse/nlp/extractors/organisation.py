@@ -217,12 +217,39 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
             return {"value": entry.name if entry else site, "evidence": locate(text, site, (body_start, len(text))),
                     "confidence": 0.7, "origin": "html_meta"}
     # mentions of known organisations: names, hosts, site names
+    scores, evidence = mentions(gaz, text, body_start, front_region, title)
+    subject = None
+    if title and title[0] and not _speaks(text[body_start:body_start + 30000]):
+        # nobody speaks: a summary of someone else's incident is about the one its title names,
+        # unless the text names one organisation again and again (a status note about its own hosts)
+        subject = _title_subject(gaz, text, body_start, title)
+        if subject is not None and refused(subject["value"], subject["origin"]):
+            subject = None  # a heading word or a tool the title names is nobody's report
+    best = max(scores, key=lambda name: (scores[name], -min(s for s, _ in evidence[name]))) if scores else None
+    known_subject = subject is not None and gaz.by_alias.get(subject["value"].lower()) is not None
+    if subject is not None and (best is None or subject["value"] == best or (scores[best] < 2 and known_subject)
+                                or scores[best] < 1):
+        return subject
+    if best is None:
+        return _named_team(gaz, text, body_start) or guessed
+    score = scores[best]
+    others = sum(v for k, v in scores.items() if k != best)
+    confidence = min(0.9, 0.55 + 0.08 * score) * (score / (score + others))
+    return {"value": best, "evidence": sorted(evidence[best])[:3], "confidence": round(confidence, 3),
+            "origin": "text"}
+
+
+def mentions(gaz: _Gazetteer, text: str, body_start: int, front_region: tuple[int, int] | None,
+             title: tuple[str, list] | None, providers: bool = False) -> tuple[dict[str, float], dict[str, list]]:
+    """Mentions of the table's organisations: names, hosts, site names, products (at half weight) and
+    owners of linked repositories, a title's at double weight, as ``(score by name, evidence by name)``.
+    A provider's mentions count only when ``providers`` is set (the candidate ranker weighs them itself)."""
     scores: dict[str, float] = {}
     evidence: dict[str, list[tuple[int, int]]] = {}
     title_spans = title[1] if title else []
 
     def add(entry, weight: float, span: tuple[int, int]) -> None:
-        if entry.provider:
+        if entry.provider and not providers:
             return
         scores[entry.name] = scores.get(entry.name, 0.0) + weight
         evidence.setdefault(entry.name, []).append(span)
@@ -273,25 +300,7 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
             weight = 0.5 if alias in entry.products and alias not in entry.aliases and alias != entry.name else (
                 1.5 if alias in entry.sites else 1.0)
             add(entry, 2 * weight if in_title else weight, span)
-    subject = None
-    if title and title[0] and not _speaks(text[body_start:body_start + 30000]):
-        # nobody speaks: a summary of someone else's incident is about the one its title names,
-        # unless the text names one organisation again and again (a status note about its own hosts)
-        subject = _title_subject(gaz, text, body_start, title)
-        if subject is not None and refused(subject["value"], subject["origin"]):
-            subject = None  # a heading word or a tool the title names is nobody's report
-    best = max(scores, key=lambda name: (scores[name], -min(s for s, _ in evidence[name]))) if scores else None
-    known_subject = subject is not None and gaz.by_alias.get(subject["value"].lower()) is not None
-    if subject is not None and (best is None or subject["value"] == best or (scores[best] < 2 and known_subject)
-                                or scores[best] < 1):
-        return subject
-    if best is None:
-        return _named_team(gaz, text, body_start) or guessed
-    score = scores[best]
-    others = sum(v for k, v in scores.items() if k != best)
-    confidence = min(0.9, 0.55 + 0.08 * score) * (score / (score + others))
-    return {"value": best, "evidence": sorted(evidence[best])[:3], "confidence": round(confidence, 3),
-            "origin": "text"}
+    return scores, evidence
 
 
 def _provider_speaks(gaz: _Gazetteer, text: str, body_start: int, title: tuple[str, list] | None) -> Fact | None:
