@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 
 from pmparse.ingest.read import is_url
 from pmparse.nlp.extractors.organisation_words import refused
+from pmparse.nlp.extractors.publisher_cues import customers_brand
 from pmparse.nlp.extractors.titles import locate
 from pmparse.rules.taxonomy import OrganisationsFile, load_organisations
 
@@ -210,6 +211,11 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
     spoken = _provider_speaks(gaz, text, body_start, title)
     if spoken is not None:
         return spoken
+    brand = customers_brand(text, body_start)
+    if brand is not None and not refused(brand[0]):
+        entry = gaz.by_alias.get(brand[0].lower())
+        return {"value": entry.name if entry else brand[0], "evidence": [brand[1]], "confidence": 0.6,
+                "origin": "product"}
     site = (meta or {}).get("sitename")
     if site:
         entry = gaz.by_alias.get(site.lower())
