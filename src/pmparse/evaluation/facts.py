@@ -462,17 +462,18 @@ def source_table(scores: dict, unlabelled: bool = False) -> str:
     for each manifest source no labelled card comes from yet."""
     lines = ["| source | " + " | ".join(h for h, _ in _SOURCE_COLUMNS) + " |",
              "|---" * (len(_SOURCE_COLUMNS) + 1) + "|"]
-    if unlabelled:
-        from pmparse.evaluation.corpus import load_manifest
 
-        for name in sorted(set(load_manifest().sources) - set(scores.get("per_source", {}))):
-            lines.append(f"| {name} | 0 | " + " | ".join("-" for _ in _SOURCE_COLUMNS[1:]) + " |")
     for name, figures in scores.get("per_source", {}).items():
         cells = []
         for _, key in _SOURCE_COLUMNS:
             value = figures.get(key)
             cells.append("-" if value is None else (str(value) if isinstance(value, int) else f"{value:.2f}"))
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    if unlabelled:
+        from pmparse.evaluation.corpus import load_manifest
+
+        for name in sorted(set(load_manifest().sources) - set(scores.get("per_source", {}))):
+            lines.append(f"| {name} (not labelled yet) | 0 | " + " | ".join("-" for _ in _SOURCE_COLUMNS[1:]) + " |")
     return "\n".join(lines)
 
 
