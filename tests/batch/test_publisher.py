@@ -61,10 +61,20 @@ def test_a_folders_consensus_is_offered_to_its_cards_naming_none(tmp_path):
     assert offered.support["organisation"].origin == "folder"
     assert offered.support["organisation"].confidence < cards["a0.md"].support["organisation"].confidence
     warned = [w for r in report.results for w in r.warnings if "offered from this folder" in w]
-    assert len(warned) == 1 and "3 of 4" in warned[0]
+    assert len(warned) == 1 and "3 of 3" in warned[0]
 
 
-def test_no_consensus_without_most_of_the_folder(tmp_path):
-    _write(tmp_path / "in", 3, 3)
+def test_no_consensus_without_enough_of_the_folder(tmp_path):
+    _write(tmp_path / "in", 2, 3)
     convert([str(tmp_path / "in")], tmp_path / "lib")
     assert _cards(tmp_path / "lib")["z0.md"].organisation is None
+
+
+def test_results_stay_in_input_order_and_earlier_cards_are_not_offered_it(tmp_path):
+    _write(tmp_path / "in", 3, 0)
+    (tmp_path / "in" / "0.md").write_text(_UNNAMED, encoding="utf-8")  # read before the consensus forms
+    (tmp_path / "in" / "z.md").write_text(_UNNAMED.replace("slow", "late"), encoding="utf-8")
+    report = convert([str(tmp_path / "in")], tmp_path / "lib")
+    assert [r.input.rsplit("/", 1)[-1] for r in report.results] == ["0.md", "a0.md", "a1.md", "a2.md", "z.md"]
+    cards = _cards(tmp_path / "lib")
+    assert cards["0.md"].organisation is None and cards["z.md"].organisation == "Zorbq Labs"

@@ -319,7 +319,6 @@ class _Publishers:
         self.organisation = organisation
         self.settings: dict = {}
         self.consensus = publisher.Consensus()
-        self.waiting: list[tuple[Task, Outcome]] = []
 
     def _cards(self, outcome: Outcome) -> list[str]:
         return [outcome.card_json] if outcome.card_json else [card for _, card, _ in outcome.entries]
@@ -342,16 +341,6 @@ class _Publishers:
             name, origin, confidence = found[0].organisation, "setting", 0.95
         return self._map(outcome, lambda card: publisher.with_organisation(card, name, origin, confidence))
 
-    def defer(self, task: Task, outcome: Outcome) -> bool:
-        """Hold back a file's cards when one names no publisher: the folder's consensus is known
-        only when its other cards are stored."""
-        if outcome.kind != "card" or task.location == "-" or is_url(task.location):
-            return False
-        if all(publisher.organisation_of(card)[0] for card in self._cards(outcome)):
-            return False
-        self.waiting.append((task, outcome))
-        return True
-
     def count(self, outcome: Outcome, results: list[FileResult]) -> None:
         """Count the stored cards of an outcome towards their folder's consensus."""
         if outcome.kind != "card":
@@ -361,28 +350,27 @@ class _Publishers:
                 name, confidence = publisher.organisation_of(card)
                 self.consensus.add(result.input, name, confidence, Path(result.record).stem)
 
-    def deferred(self) -> Iterator[tuple[Task, Outcome]]:
-        """The held-back outcomes, each card naming none offered its folder's consensus."""
-        pending: dict[str, int] = {}
-        for task, _ in self.waiting:
-            folder = publisher.folder_of(task.location)
-            pending[folder] = pending.get(folder, 0) + 1
-        for task, outcome in self.waiting:
-            offer = self.consensus.offer(task.location, pending[publisher.folder_of(task.location)])
-            if offer is None:
-                yield task, outcome
-                continue
-            name, ids, total = offer
+    def offer(self, task: Task, outcome: Outcome) -> Outcome:
+        """The outcome with its folder's consensus offered to its cards that name no publisher
+        (a folder whose earlier cards in this batch mostly name one)."""
+        if outcome.kind != "card" or task.location == "-" or is_url(task.location):
+            return outcome
+        if all(publisher.organisation_of(card)[0] for card in self._cards(outcome)):
+            return outcome
+        offer = self.consensus.offer(task.location)
+        if offer is None:
+            return outcome
+        name, ids, total = offer
 
-            def change(card: str) -> str:
-                if publisher.organisation_of(card)[0]:
-                    return card
-                return publisher.with_organisation(card, name, "folder", publisher.OFFERED_CONFIDENCE)
+        def change(card: str) -> str:
+            if publisher.organisation_of(card)[0]:
+                return card
+            return publisher.with_organisation(card, name, "folder", publisher.OFFERED_CONFIDENCE)
 
-            note = (f"organisation {name} offered from this folder's other cards: {len(ids)} of {total} name it "
-                    f"({', '.join(ids[:5])}{' ...' if len(ids) > 5 else ''}); their evidence is its evidence")
-            changed = self._map(outcome, change)
-            yield task, dataclasses.replace(changed, warnings=tuple(changed.warnings) + (note,))
+        note = (f"organisation {name} offered from this folder's other cards: {len(ids)} of {total} name it "
+                f"({', '.join(ids[:5])}{' ...' if len(ids) > 5 else ''}); their evidence is its evidence")
+        changed = self._map(outcome, change)
+        return dataclasses.replace(changed, warnings=tuple(changed.warnings) + (note,))
 
 
 def convert(
@@ -442,8 +430,8 @@ def convert(
             costs a worker's start-up (about a second).
         organisation: The publisher of every card of the batch (origin ``batch``). Without it, a
             ``.pmparse.yaml`` with ``organisation: NAME`` in a file's folder or above names it
-            (origin ``setting``), and a folder's consensus is offered to its cards naming none
-            (:mod:`pmparse.batch.publisher`); those cards are stored after the folder's others.
+            (origin ``setting``), and a folder's consensus, once its earlier cards in the batch
+            form one, is offered to its later cards naming none (:mod:`pmparse.batch.publisher`).
 
     With ``jobs > 1`` workers are started with multiprocessing's ``forkserver`` method (``spawn``
     where there is none), so a script calling this needs the usual ``if __name__ == "__main__":``
@@ -501,11 +489,7 @@ def convert(
                         interrupts.check()
 
                     for task, outcome in runner.map(tasks):
-                        outcome = publishers.state(task, outcome)
-                        if not publishers.defer(task, outcome):
-                            emit(task, outcome)
-                    for task, outcome in publishers.deferred():
-                        emit(task, outcome)
+                        emit(task, publishers.offer(task, publishers.state(task, outcome)))
                     finished = True
                 except KeyboardInterrupt:
                     report.interrupted = True

@@ -5,11 +5,12 @@ curator writes once, and a folder's consensus offered to its cards that name non
 - A ``.pmparse.yaml`` file in a source's folder, or in a folder above it, with ``organisation:
   NAME`` names the publisher of every card made from a file below it (origin ``setting``); the
   nearest file wins, and the batch option wins over it.
-- Otherwise, when most cards of one folder in this batch name the same publisher with good
-  confidence (at least :data:`CONSENSUS_CARDS` cards, more than half of the folder's, each at
-  :data:`CONSENSUS_CONFIDENCE` or more), that publisher is offered to the folder's cards that name
-  none, at confidence :data:`OFFERED_CONFIDENCE` (origin ``folder``), with a warning naming the
-  cards it comes from: their evidence is the evidence.
+- Otherwise, when most cards of one folder stored so far in this batch name the same publisher
+  with good confidence (at least :data:`CONSENSUS_CARDS` cards, more than half of them, each at
+  :data:`CONSENSUS_CONFIDENCE` or more), that publisher is offered to the folder's next cards that
+  name none, at confidence :data:`OFFERED_CONFIDENCE` (origin ``folder``), with a warning naming
+  the cards it comes from: their evidence is the evidence. Results stay in input order, so a card
+  read before its folder's consensus forms is not offered it (a ``.pmparse.yaml`` covers those).
 
 The folder a file sits in says nothing by its name (see docs/facts-and-tags.md); these are what a
 curator states, or what the folder's own texts say.
@@ -107,15 +108,15 @@ class Consensus:
         if organisation and confidence >= CONSENSUS_CONFIDENCE:
             self.named.setdefault(folder, {}).setdefault(organisation, []).append(card_id)
 
-    def offer(self, location: str, waiting: int = 0) -> tuple[str, list[str], int] | None:
-        """The publisher most cards of the folder of ``location`` name, the ids of those cards and
-        the folder's count (``waiting`` cards not yet counted included), or None."""
+    def offer(self, location: str) -> tuple[str, list[str], int] | None:
+        """The publisher most cards of the folder of ``location`` stored so far name, the ids of
+        those cards and the folder's count, or None."""
         folder = folder_of(location)
         counts = self.named.get(folder, {})
         if not counts:
             return None
         name, ids = max(counts.items(), key=lambda kv: len(kv[1]))
-        total = self.totals.get(folder, 0) + waiting
+        total = self.totals.get(folder, 0)
         if len(ids) >= CONSENSUS_CARDS and len(ids) * 2 > total:
             return name, ids, total
         return None

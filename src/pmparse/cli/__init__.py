@@ -51,7 +51,8 @@ def main() -> None:
 @click.option("--organisation", default=None, metavar="NAME",
               help="The publisher of every report of this batch. Without it, a .pmparse.yaml file with "
                    "'organisation: NAME' in a report's folder (or above) names it, and a publisher most of a "
-                   "folder's cards name is offered to its cards that name none (lower confidence, with a warning).")
+                   "folder's earlier cards name is offered to its later cards that name none (lower confidence, "
+                   "with a warning).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
               help="Longest the analysis of one input may take; it then fails as 'timeout'  [default: 600].")
 @click.option("--exclude", "exclude", multiple=True, metavar="GLOB",
