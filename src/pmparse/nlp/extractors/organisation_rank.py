@@ -55,7 +55,8 @@ _DEPENDENCY = re.compile(r"(?:\b(?:on|using|via|from|with|through|by|to|into|at|
 #: Words after a name that make it the subject of what happened.
 _SUBJECT = re.compile(r"^(?:'s|’s|\s+(?:was|were|is|are|had|has|experienced|suffered|saw|went|team|users|customers"
                       r"|engineers|infrastructure|service|services|platform|site|status))\b")
-_SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+|\n\s*(?:[-*+#>|]+\s*)?|\|\s*)$")
+# bounded runs: the pattern is searched in a few characters, but must stay linear on any text
+_SENTENCE_START = re.compile(r"(?:^|[.!?:][ \t\n]{1,4}|\n[ \t]{0,4}(?:[-*+#>|]{1,3}[ \t]{0,2})?|\|[ \t]{0,2})$")
 
 
 @dataclass

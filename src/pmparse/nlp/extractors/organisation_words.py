@@ -15,11 +15,12 @@ from pmparse.rules.taxonomy import load_not_organisations
 
 #: Origins that state the publisher outright: a tool's name is its publisher only from these.
 STATED = ("front_matter", "url", "self_reference", "setting", "batch")
-#: A value shaped like a file name: a date or number joined to a word by "_", or a file extension
-#: (a "/", a "\\", an "_" or a leading "20150527-" marks one too: no publisher writes its name so).
-_FILE_NAME = re.compile(r"\d{4,}[_-]?\w*_\w+|\w+_\d{4,}|\S+\.(?:md|markdown|txt|html?|qmd|erb|rst|ya?ml|json|log|pdf|py)",
-                        re.IGNORECASE)
-_TEAM = re.compile(r"\s+(?:team|teams|group|crew|rotation)$", re.IGNORECASE)
+#: A value shaped like a file name: a file extension (a "/", a "\\", an "_" or a leading
+#: "20150527-" marks one too: no publisher writes its name so).
+_FILE_NAME = re.compile(r"\S+\.(?:md|markdown|txt|html?|qmd|erb|rst|ya?ml|json|log|pdf|py)", re.IGNORECASE)
+_FILE_MARK = re.compile(r"[/\\_]|^\d{6,}-")
+# the look-behind starts a match only at a run of white space's first character: linear time
+_TEAM = re.compile(r"(?<!\s)\s+(?:team|teams|group|crew|rotation)$", re.IGNORECASE)
 
 
 @functools.lru_cache(maxsize=1)
@@ -53,7 +54,7 @@ def refused(value: str | None, origin: str = "text") -> str | None:
         return "weekday or month"
     if folded in common or _TEAM.sub("", folded) in common:
         return "role or heading word"
-    if _FILE_NAME.fullmatch(name) or re.search(r"[/\\_]|^\d{6,}-", name):
+    if _FILE_NAME.fullmatch(name) or _FILE_MARK.search(name):
         return "file name"
     if folded in tools and origin not in STATED:
         return "tool"
