@@ -32,6 +32,7 @@ name / title phrase) for titles.
 
 from __future__ import annotations
 
+import bisect
 import json
 import logging
 import math
@@ -370,8 +371,14 @@ class Tagger:
         if not units:
             return
         text = doc_text(doc)
-        cues = [Counter(key for group in CATEGORY_GROUPS if group in self.matchers.groups
-                        for key, _, _ in self.matchers.matches(doc, group, s, e)) for s, e in units]
+        # the document's cue matches once, then each unit's (a scan per unit cost a fifth of the pipeline)
+        found = sorted((m for group in CATEGORY_GROUPS if group in self.matchers.groups
+                        for m in self.matchers.matches(doc, group)), key=lambda m: (m[1], m[2]))
+        starts = [start for _, start, _ in found]
+        cues = []
+        for s, e in units:
+            lo, hi = bisect.bisect_left(starts, s), bisect.bisect_left(starts, e)
+            cues.append(Counter(key for key, start, end in found[lo:hi] if end <= e))
         rows = [(text[s:e], text[s:e], cue_string(c, c)) for (s, e), c in zip(units, cues)]
         probs = self.model.predict_rows(rows)
         for key in list(tags):
