@@ -313,9 +313,9 @@ def measure(gold_files=None, corpus: str | None = None, config=None,
         ``_organisation_text_only``, ``_names_publisher`` and the organisation candidates of both
         views (``_candidates``, ``_candidates_text``) added.
     """
-    from pmparse.evaluation.corpus import corpus_root, load_manifest, source_url
+    from pmparse.evaluation.corpus import corpus_root, load_manifest
     from pmparse.evaluation.gold_cards import read_gold
-    from pmparse.ingest.read import ingest
+    from pmparse.nlp.extractors.organisation_rank import collecting
     from pmparse.nlp.pipeline import get, pipeline_config
 
     root = corpus_root(corpus)
@@ -325,14 +325,14 @@ def measure(gold_files=None, corpus: str | None = None, config=None,
     rows = read_gold(gold_files, root)
     pairs = []
     text_only: list[tuple[dict, str | None, bool]] = []
-    for row in rows:
-        source = ingest(str(root / row["path"]))
+    with collecting():
+        converted = [_converted(nlp, root, row, manifest) for row in rows]
+    for row, (source, card, organisation, cands, cands_text) in zip(rows, converted):
         group = groups.get(row["path"].split("/", 1)[0], row["path"].split("/", 1)[0])
-        card, organisation, *views = convert_views(nlp, source, source_url(row["path"], manifest))
         gold = dict(row.get("card", {}))
         gold["_source"] = row["path"].split("/", 1)[0]
         gold["_group"] = group
-        gold["_candidates"], gold["_candidates_text"] = views
+        gold["_candidates"], gold["_candidates_text"] = cands, cands_text
         if gold.get("title_span"):
             with open(root / row["path"], encoding="utf-8", newline="") as handle:
                 raw = handle.read()
@@ -352,6 +352,15 @@ def measure(gold_files=None, corpus: str | None = None, config=None,
     scores["per_source"] = {name: _scores([pairs[i] for i in rows], [text_only[i] for i in rows])
                             for name, rows in sorted(by_source.items())}
     return scores, pairs
+
+
+def _converted(nlp, root, row: dict, manifest) -> tuple:
+    """``(source, card, organisation from the text alone, candidates, candidates text alone)`` of a line."""
+    from pmparse.evaluation.corpus import source_url
+    from pmparse.ingest.read import ingest
+
+    source = ingest(str(root / row["path"]))
+    return (source, *convert_views(nlp, source, source_url(row["path"], manifest)))
 
 
 def _held_out_organisations(pairs: list[tuple[dict, Card]], text_only: list[tuple[dict, str | None, bool]]):

@@ -31,7 +31,7 @@ from pmparse.nlp.extractors.organisation import (  # noqa: F401
     find_organisation,
     name_from_host,
 )
-from pmparse.nlp.extractors.organisation_rank import candidates, choose, load_ranker
+from pmparse.nlp.extractors.organisation_rank import candidates, choose, load_ranker, wanted
 from pmparse.nlp.extractors.titles import document_title, locate  # noqa: F401
 from pmparse.nlp.lines import doc_text
 from pmparse.rules.headings import normalise_heading
@@ -346,10 +346,15 @@ def extract_facts(doc: Doc, gazetteer_path: str | None = None) -> dict[str, Fact
     if title is not None:
         facts["source_title"] = {"value": title[0], "evidence": title[1], "confidence": 0.9,
                                  "origin": "front_matter" if front.get("title") or front.get("name") else "text"}
-    # every name the document offers, ranked; kept on the doc for the evaluation's held-out ranking
-    cands = candidates(text, body, url, title, front, region, gazetteer_path, doc.user_data.get("pmparse_meta"))
-    doc.user_data["pmparse_org_candidates"] = cands
-    org = choose(cands, load_ranker())
+    ranker = load_ranker()
+    if wanted(ranker):
+        # every name the document offers, ranked; kept on the doc for the evaluation's held-out ranking
+        cands = candidates(text, body, url, title, front, region, gazetteer_path, doc.user_data.get("pmparse_meta"))
+        doc.user_data["pmparse_org_candidates"] = cands
+        org = choose(cands, ranker)
+    else:
+        # no ranker shipped: the rules' choice, without listing the candidates
+        org = find_organisation(text, body, url, title, front, region, gazetteer_path, doc.user_data.get("pmparse_meta"))
     if org is not None:
         facts["organisation"] = org
     date = find_incident_date(text, body, location, timelines, front, region, title)

@@ -19,6 +19,8 @@ below which no candidate is good enough (the card then names none). Training is
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import json
 import math
@@ -246,6 +248,27 @@ def _describe(cand: Candidate, gaz, text: str, body_start: int, limit: int, titl
 
 
 # --- the model ------------------------------------------------------------------------------
+
+#: Whether the facts component lists candidates even without a ranker (the evaluation and
+#: training ask for them; a plain conversion without a shipped model need not pay for them).
+_COLLECT: contextvars.ContextVar[bool] = contextvars.ContextVar("pmparse_collect_candidates", default=False)
+
+
+@contextlib.contextmanager
+def collecting():
+    """Within this block the facts component keeps every document's candidates
+    (``doc.user_data["pmparse_org_candidates"]``) whether or not a ranker is shipped."""
+    token = _COLLECT.set(True)
+    try:
+        yield
+    finally:
+        _COLLECT.reset(token)
+
+
+def wanted(ranker: "Ranker | None") -> bool:
+    """Whether candidates are needed: a ranker chooses among them, or :func:`collecting` asks."""
+    return ranker is not None or _COLLECT.get()
+
 
 
 @dataclass(frozen=True)
