@@ -249,8 +249,11 @@ class OrganisationEntry(BaseModel):
                                                                   "number, mark the organisation's own report.")
     provider: bool = Field(default=False, description="A vendor many reports mention as a dependency: "
                                                       "a mention alone is weak evidence that it wrote the report.")
+    reference_domains: list[str] = Field(default_factory=list, description="Hosts of reference pages other "
+                                         "reports link to ('wikipedia.org'): a markdown link there whose words "
+                                         "name something else cites a page, it does not name the organisation.")
 
-    @field_validator("domains")
+    @field_validator("domains", "reference_domains")
     @classmethod
     def _domains(cls, values: list[str]) -> list[str]:
         for value in values:

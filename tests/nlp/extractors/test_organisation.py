@@ -193,3 +193,11 @@ def test_a_brand_its_customers_use_names_a_providers_own_report():
     assert find_organisation(text)["value"] == "Microsoft Azure"
     # products named without customers said to use them are dependencies
     assert find_organisation("## Summary\n\nOur build used Zorbq Speech Service and Zorbq Vision API.\n") is None
+
+
+def test_a_link_to_an_encyclopedia_article_cites_a_page_and_names_no_publisher():
+    text = ("## Summary\n\nOur ingress queues stalled; times are in [UTC](https://en.wikipedia.org/wiki/UTC) and "
+            "we use [blue/green deploys](https://en.wikipedia.org/wiki/Blue-green_deployment).\n")
+    assert find_organisation(text) is None
+    # a bare host of the same organisation still names it (a wiki's own incident page)
+    assert find_organisation("## Summary\n\nThe cache of en.wikipedia.org filled up.\n")["value"] == "Wikimedia Foundation"

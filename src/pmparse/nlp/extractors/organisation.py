@@ -26,6 +26,8 @@ _AUTHOR_KEYS = ("author", "authors", "team")
 #: Hosts of code forges: the first path segment of a URL there names the owner.
 _FORGES = ("github.com", "gitlab.com", "bitbucket.org", "codeberg.org")
 _HOST = re.compile(r"(?<![\w.@-])((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.){1,6}[a-z]{2,12})(?![\w-])", re.IGNORECASE)
+#: A markdown link: its words and its address.
+_LINKED = re.compile(r"\[([^\]]{1,200})\]\((https?://[^)\s]{1,500})\)")
 _FORGE_OWNER = re.compile(r"\b(?:github\.com|gitlab\.com|bitbucket\.org)/(?P<owner>[A-Za-z0-9][\w.-]{0,38})/", re.IGNORECASE)
 _NAME = r"(?P<n>[A-Z][\w.&-]{1,30}(?:\s[A-Z][\w.&-]{1,30}){0,3})"
 # self-references open with the letter Python's re skips to; \b follows it as a look-behind (the
@@ -263,9 +265,19 @@ def mentions(gaz: _Gazetteer, text: str, body_start: int, front_region: tuple[in
     limit = min(len(text), body_start + 60000)
     taken: list[tuple[int, int]] = []
     # hosts in front matter count too: a status note lists the hosts it is about ("affected:")
+    # a markdown link to a reference site whose words name something else cites a page there
+    # ("[UTC](https://en.wikipedia.org/wiki/...)" explains a word): no mention of the site's owner
+    cited = [(m.start(2), m.end(2), m.group(1)) for m in _LINKED.finditer(text, body_start, limit)]
     for match in _HOST.finditer(text, front_region[0] if front_region else body_start, limit):
         entry = gaz.domain(match.group(1))
         if entry is not None:
+            words = next((w for s, e, w in cited if s <= match.start(1) < e), None)
+            host = match.group(1).lower()
+            reference = any(host == d or host.endswith("." + d) for d in entry.reference_domains)
+            if reference and words is not None and not any(n.casefold() in words.casefold()
+                                                           for n in (entry.name, *entry.aliases, *entry.sites)):
+                taken.append(match.span(1))
+                continue
             add(entry, 1.0, match.span(1))
             taken.append(match.span(1))
     # the owner of a repository the text links to (its issue tracker) is weaker evidence
