@@ -94,32 +94,11 @@ def test_a_front_matter_title_points_at_the_heading_that_repeats_it(tmp_path):
     assert spans[1][0] > text.index("---\n#")
 
 
-def test_a_document_without_a_title_gets_a_short_one_cut_from_its_own_words(tmp_path):
-    from pmparse.card.build import EXTRACTIVE_LENGTH
-
+def test_a_document_without_a_title_gets_one_built_from_its_card_never_a_body_sentence(tmp_path):
     path = tmp_path / "report.md"
-    text = ("## Summary\n\nCustomers of the ticket desk saw blank pages for most of the afternoon, while the "
-            "renderer kept restarting and the on-call engineer searched the wrong cluster for a cause.\n\n"
-            "## Root cause\n\nA cache key collided.\n")
+    text = ("Upon deploying the new renderer we saw the ticket desk show blank pages for 40 minutes.\n\n"
+            "## Root cause\n\nA cache key collided after a software bug in the renderer.\n")
     path.write_text(text, encoding="utf-8")
     built, _ = suggest(str(path), PipelineConfig())
-    support = built.support["title"]
-    assert support.origin == "extractive" and len(built.title) <= EXTRACTIVE_LENGTH
-    # its evidence spells exactly the words kept, the opening of one of the card's own items
-    assert [" ".join(text[e.start:e.end].split()) for e in support.evidence] == [built.title]
-    items = built.symptoms + built.trigger + built.root_cause
-    assert any(item.text.startswith(built.title) for item in items)
-
-
-def test_extractive_title_cuts_a_long_item_at_a_clause():
-    from pmparse.card.build import extractive_title
-    from pmparse.card.schema import Evidence, Item
-
-    text = ("- The billing export stalled for every tenant in the western region, because the scheduler "
-            "had lost its lease and nobody noticed the alert for hours.\n")
-    end = len(text) - 1
-    made = card(symptoms=[Item(text=text[2:end], evidence=[Evidence(start=0, end=end)], confidence=0.9)])
-    title, evidence = extractive_title(made, text)
-    assert title == "The billing export stalled for every tenant in the western region"
-    assert text[evidence.start:evidence.end] == title
-    assert extractive_title(card(), text) is None
+    assert built.support["title"].origin == "generated" and not built.support["title"].evidence
+    assert not built.title.startswith("Upon") and "incident" in built.title

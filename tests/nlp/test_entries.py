@@ -65,3 +65,21 @@ def test_an_entry_source_is_the_entry_text_alone():
     part = entry_source(source, entry)
     assert part.text == LOG[entry.start:entry.end] and part.location == "log.md"
     assert "title" not in part.front_matter  # the log's title is no entry's
+
+
+def test_a_day_by_day_log_of_one_incident_is_one_card():
+    log = "# Storage cluster outage\n\n" + "\n".join(
+        f"## {weekday}, January {day} 2031\n\nWe kept restoring volumes; {note}.\n"
+        for weekday, day, note in [("Saturday", 15, "the first shelf failed"), ("Sunday", 16, "restores ran"),
+                                   ("Monday", 17, "service came back at noon")])
+    assert split_entries(log) == []
+    # a log of incidents names each one, even within a week
+    incidents = log.replace("## Saturday,", "## Disk shelf lost:").replace("## Sunday,", "## Mail queue stalled:")
+    assert len(split_entries(incidents)) == 3
+
+
+def test_an_entry_given_twice_word_for_word_is_one_card():
+    twice = LOG.replace("## About this log", ENTRY.format(day="2023-06-14", what="Dashboards blank", minutes=25,
+                                                          cause="proxy setting") + "\n## About this log")
+    entries = split_entries(twice)
+    assert [e.date for e in entries] == ["2023-11-02", "2023-06-14", "2023-02-01"]

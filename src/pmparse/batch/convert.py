@@ -17,6 +17,7 @@ running the same command again continues where an interrupted batch stopped.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import os
@@ -28,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Iterator
 
+from pmparse.batch import publisher
 from pmparse.batch.inputs import SKIPPED, check_url_base, expand_inputs_relative, skip_reason
 from pmparse.batch.pool import DEFAULT_TIMEOUT, Outcome, Stamp, Task, _InProcess, _Pool
 from pmparse.card.schema import Card
@@ -329,6 +331,68 @@ def _finish(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, f
     return FileResult(task.location, status, record=path, warnings=warnings)
 
 
+class _Publishers:
+    """The batch's publisher: the ``--organisation`` option, folder settings, and each folder's
+    consensus offered to its cards naming none (:mod:`pmparse.batch.publisher`)."""
+
+    def __init__(self, organisation: str | None) -> None:
+        self.organisation = organisation
+        self.settings: dict = {}
+        self.consensus = publisher.Consensus()
+
+    def _cards(self, outcome: Outcome) -> list[str]:
+        return [outcome.card_json] if outcome.card_json else [card for _, card, _ in outcome.entries]
+
+    def _map(self, outcome: Outcome, change) -> Outcome:
+        if outcome.card_json:
+            return dataclasses.replace(outcome, card_json=change(outcome.card_json))
+        return dataclasses.replace(outcome, entries=tuple((loc, change(card), warn) for loc, card, warn in outcome.entries))
+
+    def state(self, task: Task, outcome: Outcome) -> Outcome:
+        """The outcome with the publisher the batch option or a folder setting states."""
+        if outcome.kind != "card":
+            return outcome
+        if self.organisation:
+            name, origin, confidence = self.organisation, "batch", 1.0
+        else:
+            found = publisher.folder_settings(task.location, self.settings)
+            if found is None or not found[0].organisation:
+                return outcome
+            name, origin, confidence = found[0].organisation, "setting", 0.95
+        return self._map(outcome, lambda card: publisher.with_organisation(card, name, origin, confidence))
+
+    def count(self, outcome: Outcome, results: list[FileResult]) -> None:
+        """Count the stored cards of an outcome towards their folder's consensus."""
+        if outcome.kind != "card":
+            return
+        for card, result in zip(self._cards(outcome), results):
+            if result.record:
+                name, confidence = publisher.organisation_of(card)
+                self.consensus.add(result.input, name, confidence, Path(result.record).stem)
+
+    def offer(self, task: Task, outcome: Outcome) -> Outcome:
+        """The outcome with its folder's consensus offered to its cards that name no publisher
+        (a folder whose earlier cards in this batch mostly name one)."""
+        if outcome.kind != "card" or task.location == "-" or is_url(task.location):
+            return outcome
+        if all(publisher.organisation_of(card)[0] for card in self._cards(outcome)):
+            return outcome
+        offer = self.consensus.offer(task.location)
+        if offer is None:
+            return outcome
+        name, ids, total = offer
+
+        def change(card: str) -> str:
+            if publisher.organisation_of(card)[0]:
+                return card
+            return publisher.with_organisation(card, name, "folder", publisher.OFFERED_CONFIDENCE)
+
+        note = (f"organisation {name} offered from this folder's other cards: {len(ids)} of {total} name it "
+                f"({', '.join(ids[:5])}{' ...' if len(ids) > 5 else ''}); their evidence is its evidence")
+        changed = self._map(outcome, change)
+        return dataclasses.replace(changed, warnings=tuple(changed.warnings) + (note,))
+
+
 def convert(
     inputs: Iterable[str],
     library_dir: str | Path,
@@ -347,6 +411,7 @@ def convert(
     all_files: bool = False,
     fetch: FetchSettings | None = None,
     isolate: bool = False,
+    organisation: str | None = None,
 ) -> ConvertReport:
     """Convert sources into library records.
 
@@ -383,6 +448,10 @@ def convert(
             ``timeout`` stops an analysis stuck in native code too, and an input that exhausts
             memory costs the worker, not this process. The command line always isolates; it
             costs a worker's start-up (about a second).
+        organisation: The publisher of every card of the batch (origin ``batch``). Without it, a
+            ``.pmparse.yaml`` with ``organisation: NAME`` in a file's folder or above names it
+            (origin ``setting``), and a folder's consensus, once its earlier cards in the batch
+            form one, is offered to its later cards naming none (:mod:`pmparse.batch.publisher`).
 
     With ``jobs > 1`` workers are started with multiprocessing's ``forkserver`` method (``spawn``
     where there is none), so a script calling this needs the usual ``if __name__ == "__main__":``
@@ -423,19 +492,25 @@ def convert(
                     else:
                         runner = _InProcess(config, max_bytes, timeout)
                     report.jobs, report.startup_seconds = runner.jobs, time.perf_counter() - started
-                    for task, outcome in runner.map(tasks):
+                    publishers = _Publishers(organisation)
+
+                    def emit(task: Task, outcome: Outcome) -> None:
                         # the record and the count of it together: a Ctrl-C between the two left a
                         # written record out of the summary
                         with interrupts.critical():
                             results = _finish_all(library, task, outcome, fmt, force, interrupts, entries)
                             for result in results:
                                 report.add(result)
+                        publishers.count(outcome, results)
                         for result in results:
                             if errors is not None and result.status == "failed":
                                 errors.add(result)
                             if on_result is not None:
                                 on_result(result)
                         interrupts.check()
+
+                    for task, outcome in runner.map(tasks):
+                        emit(task, publishers.offer(task, publishers.state(task, outcome)))
                     finished = True
                 except KeyboardInterrupt:
                     report.interrupted = True

@@ -119,7 +119,7 @@ def not_incident_reason(path: str) -> str | None:
 _DIRECTORY_LISTING = re.compile(r"^\W{0,8}(?:directory listing for|index of) /", re.IGNORECASE)
 _LIST_MARK = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _LINK_LINE = re.compile(r"^(?:\[[^\]\n]*\]\([^)\n]*\)|<?https?://\S+>?)(?:\s+\S+){0,3}\s*$")
-_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)|https?://\S+")
+_LINK = re.compile(r"\[([^[\]\n]*)\]\([^()\n]*\)|https?://\S+")
 
 
 def not_incident_content(text: str, masked: Sequence[tuple[int, int]] = (), title: str | None = None) -> str | None:

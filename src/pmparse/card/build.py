@@ -106,15 +106,11 @@ def build_card(doc: Doc, source: Ingested, card_id: str, pipeline: dict[str, str
         **tags,
     )
     if card.title is None:
-        extractive = extractive_title(card, doc_text(doc))
-        if extractive is not None:
-            card.title, evidence = extractive
-            card.support["title"] = Support(evidence=[evidence], confidence=0.5, origin="extractive")
-        else:
-            card.title = make_title(card, doc.user_data.get("pmparse_tag_names"),
-                                    doc.user_data.get("pmparse_tag_phrases"))
-            if card.title is not None:
-                card.support["title"] = Support(confidence=0.4, origin="generated")
+        # no author's title: one built from the card's facts and tags, never a sentence cut from
+        # the body (an opening clause read as a title claimed what the card did not say)
+        card.title = make_title(card, doc.user_data.get("pmparse_tag_names"), doc.user_data.get("pmparse_tag_phrases"))
+        if card.title is not None:
+            card.support["title"] = Support(confidence=0.4, origin="generated")
     return card
 
 
@@ -140,54 +136,3 @@ def place_entry(card: Card, whole: Ingested, key: str, heading: str, start: int,
         "entry": SourceEntry(key=key, heading=heading, start=start, end=end),
     })
     return card.model_copy(update={"source": source})
-
-
-#: Fields whose first item can stand as the title of a document that has none, in order of preference.
-TITLE_FIELDS = ("symptoms", "trigger", "root_cause")
-#: Longest extractive title; a longer sentence is cut at a clause boundary or a word.
-EXTRACTIVE_LENGTH = 100
-_CLAUSE = re.compile(r"[,;:]\s|\s[-\u2013\u2014]\s|\s\(")
-
-
-def extractive_title(card: Card, text: str) -> tuple[str, Evidence] | None:
-    """A short title cut from the card's own words, for a document without one: the opening of the
-    first symptom (else trigger, else root cause) item, up to its first clause boundary when the
-    item is long. Its evidence spells exactly the words kept, so it claims nothing the card does not hold.
-
-    Args:
-        card: The card, its items set.
-        text: The text the card's offsets index.
-
-    Returns:
-        ``(title, evidence)`` or None when the card has no such item.
-    """
-    for name in TITLE_FIELDS:
-        # a line that links elsewhere ("notes: https://...") names no incident
-        items = [it for it in getattr(card, name) if "://" not in it.text]
-        if not items:
-            continue
-        item = min(items, key=lambda it: it.evidence[0].start)
-        start, end = item.evidence[0].start, item.evidence[0].end
-        words = text[start:end]
-        # list markers and emphasis are no part of a title
-        lead = re.match(r"[\s\-*+>#|]*(?:\d{1,2}[.)]\s+)?\**", words)
-        start += lead.end() if lead else 0
-        words = text[start:end].rstrip(" .*\n")
-        if len(collapse(words)) > EXTRACTIVE_LENGTH:
-            cut = None
-            for match in _CLAUSE.finditer(words):
-                if 20 <= len(collapse(words[:match.start()])) <= EXTRACTIVE_LENGTH:
-                    cut = match.start()
-            if cut is None:
-                cut = len(words)
-                while len(collapse(words[:cut])) > EXTRACTIVE_LENGTH:
-                    cut = words.rfind(" ", 0, cut - 1)
-                    if cut <= 0:
-                        cut = EXTRACTIVE_LENGTH
-                        break
-            words = words[:cut].rstrip(" ,;:")
-        title = collapse(words)
-        if len(title) < 3:
-            continue
-        return title, Evidence(start=start, end=start + len(words))
-    return None

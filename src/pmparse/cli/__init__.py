@@ -63,6 +63,11 @@ def main() -> None:
 @click.option("--url-base", default=None, metavar="URL",
               help="Where the inputs are published: records cite URL + the file's path under its folder "
                    "(also evidence of the organisation).")
+@click.option("--organisation", default=None, metavar="NAME",
+              help="The publisher of every report of this batch. Without it, a .pmparse.yaml file with "
+                   "'organisation: NAME' in a report's folder (or above) names it, and a publisher most of a "
+                   "folder's earlier cards name is offered to its later cards that name none (lower confidence, "
+                   "with a warning).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
               help="Longest the analysis of one input may take; it then fails as 'timeout'  [default: 600].")
 @click.option("--exclude", "exclude", multiple=True, metavar="GLOB",
@@ -72,7 +77,7 @@ def main() -> None:
 @click.option("--fetch-timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
               help="Longest wait for a URL's server to answer (connect: 10 s, whole download: 120 s)  [default: 30].")
 def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, base_model, taxonomy_path, force, errors_path, jobs,
-            progress, url_base, timeout, exclude, all_files, fetch_timeout):
+            progress, url_base, organisation, timeout, exclude, all_files, fetch_timeout):
     """Convert postmortems (files, folders, globs, http(s) URLs, or - for stdin) into draft records.
 
     Sources whose record is up to date are skipped (run the same command again to continue an
@@ -113,7 +118,8 @@ def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, base_model, 
                    stdin=sys.stdin.buffer, on_result=on_result, jobs=jobs or available_cores(),
                    errors_path=errors_path, keep_results=False, url_base=url_base,
                    timeout=timeout or DEFAULT_TIMEOUT, exclude=exclude, all_files=all_files,
-                   fetch=FetchSettings(read_timeout=fetch_timeout) if fetch_timeout else None, isolate=True)
+                   fetch=FetchSettings(read_timeout=fetch_timeout) if fetch_timeout else None, isolate=True,
+                   organisation=organisation)
     try:
         if show:
             # a counting pass over folders and globs, so the bar knows its length

@@ -30,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections import Counter
+from pathlib import Path
 from typing import Iterable, Mapping
 
 from pmparse.card.schema import Card
@@ -226,6 +227,13 @@ def card_with_text_only_organisation(nlp, source, url: str | None = None) -> tup
         source: The ingested source.
         url: Its public address, or None (then both organisations are the same).
     """
+    card, organisation, *_ = convert_views(nlp, source, url)
+    return card, organisation
+
+
+def convert_views(nlp, source, url: str | None = None) -> tuple[Card, str | None, list, list]:
+    """:func:`card_with_text_only_organisation` and the organisation candidates of both views
+    (with the address, and from the text alone), for the ranker's training and held-out scores."""
     from pmparse.card.build import build_card
     from pmparse.nlp.components.facts import extract_facts
     from pmparse.nlp.pipeline import analyse, version_info
@@ -234,10 +242,12 @@ def card_with_text_only_organisation(nlp, source, url: str | None = None) -> tup
         source = dataclasses.replace(source, url=url)
     doc = analyse(nlp, source)
     card = build_card(doc, source, "IL-0000", version_info(nlp))
+    cands = doc.user_data.get("pmparse_org_candidates", [])
     if not url:
-        return card, card.organisation
+        return card, card.organisation, cands, cands
     doc.user_data["pmparse_url"] = None
-    return card, (extract_facts(doc).get("organisation") or {}).get("value")
+    alone = (extract_facts(doc).get("organisation") or {}).get("value")
+    return card, alone, cands, doc.user_data.get("pmparse_org_candidates", [])
 
 
 def gold_title(raw: str, span: list[int] | tuple[int, int], html: bool) -> str:
@@ -267,7 +277,20 @@ def names_publisher(text: str, organisation: str, gazetteer_path: str | None = N
     return any(name.casefold() in folded for name in names if len(name) > 1)
 
 
-def measure(gold_files=None, corpus: str | None = None, config=None) -> tuple[dict, list[tuple[dict, Card]]]:
+def labelled_files(repo: Path | None = None) -> list[Path]:
+    """Every file of labelled cards: the first-pass gold files (``eval/gold/*.jsonl``, the second
+    pass left out) and the all-field training cards (``corpus/field_spans/batch_*.jsonl``), so
+    batches annotated later join when they land."""
+    from pmparse.evaluation.corpus import REPO_ROOT
+    from pmparse.evaluation.gold import SECOND_PASS
+
+    repo = repo or REPO_ROOT
+    gold = sorted(p for p in (repo / "eval" / "gold").glob("*.jsonl") if p.name != SECOND_PASS)
+    return gold + sorted((repo / "corpus" / "field_spans").glob("batch_*.jsonl"))
+
+
+def measure(gold_files=None, corpus: str | None = None, config=None,
+            held_out: bool = False) -> tuple[dict, list[tuple[dict, Card]]]:
     """Convert every first-pass gold document with the pipeline and score its card.
 
     Each document is converted with its public address from ``corpus/manifest.yaml`` where the
@@ -276,7 +299,9 @@ def measure(gold_files=None, corpus: str | None = None, config=None) -> tuple[di
     ``organisation_text_only_named`` the same on the documents whose text names their
     organisation (``organisation_unnamed`` and ``organisation_text_only_unnamed`` on the others).
     A gold card's ``title_span`` becomes its ``title`` (the text it marks) for the title figure.
-    ``per_source`` holds the same figures for each corpus source.
+    ``per_source`` holds the same figures for each corpus source. With ``held_out`` the
+    organisation (both views) is the pick of a ranker fitted without the document's source group
+    (:func:`pmparse.training.organisation.held_out`) instead of the packaged ranker's.
 
     Args:
         gold_files: Gold JSONL files; ``eval/gold/*.jsonl`` without the second pass when None.
@@ -284,24 +309,30 @@ def measure(gold_files=None, corpus: str | None = None, config=None) -> tuple[di
         config: The pipeline configuration (:func:`pmparse.nlp.pipeline.pipeline_config` when None).
 
     Returns:
-        ``(scores, pairs)``; each pair's gold card is a copy with ``title``, ``_source``,
-        ``_organisation_text_only`` and ``_names_publisher`` added.
+        ``(scores, pairs)``; each pair's gold card is a copy with ``title``, ``_source``, ``_group``,
+        ``_organisation_text_only``, ``_names_publisher`` and the organisation candidates of both
+        views (``_candidates``, ``_candidates_text``) added.
     """
-    from pmparse.evaluation.corpus import corpus_root, load_manifest, source_url
+    from pmparse.evaluation.corpus import corpus_root, load_manifest
     from pmparse.evaluation.gold_cards import read_gold
-    from pmparse.ingest.read import ingest
+    from pmparse.nlp.extractors.organisation_rank import collecting
     from pmparse.nlp.pipeline import get, pipeline_config
 
     root = corpus_root(corpus)
     nlp = get(config or pipeline_config())
     manifest = load_manifest()
+    groups = {name: rule.group or name for name, rule in manifest.sources.items()}
+    rows = read_gold(gold_files, root)
     pairs = []
     text_only: list[tuple[dict, str | None, bool]] = []
-    for row in read_gold(gold_files, root):
-        source = ingest(str(root / row["path"]))
-        card, organisation = card_with_text_only_organisation(nlp, source, source_url(row["path"], manifest))
+    with collecting():
+        converted = [_converted(nlp, root, row, manifest) for row in rows]
+    for row, (source, card, organisation, cands, cands_text) in zip(rows, converted):
+        group = groups.get(row["path"].split("/", 1)[0], row["path"].split("/", 1)[0])
         gold = dict(row.get("card", {}))
         gold["_source"] = row["path"].split("/", 1)[0]
+        gold["_group"] = group
+        gold["_candidates"], gold["_candidates_text"] = cands, cands_text
         if gold.get("title_span"):
             with open(root / row["path"], encoding="utf-8", newline="") as handle:
                 raw = handle.read()
@@ -312,6 +343,8 @@ def measure(gold_files=None, corpus: str | None = None, config=None) -> tuple[di
         gold["_organisation_text_only"], gold["_names_publisher"] = organisation, named
         pairs.append((gold, card))
         text_only.append((gold, organisation, named))
+    if held_out:
+        pairs, text_only = _held_out_organisations(pairs, text_only)
     scores = _scores(pairs, text_only)
     by_source: dict[str, list[int]] = {}
     for i, (gold, _) in enumerate(pairs):
@@ -319,6 +352,29 @@ def measure(gold_files=None, corpus: str | None = None, config=None) -> tuple[di
     scores["per_source"] = {name: _scores([pairs[i] for i in rows], [text_only[i] for i in rows])
                             for name, rows in sorted(by_source.items())}
     return scores, pairs
+
+
+def _converted(nlp, root, row: dict, manifest) -> tuple:
+    """``(source, card, organisation from the text alone, candidates, candidates text alone)`` of a line."""
+    from pmparse.evaluation.corpus import source_url
+    from pmparse.ingest.read import ingest
+
+    source = ingest(str(root / row["path"]))
+    return (source, *convert_views(nlp, source, source_url(row["path"], manifest)))
+
+
+def _held_out_organisations(pairs: list[tuple[dict, Card]], text_only: list[tuple[dict, str | None, bool]]):
+    """The pairs with each organisation picked by a ranker fitted without the document's group."""
+    from pmparse.training.organisation import held_out, training_rows
+
+    rows = []
+    for gold, _ in pairs:
+        for key in ("_candidates", "_candidates_text"):
+            rows.append((gold[key], gold.get("organisation"), gold["_group"]))
+    picks = held_out(rows, training_rows([gold for gold, _ in pairs]))
+    pairs = [(gold, card.model_copy(update={"organisation": picks[2 * i]})) for i, (gold, card) in enumerate(pairs)]
+    text_only = [(gold, picks[2 * i + 1], named) for i, (gold, _, named) in enumerate(text_only)]
+    return pairs, text_only
 
 
 def _scores(pairs: list[tuple[dict, Card]], text_only: list[tuple[dict, str | None, bool]]) -> dict:
@@ -405,29 +461,38 @@ def duration_misses(pairs: list[tuple[Mapping, Card]]) -> list[dict]:
 DEV_FILES = tuple(f"corpus/field_spans/batch_f{n}.jsonl" for n in range(1, 7))
 
 #: Per-source columns: (heading, score key).
-_SOURCE_COLUMNS = (("docs", "documents"), ("organisation", "organisation"),
+_SOURCE_COLUMNS = (("docs", "documents"), ("organisation", "organisation"), ("text alone", "organisation_text_only"),
                    ("text alone, named", "organisation_text_only_named"), ("year", "year"), ("date", "date"),
                    ("duration", "duration"), ("primary cause", "root_cause_primary"), ("title kept", "title"))
 
 
-def source_table(scores: dict) -> str:
-    """The headline figures of each corpus source as a markdown table."""
+def source_table(scores: dict, unlabelled: bool = False) -> str:
+    """The headline figures of each corpus source as a markdown table; with ``unlabelled``, a row
+    for each manifest source no labelled card comes from yet."""
     lines = ["| source | " + " | ".join(h for h, _ in _SOURCE_COLUMNS) + " |",
              "|---" * (len(_SOURCE_COLUMNS) + 1) + "|"]
+
     for name, figures in scores.get("per_source", {}).items():
         cells = []
         for _, key in _SOURCE_COLUMNS:
             value = figures.get(key)
             cells.append("-" if value is None else (str(value) if isinstance(value, int) else f"{value:.2f}"))
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    if unlabelled:
+        from pmparse.evaluation.corpus import load_manifest
+
+        for name in sorted(set(load_manifest().sources) - set(scores.get("per_source", {}))):
+            lines.append(f"| {name} (not labelled yet) | 0 | " + " | ".join("-" for _ in _SOURCE_COLUMNS[1:]) + " |")
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> None:  # pragma: no cover - a measuring script
-    """``python -m pmparse.evaluation.facts [--gold FILE]... [--dev] [--misses]``: convert the gold
-    documents and print the figures; ``--gold eval/dev/durations.jsonl`` scores the duration
-    development set, ``--dev`` the organisation, title, date and category development set
-    (corpus/field_spans/batch_f*.jsonl)."""
+    """``python -m pmparse.evaluation.facts [--gold FILE]... [--dev] [--all [--held-out]] [--misses]``:
+    convert the gold documents and print the figures; ``--gold eval/dev/durations.jsonl`` scores
+    the duration development set, ``--dev`` the organisation, title, date and category development
+    set (corpus/field_spans/batch_f*.jsonl), ``--all`` every labelled card (gold and every
+    field_spans batch, the sources not labelled yet listed), ``--held-out`` the organisation ranker
+    fitted without the scored document's source."""
     import argparse
 
     from pmparse.evaluation.corpus import REPO_ROOT
@@ -435,16 +500,22 @@ def main(argv: list[str] | None = None) -> None:  # pragma: no cover - a measuri
     parser = argparse.ArgumentParser(prog="python -m pmparse.evaluation.facts", description=main.__doc__)
     parser.add_argument("--gold", action="append", help="gold JSONL file (repeatable); eval/gold/*.jsonl when left out")
     parser.add_argument("--dev", action="store_true", help="the development set: corpus/field_spans/batch_f*.jsonl")
+    parser.add_argument("--all", action="store_true", help="every labelled card: eval/gold/*.jsonl (first pass) "
+                                                           "and corpus/field_spans/batch_*.jsonl")
+    parser.add_argument("--held-out", action="store_true", help="organisation by the candidate ranker fitted "
+                                                                "without the document's source (group)")
     parser.add_argument("--misses", action="store_true", help="list the duration misses with their evidence")
     args = parser.parse_args(argv)
     files = (args.gold or []) + ([str(REPO_ROOT / f) for f in DEV_FILES] if args.dev else [])
-    scores, pairs = measure(files or None)
+    files += [str(f) for f in labelled_files()] if args.all else []
+    scores, pairs = measure(files or None, held_out=args.held_out)
     print("Each gold document converted with its public address from corpus/manifest.yaml where known "
           "(as `pmparse convert --url-base` would); tag figures are in-sample; a figure no document "
-          "states is left out.\n")
+          "states is left out." + (" Organisation: the candidate ranker fitted without the document's "
+                                   "source." if args.held_out else "") + "\n")
     print(facts_table(scores, skip_empty=True))
     print(f"\nduration predicted where gold states none: {scores['duration_spurious']}\n")
-    print(source_table(scores))
+    print(source_table(scores, unlabelled=args.all))
     if args.misses:
         print("\n| source | gold | predicted | confidence | origin | evidence |\n|---|---|---|---|---|---|")
         for miss in duration_misses(pairs):

@@ -77,6 +77,9 @@ def split_entries(text: str, masked: list[tuple[int, int]] = ()) -> list[Entry]:
     if not dated:
         return []
     level, chosen = max(dated.items(), key=lambda item: (len(item[1]), -item[0]))
+    if len(chosen) < MIN_ENTRIES or _days_of_one_incident(chosen):
+        return []
+    chosen = _without_repeats(text, headings, chosen, level)
     if len(chosen) < MIN_ENTRIES:
         return []
     entries: list[Entry] = []
@@ -89,6 +92,52 @@ def split_entries(text: str, masked: list[tuple[int, int]] = ()) -> list[Entry]:
         key = base if seen[base] == 1 else f"{base}-{seen[base]}"
         entries.append(Entry(key, words, day, offset, end))
     return entries[::-1]
+
+
+#: Longest a day-by-day log of one incident runs, in days from its first heading to its last.
+DAY_LOG_SPAN = 7
+#: Words of a heading that say no more than which day it is ("Saturday", "Day 2", "Update").
+_DAY_WORDS = re.compile(r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|day|update[sd]?|morning|afternoon|evening|night|"
+                        r"utc|gmt|[ap]m|continued|cont|part|and|to|the|of|on|at", re.IGNORECASE)
+
+
+def _days_of_one_incident(chosen: list[tuple[int, int, str, str]]) -> bool:
+    """Whether dated headings are the days of one incident's log ("Saturday 2031-01-15",
+    "Sunday 2031-01-16", ...): days in a row, a week at most, and headings saying nothing but
+    the day. A log of incidents names each one ("Incident on 2031-01-15 - Builds queued")."""
+    import datetime as _dt
+
+    try:
+        days = sorted(_dt.date.fromisoformat(day[:10]) for _, _, _, day in chosen)
+    except ValueError:
+        return False
+    if (days[-1] - days[0]).days > DAY_LOG_SPAN or any((b - a).days > 2 for a, b in zip(days, days[1:])):
+        return False
+    for _, _, words, _ in chosen:
+        rest = words
+        for value, start, end in sorted(dates.find_dates(words), key=lambda d: -d[1]):
+            rest = rest[:start] + " " + rest[end:]
+        other = [w for w in re.findall(r"[^\W\d_]+", rest) if not _DAY_WORDS.fullmatch(w)]
+        # month names written out ("January 15") are part of the date
+        other = [w for w in other if len(dates.parse_date(f"{w} 1 2000") or "") != 10]
+        if len(other) > 1:
+            return False
+    return True
+
+
+def _without_repeats(text: str, headings: list[tuple[int, int, str]], chosen: list[tuple[int, int, str, str]],
+                     level: int) -> list[tuple[int, int, str, str]]:
+    """The dated headings without those whose heading and text repeat an earlier one's word for
+    word (a report that gives each incident twice): one card per incident, never a duplicate."""
+    kept, seen = [], set()
+    for offset, lvl, words, day in chosen:
+        end = next((h[0] for h in headings if h[0] > offset and h[1] <= level), len(text))
+        body = " ".join(text[offset:end].split()).casefold()
+        if body in seen:
+            continue
+        seen.add(body)
+        kept.append((offset, lvl, words, day))
+    return kept
 
 
 def entry_source(source: Ingested, entry: Entry) -> Ingested:

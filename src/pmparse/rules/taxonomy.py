@@ -249,8 +249,11 @@ class OrganisationEntry(BaseModel):
                                                                   "number, mark the organisation's own report.")
     provider: bool = Field(default=False, description="A vendor many reports mention as a dependency: "
                                                       "a mention alone is weak evidence that it wrote the report.")
+    reference_domains: list[str] = Field(default_factory=list, description="Hosts of reference pages other "
+                                         "reports link to ('wikipedia.org'): a markdown link there whose words "
+                                         "name something else cites a page, it does not name the organisation.")
 
-    @field_validator("domains")
+    @field_validator("domains", "reference_domains")
     @classmethod
     def _domains(cls, values: list[str]) -> list[str]:
         for value in values:
@@ -300,3 +303,39 @@ def load_organisations(path: Path | str | None = None) -> OrganisationsFile:
         return OrganisationsFile.model_validate(data)
     except ValidationError as exc:
         raise RulesError(f"invalid organisation gazetteer: {exc}", where) from exc
+
+
+class NotOrganisationsFile(BaseModel):
+    """Words that are never an organisation (``resources/not_organisations.yaml``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    version: int = Field(ge=1, description="Bumped on every change of the file.")
+    weekdays: list[str] = Field(description="Weekday names and their short forms.")
+    months: list[str] = Field(description="Month names and their short forms.")
+    roles: list[str] = Field(description="Job titles and team functions ('SRE', 'on-call').")
+    heading_words: list[str] = Field(description="Words that open a heading or a label ('Security', 'All').")
+    tools: list[str] = Field(description="Chat, paging and monitoring tools: an organisation only from front "
+                                         "matter, the source URL or a first-person self-reference.")
+
+    @field_validator("weekdays", "months", "roles", "heading_words", "tools")
+    @classmethod
+    def _words(cls, values: list) -> list[str]:
+        for value in values:
+            # YAML reads a bare No, On or Yes as a boolean: the file must quote them
+            if not isinstance(value, str) or not value.strip():
+                raise ValueError(f"expected a non-empty word, found {value!r} (quote No, On, Yes)")
+        return values
+
+
+@functools.lru_cache(maxsize=1)
+def load_not_organisations() -> NotOrganisationsFile:
+    """Load and validate the packaged list of words that are never an organisation.
+
+    Raises:
+        RulesError: the file is unreadable or invalid.
+    """
+    where, data = _load_yaml("not_organisations.yaml", None)
+    try:
+        return NotOrganisationsFile.model_validate(data)
+    except ValidationError as exc:
+        raise RulesError(f"invalid list of words that are not organisations: {exc}", where) from exc

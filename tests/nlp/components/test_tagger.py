@@ -698,3 +698,23 @@ def test_matchers_make_doc_keeps_the_text_its_tokens_spell(text):
     doc = matchers.make_doc(text)
     assert doc.user_data["pmparse_text"] == text == doc.text
     assert matchers.doc_cue_counts(doc) == matchers.doc_cue_counts(nlp.make_doc(text))
+
+
+def test_each_category_cites_the_units_that_support_it():
+    """Issue 35: every tag of a card cited the same few sentences."""
+    from pmparse.api import extract
+
+    text = ("# Checkout errors\n\n## Summary\n\nCheckout failed for 50 minutes on 2031-05-02.\n\n## Root cause\n\n"
+            "A bug in the new release made the payment worker crash on every retry.\n\n"
+            "The disk of the queue host filled up completely and ran out of space.\n\n"
+            "## Detection\n\nNo alert fired: we had no monitoring of the worker's crash loop and learnt of it "
+            "from customers.\n")
+    card = extract(text)
+    cited = {key: {text[e.start:e.end] for e in support.evidence} for key, support in card.support.items()
+             if key.startswith(("root_cause_categories.", "contributing_factor_categories."))
+             and not key.endswith(".unknown")}
+    assert cited, "the card has categories"
+    for key, units in cited.items():
+        assert units, f"{key} cites no unit"
+    # not the same sentences for every category
+    assert len({frozenset(units) for units in cited.values()}) == len(cited) or len(cited) == 1

@@ -179,3 +179,25 @@ def test_a_latin_abbreviation_in_a_title_is_no_name():
     fact = find_organisation(text, title=(title, [(2, 2 + len(title))]))
     assert fact["value"] == "Zorbq"
 
+
+
+def test_a_brand_its_customers_use_names_a_providers_own_report():
+    # the table lists none of these products: the brand prefixing them, which customers use, is the publisher
+    text = ("## Summary\n\nBetween 09:10 and 10:05 UTC, a subset of Zorbq customers saw errors with Zorbq Speech "
+            "Service and Zorbq Vision API. Some could not access the Zorbq Portal.\n")
+    fact = find_organisation(text)
+    assert fact["value"] == "Zorbq" and fact["origin"] == "product"
+    assert text[fact["evidence"][0][0]:fact["evidence"][0][1]] == "Zorbq"
+    # a brand the table knows gives the table's name
+    text = text.replace("Zorbq", "Azure")
+    assert find_organisation(text)["value"] == "Microsoft Azure"
+    # products named without customers said to use them are dependencies
+    assert find_organisation("## Summary\n\nOur build used Zorbq Speech Service and Zorbq Vision API.\n") is None
+
+
+def test_a_link_to_an_encyclopedia_article_cites_a_page_and_names_no_publisher():
+    text = ("## Summary\n\nOur ingress queues stalled; times are in [UTC](https://en.wikipedia.org/wiki/UTC) and "
+            "we use [blue/green deploys](https://en.wikipedia.org/wiki/Blue-green_deployment).\n")
+    assert find_organisation(text) is None
+    # a bare host of the same organisation still names it (a wiki's own incident page)
+    assert find_organisation("## Summary\n\nThe cache of en.wikipedia.org filled up.\n")["value"] == "Wikimedia Foundation"

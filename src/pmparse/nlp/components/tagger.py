@@ -32,11 +32,13 @@ name / title phrase) for titles.
 
 from __future__ import annotations
 
+import bisect
 import json
 import logging
 import math
 from importlib import resources
 from pathlib import Path
+from collections import Counter
 from typing import Any, Iterable
 
 import numpy as np
@@ -63,7 +65,7 @@ from pmparse.nlp.linear import (
 )
 from pmparse.nlp.lines import doc_text
 from pmparse.nlp.tag_reading import (CATEGORY_GROUPS, WHOLE_LIMIT, Matchers, category_regions, cue_string, focus_spans,
-                                     focus_text, nothing_to_read)
+                                     focus_text, nothing_to_read, summary_regions)
 from pmparse.rules.taxonomy import Taxonomy, load_taxonomy
 from pmparse.util import atomic_write
 
@@ -348,12 +350,54 @@ class Tagger:
             if unknown in tags and any(k.startswith(group + ".") and k != unknown for k in tags):
                 # a cause found by a rule (an id the model does not know) is a disclosed cause
                 del tags[unknown]
+        if self.model is not None:
+            self._cite_supporting_units(doc, tags)
         causes = sorted((k for k in tags if k.startswith("root_cause_categories.")),
                         key=lambda k: (-tags[k]["confidence"], k))
         for key in causes[max_causes or len(causes):]:
             # a rule's cause counts against the model's limit too: the most confident are kept
             del tags[key]
         return probs, tags
+
+    def _cite_supporting_units(self, doc: Doc, tags: dict[str, dict]) -> None:
+        """Each category cites the units that support it, and a category no unit supports is
+        dropped (issue 35: every tag of a card cited the same few sentences).
+
+        A unit (a sentence the field labeler placed) supports a category when it says one of the
+        category's cue phrases, or when the tag model, reading the unit alone, finds that category
+        the likeliest of its group there. ``unknown`` (nothing disclosed) cites nothing.
+        """
+        units = _units(doc)
+        if not units:
+            return
+        text = doc_text(doc)
+        # the document's cue matches once, then each unit's (a scan per unit cost a fifth of the pipeline)
+        found = sorted((m for group in CATEGORY_GROUPS if group in self.matchers.groups
+                        for m in self.matchers.matches(doc, group)), key=lambda m: (m[1], m[2]))
+        starts = [start for _, start, _ in found]
+        cues = []
+        for s, e in units:
+            lo, hi = bisect.bisect_left(starts, s), bisect.bisect_left(starts, e)
+            cues.append(Counter(key for key, start, end in found[lo:hi] if end <= e))
+        rows = [(text[s:e], text[s:e], cue_string(c, c)) for (s, e), c in zip(units, cues)]
+        probs = self.model.predict_rows(rows)
+        for key in list(tags):
+            group = key.split(".", 1)[0]
+            if group not in CATEGORY_GROUPS or key.endswith(".unknown"):
+                if key.endswith(".unknown"):
+                    tags[key]["evidence"] = []
+                continue
+            support = []
+            for unit, found, p in zip(units, cues, probs):
+                same_group = {k: v for k, v in p.items() if k.startswith(group + ".") and not k.endswith(".unknown")}
+                voted = bool(same_group) and max(same_group, key=same_group.get) == key
+                if found.get(key) or voted:
+                    support.append((found.get(key, 0), p.get(key, 0.0), unit))
+            if not support:
+                del tags[key]
+                continue
+            best = sorted(support, key=lambda x: (-x[0], -x[1]))[:UNIT_EVIDENCE]
+            tags[key]["evidence"] = sorted(unit for _, _, unit in best)
 
     def __call__(self, doc: Doc) -> Doc:
         tags = self.components(doc)
@@ -413,3 +457,16 @@ def make_tagger(nlp: Language, name: str, taxonomy_path: str | None, model_dir: 
         fallback_threshold = float(settings.get("fallback", 0.25))
     return Tagger(nlp, taxonomy, model, component_threshold, category_threshold, fallback_threshold,
                   component_relative)
+
+
+#: Units a category cites at most.
+UNIT_EVIDENCE = 3
+#: Units of a document read for the categories' evidence at most (in text order).
+MAX_EVIDENCE_UNITS = 80
+
+
+def _units(doc: Doc) -> list[tuple[int, int]]:
+    """The units the field labeler placed (any field), in text order, else the summary regions."""
+    if "fields" in doc.spans and len(doc.spans["fields"]):
+        return sorted((s.start_char, s.end_char) for s in doc.spans["fields"])[:MAX_EVIDENCE_UNITS]
+    return summary_regions(doc)

@@ -11,6 +11,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from pmparse.locations import is_url
+from pmparse.nlp.extractors.organisation_words import refused
+from pmparse.nlp.extractors.publisher_cues import customers_brand
 from pmparse.nlp.extractors.titles import locate
 from pmparse.rules.taxonomy import OrganisationsFile, load_organisations
 
@@ -24,6 +26,8 @@ _AUTHOR_KEYS = ("author", "authors", "team")
 #: Hosts of code forges: the first path segment of a URL there names the owner.
 _FORGES = ("github.com", "gitlab.com", "bitbucket.org", "codeberg.org")
 _HOST = re.compile(r"(?<![\w.@-])((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.){1,6}[a-z]{2,12})(?![\w-])", re.IGNORECASE)
+#: A markdown link: its words and its address.
+_LINKED = re.compile(r"\[([^\]]{1,200})\]\((https?://[^)\s]{1,500})\)")
 _FORGE_OWNER = re.compile(r"\b(?:github\.com|gitlab\.com|bitbucket\.org)/(?P<owner>[A-Za-z0-9][\w.-]{0,38})/", re.IGNORECASE)
 _NAME = r"(?P<n>[A-Z][\w.&-]{1,30}(?:\s[A-Z][\w.&-]{1,30}){0,3})"
 # self-references open with the letter Python's re skips to; \b follows it as a look-behind (the
@@ -122,7 +126,23 @@ def name_from_host(host: str) -> str | None:
 def find_organisation(text: str, body_start: int = 0, location: str = "", title: tuple[str, list] | None = None,
                       front: dict | None = None, front_region: tuple[int, int] | None = None,
                       gazetteer_path: str | None = None, meta: dict | None = None) -> Fact | None:
-    """Who ran the failing service and wrote the report.
+    """Who ran the failing service and wrote the report, by the rules alone (the facts component
+    ranks these rules' findings among other candidates: :mod:`pmparse.nlp.extractors.organisation_rank`).
+
+    The rules below, then a last check: a value that is never an organisation (a weekday, a role,
+    a heading word, a file name, a tool named without being stated as the publisher:
+    :func:`~pmparse.nlp.extractors.organisation_words.refused`) gives None.
+    """
+    fact = _cascade(text, body_start, location, title, front, front_region, gazetteer_path, meta)
+    if fact is not None and refused(fact["value"], fact["origin"]):
+        return None
+    return fact
+
+
+def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[str, list] | None = None,
+             front: dict | None = None, front_region: tuple[int, int] | None = None,
+             gazetteer_path: str | None = None, meta: dict | None = None) -> Fact | None:
+    """Who ran the failing service and wrote the report, by the first rule that names one.
 
     Evidence in order of trust: front matter (``organisation``, ``company`` ...), the source URL
     when its host or forge account belongs to a gazetteer organisation, self-references ("At
@@ -184,7 +204,7 @@ def find_organisation(text: str, body_start: int = 0, location: str = "", title:
             # a dot before white space ends the sentence, and the name ("© 2031 Acme Ltd. All rights
             # reserved" is Acme Ltd's)
             name = re.split(r"\.\s", match.group("n"), maxsplit=1)[0].rstrip(".")
-            if name.split()[0] in _NOT_NAMES:
+            if name.split()[0] in _NOT_NAMES or refused(name, "self_reference"):
                 continue
             entry = gaz.by_alias.get(name.lower())
             return {"value": entry.name if entry else name,
@@ -193,6 +213,11 @@ def find_organisation(text: str, body_start: int = 0, location: str = "", title:
     spoken = _provider_speaks(gaz, text, body_start, title)
     if spoken is not None:
         return spoken
+    brand = customers_brand(text, body_start)
+    if brand is not None and not refused(brand[0]):
+        entry = gaz.by_alias.get(brand[0].lower())
+        return {"value": entry.name if entry else brand[0], "evidence": [brand[1]], "confidence": 0.6,
+                "origin": "product"}
     site = (meta or {}).get("sitename")
     if site:
         entry = gaz.by_alias.get(site.lower())
@@ -200,12 +225,39 @@ def find_organisation(text: str, body_start: int = 0, location: str = "", title:
             return {"value": entry.name if entry else site, "evidence": locate(text, site, (body_start, len(text))),
                     "confidence": 0.7, "origin": "html_meta"}
     # mentions of known organisations: names, hosts, site names
+    scores, evidence = mentions(gaz, text, body_start, front_region, title)
+    subject = None
+    if title and title[0] and not _speaks(text[body_start:body_start + 30000]):
+        # nobody speaks: a summary of someone else's incident is about the one its title names,
+        # unless the text names one organisation again and again (a status note about its own hosts)
+        subject = _title_subject(gaz, text, body_start, title)
+        if subject is not None and refused(subject["value"], subject["origin"]):
+            subject = None  # a heading word or a tool the title names is nobody's report
+    best = max(scores, key=lambda name: (scores[name], -min(s for s, _ in evidence[name]))) if scores else None
+    known_subject = subject is not None and gaz.by_alias.get(subject["value"].lower()) is not None
+    if subject is not None and (best is None or subject["value"] == best or (scores[best] < 2 and known_subject)
+                                or scores[best] < 1):
+        return subject
+    if best is None:
+        return _named_team(gaz, text, body_start) or guessed
+    score = scores[best]
+    others = sum(v for k, v in scores.items() if k != best)
+    confidence = min(0.9, 0.55 + 0.08 * score) * (score / (score + others))
+    return {"value": best, "evidence": sorted(evidence[best])[:3], "confidence": round(confidence, 3),
+            "origin": "text"}
+
+
+def mentions(gaz: _Gazetteer, text: str, body_start: int, front_region: tuple[int, int] | None,
+             title: tuple[str, list] | None, providers: bool = False) -> tuple[dict[str, float], dict[str, list]]:
+    """Mentions of the table's organisations: names, hosts, site names, products (at half weight) and
+    owners of linked repositories, a title's at double weight, as ``(score by name, evidence by name)``.
+    A provider's mentions count only when ``providers`` is set (the candidate ranker weighs them itself)."""
     scores: dict[str, float] = {}
     evidence: dict[str, list[tuple[int, int]]] = {}
     title_spans = title[1] if title else []
 
     def add(entry, weight: float, span: tuple[int, int]) -> None:
-        if entry.provider:
+        if entry.provider and not providers:
             return
         scores[entry.name] = scores.get(entry.name, 0.0) + weight
         evidence.setdefault(entry.name, []).append(span)
@@ -213,9 +265,19 @@ def find_organisation(text: str, body_start: int = 0, location: str = "", title:
     limit = min(len(text), body_start + 60000)
     taken: list[tuple[int, int]] = []
     # hosts in front matter count too: a status note lists the hosts it is about ("affected:")
+    # a markdown link to a reference site whose words name something else cites a page there
+    # ("[UTC](https://en.wikipedia.org/wiki/...)" explains a word): no mention of the site's owner
+    cited = [(m.start(2), m.end(2), m.group(1)) for m in _LINKED.finditer(text, body_start, limit)]
     for match in _HOST.finditer(text, front_region[0] if front_region else body_start, limit):
         entry = gaz.domain(match.group(1))
         if entry is not None:
+            words = next((w for s, e, w in cited if s <= match.start(1) < e), None)
+            host = match.group(1).lower()
+            reference = any(host == d or host.endswith("." + d) for d in entry.reference_domains)
+            if reference and words is not None and not any(n.casefold() in words.casefold()
+                                                           for n in (entry.name, *entry.aliases, *entry.sites)):
+                taken.append(match.span(1))
+                continue
             add(entry, 1.0, match.span(1))
             taken.append(match.span(1))
     # the owner of a repository the text links to (its issue tracker) is weaker evidence
@@ -256,23 +318,7 @@ def find_organisation(text: str, body_start: int = 0, location: str = "", title:
             weight = 0.5 if alias in entry.products and alias not in entry.aliases and alias != entry.name else (
                 1.5 if alias in entry.sites else 1.0)
             add(entry, 2 * weight if in_title else weight, span)
-    subject = None
-    if title and title[0] and not _speaks(text[body_start:body_start + 30000]):
-        # nobody speaks: a summary of someone else's incident is about the one its title names,
-        # unless the text names one organisation again and again (a status note about its own hosts)
-        subject = _title_subject(gaz, text, body_start, title)
-    best = max(scores, key=lambda name: (scores[name], -min(s for s, _ in evidence[name]))) if scores else None
-    known_subject = subject is not None and gaz.by_alias.get(subject["value"].lower()) is not None
-    if subject is not None and (best is None or subject["value"] == best or (scores[best] < 2 and known_subject)
-                                or scores[best] < 1):
-        return subject
-    if best is None:
-        return _named_team(gaz, text, body_start) or guessed
-    score = scores[best]
-    others = sum(v for k, v in scores.items() if k != best)
-    confidence = min(0.9, 0.55 + 0.08 * score) * (score / (score + others))
-    return {"value": best, "evidence": sorted(evidence[best])[:3], "confidence": round(confidence, 3),
-            "origin": "text"}
+    return scores, evidence
 
 
 def _provider_speaks(gaz: _Gazetteer, text: str, body_start: int, title: tuple[str, list] | None) -> Fact | None:
@@ -450,7 +496,7 @@ def _named_team(gaz: _Gazetteer, text: str, body_start: int) -> Fact | None:
     counts: dict[str, list[tuple[int, int]]] = {}
     for match in _TEAM.finditer(text, body_start, min(len(text), body_start + 30000)):
         name = match.group("n").rstrip(".")
-        if name.split()[0] in _NOT_NAMES:
+        if name.split()[0] in _NOT_NAMES or refused(name, "self_reference"):
             continue
         counts.setdefault(name, []).append(match.span("n"))
     if not counts:

@@ -44,6 +44,14 @@ _WRAPPED = 60
 #: The next line continuing the sentence: no blank line, a lower-case word that is no byline nor
 #: a metadata label ("owner: ...", "organisation: ...").
 _WRAP_GOES_ON = re.compile(r"\r?\n[ \t]*(?!(?:by|posted|written|published|updated|last)\b|[a-z_-]+[ \t]*:)[a-z]")
+#: An unmarked line that reads as a sentence of the body, not a title: it opens like a sentence
+#: ("Upon ...", "At `2031-04-20 19:48` this ...", "We ..."), ends like one, or is long.
+_SENTENCE_OPENER = re.compile(r"(?:upon|at|on|in|during|after|before|when|while|whilst|we|our|this|these|there|it|"
+                              r"today|yesterday|earlier|recently|as|because|due|since|following|around|about|"
+                              r"shortly|starting|beginning|from|between|several|some|all|several|one|a|an|the)\b",
+                              re.IGNORECASE)
+#: Most words of an unmarked title (a heading may be longer).
+_UNMARKED_WORDS = 14
 #: Lines looked at for a title below page chrome and comments.
 _TITLE_LINES = 6
 
@@ -121,8 +129,25 @@ def first_line(text: str, body_start: int) -> tuple[str, tuple[int, int]] | None
             # the first line of a paragraph hard-wrapped mid-sentence ("... for most of the\nworking
             # day"): the document opens with its body
             return None
+        elif not marked and _reads_as_sentence(title):
+            return None
         return title, (offset, offset + len(title))
     return None
+
+
+def _reads_as_sentence(line: str) -> bool:
+    """Whether an unmarked first line is a sentence of the body: it opens with a lower-case word,
+    a clock time in code or a sentence opener followed by a clause, ends with a full stop after
+    several words, or is longer than a title."""
+    words = line.split()
+    if not words or words[0][0].islower() or "`" in line:
+        return True
+    if len(words) > _UNMARKED_WORDS or (len(words) >= 6 and line.rstrip().endswith((".", ",", ";"))):
+        return True
+    # "On 2031-03-02 the queue stalled": an opener, then a clause of five words or more
+    return _SENTENCE_OPENER.match(line) is not None and len(words) >= 6 and re.search(
+        r"\b(?:was|were|is|are|had|has|have|did|saw|noticed|occur+ed|happened|began|started|encounter\w*|"
+        r"this|we|our|it)\b", " ".join(words[1:]), re.IGNORECASE) is not None
 
 
 def locate(text: str, value: str, region: tuple[int, int] | None) -> list[tuple[int, int]]:

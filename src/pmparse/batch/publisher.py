@@ -1,0 +1,127 @@
+"""A batch knows its publisher (issue 35): ``convert --organisation NAME``, a folder setting a
+curator writes once, and a folder's consensus offered to its cards that name none.
+
+- ``--organisation NAME`` names the publisher of every card of the batch (origin ``batch``).
+- A ``.pmparse.yaml`` file in a source's folder, or in a folder above it, with ``organisation:
+  NAME`` names the publisher of every card made from a file below it (origin ``setting``); the
+  nearest file wins, and the batch option wins over it.
+- Otherwise, when most cards of one folder stored so far in this batch name the same publisher
+  with good confidence (at least :data:`CONSENSUS_CARDS` cards, more than half of them, each at
+  :data:`CONSENSUS_CONFIDENCE` or more), that publisher is offered to the folder's next cards that
+  name none, at confidence :data:`OFFERED_CONFIDENCE` (origin ``folder``), with a warning naming
+  the cards it comes from: their evidence is the evidence. Results stay in input order, so a card
+  read before its folder's consensus forms is not offered it (a ``.pmparse.yaml`` covers those).
+
+The folder a file sits in says nothing by its name (see docs/facts-and-tags.md); these are what a
+curator states, or what the folder's own texts say.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from pmparse.card.schema import Card, Support
+from pmparse.errors import UsageError
+
+#: The settings file a curator writes in a folder of postmortems.
+SETTINGS_FILE = ".pmparse.yaml"
+#: How many folders up a settings file is looked for.
+SETTINGS_DEPTH = 8
+#: Fewest cards of one folder naming the same publisher before it is offered to the others.
+CONSENSUS_CARDS = 3
+#: Least confidence of a card's organisation for it to count towards a folder's consensus.
+CONSENSUS_CONFIDENCE = 0.7
+#: Confidence of a publisher offered from the folder's consensus.
+OFFERED_CONFIDENCE = 0.4
+
+
+class FolderSettings(BaseModel):
+    """What a curator says about every postmortem below a folder (``.pmparse.yaml``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    organisation: str | None = Field(default=None, min_length=1, description="The publisher of every report below.")
+
+
+def folder_settings(location: str, cache: dict[str, FolderSettings | None] | None = None) -> tuple[FolderSettings, str] | None:
+    """The nearest ``.pmparse.yaml`` above a source file, with its path; None when there is none.
+
+    Raises:
+        UsageError: the nearest settings file is unreadable or invalid.
+    """
+    if not location or location == "-" or "://" in location:
+        return None
+    cache = {} if cache is None else cache
+    folder = Path(os.path.abspath(location)).parent
+    for _ in range(SETTINGS_DEPTH):
+        path = folder / SETTINGS_FILE
+        key = str(path)
+        if key not in cache:
+            cache[key] = _read(path) if path.is_file() else None
+        if cache[key] is not None:
+            return cache[key], key
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    return None
+
+
+def _read(path: Path) -> FolderSettings:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        return FolderSettings.model_validate(data)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, ValidationError) as exc:
+        raise UsageError(f"expected a settings file with `organisation: NAME`, found: {exc}", str(path)) from exc
+
+
+def with_organisation(card_json: str, name: str, origin: str, confidence: float) -> str:
+    """The card (JSON) with ``name`` as its organisation, stated by ``origin`` (no evidence: the
+    curator's word, or other cards')."""
+    card = Card.model_validate_json(card_json)
+    support = dict(card.support)
+    support["organisation"] = Support(evidence=[], confidence=confidence, origin=origin)
+    return card.model_copy(update={"organisation": name, "support": support}).model_dump_json()
+
+
+def organisation_of(card_json: str) -> tuple[str | None, float]:
+    """The card's organisation and its confidence."""
+    card = Card.model_validate_json(card_json)
+    support = card.support.get("organisation")
+    return card.organisation, support.confidence if support else 0.0
+
+
+@dataclass
+class Consensus:
+    """The publishers the cards of each folder name, as the batch stores them."""
+
+    named: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    totals: dict[str, int] = field(default_factory=dict)
+
+    def add(self, location: str, organisation: str | None, confidence: float, card_id: str) -> None:
+        """Count one stored card of the folder of ``location``."""
+        folder = folder_of(location)
+        self.totals[folder] = self.totals.get(folder, 0) + 1
+        if organisation and confidence >= CONSENSUS_CONFIDENCE:
+            self.named.setdefault(folder, {}).setdefault(organisation, []).append(card_id)
+
+    def offer(self, location: str) -> tuple[str, list[str], int] | None:
+        """The publisher most cards of the folder of ``location`` stored so far name, the ids of
+        those cards and the folder's count, or None."""
+        folder = folder_of(location)
+        counts = self.named.get(folder, {})
+        if not counts:
+            return None
+        name, ids = max(counts.items(), key=lambda kv: len(kv[1]))
+        total = self.totals.get(folder, 0)
+        if len(ids) >= CONSENSUS_CARDS and len(ids) * 2 > total:
+            return name, ids, total
+        return None
+
+
+def folder_of(location: str) -> str:
+    """The folder of a source location (an entry's ``#entry-...`` dropped)."""
+    return os.path.dirname(location.split("#entry-", 1)[0]) or "."
