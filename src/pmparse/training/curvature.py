@@ -21,6 +21,7 @@ import numpy as np
 
 from pmparse.nlp.components.classifier import UnitModel
 from pmparse.nlp.linear import load_arrays, save_arrays
+from pmparse.training.rows import training_rows
 
 CURVATURE_FILE = "curvature.npz"
 
@@ -30,15 +31,7 @@ def curvature(model: UnitModel, examples) -> tuple[np.ndarray, np.ndarray]:
     ``model`` on the rows of ``examples`` (deduplicated and weighted as :func:`~pmparse.training.fields.fit` does)."""
     from scipy.sparse import csr_matrix
 
-    rows, labels, weights, seen = [], [], [], set()
-    for example in examples:
-        for row, label in zip(example.rows, example.labels):
-            if label is None or (row[0], label[0]) in seen:
-                continue
-            seen.add((row[0], label[0]))
-            rows.append(row)
-            labels.append(label[0])
-            weights.append(label[1])
+    rows, labels, weights = training_rows(examples)
     counts = Counter(labels)
     classes = model.labels
     # class_weight="balanced", as the model was fitted

@@ -71,6 +71,7 @@ from pmparse.training.field_labels import (
     structure_pipeline,
     write_dataset,
 )
+from pmparse.training.rows import training_rows
 from pmparse.training.settings import TrainingSettings
 from pmparse.training.spans import TrainingSpans, read_training_spans
 
@@ -167,6 +168,8 @@ class TrainResult:
     source_counts: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
+
+
 def fit(examples: list[DocExamples], seed: int = 0, settings: FieldSettings = DEFAULT_SETTINGS) -> TrainResult:
     """Fit a unit model on weakly labelled examples (deterministic for a seed and data).
 
@@ -175,15 +178,7 @@ def fit(examples: list[DocExamples], seed: int = 0, settings: FieldSettings = DE
     """
     from threadpoolctl import threadpool_limits
 
-    rows, labels, weights, seen = [], [], [], set()
-    for example in examples:
-        for row, label in zip(example.rows, example.labels):
-            if label is None or (row[0], label[0]) in seen:
-                continue
-            seen.add((row[0], label[0]))
-            rows.append(row)
-            labels.append(label[0])
-            weights.append(label[1])
+    rows, labels, weights = training_rows(examples)
     if len(set(labels)) < 2:
         raise UsageError(f"expected weakly labelled units of at least two labels, found {sorted(set(labels))}")
     estimator = _estimator(seed, settings.c)

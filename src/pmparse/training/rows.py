@@ -1,0 +1,17 @@
+"""The labelled rows a field model is fitted on, shared by training and by its curvature."""
+
+from __future__ import annotations
+
+
+def training_rows(examples) -> tuple[list, list[str], list[float]]:
+    """``(rows, labels, weights)`` of the labelled units of ``examples``, each (text, label) pair once."""
+    rows, labels, weights, seen = [], [], [], set()
+    for example in examples:
+        for row, label in zip(example.rows, example.labels):
+            if label is None or (row[0], label[0]) in seen:
+                continue
+            seen.add((row[0], label[0]))
+            rows.append(row)
+            labels.append(label[0])
+            weights.append(label[1])
+    return rows, labels, weights
