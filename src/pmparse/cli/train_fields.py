@@ -111,6 +111,10 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
              loso_markdown(report), "", "settings: " + ", ".join(f"{k} {v}" for k, v in report["settings"].items())]
     if "calibration" in report:
         parts.append(calibration_markdown(report["calibration"]))
+    if "breakdown" in report:
+        from pmparse.training.field_breakdown import breakdown_markdown
+
+        parts += ["", breakdown_markdown(report["breakdown"])]
     if tune_settings:
         parts.append("tuned on these folds (set DEFAULT_SETTINGS in pmparse/train.py to adopt them)")
     code = 0
