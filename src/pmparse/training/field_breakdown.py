@@ -67,19 +67,24 @@ def style_f1(doc_counts: Iterable[tuple[str, dict[str, tuple[int, int, int]]]],
     return {style: {"documents": documents[style], **f1_table(totals[style])} for style in sorted(totals)}
 
 
-def heading_status(tokens: np.ndarray, sections: list[tuple[int, int, str, float]]) -> np.ndarray:
+def heading_status(tokens: np.ndarray, sections: list[tuple[int, int, str, float]],
+                   learned: list[tuple[int, int]] = ()) -> np.ndarray:
     """For each token (``[start, end]`` rows), the index in :data:`STATUSES` of the heading it is under.
 
     ``sections`` are the sectionizer's ``(start, end, label, confidence)`` in document order; they
     nest, and a later section overrides the one enclosing it, so a token takes its innermost
     section. A heading the table does not know inside a known section passes that section's label
-    on (the sectionizer's rule), so it counts as known: the table is what read it.
+    on (the sectionizer's rule), so it counts as known: the table is what read it. ``learned``:
+    the extents of sections the heading model mapped (``pmparse_learned_sections``): the table did
+    not know their headings, so they count as unknown, whatever field the model gave them.
     """
     status = np.zeros(len(tokens), dtype=np.int8)
     starts = tokens[:, 0] if len(tokens) else np.zeros(0)
     for start, end, label, _ in sections:
         lo, hi = np.searchsorted(starts, start, side="left"), np.searchsorted(starts, end, side="left")
         status[lo:hi] = 0 if label == "preamble" else 2 if label == "unknown" else 1
+    for start, end in learned:
+        status[np.searchsorted(starts, start, side="left"):np.searchsorted(starts, end, side="left")] = 2
     return status
 
 

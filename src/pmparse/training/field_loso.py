@@ -32,6 +32,7 @@ from pmparse.training.fields import (
     training_examples,
     training_spans,
 )
+from pmparse.training.heading_model import examples_headings, fit_heading_model
 
 LOSO_FLOORS_PATH = REPO_ROOT / "eval" / "loso_floors.json"
 
@@ -243,7 +244,7 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
                          rounds: int = 1000, tune_grid: dict[str, tuple] | None = None, progress=None,
                          use_spans: bool = False, dev_files: list[Path] | None = None, warn=None,
                          labels: str = "weak", calibrate: bool = False, written: float = 0.0,
-                         on_held_out=None) -> dict:
+                         on_held_out=None, heading_model: bool = False) -> dict:
     """Train on every source but one, score the gold documents of the held-out source; every source in turn.
 
     Args:
@@ -269,6 +270,9 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
         on_held_out: Called with the held-out documents of every fold (``{variant: [_HeldOut]}``,
             each with its fold's raw probabilities) once the folds are trained, so a measurement
             can reuse them instead of training the folds again (as the calibration experiment did: ``docs/history.md``).
+        heading_model: Also fit a heading model (:mod:`pmparse.training.heading_model`) on each
+            fold's training documents and read the held-out documents' headings with it (the
+            headings-alone baseline then reads them with it too).
 
     Returns:
         A report: ``{"stripped": {system: summary}, "headed": {...}, "settings", "folds", ...}``
@@ -281,6 +285,7 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
     started = time.time()
     root = Path(root)
     nlp = structure_pipeline()
+    sectionizer = nlp.get_pipe("pmparse_sectionizer")
     exclude = gold_paths(gold_dir, root)
     if dev_files:
         if tune_grid:
@@ -292,7 +297,7 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
         variants = VARIANTS
         gold = {variant: load_gold(default_gold_files(variant), root) for variant in VARIANTS}
     spans = training_spans(root, exclude, warn, gold_dir) if use_spans else None
-    examples = training_examples(root, exclude, nlp, spans, warn, labels, written)
+    examples = training_examples(root, exclude, nlp, spans, warn, labels, written, settings.heading_context)
     group_of = hold_out_groups()
     groups = sorted({group_of.get(d.source, d.source) for docs in gold.values() for d in docs})
     held: dict[str, list[_HeldOut]] = {variant: [] for variant in variants}
@@ -301,6 +306,9 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
         train_examples = [e for e in examples if group_of.get(e.source, e.source) != source]
         result = fit(train_examples, seed, settings)
         folds[source] = {"train_documents": result.documents, "label_counts": result.label_counts}
+        # the fold's heading model never saw the held-out group's headings either
+        sectionizer.heading_model = (fit_heading_model(examples_headings(train_examples), seed)
+                                     if heading_model else None)
         for variant in variants:
             docs = [d for d in gold[variant] if group_of.get(d.source, d.source) == source]
             folds[source][f"{variant}_gold_documents"] = len(docs)
@@ -315,9 +323,11 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
         if progress is not None:
             progress(f"fold {source}: trained on {result.documents} documents, "
                      f"{sum(len(held[v]) for v in variants)} documents scored so far")
+    sectionizer.heading_model = None
     if on_held_out is not None:
         on_held_out(held)
     report: dict = {"labels": labels, "written_weight": written, "seed": seed, "cues_version": load_cues().version,
+                    "heading_model": heading_model,
                     "model": f"{MODEL_NAME}-v{MODEL_VERSION}",
                     "root_cause_span_documents": len(spans.spans) if spans is not None else 0}
     if dev_files:
@@ -361,7 +371,8 @@ def breakdown(held: dict[str, list[_HeldOut]], settings: FieldSettings) -> dict:
         if style_of.get(item.source) != "free-form":
             continue
         predicted = _predict(item, "pipeline", settings)
-        status = heading_status(item.tokens, item.doc.user_data.get("pmparse_sections", []))
+        status = heading_status(item.tokens, item.doc.user_data.get("pmparse_sections", []),
+                                item.doc.user_data.get("pmparse_learned_sections", []))
         masks = {name: token_mask(item.tokens, predicted.get(name, [])) for name in TEXT_FIELDS}
         per_doc.append(status_counts(item.gold_masks, masks, status))
         gold_any = np.any([item.gold_masks[name] for name in TEXT_FIELDS], axis=0)
