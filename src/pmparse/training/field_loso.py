@@ -356,7 +356,11 @@ def breakdown(held: dict[str, list[_HeldOut]], settings: FieldSettings) -> dict:
     from pmparse.evaluation.metrics import token_mask
     from pmparse.training.field_breakdown import group_calibration, heading_status, status_counts, status_f1, style_f1
 
+    from pmparse.nlp.components.sectionizer import table_sections
+    from pmparse.rules.headings import load_headings
+
     style_of = source_styles()
+    table = load_headings()
     result: dict = {"styles": {}, "calibration": {}}
     for variant, items in held.items():
         result["styles"][variant] = style_f1(((s.source, s.counts) for s in _scores(items, "pipeline", settings)),
@@ -371,8 +375,9 @@ def breakdown(held: dict[str, list[_HeldOut]], settings: FieldSettings) -> dict:
         if style_of.get(item.source) != "free-form":
             continue
         predicted = _predict(item, "pipeline", settings)
-        status = heading_status(item.tokens, item.doc.user_data.get("pmparse_sections", []),
-                                item.doc.user_data.get("pmparse_learned_sections", []))
+        # the table's reading alone: the same words count as under an unknown heading whether or
+        # not a heading model mapped it, so runs with and without one compare
+        status = heading_status(item.tokens, table_sections(item.doc, table))
         masks = {name: token_mask(item.tokens, predicted.get(name, [])) for name in TEXT_FIELDS}
         per_doc.append(status_counts(item.gold_masks, masks, status))
         gold_any = np.any([item.gold_masks[name] for name in TEXT_FIELDS], axis=0)

@@ -204,3 +204,11 @@ def test_sectionize_records_learned_sections():
     assert [s.label_ for s in doc.spans["sections"]] == ["remediation"]
     assert doc.user_data["pmparse_learned_sections"] == [(13, len(doc.text))]
     assert doc.spans["sections"].attrs["scores"] == [0.8]
+
+
+def test_table_sections_ignore_the_heading_model():
+    from pmparse.nlp.components.sectionizer import table_sections
+
+    doc = spacy.blank("en").make_doc("## Digging in\n\nRestarted it.\n")
+    sectionize(doc, TABLE, _Model({"digging in": ("remediation", 0.8)}))
+    assert [label for _, _, label, _ in table_sections(doc, TABLE)] == ["unknown"]

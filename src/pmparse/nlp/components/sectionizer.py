@@ -363,6 +363,16 @@ def sectionize(doc: Doc, table: HeadingTable, model: HeadingModel | None = None)
     doc.user_data["pmparse_incidents"] = incident_sections(headings, len(text))
 
 
+def table_sections(doc: Doc, table: HeadingTable) -> list[tuple[int, int, str, float]]:
+    """The sections of ``doc`` as the heading table alone reads them (no heading model), as
+    ``(start, end, label, confidence)``: what tells a heading the table knows from one it does not,
+    whatever a heading model made of it."""
+    text = doc_text(doc)
+    plain = doc.user_data.get("pmparse_format", "md") in ("txt", "pdf")
+    headings = find_headings(text, doc.user_data.get("pmparse_masked", []), table, plain_text=plain)
+    return [(s.start, s.end, s.label, s.confidence) for s in build_sections(text, headings)]
+
+
 def several_incidents_warning(doc: Doc) -> str | None:
     """What to tell a curator when ``doc`` holds several incidents (its card draws on all of them)."""
     blocks = doc.user_data.get("pmparse_incidents") or []
