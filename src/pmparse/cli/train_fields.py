@@ -36,13 +36,14 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
                       use_spans: bool = False, warn=None, dev: list[str] | None = None, labels: str = "annotated",
                       calibrate: bool = True, calibration_path: str | None = None,
                       written: float = 0.0, heading_model: bool = False,
-                      heading_context: bool = False) -> tuple[str, int]:
+                      heading_context: bool = False, document_context: bool = False) -> tuple[str, int]:
     """What ``pmparse train`` prints and its exit code (``boilerplate``: only rewrite the
     boilerplate list from the corpus, see :func:`write_boilerplate`; ``use_spans``: train on the
     team's root-cause spans, each line left out reported to ``warn``; ``dev``: with ``loso``, score
     these development files instead of the gold set; ``written``: above 0, also train on the team's
     written postmortems, rows weighted this much; ``heading_model``: also fit the heading model,
-    per fold with ``loso``; ``heading_context``: the unit model reads each unit's heading too).
+    per fold with ``loso``; ``heading_context``, ``document_context``: the unit model reads each
+    unit's heading, or its wider place in the document, too).
 
     Raises:
         UsageError: a LOSO-only option without ``--loso``, ``--dataset`` with it, ``--holdout`` with
@@ -85,7 +86,7 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
         raise UsageError("expected --holdout with an --out folder other than the shipped model's (a development "
                          "model), found " + ("no --out" if not out else f"--out {out}"))
     root = corpus_root(corpus)
-    settings = DEFAULT_SETTINGS.replaced(heading_context=heading_context) if heading_context else DEFAULT_SETTINGS
+    settings = DEFAULT_SETTINGS.replaced(heading_context=heading_context, document_context=document_context)
     if boilerplate:
         from pmparse.nlp.boilerplate import PACKAGED_PATH
 

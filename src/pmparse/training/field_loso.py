@@ -297,7 +297,7 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
         variants = VARIANTS
         gold = {variant: load_gold(default_gold_files(variant), root) for variant in VARIANTS}
     spans = training_spans(root, exclude, warn, gold_dir) if use_spans else None
-    examples = training_examples(root, exclude, nlp, spans, warn, labels, written, settings.heading_context)
+    examples = training_examples(root, exclude, nlp, spans, warn, labels, written, settings.row_features())
     group_of = hold_out_groups()
     groups = sorted({group_of.get(d.source, d.source) for docs in gold.values() for d in docs})
     held: dict[str, list[_HeldOut]] = {variant: [] for variant in variants}

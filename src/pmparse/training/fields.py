@@ -94,6 +94,8 @@ class FieldSettings(TrainingSettings):
             reaches it otherwise.
         heading_context: The unit model also reads the words of each unit's nearest heading and
             its section's role (:func:`~pmparse.nlp.components.classifier.heading_context`).
+        document_context: The unit model also reads cues of a wider window, causal connectives
+            and the document's voice (:func:`~pmparse.nlp.components.classifier.document_context`).
     """
 
     c: float = 0.5
@@ -104,6 +106,11 @@ class FieldSettings(TrainingSettings):
     followup_opening: float = 0.5
     root_cause_floor: float = 0.15
     heading_context: bool = False
+    document_context: bool = False
+
+    def row_features(self) -> tuple[str, ...]:
+        """The unit model's optional row features these settings ask for."""
+        return tuple(name for name, on in (("headings", self.heading_context), ("document", self.document_context)) if on)
 
     def labeler(self) -> dict[str, float]:
         """The field labeler's share of the settings."""
@@ -203,7 +210,7 @@ def fit(examples: list[DocExamples], seed: int = 0, settings: FieldSettings = DE
     priors = np.array([counts[c] for c in classes], dtype=float) / len(labels)
     model = UnitModel(exported, classes, transitions(examples, classes), settings.sequence_weight,
                       f"{MODEL_NAME}-v{MODEL_VERSION}", priors, load_cues().version, settings.labeler(),
-                      settings.heading_context)
+                      settings.row_features())
     return TrainResult(model, dict(sorted(counts.items())), len(examples), sorted({e.source for e in examples}),
                        source_counts(examples))
 
@@ -321,7 +328,7 @@ def train(root: Path, out: Path, gold_dir: Path = GOLD_DIR, seed: int = 0,
     extra = (holdout or set()) - gold
     spans = training_spans(Path(root), gold | extra, warn, gold_dir) if use_spans else None
     examples = training_examples(Path(root), gold | extra, spans=spans, warn=warn, labels=labels, written=written,
-                                 heading_context=settings.heading_context)
+                                 features=settings.row_features())
     if dataset is not None:
         write_dataset(examples, Path(dataset))
     result = fit(examples, seed, settings)
@@ -391,11 +398,11 @@ WRITTEN_WEIGHT = 1.0
 
 
 def training_examples(root: Path, exclude: set[str], nlp=None, spans: TrainingSpans | None = None, warn=None,
-                      labels: str = "weak", written: float = 0.0, heading_context: bool = False) -> list[DocExamples]:
+                      labels: str = "weak", written: float = 0.0, features: tuple[str, ...] = ()) -> list[DocExamples]:
     """The field model's training documents: weakly labelled (headings), annotated, or both; with
     ``written`` above 0, also the postmortems the team wrote (``corpus/written``), their rows
     weighted ``written`` (:mod:`pmparse.training.written`; never gold, so every fold has them).
-    ``heading_context``: the annotated and written rows carry heading pseudo-words (half the documents).
+    ``features``: optional row features of the annotated and written rows (:meth:`FieldSettings.row_features`).
 
     Raises:
         UsageError: ``labels`` is not one of :data:`LABEL_SOURCES`.
@@ -407,9 +414,9 @@ def training_examples(root: Path, exclude: set[str], nlp=None, spans: TrainingSp
     nlp = nlp or structure_pipeline()  # one pipeline for every kind of example
     examples: list[DocExamples] = []
     if written > 0:
-        examples += written_examples(weight=written, nlp=nlp, heading_context=heading_context)
+        examples += written_examples(weight=written, nlp=nlp, features=features)
     if labels in ("annotated", "both"):
-        examples += annotated_examples(root, exclude=exclude, nlp=nlp, heading_context=heading_context)
+        examples += annotated_examples(root, exclude=exclude, nlp=nlp, features=features)
     if labels in ("weak", "both"):
         # an annotated document is not read again for weak labels
         examples += build_dataset(root, exclude | {e.path for e in examples}, nlp, spans, warn)

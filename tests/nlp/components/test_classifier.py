@@ -174,7 +174,7 @@ def test_heading_context_gives_each_unit_its_heading_words_and_table_role():
     # a section the heading model mapped reads as unknown: the unit model learnt the table's roles
     doc.user_data["pmparse_learned_sections"] = [(text.index("The disk"), len(text))]
     assert heading_context(doc)[1][-1] == "__sec_unknown"
-    assert "h_root" in unit_rows(doc, headings=True)[1][1].split()
+    assert "h_root" in unit_rows(doc, features=("headings",))[1][1].split()
     assert "h_root" not in unit_rows(doc)[1][1].split()
 
 
@@ -184,3 +184,16 @@ def test_half_of_the_training_documents_show_their_headings():
     shown = [shows_headings(f"source/doc-{i}.md") for i in range(400)]
     assert shows_headings("source/doc-1.md") == shown[1]
     assert 160 < sum(shown) < 240
+
+
+def test_document_context_reads_a_wider_window_and_the_documents_voice():
+    from pmparse.nlp.components.classifier import document_context
+
+    units = [UnitText("We restarted the pods and service was restored.", "sentence", 0),
+             UnitText("It was quiet.", "sentence", 50),
+             UnitText("Nothing happened here.", "sentence", 70),
+             UnitText("The outage happened because the disk filled up.", "sentence", 90)]
+    found = document_context(units)
+    assert "b_lf_remediation" in found[3] and "b_lf_remediation" not in found[1]  # the neighbour is read already
+    assert "__causal" in found[3] and "__causal" not in found[0]
+    assert "__doc_past" in found[0] and "__doc_we" not in found[0]

@@ -169,10 +169,60 @@ def doc_units(doc: Doc) -> list[UnitText]:
             for span in doc.spans.get("units", [])]
 
 
-def unit_rows(doc: Doc, cues: Cues | None = None, headings: bool = False) -> list[tuple[str, str]]:
-    """Model input for each unit of ``doc`` (see :func:`rows_for`); with ``headings``, the
-    pseudo-words of :func:`heading_context` too."""
-    return rows_for(doc_units(doc), len(doc_text(doc)), cues, heading_context(doc) if headings else None)
+#: Optional row features a unit model may be trained with: ``headings`` (:func:`heading_context`)
+#: and ``document`` (:func:`document_context`).
+ROW_FEATURES = ("headings", "document")
+
+
+def unit_rows(doc: Doc, cues: Cues | None = None, features: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    """Model input for each unit of ``doc`` (see :func:`rows_for`), with the pseudo-words of the
+    optional ``features`` (:data:`ROW_FEATURES`) too."""
+    units = doc_units(doc)
+    extra = None
+    if "headings" in features or "document" in features:
+        extra = [[] for _ in units]
+        if "headings" in features:
+            for words, more in zip(extra, heading_context(doc)):
+                words += more
+        if "document" in features:
+            for words, more in zip(extra, document_context(units, cues)):
+                words += more
+    return rows_for(units, len(doc_text(doc)), cues, extra)
+
+
+_CAUSAL = re.compile(r"\b(because|due to|caused by|as a result|led to|leading to|resulted in|result of|"
+                     r"root cause|triggered|since the|which meant|so that|therefore)\b")
+
+
+def document_context(units: list[UnitText], cues: Cues | None = None, window: int = 3) -> list[list[str]]:
+    """Per unit, pseudo-words of where it stands in its document beyond its two neighbours: the
+    field cues firing within ``window`` units before (``b_lf_x``) and after (``a_lf_x``) it, a
+    causal connective in it (``__causal``), and the document's own voice -- whether most of its
+    units are past tense (``__doc_past``), written in the first person (``__doc_we``) or list items
+    (``__doc_list``) -- so a sentence reads differently in a narrative than in a checklist."""
+    cues = cues or load_cues()
+    hits = [cues.hits(u.text) for u in units]
+    lows = [u.text.lower() for u in units]
+    n = max(1, len(units))
+    voice = []
+    if sum(bool(_DONE.search(t)) for t in lows) / n > 0.5:
+        voice.append("__doc_past")
+    if sum(bool(_WE.search(t)) for t in lows) / n > 0.3:
+        voice.append("__doc_we")
+    if sum(u.kind == "list_item" for u in units) / n > 0.5:
+        voice.append("__doc_list")
+    out = []
+    for i, low in enumerate(lows):
+        words = set()
+        for j in range(max(0, i - window), i - 1):
+            words.update(f"b_lf_{name}" for name in hits[j])
+        for j in range(i + 2, min(len(units), i + window + 1)):
+            words.update(f"a_lf_{name}" for name in hits[j])
+        found = sorted(words) + voice
+        if _CAUSAL.search(low):
+            found.append("__causal")
+        out.append(found)
+    return out
 
 
 def smooth(probs: np.ndarray, transitions: np.ndarray, weight: float, priors: np.ndarray | None = None) -> np.ndarray:
@@ -229,13 +279,13 @@ class UnitModel:
         cues_version: Version of the cue table the features were computed with.
         labeler: Field labeler settings tuned with this model (``heading_weight``, ``threshold``,
             ``followup_weight``, ``followup_opening``, ``root_cause_floor``).
-        heading_context: Whether the rows carry :func:`heading_context` (as trained).
+        features: The optional row features it was trained with (:data:`ROW_FEATURES`).
     """
 
     def __init__(self, estimator, labels: list[str], transitions: np.ndarray, sequence_weight: float, name: str,
                  priors: np.ndarray | None = None, cues_version: int | None = None,
-                 labeler: dict[str, float] | None = None, heading_context: bool = False) -> None:
-        self.heading_context = heading_context
+                 labeler: dict[str, float] | None = None, features: tuple[str, ...] = ()) -> None:
+        self.features = tuple(features)
         self.estimator = estimator
         self.labels = labels
         self.transitions = transitions
@@ -247,7 +297,7 @@ class UnitModel:
 
     def raw_probs(self, doc: Doc) -> np.ndarray:
         """``(units, labels)`` classifier probabilities of ``doc``'s units, before decoding."""
-        rows = unit_rows(doc, headings=self.heading_context)
+        rows = unit_rows(doc, features=self.features)
         if not rows:
             return np.zeros((0, len(self.labels)))
         # rows are scored independently: batches bound the feature matrices of a huge document
@@ -276,7 +326,7 @@ class UnitModel:
         """What ``meta.json`` holds about the model itself."""
         return {"name": self.name, "labels": self.labels, "priors": self.priors.round(6).tolist(),
                 "transitions": self.transitions.round(6).tolist(), "sequence_weight": self.sequence_weight,
-                "cues_version": self.cues_version, "labeler": self.labeler, "heading_context": self.heading_context}
+                "cues_version": self.cues_version, "labeler": self.labeler, "row_features": list(self.features)}
 
     def save(self, folder: Path, extra_meta: dict | None = None) -> None:
         """Write ``weights.npz`` and ``meta.json`` into ``folder``.
@@ -320,8 +370,11 @@ class UnitModel:
         if cues_version is not None and cues_version != current:
             raise ModelError(f"expected a model trained with cue table v{current}, found v{cues_version} "
                              "(retrain with 'pmparse train')", str(folder))
+        features = tuple(meta.get("row_features", []))
+        if any(name not in ROW_FEATURES for name in features):
+            raise ModelError(f"expected row features among {ROW_FEATURES}, found {features}", str(folder))
         return cls(estimator, labels, transitions, sequence_weight, name, priors, cues_version, meta.get("labeler"),
-                   bool(meta.get("heading_context", False)))
+                   features)
 
 
 #: The field labeler settings a model's ``meta.json`` may carry (an older model lacks the last two).
