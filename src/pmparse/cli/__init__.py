@@ -397,12 +397,21 @@ def train_categories_command(corpus, gold_files, output, taxonomy_path, label_fi
               help="Also learn from the postmortems the team wrote, fields marked by their writers (corpus/written).")
 @click.option("--written-weight", default=1.0, show_default=True, type=click.FloatRange(min=0.0, min_open=True),
               help="With --written: the weight of each written row (an annotated corpus row weighs 1).")
+@click.option("--heading-model/--no-heading-model", default=True, show_default=True,
+              help="Also learn what headings the table does not know mean, from the fields annotated under the "
+                   "training documents' headings (with --loso: per fold, held-out sources left out).")
+@click.option("--heading-context/--no-heading-context", default=False, show_default=True,
+              help="The unit model also reads the words of each unit's nearest heading and its section's role "
+                   "(trained with half of the documents' headings hidden).")
+@click.option("--document-context/--no-document-context", default=False, show_default=True,
+              help="The unit model also reads field cues of a wider window, causal connectives and the document's "
+                   "voice (tense, person, lists).")
 @click.option("--library", "library", default=None, type=click.Path(file_okay=False, exists=True),
               help="Instead: adapt the field model to the records a person reviewed in this library, kept in its "
                    ".pmparse/model (convert into the library uses it; needs no corpus).")
 def train_command(seed, out, corpus, loso, tune_settings, report_path, rounds, check_floors, update_floors, allow_lower,
                   dataset, boilerplate, holdout, dev, spans, labels, calibrate, calibration_path, written,
-                  written_weight, library):
+                  written_weight, heading_model, heading_context, document_context, library):
     """Train the field model from annotated content (gold documents excluded), or measure it with --loso.
 
     With --library LIB: learn from the curator instead. Accepted and edited items are examples of
@@ -434,7 +443,9 @@ def train_command(seed, out, corpus, loso, tune_settings, report_path, rounds, c
                                          dev=list(dev),
                                          warn=lambda message: click.echo(f"warning: {message}", err=True),
                                          labels=labels, calibrate=calibrate, calibration_path=calibration_path,
-                                         written=written_weight if written else 0.0)
+                                         written=written_weight if written else 0.0,
+                                         heading_model=heading_model, heading_context=heading_context,
+                                         document_context=document_context)
     except PmparseError as exc:
         _fail_usage(exc)
     click.echo(output)

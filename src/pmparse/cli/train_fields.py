@@ -35,12 +35,15 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
                       boilerplate: bool = False, holdout: list[str] | None = None,
                       use_spans: bool = False, warn=None, dev: list[str] | None = None, labels: str = "annotated",
                       calibrate: bool = True, calibration_path: str | None = None,
-                      written: float = 0.0) -> tuple[str, int]:
+                      written: float = 0.0, heading_model: bool = False,
+                      heading_context: bool = False, document_context: bool = False) -> tuple[str, int]:
     """What ``pmparse train`` prints and its exit code (``boilerplate``: only rewrite the
     boilerplate list from the corpus, see :func:`write_boilerplate`; ``use_spans``: train on the
     team's root-cause spans, each line left out reported to ``warn``; ``dev``: with ``loso``, score
     these development files instead of the gold set; ``written``: above 0, also train on the team's
-    written postmortems, rows weighted this much).
+    written postmortems, rows weighted this much; ``heading_model``: also fit the heading model,
+    per fold with ``loso``; ``heading_context``, ``document_context``: the unit model reads each
+    unit's heading, or its wider place in the document, too).
 
     Raises:
         UsageError: a LOSO-only option without ``--loso``, ``--dataset`` with it, ``--holdout`` with
@@ -83,6 +86,7 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
         raise UsageError("expected --holdout with an --out folder other than the shipped model's (a development "
                          "model), found " + ("no --out" if not out else f"--out {out}"))
     root = corpus_root(corpus)
+    settings = DEFAULT_SETTINGS.replaced(heading_context=heading_context, document_context=document_context)
     if boilerplate:
         from pmparse.nlp.boilerplate import PACKAGED_PATH
 
@@ -93,24 +97,28 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
         started = time.time()
         held = held_out_paths([Path(h) for h in holdout or []], root) - gold_paths(GOLD_DIR, root)
         calibration = read_calibration(Path(calibration_path)) if calibration_path else None
-        result = train(root, target, GOLD_DIR, seed, dataset=Path(dataset) if dataset is not None else None,
+        result = train(root, target, GOLD_DIR, seed, settings, dataset=Path(dataset) if dataset is not None else None,
                        holdout=held, use_spans=use_spans, warn=warn, labels=labels, calibration=calibration,
-                       written=written)
+                       written=written, heading_model=heading_model)
         size = (target / MODEL_FILE).stat().st_size
         counts = ", ".join(f"{k} {v}" for k, v in result.label_counts.items())
         return (f"trained {result.model.name} on {result.documents} documents from {len(result.sources)} sources "
                 f"({counts}) in {time.time() - started:.0f} s; wrote {target} ({size / 1e6:.1f} MB)"
                 + (f" and the dataset {dataset}" if dataset is not None else "")
                 + (f"; held out {len(held)} more documents" if held else "")), 0
-    report = leave_one_source_out(root, GOLD_DIR, seed, DEFAULT_SETTINGS, rounds,
+    report = leave_one_source_out(root, GOLD_DIR, seed, settings, rounds,
                                   TUNING_GRID if tune_settings else None, progress, use_spans,
                                   [Path(d) for d in dev] if dev else None, warn, labels=labels, calibrate=calibrate,
-                                  written=written)
+                                  written=written, heading_model=heading_model)
     scored = "development documents (" + ", ".join(dev) + ")" if dev else "gold documents"
     parts = [f"### Leave one source out: token F1 on held-out {scored} (seed {seed}, {labels} labels)", "",
              loso_markdown(report), "", "settings: " + ", ".join(f"{k} {v}" for k, v in report["settings"].items())]
     if "calibration" in report:
         parts.append(calibration_markdown(report["calibration"]))
+    if "breakdown" in report:
+        from pmparse.training.field_breakdown import breakdown_markdown
+
+        parts += ["", breakdown_markdown(report["breakdown"])]
     if tune_settings:
         parts.append("tuned on these folds (set DEFAULT_SETTINGS in pmparse/train.py to adopt them)")
     code = 0

@@ -14,7 +14,7 @@ import fnmatch
 import json
 import os
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -51,6 +51,9 @@ class SourceRule(BaseModel):
                                                            "root (what ``url_base`` stands for).")
     group: str | None = Field(default=None, description="Hold-out group: sources of one author and template "
                                                         "are held out together (None: the source alone).")
+    style: Literal["templated", "free-form"] = Field(
+        default="templated", description="How the source's reports are written: a fixed section template, or "
+                                         "free-form prose (blog posts, disclosures, logs); reports split by it.")
 
 
 class Manifest(BaseModel):
@@ -84,6 +87,20 @@ def load_manifest(path: Path = DEFAULT_MANIFEST) -> Manifest:
         return Manifest.model_validate(yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER))
     except (OSError, yaml.YAMLError, ValidationError) as exc:
         raise UsageError(f"expected a valid corpus manifest, found: {exc}", str(path)) from exc
+
+
+def hold_out_groups(manifest: Manifest | None = None) -> dict[str, str]:
+    """Each source's hold-out group (its ``group``, else the source itself): leave-one-source-out
+    holds out a group at once, because sources of one author and template would otherwise teach
+    each other's held-out documents their words."""
+    manifest = manifest or load_manifest()
+    return {source: rule.group or source for source, rule in manifest.sources.items()}
+
+
+def source_styles(manifest: Manifest | None = None) -> dict[str, str]:
+    """Each source's writing style (``templated`` or ``free-form``)."""
+    manifest = manifest or load_manifest()
+    return {source: rule.style for source, rule in manifest.sources.items()}
 
 
 def incident_files(root: Path, manifest: Manifest | None = None, include_extra: bool = False) -> list[tuple[str, str]]:

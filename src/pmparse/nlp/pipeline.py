@@ -30,6 +30,7 @@ from pmparse.nlp.components import sectionizer as _sectionizer  # noqa: F401
 from pmparse.nlp.components import tagger as _tagger  # noqa: F401
 from pmparse.nlp.components import units as _units  # noqa: F401
 from pmparse.nlp.components.classifier import META_FILE, MODEL_FILE  # noqa: E402
+from pmparse.nlp.heading_model import META_FILE as HEADINGS_META
 from pmparse.nlp.tokenizer import GuardedTokenizer
 
 #: A heading table a model folder may carry (``pmparse train --library`` writes one when the
@@ -127,6 +128,7 @@ def _stamped_files(config: PipelineConfig) -> list[tuple[str, Any]]:
             files.append((label, Path(path)))
     if config.model_dir:
         files.append(("fields", Path(config.model_dir) / META_FILE))
+        files.append(("field headings", Path(config.model_dir) / HEADINGS_META))
     if config.tagger:
         files.append(("categories", Path(config.categories_dir or CATEGORIES_DIR) / META_FILE))
     return files
@@ -185,7 +187,11 @@ def build(config: PipelineConfig = PipelineConfig()) -> Language:
     nlp.max_length = 10**9
     # spaCy's affix rules cost quadratic time on long punctuation runs: see pmparse/tokenizer.py
     nlp.tokenizer = GuardedTokenizer(nlp.tokenizer)
-    nlp.add_pipe("pmparse_sectionizer", config={"headings_path": config.headings_path})
+    # the heading model travels with the field model it was trained with; a rules-only pipeline
+    # (and the headings-alone baseline) reads headings through the table alone
+    nlp.add_pipe("pmparse_sectionizer", config={"headings_path": config.headings_path,
+                                                 "heading_model_dir": config.model_dir if config.labeler == "fields"
+                                                 else None})
     nlp.add_pipe("pmparse_units")
     if config.labeler == "keywords":
         nlp.add_pipe("pmparse_keyword_labeler")

@@ -10,6 +10,7 @@ each; a unit no stretch covers is ``none``: the annotator read it and found no f
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Iterable
 
@@ -48,12 +49,13 @@ def unit_labels(offsets: list[tuple[int, int]], spans: dict[str, list[tuple[int,
 
 
 def annotated_examples(root: Path, files: Iterable[Path] | None = None, exclude: set[str] = frozenset(),
-                       nlp=None) -> list[DocExamples]:
+                       nlp=None, features: tuple[str, ...] = ()) -> list[DocExamples]:
     """Labelled units of every annotated document not in ``exclude`` (corpus paths).
 
     A document annotated in several fields' worth of labels becomes one :class:`DocExamples` whose
     units may repeat (once per label). An HTML page's stretches index its markup; they are
     carried over to the extracted text the units index (:func:`~pmparse.evaluation.metrics.scoring_view`).
+    ``features``: optional row features (``headings`` only for :func:`shows_headings` documents).
 
     Raises:
         GoldError: an annotation line is invalid or its text changed (sha256).
@@ -65,13 +67,14 @@ def annotated_examples(root: Path, files: Iterable[Path] | None = None, exclude:
     for g in docs:
         if g.path is None or g.path in exclude:
             continue
-        example = _doc_examples(g, gold_text(g, root), nlp, cues)
+        example = _doc_examples(g, gold_text(g, root), nlp, cues, features=features)
         if example is not None:
             examples.append(example)
     return examples
 
 
-def written_examples(files: Iterable[Path] | None = None, weight: float = 1.0, nlp=None) -> list[DocExamples]:
+def written_examples(files: Iterable[Path] | None = None, weight: float = 1.0, nlp=None,
+                     features: tuple[str, ...] = ()) -> list[DocExamples]:
     """Labelled units of the postmortems the team wrote (inline texts, source ``written``), each
     row weighted ``weight``; they are never gold, so every fold trains on them.
 
@@ -89,13 +92,21 @@ def written_examples(files: Iterable[Path] | None = None, weight: float = 1.0, n
     for g in load_gold(files):
         if g.text is None:
             continue
-        example = _doc_examples(g, gold_text(g, None), nlp, cues, weight)
+        example = _doc_examples(g, gold_text(g, None), nlp, cues, weight, features)
         if example is not None:
             examples.append(example)
     return examples
 
 
-def _doc_examples(g: GoldDoc, text: str, nlp, cues, weight: float = 1.0) -> DocExamples | None:
+def shows_headings(name: str) -> bool:
+    """Whether a training document's rows show its headings to a model with ``headings`` row features: half
+    of the documents, fixed by their name, so the model learns to read units both with their
+    headings and without (the heading-stripped text and heading-less reports it will meet)."""
+    return hashlib.sha256(name.encode("utf-8")).digest()[0] % 2 == 0
+
+
+def _doc_examples(g: GoldDoc, text: str, nlp, cues, weight: float = 1.0,
+                  features: tuple[str, ...] = ()) -> DocExamples | None:
     """One annotated document's labelled units (None when it has no units)."""
     name = g.path or f"{g.id}.md"
     ingested = ingest_bytes(text.encode("utf-8"), name)
@@ -103,7 +114,9 @@ def _doc_examples(g: GoldDoc, text: str, nlp, cues, weight: float = 1.0) -> DocE
     if "units" not in doc.spans or not len(doc.spans["units"]):
         return None
     offsets = [(u.start_char, u.end_char) for u in doc.spans["units"]]
-    rows = unit_rows(doc, cues)
+    if "headings" in features and not shows_headings(name):
+        features = tuple(f for f in features if f != "headings")
+    rows = unit_rows(doc, cues, features)
     # an HTML page's offsets index its markup: carried over to the text the units index
     _, spans = scoring_view(g, text, ingested.text if ingested.extracted else None)
     labels = unit_labels(offsets, spans)
@@ -114,4 +127,7 @@ def _doc_examples(g: GoldDoc, text: str, nlp, cues, weight: float = 1.0) -> DocE
             flat_rows.append(row)
             flat_labels.append((label[0], label[1] * weight))
             flat_offsets.append(where)
-    return DocExamples(name, g.source, flat_rows, flat_labels, flat_offsets, ingested.sha256)
+    from pmparse.training.heading_model import heading_label_counts
+
+    headings = heading_label_counts(doc, offsets, [[label for label, _ in found] for found in labels])
+    return DocExamples(name, g.source, flat_rows, flat_labels, flat_offsets, ingested.sha256, headings)

@@ -40,6 +40,9 @@ class DocExamples:
     labels: list[WeakLabel | None]
     offsets: list[tuple[int, int]] = field(default_factory=list)
     sha256: str = ""
+    #: ``(heading as written, {label: units})``: each heading of the document with the labels of
+    #: the units it is the nearest heading of (what the heading model learns; annotated documents only)
+    headings: list[tuple[str, dict[str, int]]] = field(default_factory=list)
 
 
 def weak_label(text: str, section: str, heading: str, cues: Cues) -> WeakLabel | None:

@@ -13,7 +13,7 @@ import numpy as np
 
 from pmparse.card.schema import TEXT_FIELDS
 from pmparse.errors import UsageError
-from pmparse.evaluation.corpus import REPO_ROOT
+from pmparse.evaluation.corpus import REPO_ROOT, hold_out_groups
 from pmparse.ingest.read import ingest_bytes
 from pmparse.nlp.components.classifier import NONE, UnitModel
 from pmparse.nlp.components.fields import label_fields
@@ -32,6 +32,7 @@ from pmparse.training.fields import (
     training_examples,
     training_spans,
 )
+from pmparse.training.heading_model import examples_headings, fit_heading_model
 
 LOSO_FLOORS_PATH = REPO_ROOT / "eval" / "loso_floors.json"
 
@@ -49,6 +50,10 @@ class _HeldOut:
     model: UnitModel
     raw: np.ndarray
     calibration: tuple[list[float], list[float]] | None = None
+    group: str = ""
+
+    def __post_init__(self) -> None:
+        self.group = self.group or self.source
 
     @functools.cached_property
     def tokens(self) -> np.ndarray:
@@ -239,7 +244,7 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
                          rounds: int = 1000, tune_grid: dict[str, tuple] | None = None, progress=None,
                          use_spans: bool = False, dev_files: list[Path] | None = None, warn=None,
                          labels: str = "weak", calibrate: bool = False, written: float = 0.0,
-                         on_held_out=None) -> dict:
+                         on_held_out=None, heading_model: bool = False) -> dict:
     """Train on every source but one, score the gold documents of the held-out source; every source in turn.
 
     Args:
@@ -265,6 +270,9 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
         on_held_out: Called with the held-out documents of every fold (``{variant: [_HeldOut]}``,
             each with its fold's raw probabilities) once the folds are trained, so a measurement
             can reuse them instead of training the folds again (as the calibration experiment did: ``docs/history.md``).
+        heading_model: Also fit a heading model (:mod:`pmparse.training.heading_model`) on each
+            fold's training documents and read the held-out documents' headings with it (the
+            headings-alone baseline then reads them with it too).
 
     Returns:
         A report: ``{"stripped": {system: summary}, "headed": {...}, "settings", "folds", ...}``
@@ -277,6 +285,7 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
     started = time.time()
     root = Path(root)
     nlp = structure_pipeline()
+    sectionizer = nlp.get_pipe("pmparse_sectionizer")
     exclude = gold_paths(gold_dir, root)
     if dev_files:
         if tune_grid:
@@ -288,16 +297,20 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
         variants = VARIANTS
         gold = {variant: load_gold(default_gold_files(variant), root) for variant in VARIANTS}
     spans = training_spans(root, exclude, warn, gold_dir) if use_spans else None
-    examples = training_examples(root, exclude, nlp, spans, warn, labels, written)
-    sources = sorted({d.source for docs in gold.values() for d in docs})
+    examples = training_examples(root, exclude, nlp, spans, warn, labels, written, settings.row_features())
+    group_of = hold_out_groups()
+    groups = sorted({group_of.get(d.source, d.source) for docs in gold.values() for d in docs})
     held: dict[str, list[_HeldOut]] = {variant: [] for variant in variants}
     folds = {}
-    for source in sources:
-        train_examples = [e for e in examples if e.source != source]
+    for source in groups:  # a hold-out group: one source, or sources of one author and template
+        train_examples = [e for e in examples if group_of.get(e.source, e.source) != source]
         result = fit(train_examples, seed, settings)
         folds[source] = {"train_documents": result.documents, "label_counts": result.label_counts}
+        # the fold's heading model never saw the held-out group's headings either
+        sectionizer.heading_model = (fit_heading_model(examples_headings(train_examples), seed)
+                                     if heading_model else None)
         for variant in variants:
-            docs = [d for d in gold[variant] if d.source == source]
+            docs = [d for d in gold[variant] if group_of.get(d.source, d.source) == source]
             folds[source][f"{variant}_gold_documents"] = len(docs)
             for g in docs:
                 text = gold_text(g, root)
@@ -306,13 +319,15 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
                 # an HTML page is scored on its extracted text, its gold carried over to it
                 scored, gold_of = scoring_view(g, text, ingested.text if ingested.extracted else None)
                 held[variant].append(_HeldOut(g.id, g.source, scored, list(g.annotated), gold_of, doc,
-                                              result.model, result.model.raw_probs(doc)))
+                                              result.model, result.model.raw_probs(doc), group=source))
         if progress is not None:
             progress(f"fold {source}: trained on {result.documents} documents, "
                      f"{sum(len(held[v]) for v in variants)} documents scored so far")
+    sectionizer.heading_model = None
     if on_held_out is not None:
         on_held_out(held)
     report: dict = {"labels": labels, "written_weight": written, "seed": seed, "cues_version": load_cues().version,
+                    "heading_model": heading_model,
                     "model": f"{MODEL_NAME}-v{MODEL_VERSION}",
                     "root_cause_span_documents": len(spans.spans) if spans is not None else 0}
     if dev_files:
@@ -327,10 +342,48 @@ def leave_one_source_out(root: Path, gold_dir: Path = GOLD_DIR, seed: int = 0, s
     for variant in variants:
         report[variant] = {system: summarise(_scores(held[variant], system, settings), rounds) for system in SYSTEMS}
         report[variant]["pipeline"]["units"] = error_analysis(held[variant], settings)
+    report["breakdown"] = breakdown(held, settings)
     report["settings"] = settings.as_dict()
     report["folds"] = folds
     report["seconds"] = round(time.time() - started, 1)
     return report
+
+
+def breakdown(held: dict[str, list[_HeldOut]], settings: FieldSettings) -> dict:
+    """The held-out figures split by style, by heading status (free-form headed documents) and
+    per hold-out group (:mod:`pmparse.training.field_breakdown`)."""
+    from pmparse.evaluation.corpus import source_styles
+    from pmparse.evaluation.metrics import token_mask
+    from pmparse.training.field_breakdown import group_calibration, heading_status, status_counts, status_f1, style_f1
+
+    from pmparse.nlp.components.sectionizer import table_sections
+    from pmparse.rules.headings import load_headings
+
+    style_of = source_styles()
+    table = load_headings()
+    result: dict = {"styles": {}, "calibration": {}}
+    for variant, items in held.items():
+        result["styles"][variant] = style_f1(((s.source, s.counts) for s in _scores(items, "pipeline", settings)),
+                                             style_of)
+        documents: dict[str, int] = {}
+        for item in items:
+            documents[item.group] = documents.get(item.group, 0) + 1
+        group_style = {item.group: style_of.get(item.source, "templated") for item in items}
+        result["calibration"][variant] = group_calibration(_held_out_pairs(items, settings), documents, group_style)
+    per_doc, statuses = [], []
+    for item in held.get("headed", []):
+        if style_of.get(item.source) != "free-form":
+            continue
+        predicted = _predict(item, "pipeline", settings)
+        # the table's reading alone: the same words count as under an unknown heading whether or
+        # not a heading model mapped it, so runs with and without one compare
+        status = heading_status(item.tokens, table_sections(item.doc, table))
+        masks = {name: token_mask(item.tokens, predicted.get(name, [])) for name in TEXT_FIELDS}
+        per_doc.append(status_counts(item.gold_masks, masks, status))
+        gold_any = np.any([item.gold_masks[name] for name in TEXT_FIELDS], axis=0)
+        statuses.append(status[gold_any])
+    result["free_form_headings"] = status_f1(per_doc, statuses)
+    return result
 
 
 def loso_markdown(report: dict) -> str:
@@ -357,21 +410,21 @@ CALIBRATED_THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
 
 
 def _held_out_pairs(items: list[_HeldOut], settings: FieldSettings) -> list[tuple[str, float, bool]]:
-    """``(source, confidence, right)`` of every unit the labeler gives a field with ``settings``
-    and each document's calibration (right: :func:`unit_right`)."""
+    """``(hold-out group, confidence, right)`` of every unit the labeler gives a field with
+    ``settings`` and each document's calibration (right: :func:`unit_right`)."""
     pairs = []
     for item in items:
         _predict(item, "pipeline", settings)
         group = item.doc.spans["fields"]
         for span, score in zip(group, group.attrs["scores"]):
-            pairs.append((item.source, float(score), unit_right(item, span.start_char, span.end_char, span.label_)))
+            pairs.append((item.group, float(score), unit_right(item, span.start_char, span.end_char, span.label_)))
     return pairs
 
 
 def calibrate_held_out(held: dict[str, list[_HeldOut]], settings: FieldSettings) -> tuple[FieldSettings, dict]:
     """Calibrate the labeler's confidences on held-out units and choose its threshold.
 
-    Each held-out document is given a calibration fitted on the other sources' units only
+    Each held-out document is given a calibration fitted on the other hold-out groups' units only
     (cross-fitted), the threshold on calibrated confidence is chosen among
     :data:`CALIBRATED_THRESHOLDS` by the tuning objective, and the calibration's figures (expected
     calibration error, precision at 0.8) are measured on the items that threshold keeps.
@@ -395,7 +448,7 @@ def calibrate_held_out(held: dict[str, list[_HeldOut]], settings: FieldSettings)
     by_source = knots_by_source(sources, scores, right)
     for items in held.values():
         for item in items:
-            item.calibration = by_source[item.source]
+            item.calibration = by_source[item.group]
     headings = _field_f1(_scores(held["headed"], "headings", settings)) if "headed" in held else None
     tried, best, best_value = [], settings, None
     for threshold in CALIBRATED_THRESHOLDS:

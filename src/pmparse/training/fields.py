@@ -93,6 +93,10 @@ class FieldSettings(TrainingSettings):
             action items and lessons are weighted by ``followup_weight`` too.
         root_cause_floor: Least score for the likeliest unit to become the root cause when no unit
             reaches it otherwise.
+        heading_context: The unit model also reads the words of each unit's nearest heading and
+            its section's role (:func:`~pmparse.nlp.components.classifier.heading_context`).
+        document_context: The unit model also reads cues of a wider window, causal connectives
+            and the document's voice (:func:`~pmparse.nlp.components.classifier.document_context`).
     """
 
     c: float = 0.5
@@ -102,6 +106,12 @@ class FieldSettings(TrainingSettings):
     followup_weight: float = 0.0
     followup_opening: float = 0.5
     root_cause_floor: float = 0.15
+    heading_context: bool = False
+    document_context: bool = False
+
+    def row_features(self) -> tuple[str, ...]:
+        """The unit model's optional row features these settings ask for."""
+        return tuple(name for name, on in (("headings", self.heading_context), ("document", self.document_context)) if on)
 
     def labeler(self) -> dict[str, float]:
         """The field labeler's share of the settings."""
@@ -194,7 +204,8 @@ def fit(examples: list[DocExamples], seed: int = 0, settings: FieldSettings = DE
     counts = Counter(labels)
     priors = np.array([counts[c] for c in classes], dtype=float) / len(labels)
     model = UnitModel(exported, classes, transitions(examples, classes), settings.sequence_weight,
-                      f"{MODEL_NAME}-v{MODEL_VERSION}", priors, load_cues().version, settings.labeler())
+                      f"{MODEL_NAME}-v{MODEL_VERSION}", priors, load_cues().version, settings.labeler(),
+                      settings.row_features())
     return TrainResult(model, dict(sorted(counts.items())), len(examples), sorted({e.source for e in examples}),
                        source_counts(examples))
 
@@ -294,7 +305,7 @@ def held_out_paths(files: list[Path], root: Path) -> set[str]:
 def train(root: Path, out: Path, gold_dir: Path = GOLD_DIR, seed: int = 0,
           settings: FieldSettings = DEFAULT_SETTINGS, dataset: Path | None = None,
           holdout: set[str] | None = None, use_spans: bool = False, warn=None, labels: str = "weak",
-          calibration: dict | None = None, written: float = 0.0) -> TrainResult:
+          calibration: dict | None = None, written: float = 0.0, heading_model: bool = False) -> TrainResult:
     """``pmparse train``: build the dataset (also written to ``dataset`` when given), fit, save to ``out``.
 
     ``holdout``: corpus paths kept out of training besides the gold documents (a development set).
@@ -302,14 +313,17 @@ def train(root: Path, out: Path, gold_dir: Path = GOLD_DIR, seed: int = 0,
     the shipped model, see ``src/pmparse/models/fields/README.md``); each line left out is reported to ``warn``.
     ``labels``, ``written``: what the model learns from (:func:`training_examples`). ``calibration``: the
     knots and threshold a leave-one-source-out run fitted (:func:`~pmparse.training.field_calibration.read_calibration`);
-    the model's labeler then thresholds calibrated confidences.
+    the model's labeler then thresholds calibrated confidences. ``heading_model``: also fit the
+    heading model on the same documents' headings and save it beside the field model (without it,
+    a heading model left in ``out`` by an earlier training is removed: it belongs to another model).
     """
     if calibration is not None:
         settings = settings.replaced(threshold=calibration["threshold"])
     gold = gold_paths(gold_dir, Path(root))
     extra = (holdout or set()) - gold
     spans = training_spans(Path(root), gold | extra, warn, gold_dir) if use_spans else None
-    examples = training_examples(Path(root), gold | extra, spans=spans, warn=warn, labels=labels, written=written)
+    examples = training_examples(Path(root), gold | extra, spans=spans, warn=warn, labels=labels, written=written,
+                                 features=settings.row_features())
     if dataset is not None:
         write_dataset(examples, Path(dataset))
     result = fit(examples, seed, settings)
@@ -328,6 +342,16 @@ def train(root: Path, out: Path, gold_dir: Path = GOLD_DIR, seed: int = 0,
         extra["calibration"] = calibration["knots"]
         extra["calibration_figures"] = calibration.get("figures", {})
     save(result, Path(out), extra)
+    from pmparse.nlp.heading_model import META_FILE as HEADINGS_META, WEIGHTS_FILE as HEADINGS_WEIGHTS
+    from pmparse.training.heading_model import examples_headings, fit_heading_model
+
+    found = fit_heading_model(examples_headings(examples), seed) if heading_model else None
+    if found is not None:
+        found.save(Path(out))
+    else:
+        for name in (HEADINGS_META, HEADINGS_WEIGHTS):
+            (Path(out) / name).unlink(missing_ok=True)
+
     # how firmly these rows hold each weight: pmparse train --library adapts the model with it
     from pmparse.training.curvature import save_curvature
 
@@ -374,10 +398,11 @@ WRITTEN_WEIGHT = 1.0
 
 
 def training_examples(root: Path, exclude: set[str], nlp=None, spans: TrainingSpans | None = None, warn=None,
-                      labels: str = "weak", written: float = 0.0) -> list[DocExamples]:
+                      labels: str = "weak", written: float = 0.0, features: tuple[str, ...] = ()) -> list[DocExamples]:
     """The field model's training documents: weakly labelled (headings), annotated, or both; with
     ``written`` above 0, also the postmortems the team wrote (``corpus/written``), their rows
     weighted ``written`` (:mod:`pmparse.training.written`; never gold, so every fold has them).
+    ``features``: optional row features of the annotated and written rows (:meth:`FieldSettings.row_features`).
 
     Raises:
         UsageError: ``labels`` is not one of :data:`LABEL_SOURCES`.
@@ -389,9 +414,9 @@ def training_examples(root: Path, exclude: set[str], nlp=None, spans: TrainingSp
     nlp = nlp or structure_pipeline()  # one pipeline for every kind of example
     examples: list[DocExamples] = []
     if written > 0:
-        examples += written_examples(weight=written, nlp=nlp)
+        examples += written_examples(weight=written, nlp=nlp, features=features)
     if labels in ("annotated", "both"):
-        examples += annotated_examples(root, exclude=exclude, nlp=nlp)
+        examples += annotated_examples(root, exclude=exclude, nlp=nlp, features=features)
     if labels in ("weak", "both"):
         # an annotated document is not read again for weak labels
         examples += build_dataset(root, exclude | {e.path for e in examples}, nlp, spans, warn)

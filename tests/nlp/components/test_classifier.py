@@ -159,3 +159,41 @@ def test_a_huge_document_is_scored_in_batches_that_give_the_same_probabilities(m
     monkeypatch.setattr(module, "PREDICT_BATCH", 512)
     monkeypatch.setattr(module, "PREDICT_CHARS", 300)
     np.testing.assert_array_equal(model.raw_probs(doc), whole)
+
+
+def test_heading_context_gives_each_unit_its_heading_words_and_table_role():
+    from pmparse.ingest.read import ingest_bytes
+    from pmparse.nlp.components.classifier import heading_context, unit_rows
+    from pmparse.nlp.pipeline import PipelineConfig, build
+    from pmparse.training.field_labels import analyse_structure
+
+    text = "Intro words are here.\n\n## Root cause\n\nThe disk filled up.\n\n### 10:02\n\nWe restarted the host.\n"
+    doc = analyse_structure(build(PipelineConfig()), ingest_bytes(text.encode(), "x.md"))
+    found = heading_context(doc)
+    assert found == [["__sec_preamble"], ["h_root", "h_cause", "__sec_root_cause"], ["__h_clock", "__sec_root_cause"]]
+    # a section the heading model mapped reads as unknown: the unit model learnt the table's roles
+    doc.user_data["pmparse_learned_sections"] = [(text.index("The disk"), len(text))]
+    assert heading_context(doc)[1][-1] == "__sec_unknown"
+    assert "h_root" in unit_rows(doc, features=("headings",))[1][1].split()
+    assert "h_root" not in unit_rows(doc)[1][1].split()
+
+
+def test_half_of_the_training_documents_show_their_headings():
+    from pmparse.training.field_annotations import shows_headings
+
+    shown = [shows_headings(f"source/doc-{i}.md") for i in range(400)]
+    assert shows_headings("source/doc-1.md") == shown[1]
+    assert 160 < sum(shown) < 240
+
+
+def test_document_context_reads_a_wider_window_and_the_documents_voice():
+    from pmparse.nlp.components.classifier import document_context
+
+    units = [UnitText("We restarted the pods and service was restored.", "sentence", 0),
+             UnitText("It was quiet.", "sentence", 50),
+             UnitText("Nothing happened here.", "sentence", 70),
+             UnitText("The outage happened because the disk filled up.", "sentence", 90)]
+    found = document_context(units)
+    assert "b_lf_remediation" in found[3] and "b_lf_remediation" not in found[1]  # the neighbour is read already
+    assert "__causal" in found[3] and "__causal" not in found[0]
+    assert "__doc_past" in found[0] and "__doc_we" not in found[0]

@@ -178,3 +178,48 @@ def test_a_provider_review_template_maps_its_question_headings():
             "## How are we making incidents like this less likely or less impactful?\n\n- Stage flag changes.\n\n"
             "## How can customers make incidents like this less impactful?\n\n- Retry with backoff.\n")
     assert [label for label, _ in labels(text)] == ["none", "root_cause", "none", "action_items", "none"]
+
+
+class _Model:
+    """A stand-in heading model: a dict of what it reads headings as."""
+
+    def __init__(self, fields: dict[str, tuple[str, float]]) -> None:
+        self.fields = fields
+
+    def field(self, heading: str):
+        return self.fields.get(heading.strip().lower())
+
+
+def test_a_heading_model_reads_headings_the_table_does_not_know():
+    model = _Model({"getting back on our feet": ("remediation", 0.8), "why did the disk fill?": ("root_cause", 0.7),
+                    "impact": ("lessons", 0.99), "digging in": ("root_cause", 0.9)})
+    text = ("# A bad night\n\nIntro.\n\n## Getting back on our feet\n\nWe restarted it.\n\nWhy did the disk fill?\n\n"
+            "A full disk.\n\n## Impact\n\nUsers saw errors.\n\n### Digging in\n\nToo much logging.\n")
+    headings = find_headings(text, [], TABLE, model=model)
+    found = [(s.label, s.learned) for s in build_sections(text, headings)]
+    assert found == [
+        ("unknown", False),  # the title: the stand-in does not map it
+        ("remediation", True),
+        ("root_cause", True),  # a question on its own line
+        ("symptoms", False),  # the table wins where it knows a heading
+        ("symptoms", False),  # and a learned heading does not override the table's enclosing field
+    ]
+    # without a model nothing is learned
+    assert [s.label for s in build_sections(text, find_headings(text, [], TABLE))][1] == "unknown"
+
+
+def test_sectionize_records_learned_sections():
+    nlp = spacy.blank("en")
+    doc = nlp.make_doc("## Digging in\n\nRestarted it.\n")
+    sectionize(doc, TABLE, _Model({"digging in": ("remediation", 0.8)}))
+    assert [s.label_ for s in doc.spans["sections"]] == ["remediation"]
+    assert doc.user_data["pmparse_learned_sections"] == [(13, len(doc.text))]
+    assert doc.spans["sections"].attrs["scores"] == [0.8]
+
+
+def test_table_sections_ignore_the_heading_model():
+    from pmparse.nlp.components.sectionizer import table_sections
+
+    doc = spacy.blank("en").make_doc("## Digging in\n\nRestarted it.\n")
+    sectionize(doc, TABLE, _Model({"digging in": ("remediation", 0.8)}))
+    assert [label for _, _, label, _ in table_sections(doc, TABLE)] == ["unknown"]

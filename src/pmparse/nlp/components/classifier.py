@@ -6,8 +6,11 @@ a context column of pseudo-words: shape (list item, timeline entry, table row, t
 length), position in the document, whether it opens a run of same-kind units, tense and modality ("we
 will", past tense, imperative start), ticket references, the field cues of
 ``resources/cues.yaml`` firing in the unit and in its neighbours, and the neighbours' words.
-Heading text is deliberately left out: training labels come from headings, so a model that saw
-them would learn the headings and nothing about the sentences (and heading-less text has none).
+Heading text was left out while training labels came from headings (a model that saw them
+would learn the headings and nothing about the sentences). With annotated labels a model may read
+them: one trained with ``heading_context`` (issue 34) also sees the words of the unit's nearest
+heading and the role the heading table gives its section (:func:`heading_context`); it is trained
+with half of its documents' headings hidden, so heading-less text is not a stranger to it.
 
 The probabilities of a document's units are then decoded over the sequence (forward-backward
 with a transition matrix learned from training documents, the classifier's posteriors divided by
@@ -22,6 +25,7 @@ transitions, the cue table version and the field labeler settings tuned with it 
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from dataclasses import dataclass
@@ -91,13 +95,15 @@ def unit_shape(text: str, kind: str, position: float, first: bool, words: list[s
     return flags
 
 
-def rows_for(units: list[UnitText], length: int, cues: Cues | None = None) -> list[tuple[str, str]]:
+def rows_for(units: list[UnitText], length: int, cues: Cues | None = None,
+             context: list[list[str]] | None = None) -> list[tuple[str, str]]:
     """Model input for a document's units: ``(unit text, context and shape pseudo-text)`` each.
 
     Args:
         units: The document's units in order.
         length: Length of the document text (for relative positions).
         cues: The cue table; the packaged one when None.
+        context: More pseudo-words per unit (:func:`heading_context`), or None.
     """
     cues = cues or load_cues()
     n = max(1, length)
@@ -118,9 +124,42 @@ def rows_for(units: list[UnitText], length: int, cues: Cues | None = None) -> li
             words += [f"n_lf_{name}" for name in hits[i + 1]]
         previous = " ".join("p_" + w for w in words_of[i - 1]) if i else ""
         following = " ".join("n_" + w for w in words_of[i + 1]) if i + 1 < len(units) else ""
-        context = " ".join(words) + " " + previous + " " + following
-        rows.append((" ".join(unit.text.split()), context))
+        if context is not None:
+            words += context[i]
+        row_context = " ".join(words) + " " + previous + " " + following
+        rows.append((" ".join(unit.text.split()), row_context))
     return rows
+
+
+_CLOCK = re.compile(r"\d{1,2}:\d{2}|\d{4}-\d{2}-\d{2}")
+
+
+def heading_context(doc: Doc) -> list[list[str]]:
+    """Per unit of ``doc``, pseudo-words of the heading it stands under: up to six words of its
+    nearest heading (``h_root``, ``h_cause``), ``__h_clock`` when that heading holds a time or
+    date (timeline entries), and its section's role as the heading table reads it
+    (``__sec_root_cause``, ``__sec_none``, ``__sec_unknown``, ``__sec_preamble``). A section the
+    heading model mapped counts as unknown here: the model is trained on documents read with the
+    table alone, so it sees the same roles at run time."""
+    from pmparse.nlp.components.fields import unit_sections
+    from pmparse.rules.headings import normalise_heading
+
+    headings = sorted((span.start_char, span.text) for span in doc.spans.get("headings", []))
+    starts = [start for start, _ in headings]
+    learned = doc.user_data.get("pmparse_learned_sections", [])
+    out = []
+    for unit, (label, _) in zip(doc.spans.get("units", []), unit_sections(doc)):
+        i = bisect.bisect_right(starts, unit.start_char) - 1
+        words = []
+        if i >= 0:
+            text = headings[i][1]
+            words = ["h_" + w.lower() for w in _WORDS.findall(normalise_heading(text))[:6]]
+            if _CLOCK.search(text):
+                words.append("__h_clock")
+        if any(a <= unit.start_char < b for a, b in learned):
+            label = "unknown"
+        out.append(words + [f"__sec_{label}"])
+    return out
 
 
 def doc_units(doc: Doc) -> list[UnitText]:
@@ -130,9 +169,60 @@ def doc_units(doc: Doc) -> list[UnitText]:
             for span in doc.spans.get("units", [])]
 
 
-def unit_rows(doc: Doc, cues: Cues | None = None) -> list[tuple[str, str]]:
-    """Model input for each unit of ``doc`` (see :func:`rows_for`)."""
-    return rows_for(doc_units(doc), len(doc_text(doc)), cues)
+#: Optional row features a unit model may be trained with: ``headings`` (:func:`heading_context`)
+#: and ``document`` (:func:`document_context`).
+ROW_FEATURES = ("headings", "document")
+
+
+def unit_rows(doc: Doc, cues: Cues | None = None, features: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    """Model input for each unit of ``doc`` (see :func:`rows_for`), with the pseudo-words of the
+    optional ``features`` (:data:`ROW_FEATURES`) too."""
+    units = doc_units(doc)
+    extra = None
+    if "headings" in features or "document" in features:
+        extra = [[] for _ in units]
+        if "headings" in features:
+            for words, more in zip(extra, heading_context(doc)):
+                words += more
+        if "document" in features:
+            for words, more in zip(extra, document_context(units, cues)):
+                words += more
+    return rows_for(units, len(doc_text(doc)), cues, extra)
+
+
+_CAUSAL = re.compile(r"\b(because|due to|caused by|as a result|led to|leading to|resulted in|result of|"
+                     r"root cause|triggered|since the|which meant|so that|therefore)\b")
+
+
+def document_context(units: list[UnitText], cues: Cues | None = None, window: int = 3) -> list[list[str]]:
+    """Per unit, pseudo-words of where it stands in its document beyond its two neighbours: the
+    field cues firing within ``window`` units before (``b_lf_x``) and after (``a_lf_x``) it, a
+    causal connective in it (``__causal``), and the document's own voice -- whether most of its
+    units are past tense (``__doc_past``), written in the first person (``__doc_we``) or list items
+    (``__doc_list``) -- so a sentence reads differently in a narrative than in a checklist."""
+    cues = cues or load_cues()
+    hits = [cues.hits(u.text) for u in units]
+    lows = [u.text.lower() for u in units]
+    n = max(1, len(units))
+    voice = []
+    if sum(bool(_DONE.search(t)) for t in lows) / n > 0.5:
+        voice.append("__doc_past")
+    if sum(bool(_WE.search(t)) for t in lows) / n > 0.3:
+        voice.append("__doc_we")
+    if sum(u.kind == "list_item" for u in units) / n > 0.5:
+        voice.append("__doc_list")
+    out = []
+    for i, low in enumerate(lows):
+        words = set()
+        for j in range(max(0, i - window), i - 1):
+            words.update(f"b_lf_{name}" for name in hits[j])
+        for j in range(i + 2, min(len(units), i + window + 1)):
+            words.update(f"a_lf_{name}" for name in hits[j])
+        found = sorted(words) + voice
+        if _CAUSAL.search(low):
+            found.append("__causal")
+        out.append(found)
+    return out
 
 
 def smooth(probs: np.ndarray, transitions: np.ndarray, weight: float, priors: np.ndarray | None = None) -> np.ndarray:
@@ -189,11 +279,13 @@ class UnitModel:
         cues_version: Version of the cue table the features were computed with.
         labeler: Field labeler settings tuned with this model (``heading_weight``, ``threshold``,
             ``followup_weight``, ``followup_opening``, ``root_cause_floor``).
+        features: The optional row features it was trained with (:data:`ROW_FEATURES`).
     """
 
     def __init__(self, estimator, labels: list[str], transitions: np.ndarray, sequence_weight: float, name: str,
                  priors: np.ndarray | None = None, cues_version: int | None = None,
-                 labeler: dict[str, float] | None = None) -> None:
+                 labeler: dict[str, float] | None = None, features: tuple[str, ...] = ()) -> None:
+        self.features = tuple(features)
         self.estimator = estimator
         self.labels = labels
         self.transitions = transitions
@@ -205,7 +297,7 @@ class UnitModel:
 
     def raw_probs(self, doc: Doc) -> np.ndarray:
         """``(units, labels)`` classifier probabilities of ``doc``'s units, before decoding."""
-        rows = unit_rows(doc)
+        rows = unit_rows(doc, features=self.features)
         if not rows:
             return np.zeros((0, len(self.labels)))
         # rows are scored independently: batches bound the feature matrices of a huge document
@@ -234,7 +326,7 @@ class UnitModel:
         """What ``meta.json`` holds about the model itself."""
         return {"name": self.name, "labels": self.labels, "priors": self.priors.round(6).tolist(),
                 "transitions": self.transitions.round(6).tolist(), "sequence_weight": self.sequence_weight,
-                "cues_version": self.cues_version, "labeler": self.labeler}
+                "cues_version": self.cues_version, "labeler": self.labeler, "row_features": list(self.features)}
 
     def save(self, folder: Path, extra_meta: dict | None = None) -> None:
         """Write ``weights.npz`` and ``meta.json`` into ``folder``.
@@ -278,7 +370,11 @@ class UnitModel:
         if cues_version is not None and cues_version != current:
             raise ModelError(f"expected a model trained with cue table v{current}, found v{cues_version} "
                              "(retrain with 'pmparse train')", str(folder))
-        return cls(estimator, labels, transitions, sequence_weight, name, priors, cues_version, meta.get("labeler"))
+        features = tuple(meta.get("row_features", []))
+        if any(name not in ROW_FEATURES for name in features):
+            raise ModelError(f"expected row features among {ROW_FEATURES}, found {features}", str(folder))
+        return cls(estimator, labels, transitions, sequence_weight, name, priors, cues_version, meta.get("labeler"),
+                   features)
 
 
 #: The field labeler settings a model's ``meta.json`` may carry (an older model lacks the last two).

@@ -4,12 +4,20 @@ Recognises markdown (ATX and setext) headings, wiki ``== x ==`` headings, bold l
 labels (``- **Impact**: ...``), inline labels at line start (``Root cause: ...``), upper-case
 heading lines, question headings and, in plain text, lines that are exactly a known heading.
 
+A heading the table does not know may still be read by the heading model
+(:mod:`pmparse.nlp.heading_model`, config ``heading_model_dir``): when it names a field with
+enough confidence, the heading maps to that field as a *learned* heading; the table wins wherever
+it knows a heading, and a learned heading never overrides an enclosing section the table mapped
+to a field.
+
 Writes ``doc.spans["headings"]`` (label: the field, ``none`` or ``unknown``) and
 ``doc.spans["sections"]`` (the body of each heading, label: the field it feeds, ``none``,
 ``unknown`` or ``preamble``); section scores are in ``doc.spans["sections"].attrs["scores"]``.
 A text that holds several incidents, each under its own heading with its own field headings (an
 incident log, a report on recurring outages), has those headings' extents in
 ``doc.user_data["pmparse_incidents"]`` (see :func:`incident_sections`).
+``doc.user_data["pmparse_learned_sections"]`` holds the extents of sections whose field came from
+the heading model (measurement tells them from the table's).
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ from dataclasses import dataclass
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from pmparse.nlp.heading_model import HeadingModel, has_heading_model
 from pmparse.nlp.lines import Line, Mask, code_fence_regions, doc_text, navigation_regions, shared_lines
 from pmparse.rules.headings import HeadingTable, load_headings
 
@@ -61,6 +70,8 @@ class Heading:
         confidence: How sure the mapping is.
         scoped_to_paragraph: True for an inline label whose content shares its line: its section
             ends at the next blank line.
+        learned: True when the table does not know the heading and the field is the heading
+            model's (``known`` stays False).
     """
 
     start: int
@@ -72,6 +83,7 @@ class Heading:
     known: bool
     confidence: float
     scoped_to_paragraph: bool = False
+    learned: bool = False
 
 
 @dataclass(frozen=True)
@@ -83,20 +95,32 @@ class Section:
     label: str
     confidence: float
     heading: Heading | None
+    learned: bool = False
+
+
+def _learned(model: HeadingModel | None, start: int, end: int, body_start: int, level: int, text: str,
+             scoped: bool = False) -> Heading | None:
+    """The heading the model maps to a field, or None (no model, or it names no field surely enough)."""
+    found = model.field(text) if model is not None else None
+    if found is None:
+        return None
+    return Heading(start, end, body_start, level, text.strip(), found[0], False, found[1], scoped, learned=True)
 
 
 def _make(table: HeadingTable, start: int, end: int, body_start: int, level: int, text: str,
-          exact_only: bool = False, scoped: bool = False) -> Heading | None:
+          exact_only: bool = False, scoped: bool = False, model: HeadingModel | None = None) -> Heading | None:
     found = table.lookup(text)
     if found is None:
-        return Heading(start, end, body_start, level, text.strip(), None, False, 0.0, scoped)
+        return (_learned(model, start, end, body_start, level, text, scoped)
+                or Heading(start, end, body_start, level, text.strip(), None, False, 0.0, scoped))
     if exact_only and not table.is_known(text):
         return None
     field, confidence = found
     return Heading(start, end, body_start, level, text.strip(), field, True, confidence, scoped)
 
 
-def classify_line(line: Line, next_line: Line | None, table: HeadingTable, plain_text: bool) -> Heading | None:
+def classify_line(line: Line, next_line: Line | None, table: HeadingTable, plain_text: bool,
+                  model: HeadingModel | None = None) -> Heading | None:
     """The heading a line opens, if any.
 
     Args:
@@ -105,24 +129,26 @@ def classify_line(line: Line, next_line: Line | None, table: HeadingTable, plain
         table: Heading synonyms.
         plain_text: True for plain text sources, where a line that is exactly a known heading
             counts as one.
+        model: The heading model, asked about markdown, wiki, setext and bold-line headings and
+            question lines the table does not know.
     """
     text = line.text
     if not text.strip() or len(text) > 300:
         return None
     m = _ATX.match(text)
     if m:
-        return _make(table, line.start, line.end, line.end, len(m.group(1)), m.group(2))
+        return _make(table, line.start, line.end, line.end, len(m.group(1)), m.group(2), model=model)
     m = _WIKI.match(text) or _ADOC.match(text)
     if m:
-        return _make(table, line.start, line.end, line.end, len(m.group(1)), m.group(2))
+        return _make(table, line.start, line.end, line.end, len(m.group(1)), m.group(2), model=model)
     underline = next_line is not None and (_SETEXT.match(next_line.text) or (
         _RST_UNDERLINE.match(next_line.text) and len(next_line.text.strip()) >= len(text.strip())))
     if underline and not _LIST.match(text) and len(text.strip()) <= 120:
         level = 1 if next_line.text.strip().startswith("=") else 2
-        return _make(table, line.start, next_line.end, next_line.end, level, text)
+        return _make(table, line.start, next_line.end, next_line.end, level, text, model=model)
     m = _BOLD_LINE.match(text)
     if m:
-        return _make(table, line.start, line.end, line.end, BOLD_LEVEL, m.group(2))
+        return _make(table, line.start, line.end, line.end, BOLD_LEVEL, m.group(2), model=model)
     m = _BOLD_LABEL.match(text)
     if m:
         label = m.group(3)
@@ -145,7 +171,8 @@ def classify_line(line: Line, next_line: Line | None, table: HeadingTable, plain
         if heading is not None:
             field, confidence = heading
             return Heading(line.start, line.end, line.end, 3, m.group(1).strip(), field, True, confidence)
-        return None
+        # a question on a line of its own ("Why did this happen?") opens a section when the model reads a field in it
+        return _learned(model, line.start, line.end, line.end, 3, m.group(1))
     m = _UPPER.match(text)
     if m and re.search(r"[A-Z]{3}", m.group(1)) and table.lookup(m.group(1)) is not None:
         return _make(table, line.start, line.end, line.end, 2, m.group(1))
@@ -156,8 +183,10 @@ def classify_line(line: Line, next_line: Line | None, table: HeadingTable, plain
     return None
 
 
-def find_headings(text: str, masked: list[tuple[int, int]], table: HeadingTable, plain_text: bool = False) -> list[Heading]:
-    """Every heading of ``text`` outside masked regions and code blocks, in order."""
+def find_headings(text: str, masked: list[tuple[int, int]], table: HeadingTable, plain_text: bool = False,
+                  model: HeadingModel | None = None) -> list[Heading]:
+    """Every heading of ``text`` outside masked regions and code blocks, in order (``model``: see
+    :func:`classify_line`)."""
     lines = shared_lines(text)
     regions = list(masked) + code_fence_regions(lines)
     if plain_text:
@@ -171,7 +200,7 @@ def find_headings(text: str, masked: list[tuple[int, int]], table: HeadingTable,
         nxt = lines[i + 1] if i + 1 < len(lines) else None
         if nxt is not None and mask.overlaps(nxt.start, max(nxt.end, nxt.start + 1)):
             nxt = None
-        heading = classify_line(line, nxt, table, plain_text)
+        heading = classify_line(line, nxt, table, plain_text, model)
         if heading is not None:
             headings.append(heading)
             skip_until = heading.body_start if heading.body_start > line.end else -1
@@ -192,32 +221,43 @@ def build_sections(text: str, headings: list[Heading]) -> list[Section]:
     ``### 09:14`` entry under "Timeline" stays unlabelled and a ``### Process`` list under
     "Action items" stays an action item. An inline label that maps to no field ("Status:") inside
     a field's section is a property of the item under it (a task's status in a list of action
-    items), not a section of its own: it passes on the enclosing field too.
+    items), not a section of its own: it passes on the enclosing field too. A learned heading
+    (the heading model's field) labels its section unless an enclosing section feeds a field the
+    table gave it: the table's reading of the larger section wins.
     """
     sections: list[Section] = []
     first = headings[0].start if headings else len(text)
     if re.search(r"\w", text[:first]):
         sections.append(Section(0, first, "preamble", 0.0, None))
     ends = _section_ends(headings, len(text))
-    stack: list[tuple[Heading, int, str, float]] = []
+    stack: list[tuple[Heading, int, str, float, bool]] = []
     for i, heading in enumerate(headings):
         end = ends[i]
         if heading.scoped_to_paragraph:
             end = min(end, _paragraph_end(text, heading.body_start, end))
         # the enclosing sections are those still open at this heading and of a higher level
         stack = [entry for entry in stack if entry[1] > heading.start and entry[0].level < heading.level]
+        learned = False
         if heading.known and (heading.field is not None or heading.level < INLINE_LEVEL or not _in_field(stack)):
             label, confidence = heading.field or "none", heading.confidence
+        elif heading.learned and heading.field is not None and not _in_table_field(stack):
+            label, confidence, learned = heading.field, heading.confidence, True
         elif stack:
-            label, confidence = stack[-1][2], stack[-1][3] * 0.9
+            label, confidence, learned = stack[-1][2], stack[-1][3] * 0.9, stack[-1][4]
         else:
             label, confidence = "unknown", 0.0
-        sections.append(Section(heading.body_start, max(end, heading.body_start), label, confidence, heading))
-        stack.append((heading, end, label, confidence))
+        sections.append(Section(heading.body_start, max(end, heading.body_start), label, confidence, heading, learned))
+        stack.append((heading, end, label, confidence, learned))
     return sections
 
 
-def _in_field(stack: list[tuple[Heading, int, str, float]]) -> bool:
+def _in_table_field(stack: list[tuple[Heading, int, str, float, bool]]) -> bool:
+    """True when the innermost open section feeds a card field the table gave it: a learned
+    section's own learned subsections still read their headings."""
+    return _in_field(stack) and not stack[-1][4]
+
+
+def _in_field(stack: list[tuple[Heading, int, str, float, bool]]) -> bool:
     """True when the innermost open section feeds a card field."""
     return bool(stack) and stack[-1][2] not in ("none", "unknown", "preamble")
 
@@ -283,7 +323,8 @@ def incident_sections(headings: list[Heading], limit: int) -> list[tuple[int, in
             fields = set()
             j = i + 1
             while j < len(headings) and headings[j].start < ends[i]:  # the headings inside: all deeper
-                if headings[j].field is not None:
+                # the table's fields only: a learned heading does not make a report an incident log
+                if headings[j].field is not None and headings[j].known:
                     fields.add(headings[j].field)
                 j += 1
             if len(fields) >= INCIDENT_FIELDS:
@@ -295,16 +336,17 @@ def incident_sections(headings: list[Heading], limit: int) -> list[tuple[int, in
     return best
 
 
-def sectionize(doc: Doc, table: HeadingTable) -> None:
+def sectionize(doc: Doc, table: HeadingTable, model: HeadingModel | None = None) -> None:
     """Find headings and sections of ``doc`` and store them in ``doc.spans``.
 
     Reads ``doc.user_data["pmparse_masked"]`` (regions that are not prose) and
-    ``doc.user_data["pmparse_format"]`` (``txt`` enables plain-line headings).
+    ``doc.user_data["pmparse_format"]`` (``txt`` enables plain-line headings); ``model``: the
+    heading model for headings the table does not know.
     """
     text = doc_text(doc)
     masked = doc.user_data.get("pmparse_masked", [])
     plain = doc.user_data.get("pmparse_format", "md") in ("txt", "pdf")  # a PDF's text is plain text
-    headings = find_headings(text, masked, table, plain_text=plain)
+    headings = find_headings(text, masked, table, plain_text=plain, model=model)
     sections = build_sections(text, headings)
     heading_spans, section_spans, scores = [], [], []
     for heading in headings:
@@ -324,7 +366,18 @@ def sectionize(doc: Doc, table: HeadingTable) -> None:
     doc.spans["sections"] = section_spans
     doc.spans["sections"].attrs["scores"] = scores
     doc.user_data["pmparse_sections"] = [(s.start, s.end, s.label, s.confidence) for s in sections]
+    doc.user_data["pmparse_learned_sections"] = [(s.start, s.end) for s in sections if s.learned]
     doc.user_data["pmparse_incidents"] = incident_sections(headings, len(text))
+
+
+def table_sections(doc: Doc, table: HeadingTable) -> list[tuple[int, int, str, float]]:
+    """The sections of ``doc`` as the heading table alone reads them (no heading model), as
+    ``(start, end, label, confidence)``: what tells a heading the table knows from one it does not,
+    whatever a heading model made of it."""
+    text = doc_text(doc)
+    plain = doc.user_data.get("pmparse_format", "md") in ("txt", "pdf")
+    headings = find_headings(text, doc.user_data.get("pmparse_masked", []), table, plain_text=plain)
+    return [(s.start, s.end, s.label, s.confidence) for s in build_sections(text, headings)]
 
 
 def several_incidents_warning(doc: Doc) -> str | None:
@@ -340,23 +393,51 @@ def several_incidents_warning(doc: Doc) -> str | None:
 
 @Language.factory(
     "pmparse_sectionizer",
-    default_config={"headings_path": None},
+    default_config={"headings_path": None, "heading_model_dir": None, "heading_min_confidence": None},
     assigns=["doc.spans", "doc.user_data"],
 )
-def make_sectionizer(nlp: Language, name: str, headings_path: str | None):
+def make_sectionizer(nlp: Language, name: str, headings_path: str | None, heading_model_dir: str | None,
+                     heading_min_confidence: float | None):
     """Create the sectionizer component.
 
     Args:
         nlp: The pipeline.
         name: Component name.
         headings_path: A heading synonym table to use instead of the packaged one.
+        heading_model_dir: A folder holding a heading model (:mod:`pmparse.nlp.heading_model`;
+            the field model's folder), or None for the table alone.
+        heading_min_confidence: Replaces the heading model's own threshold when given.
     """
     from pathlib import Path
 
     table = load_headings(Path(headings_path) if headings_path else None)
+    model = (HeadingModel.load(Path(heading_model_dir), heading_min_confidence)
+             if heading_model_dir and has_heading_model(heading_model_dir) else None)
+    return Sectionizer(table, model)
 
-    def sectionizer(doc: Doc) -> Doc:
-        sectionize(doc, table)
+
+class Sectionizer:
+    """The spaCy component: :func:`sectionize` with a heading table and an optional heading model.
+
+    ``heading_model`` may be replaced on a built pipeline (leave-one-source-out gives each fold
+    the heading model trained without the held-out sources).
+    """
+
+    def __init__(self, table: HeadingTable, heading_model: HeadingModel | None = None) -> None:
+        self.table = table
+        self.heading_model = heading_model
+
+    def __call__(self, doc: Doc) -> Doc:
+        sectionize(doc, self.table, self.heading_model)
         return doc
 
-    return sectionizer
+    def to_disk(self, path, exclude=tuple()) -> None:
+        """Write the heading model (if any) into ``path``; the table is package data."""
+        if self.heading_model is not None:
+            self.heading_model.save(path)
+
+    def from_disk(self, path, exclude=tuple()) -> Sectionizer:
+        """Read a heading model written by :meth:`to_disk`, when ``path`` holds one."""
+        if has_heading_model(path):
+            self.heading_model = HeadingModel.load(path)
+        return self
