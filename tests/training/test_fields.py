@@ -307,8 +307,12 @@ def test_committed_loso_report_meets_its_floors_and_describes_the_bundled_model(
 @pytest.mark.skipif(not os.environ.get("PMPARSE_SLOW"), reason="retrains 8 folds (minutes); set PMPARSE_SLOW=1")
 def test_leave_one_source_out_meets_floors(corpus_root):
     from pmparse.cli.train_fields import run_train_command
+    from pmparse.training.fields import WRITTEN_WEIGHT
 
-    output, code = run_train_command(str(corpus_root), None, 0, True, False, None, True, False, False, rounds=50)
+    # what `pmparse train --loso --check-floors` runs by default: the written postmortems at their
+    # weight and the heading model (the library function's defaults leave both out)
+    output, code = run_train_command(str(corpus_root), None, 0, True, False, None, True, False, False, rounds=50,
+                                     written=WRITTEN_WEIGHT, heading_model=True)
     assert code == 0, output
 
 
