@@ -229,7 +229,8 @@ def category_regions(doc: Doc, spans: list[tuple[int, int]] | None = None
     """``(regions, evidence)``: the stretches of ``doc`` the focused text joins
     (:func:`focus_regions`) and the evidence of :func:`category_texts`."""
     spans = focus_spans(doc) if spans is None else spans
-    return focus_regions(doc, spans), spans or summary_regions(doc)
+    summary = summary_regions(doc)  # read once: it walks the document's sections
+    return focus_regions(spans, summary), spans or summary
 
 
 def focus_text(text: str, regions: list[tuple[int, int]]) -> str:
@@ -237,12 +238,12 @@ def focus_text(text: str, regions: list[tuple[int, int]]) -> str:
     return "\n".join(text[s:e] for s, e in regions)
 
 
-def focus_regions(doc: Doc, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The stretches of ``doc`` the focused text joins (with a line break between two): the
-    focused units and the summary regions that overlap none of them, in order, cut so that the
-    joined text stays within ``FOCUS_LIMIT`` characters."""
+def focus_regions(spans: list[tuple[int, int]], summary: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The stretches the focused text joins (with a line break between two): the focused units
+    and the ``summary`` regions that overlap none of them, in order, cut so that the joined text
+    stays within ``FOCUS_LIMIT`` characters."""
     regions, used = [], 0
-    for start, end in sorted(spans + _overlapping_none(summary_regions(doc), spans)):
+    for start, end in sorted(spans + _overlapping_none(summary, spans)):
         room = FOCUS_LIMIT - used - (1 if regions else 0)
         if room <= 0:
             break

@@ -139,13 +139,10 @@ TUNING_GRID = {
 def _estimator(seed: int, c: float):
     """Hashed n-gram features (no vocabulary to store, so the model loads fast) into a logistic regression."""
     from sklearn.compose import ColumnTransformer
-    from sklearn.feature_extraction.text import HashingVectorizer, TfidfTransformer
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import Pipeline
 
-    def hashed(**options):
-        return Pipeline([("hash", HashingVectorizer(alternate_sign=False, norm=None, dtype=np.float32, **options)),
-                         ("tfidf", TfidfTransformer(sublinear_tf=True))])
+    from pmparse.training.hashing import hashed
 
     features = ColumnTransformer([
         ("words", hashed(ngram_range=(1, 2), n_features=2**16), 0),
