@@ -37,19 +37,15 @@ from pmparse.evaluation.metrics import score_spans, scoring_view, summarise
 from pmparse.ingest.read import ingest_bytes
 from pmparse.library.records import card_data, dumps
 from pmparse.library.store import Library
-from pmparse.nlp.components.classifier import UnitModel, labeler_settings
-from pmparse.nlp.components.fields import _knots, label_fields
+from pmparse.nlp.components.classifier import UnitModel
 from pmparse.nlp.pipeline import DEFAULT_MODEL_DIR, PipelineConfig, analyse, build, pipeline_config
 from pmparse.review.session import remember
-from pmparse.training.adapt import adapt, train_library
+from pmparse.training.adapt import train_library
 from pmparse.training.curvature import CURVATURE_FILE, save_curvature
 from pmparse.training.field_annotations import annotation_files
 from pmparse.training.field_labels import structure_pipeline
 from pmparse.training.fields import DEFAULT_SETTINGS, WRITTEN_WEIGHT, fit, gold_paths, save, training_examples
-from pmparse.training.library_rows import library_rows
 from pmparse.util import atomic_write
-
-import adaptation_designs as designs  # beside this script (eval/ is on the path when it runs)
 
 KS = (0, 3, 5, 10)
 SCORED = slice(10, 50)
@@ -155,74 +151,6 @@ def score(root: Path, docs, model: Path) -> float:
     return summarise(scores, rounds=10)["macro_f1"]
 
 
-def analysed_docs(root: Path, docs, model: Path) -> list[tuple]:
-    """``(gold doc, Doc, (scored text, gold spans))`` of ``docs`` analysed with ``model``."""
-    nlp = build(dataclasses.replace(pipeline_config(model_dir=str(model)), tagger=False))
-    out = []
-    for g in docs:
-        text = gold_text(g, root)
-        ingested = ingest_bytes(text.encode("utf-8"), g.path or f"{g.id}.md")
-        out.append((g, analyse(nlp, ingested), scoring_view(g, text, ingested.text if ingested.extracted else None)))
-    return out
-
-
-def labeler(model: Path) -> dict:
-    """The field labeler's settings of ``model``, its calibration read as knots."""
-    settings = labeler_settings(model)
-    settings["calibration"] = _knots(settings.get("calibration") or [])
-    return settings
-
-
-def score_probs(analysed: list[tuple], model: UnitModel, settings: dict, raw: np.ndarray | None = None,
-                doc_of: np.ndarray | None = None) -> float:
-    """Macro token F1 of the labeler over ``analysed`` with ``model``'s probabilities, or with
-    ``raw`` (undecoded probabilities of every unit, ``doc_of`` their document) in their stead."""
-    scores = []
-    for d, (g, doc, (text, spans)) in enumerate(analysed):
-        probs = model.raw_probs(doc) if raw is None else raw[doc_of == d]
-        doc.spans["units"].attrs["probs"] = model.decode(probs)
-        label_fields(doc, **settings)
-        predicted: dict[str, list] = {}
-        for span in doc.spans.get("fields", []):
-            predicted.setdefault(span.label_, []).append((span.start_char, span.end_char))
-        scores.append(score_spans(g.id, g.source, text, list(g.annotated), spans, predicted))
-    return summarise(scores, rounds=10)["macro_f1"]
-
-
-def design_raw(name: str, base: UnitModel, model: Path, library, units, settings: dict) -> np.ndarray:
-    """The scored units' probabilities as design ``name`` re-weighs them (eval/adaptation_designs.py)."""
-    memory = designs.Units.from_library(base, library)
-    if name == "memory":
-        return designs.memory_probs(units.raw, units, memory)
-    if name == "memory+adapted":
-        adapted = adapt(model, library, own_calibration=False).model
-        return designs.memory_probs(adapted.estimator.predict_proba(units.rows), units, memory)
-    if name == "stack":
-        return designs.stack_probs(units.raw, units, memory)
-    if name == "priors":
-        p = units.raw * np.exp(designs.prior_offsets(base, library, settings))
-        return p / p.sum(axis=1, keepdims=True)
-    raise ValueError(f"expected a design among {designs.DESIGNS}, found {name!r}")
-
-
-def limits(root: Path, docs, model: Path, analysed: list[tuple], lib: Path) -> dict:
-    """What limits learning from a source's first documents (module docstring, ``--limits``)."""
-    base, settings = UnitModel.load(model), labeler(model)
-    library = library_rows(lib)
-    found = {"reuse": designs.reuse(base, adapt(model, library, own_calibration=False).model, analysed, library,
-                                    settings)}
-    in_sample = adapt(model, designs.gold_library(analysed), own_calibration=False).model
-    found["in_sample"] = score_probs(analysed, in_sample, settings)
-    if len(docs) >= 50:
-        first = analysed_docs(root, docs[:50], model)
-        later = first[30:50]
-        found["later_k0"] = score_probs(later, base, settings)
-        for n in (10, 30):
-            fitted = adapt(model, designs.gold_library(first[:n]), own_calibration=False).model
-            found[f"later_gold{n}"] = score_probs(later, fitted, settings)
-    return found
-
-
 def interval(values: list[float], rounds: int = 1000) -> tuple[float, float]:
     """95 % percentile bootstrap interval of the mean over sources."""
     rng = np.random.default_rng(0)
@@ -238,17 +166,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="Weights of a curator's row to compare (comma-separated; W+own: with the library's own "
                              "calibration, else the base model's; W+flat: without the curvature; W+pool: the fold "
                              "model trained again with the library's rows instead).")
-    parser.add_argument("--designs", default="",
-                        help=f"Other designs to measure on the same libraries (comma-separated, of {designs.DESIGNS}).")
-    parser.add_argument("--limits", action="store_true", help="Also measure what limits the gains (slow).")
     parser.add_argument("--workdir", type=Path, default=None, help="Keep fold models here (reused by a rerun).")
     parser.add_argument("--timing", type=int, default=50, help="Also time train --library on this many cards (0: no).")
     parser.add_argument("--report", type=Path, default=None, help="Write the figures as JSON.")
     args = parser.parse_args(argv)
     root = corpus_root(args.corpus)
     work = args.workdir or Path(tempfile.mkdtemp(prefix="adaptation."))
-    weights = args.weights.split(",") if args.weights else []
-    other = [name for name in args.designs.split(",") if name]
+    weights = args.weights.split(",")
     by_source = {s: d for s, d in source_docs(root).items() if len(d) >= 12
                  and (not args.sources or s in args.sources.split(","))}
     examples = training_examples(root, gold_paths(root=root), structure_pipeline(), labels="annotated",
@@ -258,10 +182,6 @@ def main(argv: list[str] | None = None) -> int:
         model = fold_model(examples, source, work / "folds" / source)
         paths = write_sources(root, docs[:10], work / "sources" / source)
         found = {"documents": len(docs), "scored": len(docs[SCORED]), "k0": score(root, docs[SCORED], model)}
-        if other or args.limits:
-            analysed = analysed_docs(root, docs[SCORED], model)
-            base, settings = UnitModel.load(model), labeler(model)
-            units = designs.Units.read(base, [doc for _, doc, _ in analysed])
         for k in KS[1:]:
             lib = work / "libraries" / f"{source}-{k}"
             if not lib.is_dir():
@@ -277,42 +197,18 @@ def main(argv: list[str] | None = None) -> int:
                     out = done.folder if done.adapted else model
                 found[f"seconds_k{k}_w{w}"] = round(time.perf_counter() - started, 1)
                 found[f"k{k}_w{w}"] = score(root, docs[SCORED], out)
-            for name in other:
-                started = time.perf_counter()
-                raw = design_raw(name, base, model, library_rows(lib), units, settings)
-                found[f"seconds_k{k}_w{name}"] = round(time.perf_counter() - started, 1)
-                found[f"k{k}_w{name}"] = score_probs(analysed, base, settings, raw, units.doc)
-        if args.limits:
-            found["limits"] = limits(root, docs, model, analysed, work / "libraries" / f"{source}-10")
         rows[source] = found
         print(source, json.dumps(found), flush=True)
-    table = ["| after k reviewed | weight or design | mean macro F1 | mean gain [95 % interval] | worst source | "
+    table = ["| after k reviewed | weight | mean macro F1 | mean gain [95 % interval] | worst source | "
              "train --library (median s) |", "|---:|---:|---:|---:|---:|---:|",
              f"| 0 | - | {statistics.mean(r['k0'] for r in rows.values()):.3f} | - | - | - |"]
     for k in KS[1:]:
-        for w in weights + other:
+        for w in weights:
             gains = [r[f"k{k}_w{w}"] - r["k0"] for r in rows.values()]
             low, high = interval(gains)
             table.append(f"| {k} | {w} | {statistics.mean(r[f'k{k}_w{w}'] for r in rows.values()):.3f} | "
                          f"{statistics.mean(gains):+.3f} [{low:+.3f}, {high:+.3f}] | {min(gains):+.3f} | "
                          f"{statistics.median(r[f'seconds_k{k}_w{w}'] for r in rows.values()):.0f} |")
-    if args.limits:
-        table += ["", "| source | scored units | near a reviewed unit (>= 0.3 / >= 0.5) | right there: neighbour / "
-                  "adapted | under a voted heading | right there: vote / adapted | k = 0 | adapted, k = 10 | "
-                  "adapted to its own gold |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-        fmt = lambda v: "-" if v is None else f"{v:.2f}"  # noqa: E731
-        for source, r in rows.items():
-            u, lim = r["limits"]["reuse"], r["limits"]
-            table.append(f"| {source} | {u['units']} | {u['near_0.3']:.2f} / {u['near_0.5']:.2f} | "
-                         f"{fmt(u['neighbour_right'])} / {fmt(u['adapted_right'])} | {u['heading_covered']:.2f} | "
-                         f"{fmt(u['heading_right'])} / {fmt(u['heading_adapted_right'])} | {r['k0']:.3f} | "
-                         f"{r[f'k10_w{weights[0]}'] if weights else float('nan'):.3f} | {lim['in_sample']:.3f} |")
-        curve = [(s, r["limits"]) for s, r in rows.items() if "later_k0" in r["limits"]]
-        if curve:
-            table += ["", "| source (documents 31-50 scored) | k = 0 | adapted to the gold of 10 | of 30 |",
-                      "|---|---:|---:|---:|"]
-            table += [f"| {s} | {lim['later_k0']:.3f} | {lim['later_gold10']:.3f} | {lim['later_gold30']:.3f} |"
-                      for s, lim in curve]
     report = {"sources": rows, "table": table}
     if args.timing:
         # the largest source's first N documents, reviewed as above, with the shipped model
@@ -323,11 +219,11 @@ def main(argv: list[str] | None = None) -> int:
             simulate_review(root, docs, write_sources(root, docs, work / "sources" / f"timing-{source}"), lib,
                             DEFAULT_MODEL_DIR)
         started = time.perf_counter()
-        done = train_library(lib, weight=float(weights[0].split("+")[0]) if weights else 1.0)
+        done = train_library(lib, weight=float(weights[0].split("+")[0]))
         report["timing"] = {"source": source, "cards": len(docs), "seconds": round(time.perf_counter() - started, 1),
                             "model_bytes": done.size}
-        table.append(f"\ntrain --library on {len(docs)} reviewed cards ({source}): "
-                     f"{report['timing']['seconds']:.0f} s, model {done.size / 1e6:.1f} MB")
+        table.append(f"\ntrain --library on {len(docs)} reviewed cards ({source}): {report['timing']['seconds']:.0f} s, "
+                     f"model {done.size / 1e6:.1f} MB")
     print("\n".join(table))
     if args.report:
         args.report.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
