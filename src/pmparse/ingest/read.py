@@ -33,6 +33,7 @@ from pmparse.errors import (
 )
 from pmparse.ingest.front_matter import parse_other, scalar
 from pmparse.ingest.hostile import front_matter_warnings, html_warnings, lost_html_text, unclosed_front_matter
+from pmparse.ingest.markup_header import dialect_of, parse_markup_header
 from pmparse.ingest.pdf import extract_pdf, is_pdf
 from pmparse.locations import is_url
 from pmparse.util import sha256_text
@@ -83,7 +84,8 @@ class Ingested:
         format: How it was read: ``txt``, ``md``, ``html`` or ``pdf``.
         sha256: sha256 of ``text`` encoded as UTF-8.
         extracted: True when ``text`` is not the file itself (HTML, PDF, a URL), so records keep it.
-        front_matter: Scalar values of a YAML front matter block, as strings.
+        front_matter: Scalar values of a front matter block (YAML, TOML, JSON, or the field list
+            or header attributes of a ``.rst`` or ``.adoc`` file), as strings.
         masked: ``(start, end)`` regions that are not prose (front matter, template tags).
         meta: Facts found by the extractor (HTML title, date, site name).
         warnings: Problems that did not stop the conversion.
@@ -437,11 +439,19 @@ def ingest_bytes(raw: bytes, location: str, fmt: Format | None = None) -> Ingest
     ingested = Ingested(location=location, text=text, format=fmt, sha256=sha256_text(text), extracted=extracted, meta=meta)
     if extracted:
         ingested.warnings.extend(html_warnings(page, text))
+    header_warnings: list[str] | None = None
+    if region is None and not warning and fmt == "md" and (dialect := dialect_of(location)) is not None:
+        # reStructuredText's field list and AsciiDoc's header attributes are this file's front matter
+        values, region, header_warnings = parse_markup_header(text, dialect, MAX_FRONT_MATTER)
     ingested.front_matter = values
     if region is not None:
         ingested.masked.append(region)
     if warning:
         ingested.warnings.append(warning)
+    elif header_warnings is not None:
+        ingested.warnings.extend(header_warnings)
+        if region is None and (unclosed := unclosed_front_matter(text)):
+            ingested.warnings.append(unclosed)
     elif region is not None:
         ingested.warnings.extend(front_matter_warnings(text[region[0]:region[1]]))
     elif unclosed := unclosed_front_matter(text):
