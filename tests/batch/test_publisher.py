@@ -78,3 +78,70 @@ def test_results_stay_in_input_order_and_earlier_cards_are_not_offered_it(tmp_pa
     assert [r.input.rsplit("/", 1)[-1] for r in report.results] == ["0.md", "a0.md", "a1.md", "a2.md", "z.md"]
     cards = _cards(tmp_path / "lib")
     assert cards["0.md"].organisation is None and cards["z.md"].organisation == "Zorbq Labs"
+
+
+def _review(library, name: str, organisation: str) -> None:
+    """What a curator does by hand: set a record's organisation and mark it reviewed."""
+    from pmparse.library.records import dumps
+
+    for entry in Library.open(library).entries.values():
+        if entry.card.source.location.endswith(name):
+            card = entry.card.model_copy(update={"organisation": organisation, "status": "reviewed"})
+            entry.path.write_text(dumps(card, "yaml"), encoding="utf-8")
+            return
+    raise AssertionError(f"no record of {name}")
+
+
+def test_a_folders_reviewed_cards_name_the_publisher_of_its_new_cards(tmp_path):
+    _write(tmp_path / "in", 0, 1)
+    convert([str(tmp_path / "in")], tmp_path / "lib")
+    assert _cards(tmp_path / "lib")["z0.md"].organisation is None
+    _review(tmp_path / "lib", "z0.md", "Acme Rockets")
+    (tmp_path / "in" / "z9.md").write_text(_UNNAMED.replace("slow", "late"), encoding="utf-8")
+    report = convert([str(tmp_path / "in")], tmp_path / "lib")
+    new = _cards(tmp_path / "lib")["z9.md"]
+    assert new.organisation == "Acme Rockets"
+    assert new.support["organisation"].origin == "reviewed"
+    assert new.support["organisation"].confidence < 1.0
+    warned = [w for r in report.results if r.input.endswith("z9.md") for w in r.warnings if "reviewed cards" in w]
+    assert len(warned) == 1 and "IL-0001" in warned[0]
+    # the reviewed record itself is a person's: never rewritten
+    assert _cards(tmp_path / "lib")["z0.md"].status == "reviewed"
+
+
+def test_a_publisher_corrected_away_on_a_reviewed_card_is_not_suggested_again_in_its_folder(tmp_path):
+    _write(tmp_path / "in", 1, 0)
+    convert([str(tmp_path / "in")], tmp_path / "lib")
+    assert _cards(tmp_path / "lib")["a0.md"].organisation == "Zorbq Labs"
+    _review(tmp_path / "lib", "a0.md", "Zorbq Laboratories GmbH")
+    (tmp_path / "in" / "a5.md").write_text(_NAMED.format(day="day 5", n=5), encoding="utf-8")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "a6.md").write_text(_NAMED.format(day="day 6", n=6), encoding="utf-8")
+    convert([str(tmp_path / "in"), str(tmp_path / "other")], tmp_path / "lib")
+    cards = _cards(tmp_path / "lib")
+    assert cards["a5.md"].organisation == "Zorbq Laboratories GmbH"
+    assert cards["a5.md"].support["organisation"].origin == "reviewed"
+    # another folder is another publisher's as far as pmparse knows: its text's own name stands
+    assert cards["a6.md"].organisation == "Zorbq Labs"
+
+
+def test_a_card_naming_its_own_publisher_keeps_it_and_disagreeing_reviews_say_nothing(tmp_path):
+    _write(tmp_path / "in", 1, 2)
+    convert([str(tmp_path / "in")], tmp_path / "lib")
+    _review(tmp_path / "lib", "z0.md", "Acme Rockets")
+    _review(tmp_path / "lib", "z1.md", "Bolt Freight")
+    (tmp_path / "in" / "z9.md").write_text(_UNNAMED.replace("slow", "late"), encoding="utf-8")
+    (tmp_path / "in" / "a9.md").write_text(_NAMED.format(day="day 9", n=9), encoding="utf-8")
+    convert([str(tmp_path / "in")], tmp_path / "lib")
+    cards = _cards(tmp_path / "lib")
+    assert cards["z9.md"].organisation is None  # one review each way: no word for the others
+    assert cards["a9.md"].organisation == "Zorbq Labs"
+
+
+def test_the_batch_option_wins_over_reviewed_cards(tmp_path):
+    _write(tmp_path / "in", 0, 1)
+    convert([str(tmp_path / "in")], tmp_path / "lib")
+    _review(tmp_path / "lib", "z0.md", "Acme Rockets")
+    (tmp_path / "in" / "z9.md").write_text(_UNNAMED.replace("slow", "late"), encoding="utf-8")
+    convert([str(tmp_path / "in")], tmp_path / "lib", organisation="Bolt Freight")
+    assert _cards(tmp_path / "lib")["z9.md"].organisation == "Bolt Freight"

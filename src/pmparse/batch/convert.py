@@ -238,6 +238,21 @@ def _tasks(library: Library, inputs: Iterable[str], max_bytes: int, force: bool,
             yield Task(location, known=known, url=url, check_content=not all_files)
 
 
+def reviewed_publishers(library: Library) -> publisher.Reviewed:
+    """The publishers a person settled on the library's reviewed cards, by folder (each reviewed
+    card read with the base pmparse last wrote for it, to see what the person corrected)."""
+    found = publisher.Reviewed()
+    for entry in library.entries.values():
+        if entry.status != "reviewed" or not entry.location:
+            continue
+        card = entry.card
+        if card is None:
+            continue
+        base = library.read_state("base", entry.id)
+        found.add(entry.location, card.organisation, base.organisation if base is not None else None, entry.id)
+    return found
+
+
 def _entry_index(library: Library) -> dict[str, list[str]]:
     """The entry locations of each file holding many incidents the library has records of."""
     index: dict[str, list[str]] = {}
@@ -335,10 +350,11 @@ class _Publishers:
     """The batch's publisher: the ``--organisation`` option, folder settings, and each folder's
     consensus offered to its cards naming none (:mod:`pmparse.batch.publisher`)."""
 
-    def __init__(self, organisation: str | None) -> None:
+    def __init__(self, organisation: str | None, reviewed: publisher.Reviewed | None = None) -> None:
         self.organisation = organisation
         self.settings: dict = {}
         self.consensus = publisher.Consensus()
+        self.reviewed = reviewed or publisher.Reviewed()
 
     def _cards(self, outcome: Outcome) -> list[str]:
         return [outcome.card_json] if outcome.card_json else [card for _, card, _ in outcome.entries]
@@ -357,9 +373,30 @@ class _Publishers:
         else:
             found = publisher.folder_settings(task.location, self.settings)
             if found is None or not found[0].organisation:
-                return outcome
+                return self._from_reviewed(task, outcome)
             name, origin, confidence = found[0].organisation, "setting", 0.95
         return self._map(outcome, lambda card: publisher.with_organisation(card, name, origin, confidence))
+
+    def _from_reviewed(self, task: Task, outcome: Outcome) -> Outcome:
+        """The outcome with the publisher the folder's reviewed cards settled on, where a card
+        names none or names one a person corrected away in that folder."""
+        if task.location == "-" or not self.reviewed.named:
+            return outcome
+        notes: list[str] = []
+
+        def change(card: str) -> str:
+            choice = self.reviewed.choice(task.location, publisher.organisation_of(card)[0])
+            if choice is None:
+                return card
+            name, ids = choice
+            note = (f"organisation {name} from this folder's reviewed cards ({', '.join(ids[:5])}"
+                    f"{' ...' if len(ids) > 5 else ''})")
+            if note not in notes:
+                notes.append(note)
+            return publisher.with_organisation(card, name, "reviewed", publisher.REVIEWED_CONFIDENCE)
+
+        changed = self._map(outcome, change)
+        return dataclasses.replace(changed, warnings=tuple(changed.warnings) + tuple(notes)) if notes else outcome
 
     def count(self, outcome: Outcome, results: list[FileResult]) -> None:
         """Count the stored cards of an outcome towards their folder's consensus."""
@@ -450,8 +487,10 @@ def convert(
             costs a worker's start-up (about a second).
         organisation: The publisher of every card of the batch (origin ``batch``). Without it, a
             ``.pmparse.yaml`` with ``organisation: NAME`` in a file's folder or above names it
-            (origin ``setting``), and a folder's consensus, once its earlier cards in the batch
-            form one, is offered to its later cards naming none (:mod:`pmparse.batch.publisher`).
+            (origin ``setting``); else the publisher the library's reviewed cards of the same
+            folder settled on is given to cards naming none or naming one a person corrected away
+            there (origin ``reviewed``); and a folder's consensus, once its earlier cards in the
+            batch form one, is offered to its later cards naming none (:mod:`pmparse.batch.publisher`).
 
     With ``jobs > 1`` workers are started with multiprocessing's ``forkserver`` method (``spawn``
     where there is none), so a script calling this needs the usual ``if __name__ == "__main__":``
@@ -492,7 +531,7 @@ def convert(
                     else:
                         runner = _InProcess(config, max_bytes, timeout)
                     report.jobs, report.startup_seconds = runner.jobs, time.perf_counter() - started
-                    publishers = _Publishers(organisation)
+                    publishers = _Publishers(organisation, None if organisation else reviewed_publishers(library))
 
                     def emit(task: Task, outcome: Outcome) -> None:
                         # the record and the count of it together: a Ctrl-C between the two left a

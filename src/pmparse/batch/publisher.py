@@ -5,6 +5,12 @@ curator writes once, and a folder's consensus offered to its cards that name non
 - A ``.pmparse.yaml`` file in a source's folder, or in a folder above it, with ``organisation:
   NAME`` names the publisher of every card made from a file below it (origin ``setting``); the
   nearest file wins, and the batch option wins over it.
+- Otherwise, when the library holds cards of the same folder that a person marked reviewed
+  (issue 36, "facts too"), the publisher most of them name (more than half of those naming one) is
+  given to the folder's new cards that name none, and replaces a publisher the person corrected
+  away on a reviewed card of that folder (what pmparse had suggested there, before the person's
+  edit), at confidence :data:`REVIEWED_CONFIDENCE` (origin ``reviewed``), with a warning naming
+  the reviewed cards. A card naming another publisher by its own evidence keeps it.
 - Otherwise, when most cards of one folder stored so far in this batch name the same publisher
   with good confidence (at least :data:`CONSENSUS_CARDS` cards, more than half of them, each at
   :data:`CONSENSUS_CONFIDENCE` or more), that publisher is offered to the folder's next cards that
@@ -38,6 +44,9 @@ CONSENSUS_CARDS = 3
 CONSENSUS_CONFIDENCE = 0.7
 #: Confidence of a publisher offered from the folder's consensus.
 OFFERED_CONFIDENCE = 0.4
+#: Confidence of a publisher taken from the folder's reviewed cards: a person's word about other
+#: reports of the same folder, not about this one.
+REVIEWED_CONFIDENCE = 0.7
 
 
 class FolderSettings(BaseModel):
@@ -125,3 +134,44 @@ class Consensus:
 def folder_of(location: str) -> str:
     """The folder of a source location (an entry's ``#entry-...`` dropped)."""
     return os.path.dirname(location.split("#entry-", 1)[0]) or "."
+
+
+@dataclass
+class Reviewed:
+    """The publishers a person settled on the reviewed cards of each folder of a library.
+
+    Attributes:
+        named: Per folder, each publisher the reviewed cards name with the ids of those cards.
+        corrected: Per folder, each publisher pmparse had suggested on a reviewed card and the
+            person replaced, with what they replaced it by.
+    """
+
+    named: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    corrected: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def add(self, location: str, organisation: str | None, suggested: str | None, card_id: str) -> None:
+        """Count one reviewed card: its source's ``location``, the publisher it names and the one
+        pmparse last suggested for it (its base)."""
+        if not organisation:
+            return
+        folder = folder_of(location)
+        self.named.setdefault(folder, {}).setdefault(organisation, []).append(card_id)
+        if suggested and suggested != organisation:
+            self.corrected.setdefault(folder, {})[suggested] = organisation
+
+    def choice(self, location: str, current: str | None) -> tuple[str, list[str]] | None:
+        """The publisher a new card of ``location``'s folder should name, with the reviewed cards
+        it comes from; None when the card's own ``current`` stands (or the folder has none)."""
+        folder = folder_of(location)
+        counts = self.named.get(folder, {})
+        if not counts:
+            return None
+        name, ids = max(counts.items(), key=lambda kv: (len(kv[1]), kv[0]))
+        if len(ids) * 2 <= sum(len(v) for v in counts.values()):
+            return None  # the folder's reviewed cards disagree: no word for the others
+        if current == name:
+            return None
+        if current is None:
+            return name, ids
+        fixed = self.corrected.get(folder, {}).get(current)
+        return (fixed, counts.get(fixed, ids)) if fixed else None
