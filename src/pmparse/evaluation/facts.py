@@ -231,9 +231,18 @@ def card_with_text_only_organisation(nlp, source, url: str | None = None) -> tup
     return card, organisation
 
 
-def convert_views(nlp, source, url: str | None = None) -> tuple[Card, str | None, list, list]:
+def convert_views(nlp, source, url: str | None = None, without: str | None = None) -> tuple:
     """:func:`card_with_text_only_organisation` and the organisation candidates of both views
-    (with the address, and from the text alone), for the ranker's training and held-out scores."""
+    (with the address, and from the text alone), for the ranker's training and held-out scores.
+
+    Args:
+        nlp: The pipeline.
+        source: The ingested source.
+        url: Its public address, or None.
+        without: A replacement organisation table (the packaged one less the source's own
+            publisher): when given, two more lists follow, the candidates of both views found
+            with it (:func:`publisher_free_tables`).
+    """
     from pmparse.card.build import build_card
     from pmparse.nlp.components.facts import extract_facts
     from pmparse.nlp.pipeline import analyse, version_info
@@ -243,11 +252,55 @@ def convert_views(nlp, source, url: str | None = None) -> tuple[Card, str | None
     doc = analyse(nlp, source)
     card = build_card(doc, source, "IL-0000", version_info(nlp))
     cands = doc.user_data.get("pmparse_org_candidates", [])
-    if not url:
-        return card, card.organisation, cands, cands
-    doc.user_data["pmparse_url"] = None
-    alone = (extract_facts(doc).get("organisation") or {}).get("value")
-    return card, alone, cands, doc.user_data.get("pmparse_org_candidates", [])
+    views = [card, card.organisation, cands, cands]
+    if url:
+        doc.user_data["pmparse_url"] = None
+        views[1] = (extract_facts(doc).get("organisation") or {}).get("value")
+        views[3] = doc.user_data.get("pmparse_org_candidates", [])
+    if without is None:
+        return tuple(views)
+    for address in (url, None):
+        doc.user_data["pmparse_url"] = address
+        extract_facts(doc, without)
+        views.append(doc.user_data.get("pmparse_org_candidates", []))
+    return tuple(views)
+
+
+def source_publishers(rows: list[dict], groups: dict[str, str], share: float = 0.25) -> dict[str, set[str]]:
+    """Each hold-out group's own publishers: the organisations labelled on at least ``share`` of its
+    labelled documents (a catalogue of others' incidents has none), case-folded."""
+    labels: dict[str, list[str]] = {}
+    for row in rows:
+        source = row["path"].split("/", 1)[0]
+        value = (row.get("card") or {}).get("organisation")
+        labels.setdefault(groups.get(source, source), []).append(_norm(value) if value else "")
+    found = {}
+    for group, values in labels.items():
+        counts = Counter(v for v in values if v)
+        found[group] = {v for v, n in counts.items() if n >= share * len(values)}
+    return found
+
+
+def publisher_free_tables(publishers: dict[str, set[str]], folder: Path) -> dict[str, str]:
+    """For each group whose publisher the packaged organisation table lists (by name or alias), a
+    copy of the table without that entry written under ``folder``; ``{group: path}``. Scoring a
+    source with its copy keeps what the table knows of that source out of its figure."""
+    import yaml
+
+    from pmparse.rules.taxonomy import load_organisations
+
+    table = load_organisations()
+    paths = {}
+    for group, names in sorted(publishers.items()):
+        kept = [e for e in table.organisations
+                if not ({_norm(e.name), *(_norm(a) for a in e.aliases)} & names)]
+        if len(kept) == len(table.organisations):
+            continue
+        path = folder / ("organisations-" + re.sub(r"[^\w-]", "_", group) + ".yaml")
+        data = {"version": table.version, "organisations": [e.model_dump(exclude_defaults=True) for e in kept]}
+        path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+        paths[group] = str(path)
+    return paths
 
 
 def gold_title(raw: str, span: list[int] | tuple[int, int], html: bool) -> str:
@@ -299,9 +352,13 @@ def measure(gold_files=None, corpus: str | None = None, config=None,
     ``organisation_text_only_named`` the same on the documents whose text names their
     organisation (``organisation_unnamed`` and ``organisation_text_only_unnamed`` on the others).
     A gold card's ``title_span`` becomes its ``title`` (the text it marks) for the title figure.
-    ``per_source`` holds the same figures for each corpus source. With ``held_out`` the
-    organisation (both views) is the pick of a ranker fitted without the document's source group
-    (:func:`pmparse.training.organisation.held_out`) instead of the packaged ranker's.
+    ``per_source`` holds the same figures for each corpus source. With ``held_out`` nothing known
+    of a document's own source helps find its organisation: its candidates are found with the
+    organisation table less the source's own publisher (:func:`publisher_free_tables`; the groups
+    whose entry was dropped are in ``tables_dropped``), and the organisation (both views) is the
+    pick of a ranker fitted without the document's source group
+    (:func:`pmparse.training.organisation.held_out`); the rules' choice among the same candidates
+    is scored in ``rules_held_out`` (its ``per_source`` too).
 
     Args:
         gold_files: Gold JSONL files; ``eval/gold/*.jsonl`` without the second pass when None.
@@ -318,6 +375,8 @@ def measure(gold_files=None, corpus: str | None = None, config=None,
     from pmparse.nlp.extractors.organisation_rank import collecting
     from pmparse.nlp.pipeline import get, pipeline_config
 
+    import tempfile
+
     root = corpus_root(corpus)
     nlp = get(config or pipeline_config())
     manifest = load_manifest()
@@ -325,14 +384,23 @@ def measure(gold_files=None, corpus: str | None = None, config=None,
     rows = read_gold(gold_files, root)
     pairs = []
     text_only: list[tuple[dict, str | None, bool]] = []
-    with collecting():
-        converted = [_converted(nlp, root, row, manifest) for row in rows]
-    for row, (source, card, organisation, cands, cands_text) in zip(rows, converted):
-        group = groups.get(row["path"].split("/", 1)[0], row["path"].split("/", 1)[0])
+
+    def group_of(row: dict) -> str:
+        source = row["path"].split("/", 1)[0]
+        return groups.get(source, source)
+
+    with tempfile.TemporaryDirectory() as folder, collecting():
+        tables = publisher_free_tables(source_publishers(rows, groups), Path(folder)) if held_out else {}
+        converted = [_converted(nlp, root, row, manifest, tables.get(group_of(row)) if held_out else None)
+                     for row in rows]
+    for row, (source, card, organisation, cands, cands_text, *free) in zip(rows, converted):
+        group = group_of(row)
         gold = dict(row.get("card", {}))
         gold["_source"] = row["path"].split("/", 1)[0]
         gold["_group"] = group
         gold["_candidates"], gold["_candidates_text"] = cands, cands_text
+        gold["_candidates_free"], gold["_candidates_text_free"] = free if free else (cands, cands_text)
+        gold["_table_dropped"] = group in tables
         if gold.get("title_span"):
             with open(root / row["path"], encoding="utf-8", newline="") as handle:
                 raw = handle.read()
@@ -343,35 +411,69 @@ def measure(gold_files=None, corpus: str | None = None, config=None,
         gold["_organisation_text_only"], gold["_names_publisher"] = organisation, named
         pairs.append((gold, card))
         text_only.append((gold, organisation, named))
-    if held_out:
-        pairs, text_only = _held_out_organisations(pairs, text_only)
-    scores = _scores(pairs, text_only)
     by_source: dict[str, list[int]] = {}
     for i, (gold, _) in enumerate(pairs):
         by_source.setdefault(gold["_source"], []).append(i)
+    rules_held_out = None
+    if held_out:
+        rule_pairs, rule_text = _held_out_organisations(pairs, text_only, "rules")
+        rules_held_out = _organisation_scores(rule_pairs, rule_text)
+        rules_held_out["per_source"] = {name: _organisation_scores([rule_pairs[i] for i in rows],
+                                                                   [rule_text[i] for i in rows])
+                                        for name, rows in sorted(by_source.items())}
+        pairs, text_only = _held_out_organisations(pairs, text_only, "ranker")
+    scores = _scores(pairs, text_only)
     scores["per_source"] = {name: _scores([pairs[i] for i in rows], [text_only[i] for i in rows])
                             for name, rows in sorted(by_source.items())}
+    if rules_held_out is not None:
+        scores["rules_held_out"] = rules_held_out
+        scores["tables_dropped"] = sorted({gold["_group"] for gold, _ in pairs if gold["_table_dropped"]})
     return scores, pairs
 
 
-def _converted(nlp, root, row: dict, manifest) -> tuple:
-    """``(source, card, organisation from the text alone, candidates, candidates text alone)`` of a line."""
+def _organisation_scores(pairs: list[tuple[dict, Card]], text_only: list[tuple[dict, str | None, bool]]) -> dict:
+    """The organisation figures alone (with the address, text alone), and how many are wrong."""
+    scored = [(g, c.organisation) for g, c in pairs if g.get("organisation")]
+    alone = [(g, v) for g, v, _ in text_only if g.get("organisation")]
+    result = score_organisation(scored, "organisation")
+    result.update(score_organisation(alone, "organisation_text_only"))
+    result["organisation_wrong"] = sum(1 for g, v in scored if v and not _same_organisation(g["organisation"], v))
+    result["organisation_text_only_wrong"] = sum(1 for g, v in alone if v and not _same_organisation(g["organisation"], v))
+    return result
+
+
+def _converted(nlp, root, row: dict, manifest, without: str | None = None) -> tuple:
+    """``(source, card, organisation from the text alone, candidates, candidates text alone)`` of a
+    line, and the candidates of both views found with the table ``without`` when given
+    (:func:`convert_views`)."""
     from pmparse.evaluation.corpus import source_url
     from pmparse.ingest.read import ingest
 
     source = ingest(str(root / row["path"]))
-    return (source, *convert_views(nlp, source, source_url(row["path"], manifest)))
+    return (source, *convert_views(nlp, source, source_url(row["path"], manifest), without))
 
 
-def _held_out_organisations(pairs: list[tuple[dict, Card]], text_only: list[tuple[dict, str | None, bool]]):
-    """The pairs with each organisation picked by a ranker fitted without the document's group."""
-    from pmparse.training.organisation import held_out, training_rows
+#: Which organisation ``--held-out`` scores: the rules' choice or the ranker's, both with the table less the
+#: scored source's own publisher.
+HELD_OUT_CHOICES = ("rules", "ranker")
+
+
+def _held_out_organisations(pairs: list[tuple[dict, Card]], text_only: list[tuple[dict, str | None, bool]],
+                            choice: str = "ranker"):
+    """The pairs with each organisation chosen among the candidates found with the table less the
+    document's own publisher (the packaged table when it does not list it): by the rules
+    (``choice="rules"``), or by a ranker fitted without the document's group on the other groups'
+    candidates found the same way."""
+    from pmparse.training.organisation import held_out, rule_choice
 
     rows = []
     for gold, _ in pairs:
-        for key in ("_candidates", "_candidates_text"):
+        for key in ("_candidates_free", "_candidates_text_free"):
             rows.append((gold[key], gold.get("organisation"), gold["_group"]))
-    picks = held_out(rows, training_rows([gold for gold, _ in pairs]))
+    if choice == "rules":
+        picks = [rule_choice(cands) for cands, _, _ in rows]
+    else:
+        picks = held_out(rows, [row for row in rows if row[0]])
     pairs = [(gold, card.model_copy(update={"organisation": picks[2 * i]})) for i, (gold, card) in enumerate(pairs)]
     text_only = [(gold, picks[2 * i + 1], named) for i, (gold, _, named) in enumerate(text_only)]
     return pairs, text_only
@@ -486,6 +588,26 @@ def source_table(scores: dict, unlabelled: bool = False) -> str:
     return "\n".join(lines)
 
 
+def held_out_table(scores: dict) -> str:
+    """The rules' and the ranker's organisation figures with sources held out, overall and per source."""
+    rules = scores["rules_held_out"]
+
+    def cell(figures: dict, key: str, wrong: int | None = None) -> str:
+        value = figures.get(key)
+        text = "-" if value is None else f"{value:.3f}"
+        return text if wrong is None else f"{text} ({wrong})"
+
+    lines = ["| source | docs | rules | rules, text alone | ranker | ranker, text alone |", "|---|---|---|---|---|---|"]
+    rows = [("all", scores, rules)] + [(name, figures, rules["per_source"][name])
+                                       for name, figures in scores["per_source"].items()]
+    for name, ranker, rule in rows:
+        lines.append(f"| {name} | {rule.get('organisation_documents', 0)} | "
+                     f"{cell(rule, 'organisation', rule['organisation_wrong'])} | "
+                     f"{cell(rule, 'organisation_text_only', rule['organisation_text_only_wrong'])} | "
+                     f"{cell(ranker, 'organisation')} | {cell(ranker, 'organisation_text_only')} |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> None:  # pragma: no cover - a measuring script
     """``python -m pmparse.evaluation.facts [--gold FILE]... [--dev] [--all [--held-out]] [--misses]``:
     convert the gold documents and print the figures; ``--gold eval/dev/durations.jsonl`` scores
@@ -516,6 +638,10 @@ def main(argv: list[str] | None = None) -> None:  # pragma: no cover - a measuri
     print(facts_table(scores, skip_empty=True))
     print(f"\nduration predicted where gold states none: {scores['duration_spurious']}\n")
     print(source_table(scores, unlabelled=args.all))
+    if args.held_out:
+        print("\nOrganisation with the table less the scored source's own publisher (dropped for: "
+              + ", ".join(scores["tables_dropped"]) + "), with the address / text alone (wrong ones):\n")
+        print(held_out_table(scores))
     if args.misses:
         print("\n| source | gold | predicted | confidence | origin | evidence |\n|---|---|---|---|---|---|")
         for miss in duration_misses(pairs):
