@@ -286,26 +286,3 @@ def test_every_labelled_card_stays_above_its_floors(corpus_root):
            if scores[k] < floor - spec["margin"]}
     assert not low, f"below floor: {low}"
 
-
-def test_a_sources_own_publisher_is_the_organisation_labelled_on_a_quarter_of_its_cards():
-    from pmparse.evaluation.facts import source_publishers
-
-    rows = ([{"path": "acme/a.md", "card": {"organisation": "Acme Corp"}}] * 3
-            + [{"path": "acme/b.md", "card": {"organisation": "Other"}}]
-            + [{"path": f"catalogue/{n}.md", "card": {"organisation": f"Victim {n}"}} for n in range(8)]
-            + [{"path": "solo/x.md", "card": {}}, {"path": "beta/y.md", "card": {"organisation": "Acme Corp"}}])
-    found = source_publishers(rows, {"beta": "acme"})
-    # "Acme Corp" holds 4 of acme's 5 cards (beta is held out with it), "Other" 1; no victim holds a quarter
-    assert found == {"acme": {"acme corp"}, "catalogue": set(), "solo": set()}
-
-
-def test_the_held_out_table_drops_a_groups_own_publisher_and_keeps_the_rest(tmp_path):
-    from pmparse.evaluation.facts import publisher_free_tables
-    from pmparse.rules.taxonomy import load_organisations
-
-    paths = publisher_free_tables({"wiki": {"wmf"}, "cat": set(), "x": {"nobody known"}}, tmp_path)
-    assert set(paths) == {"wiki"}  # by an alias; nothing to drop for the others
-    table = load_organisations(paths["wiki"])
-    names = {e.name for e in table.organisations}
-    assert "Wikimedia Foundation" not in names and "GitHub" in names
-    assert len(names) == len(load_organisations().organisations) - 1

@@ -35,6 +35,8 @@ from typing import Iterable, Mapping
 
 from pmparse.card.schema import Card
 from pmparse.card.title import by_confidence
+# the organisation comparisons live beside the held-out figures, which this module's measure uses
+from pmparse.evaluation.facts_held_out import _norm, _same_organisation, held_out_table, score_organisation
 from pmparse.evaluation.metrics import prf
 
 NONE = "(none)"
@@ -43,14 +45,6 @@ TAGS = {
     "root_cause": "root_cause_categories",
     "contributing_factor": "contributing_factor_categories",
 }
-
-
-def _norm(value: object) -> str:
-    return " ".join(str(value).split()).casefold()
-
-
-def _same_organisation(gold: object, predicted: str | None) -> bool:
-    return bool(predicted) and _norm(predicted) == _norm(gold)
 
 
 def primary_category(card: Card) -> str | None:
@@ -241,7 +235,7 @@ def convert_views(nlp, source, url: str | None = None, without: str | None = Non
         url: Its public address, or None.
         without: A replacement organisation table (the packaged one less the source's own
             publisher): when given, two more lists follow, the candidates of both views found
-            with it (:func:`publisher_free_tables`).
+            with it (:func:`pmparse.evaluation.facts_held_out.publisher_free_tables`).
     """
     from pmparse.card.build import build_card
     from pmparse.nlp.components.facts import extract_facts
@@ -264,43 +258,6 @@ def convert_views(nlp, source, url: str | None = None, without: str | None = Non
         extract_facts(doc, without)
         views.append(doc.user_data.get("pmparse_org_candidates", []))
     return tuple(views)
-
-
-def source_publishers(rows: list[dict], groups: dict[str, str], share: float = 0.25) -> dict[str, set[str]]:
-    """Each hold-out group's own publishers: the organisations labelled on at least ``share`` of its
-    labelled documents (a catalogue of others' incidents has none), case-folded."""
-    labels: dict[str, list[str]] = {}
-    for row in rows:
-        source = row["path"].split("/", 1)[0]
-        value = (row.get("card") or {}).get("organisation")
-        labels.setdefault(groups.get(source, source), []).append(_norm(value) if value else "")
-    found = {}
-    for group, values in labels.items():
-        counts = Counter(v for v in values if v)
-        found[group] = {v for v, n in counts.items() if n >= share * len(values)}
-    return found
-
-
-def publisher_free_tables(publishers: dict[str, set[str]], folder: Path) -> dict[str, str]:
-    """For each group whose publisher the packaged organisation table lists (by name or alias), a
-    copy of the table without that entry written under ``folder``; ``{group: path}``. Scoring a
-    source with its copy keeps what the table knows of that source out of its figure."""
-    import yaml
-
-    from pmparse.rules.taxonomy import load_organisations
-
-    table = load_organisations()
-    paths = {}
-    for group, names in sorted(publishers.items()):
-        kept = [e for e in table.organisations
-                if not ({_norm(e.name), *(_norm(a) for a in e.aliases)} & names)]
-        if len(kept) == len(table.organisations):
-            continue
-        path = folder / ("organisations-" + re.sub(r"[^\w-]", "_", group) + ".yaml")
-        data = {"version": table.version, "organisations": [e.model_dump(exclude_defaults=True) for e in kept]}
-        path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
-        paths[group] = str(path)
-    return paths
 
 
 def gold_title(raw: str, span: list[int] | tuple[int, int], html: bool) -> str:
@@ -354,7 +311,7 @@ def measure(gold_files=None, corpus: str | None = None, config=None,
     A gold card's ``title_span`` becomes its ``title`` (the text it marks) for the title figure.
     ``per_source`` holds the same figures for each corpus source. With ``held_out`` nothing known
     of a document's own source helps find its organisation: its candidates are found with the
-    organisation table less the source's own publisher (:func:`publisher_free_tables`; the groups
+    organisation table less the source's own publisher (:func:`pmparse.evaluation.facts_held_out.publisher_free_tables`; the groups
     whose entry was dropped are in ``tables_dropped``), and the organisation (both views) is the
     pick of a ranker fitted without the document's source group
     (:func:`pmparse.training.organisation.held_out`); the rules' choice among the same candidates
@@ -371,6 +328,12 @@ def measure(gold_files=None, corpus: str | None = None, config=None,
         views (``_candidates``, ``_candidates_text``) added.
     """
     from pmparse.evaluation.corpus import corpus_root, load_manifest
+    from pmparse.evaluation.facts_held_out import (
+        held_out_organisations,
+        organisation_scores,
+        publisher_free_tables,
+        source_publishers,
+    )
     from pmparse.evaluation.gold_cards import read_gold
     from pmparse.nlp.extractors.organisation_rank import collecting
     from pmparse.nlp.pipeline import get, pipeline_config
@@ -416,12 +379,12 @@ def measure(gold_files=None, corpus: str | None = None, config=None,
         by_source.setdefault(gold["_source"], []).append(i)
     rules_held_out = None
     if held_out:
-        rule_pairs, rule_text = _held_out_organisations(pairs, text_only, "rules")
-        rules_held_out = _organisation_scores(rule_pairs, rule_text)
-        rules_held_out["per_source"] = {name: _organisation_scores([rule_pairs[i] for i in rows],
+        rule_pairs, rule_text = held_out_organisations(pairs, text_only, "rules")
+        rules_held_out = organisation_scores(rule_pairs, rule_text)
+        rules_held_out["per_source"] = {name: organisation_scores([rule_pairs[i] for i in rows],
                                                                    [rule_text[i] for i in rows])
                                         for name, rows in sorted(by_source.items())}
-        pairs, text_only = _held_out_organisations(pairs, text_only, "ranker")
+        pairs, text_only = held_out_organisations(pairs, text_only, "ranker")
     scores = _scores(pairs, text_only)
     scores["per_source"] = {name: _scores([pairs[i] for i in rows], [text_only[i] for i in rows])
                             for name, rows in sorted(by_source.items())}
@@ -429,17 +392,6 @@ def measure(gold_files=None, corpus: str | None = None, config=None,
         scores["rules_held_out"] = rules_held_out
         scores["tables_dropped"] = sorted({gold["_group"] for gold, _ in pairs if gold["_table_dropped"]})
     return scores, pairs
-
-
-def _organisation_scores(pairs: list[tuple[dict, Card]], text_only: list[tuple[dict, str | None, bool]]) -> dict:
-    """The organisation figures alone (with the address, text alone), and how many are wrong."""
-    scored = [(g, c.organisation) for g, c in pairs if g.get("organisation")]
-    alone = [(g, v) for g, v, _ in text_only if g.get("organisation")]
-    result = score_organisation(scored, "organisation")
-    result.update(score_organisation(alone, "organisation_text_only"))
-    result["organisation_wrong"] = sum(1 for g, v in scored if v and not _same_organisation(g["organisation"], v))
-    result["organisation_text_only_wrong"] = sum(1 for g, v in alone if v and not _same_organisation(g["organisation"], v))
-    return result
 
 
 def _converted(nlp, root, row: dict, manifest, without: str | None = None) -> tuple:
@@ -453,32 +405,6 @@ def _converted(nlp, root, row: dict, manifest, without: str | None = None) -> tu
     return (source, *convert_views(nlp, source, source_url(row["path"], manifest), without))
 
 
-#: Which organisation ``--held-out`` scores: the rules' choice or the ranker's, both with the table less the
-#: scored source's own publisher.
-HELD_OUT_CHOICES = ("rules", "ranker")
-
-
-def _held_out_organisations(pairs: list[tuple[dict, Card]], text_only: list[tuple[dict, str | None, bool]],
-                            choice: str = "ranker"):
-    """The pairs with each organisation chosen among the candidates found with the table less the
-    document's own publisher (the packaged table when it does not list it): by the rules
-    (``choice="rules"``), or by a ranker fitted without the document's group on the other groups'
-    candidates found the same way."""
-    from pmparse.training.organisation import held_out, rule_choice
-
-    rows = []
-    for gold, _ in pairs:
-        for key in ("_candidates_free", "_candidates_text_free"):
-            rows.append((gold[key], gold.get("organisation"), gold["_group"]))
-    if choice == "rules":
-        picks = [rule_choice(cands) for cands, _, _ in rows]
-    else:
-        picks = held_out(rows, [row for row in rows if row[0]])
-    pairs = [(gold, card.model_copy(update={"organisation": picks[2 * i]})) for i, (gold, card) in enumerate(pairs)]
-    text_only = [(gold, picks[2 * i + 1], named) for i, (gold, _, named) in enumerate(text_only)]
-    return pairs, text_only
-
-
 def _scores(pairs: list[tuple[dict, Card]], text_only: list[tuple[dict, str | None, bool]]) -> dict:
     scores = score_facts(pairs)
     scores.update(score_organisation([(g, v) for g, v, _ in text_only], "organisation_text_only"))
@@ -488,13 +414,6 @@ def _scores(pairs: list[tuple[dict, Card]], text_only: list[tuple[dict, str | No
     scores.update(score_organisation([(g, c.organisation) for (g, c), (_, _, named) in zip(pairs, text_only)
                                       if not named], "organisation_unnamed"))
     return scores
-
-
-def score_organisation(pairs: list[tuple[Mapping, str | None]], name: str) -> dict:
-    """Exact-match organisation figure ``name`` (and its document count) of ``(gold card, predicted)`` pairs."""
-    scored = [(gold, value) for gold, value in pairs if gold.get("organisation")]
-    hits = sum(_same_organisation(gold["organisation"], value) for gold, value in scored)
-    return {name: _ratio(hits, len(scored)), f"{name}_documents": len(scored)}
 
 
 def facts_table(scores: dict, skip_empty: bool = False) -> str:
@@ -588,33 +507,14 @@ def source_table(scores: dict, unlabelled: bool = False) -> str:
     return "\n".join(lines)
 
 
-def held_out_table(scores: dict) -> str:
-    """The rules' and the ranker's organisation figures with sources held out, overall and per source."""
-    rules = scores["rules_held_out"]
-
-    def cell(figures: dict, key: str, wrong: int | None = None) -> str:
-        value = figures.get(key)
-        text = "-" if value is None else f"{value:.3f}"
-        return text if wrong is None else f"{text} ({wrong})"
-
-    lines = ["| source | docs | rules | rules, text alone | ranker | ranker, text alone |", "|---|---|---|---|---|---|"]
-    rows = [("all", scores, rules)] + [(name, figures, rules["per_source"][name])
-                                       for name, figures in scores["per_source"].items()]
-    for name, ranker, rule in rows:
-        lines.append(f"| {name} | {rule.get('organisation_documents', 0)} | "
-                     f"{cell(rule, 'organisation', rule['organisation_wrong'])} | "
-                     f"{cell(rule, 'organisation_text_only', rule['organisation_text_only_wrong'])} | "
-                     f"{cell(ranker, 'organisation')} | {cell(ranker, 'organisation_text_only')} |")
-    return "\n".join(lines)
-
-
 def main(argv: list[str] | None = None) -> None:  # pragma: no cover - a measuring script
     """``python -m pmparse.evaluation.facts [--gold FILE]... [--dev] [--all [--held-out]] [--misses]``:
     convert the gold documents and print the figures; ``--gold eval/dev/durations.jsonl`` scores
     the duration development set, ``--dev`` the organisation, title, date and category development
     set (corpus/field_spans/batch_f*.jsonl), ``--all`` every labelled card (gold and every
-    field_spans batch, the sources not labelled yet listed), ``--held-out`` the organisation ranker
-    fitted without the scored document's source."""
+    field_spans batch, the sources not labelled yet listed), ``--held-out`` the organisation with
+    nothing of the scored document's source helping (its own publisher dropped from the table, the
+    ranker fitted without its source; the rules' choice printed beside)."""
     import argparse
 
     from pmparse.evaluation.corpus import REPO_ROOT
@@ -624,8 +524,10 @@ def main(argv: list[str] | None = None) -> None:  # pragma: no cover - a measuri
     parser.add_argument("--dev", action="store_true", help="the development set: corpus/field_spans/batch_f*.jsonl")
     parser.add_argument("--all", action="store_true", help="every labelled card: eval/gold/*.jsonl (first pass) "
                                                            "and corpus/field_spans/batch_*.jsonl")
-    parser.add_argument("--held-out", action="store_true", help="organisation by the candidate ranker fitted "
-                                                                "without the document's source (group)")
+    parser.add_argument("--held-out", action="store_true",
+                        help="nothing of the scored source helps: its candidates found with the organisation "
+                             "table less its own publisher, chosen by the ranker fitted without its source "
+                             "(group); the rules' choice among them is printed beside")
     parser.add_argument("--misses", action="store_true", help="list the duration misses with their evidence")
     args = parser.parse_args(argv)
     files = (args.gold or []) + ([str(REPO_ROOT / f) for f in DEV_FILES] if args.dev else [])
@@ -634,7 +536,8 @@ def main(argv: list[str] | None = None) -> None:  # pragma: no cover - a measuri
     print("Each gold document converted with its public address from corpus/manifest.yaml where known "
           "(as `pmparse convert --url-base` would); tag figures are in-sample; a figure no document "
           "states is left out." + (" Organisation: the candidate ranker fitted without the document's "
-                                   "source." if args.held_out else "") + "\n")
+                                   "source, candidates found with the table less the source's own publisher."
+                                   if args.held_out else "") + "\n")
     print(facts_table(scores, skip_empty=True))
     print(f"\nduration predicted where gold states none: {scores['duration_spurious']}\n")
     print(source_table(scores, unlabelled=args.all))
