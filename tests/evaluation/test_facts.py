@@ -285,3 +285,4 @@ def test_every_labelled_card_stays_above_its_floors(corpus_root):
     low = {k: (scores[k], floor) for k, floor in spec["all_labelled_floors"].items()
            if scores[k] < floor - spec["margin"]}
     assert not low, f"below floor: {low}"
+

@@ -35,6 +35,8 @@ from typing import Iterable, Mapping
 
 from pmparse.card.schema import Card
 from pmparse.card.title import by_confidence
+# the organisation comparisons live beside the held-out figures, which this module's measure uses
+from pmparse.evaluation.facts_held_out import _norm, _same_organisation, held_out_table, score_organisation
 from pmparse.evaluation.metrics import prf
 
 NONE = "(none)"
@@ -43,14 +45,6 @@ TAGS = {
     "root_cause": "root_cause_categories",
     "contributing_factor": "contributing_factor_categories",
 }
-
-
-def _norm(value: object) -> str:
-    return " ".join(str(value).split()).casefold()
-
-
-def _same_organisation(gold: object, predicted: str | None) -> bool:
-    return bool(predicted) and _norm(predicted) == _norm(gold)
 
 
 def primary_category(card: Card) -> str | None:
@@ -231,9 +225,18 @@ def card_with_text_only_organisation(nlp, source, url: str | None = None) -> tup
     return card, organisation
 
 
-def convert_views(nlp, source, url: str | None = None) -> tuple[Card, str | None, list, list]:
+def convert_views(nlp, source, url: str | None = None, without: str | None = None) -> tuple:
     """:func:`card_with_text_only_organisation` and the organisation candidates of both views
-    (with the address, and from the text alone), for the ranker's training and held-out scores."""
+    (with the address, and from the text alone), for the ranker's training and held-out scores.
+
+    Args:
+        nlp: The pipeline.
+        source: The ingested source.
+        url: Its public address, or None.
+        without: A replacement organisation table (the packaged one less the source's own
+            publisher): when given, two more lists follow, the candidates of both views found
+            with it (:func:`pmparse.evaluation.facts_held_out.publisher_free_tables`).
+    """
     from pmparse.card.build import build_card
     from pmparse.nlp.components.facts import extract_facts
     from pmparse.nlp.pipeline import analyse, version_info
@@ -243,11 +246,18 @@ def convert_views(nlp, source, url: str | None = None) -> tuple[Card, str | None
     doc = analyse(nlp, source)
     card = build_card(doc, source, "IL-0000", version_info(nlp))
     cands = doc.user_data.get("pmparse_org_candidates", [])
-    if not url:
-        return card, card.organisation, cands, cands
-    doc.user_data["pmparse_url"] = None
-    alone = (extract_facts(doc).get("organisation") or {}).get("value")
-    return card, alone, cands, doc.user_data.get("pmparse_org_candidates", [])
+    views = [card, card.organisation, cands, cands]
+    if url:
+        doc.user_data["pmparse_url"] = None
+        views[1] = (extract_facts(doc).get("organisation") or {}).get("value")
+        views[3] = doc.user_data.get("pmparse_org_candidates", [])
+    if without is None:
+        return tuple(views)
+    for address in (url, None):
+        doc.user_data["pmparse_url"] = address
+        extract_facts(doc, without)
+        views.append(doc.user_data.get("pmparse_org_candidates", []))
+    return tuple(views)
 
 
 def gold_title(raw: str, span: list[int] | tuple[int, int], html: bool) -> str:
@@ -299,9 +309,13 @@ def measure(gold_files=None, corpus: str | None = None, config=None,
     ``organisation_text_only_named`` the same on the documents whose text names their
     organisation (``organisation_unnamed`` and ``organisation_text_only_unnamed`` on the others).
     A gold card's ``title_span`` becomes its ``title`` (the text it marks) for the title figure.
-    ``per_source`` holds the same figures for each corpus source. With ``held_out`` the
-    organisation (both views) is the pick of a ranker fitted without the document's source group
-    (:func:`pmparse.training.organisation.held_out`) instead of the packaged ranker's.
+    ``per_source`` holds the same figures for each corpus source. With ``held_out`` nothing known
+    of a document's own source helps find its organisation: its candidates are found with the
+    organisation table less the source's own publisher (:func:`pmparse.evaluation.facts_held_out.publisher_free_tables`; the groups
+    whose entry was dropped are in ``tables_dropped``), and the organisation (both views) is the
+    pick of a ranker fitted without the document's source group
+    (:func:`pmparse.training.organisation.held_out`); the rules' choice among the same candidates
+    is scored in ``rules_held_out`` (its ``per_source`` too).
 
     Args:
         gold_files: Gold JSONL files; ``eval/gold/*.jsonl`` without the second pass when None.
@@ -314,9 +328,17 @@ def measure(gold_files=None, corpus: str | None = None, config=None,
         views (``_candidates``, ``_candidates_text``) added.
     """
     from pmparse.evaluation.corpus import corpus_root, load_manifest
+    from pmparse.evaluation.facts_held_out import (
+        held_out_organisations,
+        organisation_scores,
+        publisher_free_tables,
+        source_publishers,
+    )
     from pmparse.evaluation.gold_cards import read_gold
     from pmparse.nlp.extractors.organisation_rank import collecting
     from pmparse.nlp.pipeline import get, pipeline_config
+
+    import tempfile
 
     root = corpus_root(corpus)
     nlp = get(config or pipeline_config())
@@ -325,14 +347,23 @@ def measure(gold_files=None, corpus: str | None = None, config=None,
     rows = read_gold(gold_files, root)
     pairs = []
     text_only: list[tuple[dict, str | None, bool]] = []
-    with collecting():
-        converted = [_converted(nlp, root, row, manifest) for row in rows]
-    for row, (source, card, organisation, cands, cands_text) in zip(rows, converted):
-        group = groups.get(row["path"].split("/", 1)[0], row["path"].split("/", 1)[0])
+
+    def group_of(row: dict) -> str:
+        source = row["path"].split("/", 1)[0]
+        return groups.get(source, source)
+
+    with tempfile.TemporaryDirectory() as folder, collecting():
+        tables = publisher_free_tables(source_publishers(rows, groups), Path(folder)) if held_out else {}
+        converted = [_converted(nlp, root, row, manifest, tables.get(group_of(row)) if held_out else None)
+                     for row in rows]
+    for row, (source, card, organisation, cands, cands_text, *free) in zip(rows, converted):
+        group = group_of(row)
         gold = dict(row.get("card", {}))
         gold["_source"] = row["path"].split("/", 1)[0]
         gold["_group"] = group
         gold["_candidates"], gold["_candidates_text"] = cands, cands_text
+        gold["_candidates_free"], gold["_candidates_text_free"] = free if free else (cands, cands_text)
+        gold["_table_dropped"] = group in tables
         if gold.get("title_span"):
             with open(root / row["path"], encoding="utf-8", newline="") as handle:
                 raw = handle.read()
@@ -343,38 +374,35 @@ def measure(gold_files=None, corpus: str | None = None, config=None,
         gold["_organisation_text_only"], gold["_names_publisher"] = organisation, named
         pairs.append((gold, card))
         text_only.append((gold, organisation, named))
-    if held_out:
-        pairs, text_only = _held_out_organisations(pairs, text_only)
-    scores = _scores(pairs, text_only)
     by_source: dict[str, list[int]] = {}
     for i, (gold, _) in enumerate(pairs):
         by_source.setdefault(gold["_source"], []).append(i)
+    rules_held_out = None
+    if held_out:
+        rule_pairs, rule_text = held_out_organisations(pairs, text_only, "rules")
+        rules_held_out = organisation_scores(rule_pairs, rule_text)
+        rules_held_out["per_source"] = {name: organisation_scores([rule_pairs[i] for i in rows],
+                                                                   [rule_text[i] for i in rows])
+                                        for name, rows in sorted(by_source.items())}
+        pairs, text_only = held_out_organisations(pairs, text_only, "ranker")
+    scores = _scores(pairs, text_only)
     scores["per_source"] = {name: _scores([pairs[i] for i in rows], [text_only[i] for i in rows])
                             for name, rows in sorted(by_source.items())}
+    if rules_held_out is not None:
+        scores["rules_held_out"] = rules_held_out
+        scores["tables_dropped"] = sorted({gold["_group"] for gold, _ in pairs if gold["_table_dropped"]})
     return scores, pairs
 
 
-def _converted(nlp, root, row: dict, manifest) -> tuple:
-    """``(source, card, organisation from the text alone, candidates, candidates text alone)`` of a line."""
+def _converted(nlp, root, row: dict, manifest, without: str | None = None) -> tuple:
+    """``(source, card, organisation from the text alone, candidates, candidates text alone)`` of a
+    line, and the candidates of both views found with the table ``without`` when given
+    (:func:`convert_views`)."""
     from pmparse.evaluation.corpus import source_url
     from pmparse.ingest.read import ingest
 
     source = ingest(str(root / row["path"]))
-    return (source, *convert_views(nlp, source, source_url(row["path"], manifest)))
-
-
-def _held_out_organisations(pairs: list[tuple[dict, Card]], text_only: list[tuple[dict, str | None, bool]]):
-    """The pairs with each organisation picked by a ranker fitted without the document's group."""
-    from pmparse.training.organisation import held_out, training_rows
-
-    rows = []
-    for gold, _ in pairs:
-        for key in ("_candidates", "_candidates_text"):
-            rows.append((gold[key], gold.get("organisation"), gold["_group"]))
-    picks = held_out(rows, training_rows([gold for gold, _ in pairs]))
-    pairs = [(gold, card.model_copy(update={"organisation": picks[2 * i]})) for i, (gold, card) in enumerate(pairs)]
-    text_only = [(gold, picks[2 * i + 1], named) for i, (gold, _, named) in enumerate(text_only)]
-    return pairs, text_only
+    return (source, *convert_views(nlp, source, source_url(row["path"], manifest), without))
 
 
 def _scores(pairs: list[tuple[dict, Card]], text_only: list[tuple[dict, str | None, bool]]) -> dict:
@@ -386,13 +414,6 @@ def _scores(pairs: list[tuple[dict, Card]], text_only: list[tuple[dict, str | No
     scores.update(score_organisation([(g, c.organisation) for (g, c), (_, _, named) in zip(pairs, text_only)
                                       if not named], "organisation_unnamed"))
     return scores
-
-
-def score_organisation(pairs: list[tuple[Mapping, str | None]], name: str) -> dict:
-    """Exact-match organisation figure ``name`` (and its document count) of ``(gold card, predicted)`` pairs."""
-    scored = [(gold, value) for gold, value in pairs if gold.get("organisation")]
-    hits = sum(_same_organisation(gold["organisation"], value) for gold, value in scored)
-    return {name: _ratio(hits, len(scored)), f"{name}_documents": len(scored)}
 
 
 def facts_table(scores: dict, skip_empty: bool = False) -> str:
@@ -491,8 +512,9 @@ def main(argv: list[str] | None = None) -> None:  # pragma: no cover - a measuri
     convert the gold documents and print the figures; ``--gold eval/dev/durations.jsonl`` scores
     the duration development set, ``--dev`` the organisation, title, date and category development
     set (corpus/field_spans/batch_f*.jsonl), ``--all`` every labelled card (gold and every
-    field_spans batch, the sources not labelled yet listed), ``--held-out`` the organisation ranker
-    fitted without the scored document's source."""
+    field_spans batch, the sources not labelled yet listed), ``--held-out`` the organisation with
+    nothing of the scored document's source helping (its own publisher dropped from the table, the
+    ranker fitted without its source; the rules' choice printed beside)."""
     import argparse
 
     from pmparse.evaluation.corpus import REPO_ROOT
@@ -502,8 +524,10 @@ def main(argv: list[str] | None = None) -> None:  # pragma: no cover - a measuri
     parser.add_argument("--dev", action="store_true", help="the development set: corpus/field_spans/batch_f*.jsonl")
     parser.add_argument("--all", action="store_true", help="every labelled card: eval/gold/*.jsonl (first pass) "
                                                            "and corpus/field_spans/batch_*.jsonl")
-    parser.add_argument("--held-out", action="store_true", help="organisation by the candidate ranker fitted "
-                                                                "without the document's source (group)")
+    parser.add_argument("--held-out", action="store_true",
+                        help="nothing of the scored source helps: its candidates found with the organisation "
+                             "table less its own publisher, chosen by the ranker fitted without its source "
+                             "(group); the rules' choice among them is printed beside")
     parser.add_argument("--misses", action="store_true", help="list the duration misses with their evidence")
     args = parser.parse_args(argv)
     files = (args.gold or []) + ([str(REPO_ROOT / f) for f in DEV_FILES] if args.dev else [])
@@ -512,10 +536,15 @@ def main(argv: list[str] | None = None) -> None:  # pragma: no cover - a measuri
     print("Each gold document converted with its public address from corpus/manifest.yaml where known "
           "(as `pmparse convert --url-base` would); tag figures are in-sample; a figure no document "
           "states is left out." + (" Organisation: the candidate ranker fitted without the document's "
-                                   "source." if args.held_out else "") + "\n")
+                                   "source, candidates found with the table less the source's own publisher."
+                                   if args.held_out else "") + "\n")
     print(facts_table(scores, skip_empty=True))
     print(f"\nduration predicted where gold states none: {scores['duration_spurious']}\n")
     print(source_table(scores, unlabelled=args.all))
+    if args.held_out:
+        print("\nOrganisation with the table less the scored source's own publisher (dropped for: "
+              + ", ".join(scores["tables_dropped"]) + "), with the address / text alone (wrong ones):\n")
+        print(held_out_table(scores))
     if args.misses:
         print("\n| source | gold | predicted | confidence | origin | evidence |\n|---|---|---|---|---|---|")
         for miss in duration_misses(pairs):

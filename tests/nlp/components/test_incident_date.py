@@ -30,3 +30,54 @@ def test_a_status_notes_date_beside_its_end_is_the_incidents_start():
     text, front, region, body = _post("\nOn March 18, 2031 we planned this.\n",
                                       "date: 2031-03-20T10:00:00Z\nresolvedwhen: 2031-03-20T11:00:00Z\n")
     assert find_incident_date(text, body, "", [], front, region)["value"] == "2031-03-20"
+
+
+def _wiki_page(summary: str) -> tuple[str, tuple[str, list]]:
+    text = f"Incident documentation/20310412-Proxy\n\nSummary\n{summary}\n"
+    return text, ("Incident documentation/20310412-Proxy", [(0, 37)])
+
+
+def test_a_page_named_by_its_files_date_gives_way_to_the_summarys_day_before():
+    text, title = _wiki_page("On 2031-04-11 at 23:10 UTC the proxy stopped answering.")
+    fact = find_incident_date(text, 0, "wiki/20310412-Proxy.txt", [], None, None, title)
+    assert fact["value"] == "2031-04-11" and text[fact["evidence"][0][0]:fact["evidence"][0][1]].startswith("2031-04-11")
+
+
+def test_a_page_named_by_its_files_date_stands_without_an_earlier_day_said_first():
+    # no date in the summary: the page's name dates it
+    text, title = _wiki_page("The proxy stopped answering for an hour.")
+    assert find_incident_date(text, 0, "wiki/20310412-Proxy.txt", [], None, None, title)["value"] == "2031-04-12"
+    # a day long before is background, and a page name in the summary cites another report
+    for summary in ("Since a change on 2031-03-01 the proxy was slow.",
+                    "Like Incident documentation/20310410-Proxy the proxy stopped."):
+        text, title = _wiki_page(summary)
+        assert find_incident_date(text, 0, "wiki/20310412-Proxy.txt", [], None, None, title)["value"] == "2031-04-12"
+    # a title whose date is not the file name's is taken as given
+    text, title = _wiki_page("On 2031-04-11 at 23:10 UTC the proxy stopped answering.")
+    assert find_incident_date(text, 0, "wiki/notes.txt", [], None, None, title)["value"] == "2031-04-12"
+
+
+def test_a_post_saying_yesterday_or_a_weekday_dates_the_incident_before_its_publication():
+    # 2031-03-20 is a Thursday
+    for body, day in (("\nYesterday our queue stalled.\n", "2031-03-19"),
+                      ("\nLong story short, on Tuesday we took the site down.\n", "2031-03-18"),
+                      ("\nLast Thursday, in the afternoon, errors rose.\n", "2031-03-13")):
+        text, front, region, start = _post(body)
+        fact = find_incident_date(text, start, "", [], front, region)
+        assert fact["value"] == day and text[fact["evidence"][0][0]:fact["evidence"][0][1]].split()[-1] in body
+    # a file name's date works the same; a weekday in plural is a habit, not a day
+    text = "We deploy on Mondays. Yesterday's deploy failed.\n"
+    assert find_incident_date(text, 0, "blog/2031-03-20-deploy.md")["value"] == "2031-03-19"
+    text = "We deploy on Mondays and it failed.\n"
+    assert find_incident_date(text, 0, "blog/2031-03-20-deploy.md")["value"] == "2031-03-20"
+
+
+def test_a_weekday_beside_its_date_and_a_title_dated_for_readers_are_not_relative_days():
+    text, front, region, start = _post("\nOn Tuesday, March 18th, 2031 at 18:52 UTC the site failed.\n")
+    assert find_incident_date(text, start, "", [], front, region)["value"] == "2031-03-18"
+    text, front, region, start = _post("\nOn Tuesday, March 20 2031 the site failed.\n")
+    assert find_incident_date(text, start, "", [], front, region)["value"] == "2031-03-20"
+    # a title giving the date for its readers is the author's word, though the file name repeats it
+    text = "# Incident on 2031-04-12 - Proxy\n\n- First detected 2031-04-11\n"
+    title = ("Incident on 2031-04-12 - Proxy", [(2, 32)])
+    assert find_incident_date(text, 0, "x/2031-04-12-proxy.md", [], None, None, title)["value"] == "2031-04-12"

@@ -41,6 +41,8 @@ _DATE_KEYS = ("incident_date", "date", "start", "started_at", "start_time", "sta
 _PUBLISHED_KEYS = ("date",)
 #: Most days a post is published after the incident it reports (an earlier text date is the incident's).
 _PUBLISHED_LAG = 60
+#: Most days a page named by its date (a wiki's "20150930-x") is written after the incident its summary dates.
+_PAGE_LAG = 3
 #: Three numbers in a row, or a day number beside a month name: a value that means to name a day.
 _WRITTEN_DAY = re.compile(r"\d{1,4}\s*[-/.]\s*\d{1,2}\s*[-/.]\s*\d{1,4}|\b[A-Za-z]{3,9}\.?\s+\d{1,2}\b|\b\d{1,2}\s+[A-Za-z]{3,9}\b")
 
@@ -145,11 +147,18 @@ def find_incident_date(text: str, body_start: int = 0, location: str = "",
     from_path = location_date(location)
     reference = from_path[1] if from_path else None
     candidates: list[tuple[_dt.date, tuple[int, int], float, str]] = []
+    title_dated = False
     if title and title[0] and published is None:
         found = dates.find_dates(title[0], order=order)
         if found:
             day = _iso(found[0][0])
-            if day:
+            # a title repeating the file name's date as a slug is a page named when it was written (a
+            # wiki's "Incident documentation/20150930-x"): the first date the text gives, a few days
+            # before, is the incident's (below)
+            # only a date written as a slug ("20150930-x"): "Incident on 2031-01-05" is the author's word
+            slug = re.fullmatch(r"\d{8}", title[0][found[0][1]:found[0][2]]) is not None
+            title_dated = bool(day) and slug and from_path is not None and from_path[1] == day
+            if day and not title_dated:
                 evidence = title[1] if title[1] else []
                 if evidence and front_region and evidence[0][0] < front_region[1]:
                     origin = "front_matter"
@@ -183,9 +192,19 @@ def find_incident_date(text: str, body_start: int = 0, location: str = "",
         # change); the publication day itself, said again, keeps the front matter's evidence
         window.sort(key=lambda c: (c[3] != "text", c[1][0]))
         if not window or window[0][0] == day:
-            return published
+            return _relative_to(published, text, body_start, title) or published
         best = window[0]
         return {"value": best[0].isoformat(), "evidence": [best[1]], "confidence": 0.75, "origin": best[3]}
+    if from_path is not None and title_dated:
+        value, day = from_path
+        # the first date after the title (the title's own date is the page's)
+        after = max((end for _, end in title[1]), default=body_start) if title and title[1] else body_start
+        # a date in a page name ("Incident documentation/20150615") cites another report
+        said = next((m for m in head if m.start >= after and text[m.start - 1:m.start] not in "/_-"), None)
+        said_day = _iso(said.date) if said is not None else None
+        if said_day is not None and day - _dt.timedelta(days=_PAGE_LAG) <= said_day < day:
+            return {"value": said.date, "evidence": [(said.start, said.end)], "confidence": 0.75, "origin": "text"}
+        return {"value": value, "evidence": title[1] if title and title[1] else [], "confidence": 0.85, "origin": "text"}
     if from_path is not None:
         value, day = from_path
         before = [c for c in candidates if day - _dt.timedelta(days=400) <= c[0] <= day]
@@ -193,7 +212,8 @@ def find_incident_date(text: str, body_start: int = 0, location: str = "",
             best = min(before, key=lambda c: (c[0], -c[2]))
             confidence = 0.9 if best[0] == day else max(best[2], 0.75)
             return {"value": best[0].isoformat(), "evidence": [best[1]], "confidence": confidence, "origin": best[3]}
-        return {"value": value, "evidence": [], "confidence": 0.7, "origin": "path"}
+        path_fact = {"value": value, "evidence": [], "confidence": 0.7, "origin": "path"}
+        return _relative_to(path_fact, text, body_start, title) or path_fact
     folder = location_year(location)
     if folder is not None:
         # a catalogue filed by year: the text's dates of that year, else the year alone
@@ -203,6 +223,26 @@ def find_incident_date(text: str, body_start: int = 0, location: str = "",
     if candidates:
         best = min(candidates, key=lambda c: (-c[2], c[1][0]))
         return {"value": best[0].isoformat(), "evidence": [best[1]], "confidence": best[2] - 0.1, "origin": best[3]}
+    return None
+
+
+#: How far into the body a day said relative to the post's ("yesterday", "on Tuesday") is looked for.
+_RELATIVE_WINDOW = 1500
+
+
+def _relative_to(written: Fact, text: str, body_start: int, title: tuple[str, list] | None) -> Fact | None:
+    """The incident's day when a post dated by when it was written (its front matter or file name)
+    says it relative to that day, in its title or its opening before any date ("On Yesterday's
+    Outage", "on Tuesday we took down ..."): :func:`pmparse.nlp.extractors.dates.relative_day`."""
+    day = _iso(written["value"])
+    if day is None:
+        return None
+    spans = [(s, e) for s, e in (title[1] if title and title[1] else [])]
+    spans.append((body_start, min(len(text), body_start + _RELATIVE_WINDOW)))
+    for start, end in spans:
+        found = dates.relative_day(text, start, end, day)
+        if found is not None:
+            return {"value": found[0].isoformat(), "evidence": [found[1]], "confidence": 0.7, "origin": "text"}
     return None
 
 

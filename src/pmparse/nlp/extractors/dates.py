@@ -201,3 +201,26 @@ def parse_date(value: str) -> str | None:
         return found[0][0]
     year = _YEAR.search(value)
     return year.group("y") if year else None
+
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+#: A day said relative to when a post was written: "yesterday", "last night", "on Tuesday",
+#: "last Wednesday" (a weekday alone, "Mondays" or "every Monday" is no day; "On Tuesday,
+#: December 13th" gives its date, read elsewhere).
+_RELATIVE_DAY = re.compile(
+    r"(?<![\w-])(?:(?P<yesterday>[Yy]esterday(?:['’]s)?|[Ll]ast\s+night)"
+    r"|(?:[Oo]n|[Ll]ast|[Tt]his\s+past|[Ee]arly|[Ll]ate)\s+(?P<weekday>Monday|Tuesday|Wednesday|Thursday|Friday"
+    r"|Saturday|Sunday)(?!s|\w)(?![,.]?\s{1,3}(?:the\s)?(?:\d|[A-Z][a-z]{2,8}\.?\s{1,3}\d)))")
+
+
+def relative_day(text: str, start: int, end: int, written: _dt.date) -> tuple[_dt.date, tuple[int, int]] | None:
+    """The first day ``text[start:end]`` names relative to ``written`` (the day a post was written):
+    "yesterday" or "last night" is the day before, "on Tuesday" or "last Tuesday" the last Tuesday
+    before it; with the phrase's offsets. None when the span names none."""
+    match = _RELATIVE_DAY.search(text, start, end)
+    if match is None:
+        return None
+    if match.group("yesterday"):
+        return written - _dt.timedelta(days=1), match.span()
+    back = (written.weekday() - _WEEKDAYS.index(match.group("weekday").lower())) % 7 or 7
+    return written - _dt.timedelta(days=back), match.span()

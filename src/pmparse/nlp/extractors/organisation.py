@@ -14,6 +14,7 @@ from pmparse.locations import is_url
 from pmparse.nlp.extractors.organisation_words import refused
 from pmparse.nlp.extractors.publisher_cues import customers_brand
 from pmparse.nlp.extractors.titles import locate
+from pmparse.nlp.extractors.url_owner import slug_name, written_owner
 from pmparse.rules.taxonomy import OrganisationsFile, load_organisations
 
 Fact = dict[str, Any]
@@ -170,6 +171,8 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
         if front.get(key):
             value = str(front[key])
             entry = gaz.by_alias.get(value.lower())
+            if entry is None and site_slug(key, value):
+                continue
             return {"value": entry.name if entry else value, "evidence": locate(text, value, front_region),
                     "confidence": 0.95, "origin": "front_matter"}
     for key in _AUTHOR_KEYS:
@@ -198,6 +201,19 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
             name = name_from_host(host)
             if name:
                 guessed = {"value": name, "evidence": [], "confidence": 0.5, "origin": "url"}
+    # the address's owner as the text writes it ("travis-ci" is "Travis CI"): the publisher of a
+    # text that speaks in the first person; else kept for when no other rule names one
+    owner = address_owner(gaz, text, body_start, location)
+    if owner is not None:
+        written = owner.pop("written")
+        if _speaks(text[body_start:body_start + 30000]) and not _known_outnumbers(gaz, text, body_start, front_region,
+                                                                                 title, owner["value"], written):
+            return owner
+        guessed = owner
+    elif guessed is not None and guessed["confidence"] == 0.45:
+        # a forge account the text never writes: a name only when it marks itself as an organisation's
+        slug = slug_name(location)
+        guessed = None if slug is None else {**guessed, "value": slug}
     # self-references: the text speaks as the organisation, or a site line names its owner
     for pattern in [*_SELF, *_OWNER_LINES]:
         for match in pattern.finditer(text, body_start, min(len(text), body_start + 30000)):
@@ -233,6 +249,8 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
         subject = _title_subject(gaz, text, body_start, title)
         if subject is not None and refused(subject["value"], subject["origin"]):
             subject = None  # a heading word or a tool the title names is nobody's report
+    # a tool the text names (the chat the team met in) is never the answer: it must not hide the rest
+    scores = {name: score for name, score in scores.items() if not refused(name)}
     best = max(scores, key=lambda name: (scores[name], -min(s for s, _ in evidence[name]))) if scores else None
     known_subject = subject is not None and gaz.by_alias.get(subject["value"].lower()) is not None
     if subject is not None and (best is None or subject["value"] == best or (scores[best] < 2 and known_subject)
@@ -245,6 +263,44 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
     confidence = min(0.9, 0.55 + 0.08 * score) * (score / (score + others))
     return {"value": best, "evidence": sorted(evidence[best])[:3], "confidence": round(confidence, 3),
             "origin": "text"}
+
+
+#: Front matter keys naming a site, whose lower-case slug value ("site: freiburg") picks a site
+#: configuration or a place, not a publisher.
+_SITE_KEYS = ("site", "sitename", "site_name")
+
+
+def site_slug(key: str, value: str) -> bool:
+    """Whether a front matter ``key: value`` is a site key holding a lower-case slug."""
+    return key in _SITE_KEYS and re.fullmatch(r"[a-z][a-z0-9_-]{0,40}", value.strip()) is not None
+
+
+def address_owner(gaz: _Gazetteer, text: str, body_start: int, location: str) -> Fact | None:
+    """The source address's owner as the text writes it (:func:`~pmparse.nlp.extractors.url_owner.written_owner`),
+    with the table's name when the table knows it; None when the text writes none of its names or
+    the name is never an organisation."""
+    found = written_owner(text, location, body_start, min(len(text), body_start + 60000))
+    if found is None:
+        return None
+    form, spans, _ = found
+    entry = gaz.by_alias.get(form.lower())
+    value = entry.name if entry else form
+    if refused(value, "url"):
+        return None
+    return {"value": value, "evidence": spans[:3], "confidence": 0.75, "origin": "url", "written": len(spans)}
+
+
+def _known_outnumbers(gaz: _Gazetteer, text: str, body_start: int, front_region, title, owner: str,
+                      written: int) -> bool:
+    """Whether an organisation of the table the owner is not, and no provider, is named at least as
+    often as the address's owner is written: a repository of a software project's account that
+    deploys a service ("jupyterhub/binder-deploy") is the service's, whose name the table knows."""
+    if gaz.by_alias.get(owner.lower()) is not None:
+        return False
+    scores, _ = mentions(gaz, text, body_start, front_region, title)
+    # a tool the team talked in ("Discord") is named often and is nobody's report
+    scores = [score for name, score in scores.items() if not refused(name)]
+    return bool(scores) and max(scores) >= max(written, 2)
 
 
 def mentions(gaz: _Gazetteer, text: str, body_start: int, front_region: tuple[int, int] | None,

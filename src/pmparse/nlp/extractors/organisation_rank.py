@@ -37,12 +37,14 @@ from pmparse.errors import ModelError
 from pmparse.locations import is_url
 from pmparse.nlp.extractors import organisation as rules
 from pmparse.nlp.extractors.organisation_words import refused
+from pmparse.nlp.extractors.url_owner import slug_name
 
 Fact = dict[str, Any]
 
 #: The features of a candidate, in the model's column order.
 FEATURES = (
-    "none", "rule_pick", "rule_confidence", "front_matter", "front_author", "url_known", "url_guessed", "self_reference", "owner_line",
+    "none", "rule_pick", "rule_confidence", "front_matter", "front_author", "url_known", "url_guessed", "url_written",
+    "self_reference", "owner_line",
     "product_speaks", "html_meta", "table_mentions", "title_subject", "named_team", "our_context", "repeated",
     "brand_prefix", "known", "provider", "in_title", "body_mentions", "first_position", "dependency_share",
     "subject_share", "speaks", "speaks_x_mentions", "several_words", "all_caps",
@@ -135,13 +137,17 @@ def candidates(text: str, body_start: int = 0, location: str = "", title: tuple[
         for cand in found.values():
             cand.rule = rule
     for key in rules._ORG_KEYS:
-        if front.get(key):
+        if front.get(key) and not (rules.site_slug(key, str(front[key]))
+                                   and gaz.by_alias.get(str(front[key]).lower()) is None):
             add(str(front[key]), "front_matter", 1.0, rules.locate(text, str(front[key]), front_region), "front_matter")
     for key in rules._AUTHOR_KEYS:
         value = str(front.get(key) or "").strip()
         if value and gaz.by_alias.get(value.lower()) is not None:
             add(value, "front_author", 1.0, rules.locate(text, value, front_region), "front_matter")
     _url_candidates(gaz, location, add)
+    owner = rules.address_owner(gaz, text, body_start, location)
+    if owner is not None:
+        add(owner["value"], "url_written", math.log1p(owner.pop("written")), owner["evidence"], "url")
     window_end = min(len(text), body_start + 30000)
     for feature, patterns in (("self_reference", rules._SELF), ("owner_line", rules._OWNER_LINES)):
         for pattern in patterns:
@@ -188,7 +194,8 @@ def _url_candidates(gaz, location: str, add) -> None:
         owner = next((p for p in parts.path.split("/") if p), None)
         if owner:
             known = gaz.by_alias.get(owner.lower()) is not None
-            add(owner, "url_known" if known else "url_guessed", 1.0, (), "url")
+            add(owner if known else (slug_name(location) or owner), "url_known" if known else "url_guessed", 1.0, (),
+                "url")
         return
     entry = gaz.domain(host)
     if entry is not None:

@@ -1,0 +1,127 @@
+"""Organisation figures with nothing of the scored source helping (issue 35).
+
+The organisation table lists the corpus's first publishers, and their labels are the table's
+names: a figure with the table as shipped is not held out for them, however a ranker is trained.
+:func:`publisher_free_tables` writes, for each hold-out group, a copy of the table less the
+group's own publisher (:func:`source_publishers`); :func:`pmparse.evaluation.facts.measure` with
+``held_out`` finds each document's candidates with its group's copy, and
+:func:`held_out_organisations` chooses among them by the rules or by a ranker fitted without the
+group.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+from pmparse.card.schema import Card
+
+
+def _norm(value: object) -> str:
+    return " ".join(str(value).split()).casefold()
+
+
+def _same_organisation(gold: object, predicted: str | None) -> bool:
+    return bool(predicted) and _norm(predicted) == _norm(gold)
+
+
+def score_organisation(pairs: list[tuple[dict, str | None]], name: str) -> dict:
+    """Exact-match organisation figure ``name`` (and its document count) of ``(gold card, predicted)`` pairs."""
+    scored = [(gold, value) for gold, value in pairs if gold.get("organisation")]
+    hits = sum(_same_organisation(gold["organisation"], value) for gold, value in scored)
+    return {name: round(hits / len(scored), 4) if scored else None, f"{name}_documents": len(scored)}
+
+
+def source_publishers(rows: list[dict], groups: dict[str, str], share: float = 0.25) -> dict[str, set[str]]:
+    """Each hold-out group's own publishers: the organisations labelled on at least ``share`` of its
+    labelled documents (a catalogue of others' incidents has none), case-folded."""
+    labels: dict[str, list[str]] = {}
+    for row in rows:
+        source = row["path"].split("/", 1)[0]
+        value = (row.get("card") or {}).get("organisation")
+        labels.setdefault(groups.get(source, source), []).append(_norm(value) if value else "")
+    found = {}
+    for group, values in labels.items():
+        counts = Counter(v for v in values if v)
+        found[group] = {v for v, n in counts.items() if n >= share * len(values)}
+    return found
+
+
+def publisher_free_tables(publishers: dict[str, set[str]], folder: Path) -> dict[str, str]:
+    """For each group whose publisher the packaged organisation table lists (by name or alias), a
+    copy of the table without that entry written under ``folder``; ``{group: path}``. Scoring a
+    source with its copy keeps what the table knows of that source out of its figure."""
+    import yaml
+
+    from pmparse.rules.taxonomy import load_organisations
+
+    table = load_organisations()
+    paths = {}
+    for group, names in sorted(publishers.items()):
+        kept = [e for e in table.organisations
+                if not ({_norm(e.name), *(_norm(a) for a in e.aliases)} & names)]
+        if len(kept) == len(table.organisations):
+            continue
+        path = folder / ("organisations-" + re.sub(r"[^\w-]", "_", group) + ".yaml")
+        data = {"version": table.version, "organisations": [e.model_dump(exclude_defaults=True) for e in kept]}
+        path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+        paths[group] = str(path)
+    return paths
+
+
+#: Which organisation ``--held-out`` scores: the rules' choice or the ranker's, both with the table less the
+#: scored source's own publisher.
+HELD_OUT_CHOICES = ("rules", "ranker")
+
+
+def held_out_organisations(pairs: list[tuple[dict, Card]], text_only: list[tuple[dict, str | None, bool]],
+                            choice: str = "ranker"):
+    """The pairs with each organisation chosen among the candidates found with the table less the
+    document's own publisher (the packaged table when it does not list it): by the rules
+    (``choice="rules"``), or by a ranker fitted without the document's group on the other groups'
+    candidates found the same way."""
+    from pmparse.training.organisation import held_out, rule_choice
+
+    rows = []
+    for gold, _ in pairs:
+        for key in ("_candidates_free", "_candidates_text_free"):
+            rows.append((gold[key], gold.get("organisation"), gold["_group"]))
+    if choice == "rules":
+        picks = [rule_choice(cands) for cands, _, _ in rows]
+    else:
+        picks = held_out(rows, [row for row in rows if row[0]])
+    pairs = [(gold, card.model_copy(update={"organisation": picks[2 * i]})) for i, (gold, card) in enumerate(pairs)]
+    text_only = [(gold, picks[2 * i + 1], named) for i, (gold, _, named) in enumerate(text_only)]
+    return pairs, text_only
+
+
+def organisation_scores(pairs: list[tuple[dict, Card]], text_only: list[tuple[dict, str | None, bool]]) -> dict:
+    """The organisation figures alone (with the address, text alone), and how many are wrong."""
+    scored = [(g, c.organisation) for g, c in pairs if g.get("organisation")]
+    alone = [(g, v) for g, v, _ in text_only if g.get("organisation")]
+    result = score_organisation(scored, "organisation")
+    result.update(score_organisation(alone, "organisation_text_only"))
+    result["organisation_wrong"] = sum(1 for g, v in scored if v and not _same_organisation(g["organisation"], v))
+    result["organisation_text_only_wrong"] = sum(1 for g, v in alone if v and not _same_organisation(g["organisation"], v))
+    return result
+
+
+def held_out_table(scores: dict) -> str:
+    """The rules' and the ranker's organisation figures with sources held out, overall and per source."""
+    rules = scores["rules_held_out"]
+
+    def cell(figures: dict, key: str, wrong: int | None = None) -> str:
+        value = figures.get(key)
+        text = "-" if value is None else f"{value:.3f}"
+        return text if wrong is None else f"{text} ({wrong})"
+
+    lines = ["| source | docs | rules | rules, text alone | ranker | ranker, text alone |", "|---|---|---|---|---|---|"]
+    rows = [("all", scores, rules)] + [(name, figures, rules["per_source"][name])
+                                       for name, figures in scores["per_source"].items()]
+    for name, ranker, rule in rows:
+        lines.append(f"| {name} | {rule.get('organisation_documents', 0)} | "
+                     f"{cell(rule, 'organisation', rule['organisation_wrong'])} | "
+                     f"{cell(rule, 'organisation_text_only', rule['organisation_text_only_wrong'])} | "
+                     f"{cell(ranker, 'organisation')} | {cell(ranker, 'organisation_text_only')} |")
+    return "\n".join(lines)

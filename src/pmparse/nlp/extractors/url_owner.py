@@ -1,0 +1,187 @@
+"""The publisher a source's address names, as the text writes it (issue 35).
+
+A postmortem published in a repository or on a site is its owner's: ``github.com/travis-ci/...``
+is Travis CI's, ``community.hachyderm.io`` Hachyderm's, ``github.com/govau/cloud.gov.au`` is about
+cloud.gov.au. The address gives the name only as a slug ("travis-ci", "usegalaxy-eu"); the text
+gives its written form ("Travis CI", "UseGalaxy.eu"). This module reads the address's names (a
+forge account and its repository, or a host's labels), drops the words that say what a repository
+holds rather than whose it is ("incident-reports", "deploy", "status", "official"), and looks for
+each remaining name in the text, compared on letters and digits alone: "Travis CI", "travis-ci"
+and "TravisCI" are one name. Of the names the text writes, the one it writes most often wins (a
+deploy repository of one project's account serves another project: ``jupyterhub/mybinder.org-deploy``
+is about mybinder.org). A written form followed by an organisation word ("Foundation", "Network")
+keeps it.
+
+Without a written form a forge account is a name only when one word is left once its generic
+parts are dropped ("comdex-official" gives "Comdex"); a slug of several words the text never
+writes ("berkeley-dsep-infra") gives no name (on the labelled cards every such guess was wrong).
+
+Pure functions over strings; :func:`pmparse.nlp.extractors.organisation.find_organisation` and the
+candidate ranker call them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from urllib.parse import urlsplit
+
+from pmparse.locations import is_url
+
+#: Hosts of code forges: the first path segment of a URL there names the owner, the second its repository.
+FORGES = ("github.com", "gitlab.com", "bitbucket.org", "codeberg.org")
+#: Parts of an account, repository or host name that say what it holds, not whose it is.
+GENERIC_PARTS = frozenset({
+    "org", "official", "inc", "hq", "infra", "dev", "team", "www", "status", "blog", "blogs", "docs", "doc", "website",
+    "site", "web", "community", "deploy", "deployment", "incident", "incidents", "report", "reports", "postmortem",
+    "postmortems", "post", "mortem", "mortems", "retrospective", "retrospectives", "pm", "landing", "ops", "public",
+    "com", "net", "io", "www2", "engineering", "tech", "news", "pages", "github", "gitlab", "wiki", "io", "md",
+})
+_TLDS = frozenset({"com", "org", "net", "io", "edu", "gov", "co", "uk", "au", "de", "eu", "fr", "dev", "app", "sh",
+                   "ai", "cloud", "tech", "info", "me", "us", "ca", "nl", "ac", "jp", "in", "ch", "se", "no"})
+#: Words that continue an organisation's name after its short form ("Wikimedia Foundation").
+_ORG_WORDS = ("Foundation", "Network", "Networks", "Inc", "Ltd", "LLC", "GmbH", "Labs", "Corporation", "Corp",
+              "Group", "Company", "Institute", "University", "Association", "Society", "Consortium")
+_TOKEN = re.compile(r"[A-Za-z0-9]+")
+_SEPARATORS = frozenset(" .-_")
+#: Fewest letters of a name part looked for alone (shorter parts match too much).
+_MIN_PART = 3
+
+
+def _key(value: str) -> str:
+    return "".join(_TOKEN.findall(value)).casefold()
+
+
+def address_names(location: str) -> list[tuple[str, str]]:
+    """The names an address gives, as ``(kind, name)``: ``account`` and ``repository`` on a forge,
+    ``host`` labels elsewhere (the top-level domain and generic labels left out)."""
+    if not is_url(location):
+        return []
+    parts = urlsplit(location)
+    host = (parts.hostname or "").lower()
+    if host in FORGES or host.endswith(tuple("." + f for f in FORGES)):
+        segments = [p for p in parts.path.split("/") if p]
+        names = [("account", segments[0])] if segments else []
+        if len(segments) > 1:
+            names.append(("repository", segments[1]))
+        return names
+    labels = [label for label in host.split(".") if label]
+    while labels and labels[-1] in _TLDS:
+        labels.pop()
+    return [("host", label) for label in reversed(labels) if label not in GENERIC_PARTS]
+
+
+def name_keys(name: str, kind: str = "account") -> list[str]:
+    """The keys a name is looked for by, each on letters and digits alone: the name without its
+    generic parts (parts between "-" or "_"; a dotted part such as "mybinder.org" is a host and
+    stays whole: "mybinder.org-deploy" is looked for as "mybinder.org"), and for an account its
+    first part."""
+    parts = [p for p in re.split(r"[-_]", name) if p]
+    kept = [p for p in parts if p.casefold() not in GENERIC_PARTS]
+    keys = [_key("".join(kept))]
+    if kind == "account" and kept and len(_key(kept[0])) >= _MIN_PART:
+        keys.append(_key(kept[0]))
+    seen: list[str] = []
+    for key in keys:
+        if key and key not in seen and not key.isdigit():
+            seen.append(key)
+    return seen
+
+
+def written_forms(text: str, key: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """Where ``text`` writes the name ``key`` (letters and digits, case-folded) as a name: one to
+    four runs of letters and digits joined by at most one of " .-_", written with a capital, a
+    digit or a dot, and not part of a path, an address or a longer word."""
+    end = len(text) if end is None else end
+    tokens = list(_TOKEN.finditer(text, start, end))
+    spans = []
+    for i, first in enumerate(tokens):
+        if not key.startswith(first.group(0).casefold()):
+            continue
+        built, j = first.group(0).casefold(), i
+        while built != key and j + 1 < len(tokens) and len(built) < len(key):
+            gap = text[tokens[j].end():tokens[j + 1].start()]
+            if len(gap) != 1 or gap not in _SEPARATORS:
+                break
+            j += 1
+            built += tokens[j].group(0).casefold()
+            if not key.startswith(built):
+                break
+        if built != key:
+            continue
+        s, e = first.start(), tokens[j].end()
+        form = text[s:e]
+        before, after = text[s - 1:s] if s else "", text[e:e + 1]
+        if before in ("/", "@", ".", "-", "_") or after in ("/", "@", "-", "_") or (after == "." and re.match(
+                r"\.[A-Za-z]", text[e:e + 2])):
+            continue  # a path, an address, a host or a longer slug
+        if not re.search(r"[A-Z0-9.]", form):
+            continue  # a slug or a common word written in lower case
+        spans.append((s, e))
+    if spans and re.fullmatch(r"[A-Z][a-z]+", key.capitalize()) and all(
+            re.fullmatch(r"[A-Z][a-z]+", text[s:e]) for s, e in spans):
+        # one word capitalised only where a sentence starts or a heading: a common word ("Monitoring")
+        # (the word in a path or an address is the slug, not the word)
+        lower = len(re.findall(r"(?<![\w/.@-])" + re.escape(key) + r"(?![\w/@-])(?!\.\w)", text[start:end]))
+        if lower >= len(spans):
+            return []
+    return spans
+
+
+def written_owner(text: str, location: str, start: int = 0, end: int | None = None) -> tuple[str, list[tuple[int, int]], str] | None:
+    """The address's name the text writes most often, as ``(written form, every span, kind)``; None when
+    the text writes none of them. The form is the one written most often, with an organisation
+    word that follows it ("Wikimedia Foundation") when the text writes that."""
+    best: tuple[bool, int, int, str, list[tuple[int, int]], str] | None = None
+    for rank, (kind, name) in enumerate(address_names(location)):
+        for key in name_keys(name, kind):
+            spans = written_forms(text, key, start, end)
+            if not spans:
+                continue
+            # a repository named like a host ("mybinder.org-deploy") holds that site: its name wins
+            hosted = kind == "repository" and re.search(r"\.[a-z]{2,}", name) is not None
+            candidate = (hosted, len(spans), -rank, kind, spans, key)
+            if best is None or candidate[:3] > best[:3]:
+                best = candidate
+            break
+    if best is None:
+        return None
+    _, _, _, kind, spans, _ = best
+    forms = Counter(text[s:e] for s, e in spans)
+    form = max(forms, key=lambda f: (forms[f], any(c.isupper() for c in f)))
+    longer = Counter()
+    for s, e in spans:
+        match = re.match(r" (" + "|".join(_ORG_WORDS) + r")\b", text[e:e + 20])
+        if match and text[s:e] == form:
+            longer[form + match.group(0)] += 1
+    if longer:
+        form = longer.most_common(1)[0][0]
+    expanded = expansion(text, form, start, end)
+    if expanded is not None:
+        return expanded[0], [expanded[1]], kind
+    return form, [(s, e) for s, e in spans if text[s:e] == form.split(" ")[0] or text.startswith(form, s)], kind
+
+
+def slug_name(location: str) -> str | None:
+    """A name formatted from a forge account alone, when one word is left once its generic parts
+    are dropped ("comdex-official" and "comdex" give "Comdex": a word in lower case is capitalised).
+    None for a slug of several words the text never writes ("berkeley-dsep-infra"): it is no
+    display name, and a wrong publisher is worse than none."""
+    names = address_names(location)
+    if not names or names[0][0] != "account":
+        return None
+    parts = [p for p in re.split(r"[-_.]", names[0][1]) if p]
+    kept = [p for p in parts if p.casefold() not in GENERIC_PARTS]
+    if len(kept) != 1 or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9]{1,40}", kept[0]):
+        return None
+    return kept[0][0].upper() + kept[0][1:] if kept[0].islower() else kept[0]
+
+
+def expansion(text: str, short: str, start: int = 0, end: int | None = None) -> tuple[str, tuple[int, int]] | None:
+    """The name an acronym stands for where the text writes it out: capitalised words whose
+    initials are the acronym ("Open Build Service" for "OBS"); None for any other form."""
+    if not re.fullmatch(r"[A-Z]{2,5}", short):
+        return None
+    words = r"\s+".join(letter + r"[a-z]+" for letter in short)
+    match = re.compile(r"(?<![\w-])" + words + r"(?![\w-])").search(text, start, len(text) if end is None else end)
+    return (" ".join(match.group(0).split()), match.span()) if match else None

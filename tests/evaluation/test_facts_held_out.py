@@ -1,0 +1,52 @@
+"""Organisation figures with nothing of the scored source helping: the table less a source's own publisher."""
+
+from __future__ import annotations
+
+
+def test_a_sources_own_publisher_is_the_organisation_labelled_on_a_quarter_of_its_cards():
+    from pmparse.evaluation.facts_held_out import source_publishers
+
+    rows = ([{"path": "acme/a.md", "card": {"organisation": "Acme Corp"}}] * 3
+            + [{"path": "acme/b.md", "card": {"organisation": "Other"}}]
+            + [{"path": f"catalogue/{n}.md", "card": {"organisation": f"Victim {n}"}} for n in range(8)]
+            + [{"path": "solo/x.md", "card": {}}, {"path": "beta/y.md", "card": {"organisation": "Acme Corp"}}])
+    found = source_publishers(rows, {"beta": "acme"})
+    # "Acme Corp" holds 4 of acme's 5 cards (beta is held out with it), "Other" 1; no victim holds a quarter
+    assert found == {"acme": {"acme corp"}, "catalogue": set(), "solo": set()}
+
+
+def test_the_held_out_table_drops_a_groups_own_publisher_and_keeps_the_rest(tmp_path):
+    from pmparse.evaluation.facts_held_out import publisher_free_tables
+    from pmparse.rules.taxonomy import load_organisations
+
+    paths = publisher_free_tables({"wiki": {"wmf"}, "cat": set(), "x": {"nobody known"}}, tmp_path)
+    assert set(paths) == {"wiki"}  # by an alias; nothing to drop for the others
+    table = load_organisations(paths["wiki"])
+    names = {e.name for e in table.organisations}
+    assert "Wikimedia Foundation" not in names and "GitHub" in names
+    assert len(names) == len(load_organisations().organisations) - 1
+
+
+def test_the_held_out_views_choose_among_the_candidates_found_without_the_own_publisher():
+    from pmparse.card.schema import Card
+    from pmparse.evaluation.facts_held_out import held_out_organisations, held_out_table, organisation_scores
+    from pmparse.nlp.extractors.organisation_rank import Candidate
+
+    def cands(*names):
+        return [Candidate(n, features={"rule_pick": 1.0 if i == 0 else 0.0, "table_mentions": 1.0})
+                for i, n in enumerate(names)]
+
+    card = Card.model_construct(organisation="Shipped")
+    golds = [{"organisation": "Zorbq", "_group": g, "_candidates_free": cands("Zorbq", "Other"),
+              "_candidates_text_free": cands("Other")} for g in ("a", "b")]
+    golds.append({"organisation": "Quill", "_group": "c", "_candidates_free": [], "_candidates_text_free": []})
+    pairs = [(g, card) for g in golds]
+    text_only = [(g, None, True) for g in golds]
+    rule_pairs, rule_text = held_out_organisations(pairs, text_only, "rules")
+    assert [c.organisation for _, c in rule_pairs] == ["Zorbq", "Zorbq", None]
+    assert [v for _, v, _ in rule_text] == ["Other", "Other", None]
+    scores = organisation_scores(rule_pairs, rule_text)
+    assert scores["organisation"] == round(2 / 3, 4) and scores["organisation_wrong"] == 0
+    assert scores["organisation_text_only"] == 0.0 and scores["organisation_text_only_wrong"] == 2
+    table = held_out_table({**scores, "per_source": {}, "rules_held_out": {**scores, "per_source": {}}})
+    assert "| all | 3 | 0.667 (0) | 0.000 (2) |" in table

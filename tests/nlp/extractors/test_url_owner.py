@@ -1,0 +1,94 @@
+"""The publisher a source's address names, as the text writes it: addresses and texts written for these tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from pmparse.nlp.extractors.organisation import find_organisation
+from pmparse.nlp.extractors.url_owner import address_names, expansion, name_keys, slug_name, written_owner
+
+
+def test_an_address_gives_a_forges_account_and_repository_or_a_hosts_own_labels():
+    assert address_names("https://github.com/zorbq-ci/docs-zorbq-ci-com/blob/abc/post.md") == [
+        ("account", "zorbq-ci"), ("repository", "docs-zorbq-ci-com")]
+    assert address_names("https://community.quillmere.io/blog/incidents/x/") == [("host", "quillmere")]
+    assert address_names("notes/x.md") == []
+
+
+def test_generic_parts_are_dropped_and_a_dotted_host_stays_whole():
+    assert name_keys("zorbq-official") == ["zorbq"]
+    assert name_keys("zorbq-ci") == ["zorbqci", "zorbq"]
+    assert name_keys("quillmere.org-deploy", "repository") == ["quillmereorg"]
+
+
+@pytest.mark.parametrize("text, address, form", [
+    ("We at Zorbq CI restarted the workers. Zorbq CI builds resumed.", "https://github.com/zorbq-ci/status/blob/a/x.md",
+     "Zorbq CI"),
+    ("Our ZorbqHub servers failed; ZorbqHub was down.", "https://github.com/zorbqhub/incident-reports/blob/a/x.md",
+     "ZorbqHub"),
+    # a repository named like a host is the site it deploys, though the account is written more often
+    ("Quillmere ran quillmere.org on Quillmere and Quillmere.", "https://github.com/quillmere/quillmere.org-deploy/blob/a/x",
+     "quillmere.org"),
+    ("The Ostrava Foundation runs this. Ostrava was down.", "https://wiki.ostrava.org/wiki/Incident", "Ostrava Foundation"),
+    # an acronym the text writes out
+    ("The Open Zorbq Service (OZS) failed. OZS was down.", "https://github.com/example/ozs-landing/blob/a/x",
+     "Open Zorbq Service"),
+])
+def test_the_address_owner_is_the_name_as_the_text_writes_it(text, address, form):
+    assert written_owner(text, address)[0] == form
+
+
+def test_a_slug_in_a_path_an_address_or_lower_case_is_not_a_written_name():
+    text = "See github.com/zorbq-ci/x and zorbq-ci.example, and zorbqci in lower case."
+    assert written_owner(text, "https://github.com/zorbq-ci/x/blob/a/y.md") is None
+    assert expansion("Open Zorbq Service", "Open") is None
+
+
+def test_a_slug_without_a_written_form_is_formatted_as_a_name():
+    assert slug_name("https://github.com/zorbq-official/incident-reports/blob/a/x.md") == "Zorbq"
+    assert slug_name("https://github.com/zorbqdigital/y/blob/a/x.md") == "Zorbqdigital"
+    # several words left: no name
+    assert slug_name("https://github.com/zorbq-dsep-x/y/blob/a/x.md") is None
+    assert slug_name("https://status.zorbq.io/x") is None
+    assert find_organisation("We lost a disk.", 0, "https://github.com/zorbq-dsep-x/y/blob/a/x.md") is None
+    assert find_organisation("We lost a disk.", 0, "https://github.com/zorbq-official/y/blob/a/x.md")["value"] == "Zorbq"
+
+
+def test_the_address_owner_the_text_writes_is_the_publisher_of_a_text_speaking_as_it():
+    text = "## Summary\n\nWe restarted the Zorbq CI workers after a fault; our friends at the GitHub team helped.\n"
+    fact = find_organisation(text, 0, "https://github.com/zorbq-ci/blog/blob/a/post.md")
+    assert fact["value"] == "Zorbq CI" and fact["origin"] == "url"
+    assert [text[s:e] for s, e in fact["evidence"]] == ["Zorbq CI"]
+
+
+def test_a_site_slug_in_front_matter_is_no_publisher():
+    text = "---\nsite: freiburg\n---\nThe Zorbq server failed and we restarted it.\n"
+    front = {"site": "freiburg"}
+    fact = find_organisation(text, 23, "https://github.com/zorbq/website/blob/a/post.md", None, front, (0, 23))
+    assert fact["value"] == "Zorbq"
+    assert find_organisation(text, 23, "", None, {"site": "Zorbq Labs"}, (0, 23))["value"] == "Zorbq Labs"
+
+
+def test_a_known_organisation_the_text_names_more_often_than_the_address_owner_stands():
+    # a deploy repository's account (a software project) is not the service's publisher
+    text = "## Summary\n\nWe restarted Binder; the Binder team watched Binder pods. ZorbqHub was fine.\n"
+    fact = find_organisation(text, 0, "https://github.com/zorbqhub/binder-deploy/blob/a/x.md")
+    assert fact["value"] == "mybinder.org"
+
+
+def test_a_common_word_an_address_gives_is_no_written_name():
+    text = "Monitoring failed. We saw monitoring gaps, and the monitoring team restarted it."
+    assert written_owner(text, "https://github.com/example/web-monitoring-ops/blob/a/x.md") is None
+
+
+def test_a_tool_named_more_often_than_the_owner_does_not_outweigh_it():
+    text = "## Summary\n\nWe at first saw Zorbq lag; we met on Discord, Discord and Discord.\n"
+    assert find_organisation(text, 0, "https://github.com/zorbq/community/blob/a/x.md")["value"] == "Zorbq"
+    # the slug in a link is no lower-case word
+    text += "See https://github.com/zorbq/community and zorbq.example.org.\n"
+    assert find_organisation(text, 0, "https://github.com/zorbq/community/blob/a/x.md")["value"] == "Zorbq"
+
+
+def test_a_tool_named_in_a_text_nobody_speaks_in_leaves_the_address_owner():
+    text = "## Notes\n\nThe Zorbq Network upgrade stalled. Clients met on Discord. Discord calls continued.\n"
+    assert find_organisation(text, 0, "https://github.com/zorbq/pm/blob/a/x.md")["value"] == "Zorbq Network"
