@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import re
 from pathlib import Path
@@ -74,13 +73,28 @@ class _NeedsPythonEmitter(Exception):
     """A string libyaml would fold differently from PyYAML's emitter (see ``_represent_str``)."""
 
 
-# PyYAML's emitter, only to ask how it would style a string (analyze_scalar reads nothing else)
-_ANALYSER = yaml.emitter.Emitter(io.StringIO(), allow_unicode=True)
-
 #: Strings shorter than this fit on a line at the record's width of 100 and fold the same way in both.
 _FOLDABLE = 60
 
 _ASTRAL = re.compile("[\U00010000-\U0010FFFF]")
+
+# What PyYAML's ``analyze_scalar`` (with ``allow_unicode``) reads of a string, as three scans in C:
+# it walked every character in Python, a third of the time of serialising a record. Its "special
+# characters" (only a double-quoted string holds them): a tab, the other control characters but
+# the line feed, DEL and the C1 controls but NEL, lone surrogates, the byte order mark, U+FFFE,
+# U+FFFF and U+10FFFF. A line break is a line feed, NEL, U+2028 or U+2029.
+_SPECIAL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufeff\ufffe\uffff\U0010ffff]")
+_SPACE_BREAK = re.compile(" [\n\x85\u2028\u2029]")
+_BREAK_SPACE = re.compile("[\n\x85\u2028\u2029] ")
+
+
+def _quotable(data: str, multiline: bool) -> bool:
+    """``analyze_scalar(data).allow_block`` when ``multiline``, else ``.allow_single_quoted``: a
+    block may not end with a space, and neither holds a special character or a space before a
+    line break; a single-quoted string may not hold a space after one either."""
+    if _SPECIAL.search(data) or _SPACE_BREAK.search(data):
+        return False
+    return not data.endswith(" ") if multiline else not _BREAK_SPACE.search(data)
 
 
 def _represent_flow(dumper: yaml.SafeDumper, data: _FlowList) -> yaml.Node:
@@ -97,8 +111,7 @@ def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
         # breaks after an escape); plain, single-quoted and literal text they fold alike. A
         # string goes double-quoted when it has lines but cannot be a literal block, or has
         # characters a single-quoted one cannot hold: only such a record takes the Python emitter
-        analysis = _ANALYSER.analyze_scalar(data)
-        if not (analysis.allow_block if multiline else analysis.allow_single_quoted):
+        if not _quotable(data, multiline):
             raise _NeedsPythonEmitter
     return dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|" if multiline else None)
 
