@@ -373,6 +373,11 @@ class Tagger:
         units = _units(doc)
         if not units:
             return
+        for key in tags:
+            if key.endswith(".unknown"):
+                tags[key]["evidence"] = []
+        if not any(key.split(".", 1)[0] in CATEGORY_GROUPS and not key.endswith(".unknown") for key in tags):
+            return  # nothing to cite: the units need not be read
         text = doc_text(doc)
         # the document's cue matches once, then each unit's (a scan per unit cost a fifth of the pipeline)
         found = sorted((m for group in CATEGORY_GROUPS if group in self.matchers.groups
@@ -392,8 +397,6 @@ class Tagger:
         for key in list(tags):
             group = key.split(".", 1)[0]
             if group not in CATEGORY_GROUPS or key.endswith(".unknown"):
-                if key.endswith(".unknown"):
-                    tags[key]["evidence"] = []
                 continue
             if group not in voted_for:
                 # the group's disclosed causes, in the model's key order: argmax keeps the first
