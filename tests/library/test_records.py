@@ -481,3 +481,18 @@ def test_convert_never_rewrites_a_record_with_a_key_given_twice(tmp_path):
     assert report.counts["updated"] == 0 and report.counts["pending"] == 1, report.counts
     assert record.read_text(encoding="utf-8") == edited
     assert sorted(p.name for p in (tmp_path / "lib").glob("IL-*")) == ["IL-0001.yaml"]
+
+
+def test_the_node_shortcut_writes_what_pyyaml_writes():
+    """Records' nodes are made without PyYAML's representer; its own dump gives the same text,
+    and data the shortcut does not cover (a list met twice: an alias) goes through PyYAML."""
+    card = make_card(title=AWKWARD[3], lessons=[Item(text=AWKWARD[0], evidence=[Evidence(start=0, end=9)], confidence=0.5)])
+    data = records._flowed(records.card_data(card))
+    options = {"sort_keys": False, "allow_unicode": True, "default_flow_style": False, "width": 100}
+    assert records._dump_libyaml(data, 100) == yaml.dump(data, Dumper=records._CDumper, **options)
+    shared = [1, 2.5, None, True, "x"]
+    twice = {"a": shared, "b": shared}
+    with pytest.raises(records._SharedContainer):
+        records._dump_libyaml(twice, 100)
+    assert records._dump(twice, width=100) == yaml.dump(twice, Dumper=records._CDumper, **options)
+    assert "&id001" in records._dump(twice, width=100)

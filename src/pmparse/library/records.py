@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from pathlib import Path
@@ -133,11 +134,64 @@ else:  # pragma: no cover - PyYAML built without libyaml
     _CDumper = None  # type: ignore[assignment,misc]
 
 
+class _SharedContainer(Exception):
+    """A list or mapping met twice in the data (PyYAML would write an anchor and an alias)."""
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _node(dumper, data: object, seen: set[int]) -> yaml.Node:
+    """The node PyYAML's representer makes of ``data`` with ``default_flow_style=False`` and
+    unsorted keys, without its per-object dispatch and alias bookkeeping (a record's data is
+    plain mappings, lists and scalars, none met twice): serialising a record spent most of its
+    time there. Scalars go through the dumper's own representers.
+
+    Raises:
+        _SharedContainer: a container is met twice, or a type other than the record's.
+    """
+    kind = type(data)
+    if kind in _SCALARS:
+        return dumper.yaml_representers[kind](dumper, data)
+    if kind is not dict and kind is not list and kind is not _FlowList or id(data) in seen:
+        raise _SharedContainer
+    seen.add(id(data))
+    if kind is dict:
+        return yaml.MappingNode("tag:yaml.org,2002:map", [(_node(dumper, k, seen), _node(dumper, v, seen))
+                                                          for k, v in data.items()], flow_style=False)
+    return yaml.SequenceNode("tag:yaml.org,2002:seq", [_node(dumper, item, seen) for item in data],
+                             flow_style=kind is _FlowList)
+
+
+def _dump_libyaml(data: object, width: int) -> str:
+    """``yaml.dump(data, Dumper=_CDumper, ...)`` for a record's data, its nodes made by :func:`_node`.
+
+    Raises:
+        _NeedsPythonEmitter: a string libyaml would write otherwise than PyYAML.
+        _SharedContainer: data the shortcut does not cover (``yaml.dump`` writes it).
+    """
+    stream = io.StringIO()
+    dumper = _CDumper(stream, default_flow_style=False, width=width, allow_unicode=True, sort_keys=False)
+    try:
+        node = _node(dumper, data, set())  # made before anything is written: a refusal leaves nothing behind
+        dumper.open()
+        dumper.serialize(node)
+        dumper.close()
+    finally:
+        dumper.dispose()
+    return stream.getvalue()
+
+
 def _dump(data: object, **options: object) -> str:
     """YAML text of ``data``, through libyaml when it is there and gives PyYAML's bytes."""
     options.update(sort_keys=False, allow_unicode=True, default_flow_style=False)
     if _CDumper is not None:
         try:
+            try:
+                if set(options) == {"sort_keys", "allow_unicode", "default_flow_style", "width"}:
+                    return _dump_libyaml(data, options["width"])  # type: ignore[arg-type]
+            except _SharedContainer:
+                pass
             return yaml.dump(data, Dumper=_CDumper, **options)
         except _NeedsPythonEmitter:
             pass
