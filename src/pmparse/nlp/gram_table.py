@@ -24,7 +24,7 @@ from murmurhash import hash as _murmur
 CACHE_LIMIT = 500_000
 #: Most hashes a :class:`TextCache` holds (8 bytes each; then it starts over). A document's units
 #: hold a few tens of thousands; the cache only has to span one document's readers.
-TEXT_CACHE_LIMIT = 1_000_000
+TEXT_CACHE_LIMIT = 250_000
 
 
 def word_grams(word: str, ngram_range: tuple[int, int]) -> list[str]:
