@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pmparse.library.store as record_module
 from pmparse.card.build import build_card
@@ -73,6 +75,21 @@ def test_libyaml_writes_the_bytes_the_python_emitter_writes(text):
     card = make_card(title=text, lessons=[Item(text=text, evidence=[Evidence(start=0, end=9)], confidence=0.5)])
     assert dumps(card) == _python_emitter_text(card)
     assert loads(dumps(card), "yaml", "x") == card
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["a", " ", "\n", "\t", "\r", "\x00", "\x07", "\x1f", "\x7f", "\x80", "\x85", "\x9f",
+                                 "\xa0", "é", "\u2028", "\u2029", "\ud7ff", "\ud800", "\ue000", "\ufeff", "\ufffd",
+                                 "\ufffe", "\uffff", "\U00010000", "\U0010fffe", "\U0010ffff", "#", ":", "-", "'"]),
+                max_size=12))
+def test_the_quoting_check_reads_what_pyyaml_analyses(parts):
+    """The three scans that decide whether a string keeps libyaml give PyYAML's own analysis."""
+    import io
+
+    text = "".join(parts)
+    analysis = yaml.emitter.Emitter(io.StringIO(), allow_unicode=True).analyze_scalar(text)
+    assert records._quotable(text, True) == analysis.allow_block or not text
+    assert records._quotable(text, False) == analysis.allow_single_quoted
 
 
 def test_records_are_written_without_libyaml_too(monkeypatch):
@@ -464,3 +481,18 @@ def test_convert_never_rewrites_a_record_with_a_key_given_twice(tmp_path):
     assert report.counts["updated"] == 0 and report.counts["pending"] == 1, report.counts
     assert record.read_text(encoding="utf-8") == edited
     assert sorted(p.name for p in (tmp_path / "lib").glob("IL-*")) == ["IL-0001.yaml"]
+
+
+def test_the_node_shortcut_writes_what_pyyaml_writes():
+    """Records' nodes are made without PyYAML's representer; its own dump gives the same text,
+    and data the shortcut does not cover (a list met twice: an alias) goes through PyYAML."""
+    card = make_card(title=AWKWARD[3], lessons=[Item(text=AWKWARD[0], evidence=[Evidence(start=0, end=9)], confidence=0.5)])
+    data = records._flowed(records.card_data(card))
+    options = {"sort_keys": False, "allow_unicode": True, "default_flow_style": False, "width": 100}
+    assert records._dump_libyaml(data, 100) == yaml.dump(data, Dumper=records._CDumper, **options)
+    shared = [1, 2.5, None, True, "x"]
+    twice = {"a": shared, "b": shared}
+    with pytest.raises(records._SharedContainer):
+        records._dump_libyaml(twice, 100)
+    assert records._dump(twice, width=100) == yaml.dump(twice, Dumper=records._CDumper, **options)
+    assert "&id001" in records._dump(twice, width=100)

@@ -175,6 +175,7 @@ def test_character_ngrams_stay_equal_across_batches_and_a_table_reset(patch_all,
         assert np.array_equal(mine.transform(batch).dense(), sk.transform(batch).toarray() if batch else np.zeros((0, 2**10)))
     assert "quokka" in mine._ids
     patch_all("pmparse.nlp.gram_table.CACHE_LIMIT", 5)
+    mine._texts.reset()  # texts read before come from the text cache, without the word table
     assert np.array_equal(mine.transform(TEXTS).dense(), sk.transform(TEXTS).toarray())
     assert "quokka" not in mine._ids  # started over: only this batch's words are kept
 
@@ -186,6 +187,7 @@ def test_blocks_of_one_ngram_range_share_the_hashes_and_keep_their_own_columns(m
     from pmparse.nlp import gram_table
 
     monkeypatch.setattr(gram_table, "_TABLES", {})
+    monkeypatch.setattr(gram_table, "_TEXTS", {})
     wide, narrow = HashedNgrams("char_wb", (3, 5), 2**16), HashedNgrams("char_wb", (3, 5), 2**14)
     assert wide._table is narrow._table
     assert HashedNgrams("char_wb", (2, 4), 2**14)._table is not wide._table
@@ -196,6 +198,48 @@ def test_blocks_of_one_ngram_range_share_the_hashes_and_keep_their_own_columns(m
         sk = HashingVectorizer(analyzer="char_wb", ngram_range=(3, 5), n_features=n, alternate_sign=False, norm=None)
         assert np.array_equal(block.transform(TEXTS).dense(), sk.transform(TEXTS).toarray())
     assert hashed == []
+
+
+def test_blocks_reading_the_same_texts_hash_them_once(monkeypatch):
+    """The tagger's unit blocks (word 1-2-grams, word 1-grams, characters) read texts the unit
+    classifier's blocks read just before, into other widths: nothing is hashed again, and every
+    block still equals scikit-learn (the word 1-grams come from the 1-2-grams' first part)."""
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    from pmparse.nlp import gram_table
+
+    monkeypatch.setattr(gram_table, "_TABLES", {})
+    monkeypatch.setattr(gram_table, "_TEXTS", {})
+    first = [HashedNgrams("word", (1, 2), 2**16), HashedNgrams("char_wb", (3, 5), 2**16)]
+    second = [(HashedNgrams("word", (1, 2), 2**14), {"analyzer": "word", "ngram_range": (1, 2)}),
+              (HashedNgrams("word", (1, 1), 2**12), {"analyzer": "word", "ngram_range": (1, 1)}),
+              (HashedNgrams("char_wb", (3, 5), 2**14), {"analyzer": "char_wb", "ngram_range": (3, 5)})]
+    for block in first:
+        block.transform(TEXTS)
+    hashed = []
+    monkeypatch.setattr(gram_table, "gram_hashes", lambda grams: hashed.append(grams) or np.zeros(len(grams)))
+    for block, options in second:
+        sk = HashingVectorizer(n_features=block.n_features, alternate_sign=False, norm=None, **options)
+        assert np.array_equal(block.transform(TEXTS[::-1]).dense(), sk.transform(TEXTS[::-1]).toarray())
+    assert hashed == []
+
+
+def test_a_word_block_reading_longer_ngrams_than_the_cache_holds_hashes_them(monkeypatch):
+    """A text cached with its 1-grams alone is read again for 1-2-grams, and a full cache starts over."""
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    from pmparse.nlp import gram_table
+
+    monkeypatch.setattr(gram_table, "_TEXTS", {})
+    HashedNgrams("word", (1, 1), 2**10).transform(TEXTS)
+    sk = HashingVectorizer(analyzer="word", ngram_range=(1, 3), n_features=2**10, alternate_sign=False, norm=None)
+    assert np.array_equal(HashedNgrams("word", (1, 3), 2**10).transform(TEXTS).dense(), sk.transform(TEXTS).toarray())
+    cache = gram_table.TextCache(limit=10)
+    cache.put("a", [np.zeros(6)])
+    cache.put("b", [np.zeros(6)])
+    assert cache.get("a") is None and cache.size == 6
+    cache.put("b", [np.zeros(3)])
+    assert cache.size == 3
 
 
 def test_gram_hashes_give_every_modulus_its_columns():

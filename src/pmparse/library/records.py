@@ -74,13 +74,28 @@ class _NeedsPythonEmitter(Exception):
     """A string libyaml would fold differently from PyYAML's emitter (see ``_represent_str``)."""
 
 
-# PyYAML's emitter, only to ask how it would style a string (analyze_scalar reads nothing else)
-_ANALYSER = yaml.emitter.Emitter(io.StringIO(), allow_unicode=True)
-
 #: Strings shorter than this fit on a line at the record's width of 100 and fold the same way in both.
 _FOLDABLE = 60
 
 _ASTRAL = re.compile("[\U00010000-\U0010FFFF]")
+
+# What PyYAML's ``analyze_scalar`` (with ``allow_unicode``) reads of a string, as three scans in C:
+# it walked every character in Python, a third of the time of serialising a record. Its "special
+# characters" (only a double-quoted string holds them): a tab, the other control characters but
+# the line feed, DEL and the C1 controls but NEL, lone surrogates, the byte order mark, U+FFFE,
+# U+FFFF and U+10FFFF. A line break is a line feed, NEL, U+2028 or U+2029.
+_SPECIAL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufeff\ufffe\uffff\U0010ffff]")
+_SPACE_BREAK = re.compile(" [\n\x85\u2028\u2029]")
+_BREAK_SPACE = re.compile("[\n\x85\u2028\u2029] ")
+
+
+def _quotable(data: str, multiline: bool) -> bool:
+    """``analyze_scalar(data).allow_block`` when ``multiline``, else ``.allow_single_quoted``: a
+    block may not end with a space, and neither holds a special character or a space before a
+    line break; a single-quoted string may not hold a space after one either."""
+    if _SPECIAL.search(data) or _SPACE_BREAK.search(data):
+        return False
+    return not data.endswith(" ") if multiline else not _BREAK_SPACE.search(data)
 
 
 def _represent_flow(dumper: yaml.SafeDumper, data: _FlowList) -> yaml.Node:
@@ -97,8 +112,7 @@ def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
         # breaks after an escape); plain, single-quoted and literal text they fold alike. A
         # string goes double-quoted when it has lines but cannot be a literal block, or has
         # characters a single-quoted one cannot hold: only such a record takes the Python emitter
-        analysis = _ANALYSER.analyze_scalar(data)
-        if not (analysis.allow_block if multiline else analysis.allow_single_quoted):
+        if not _quotable(data, multiline):
             raise _NeedsPythonEmitter
     return dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|" if multiline else None)
 
@@ -120,11 +134,64 @@ else:  # pragma: no cover - PyYAML built without libyaml
     _CDumper = None  # type: ignore[assignment,misc]
 
 
+class _SharedContainer(Exception):
+    """A list or mapping met twice in the data (PyYAML would write an anchor and an alias)."""
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _node(dumper, data: object, seen: set[int]) -> yaml.Node:
+    """The node PyYAML's representer makes of ``data`` with ``default_flow_style=False`` and
+    unsorted keys, without its per-object dispatch and alias bookkeeping (a record's data is
+    plain mappings, lists and scalars, none met twice): serialising a record spent most of its
+    time there. Scalars go through the dumper's own representers.
+
+    Raises:
+        _SharedContainer: a container is met twice, or a type other than the record's.
+    """
+    kind = type(data)
+    if kind in _SCALARS:
+        return dumper.yaml_representers[kind](dumper, data)
+    if kind is not dict and kind is not list and kind is not _FlowList or id(data) in seen:
+        raise _SharedContainer
+    seen.add(id(data))
+    if kind is dict:
+        return yaml.MappingNode("tag:yaml.org,2002:map", [(_node(dumper, k, seen), _node(dumper, v, seen))
+                                                          for k, v in data.items()], flow_style=False)
+    return yaml.SequenceNode("tag:yaml.org,2002:seq", [_node(dumper, item, seen) for item in data],
+                             flow_style=kind is _FlowList)
+
+
+def _dump_libyaml(data: object, width: int) -> str:
+    """``yaml.dump(data, Dumper=_CDumper, ...)`` for a record's data, its nodes made by :func:`_node`.
+
+    Raises:
+        _NeedsPythonEmitter: a string libyaml would write otherwise than PyYAML.
+        _SharedContainer: data the shortcut does not cover (``yaml.dump`` writes it).
+    """
+    stream = io.StringIO()
+    dumper = _CDumper(stream, default_flow_style=False, width=width, allow_unicode=True, sort_keys=False)
+    try:
+        node = _node(dumper, data, set())  # made before anything is written: a refusal leaves nothing behind
+        dumper.open()
+        dumper.serialize(node)
+        dumper.close()
+    finally:
+        dumper.dispose()
+    return stream.getvalue()
+
+
 def _dump(data: object, **options: object) -> str:
     """YAML text of ``data``, through libyaml when it is there and gives PyYAML's bytes."""
     options.update(sort_keys=False, allow_unicode=True, default_flow_style=False)
     if _CDumper is not None:
         try:
+            try:
+                if set(options) == {"sort_keys", "allow_unicode", "default_flow_style", "width"}:
+                    return _dump_libyaml(data, options["width"])  # type: ignore[arg-type]
+            except _SharedContainer:
+                pass
             return yaml.dump(data, Dumper=_CDumper, **options)
         except _NeedsPythonEmitter:
             pass

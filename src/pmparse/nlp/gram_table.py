@@ -1,10 +1,16 @@
-"""Hashed character n-grams of words, computed once per word per process and shared by feature blocks.
+"""Hashed n-grams computed once per process and shared by feature blocks.
 
 The unit classifier and the tagger both read character 3-5-grams (``char_wb``) of the same words,
 into 65,536 and 16,384 columns. A column is ``abs(murmurhash(gram)) % n_features``, so what depends
 on the word alone is ``abs(murmurhash(gram))``: a :class:`GramTable` keeps that for every distinct
 word it has seen, and each block takes its own modulus of the gathered values. Before, each block
 kept a table of its own columns and hashed every new word again.
+
+The same holds for whole texts: the tagger reads each field unit of a document (word 1-2-grams,
+word 1-grams, character 3-5-grams) right after the unit classifier read the same unit with the
+same n-grams. A :class:`TextCache` keeps the hashes of the last texts read (a bounded number of
+hashes, then it starts over), so the second reader takes its columns from them instead of
+tokenising and hashing the unit again: one hashing pass per unit, shared.
 """
 
 from __future__ import annotations
@@ -16,6 +22,9 @@ from murmurhash import hash as _murmur
 
 #: Most distinct words a table keeps (then it starts over).
 CACHE_LIMIT = 500_000
+#: Most hashes a :class:`TextCache` holds (8 bytes each; then it starts over). A document's units
+#: hold a few tens of thousands; the cache only has to span one document's readers.
+TEXT_CACHE_LIMIT = 250_000
 
 
 def word_grams(word: str, ngram_range: tuple[int, int]) -> list[str]:
@@ -129,7 +138,44 @@ class GramTable:
         self._filled, self._words = need, words
 
 
+class TextCache:
+    """The n-gram hashes of the texts read last, by text: what a second block reading the same
+    text with the same n-grams takes instead of hashing it again.
+
+    A value is a list of int64 arrays (one per n-gram length for word n-grams, one for character
+    n-grams); their hashes count against ``limit``, and a text that would pass it empties the cache
+    first (the texts worth keeping are those of the document being read).
+    """
+
+    def __init__(self, limit: int | None = None) -> None:
+        self.limit = limit
+        self.readers = 0  # the blocks that read through this cache (one alone never hits it)
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget every text."""
+        self.held: dict[str, list[np.ndarray]] = {}
+        self.size = 0
+
+    def get(self, text: str) -> list[np.ndarray] | None:
+        """The hashes kept for ``text``, or None."""
+        return self.held.get(text)
+
+    def put(self, text: str, hashes: list[np.ndarray]) -> None:
+        """Keep ``hashes`` for ``text``."""
+        size = sum(len(h) for h in hashes)
+        limit = TEXT_CACHE_LIMIT if self.limit is None else self.limit
+        old = self.held.get(text)
+        if old is not None:
+            self.size -= sum(len(h) for h in old)
+        if self.size + size > limit:
+            self.reset()
+        self.held[text] = hashes
+        self.size += size
+
+
 _TABLES: dict[tuple[int, int], GramTable] = {}
+_TEXTS: dict[tuple, TextCache] = {}
 
 
 def shared_table(ngram_range: tuple[int, int]) -> GramTable:
@@ -139,3 +185,13 @@ def shared_table(ngram_range: tuple[int, int]) -> GramTable:
     if table is None:
         table = _TABLES[key] = GramTable(key)
     return table
+
+
+def shared_texts(key: tuple) -> TextCache:
+    """The process's text cache for blocks that read texts alike (``key``: analyzer and the
+    settings that decide its n-grams, the n-gram lengths aside for word n-grams)."""
+    cache = _TEXTS.get(key)
+    if cache is None:
+        cache = _TEXTS[key] = TextCache()
+    cache.readers += 1
+    return cache

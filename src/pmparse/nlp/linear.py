@@ -30,7 +30,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from pmparse.errors import ModelError
-from pmparse.nlp.gram_table import gram_hashes, shared_table, word_grams
+from pmparse.nlp import gram_table
+from pmparse.nlp.gram_table import shared_table, shared_texts, word_grams
 
 
 @dataclass
@@ -168,15 +169,16 @@ class HashedNgrams:
         self.norm = norm
         self._token = re.compile(_SAME_TOKENS.get(token_pattern, token_pattern))
         self._table = shared_table(self.ngram_range)
+        # blocks whose n-grams of a text are the same share the text's hashes (word blocks of
+        # other lengths too: a text's 1-grams are the first part of its 1-2-grams)
+        self._texts = shared_texts(("char_wb", self.ngram_range, lowercase) if analyzer == "char_wb"
+                                   else ("word", lowercase, token_pattern))
 
     def terms(self, text: str) -> list[str]:
         """The n-grams of ``text``, in scikit-learn's order and with its repeats."""
-        if self.lowercase:
-            text = text.lower()
         low, high = self.ngram_range
         if self.analyzer == "word":
-            # r"\S+" finds what str.split() does (both split on str.isspace()), faster
-            tokens = text.split() if self.token_pattern == r"\S+" else self._token.findall(text)
+            tokens = self._tokens(text)
             if high == 1:
                 return tokens
             grams = list(tokens) if low == 1 else []
@@ -187,20 +189,88 @@ class HashedNgrams:
                     grams.extend(" ".join(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
             return grams
         grams = []
-        for word in text.split():
+        for word in (text.lower() if self.lowercase else text).split():
             grams.extend(word_grams(word, self.ngram_range))
         return grams
 
-    def _char_columns(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        """Columns of the character n-grams of ``texts``: ``(entries per text, columns)``.
+    def _tokens(self, text: str) -> list[str]:
+        """The words of ``text`` (lowercased first when the block lowercases)."""
+        if self.lowercase:
+            text = text.lower()
+        # r"\S+" finds what str.split() does (both split on str.isspace()), faster
+        return text.split() if self.token_pattern == r"\S+" else self._token.findall(text)
 
-        A word's n-gram hashes depend on the word alone: they come from the process's table for
-        this ``ngram_range`` (:mod:`pmparse.nlp.gram_table`), which every block reading the same
-        n-grams shares, so a word is hashed once however many models read it.
+    def _hash_texts(self, texts: Sequence[str]) -> tuple[list[int], np.ndarray]:
+        """Hashes of the n-grams of ``texts``, text after text: ``(sizes, hashes)``.
+
+        ``sizes`` holds one count per text for character n-grams, and for word n-grams one per
+        text and n from 1 to the block's largest (all the batch's n-grams are hashed in one pass).
+        A word's character n-gram hashes depend on the word alone: they come from the process's
+        table for this ``ngram_range`` (:mod:`pmparse.nlp.gram_table`), which every block reading
+        the same n-grams shares, so a word is hashed once however many models read it.
         """
-        words_of = [(text.lower() if self.lowercase else text).split() for text in texts]
-        entries, hashes = self._table.gather(words_of)
+        if self.analyzer == "char_wb":
+            words_of = [(t.lower() if self.lowercase else t).split() for t in texts]
+            entries, hashes = self._table.gather(words_of)
+            return entries.tolist(), hashes
+        high = self.ngram_range[1]
+        grams: list[str] = []
+        sizes: list[int] = []
+        for text in texts:
+            tokens = self._tokens(text)
+            for n in range(1, high + 1):
+                if n == 1:
+                    more = tokens
+                elif n == 2:
+                    more = [a + " " + b for a, b in zip(tokens, tokens[1:])]
+                else:
+                    more = [" ".join(tokens[k:k + n]) for k in range(len(tokens) - n + 1)]
+                grams.extend(more)
+                sizes.append(len(more))
+        return sizes, gram_table.gram_hashes(grams)
+
+    def _columns(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Columns of the n-grams of ``texts``: ``(entries per text, columns)``.
+
+        A text another block read with the same n-grams comes from the shared text cache
+        (:class:`~pmparse.nlp.gram_table.TextCache`; used only where two blocks of the process
+        read alike). Only each row's multiset of columns counts: :func:`_rows_from_flat` sorts
+        them, so the order the arrays are joined in changes no value.
+        """
+        low, high = self.ngram_range
+        per_text = 1 if self.analyzer == "char_wb" else high  # arrays a text's hashes come in
+        first = 0 if self.analyzer == "char_wb" else low - 1  # the first of them this block reads
+        cache = self._texts if self._texts.readers > 1 else None
+        found = [cache.get(t) for t in texts] if cache is not None else [None] * len(texts)
+        missing = [i for i, f in enumerate(found) if f is None or len(f) < per_text]
+        if missing:
+            sizes, hashes = self._hash_texts([texts[i] for i in missing] if len(missing) < len(texts) else texts)
+            if len(missing) == len(texts) and first == 0:
+                # every text new: the batch's hashes are already in text order
+                if cache is not None:
+                    self._keep(cache, texts, sizes, hashes, per_text)
+                entries = np.array(sizes, dtype=np.int64).reshape(len(texts), per_text).sum(axis=1)
+                return entries, hashes % self.n_features
+            kept = self._keep(cache, [texts[i] for i in missing], sizes, hashes, per_text)
+            for i, arrays in zip(missing, kept):
+                found[i] = arrays
+        chosen = [f[first:per_text] for f in found]
+        entries = np.fromiter((sum(map(len, c)) for c in chosen), dtype=np.int64, count=len(texts))
+        parts = [a for c in chosen for a in c]
+        hashes = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
         return entries, hashes % self.n_features
+
+    @staticmethod
+    def _keep(cache, texts: Sequence[str], sizes: list[int], hashes: np.ndarray,
+              per_text: int) -> list[list[np.ndarray]]:
+        """Each text's arrays (``per_text`` of them) cut from ``hashes``, put in ``cache`` when given."""
+        bounds = list(itertools.accumulate(sizes, initial=0))
+        arrays = [hashes[a:b] for a, b in zip(bounds, bounds[1:])]
+        out = [arrays[k * per_text:(k + 1) * per_text] for k in range(len(texts))]
+        if cache is not None:
+            for text, value in zip(texts, out):
+                cache.put(text, value)
+        return out
 
     @property
     def _ids(self) -> dict[str, int]:
@@ -209,12 +279,7 @@ class HashedNgrams:
 
     def transform(self, texts: Sequence[str]) -> Sparse:
         """Feature rows of ``texts``."""
-        if self.analyzer == "char_wb":
-            entries, columns = self._char_columns(texts)
-        else:
-            grams_of = [self.terms(t) for t in texts]
-            entries = np.fromiter(map(len, grams_of), dtype=np.int64, count=len(texts))
-            columns = gram_hashes(list(itertools.chain.from_iterable(grams_of))) % self.n_features
+        entries, columns = self._columns(texts)
         matrix = _rows_from_flat(entries, columns, self.n_features)
         if self.sublinear_tf:
             matrix.data = np.log(matrix.data) + 1.0

@@ -74,6 +74,8 @@ class Matchers:
                                for p in taxon.patterns)
             self.regexes[group] = regexes
         self._last: tuple[Doc, dict[str, list[tuple[str, int, int, int, int]]]] | None = None
+        # the last Doc's matches per (group, start, end)
+        self._found: tuple[Doc | None, dict[tuple[str, int, int], list[tuple[str, int, int]]]] = (None, {})
         self._lower: tuple[str, str] | None = None
 
     def _phrase_matches(self, doc: Doc) -> dict[str, list[tuple[str, int, int, int, int]]]:
@@ -108,7 +110,15 @@ class Matchers:
         """
         text = doc_text(doc)
         end = len(text) if end is None else end
-        inside = [m for m in self._phrase_matches(doc).get(group, ()) if m[3] >= start and m[4] <= end]
+        phrases = self._phrase_matches(doc)  # a new Doc also empties the cache below
+        if self._found[0] is not doc:
+            self._found = (doc, {})
+        known = self._found[1].get((group, start, end))
+        if known is not None:
+            # the tagger reads the whole text for its categories and again for their units' cues:
+            # one scan when the text is shorter than the part the model reads
+            return list(known)
+        inside = [m for m in phrases.get(group, ()) if m[3] >= start and m[4] <= end]
         found = [(key, s, e) for key, _, _, s, e in longest_first(inside)]
         if self.regexes[group]:
             lowered = self._lowered(text)
@@ -116,7 +126,9 @@ class Matchers:
             for key, lower_pattern, pattern in self.regexes[group]:
                 matches = lower_pattern.finditer(lowered, start, end) if same_length else pattern.finditer(text, start, end)
                 found.extend((key, m.start(), m.end()) for m in matches if m.end() > m.start())
-        return sorted(found, key=lambda f: f[1])
+        found.sort(key=lambda f: f[1])
+        self._found[1][(group, start, end)] = found
+        return list(found)
 
     def make_doc(self, text: str) -> Doc:
         """``text`` tokenized, with its text kept for :func:`~pmparse.nlp.lines.doc_text` (training

@@ -121,11 +121,14 @@ class CategoryModel:
 
     def predict_rows(self, rows) -> list[dict[str, float]]:
         """Probability of every known category for each input row."""
+        return [dict(zip(self.classifiers.keys, row)) for row in self.predict_matrix(rows).tolist()]
+
+    def predict_matrix(self, rows) -> np.ndarray:
+        """``(rows, keys)`` probabilities of every known category (columns in :attr:`keys` order)."""
         rows = [list(r) for r in rows]
         if not rows:
-            return []
-        probs = self.classifiers.predict_proba(self.features.transform(rows))
-        return [{key: float(p) for key, p in zip(self.classifiers.keys, row)} for row in probs]
+            return np.zeros((0, len(self.classifiers.keys)))
+        return self.classifiers.predict_proba(self.features.transform(rows))
 
     def save(self, folder: Path) -> Path:
         """Write ``weights.npz`` and ``meta.json`` into ``folder`` (numeric arrays and JSON, never pickle).
@@ -370,6 +373,11 @@ class Tagger:
         units = _units(doc)
         if not units:
             return
+        for key in tags:
+            if key.endswith(".unknown"):
+                tags[key]["evidence"] = []
+        if not any(key.split(".", 1)[0] in CATEGORY_GROUPS and not key.endswith(".unknown") for key in tags):
+            return  # nothing to cite: the units need not be read
         text = doc_text(doc)
         # the document's cue matches once, then each unit's (a scan per unit cost a fifth of the pipeline)
         found = sorted((m for group in CATEGORY_GROUPS if group in self.matchers.groups
@@ -379,25 +387,33 @@ class Tagger:
         for s, e in units:
             lo, hi = bisect.bisect_left(starts, s), bisect.bisect_left(starts, e)
             cues.append(Counter(key for key, start, end in found[lo:hi] if end <= e))
-        rows = [(text[s:e], text[s:e], cue_string(c, c)) for (s, e), c in zip(units, cues)]
-        probs = self.model.predict_rows(rows)
+        # a unit's white space made one space: the same words and character n-grams (both split
+        # on white space), and the same text the unit classifier read, so its hashes are reused
+        texts = [" ".join(text[s:e].split()) for s, e in units]
+        probs = self.model.predict_matrix([(t, t, cue_string(c, c)) for t, c in zip(texts, cues)])
+        keys = self.model.keys
+        column = {key: j for j, key in enumerate(keys)}
+        voted_for: dict[str, list[str | None]] = {}  # per group, the key each unit finds likeliest
         for key in list(tags):
             group = key.split(".", 1)[0]
             if group not in CATEGORY_GROUPS or key.endswith(".unknown"):
-                if key.endswith(".unknown"):
-                    tags[key]["evidence"] = []
                 continue
+            if group not in voted_for:
+                # the group's disclosed causes, in the model's key order: argmax keeps the first
+                # of equal probabilities, as max() over them did
+                mine = [j for j, k in enumerate(keys) if k.startswith(group + ".") and not k.endswith(".unknown")]
+                best = np.argmax(probs[:, mine], axis=1) if mine else np.zeros(len(units), dtype=np.int64)
+                voted_for[group] = [keys[mine[b]] for b in best.tolist()] if mine else [None] * len(units)
+            own = probs[:, column[key]].tolist() if key in column else [0.0] * len(units)
             support = []
-            for unit, found, p in zip(units, cues, probs):
-                same_group = {k: v for k, v in p.items() if k.startswith(group + ".") and not k.endswith(".unknown")}
-                voted = bool(same_group) and max(same_group, key=same_group.get) == key
-                if found.get(key) or voted:
-                    support.append((found.get(key, 0), p.get(key, 0.0), unit))
+            for unit, found, voted, p in zip(units, cues, voted_for[group], own):
+                if found.get(key) or voted == key:
+                    support.append((found.get(key, 0), p, unit))
             if not support:
                 del tags[key]
                 continue
-            best = sorted(support, key=lambda x: (-x[0], -x[1]))[:UNIT_EVIDENCE]
-            tags[key]["evidence"] = sorted(unit for _, _, unit in best)
+            best_units = sorted(support, key=lambda x: (-x[0], -x[1]))[:UNIT_EVIDENCE]
+            tags[key]["evidence"] = sorted(unit for _, _, unit in best_units)
 
     def __call__(self, doc: Doc) -> Doc:
         tags = self.components(doc)
