@@ -97,6 +97,11 @@ class FieldSettings(TrainingSettings):
             its section's role (:func:`~pmparse.nlp.components.classifier.heading_context`).
         document_context: The unit model also reads cues of a wider window, causal connectives
             and the document's voice (:func:`~pmparse.nlp.components.classifier.document_context`).
+        source_balance: Each row's weight is multiplied by (mean rows per source / its source's
+            rows) to this power: 0 leaves big sources their weight, 1 gives every source the same.
+        min_sources: Above 0, a hashed feature seen in the rows of fewer training sources than
+            this is not learnt (its weight stays 0): a publisher's own vocabulary does not carry
+            to a publisher the model has not seen.
     """
 
     c: float = 0.5
@@ -108,6 +113,8 @@ class FieldSettings(TrainingSettings):
     root_cause_floor: float = 0.15
     heading_context: bool = False
     document_context: bool = False
+    source_balance: float = 0.0
+    min_sources: int = 0
 
     def row_features(self) -> tuple[str, ...]:
         """The unit model's optional row features these settings ask for."""
@@ -185,13 +192,23 @@ def fit(examples: list[DocExamples], seed: int = 0, settings: FieldSettings = DE
     """
     from threadpoolctl import threadpool_limits
 
-    rows, labels, weights = training_rows(examples)
+    rows, labels, weights, sources = training_rows(examples, with_sources=True)
     if len(set(labels)) < 2:
         raise UsageError(f"expected weakly labelled units of at least two labels, found {sorted(set(labels))}")
     estimator = _estimator(seed, settings.c)
+    sample_weight = np.array(weights) * source_weights(sources, settings.source_balance)
     # one BLAS thread: faster for this problem size, and the same numbers on every machine
     with threadpool_limits(1):
-        estimator.fit(np.array(rows, dtype=object), np.array(labels), classifier__sample_weight=np.array(weights))
+        if settings.min_sources > 0:
+            features = estimator.named_steps["features"]
+            matrix = features.fit_transform(np.array(rows, dtype=object))
+            mask = shared_columns(matrix, sources, settings.min_sources)
+            # a masked column is all zero, so its weight stays 0 and the fitted pipeline (which
+            # hashes every column) predicts what the masked fit learnt
+            estimator.named_steps["classifier"].fit(matrix.multiply(mask).tocsr(), np.array(labels),
+                                                     sample_weight=sample_weight)
+        else:
+            estimator.fit(np.array(rows, dtype=object), np.array(labels), classifier__sample_weight=sample_weight)
     # float32 weights halve the model on disk; predictions are unchanged to the 6th decimal
     head = estimator.named_steps["classifier"]
     head.coef_ = head.coef_.astype(np.float32)
@@ -205,6 +222,29 @@ def fit(examples: list[DocExamples], seed: int = 0, settings: FieldSettings = DE
                       settings.row_features())
     return TrainResult(model, dict(sorted(counts.items())), len(examples), sorted({e.source for e in examples}),
                        source_counts(examples))
+
+
+def source_weights(sources: list[str], power: float) -> np.ndarray:
+    """Per-row weight factors that even out sources of different sizes (1 everywhere at power 0);
+    they average 1, so the regularisation means what it meant."""
+    if power <= 0 or not sources:
+        return np.ones(len(sources))
+    counts = Counter(sources)
+    mean = len(sources) / len(counts)
+    factors = np.array([(mean / counts[s]) ** power for s in sources])
+    return factors * len(factors) / factors.sum()
+
+
+def shared_columns(matrix, sources: list[str], least: int) -> np.ndarray:
+    """``(1, columns)`` 0/1 mask of the columns nonzero in the rows of at least ``least`` sources."""
+    matrix = matrix.tocsr()
+    seen = np.zeros(matrix.shape[1], dtype=np.int32)
+    by_source: dict[str, list[int]] = {}
+    for i, source in enumerate(sources):
+        by_source.setdefault(source, []).append(i)
+    for indices in by_source.values():
+        seen[np.unique(matrix[indices].indices)] += 1
+    return (seen >= least).astype(np.float32)[None, :]
 
 
 def source_counts(examples: list[DocExamples]) -> dict[str, dict[str, int]]:

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 
-def training_rows(examples) -> tuple[list, list[str], list[float]]:
-    """``(rows, labels, weights)`` of the labelled units of ``examples``, each (text, label) pair once."""
-    rows, labels, weights, seen = [], [], [], set()
+def training_rows(examples, with_sources: bool = False) -> tuple:
+    """``(rows, labels, weights)`` of the labelled units of ``examples``, each (text, label) pair once.
+
+    With ``with_sources``, a fourth list gives the source of each row (the first document that
+    holds it).
+    """
+    rows, labels, weights, sources, seen = [], [], [], [], set()
     for example in examples:
         for row, label in zip(example.rows, example.labels):
             if label is None or (row[0], label[0]) in seen:
@@ -14,4 +18,5 @@ def training_rows(examples) -> tuple[list, list[str], list[float]]:
             rows.append(row)
             labels.append(label[0])
             weights.append(label[1])
-    return rows, labels, weights
+            sources.append(example.source)
+    return (rows, labels, weights, sources) if with_sources else (rows, labels, weights)
