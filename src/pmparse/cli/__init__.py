@@ -65,9 +65,9 @@ def main() -> None:
                    "(also evidence of the organisation).")
 @click.option("--organisation", default=None, metavar="NAME",
               help="The publisher of every report of this batch. Without it, a .pmparse.yaml file with "
-                   "'organisation: NAME' in a report's folder (or above) names it, and a publisher most of a "
-                   "folder's earlier cards name is offered to its later cards that name none (lower confidence, "
-                   "with a warning).")
+                   "'organisation: NAME' in a report's folder (or above) names it, then the publisher the "
+                   "library's reviewed cards of that folder name, and a publisher most of a folder's earlier "
+                   "cards name is offered to its later cards that name none (lower confidence, with a warning).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
               help="Longest the analysis of one input may take; it then fails as 'timeout'  [default: 600].")
 @click.option("--exclude", "exclude", multiple=True, metavar="GLOB",
