@@ -238,19 +238,34 @@ def _tasks(library: Library, inputs: Iterable[str], max_bytes: int, force: bool,
             yield Task(location, known=known, url=url, check_content=not all_files)
 
 
-def reviewed_publishers(library: Library) -> publisher.Reviewed:
-    """The publishers a person settled on the library's reviewed cards, by folder (each reviewed
-    card read with the base pmparse last wrote for it, to see what the person corrected)."""
-    found = publisher.Reviewed()
-    for entry in library.entries.values():
-        if entry.status != "reviewed" or not entry.location:
-            continue
-        card = entry.card
-        if card is None:
-            continue
-        base = library.read_state("base", entry.id)
-        found.add(entry.location, card.organisation, base.organisation if base is not None else None, entry.id)
-    return found
+class _ReviewedCards:
+    """The publishers a person settled on a library's reviewed cards, read a folder at a time: only
+    the reviewed records of the folders a batch converts are parsed (with the base pmparse last
+    wrote for each, to see what the person corrected), so a large library costs little."""
+
+    def __init__(self, library: Library) -> None:
+        self.library = library
+        self.found = publisher.Reviewed()
+        self.by_folder: dict[str, list[str]] = {}
+        for entry in library.entries.values():  # the scan's cached status and location: no parsing
+            if entry.status == "reviewed" and entry.location:
+                self.by_folder.setdefault(publisher.folder_of(entry.location), []).append(entry.id)
+        self.read: set[str] = set()
+
+    def of(self, location: str) -> publisher.Reviewed:
+        """What the reviewed cards say, with the folder of ``location`` read."""
+        folder = publisher.folder_of(location)
+        if folder not in self.read:
+            self.read.add(folder)
+            for card_id in self.by_folder.get(folder, []):
+                entry = self.library.entries.get(card_id)
+                card = entry.card if entry is not None else None
+                if card is None:
+                    continue
+                base = self.library.read_state("base", card_id)
+                self.found.add(entry.location, card.organisation, base.organisation if base is not None else None,
+                               card_id)
+        return self.found
 
 
 def _entry_index(library: Library) -> dict[str, list[str]]:
@@ -350,11 +365,11 @@ class _Publishers:
     """The batch's publisher: the ``--organisation`` option, folder settings, and each folder's
     consensus offered to its cards naming none (:mod:`pmparse.batch.publisher`)."""
 
-    def __init__(self, organisation: str | None, reviewed: publisher.Reviewed | None = None) -> None:
+    def __init__(self, organisation: str | None, reviewed: _ReviewedCards | None = None) -> None:
         self.organisation = organisation
         self.settings: dict = {}
         self.consensus = publisher.Consensus()
-        self.reviewed = reviewed or publisher.Reviewed()
+        self.reviewed = reviewed
 
     def _cards(self, outcome: Outcome) -> list[str]:
         return [outcome.card_json] if outcome.card_json else [card for _, card, _ in outcome.entries]
@@ -380,12 +395,13 @@ class _Publishers:
     def _from_reviewed(self, task: Task, outcome: Outcome) -> Outcome:
         """The outcome with the publisher the folder's reviewed cards settled on, where a card
         names none or names one a person corrected away in that folder."""
-        if task.location == "-" or not self.reviewed.named:
+        if task.location == "-" or self.reviewed is None or not self.reviewed.by_folder:
             return outcome
+        reviewed = self.reviewed.of(task.location)
         notes: list[str] = []
 
         def change(card: str) -> str:
-            choice = self.reviewed.choice(task.location, publisher.organisation_of(card)[0])
+            choice = reviewed.choice(task.location, publisher.organisation_of(card)[0])
             if choice is None:
                 return card
             name, ids = choice
@@ -531,7 +547,7 @@ def convert(
                     else:
                         runner = _InProcess(config, max_bytes, timeout)
                     report.jobs, report.startup_seconds = runner.jobs, time.perf_counter() - started
-                    publishers = _Publishers(organisation, None if organisation else reviewed_publishers(library))
+                    publishers = _Publishers(organisation, None if organisation else _ReviewedCards(library))
 
                     def emit(task: Task, outcome: Outcome) -> None:
                         # the record and the count of it together: a Ctrl-C between the two left a
