@@ -56,11 +56,7 @@ def test_diff_shows_a_hostile_title_and_evidence_escaped_in_colour_and_not(tmp_p
 
 
 def test_interactive_review_shows_the_suggestion_escaped(tmp_path):
-    lib = tmp_path / "lib"
-    a, b = hostile_pair(tmp_path)
-    library = Library(lib)
-    library.write(Library.read(a), "yaml")
-    library.write_state("pending", Library.read(b))
+    lib = pending_library(tmp_path)
     result = CliRunner().invoke(main, ["review", str(lib), "--color"], input="s\ns\ns\n", color=True)
     assert result.exit_code == 0, result.output
     assert "pwned" in result.output and raw_in(result.output) == []
