@@ -34,6 +34,15 @@ from pmparse.nlp import gram_table
 from pmparse.nlp.gram_table import shared_table, shared_texts, word_grams
 
 
+def _word_ngrams(tokens: list[str], n: int) -> list[str]:
+    """The word ``n``-grams of ``tokens`` in order (scikit-learn's, joined by one space)."""
+    if n == 1:
+        return tokens
+    if n == 2:
+        return [a + " " + b for a, b in zip(tokens, tokens[1:])]
+    return [" ".join(tokens[k:k + n]) for k in range(len(tokens) - n + 1)]
+
+
 @dataclass
 class Sparse:
     """A row-major sparse matrix (CSR layout) of hashed features.
@@ -179,15 +188,7 @@ class HashedNgrams:
         low, high = self.ngram_range
         if self.analyzer == "word":
             tokens = self._tokens(text)
-            if high == 1:
-                return tokens
-            grams = list(tokens) if low == 1 else []
-            for n in range(max(low, 2), min(high, len(tokens)) + 1):
-                if n == 2:
-                    grams.extend([a + " " + b for a, b in zip(tokens, tokens[1:])])
-                else:
-                    grams.extend(" ".join(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
-            return grams
+            return [gram for n in range(low, high + 1) for gram in _word_ngrams(tokens, n)]
         grams = []
         for word in (text.lower() if self.lowercase else text).split():
             grams.extend(word_grams(word, self.ngram_range))
@@ -219,12 +220,7 @@ class HashedNgrams:
         for text in texts:
             tokens = self._tokens(text)
             for n in range(1, high + 1):
-                if n == 1:
-                    more = tokens
-                elif n == 2:
-                    more = [a + " " + b for a, b in zip(tokens, tokens[1:])]
-                else:
-                    more = [" ".join(tokens[k:k + n]) for k in range(len(tokens) - n + 1)]
+                more = _word_ngrams(tokens, n)
                 grams.extend(more)
                 sizes.append(len(more))
         return sizes, gram_table.gram_hashes(grams)
