@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Literal
 
@@ -47,11 +48,12 @@ class _RecordLoader(_SAFE_LOADER):  # type: ignore[misc,valid-type]
 
 
 def _json_pairs(pairs: list) -> dict:
-    keys = [key for key, _ in pairs]
-    for key in keys:
-        if keys.count(key) > 1:
-            raise ValueError(f"expected each key once in an object, found {key!r} twice")
-    return dict(pairs)
+    data = dict(pairs)
+    if len(data) < len(pairs):  # a key given twice: name the first key that has a twin
+        counts = Counter(key for key, _ in pairs)
+        key = next(key for key, _ in pairs if counts[key] > 1)
+        raise ValueError(f"expected each key once in an object, found {key!r} twice")
+    return data
 
 
 def parse_data(text: str, fmt: RecordFormat) -> object:
