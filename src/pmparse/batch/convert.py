@@ -200,8 +200,6 @@ def _known(library: Library, location: str, url: str | None = None) -> tuple[Sta
     return tuple(stamps) or None
 
 
-
-
 def _tasks(library: Library, inputs: Iterable[str], max_bytes: int, force: bool,
            stdin: BinaryIO | None, url_base: str | None = None, exclude: tuple[str, ...] = (),
            all_files: bool = False, fetch: FetchSettings | None = None,
@@ -362,8 +360,9 @@ def _finish(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, f
 
 
 class _Publishers:
-    """The batch's publisher: the ``--organisation`` option, folder settings, and each folder's
-    consensus offered to its cards naming none (:mod:`pmparse.batch.publisher`)."""
+    """The batch's publisher: the ``--organisation`` option, folder settings, the library's reviewed
+    cards of each folder, and each folder's consensus offered to its cards naming none
+    (:mod:`pmparse.batch.publisher`)."""
 
     def __init__(self, organisation: str | None, reviewed: _ReviewedCards | None = None) -> None:
         self.organisation = organisation
