@@ -14,7 +14,7 @@ from pmparse.locations import is_url
 from pmparse.nlp.extractors.organisation_words import refused
 from pmparse.nlp.extractors.publisher_cues import customers_brand
 from pmparse.nlp.extractors.titles import locate
-from pmparse.nlp.extractors.url_owner import slug_name, written_owner
+from pmparse.nlp.extractors.url_owner import on_forge, slug_name, written_owner
 from pmparse.rules.taxonomy import OrganisationsFile, load_organisations
 
 Fact = dict[str, Any]
@@ -24,8 +24,6 @@ _ORG_KEYS = ("organisation", "organization", "company", "org", "owner_org", "pub
              "site_name")
 #: Front matter keys that usually hold a person: an organisation only when the table knows the value.
 _AUTHOR_KEYS = ("author", "authors", "team")
-#: Hosts of code forges: the first path segment of a URL there names the owner.
-_FORGES = ("github.com", "gitlab.com", "bitbucket.org", "codeberg.org")
 _HOST = re.compile(r"(?<![\w.@-])((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.){1,6}[a-z]{2,12})(?![\w-])", re.IGNORECASE)
 #: A markdown link: its words and its address.
 _LINKED = re.compile(r"\[([^\]]{1,200})\]\((https?://[^)\s]{1,500})\)")
@@ -187,7 +185,7 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
     if is_url(location):
         parts = urlsplit(location)
         host = (parts.hostname or "").lower()
-        if host in _FORGES or host.endswith(tuple("." + f for f in _FORGES)):
+        if on_forge(host):
             owner = next((p for p in parts.path.split("/") if p), None)
             if owner:
                 entry = gaz.by_alias.get(owner.lower())

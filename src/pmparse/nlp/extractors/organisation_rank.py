@@ -37,7 +37,7 @@ from pmparse.errors import ModelError
 from pmparse.locations import is_url
 from pmparse.nlp.extractors import organisation as rules
 from pmparse.nlp.extractors.organisation_words import refused
-from pmparse.nlp.extractors.url_owner import slug_name
+from pmparse.nlp.extractors.url_owner import on_forge, slug_name
 
 Fact = dict[str, Any]
 
@@ -190,7 +190,7 @@ def _url_candidates(gaz, location: str, add) -> None:
         return
     parts = urlsplit(location)
     host = (parts.hostname or "").lower()
-    if host in rules._FORGES or host.endswith(tuple("." + f for f in rules._FORGES)):
+    if on_forge(host):
         owner = next((p for p in parts.path.split("/") if p), None)
         if owner:
             known = gaz.by_alias.get(owner.lower()) is not None

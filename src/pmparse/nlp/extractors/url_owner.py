@@ -35,7 +35,7 @@ GENERIC_PARTS = frozenset({
     "org", "official", "inc", "hq", "infra", "dev", "team", "www", "status", "blog", "blogs", "docs", "doc", "website",
     "site", "web", "community", "deploy", "deployment", "incident", "incidents", "report", "reports", "postmortem",
     "postmortems", "post", "mortem", "mortems", "retrospective", "retrospectives", "pm", "landing", "ops", "public",
-    "com", "net", "io", "www2", "engineering", "tech", "news", "pages", "github", "gitlab", "wiki", "io", "md",
+    "com", "net", "io", "www2", "engineering", "tech", "news", "pages", "github", "gitlab", "wiki", "md",
 })
 _TLDS = frozenset({"com", "org", "net", "io", "edu", "gov", "co", "uk", "au", "de", "eu", "fr", "dev", "app", "sh",
                    "ai", "cloud", "tech", "info", "me", "us", "ca", "nl", "ac", "jp", "in", "ch", "se", "no"})
@@ -46,6 +46,14 @@ _TOKEN = re.compile(r"[A-Za-z0-9]+")
 _SEPARATORS = frozenset(" .-_")
 #: Fewest letters of a name part looked for alone (shorter parts match too much).
 _MIN_PART = 3
+
+
+_FORGE_SUFFIXES = tuple("." + forge for forge in FORGES)
+
+
+def on_forge(host: str) -> bool:
+    """Whether ``host`` (lower case) is a code forge or one of its subdomains."""
+    return host in FORGES or host.endswith(_FORGE_SUFFIXES)
 
 
 def _key(value: str) -> str:
@@ -59,7 +67,7 @@ def address_names(location: str) -> list[tuple[str, str]]:
         return []
     parts = urlsplit(location)
     host = (parts.hostname or "").lower()
-    if host in FORGES or host.endswith(tuple("." + f for f in FORGES)):
+    if on_forge(host):
         segments = [p for p in parts.path.split("/") if p]
         names = [("account", segments[0])] if segments else []
         if len(segments) > 1:
