@@ -6,6 +6,7 @@ Pure functions over strings; :mod:`pmparse.nlp.components.facts` calls them.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 from urllib.parse import urlsplit
@@ -182,6 +183,7 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
     # guessed from an unknown host or account is kept for when the text names nobody (a forge
     # account is often a project's, not the organisation's: jupyterhub for mybinder.org)
     guessed: Fact | None = None
+    forge_guess = False  # the guess is a forge account's slug
     if is_url(location):
         parts = urlsplit(location)
         host = (parts.hostname or "").lower()
@@ -192,6 +194,7 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
                 if entry is not None:
                     return {"value": entry.name, "evidence": [], "confidence": 0.8, "origin": "url"}
                 guessed = {"value": owner, "evidence": [], "confidence": 0.45, "origin": "url"}
+                forge_guess = True
         else:
             entry = gaz.domain(host)
             if entry is not None:
@@ -201,14 +204,16 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
                 guessed = {"value": name, "evidence": [], "confidence": 0.5, "origin": "url"}
     # the address's owner as the text writes it ("travis-ci" is "Travis CI"): the publisher of a
     # text that speaks in the first person; else kept for when no other rule names one
+    # each read once, when a rule below first needs it
+    mentioned = functools.cache(lambda: mentions(gaz, text, body_start, front_region, title))
+    speaks = functools.cache(lambda: _speaks(text[body_start:body_start + 30000]))
     owner = address_owner(gaz, text, body_start, location)
     if owner is not None:
         written = owner.pop("written")
-        if _speaks(text[body_start:body_start + 30000]) and not _known_outnumbers(gaz, text, body_start, front_region,
-                                                                                 title, owner["value"], written):
+        if speaks() and not _known_outnumbers(gaz, mentioned()[0], owner["value"], written):
             return owner
         guessed = owner
-    elif guessed is not None and guessed["confidence"] == 0.45:
+    elif forge_guess:
         # a forge account the text never writes: a name only when it marks itself as an organisation's
         slug = slug_name(location)
         guessed = None if slug is None else {**guessed, "value": slug}
@@ -239,9 +244,9 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
             return {"value": entry.name if entry else site, "evidence": locate(text, site, (body_start, len(text))),
                     "confidence": 0.7, "origin": "html_meta"}
     # mentions of known organisations: names, hosts, site names
-    scores, evidence = mentions(gaz, text, body_start, front_region, title)
+    scores, evidence = mentioned()
     subject = None
-    if title and title[0] and not _speaks(text[body_start:body_start + 30000]):
+    if title and title[0] and not speaks():
         # nobody speaks: a summary of someone else's incident is about the one its title names,
         # unless the text names one organisation again and again (a status note about its own hosts)
         subject = _title_subject(gaz, text, body_start, title)
@@ -288,16 +293,15 @@ def address_owner(gaz: _Gazetteer, text: str, body_start: int, location: str) ->
     return {"value": value, "evidence": spans[:3], "confidence": 0.75, "origin": "url", "written": len(spans)}
 
 
-def _known_outnumbers(gaz: _Gazetteer, text: str, body_start: int, front_region, title, owner: str,
-                      written: int) -> bool:
+def _known_outnumbers(gaz: _Gazetteer, mentioned: dict[str, float], owner: str, written: int) -> bool:
     """Whether an organisation of the table the owner is not, and no provider, is named at least as
-    often as the address's owner is written: a repository of a software project's account that
-    deploys a service ("jupyterhub/binder-deploy") is the service's, whose name the table knows."""
+    often as the address's owner is written (``mentioned``: :func:`mentions`' scores): a repository
+    of a software project's account that deploys a service ("jupyterhub/binder-deploy") is the
+    service's, whose name the table knows."""
     if gaz.by_alias.get(owner.lower()) is not None:
         return False
-    scores, _ = mentions(gaz, text, body_start, front_region, title)
     # a tool the team talked in ("Discord") is named often and is nobody's report
-    scores = [score for name, score in scores.items() if not refused(name)]
+    scores = [score for name, score in mentioned.items() if not refused(name)]
     return bool(scores) and max(scores) >= max(written, 2)
 
 
