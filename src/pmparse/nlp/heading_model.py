@@ -39,12 +39,17 @@ class HeadingModel:
         classifier: Probabilities per class for rows of one column, the normalised heading.
         min_confidence: Least probability of the likeliest field for :meth:`field` to answer.
         about: What it was trained on (kept in ``headings.json``).
+
+    ``field(heading)`` is :meth:`_field` with a cache of the last 4,096 headings asked.
     """
 
     def __init__(self, classifier: TextClassifier, min_confidence: float = 0.5, about: dict | None = None) -> None:
         self.classifier = classifier
         self.min_confidence = float(min_confidence)
         self.about = dict(about or {})
+        # templates and logs repeat their headings; the cache is the instance's own (a cache on the
+        # method would keep every model it ever answered for alive, one per training fold)
+        self.field = functools.lru_cache(maxsize=4096)(self._field)
 
     @property
     def classes(self) -> list[str]:
@@ -54,8 +59,7 @@ class HeadingModel:
         """``(headings, classes)`` probabilities of headings as written."""
         return self.classifier.predict_proba([(normalise_heading(h),) for h in headings])
 
-    @functools.lru_cache(maxsize=4096)  # templates and logs repeat their headings
-    def field(self, heading: str) -> tuple[str, float] | None:
+    def _field(self, heading: str) -> tuple[str, float] | None:
         """The field a heading names and the model's probability, or None when its likeliest label
         is ``none``, it is below ``min_confidence``, or the heading has no words."""
         if not normalise_heading(heading):
