@@ -22,6 +22,7 @@ from typing import Iterable
 import numpy as np
 
 from pmparse.card.schema import TEXT_FIELDS
+from pmparse.evaluation.metrics import prf
 
 #: Token heading statuses (the index is the code :func:`heading_status` writes).
 STATUSES = ("no_heading", "known_heading", "unknown_heading")
@@ -30,10 +31,6 @@ STATUSES = ("no_heading", "known_heading", "unknown_heading")
 MIN_GROUP_DOCUMENTS = 5
 
 Counts = dict[str, list[int]]
-
-
-def _f1(tp: int, fp: int, fn: int) -> float:
-    return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
 
 
 def add_counts(total: Counts, counts: dict[str, tuple[int, int, int]] | Counts) -> None:
@@ -48,7 +45,7 @@ def f1_table(total: Counts, only_gold: bool = False) -> dict[str, float]:
     """Per-field token F1 of summed counts and their ``macro_f1`` over the eight fields; with
     ``only_gold``, the macro averages only the fields with gold tokens (a bucket of tokens, such
     as those under unknown headings, may hold no lessons at all: a zero there says nothing)."""
-    f1 = {name: _f1(*total.get(name, (0, 0, 0))) for name in TEXT_FIELDS}
+    f1 = {name: prf(*total.get(name, (0, 0, 0)))[2] for name in TEXT_FIELDS}
     kept = [name for name in TEXT_FIELDS if not only_gold or (total.get(name, (0, 0, 0))[0] + total.get(name, (0, 0, 0))[2])]
     f1["macro_f1"] = float(np.mean([f1[name] for name in kept])) if kept else 0.0
     return f1

@@ -110,16 +110,12 @@ def _scores(items: list[_HeldOut], system: str, settings: FieldSettings, decoded
 
 def _field_f1(scores) -> dict[str, float]:
     """Per-field token F1 (counts summed over documents) and ``macro_f1``."""
-    from pmparse.evaluation.metrics import prf
+    from pmparse.training.field_breakdown import add_counts, f1_table
 
-    sums = {name: [0, 0, 0] for name in TEXT_FIELDS}
+    total: dict[str, list[int]] = {}
     for score in scores:
-        for name, counts in score.counts.items():
-            for k in range(3):
-                sums[name][k] += counts[k]
-    f1 = {name: prf(*sums[name])[2] for name in TEXT_FIELDS}
-    f1["macro_f1"] = float(np.mean([f1[name] for name in TEXT_FIELDS]))
-    return f1
+        add_counts(total, score.counts)
+    return f1_table(total)
 
 
 def _shortfalls(headed: dict[str, float], headings: dict[str, float]) -> dict[str, float]:
