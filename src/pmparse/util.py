@@ -19,6 +19,14 @@ _Model = TypeVar("_Model")
 CONTROL_CHARACTERS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
+def available_cores() -> int:
+    """How many CPU cores this process may use (the default number of jobs)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
 def temporary_prefix(path: Path) -> str:
     """The start of a temporary file's name beside ``path``: ``.`` + its name (cut short: a name
     near the system's limit of 255 bytes must leave room for mkstemp's characters and ``.tmp``)."""

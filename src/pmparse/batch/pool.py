@@ -48,12 +48,6 @@ FORKSERVER_PRELOAD = ["pmparse.batch.convert"]
 MAX_LEXEMES = 200_000
 
 
-def available_cores() -> int:
-    """How many CPU cores this process may use (the default number of jobs)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
 
 #: What made a card: ``(source sha256, pmparse version, model, pipeline fingerprint)``.
 Stamp = tuple[str, "str | None", "str | None", "str | None"]

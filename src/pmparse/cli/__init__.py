@@ -87,7 +87,8 @@ def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, base_model, 
     """
     from pmparse.batch.convert import convert as run
     from pmparse.batch.inputs import expand_inputs
-    from pmparse.batch.pool import DEFAULT_TIMEOUT, available_cores
+    from pmparse.batch.pool import DEFAULT_TIMEOUT
+    from pmparse.util import available_cores
     from pmparse.ingest.fetch import FetchSettings
     from pmparse.ingest.read import DEFAULT_MAX_BYTES
     from pmparse.nlp.pipeline import pipeline_config
@@ -324,9 +325,12 @@ def review(library, accept, reject, accept_all, records, reviewer, color, order)
 @click.option("--written/--no-written", default=True, show_default=True,
               help="Also train on the root-cause categories of the postmortems the team wrote "
                    "(corpus/written/categories.jsonl).")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+              help="Cross-validation folds fitted at once, in worker processes (default: the cores this process "
+                   "may use). The figures are the same for any number.")
 def train_categories_command(corpus, gold_files, output, taxonomy_path, label_files, component_label_files, seed,
                              no_eval, second_pass, component_second_pass, check_floors, update_floors, allow_lower,
-                             no_spans, no_cards, written):
+                             no_spans, no_cards, written, jobs):
     """Train the tag model (categories and components) and print its cross-validated figures."""
     from pmparse.cli.train_categories import agreement_text, train_categories_text
 
@@ -351,7 +355,7 @@ def train_categories_command(corpus, gold_files, output, taxonomy_path, label_fi
             [Path(f) for f in label_files] or None, check_floors, update_floors, allow_lower,
             warn=lambda message: click.echo(f"warning: {message}", err=True),
             component_label_files=[Path(f) for f in component_label_files] or None, spans=not no_spans,
-            cards=not no_cards, written=written)
+            cards=not no_cards, written=written, jobs=jobs)
     except PmparseError as exc:
         _fail_usage(exc)
     click.echo(text)

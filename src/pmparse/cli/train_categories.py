@@ -33,11 +33,12 @@ def train_categories_text(output: str | None, corpus: str | None, gold_files: li
                          warn: Callable[[str], None] | None = None,
                          component_label_files: list[Path] | None = None,
                          spans: bool = True, cards: bool = True,
-                         written: bool = True) -> tuple[str, list[str], int]:
+                         written: bool = True, jobs: int | None = None) -> tuple[str, list[str], int]:
     """What ``pmparse train-categories`` prints, its notes for standard error, and its exit code
     (``spans``: train on the team's root-cause spans too, ``TagSettings.team_spans``; ``cards``: on
     the annotated cards' categories too, ``TagSettings.field_cards``; ``written``: on the category
-    facts of the team's written postmortems, ``TagSettings.written_cards``).
+    facts of the team's written postmortems, ``TagSettings.written_cards``; ``jobs``: folds fitted
+    at once, the cores this process may use when None).
 
     With ``check`` and no ``output`` the model is written to a temporary folder, so a check (CI)
     leaves the committed model alone.
@@ -55,7 +56,7 @@ def train_categories_text(output: str | None, corpus: str | None, gold_files: li
         settings = TagSettings(seed=seed, team_spans=spans, field_cards=cards, written_cards=written)
         summary = train(scratch.name if scratch else output, corpus, gold_files, settings, taxonomy_path,
                         evaluate=evaluate, label_files=label_files, warn=warn,
-                        component_label_files=component_label_files)
+                        component_label_files=component_label_files, jobs=jobs)
     finally:
         if scratch is not None:
             scratch.cleanup()

@@ -185,6 +185,35 @@ def test_cross_validation_tests_gold_rows_and_trains_team_rows_outside_their_fol
             assert {"acme/team.md", "beta/team.md"} <= trained
 
 
+def _fitting_rows() -> tuple[list[Example], np.ndarray]:
+    """Rows a real fit learns from: three sources, one category told by its words."""
+    bug = ["A bug in the {} code looped forever.", "The {} release held a coding error.",
+           "A null check was missing in the {} service."]
+    other = ["A power cut took the {} racks down.", "The {} disk filled up overnight.",
+             "A storm cut the {} site off."]
+    examples, rows = [], []
+    for s, source in enumerate(("acme", "beta", "gamma")):
+        for i in range(8):
+            text = (bug if i % 2 else other)[(i + s) % 3].format(f"{source} {i}")
+            examples.append(Example(f"{source}/{i}.md", text, text + " Customers saw errors.",
+                                    {"root_cause_categories.software_bug": i % 2}))
+            rows.append([text, text + " Customers saw errors.", ""])
+    return examples, np.array(rows, dtype=object)
+
+
+def test_folds_fitted_in_worker_processes_give_the_same_probabilities(taxonomy):
+    examples, rows = _fitting_rows()
+    folds = {ex.group: k for k, name in enumerate(("acme", "beta", "gamma"))
+             for ex in examples if ex.group.startswith(name)}
+    alone = cross_validate(examples, rows, taxonomy, TagSettings(), folds, jobs=1)
+    together = cross_validate(examples, rows, taxonomy, TagSettings(), folds, jobs=2)
+    assert all(p for p in alone) and together == alone
+    # the bug reports are told apart held out: the model learnt something, not a constant
+    key = "root_cause_categories.software_bug"
+    assert np.mean([p[key] for p, ex in zip(alone, examples) if ex.labels[key]]) > \
+        np.mean([p[key] for p, ex in zip(alone, examples) if not ex.labels[key]])
+
+
 def test_evidence_rows_train_on_the_annotators_stretches(tmp_path, corpus, taxonomy):
     path = write_jsonl(tmp_path, "a.jsonl", _line(evidence=[{"label": "root_cause_categories.software_bug", "start": 60,
                                                         "end": 80}, {"label": "contributing_factor_categories."

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import multiprocessing
 from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
@@ -98,8 +100,9 @@ def fit(examples: list[Example], rows: np.ndarray, taxonomy: Taxonomy, settings:
     from sklearn.calibration import CalibratedClassifierCV
     from sklearn.linear_model import LogisticRegression
 
-    features = make_features(taxonomy, settings.hash_bits).fit(rows)
-    x = features.transform(rows)
+    # one pass over the rows (fit, then transform, hashed every text twice: the same matrix)
+    features = make_features(taxonomy, settings.hash_bits)
+    x = features.fit_transform(rows)
     classifiers = {}
     skipped = []
     for group in CATEGORY_GROUPS:
@@ -128,8 +131,8 @@ def fit(examples: list[Example], rows: np.ndarray, taxonomy: Taxonomy, settings:
     exported = CategoryModel(export_features(features), export_calibrated(classifiers), meta)
     probe = rows[:: max(1, len(rows) // 200)]
     if classifiers and len(probe):
-        expected = np.column_stack([classifiers[k].predict_proba(features.transform(probe))[:, 1]
-                                    for k in exported.keys])
+        x_probe = features.transform(probe)  # once, not once per category
+        expected = np.column_stack([classifiers[k].predict_proba(x_probe)[:, 1] for k in exported.keys])
         found = np.array([[p[k] for k in exported.keys] for p in exported.predict_rows(probe)])
         check_export(expected, found, "category model")
     return exported
@@ -155,8 +158,25 @@ def primary_of(probs: dict[str, float], chosen: set[str]) -> str | None:
     return max(sorted(chosen), key=lambda name: probs.get(f"root_cause_categories.{name}", 0.0))
 
 
+#: What the fold workers read: set just before they fork, so each inherits it and nothing big is
+#: sent to them (``cross_validate``'s arguments; None outside a cross-validation).
+_FOLD_INPUT: tuple | None = None
+
+
+def _fold_probs(fold: int) -> list[tuple[int, dict[str, float]]]:
+    """Out-of-fold probabilities of one fold's gold examples: ``(example index, probabilities)``."""
+    examples, rows, taxonomy, settings, fold_of, test_rows = _FOLD_INPUT  # type: ignore[misc]
+    test = [i for i, ex in enumerate(examples) if ex.source == "gold" and fold_of.get(ex.group) == fold]
+    if not test:
+        return []
+    train = [i for i, ex in enumerate(examples) if fold_of.get(ex.group) != fold]
+    model = fit([examples[i] for i in train], rows[train], taxonomy, settings)
+    return list(zip(test, model.predict_rows((rows if test_rows is None else test_rows)[test])))
+
+
 def cross_validate(examples: list[Example], rows: np.ndarray, taxonomy: Taxonomy, settings: TagSettings,
-                   fold_of: dict[str, int], test_rows: np.ndarray | None = None) -> list[dict[str, float]]:
+                   fold_of: dict[str, int], test_rows: np.ndarray | None = None,
+                   jobs: int = 1) -> list[dict[str, float]]:
     """Out-of-fold probabilities for every gold example (other rows get ``{}``).
 
     Args:
@@ -168,15 +188,27 @@ def cross_validate(examples: list[Example], rows: np.ndarray, taxonomy: Taxonomy
             fitted on the other folds and on every extra row whose document is not in the fold.
         test_rows: The input the held-out gold examples are predicted from, when it differs from
             what they train on (the oracle-focus experiment: ``docs/history.md``); ``rows`` when None.
+        jobs: Folds fitted at once, each in a forked worker process (where the platform forks;
+            one at a time otherwise). Every fold's fit is seeded and alone, so the probabilities
+            are the same whatever the number.
     """
+    global _FOLD_INPUT
+    folds = sorted(set(fold_of.values()))
+    _FOLD_INPUT = (examples, rows, taxonomy, settings, fold_of, test_rows)
+    try:
+        workers = min(jobs, len(folds))
+        if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
+            # fork, not the batch pool's forkserver: the workers need this process's rows, built
+            # over minutes, and a forked child shares them instead of receiving a copy
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+                found = list(pool.map(_fold_probs, folds))
+        else:
+            found = [_fold_probs(fold) for fold in folds]
+    finally:
+        _FOLD_INPUT = None
     out: list[dict[str, float]] = [{} for _ in examples]
-    for fold in sorted(set(fold_of.values())):
-        test = [i for i, ex in enumerate(examples) if ex.source == "gold" and fold_of.get(ex.group) == fold]
-        if not test:
-            continue
-        train = [i for i, ex in enumerate(examples) if fold_of.get(ex.group) != fold]
-        model = fit([examples[i] for i in train], rows[train], taxonomy, settings)
-        for i, probs in zip(test, model.predict_rows((rows if test_rows is None else test_rows)[test])):
+    for pairs in found:
+        for i, probs in pairs:
             out[i] = probs
     return out
 

@@ -78,6 +78,7 @@ from pmparse.training.tags.written_cards import (
     read_written_categories,
     written_card_examples,
 )
+from pmparse.util import available_cores
 
 #: The set scores averaged over the repeats of the document-grouped cross-validation.
 SET_SCORES = ("precision", "recall", "f1", "macro_f1")
@@ -102,6 +103,8 @@ def build_examples(root: Path, taxonomy: Taxonomy, settings: TagSettings, gold: 
         written_categories: Category facts of the written postmortems; ``corpus/written/categories.jsonl``
             when None.
         written_file: The built written postmortems; ``corpus/written/written.jsonl`` when None.
+        jobs: Cross-validation folds fitted at once (:func:`cross_validate`); the cores this
+            process may use when None.
 
     Returns:
         ``(examples, skipped)``: the rows and the team label lines left out, with why.
@@ -133,7 +136,8 @@ def train(output: str | Path | None = None, corpus: str | None = None, gold_file
           settings: TagSettings | None = None, taxonomy_path: str | None = None, evaluate: bool = True,
           config=None, label_files: Iterable[Path] | None = None, warn: Callable[[str], None] | None = None,
           component_label_files: Iterable[Path] | None = None, card_files: Iterable[Path] | None = None,
-          written_categories: Path | None = None, written_file: Path | None = None) -> dict:
+          written_categories: Path | None = None, written_file: Path | None = None,
+          jobs: int | None = None) -> dict:
     """Train the tag model (categories and components), measure it by grouped cross-validation and
     save it with its model card.
 
@@ -154,6 +158,8 @@ def train(output: str | Path | None = None, corpus: str | None = None, gold_file
         written_categories: Category facts of the written postmortems (``settings.written_cards``);
             ``corpus/written/categories.jsonl`` when None.
         written_file: The built written postmortems; ``corpus/written/written.jsonl`` when None.
+        jobs: Cross-validation folds fitted at once (:func:`cross_validate`); the cores this
+            process may use when None.
 
     Returns:
         A summary: ``model`` path, ``examples`` per source, ``cv`` scores (categories, components
@@ -164,6 +170,7 @@ def train(output: str | Path | None = None, corpus: str | None = None, gold_file
         LabelError: a team label line is invalid.
     """
     settings = settings or TagSettings()
+    jobs = jobs or available_cores()
     root = corpus_root(corpus)
     taxonomy = load_taxonomy(taxonomy_path)
     gold = read_gold(gold_files, root)
@@ -201,7 +208,7 @@ def train(output: str | Path | None = None, corpus: str | None = None, gold_file
         for repeat in range(max(1, settings.repeats)):
             run = settings.replaced(seed=settings.seed + repeat)
             folds = gold_folds(gold, run)
-            probs = cross_validate(examples, rows, taxonomy, run, row_folds(examples, gold, folds))
+            probs = cross_validate(examples, rows, taxonomy, run, row_folds(examples, gold, folds), jobs=jobs)
             report = cv_report(examples, probs, run, cues)
             report["components"] = cv_components(components, run, folds)
             repeats.append(report)
@@ -217,7 +224,7 @@ def train(output: str | Path | None = None, corpus: str | None = None, gold_file
         # leave one source out: the project's rule for a reported figure (no document of the
         # held-out source, gold or extra, is seen); one run, the folds are not random
         by_source = row_folds(examples, gold)
-        probs = cross_validate(examples, rows, taxonomy, settings, by_source)
+        probs = cross_validate(examples, rows, taxonomy, settings, by_source, jobs=jobs)
         report = cv_report(examples, probs, settings, cues)
         sources = source_folds(gold)
         report["components"] = cv_components(components, settings,
