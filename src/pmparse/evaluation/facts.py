@@ -36,7 +36,7 @@ from typing import Iterable, Mapping
 from pmparse.card.schema import Card
 from pmparse.card.title import by_confidence
 # the organisation comparisons live beside the held-out figures, which this module's measure uses
-from pmparse.evaluation.facts_held_out import _norm, _same_organisation, held_out_table, score_organisation
+from pmparse.evaluation.facts_held_out import held_out_table, normalised, same_organisation, score_organisation
 from pmparse.evaluation.metrics import prf
 
 NONE = "(none)"
@@ -55,7 +55,7 @@ def primary_category(card: Card) -> str | None:
 
 def title_kept(gold: Mapping, card: Card) -> bool:
     """Whether the card keeps the author's title: same text, or evidence overlapping ``title_span``."""
-    if card.title and _norm(card.title) == _norm(gold["title"]):
+    if card.title and normalised(card.title) == normalised(gold["title"]):
         return True
     span = gold.get("title_span")
     support = card.support.get("title")
@@ -137,7 +137,7 @@ def score_facts(pairs: list[tuple[Mapping, Card]]) -> dict:
     for gold, card in pairs:
         if gold.get("organisation"):
             totals["organisation"] += 1
-            hits["organisation"] += _same_organisation(gold["organisation"], card.organisation)
+            hits["organisation"] += same_organisation(gold["organisation"], card.organisation)
         if gold.get("date"):
             totals["year"] += 1
             totals["date"] += 1
@@ -279,7 +279,7 @@ def names_publisher(text: str, organisation: str, gazetteer_path: str | None = N
     folded = text.casefold()
     names = {organisation}
     for entry in load_organisations(gazetteer_path).organisations:
-        if _norm(entry.name) == _norm(organisation):
+        if normalised(entry.name) == normalised(organisation):
             names.update(entry.aliases)
             names.update(entry.domains)
             names.update(entry.sites)

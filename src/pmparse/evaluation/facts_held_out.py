@@ -18,18 +18,20 @@ from pathlib import Path
 from pmparse.card.schema import Card
 
 
-def _norm(value: object) -> str:
+def normalised(value: object) -> str:
+    """A name or title as compared: white space made single spaces, case folded."""
     return " ".join(str(value).split()).casefold()
 
 
-def _same_organisation(gold: object, predicted: str | None) -> bool:
-    return bool(predicted) and _norm(predicted) == _norm(gold)
+def same_organisation(gold: object, predicted: str | None) -> bool:
+    """Whether ``predicted`` names the gold organisation (:func:`normalised` forms equal)."""
+    return bool(predicted) and normalised(predicted) == normalised(gold)
 
 
 def score_organisation(pairs: list[tuple[dict, str | None]], name: str) -> dict:
     """Exact-match organisation figure ``name`` (and its document count) of ``(gold card, predicted)`` pairs."""
     scored = [(gold, value) for gold, value in pairs if gold.get("organisation")]
-    hits = sum(_same_organisation(gold["organisation"], value) for gold, value in scored)
+    hits = sum(same_organisation(gold["organisation"], value) for gold, value in scored)
     return {name: round(hits / len(scored), 4) if scored else None, f"{name}_documents": len(scored)}
 
 
@@ -40,7 +42,7 @@ def source_publishers(rows: list[dict], groups: dict[str, str], share: float = 0
     for row in rows:
         source = row["path"].split("/", 1)[0]
         value = (row.get("card") or {}).get("organisation")
-        labels.setdefault(groups.get(source, source), []).append(_norm(value) if value else "")
+        labels.setdefault(groups.get(source, source), []).append(normalised(value) if value else "")
     found = {}
     for group, values in labels.items():
         counts = Counter(v for v in values if v)
@@ -60,7 +62,7 @@ def publisher_free_tables(publishers: dict[str, set[str]], folder: Path) -> dict
     paths = {}
     for group, names in sorted(publishers.items()):
         kept = [e for e in table.organisations
-                if not ({_norm(e.name), *(_norm(a) for a in e.aliases)} & names)]
+                if not ({normalised(e.name), *(normalised(a) for a in e.aliases)} & names)]
         if len(kept) == len(table.organisations):
             continue
         path = folder / ("organisations-" + re.sub(r"[^\w-]", "_", group) + ".yaml")
@@ -102,8 +104,8 @@ def organisation_scores(pairs: list[tuple[dict, Card]], text_only: list[tuple[di
     alone = [(g, v) for g, v, _ in text_only if g.get("organisation")]
     result = score_organisation(scored, "organisation")
     result.update(score_organisation(alone, "organisation_text_only"))
-    result["organisation_wrong"] = sum(1 for g, v in scored if v and not _same_organisation(g["organisation"], v))
-    result["organisation_text_only_wrong"] = sum(1 for g, v in alone if v and not _same_organisation(g["organisation"], v))
+    result["organisation_wrong"] = sum(1 for g, v in scored if v and not same_organisation(g["organisation"], v))
+    result["organisation_text_only_wrong"] = sum(1 for g, v in alone if v and not same_organisation(g["organisation"], v))
     return result
 
 
