@@ -39,7 +39,7 @@ from pmparse.library.records import card_data, dumps
 from pmparse.library.store import Library
 from pmparse.nlp.components.classifier import UnitModel
 from pmparse.nlp.pipeline import DEFAULT_MODEL_DIR, PipelineConfig, analyse, build, pipeline_config
-from pmparse.review.session import remember
+from pmparse.review.rejections import remember
 from pmparse.training.adapt import train_library
 from pmparse.training.curvature import CURVATURE_FILE, save_curvature
 from pmparse.training.field_annotations import annotation_files

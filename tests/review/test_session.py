@@ -17,7 +17,8 @@ from pmparse.library.store import Library
 from pmparse.library.validate import validate_library
 from pmparse.nlp.pipeline import PipelineConfig, pipeline_config
 from pmparse.review.compare import merge
-from pmparse.review.session import Decision, diff_paths, load_rejections, pending_diffs, review
+from pmparse.review.rejections import load_rejections
+from pmparse.review.session import Decision, diff_paths, pending_diffs, review
 from tests.helpers import CORE_DNS, INOTIFY, convert_with_other_model, other_headings, source_text
 
 HUMAN_LINES = "\n# confirmed with the on-call notes\ndate: '2020-02-04'   # was 02-03\n"

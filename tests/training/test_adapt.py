@@ -16,7 +16,8 @@ from pmparse.library.store import Library, local_model_dir
 from pmparse.nlp.components.classifier import META_FILE, MODEL_FILE, UnitModel
 from pmparse.nlp.pipeline import DEFAULT_MODEL_DIR, pipeline_config
 from pmparse.review.compare import value_hash
-from pmparse.review.session import Decision, load_rejections, model_family, rejected_check, review
+from pmparse.review.rejections import load_rejections, model_family, rejected_check
+from pmparse.review.session import Decision, review
 from pmparse.training.adapt import class_weights, fit_head
 from pmparse.training.library_rows import NOT, unit_targets
 

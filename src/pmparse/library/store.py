@@ -8,7 +8,7 @@ Layout of a library folder::
     LIBRARY/.pmparse/index.json            scan cache: what each record file held at its last stat
     LIBRARY/.pmparse/lock                  held by the one process writing the library (write_lock)
     LIBRARY/.pmparse/pending/IL-0001.json  a newer suggestion waiting for review
-    LIBRARY/.pmparse/rejected/IL-0001.json suggestions a person rejected (pmparse.review.session)
+    LIBRARY/.pmparse/rejected/IL-0001.json suggestions a person rejected (pmparse.review.rejections)
     LIBRARY/.pmparse/model/                the library's own field model (pmparse train --library)
 
 A record is rewritten by pmparse only while it is an unreviewed suggestion that nobody edited;

@@ -29,7 +29,7 @@ from pmparse.library.store import Library
 from pmparse.locations import split_location
 from pmparse.nlp.components.classifier import NONE, unit_rows
 from pmparse.review.compare import value_hash
-from pmparse.review.session import load_rejections
+from pmparse.review.rejections import load_rejections
 from pmparse.rules.cues import load_cues
 from pmparse.training.field_labels import analyse_structure, structure_pipeline
 from pmparse.training.spans import covered

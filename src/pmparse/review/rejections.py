@@ -1,0 +1,104 @@
+"""What a reviewer turned down, remembered per record so ``convert`` does not propose it again.
+
+A rejection (``LIBRARY/.pmparse/rejected/IL-0001.json``) is keyed by the source's sha256, the model
+that made the suggestion, the field and a hash of the suggested value (and of its words without
+confidences); :func:`rejected_check` answers whether a new suggestion is one of them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from pmparse.card.schema import Card
+from pmparse.errors import RecordError
+from pmparse.library.records import card_data
+from pmparse.library.store import Library
+from pmparse.review.compare import value_hash
+from pmparse.util import atomic_write
+
+
+class Rejection(BaseModel):
+    """A suggestion a person turned down (or replaced by an edit of their own)."""
+
+    model_config = ConfigDict(extra="forbid")
+    sha256: str = Field(description="sha256 of the source text the suggestion was made from.")
+    model: str = Field(description="pmparse version and field model that made it, e.g. '0.1.0/rules'.")
+    field: str = Field(description="The card field.")
+    value_sha256: str = Field(description="sha256 of the suggested value in canonical JSON.")
+    words_sha256: str | None = Field(
+        default=None,
+        description="sha256 of the value without its confidences (a text field's items: their words and evidence), "
+                    "so the same words suggested again with another confidence (a retrained model) stay rejected. "
+                    "Absent in memories written before it existed.")
+    decision: Literal["rejected", "edited"] = Field(description="Rejected, or replaced by the reviewer's edit.")
+    by: str = Field(description="Reviewer.")
+    at: str = Field(description="ISO 8601 time of the decision.")
+
+
+class Rejections(BaseModel):
+    """The rejection memory of one record (``LIBRARY/.pmparse/rejected/IL-0001.json``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    version: Literal[1] = Field(default=1, description="Version of this file's format.")
+    rejected: list[Rejection] = Field(default_factory=list, description="Rejected suggestions, oldest first.")
+
+
+def model_version(card: Card) -> str:
+    """What made a suggestion, as a rejection remembers it: pmparse version and field model."""
+    return f"{card.pipeline.version}/{card.pipeline.model or 'rules'}"
+
+
+def load_rejections(library: Library, card_id: str) -> Rejections:
+    """The rejection memory of a record (empty when there is none).
+
+    Raises:
+        RecordError: the file exists but is not a valid rejection memory.
+    """
+    path = library.state_path("rejected", card_id)
+    if not path.is_file():
+        return Rejections()
+    try:
+        return Rejections.model_validate_json(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValidationError) as exc:
+        raise RecordError(f"expected a rejection memory (version, rejected), found: {exc}", str(path)) from exc
+
+
+def model_family(version: str) -> str:
+    """A :func:`model_version` without its library suffix: a library's own model
+    (``pmparse-units-v3+lib.1a2b3c4d``, ``pmparse train --library``) is of the family of the model
+    it was adapted from."""
+    return version.split("+lib.", 1)[0]
+
+
+def words_hash(value: Any) -> str:
+    """sha256 of a field value without its items' confidences (:attr:`Rejection.words_sha256`)."""
+    if isinstance(value, list) and all(isinstance(item, dict) and "text" in item for item in value):
+        value = [{k: v for k, v in item.items() if k != "confidence"} for item in value]
+    return value_hash(value)
+
+
+def rejected_check(rejections: Rejections, suggestion: Card) -> Callable[[str, Any], bool]:
+    """``(field, value) -> bool``: was this value rejected for this source and model version?
+
+    The same words at the same place count as the same value whatever their confidence: a person
+    turned the reading down, not its number. A library's own model counts as the model it was adapted from: it learnt from these very
+    rejections, and a curator who turned a value down is not asked about it again because the
+    model that proposes it again was trained on the refusal."""
+    family = model_family(model_version(suggestion))
+    mine = [r for r in rejections.rejected if r.sha256 == suggestion.source.sha256 and model_family(r.model) == family]
+    keys = {(r.field, r.value_sha256) for r in mine}
+    words = {(r.field, r.words_sha256) for r in mine if r.words_sha256}
+    return lambda name, value: (name, value_hash(value)) in keys or (name, words_hash(value)) in words
+
+
+def remember(library: Library, suggestion: Card, name: str, decision: Literal["rejected", "edited"],
+             by: str, at: str) -> None:
+    """Add a rejection to the record's memory (written atomically)."""
+    memory = load_rejections(library, suggestion.id)
+    value = card_data(suggestion)[name]
+    memory.rejected.append(Rejection(sha256=suggestion.source.sha256, model=model_version(suggestion), field=name,
+                                     value_sha256=value_hash(value), words_sha256=words_hash(value),
+                                     decision=decision, by=by, at=at))
+    atomic_write(library.state_path("rejected", suggestion.id), memory.model_dump_json(indent=2) + "\n")
