@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pmparse.nlp.extractors import publisher_cues
+from pmparse.nlp.extractors import organisation, publisher_cues
 from pmparse.nlp.extractors.organisation import _gazetteer, clear_gazetteers, find_organisation, inner_alias
 from pmparse.rules.taxonomy import OrganisationsFile
 
@@ -240,3 +240,15 @@ def test_the_brand_cue_test_skips_only_texts_no_phrase_can_match(words, body_sta
     the answer is the one every brand's own pattern gives."""
     text = " ".join(words)
     assert publisher_cues.customers_brand(text, body_start, window) == _brand_without_cue_test(text, body_start, window)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(["a", "Z", "0", "9", ".", "-", "_", "@", " ", "\n", "/", "com", "io", "co.uk", "x" * 13,
+                                 "\u212a", "\u017f", "\u0663", "é", "www.", "acme-corp", "(", ":"]), max_size=40),
+       st.integers(0, 8), st.integers(0, 200))
+def test_the_host_scan_finds_what_the_host_pattern_finds(parts, start, end):
+    """Hosts are looked for only in runs holding a dot and a top-level label: the same matches as
+    the pattern's own scan of the whole stretch, at its edges too."""
+    text = "".join(parts)
+    found = [m.span(1) for m in organisation._hosts(text, start, end)]
+    assert found == [m.span(1) for m in organisation._HOST.finditer(text, start, end)]
