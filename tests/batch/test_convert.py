@@ -400,3 +400,47 @@ def test_a_megabyte_line_gives_bounded_items_with_valid_evidence(tmp_path):
             items = getattr(card, name)
             assert len(items) <= MAX_ITEMS and all(len(i.text) <= MAX_UNIT_CHARS for i in items)
         assert entry.path.stat().st_size < 2_000_000
+
+
+def test_with_one_job_the_parent_stores_the_card_it_analysed(samples, tmp_path, monkeypatch):
+    """In one process the card goes to the store as analysed (no JSON round trip), the same card its
+    JSON gives; records written from either are the same bytes, and a card a publisher changed is
+    parsed from its new JSON."""
+    from pmparse.batch import convert as convert_module
+    from pmparse.batch import pool as pool_module
+    from pmparse.batch.pool import Outcome
+    from pmparse.card.schema import Card
+    from pmparse.library.records import dumps
+    from pmparse.nlp.pipeline import PipelineConfig
+
+    stored, analysed = [], []
+    real_store = convert_module.store
+    monkeypatch.setattr(convert_module, "store", lambda library, card, *a, **k: stored.append(card)
+                        or real_store(library, card, *a, **k))
+    real_analysis = pool_module.timed_analysis
+
+    def timed_analysis(*args, **kwargs):
+        outcome = real_analysis(*args, **kwargs)
+        analysed.append(outcome.card)
+        return outcome
+
+    monkeypatch.setattr(pool_module, "timed_analysis", timed_analysis)
+    report = convert([str(samples)], tmp_path / "lib", jobs=1)
+    assert report.counts["converted"] == 3 and len(stored) == 3
+    assert all(card is kept for card, kept in zip(stored, analysed))
+    for card in stored:
+        parsed = Card.model_validate_json(card.model_dump_json())
+        assert parsed == card and dumps(parsed) == dumps(card) and dumps(parsed, "json") == dumps(card, "json")
+    # a publisher's change gives new JSON: the card kept beside the old one is dropped
+    card = stored[0]
+    outcome = Outcome("card", card_json=card.model_dump_json(), card=card)
+    publishers = convert_module._Publishers("Zorbq Labs")
+    changed = publishers.state(convert_module.Task(card.source.location), outcome)
+    assert changed.card is None and Card.model_validate_json(changed.card_json).organisation == "Zorbq Labs"
+    unchanged = convert_module._Publishers(None)._map(outcome, lambda text: text)
+    assert unchanged.card is card
+    # a worker's outcome travels as JSON alone
+    monkeypatch.setitem(pool_module._WORKER, "config", PipelineConfig())
+    monkeypatch.setitem(pool_module._WORKER, "max_bytes", 10**6)
+    [sent] = pool_module._run_chunk([convert_module.Task(str(samples / sorted(p.name for p in samples.iterdir())[0]))])
+    assert sent.kind == "card" and sent.card is None and sent.card_json

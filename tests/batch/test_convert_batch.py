@@ -240,8 +240,8 @@ def test_ctrl_c_between_a_record_and_its_base_waits_for_both(tmp_path, monkeypat
     write_reports(tmp_path / "in", 3)
     real = Library.write_state
 
-    def write_state_then_ctrl_c(self, kind, card):
-        path = real(self, kind, card)
+    def write_state_then_ctrl_c(self, kind, card, **options):
+        path = real(self, kind, card, **options)
         if card.id == "IL-0002" and kind == "intent":
             os.kill(os.getpid(), signal.SIGINT)  # arrives between the new base and the record
         return path
@@ -793,10 +793,10 @@ def test_a_failed_write_while_a_record_follows_its_moved_file_is_redone(tmp_path
     renamed.write_text(text, encoding="utf-8")
     real = Library.write_state
 
-    def full(self, kind, card, settled=False):
+    def full(self, kind, card, settled=False, **options):
         if kind == "base":
             raise OSError(28, "No space left on device")
-        return real(self, kind, card, settled)
+        return real(self, kind, card, settled, **options)
 
     monkeypatch.setattr(Library, "write_state", full)
     assert [r.status for r in convert([str(renamed)], lib).results] == ["failed"]

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import io
 import json
 import os
 import time
@@ -496,3 +497,47 @@ def test_the_node_shortcut_writes_what_pyyaml_writes():
         records._dump_libyaml(twice, 100)
     assert records._dump(twice, width=100) == yaml.dump(twice, Dumper=records._CDumper, **options)
     assert "&id001" in records._dump(twice, width=100)
+
+
+_JSON_SCALARS = (st.text(max_size=8) | st.integers() | st.floats() | st.booleans() | st.none()
+                 | st.sampled_from(["\u2028", "\ud800", "\x00", "é\U0001F525", '"\\', "\t\n"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.recursive(_JSON_SCALARS, lambda inner: st.lists(inner, max_size=4)
+                    | st.dictionaries(st.text(max_size=4), inner, max_size=4), max_leaves=25))
+def test_the_json_writer_gives_the_standard_encoders_text(data):
+    """A record's JSON is built container by container; the text is ``json.dumps``'s, NaN and
+    infinities included (those go through ``json.dumps`` itself)."""
+    assert records._json_text(data) == json.dumps(data, ensure_ascii=False, indent=2)
+
+
+def test_the_json_writer_hands_other_data_to_the_standard_encoder():
+    for data in ({1: "a"}, ("a", 1), {"x": float("nan")}, [1.5, {"k": (2,)}]):
+        assert records._json_text(data) == json.dumps(data, ensure_ascii=False, indent=2)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=6) | st.sampled_from(["yes", "No", "~", "null", "1.5", "0x1f", "1e3", ".inf", "-.NaN",
+                                               "2026-12-06", "12:30", "<<", "=", "0o17", "+1", "_1"]))
+def test_the_remembered_tags_are_pyyamls(value):
+    """libyaml's serializer asks the dumper for a scalar's tag; the remembered answer is the
+    resolver's own, asked again or not."""
+    dumper = records._CDumper(io.StringIO())
+    plain = yaml.resolver.Resolver()
+    for implicit in ((True, False), (False, True), (True, False)):
+        assert dumper.resolve(yaml.ScalarNode, value, implicit) == plain.resolve(yaml.ScalarNode, value, implicit)
+    assert dumper.resolve(yaml.MappingNode, None, (True, False)) == plain.resolve(yaml.MappingNode, None, (True, False))
+
+
+def test_a_record_and_its_base_come_from_one_reading_of_the_card(tmp_path, monkeypatch):
+    """Writing a record reads the card's data once for the record and its base (intent)."""
+    calls = []
+    real = records.card_data
+    monkeypatch.setattr(record_module, "card_data", lambda card: calls.append(card.id) or real(card))
+    library = Library(tmp_path)
+    card = make_card()
+    path = library.write(card, "yaml")
+    assert calls == [card.id]
+    assert loads(path.read_text(encoding="utf-8"), "yaml", "x") == card
+    assert loads(library.state_path("base", card.id).read_text(encoding="utf-8"), "json", "x") == card

@@ -340,7 +340,8 @@ def _finish(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, f
             waiting = False
         return FileResult(task.location, "pending" if waiting else "unchanged", record=str(entry.path),
                           warnings=warnings)
-    card = Card.model_validate_json(outcome.card_json or "")
+    # an analysis run in this process handed its card over: the same card its JSON would give
+    card = outcome.card if outcome.card is not None else Card.model_validate_json(outcome.card_json or "")
     try:
         with interrupts.critical():
             status, path = store(library, card, fmt, force)
@@ -375,7 +376,10 @@ class _Publishers:
 
     def _map(self, outcome: Outcome, change) -> Outcome:
         if outcome.card_json:
-            return dataclasses.replace(outcome, card_json=change(outcome.card_json))
+            changed = change(outcome.card_json)
+            # a card kept beside its JSON holds only while the JSON is unchanged
+            return dataclasses.replace(outcome, card_json=changed,
+                                       card=outcome.card if changed == outcome.card_json else None)
         return dataclasses.replace(outcome, entries=tuple((loc, change(card), warn) for loc, card, warn in outcome.entries))
 
     def state(self, task: Task, outcome: Outcome) -> Outcome:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import multiprocessing
 import os
@@ -14,7 +15,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Literal
 
 from pmparse.errors import InputError, PmparseError, UsageError
@@ -22,6 +23,7 @@ from pmparse.ingest.fetch import FetchSettings
 from pmparse.ingest.read import ingest, ingest_bytes
 from pmparse.batch.inputs import SKIPPED, not_incident_content
 from pmparse.batch.suggest import suggest_cards
+from pmparse.card.schema import Card
 from pmparse.nlp.pipeline import PipelineConfig, get, version_info
 from pmparse.nlp.tokenizer import long_lines
 
@@ -95,6 +97,10 @@ class Outcome:
     message: str | None = None
     sha256: str | None = None
     entries: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    #: The card ``card_json`` was written from, for the process that analysed it (``jobs=1``): it
+    #: stores this one instead of parsing and validating the JSON again. A worker drops it
+    #: (:func:`_run_chunk`): between processes the JSON alone travels.
+    card: Card | None = field(default=None, compare=False, repr=False)
 
 
 def _failed(kind: str, message: str, warnings: Iterable[str] = ()) -> Outcome:
@@ -105,6 +111,7 @@ def analyse_task(task: Task, config: PipelineConfig, max_bytes: int) -> Outcome:
     """Ingest and analyse one input; every failure becomes a failed outcome, never an exception.
 
     An input whose text and pipeline match ``task.known`` is not analysed (``unchanged``).
+    A single card is kept beside its JSON (:attr:`Outcome.card`; a worker drops it).
     """
     if task.problem is not None:
         return _failed(*task.problem)
@@ -133,7 +140,7 @@ def analyse_task(task: Task, config: PipelineConfig, max_bytes: int) -> Outcome:
             get.cache_clear()
         if len(cards) == 1 and cards[0][0].source.entry is None:
             card, found = cards[0]
-            return Outcome("card", card_json=card.model_dump_json(), warnings=tuple(found))
+            return Outcome("card", card_json=card.model_dump_json(), warnings=tuple(found), card=card)
         return Outcome("card", warnings=tuple(warnings), entries=tuple(
             (card.source.location, card.model_dump_json(), tuple(found[len(warnings):])) for card, found in cards))
     except InputError as exc:
@@ -213,8 +220,10 @@ def _run_chunk(tasks: list[Task]) -> list[Outcome]:
     # each input on its own clock inside the worker: a loop in a parser (a PDF whose objects refer
     # to each other) fails as timeout after --timeout, without the parent stopping the worker and
     # running the chunk again (which took twice --timeout)
-    return [timed_analysis(task, _WORKER["config"], _WORKER["max_bytes"], _WORKER.get("timeout"))
-            for task in tasks]
+    outcomes = [timed_analysis(task, _WORKER["config"], _WORKER["max_bytes"], _WORKER.get("timeout"))
+                for task in tasks]
+    # the parent reads the JSON: the card object would only be pickled on the way
+    return [dataclasses.replace(o, card=None) if o.card is not None else o for o in outcomes]
 
 
 def _context() -> multiprocessing.context.BaseContext:
@@ -279,6 +288,7 @@ class _InProcess:
 
     def map(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, Outcome]]:
         for task in tasks:
+            # stored in this process: the outcome keeps its card (no JSON round trip)
             yield task, timed_analysis(task, self.config, self.max_bytes, self.timeout)
 
     def close(self, abort: bool = False) -> None:

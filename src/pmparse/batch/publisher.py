@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import yaml
@@ -96,8 +97,14 @@ def with_organisation(card_json: str, name: str, origin: str, confidence: float)
     return card.model_copy(update={"organisation": name, "support": support}).model_dump_json()
 
 
+@lru_cache(maxsize=16)
 def organisation_of(card_json: str) -> tuple[str | None, float]:
-    """The card's organisation and its confidence."""
+    """The card's organisation and its confidence.
+
+    Remembered for the last few cards: a batch asks twice of each card it stores (whether its
+    folder's consensus is offered to it, then to count it towards that consensus), and each
+    answer parsed and validated the whole card.
+    """
     card = Card.model_validate_json(card_json)
     support = card.support.get("organisation")
     return card.organisation, support.confidence if support else 0.0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import re
 from collections import Counter
 from pathlib import Path
@@ -76,6 +77,11 @@ class _NeedsPythonEmitter(Exception):
     """A string libyaml would fold differently from PyYAML's emitter (see ``_represent_str``)."""
 
 
+#: Scalars up to this length have their resolved tag remembered, at most this many of them (a
+#: record's keys, numbers and short values repeat; its long texts do not).
+_RESOLVE_CACHED = 64
+_RESOLVE_CACHE_SIZE = 50_000
+
 #: Strings shorter than this fit on a line at the record's width of 100 and fold the same way in both.
 _FOLDABLE = 60
 
@@ -128,7 +134,35 @@ _Dumper.add_representer(str, _represent_str)
 
 if hasattr(yaml, "CSafeDumper"):
     class _CDumper(yaml.CSafeDumper):
-        """``_Dumper`` on libyaml's emitter, about four times faster."""
+        """``_Dumper`` on libyaml's emitter, about four times faster.
+
+        libyaml's serializer asks :meth:`resolve` twice for every scalar (whether it would read
+        back as a plain and as a quoted string) and steps the path resolvers in and out of every
+        node. A record's scalars repeat (keys, offsets, field values) and the dumper has no path
+        resolvers, so a short scalar's answers are remembered (they depend on its value and the
+        class's implicit resolvers alone) and the steps return at once: the same tags, with fewer
+        calls back into Python for each of a record's several hundred scalars.
+        """
+
+        _resolved: dict = {}
+
+        def resolve(self, kind, value, implicit):  # noqa: ANN001, ANN201 - PyYAML's signature
+            if kind is not yaml.ScalarNode or len(value) > _RESOLVE_CACHED:
+                return super().resolve(kind, value, implicit)
+            key = (value, implicit)
+            tag = self._resolved.get(key)
+            if tag is None:
+                tag = super().resolve(kind, value, implicit)
+                if len(self._resolved) < _RESOLVE_CACHE_SIZE:
+                    self._resolved[key] = tag
+            return tag
+
+        if not yaml.CSafeDumper.yaml_path_resolvers:  # PyYAML's own methods return at once then
+            def descend_resolver(self, current_node, current_index):  # noqa: ANN001, ANN201
+                return None
+
+            def ascend_resolver(self):  # noqa: ANN201
+                return None
 
     _CDumper.add_representer(_FlowList, _represent_flow)
     _CDumper.add_representer(str, _represent_str)
@@ -141,6 +175,7 @@ class _SharedContainer(Exception):
 
 
 _SCALARS = (str, int, float, bool, type(None))
+_STR_TAG, _INT_TAG = "tag:yaml.org,2002:str", "tag:yaml.org,2002:int"
 
 
 def _node(dumper, data: object, seen: set[int]) -> yaml.Node:
@@ -153,6 +188,15 @@ def _node(dumper, data: object, seen: set[int]) -> yaml.Node:
         _SharedContainer: a container is met twice, or a type other than the record's.
     """
     kind = type(data)
+    if kind is str:  # _represent_str on libyaml, inline: most of a record's nodes are strings
+        if _ASTRAL.search(data):
+            raise _NeedsPythonEmitter
+        multiline = "\n" in data
+        if len(data) >= _FOLDABLE and not _quotable(data, multiline):
+            raise _NeedsPythonEmitter
+        return yaml.ScalarNode(_STR_TAG, data, style="|" if multiline else None)
+    if kind is int:  # SafeRepresenter.represent_int
+        return yaml.ScalarNode(_INT_TAG, str(data))
     if kind in _SCALARS:
         return dumper.yaml_representers[kind](dumper, data)
     if kind is not dict and kind is not list and kind is not _FlowList or id(data) in seen:
@@ -220,11 +264,75 @@ def flow_text(items: list) -> str:
     return _dump(_FlowList(items), width=10**9).strip()
 
 
-def dumps(card: Card, fmt: RecordFormat = "yaml") -> str:
-    """Serialise a card; the same card always gives the same text."""
-    data = card_data(card)
+class _NotPlainJson(Exception):
+    """Data :func:`_json_text` does not cover (``json.dumps`` writes it)."""
+
+
+_encode_str = json.encoder.encode_basestring  # what json.dumps uses with ensure_ascii=False (C)
+
+
+def _json_node(data: object, indent: str) -> str:
+    """``json.dumps(data, ensure_ascii=False, indent=2)`` of one value whose lines start with
+    ``indent`` (a line break and the spaces of its depth).
+
+    Raises:
+        _NotPlainJson: a type other than a record's (str, int, float, bool, None, list, dict with
+            string keys), or a float ``json`` would write as NaN or Infinity.
+    """
+    kind = type(data)
+    if kind is str:
+        return _encode_str(data)
+    if kind is dict:
+        if not data:
+            return "{}"
+        inner = indent + "  "
+        parts = []
+        for key, value in data.items():
+            if type(key) is not str:
+                raise _NotPlainJson
+            parts.append(_encode_str(key) + ": " + _json_node(value, inner))
+        return "{" + inner + ("," + inner).join(parts) + indent + "}"
+    if kind is list:
+        if not data:
+            return "[]"
+        inner = indent + "  "
+        return "[" + inner + ("," + inner).join([_json_node(item, inner) for item in data]) + indent + "]"
+    if kind is int:
+        return int.__repr__(data)
+    if data is None:
+        return "null"
+    if data is True:
+        return "true"
+    if data is False:
+        return "false"
+    if kind is float and math.isfinite(data):
+        return float.__repr__(data)
+    raise _NotPlainJson
+
+
+def _json_text(data: object) -> str:
+    """``json.dumps(data, ensure_ascii=False, indent=2)``, the same text: the standard encoder
+    writes indented JSON in pure Python, a generator per container (its C encoder does not
+    indent); this builds each container's text in one join."""
+    try:
+        return _json_node(data, "\n")
+    except _NotPlainJson:
+        return json.dumps(data, ensure_ascii=False, indent=2)
+
+
+def dumps(card: Card, fmt: RecordFormat = "yaml", data: dict | None = None) -> str:
+    """Serialise a card; the same card always gives the same text.
+
+    Args:
+        card: The card.
+        fmt: ``yaml`` or ``json``.
+        data: ``card_data(card)`` when the caller has it already (a record and its base are
+            written from the same data); not changed.
+    """
+    if data is None:
+        data = card_data(card)
     if fmt == "json":
-        return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+        return _json_text(data) + "\n"
     return _dump(_flowed(data), width=100)
 
 

@@ -400,9 +400,10 @@ class Library:
         intent left by a killed run as the base when the record on disk is that intent.
         """
         path = path or self.path_for(card.id, fmt)
-        text = dumps(card, format_of(path))
+        data = card_data(card)  # the record and its intent are written from one reading of the card
+        text = dumps(card, format_of(path), data)
         base = self.state_path("base", card.id)  # checked before anything is written
-        intent = self.write_state("intent", card)
+        intent = self.write_state("intent", card, data=data)
         atomic_write(path, text)
         base.parent.mkdir(parents=True, exist_ok=True)
         os.replace(intent, base)
@@ -444,7 +445,7 @@ class Library:
         """
         return inside(self.root, f".pmparse/{kind}/{card_id}.json")
 
-    def write_state(self, kind: str, card: Card, settled: bool = False) -> Path:
+    def write_state(self, kind: str, card: Card, settled: bool = False, data: dict | None = None) -> Path:
         """Store a card as state of ``kind``.
 
         Args:
@@ -454,9 +455,10 @@ class Library:
                 review finished, or a suggestion that proposed nothing open), so its stamp tells
                 that its source was read by its pipeline (:meth:`state_stamp`). A base advanced
                 field by field, or moved, is not.
+            data: ``card_data(card)`` when the caller has it already.
         """
         path = self.state_path(kind, card.id)
-        text = dumps(card, "json")
+        text = dumps(card, "json", data)
         atomic_write(path, text)
         if kind == "base":
             # a base written now supersedes whatever a run cut short left as intent

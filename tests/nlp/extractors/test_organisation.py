@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from pmparse.nlp.extractors import organisation, publisher_cues
 from pmparse.nlp.extractors.organisation import _gazetteer, clear_gazetteers, find_organisation, inner_alias
 from pmparse.rules.taxonomy import OrganisationsFile
 
@@ -201,3 +204,51 @@ def test_a_link_to_an_encyclopedia_article_cites_a_page_and_names_no_publisher()
     assert find_organisation(text) is None
     # a bare host of the same organisation still names it (a wiki's own incident page)
     assert find_organisation("## Summary\n\nThe cache of en.wikipedia.org filled up.\n")["value"] == "Wikimedia Foundation"
+
+
+_BRAND_WORDS = ["Zorbq", "Zorbq.io", "C++", "Speech", "Vision", "Portal", "portal", "Console", "customers", "customer",
+                "Customers", "using", "of", "the", "access", "sign in to", "API", "Acme", ".", ",", "\n"]
+
+
+def _brand_without_cue_test(text: str, body_start: int = 0, window: int = 20000):
+    """customers_brand as it was before the cue test: every brand's pattern searched."""
+    import re as _re
+
+    end = min(len(text), body_start + window)
+    heads: dict[str, set[str]] = {}
+    for match in publisher_cues._PRODUCT.finditer(text, body_start, end):
+        words = match.group(1).split()
+        heads.setdefault(words[0], set()).add(" ".join(words[1:]))
+    for brand, tails in sorted(heads.items(), key=lambda kv: -len(kv[1])):
+        if len(tails) < 2 or len(brand) < 3 or not brand[0].isupper():
+            continue
+        name = _re.escape(brand)
+        said = _re.compile(r"\bcustomers?\s+(?:using|of|on|with|in)\s+(?:the\s+)?(" + name + r")\b"
+                           r"|(?<![\w.])(" + name + r")\s+customers\b"
+                           r"|\b(?:access|accessing|use|using|sign\s+in\s+to)\s+(?:the\s+)?(" + name
+                           + r")\s+(?:Portal|Console)\b")
+        match = said.search(text, body_start, end)
+        if match is not None:
+            return brand, match.span(next(i for i in (1, 2, 3) if match.group(i)))
+    return None
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_BRAND_WORDS), max_size=30), st.integers(0, 5), st.integers(1, 200))
+def test_the_brand_cue_test_skips_only_texts_no_phrase_can_match(words, body_start, window):
+    """A text without "customer", "Portal" or "Console" in its window is not read for a brand:
+    the answer is the one every brand's own pattern gives."""
+    text = " ".join(words)
+    assert publisher_cues.customers_brand(text, body_start, window) == _brand_without_cue_test(text, body_start, window)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(["a", "Z", "0", "9", ".", "-", "_", "@", " ", "\n", "/", "com", "io", "co.uk", "x" * 13,
+                                 "\u212a", "\u017f", "\u0663", "é", "www.", "acme-corp", "(", ":"]), max_size=40),
+       st.integers(0, 8), st.integers(0, 200))
+def test_the_host_scan_finds_what_the_host_pattern_finds(parts, start, end):
+    """Hosts are looked for only in runs holding a dot and a top-level label: the same matches as
+    the pattern's own scan of the whole stretch, at its edges too."""
+    text = "".join(parts)
+    found = [m.span(1) for m in organisation._hosts(text, start, end)]
+    assert found == [m.span(1) for m in organisation._HOST.finditer(text, start, end)]

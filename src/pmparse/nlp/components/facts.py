@@ -165,10 +165,13 @@ def find_incident_date(text: str, body_start: int = 0, location: str = "",
                 else:
                     origin = "text"
                 return {"value": found[0][0], "evidence": evidence, "confidence": 0.85, "origin": origin}
-    full = [(d, s, e) for d, s, e in dates.find_dates(text, body_start, min(len(text), body_start + 20000), order)
-            if not dates.is_page_date(text, s)]
-    if reference is None and full:
-        reference = _iso(full[0][0])
+    if reference is None:
+        # the text's first date (not the page's) dates the yearless ones; a file name's date does
+        # so when there is one, and then the text's 20,000 characters need no scan
+        first = next((d for d, s, _ in dates.find_dates(text, body_start, min(len(text), body_start + 20000), order)
+                      if not dates.is_page_date(text, s)), None)
+        if first is not None:
+            reference = _iso(first)
     for start, end in timelines or []:
         # from the heading line on: it may carry the range ("Timeline (PST) 10/14/2022 - 11/03/2022")
         moments = [m for m in clock.find_moments(text, max(start - 120, body_start), min(end, start + 3000),
