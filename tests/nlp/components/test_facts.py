@@ -307,6 +307,10 @@ def test_a_first_section_heading_a_link_or_a_metadata_line_is_no_title():
     assert document_title("## Issue summary\n\nThe farm stopped.\n") is None
     assert document_title("Internal notes: https://example.org/notes/4\n\nThe farm stopped.\n") is None
     assert document_title("Owner: @someone\n\nThe farm stopped.\n") is None
+    assert document_title("## Owner: @someone\n## Involved:\n- @other\n\n# Overview\n\nThe farm stopped.\n") is None
+    assert document_title("## Status: draft\n\nThe farm stopped.\n") is None
+    # a heading that only mentions such a word is a title
+    assert document_title("# Date handling broke the farm\n\nBody.\n")[0] == "Date handling broke the farm"
     assert document_title("- a list item first\n- another\n") is None
 
 

@@ -33,7 +33,7 @@ _COMMENT_LINE = re.compile(r"[ \t]*<!--[\s\S]{0,2000}?-->[ \t]*(?:\r?\n|$)")
 _TITLE_LABEL = re.compile(r"(?:title|subject)\s*:?", re.IGNORECASE)
 #: A line labelled as the title ("Title: Queue stalled").
 _TITLE_LABELLED = re.compile(r"(?:title|subject)\s*:\s*(?=\S)", re.IGNORECASE)
-#: An unmarked line giving a report's metadata, not its title ("Owner: @someone").
+#: A line giving a report's metadata, not its title ("Owner: @someone", "## Owner: @someone").
 _META_LINE = re.compile(r"(?:owner|authors?|written by|date|status|severity|reporter|reported by|editor|"
                         r"participants|incident commander|draft|last updated)\s*:", re.IGNORECASE)
 _LINE = re.compile(r"\S[^\n]{0,200}")
@@ -122,8 +122,9 @@ def first_line(text: str, body_start: int) -> tuple[str, tuple[int, int]] | None
         label = _TITLE_LABELLED.match(title)
         if label is not None:
             title, offset = title[label.end():], offset + label.end()
-        elif _footer_line(line, title) or load_headings().is_known(title) or (
-                not marked and ("://" in title or _META_LINE.match(title))):
+        elif _footer_line(line, title) or load_headings().is_known(title) or _META_LINE.match(title) or (
+                not marked and "://" in title):
+            # a metadata line is no title even marked as a heading: a template's "## Owner: @x"
             return None
         elif not marked and len(line) >= _WRAPPED and _WRAP_GOES_ON.match(text, match.end()):
             # the first line of a paragraph hard-wrapped mid-sentence ("... for most of the\nworking
