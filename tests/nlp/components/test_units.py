@@ -74,6 +74,12 @@ def test_boilerplate_lines_are_masked_and_split_what_they_glued():
     assert [prose[u.start:u.end] for u in segment(prose, [], [], boilerplate=listed)] == [prose.strip()]
 
 
+def test_a_month_abbreviation_before_a_day_is_no_sentence_end():
+    text = "On Sept. 18th, 2017 the mirror stopped. It came back on Nov. 3 after the fix. Then Oct. The end."
+    assert [text[s:e] for s, e in split_sentences(text, 0, len(text))] == [
+        "On Sept. 18th, 2017 the mirror stopped.", "It came back on Nov. 3 after the fix.", "Then Oct.", "The end."]
+
+
 def test_chrome_lines_of_printed_pages_are_masked_but_a_long_sentence_naming_them_is_kept():
     text = ("We restarted the database\nThis page was last edited on 3 April 2015, at 21:17.\n"
             "after the disk filled.\nCategories : Incident documentation\nCategories\n")

@@ -33,6 +33,8 @@ _TIMESTAMP = re.compile(
 # capital, digit or opening mark. Abbreviations are checked separately.
 _BOUNDARY = re.compile(r"[.!?][\"')\]*_]*\s+(?=[A-Z0-9\"'(\[*_`])")
 _ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|Mr|Mrs|Ms|Dr|St|No|Fig|al|Inc|Ltd|Co|U\.S|a\.m|p\.m)|\b[A-Z])\.$")
+#: A month's abbreviation before a day ("Sept. 18th", "Nov. 3"): a date, not a sentence's end.
+_MONTH_ABBREV = re.compile(r"\b(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.$")
 _MARKER = re.compile(r"(?:[-*+•]|\d{1,3}[.)])[ \t]+|[|>]")
 _WORD = re.compile(r"[^\W\d_]{2,}")
 #: A unit is split into sentences only above this length when it is a list item.
@@ -111,6 +113,8 @@ def split_sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
     for match in _BOUNDARY.finditer(text, start, end):
         stop = match.start() + 1
         if _ABBREV.search(text, max(cursor, stop - 8), stop):
+            continue
+        if match.end() < end and text[match.end()].isdigit() and _MONTH_ABBREV.search(text, max(cursor, stop - 6), stop):
             continue
         # "1.5", version numbers and times are not boundaries: white space is required after the
         # mark, which the pattern already demands.
