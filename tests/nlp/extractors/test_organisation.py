@@ -76,6 +76,12 @@ def test_an_author_field_counts_only_when_the_table_knows_it():
 def test_the_html_site_name_names_the_organisation():
     fact = find_organisation("The page failed.\n", meta={"sitename": "Pellucid Systems"})
     assert fact["value"] == "Pellucid Systems" and fact["origin"] == "html_meta"
+    assert find_organisation("The page failed.\n", meta={"sitename": "Zorbq.io"})["value"] == "Zorbq.io"
+
+
+@pytest.mark.parametrize("host", ["4zorbq-org.pagedesk.example", "Status.Zorbq.example", "9lives.example"])
+def test_a_site_name_that_is_a_host_name_names_no_organisation(host):
+    assert find_organisation("The page failed.\n", meta={"sitename": host}) is None
 
 
 def test_product_names_are_unique_across_the_table():

@@ -83,6 +83,8 @@ _TEAM = re.compile(r"\b[Tt]he\s+" + _NAME + r"\s+(?:infrastructure\s+|infra\s+|o
 #: An incident number beside a product in a provider's title ("Incident 4821", "Tracking ID: XY-12").
 _INCIDENT_NUMBER = re.compile(r"(?:\b(?:incident|tracking\s+id|issue|ref(?:erence)?)\s*(?:#|no\.?|number|id)?\s*:?\s*"
                               r"[A-Z0-9][A-Z0-9_-]{3,}\b)|#\d{3,}", re.IGNORECASE)
+#: A site name that is a host name: labels joined by dots, the last of letters.
+_HOST_NAME = re.compile(r"[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}")
 _NOT_NAMES = {"The", "This", "That", "We", "Our", "It", "In", "On", "At", "A", "An", "As", "All", "Some", "Monday",
               "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "First", "Then", "Since"}
 _SECOND_LEVEL = {"co", "com", "gov", "ac", "org", "net", "edu"}
@@ -272,7 +274,10 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
     site = (meta or {}).get("sitename")
     if site:
         entry = gaz.by_alias.get(site.lower())
-        if entry is not None or re.fullmatch(r"[A-Z0-9][\w.&' -]{1,40}", site):
+        # a host name ("2acme.pagerduty.com", an extractor's fallback when a page names no site)
+        # names the server, often a vendor's, not who wrote the page; "Booking.com" is a brand
+        host = _HOST_NAME.fullmatch(site) is not None and (site.lower() == site or site.count(".") >= 2)
+        if entry is not None or (re.fullmatch(r"[A-Z0-9][\w.&' -]{1,40}", site) and not host):
             return {"value": entry.name if entry else site, "evidence": locate(text, site, (body_start, len(text))),
                     "confidence": 0.7, "origin": "html_meta"}
     # mentions of known organisations: names, hosts, site names
