@@ -92,3 +92,19 @@ def test_a_tool_named_more_often_than_the_owner_does_not_outweigh_it():
 def test_a_tool_named_in_a_text_nobody_speaks_in_leaves_the_address_owner():
     text = "## Notes\n\nThe Zorbq Network upgrade stalled. Clients met on Discord. Discord calls continued.\n"
     assert find_organisation(text, 0, "https://github.com/zorbq/pm/blob/a/x.md")["value"] == "Zorbq Network"
+
+
+def test_the_written_owner_wins_over_a_name_only_the_title_gives():
+    """A retrospective in its project's repository titled by the release ("Quillon") is the
+    project's when the text writes the project's name and nobody speaks in the first person."""
+    from pmparse.nlp.extractors.organisation import find_organisation
+
+    title = "Quillon Retrospective"
+    text = (f"# {title}\n\nThe Quillon upgrade of the Zorbq network went live on 3 March. Zorbq nodes on an old "
+            "release stopped; the Zorbq client teams shipped a fix within a day.\n")
+    span = (2, 2 + len(title))
+    fact = find_organisation(text, location="https://github.com/zorbq/pm/blob/a/quillon.md", title=(title, [span]))
+    assert fact["value"] == "Zorbq" and fact["origin"] == "url"
+    # without the address the title's name stands, as before
+    fact = find_organisation(text, title=(title, [span]))
+    assert fact["value"] == "Quillon" and fact["origin"] == "title_subject"

@@ -293,6 +293,10 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
     scores = {name: score for name, score in scores.items() if not refused(name)}
     best = max(scores, key=lambda name: (scores[name], -min(s for s, _ in evidence[name]))) if scores else None
     known_subject = subject is not None and gaz.by_alias.get(subject["value"].lower()) is not None
+    if subject is not None and not known_subject and owner is not None:
+        # the address's owner, written in the text, over a name only the title gives (a network
+        # upgrade's retrospective in its project's repository is titled by the upgrade: "Zorbq")
+        subject = None
     if subject is not None and (best is None or subject["value"] == best or (scores[best] < 2 and known_subject)
                                 or scores[best] < 1):
         return subject
