@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pmparse.nlp.extractors import organisation, publisher_cues
+from pmparse.nlp.extractors import hosts, publisher_cues
 from pmparse.nlp.extractors.organisation import _gazetteer, clear_gazetteers, find_organisation, inner_alias
 from pmparse.rules.taxonomy import OrganisationsFile
 
@@ -256,5 +256,5 @@ def test_the_host_scan_finds_what_the_host_pattern_finds(parts, start, end):
     """Hosts are looked for only in runs holding a dot and a top-level label: the same matches as
     the pattern's own scan of the whole stretch, at its edges too."""
     text = "".join(parts)
-    found = [m.span(1) for m in organisation._hosts(text, start, end)]
-    assert found == [m.span(1) for m in organisation._HOST.finditer(text, start, end)]
+    found = [m.span(1) for m in hosts.find_hosts(text, start, end)]
+    assert found == [m.span(1) for m in hosts.HOST.finditer(text, start, end)]

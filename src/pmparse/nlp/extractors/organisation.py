@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
 from pmparse.locations import is_url
+from pmparse.nlp.extractors.hosts import find_hosts
 from pmparse.nlp.extractors.organisation_words import refused
 from pmparse.nlp.extractors.publisher_cues import customers_brand
 from pmparse.nlp.extractors.titles import locate
@@ -26,38 +26,6 @@ _ORG_KEYS = ("organisation", "organization", "company", "org", "owner_org", "pub
              "site_name")
 #: Front matter keys that usually hold a person: an organisation only when the table knows the value.
 _AUTHOR_KEYS = ("author", "authors", "team")
-_HOST = re.compile(r"(?<![\w.@-])((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.){1,6}[a-z]{2,12})(?![\w-])", re.IGNORECASE)
-#: The end every host has: a dot and its top-level label (the same letters, and what may follow them).
-_HOST_TAIL = re.compile(r"\.[a-z]{2,12}(?![\w-])", re.IGNORECASE)
-
-
-def _hosts(text: str, start: int, end: int) -> Iterator[re.Match]:
-    """``_HOST.finditer(text, start, end)``, reading the text only where a host can end.
-
-    A host starts a run of the characters ``[\\w.@-]`` (its look-behind) and ends with a dot and
-    its top-level label (:data:`_HOST_TAIL`, found by skipping from dot to dot), so the pattern is
-    tried once at the start of each run holding such an end, instead of at every letter of the
-    text: its scan over up to 60,000 characters a document was half of :func:`mentions`. A run
-    starting before ``start`` holds no match (every position of it after ``start`` follows a
-    character of the run); the runs are walked back character by character, each once.
-    """
-    last_tail = last_run = tried = -1
-    for tail in _HOST_TAIL.finditer(text, start, end):
-        run = tail.start()
-        # \w is str.isalnum() or "_" (sre's own test for a word character)
-        while run > 0 and run != last_tail and (text[run - 1].isalnum() or text[run - 1] in "_.@-"):
-            run -= 1
-        if run == last_tail:
-            run = last_run  # the run the previous end was found in
-        last_tail, last_run = tail.start(), run
-        if run < start or run == tried:
-            continue
-        tried = run
-        match = _HOST.match(text, run, end)
-        if match is not None:
-            yield match
-
-
 #: A markdown link: its words and its address.
 _LINKED = re.compile(r"\[([^\]]{1,200})\]\((https?://[^)\s]{1,500})\)")
 _FORGE_OWNER = re.compile(r"\b(?:github\.com|gitlab\.com|bitbucket\.org)/(?P<owner>[A-Za-z0-9][\w.-]{0,38})/", re.IGNORECASE)
@@ -367,7 +335,7 @@ def mentions(gaz: _Gazetteer, text: str, body_start: int, front_region: tuple[in
     # a markdown link to a reference site whose words name something else cites a page there
     # ("[UTC](https://en.wikipedia.org/wiki/...)" explains a word): no mention of the site's owner
     cited = [(m.start(2), m.end(2), m.group(1)) for m in _LINKED.finditer(text, body_start, limit)]
-    for match in _hosts(text, front_region[0] if front_region else body_start, limit):
+    for match in find_hosts(text, front_region[0] if front_region else body_start, limit):
         entry = gaz.domain(match.group(1))
         if entry is not None:
             words = next((w for s, e, w in cited if s <= match.start(1) < e), None)
