@@ -283,9 +283,11 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
     # mentions of known organisations: names, hosts, site names
     scores, evidence = mentioned()
     subject = None
-    if title and title[0] and not speaks():
+    if title and title[0] and not speaks() and not _has_timeline(text, body_start):
         # nobody speaks: a summary of someone else's incident is about the one its title names,
-        # unless the text names one organisation again and again (a status note about its own hosts)
+        # unless the text names one organisation again and again (a status note about its own hosts);
+        # a text keeping its own timeline is the responders' report even in the passive voice, and
+        # its title's subject is what failed under them ("Zorbq Cloud billing issue causes downtime")
         subject = _title_subject(gaz, text, body_start, title)
         if subject is not None and refused(subject["value"], subject["origin"]):
             subject = None  # a heading word or a tool the title names is nobody's report
@@ -589,14 +591,56 @@ def _speaks(window: str) -> bool:
     return _FIRST_PERSON.search(_QUOTATION.sub(" ", window)) is not None
 
 
+#: A timeline heading: the responders' own log of the incident ("## Timeline", "Incident timeline:",
+#: "# Timeline of Events", "Timeline (UTC)", a printed page's plain "Timeline" line).
+_TIMELINE_HEADING = re.compile(
+    r"^(?:#{1,6}[ \t]*|=+[ \t]*)?(?:\*\*)?(?:incident[ \t]+|event[ \t]+)?timeline"
+    r"(?:[ \t]+of[ \t]+(?:the[ \t]+)?(?:events|incident|outage))?(?:[ \t]*\([^)\n]{1,20}\))?"
+    r"(?:\*\*)?[ \t]*:?[ \t]*(?:\*\*)?[ \t]*=*[ \t]*$", re.IGNORECASE | re.MULTILINE)
+#: A name used as running software right after it: "Zorbq nodes", "Zorbq v3.2.3", "the Zorbq process".
+_SOFTWARE_USE = (r"\s+(?:nodes?|clients?|process(?:es)?|binar(?:y|ies)|v?\d+\.\d+\S*|versions?|releases?"
+                 r"|features?|(?:debug\s+)?logs)\b")
+
+
+#: The kind of team closing a team's name ("the Acme Infrastructure team").
+_TEAM_KIND = re.compile(r"(?<=\S)\s+(?:infrastructure|infra|operations|ops|SRE|engineering|platform|devops)$",
+                        re.IGNORECASE)
+
+
+def _sentence(text: str, start: int, end: int) -> str:
+    """The sentence (or line) around ``text[start:end]``."""
+    before = max(text.rfind("\n", 0, start), *(text.rfind(mark, 0, start) for mark in (". ", "! ", "? ")))
+    after = [at for at in (text.find(mark, end) for mark in ("\n", ". ", "! ", "? ")) if at >= 0]
+    return text[before + 1:min(after, default=len(text))]
+
+
+def _has_timeline(text: str, body_start: int) -> bool:
+    """Whether the body holds a timeline heading of its own (a responder's log of the incident)."""
+    return _TIMELINE_HEADING.search(text, body_start, min(len(text), body_start + 30000)) is not None
+
+
 def _named_team(gaz: _Gazetteer, text: str, body_start: int) -> Fact | None:
     """An organisation the table does not know, from the text naming its own team or project in
-    the third person ("the Zorbq infrastructure team"): the name said most often that way."""
+    the third person ("the Zorbq infrastructure team"): the name said most often that way.
+
+    In a text that speaks in the first person, only where the sentence naming the team says "we" or
+    "our" too ("the Acme team corrected our firewall"): elsewhere its authors say "we", and a team
+    they name in the third person is another one (a client's team a coordinator quotes). Nor a
+    name the text also uses as running software ("Zorbq nodes", "Zorbq v3.2.3", "a Zorbq feature"):
+    that team makes a product the report's service runs or depends on (issue 35: a network's
+    retrospectives named the client teams they quote as their publisher)."""
+    window = text[body_start:body_start + 30000]
+    speaks = _speaks(window)
     counts: dict[str, list[tuple[int, int]]] = {}
     for match in _TEAM.finditer(text, body_start, min(len(text), body_start + 30000)):
-        name = match.group("n").rstrip(".")
+        # "the Acme Infrastructure team" is Acme's: a capitalised kind of team is no part of the name
+        name = _TEAM_KIND.sub("", match.group("n").rstrip("."))
         if name.split()[0] in _NOT_NAMES or refused(name, "self_reference"):
             continue
+        if re.search(r"(?<![\w-])" + re.escape(name) + _SOFTWARE_USE, window):
+            continue
+        if speaks and not _FIRST_PERSON.search(_sentence(text, *match.span())):
+            continue  # "the Acme team corrected our firewall" is the speaker; "the Acme team found" is not
         counts.setdefault(name, []).append(match.span("n"))
     if not counts:
         return None
