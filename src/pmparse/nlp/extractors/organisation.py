@@ -16,7 +16,7 @@ from pmparse.locations import is_url
 from pmparse.nlp.extractors.organisation_words import refused
 from pmparse.nlp.extractors.publisher_cues import customers_brand
 from pmparse.nlp.extractors.titles import locate
-from pmparse.nlp.extractors.url_owner import on_forge, slug_name, written_owner
+from pmparse.nlp.extractors.url_owner import address_names, name_keys, on_forge, slug_name, written_owner
 from pmparse.rules.taxonomy import OrganisationsFile, load_organisations
 
 Fact = dict[str, Any]
@@ -329,11 +329,25 @@ def address_owner(gaz: _Gazetteer, text: str, body_start: int, location: str) ->
     if found is None:
         return None
     form, spans, _ = found
-    entry = gaz.by_alias.get(form.lower())
+    entry = gaz.by_alias.get(form.lower()) or _account_known_in_full(gaz, form, location)
     value = entry.name if entry else form
     if refused(value, "url"):
         return None
     return {"value": value, "evidence": spans[:3], "confidence": 0.75, "origin": "url", "written": len(spans)}
+
+
+def _account_known_in_full(gaz: _Gazetteer, form: str, location: str):
+    """The table's entry a forge account names in full when the text writes only its first word:
+    "zorbq-ci" written "Zorbq" is the table's "Zorbq CI" (a team shortens its own name)."""
+    written = re.sub(r"[^0-9a-z]", "", form.casefold())
+    for kind, name in address_names(location):
+        full = (name_keys(name, kind) or [""])[0] if kind == "account" else ""
+        if not written or full == written or not full.startswith(written):
+            continue
+        for entry in gaz.entries:
+            if any(re.sub(r"[^0-9a-z]", "", alias.casefold()) == full for alias in (entry.name, *entry.aliases)):
+                return entry
+    return None
 
 
 def _known_outnumbers(gaz: _Gazetteer, mentioned: dict[str, float], owner: str, written: int) -> bool:
