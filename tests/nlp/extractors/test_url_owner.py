@@ -59,6 +59,18 @@ def test_a_short_form_of_an_account_the_table_knows_in_full_is_the_tables_name()
     assert fact["value"] == "Zorbq"
 
 
+def test_a_catalogue_entry_nobody_speaks_in_is_not_its_curators():
+    # someone else's incident told in the third person, with no timeline and not called a report:
+    # the account holding the catalogue curates it, it did not publish the incident
+    address = "https://github.com/zorbqsec/catalog/blob/a/compromises/2031/x.md"
+    entry = "# Operation Quietfern\n\nAttackers slipped a backdoor into an updater.\n\n## Impact\n\nMany users.\n"
+    assert find_organisation(entry, 0, address, title=("Operation Quietfern", [(2, 21)])) is None
+    # the same account's own report, calling itself one or keeping its own timeline, is its own
+    for heading in ("# Incident Report: updater outage", "# Updater outage\n\n## Timeline"):
+        report = heading + "\n\nThe updater failed at 10:02 and was restarted.\n"
+        assert find_organisation(report, 0, address, title=(heading.split("\n")[0][2:], []))["value"] == "Zorbqsec"
+
+
 def test_a_slug_in_a_path_an_address_or_lower_case_is_not_a_written_name():
     text = "See github.com/zorbq-ci/x and zorbq-ci.example, and zorbqci in lower case."
     assert written_owner(text, "https://github.com/zorbq-ci/x/blob/a/y.md") is None

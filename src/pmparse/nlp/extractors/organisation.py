@@ -303,7 +303,14 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
                                 or scores[best] < 1):
         return subject
     if best is None:
-        return _named_team(gaz, text, body_start) or guessed
+        team = _named_team(gaz, text, body_start)
+        if team is None and guessed is not None and not guessed["evidence"] and not speaks() and not (
+                _has_timeline(text, body_start) or _calls_itself_a_report(text, body_start, title)):
+            # a text nobody speaks in, with no timeline of its own and not calling itself a report,
+            # tells someone else's incident (a catalogue entry, a news summary): the repository or site
+            # holding it is its curator's, not its publisher's, and the text never writes that name
+            return None
+        return team or guessed
     score = scores[best]
     others = sum(v for k, v in scores.items() if k != best)
     confidence = min(0.9, 0.55 + 0.08 * score) * (score / (score + others))
@@ -600,9 +607,14 @@ def _defined_subject(text: str, after: int, title: str) -> tuple[str, tuple[int,
 _QUOTATION = re.compile(r"\"[^\"\n]{0,3000}\"|“[^”]{0,3000}”|^>.*$", re.MULTILINE)
 
 
+#: An address: its words ("...-from-us-government") are a slug, not the text speaking.
+_ADDRESS = re.compile(r"\b(?:https?://|www\.)[^\s)>\]]+")
+
+
 def _speaks(window: str) -> bool:
-    """Whether the text speaks in the first person plural outside what it quotes of others."""
-    return _FIRST_PERSON.search(_QUOTATION.sub(" ", window)) is not None
+    """Whether the text speaks in the first person plural outside what it quotes of others and the
+    addresses it cites."""
+    return _FIRST_PERSON.search(_QUOTATION.sub(" ", _ADDRESS.sub(" ", window))) is not None
 
 
 #: A timeline heading: the responders' own log of the incident ("## Timeline", "Incident timeline:",
@@ -626,6 +638,19 @@ def _sentence(text: str, start: int, end: int) -> str:
     before = max(text.rfind("\n", 0, start), *(text.rfind(mark, 0, start) for mark in (". ", "! ", "? ")))
     after = [at for at in (text.find(mark, end) for mark in ("\n", ". ", "! ", "? ")) if at >= 0]
     return text[before + 1:min(after, default=len(text))]
+
+
+#: Words with which a document calls itself an incident report ("Incident Report for ...",
+#: "Post-Mortem", "Retrospective").
+_REPORT_WORDS = re.compile(r"\b(?:incident\s+report|post[- ]?mortem|retrospective|root[- ]cause\s+analysis|"
+                           r"incident\s+review)\b", re.IGNORECASE)
+
+
+def _calls_itself_a_report(text: str, body_start: int, title: tuple[str, list] | None) -> bool:
+    """Whether the title or a heading calls the document an incident report (a publisher's own;
+    a catalogue's entry is headed by what happened: "Impact", "References")."""
+    headings = re.findall(r"^#{1,6}[ \t]+(.*)$", text[body_start:body_start + 30000], re.MULTILINE)
+    return any(_REPORT_WORDS.search(line) for line in [title[0] if title and title[0] else "", *headings])
 
 
 def _has_timeline(text: str, body_start: int) -> bool:
