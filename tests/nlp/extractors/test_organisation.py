@@ -53,6 +53,9 @@ def test_a_third_person_note_names_its_own_team():
     text = "# Mirror down\n\nThe Velmora infrastructure team restarted the mirror. The Velmora team then checked it.\n"
     fact = find_organisation(text, title=("Mirror down", [(2, 13)]))
     assert fact["value"] == "Velmora" and fact["origin"] == "self_reference"
+    # the authors signing as their team
+    text = "# Mirror down\n\nWe restarted the mirror after an hour.\n\nJo and the Velmora team.\n"
+    assert find_organisation(text, title=("Mirror down", [(2, 13)]))["value"] == "Velmora"
     # a speaker naming its own team in the sentence that says "our" is that team
     text = ("# Mirror down\n\nThe Velmora Infrastructure team found that our mirror had stopped. We restarted "
             "it.\n\nThe Velmora team will add an alert.\n")

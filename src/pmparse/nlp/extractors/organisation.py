@@ -633,6 +633,15 @@ _TEAM_KIND = re.compile(r"(?<=\S)\s+(?:infrastructure|infra|operations|ops|SRE|e
                         re.IGNORECASE)
 
 
+def _sign_off(text: str, match: re.Match) -> bool:
+    """Whether the team's name closes a short line of its own: the authors signing ("Jo and the
+    Acme team.", "Love, the Acme team!")."""
+    line_start = text.rfind("\n", 0, match.start()) + 1
+    line_end = text.find("\n", match.end())
+    line_end = len(text) if line_end < 0 else line_end
+    return line_end - line_start <= 60 and text[match.end():line_end].strip() in ("", ".", "!")
+
+
 def _sentence(text: str, start: int, end: int) -> str:
     """The sentence (or line) around ``text[start:end]``."""
     before = max(text.rfind("\n", 0, start), *(text.rfind(mark, 0, start) for mark in (". ", "! ", "? ")))
@@ -664,7 +673,8 @@ def _named_team(gaz: _Gazetteer, text: str, body_start: int) -> Fact | None:
 
     In a text that speaks in the first person, only where the sentence naming the team says "we" or
     "our" too ("the Acme team corrected our firewall"): elsewhere its authors say "we", and a team
-    they name in the third person is another one (a client's team a coordinator quotes). Nor a
+    they name in the third person is another one (a client's team a coordinator quotes), unless they
+    sign with it ("Jo and the Acme team."). Nor a
     name the text also uses as running software ("Zorbq nodes", "Zorbq v3.2.3", "a Zorbq feature"):
     that team makes a product the report's service runs or depends on (issue 35: a network's
     retrospectives named the client teams they quote as their publisher)."""
@@ -678,7 +688,7 @@ def _named_team(gaz: _Gazetteer, text: str, body_start: int) -> Fact | None:
             continue
         if re.search(r"(?<![\w-])" + re.escape(name) + _SOFTWARE_USE, window):
             continue
-        if speaks and not _FIRST_PERSON.search(_sentence(text, *match.span())):
+        if speaks and not _FIRST_PERSON.search(_sentence(text, *match.span())) and not _sign_off(text, match):
             continue  # "the Acme team corrected our firewall" is the speaker; "the Acme team found" is not
         counts.setdefault(name, []).append(match.span("n"))
     if not counts:
