@@ -304,11 +304,12 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
         return subject
     if best is None:
         team = _named_team(gaz, text, body_start)
-        if team is None and guessed is not None and not guessed["evidence"] and not speaks() and not (
+        if team is None and forge_guess and guessed is not None and not guessed["evidence"] and not speaks() and not (
                 _has_timeline(text, body_start) or _calls_itself_a_report(text, body_start, title)):
             # a text nobody speaks in, with no timeline of its own and not calling itself a report,
-            # tells someone else's incident (a catalogue entry, a news summary): the repository or site
-            # holding it is its curator's, not its publisher's, and the text never writes that name
+            # tells someone else's incident (a catalogue entry): the repository holding it is its
+            # curator's, not its publisher's, and the text never writes that name. (A host's own
+            # site, "status.acme.io", still names the publisher of a third-person status note.)
             return None
         return team or guessed
     score = scores[best]
@@ -690,7 +691,7 @@ def _named_team(gaz: _Gazetteer, text: str, body_start: int) -> Fact | None:
             continue
         if speaks and not _FIRST_PERSON.search(_sentence(text, *match.span())) and not _sign_off(text, match):
             continue  # "the Acme team corrected our firewall" is the speaker; "the Acme team found" is not
-        counts.setdefault(name, []).append(match.span("n"))
+        counts.setdefault(name, []).append((match.start("n"), match.start("n") + len(name)))
     if not counts:
         return None
     name = max(counts, key=lambda n: (len(counts[n]), -counts[n][0][0]))
