@@ -179,8 +179,10 @@ def test_a_guess_from_an_unknown_host_or_account_yields_to_the_text():
     # a project account on a forge is often not the organisation: what the text says wins
     fact = find_organisation(text, location="https://github.com/some-project/reports/blob/main/a.md")
     assert (fact["value"], fact["origin"]) == ("Ministry of Justice", "text")
-    fact = find_organisation("Body.", location="https://github.com/someproject-org/reports/blob/main/a.md")
+    fact = find_organisation("We lost a disk.", location="https://github.com/someproject-org/reports/blob/main/a.md")
     assert (fact["value"], fact["origin"]) == ("Someproject", "url") and fact["confidence"] < 0.5
+    # a text saying nothing of itself behind a forge account may be a catalogue's entry (issue 35)
+    assert find_organisation("Body.", location="https://github.com/someproject-org/reports/blob/main/a.md") is None
     # a slug of several words the text never writes is no display name (issue 35)
     assert find_organisation("Body.", location="https://github.com/some-project/reports/blob/main/a.md") is None
     # a known organisation's account still beats a mention in the text

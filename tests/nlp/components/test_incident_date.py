@@ -81,3 +81,29 @@ def test_a_weekday_beside_its_date_and_a_title_dated_for_readers_are_not_relativ
     text = "# Incident on 2031-04-12 - Proxy\n\n- First detected 2031-04-11\n"
     title = ("Incident on 2031-04-12 - Proxy", [(2, 32)])
     assert find_incident_date(text, 0, "x/2031-04-12-proxy.md", [], None, None, title)["value"] == "2031-04-12"
+
+
+def _log(first_entry: str, title: str = "2031-07-21: Queue worker stuck") -> tuple[str, tuple[str, list],
+                                                                                list[tuple[int, int]]]:
+    text = (f"# {title}\n\n## Summary\n\nThe queue worker stopped taking jobs.\n\n## Timeline\n\n"
+            f"### {first_entry}\n\nErrors start to climb.\n\n### 2031-07-21 11:30\n\nSomeone notices the errors.\n")
+    start = text.index("## Timeline")
+    return text, (title, [(2, 2 + len(title))]), [(start, len(text))]
+
+
+def test_a_log_titled_with_the_day_it_was_noticed_began_at_its_first_entry_the_evening_before():
+    text, title, timelines = _log("2031-07-20 20:30")
+    fact = find_incident_date(text, 0, "", timelines, None, None, title)
+    assert fact["value"] == "2031-07-20" and fact["origin"] == "timeline"
+    assert text[fact["evidence"][0][0]:fact["evidence"][0][1]].startswith("2031-07-20")
+
+
+def test_a_titles_date_stands_over_a_timeline_opening_with_background_days_before():
+    # a change deployed days before the outage opens the timeline: the title's day is the incident's
+    text, title, timelines = _log("2031-07-16 09:00")
+    assert find_incident_date(text, 0, "", timelines, None, None, title)["value"] == "2031-07-21"
+    text, title, timelines = _log("2031-07-21 08:00")
+    assert find_incident_date(text, 0, "", timelines, None, None, title)["value"] == "2031-07-21"
+    # a title saying which day it was ("Incident on ...") is the author's word
+    text, title, timelines = _log("2031-07-20 20:30", "Incident on 2031-07-21 - queue worker stuck")
+    assert find_incident_date(text, 0, "", timelines, None, None, title)["value"] == "2031-07-21"

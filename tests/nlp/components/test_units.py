@@ -25,6 +25,22 @@ def test_list_items_with_continuation_lines():
     ]
 
 
+def test_a_list_item_wrapped_without_indenting_keeps_its_sentence():
+    # a hard-wrapped item whose continuation lines were not indented: Markdown reads them as the item's
+    text = ("1. Scan every folder for projects.\n2. For projects with a build file, copy the\npayload into "
+            "the build and\nrun it on every build.\nAfterwards the tool deleted its logs.\n")
+    assert units(text) == [
+        ("list_item", "Scan every folder for projects."),
+        ("list_item", "For projects with a build file, copy the\npayload into the build and\nrun it on every build."),
+        ("sentence", "Afterwards the tool deleted its logs."),
+    ]
+    assert units("- Keys were read with Personal Access Tokens\n(PATs) from the runner.\n") == [
+        ("list_item", "Keys were read with Personal Access Tokens\n(PATs) from the runner.")]
+    # an item that ends its sentence, then a paragraph line: two units, as before
+    assert units("- Restart the queue\nThe queue then drained.\n") == [
+        ("list_item", "Restart the queue"), ("sentence", "The queue then drained.")]
+
+
 def test_table_rows_skip_rules_and_pipes():
     text = "| Time | Event |\n| :--- | ----- |\n| 10:00 | Alert fired for api |\n"
     assert units(text) == [("table_row", "Time | Event"), ("table_row", "10:00 | Alert fired for api")]

@@ -53,6 +53,42 @@ def test_a_third_person_note_names_its_own_team():
     text = "# Mirror down\n\nThe Velmora infrastructure team restarted the mirror. The Velmora team then checked it.\n"
     fact = find_organisation(text, title=("Mirror down", [(2, 13)]))
     assert fact["value"] == "Velmora" and fact["origin"] == "self_reference"
+    # the authors signing as their team
+    text = "# Mirror down\n\nWe restarted the mirror after an hour.\n\nJo and the Velmora team.\n"
+    assert find_organisation(text, title=("Mirror down", [(2, 13)]))["value"] == "Velmora"
+    # a speaker naming its own team in the sentence that says "our" is that team
+    text = ("# Mirror down\n\nThe Velmora Infrastructure team found that our mirror had stopped. We restarted "
+            "it.\n\nThe Velmora team will add an alert.\n")
+    fact = find_organisation(text, title=("Mirror down", [(2, 13)]))
+    assert fact["value"] == "Velmora" and fact["origin"] == "self_reference"
+
+
+@pytest.mark.parametrize("body", [
+    # a coordinator who says "we" names the client teams it works with in the third person
+    "We paused the rollout. The Quorvex team found the bug. We shipped the fix.\n",
+    # nobody says "we", but the team makes software the network runs: its nodes, its release
+    "The Quorvex team reported that Quorvex nodes stopped syncing. Quorvex v4.1.2 fixed it.\n",
+    "The Quorvex project shipped a patch after a Quorvex feature misbehaved.\n",
+])
+def test_a_team_named_beside_a_speaker_or_as_software_is_not_the_author(body):
+    text = "# Sync halt\n\n" + body
+    fact = find_organisation(text, title=("Sync halt", [(2, 11)]))
+    assert fact is None or fact["value"] != "Quorvex"
+
+
+@pytest.mark.parametrize("timeline", ["## Timeline", "# Timeline of Events", "Timeline (UTC):", "**Timeline**"])
+def test_a_title_naming_what_failed_under_a_teams_own_timeline_is_no_publisher(timeline):
+    # written in the passive voice, but the responders keep their own timeline: the title's subject
+    # (a vendor's product, a tool) is what failed under them, not who wrote the report
+    text = ("# Brindlecloud disk refuses to detach, causing downtime\n\n## Summary\n\nThe hub was down while a "
+            "Brindlecloud disk stayed attached to a dead node.\n\n"
+            f"{timeline}\n\n- 10:02 the disk hung\n- 10:40 the disk was detached by hand\n")
+    fact = find_organisation(text, title=("Brindlecloud disk refuses to detach, causing downtime", [(2, 55)]))
+    assert fact is None or fact["value"] != "Brindlecloud"
+    # a catalogue entry without a timeline is still about the project its title names
+    entry = "# Brindlecloud disk images backdoored\n\nAn attacker changed Brindlecloud images for a week.\n"
+    fact = find_organisation(entry, title=("Brindlecloud disk images backdoored", [(2, 37)]))
+    assert fact["value"] == "Brindlecloud" and fact["origin"] == "title_subject"
 
 
 def test_a_summary_of_someone_elses_incident_is_about_the_project_its_title_names():

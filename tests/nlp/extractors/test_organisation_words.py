@@ -10,7 +10,7 @@ from pmparse.nlp.extractors.organisation_words import refused
 
 @pytest.mark.parametrize("value", ["Monday", "friday", "Sept.", "March 2031", "Security", "All", "IT", "SRE",
                                    "SRE team", "On-call", "Summary", "20310105_badfasta", "notes.md",
-                                   "reports/2031", "2031"])
+                                   "reports/2031", "2031", "QA", "Dev", "QA team"])
 def test_weekdays_months_roles_heading_words_and_file_names_are_refused(value):
     assert refused(value) is not None
 
@@ -35,6 +35,14 @@ def test_the_rules_give_no_organisation_rather_than_a_wrong_kind_one():
     # a role said in the third person is not a team's name
     text = "## Summary\n\nThe SRE team restarted the queue. The SRE team then watched it.\n"
     assert find_organisation(text) is None
+    # a team function a catalogue entry's title names ("Dev and QA tools") is nobody's name
+    text = "# Misplaced Dev and QA servers breached\n\nAttackers used the servers for a month.\n"
+    assert find_organisation(text, title=("Misplaced Dev and QA servers breached", [(2, 39)])) is None
+    # an address a text cites is no first person: "...-from-us-..." is a slug
+    text = ("# Zorbq Cloud breach\n\nAttackers took Zorbq Cloud keys for a month. See "
+            "https://news.example/hackers-stole-data-from-us-firms for more.\n")
+    fact = find_organisation(text, title=("Zorbq Cloud breach", [(2, 20)]))
+    assert fact is not None and fact["value"].startswith("Zorbq")
     # a heading word title-cased in the title is nobody's report
     text = "# All Services Down\n\nAll services were down for an hour and then came back.\n"
     assert find_organisation(text, title=("All Services Down", [(2, 19)])) is None

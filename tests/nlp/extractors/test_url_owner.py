@@ -33,9 +33,42 @@ def test_generic_parts_are_dropped_and_a_dotted_host_stays_whole():
     # an acronym the text writes out
     ("The Open Zorbq Service (OZS) failed. OZS was down.", "https://github.com/example/ozs-landing/blob/a/x",
      "Open Zorbq Service"),
+    # a hard-wrapped paragraph breaks the name at a line end; the first word alone elsewhere
+    ("We lost the build logs on [Zorbq\nCI](http://x.example). Zorbq apologises.",
+     "https://github.com/zorbq-ci/blog/blob/a/x.md", "Zorbq CI"),
 ])
 def test_the_address_owner_is_the_name_as_the_text_writes_it(text, address, form):
     assert written_owner(text, address)[0] == form
+
+
+def test_a_wrapped_name_is_cited_where_the_text_writes_it():
+    text = "## Summary\n\nWe lost the build logs of Zorbq\nCI for an hour; our queue was full.\n"
+    fact = find_organisation(text, 0, "https://github.com/zorbq-ci/blog/blob/a/post.md")
+    assert fact["value"] == "Zorbq CI" and [text[s:e] for s, e in fact["evidence"]] == ["Zorbq\nCI"]
+    # two paragraphs are not one name
+    assert written_owner("Ask Zorbq\n\nCI runs are fine.", "https://github.com/zorbq-ci/blog/blob/a/x.md")[0] == "Zorbq"
+
+
+def test_a_short_form_of_an_account_the_table_knows_in_full_is_the_tables_name():
+    # the table knows "Travis CI"; the post, behind the account "travis-ci", only writes "Travis"
+    text = "## Summary\n\nWe lost the build logs for an hour. The Travis queue was full; our workers waited.\n"
+    fact = find_organisation(text, 0, "https://github.com/travis-ci/blog/blob/a/post.md")
+    assert fact["value"] == "Travis CI" and fact["origin"] == "url"
+    # an account the table does not know keeps the form the text writes
+    fact = find_organisation(text.replace("Travis", "Zorbq"), 0, "https://github.com/zorbq-ci/blog/blob/a/post.md")
+    assert fact["value"] == "Zorbq"
+
+
+def test_a_catalogue_entry_nobody_speaks_in_is_not_its_curators():
+    # someone else's incident told in the third person, with no timeline and not called a report:
+    # the account holding the catalogue curates it, it did not publish the incident
+    address = "https://github.com/zorbqsec/catalog/blob/a/compromises/2031/x.md"
+    entry = "# Operation Quietfern\n\nAttackers slipped a backdoor into an updater.\n\n## Impact\n\nMany users.\n"
+    assert find_organisation(entry, 0, address, title=("Operation Quietfern", [(2, 21)])) is None
+    # the same account's own report, calling itself one or keeping its own timeline, is its own
+    for heading in ("# Incident Report: updater outage", "# Updater outage\n\n## Timeline"):
+        report = heading + "\n\nThe updater failed at 10:02 and was restarted.\n"
+        assert find_organisation(report, 0, address, title=(heading.split("\n")[0][2:], []))["value"] == "Zorbqsec"
 
 
 def test_a_slug_in_a_path_an_address_or_lower_case_is_not_a_written_name():

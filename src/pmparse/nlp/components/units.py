@@ -158,6 +158,21 @@ def chrome_regions(lines) -> list[tuple[int, int]]:
     return out
 
 
+#: Words a sentence does not end on: an item's line ending on one was wrapped mid-sentence.
+_OPEN_END = re.compile(r"(?:,|\b(?:the|a|an|of|to|and|or|in|on|at|by|for|with|from|that|which|who|is|are|was|"
+                       r"were|be|been|has|have|had|its|their|our|your|this|these|those|into|onto|than|as))\s*$",
+                       re.IGNORECASE)
+
+
+def _lazy_continuation(item: str, line: str) -> bool:
+    """Whether ``line``, not indented under a list item, still continues the item's sentence (a
+    hard-wrapped item whose continuation lines were not indented, which Markdown reads as part of
+    the item): the item's text stops on a comma or a word no sentence ends on ("send the"), or the
+    line opens in lower case or with a parenthesis ("private keys and ...", "(PATs) to ...")."""
+    opening = line.lstrip()
+    return bool(_OPEN_END.search(item)) or ((opening[:1].islower() or opening[:1] == "(") and not _LIST.match(line))
+
+
 def segment(text: str, masked: list[tuple[int, int]], skip: list[tuple[int, int]], plain_text: bool = False,
             boilerplate: tuple[frozenset[str], int] | None = None) -> list[Unit]:
     """Split ``text`` into units.
@@ -233,7 +248,7 @@ def segment(text: str, masked: list[tuple[int, int]], skip: list[tuple[int, int]
             continue
         if block and kind == "list_item":
             line_indent = len(line.text) - len(line.text.lstrip())
-            if line_indent <= indent and not plain_text:
+            if line_indent <= indent and not plain_text and not _lazy_continuation(text[block[0]:block[1]], line.text):
                 flush()
                 block, kind = [start, end], "paragraph"
                 continue

@@ -15,8 +15,11 @@ from pmparse.locations import is_url
 from pmparse.nlp.extractors.hosts import find_hosts
 from pmparse.nlp.extractors.organisation_words import refused
 from pmparse.nlp.extractors.publisher_cues import customers_brand
+from pmparse.nlp.extractors.report_voice import (  # noqa: F401  (_speaks, _NOT_NAMES, _HOST: others' too)
+    _DEFINITION_WINDOW, _FIRST_PERSON, _HOST, _NOT_NAMES, _SOFTWARE_USE, _TEAM_KIND, _calls_itself_a_report,
+    _defined_subject, _has_timeline, _hosts, _sentence, _sign_off, _speaks)
 from pmparse.nlp.extractors.titles import locate
-from pmparse.nlp.extractors.url_owner import on_forge, slug_name, written_owner
+from pmparse.nlp.extractors.url_owner import address_names, name_keys, on_forge, slug_name, written_owner
 from pmparse.rules.taxonomy import OrganisationsFile, load_organisations
 
 Fact = dict[str, Any]
@@ -53,8 +56,6 @@ _INCIDENT_NUMBER = re.compile(r"(?:\b(?:incident|tracking\s+id|issue|ref(?:erenc
                               r"[A-Z0-9][A-Z0-9_-]{3,}\b)|#\d{3,}", re.IGNORECASE)
 #: A site name that is a host name: labels joined by dots, the last of letters.
 _HOST_NAME = re.compile(r"[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}")
-_NOT_NAMES = {"The", "This", "That", "We", "Our", "It", "In", "On", "At", "A", "An", "As", "All", "Some", "Monday",
-              "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "First", "Then", "Since"}
 _SECOND_LEVEL = {"co", "com", "gov", "ac", "org", "net", "edu"}
 
 
@@ -251,9 +252,11 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
     # mentions of known organisations: names, hosts, site names
     scores, evidence = mentioned()
     subject = None
-    if title and title[0] and not speaks():
+    if title and title[0] and not speaks() and not _has_timeline(text, body_start):
         # nobody speaks: a summary of someone else's incident is about the one its title names,
-        # unless the text names one organisation again and again (a status note about its own hosts)
+        # unless the text names one organisation again and again (a status note about its own hosts);
+        # a text keeping its own timeline is the responders' report even in the passive voice, and
+        # its title's subject is what failed under them ("Zorbq Cloud billing issue causes downtime")
         subject = _title_subject(gaz, text, body_start, title)
         if subject is not None and refused(subject["value"], subject["origin"]):
             subject = None  # a heading word or a tool the title names is nobody's report
@@ -269,7 +272,15 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
                                 or scores[best] < 1):
         return subject
     if best is None:
-        return _named_team(gaz, text, body_start) or guessed
+        team = _named_team(gaz, text, body_start)
+        if team is None and forge_guess and guessed is not None and not guessed["evidence"] and not speaks() and not (
+                _has_timeline(text, body_start) or _calls_itself_a_report(text, body_start, title)):
+            # a text nobody speaks in, with no timeline of its own and not calling itself a report,
+            # tells someone else's incident (a catalogue entry): the repository holding it is its
+            # curator's, not its publisher's, and the text never writes that name. (A host's own
+            # site, "status.acme.io", still names the publisher of a third-person status note.)
+            return None
+        return team or guessed
     score = scores[best]
     others = sum(v for k, v in scores.items() if k != best)
     confidence = min(0.9, 0.55 + 0.08 * score) * (score / (score + others))
@@ -295,11 +306,25 @@ def address_owner(gaz: _Gazetteer, text: str, body_start: int, location: str) ->
     if found is None:
         return None
     form, spans, _ = found
-    entry = gaz.by_alias.get(form.lower())
+    entry = gaz.by_alias.get(form.lower()) or _account_known_in_full(gaz, form, location)
     value = entry.name if entry else form
     if refused(value, "url"):
         return None
     return {"value": value, "evidence": spans[:3], "confidence": 0.75, "origin": "url", "written": len(spans)}
+
+
+def _account_known_in_full(gaz: _Gazetteer, form: str, location: str):
+    """The table's entry a forge account names in full when the text writes only its first word:
+    "zorbq-ci" written "Zorbq" is the table's "Zorbq CI" (a team shortens its own name)."""
+    written = re.sub(r"[^0-9a-z]", "", form.casefold())
+    for kind, name in address_names(location):
+        full = (name_keys(name, kind) or [""])[0] if kind == "account" else ""
+        if not written or full == written or not full.startswith(written):
+            continue
+        for entry in gaz.entries:
+            if any(re.sub(r"[^0-9a-z]", "", alias.casefold()) == full for alias in (entry.name, *entry.aliases)):
+                return entry
+    return None
 
 
 def _known_outnumbers(gaz: _Gazetteer, mentioned: dict[str, float], owner: str, written: int) -> bool:
@@ -413,7 +438,6 @@ def _provider_speaks(gaz: _Gazetteer, text: str, body_start: int, title: tuple[s
     return None
 
 
-_FIRST_PERSON = re.compile(r"\b(?:[Ww]e|[Oo]ur|[Uu]s|[Ww]e're|[Ww]e've|[Oo]urs)\b")
 _QUOTED_NAME = re.compile(r"[`‘'\"“]([\w.@/-]{2,40})[`’'\"”]")
 _TITLE_WORD = re.compile(r"[\w][\w.&+-]*[\w+]|\w")
 #: Title words that are never the subject's name, whatever their case.
@@ -526,46 +550,30 @@ def _compromised(gaz: _Gazetteer, text: str, after: int) -> Fact | None:
     return None
 
 
-#: A sentence defining a name: "Zorbq is a build tool ...", "The Quiet Tab was an extension ...".
-_DEFINITION = re.compile(r"(?:^|(?<=[.!?]\s))(?P<n>(?:The\s)?[A-Z0-9][\w.&+-]*(?:\s[A-Z0-9][\w.&+-]*){0,3})"
-                         r"\s(?:is|was|are|were)\s(?:a|an|the|one)\b", re.MULTILINE)
-#: How far into the body a defining sentence is looked for (a summary defines its subject first).
-_DEFINITION_WINDOW = 800
-
-
-def _defined_subject(text: str, after: int, title: str) -> tuple[str, tuple[int, int]] | None:
-    """The name a summary's opening defines ("Zorbq is a build tool used by ...") when its title
-    names it too: the subject as the body writes it, without the title's extra words ("Compromise
-    of the Zorbq Uploader tool" is about Zorbq). A leading "The" is kept when the title has it."""
-    folded = title.casefold()
-    for match in _DEFINITION.finditer(text, after, min(len(text), after + _DEFINITION_WINDOW)):
-        name = match.group("n")
-        bare = name[4:] if name.startswith("The ") else name
-        if bare.split()[0] in _NOT_NAMES or not re.search(r"(?<!\w)" + re.escape(bare.casefold()) + r"(?!\w)", folded):
-            continue
-        if name != bare and ("the " + bare.casefold()) not in folded:
-            return bare, (match.start("n") + 4, match.end("n"))
-        return name, match.span("n")
-    return None
-
-
-_QUOTATION = re.compile(r"\"[^\"\n]{0,3000}\"|“[^”]{0,3000}”|^>.*$", re.MULTILINE)
-
-
-def _speaks(window: str) -> bool:
-    """Whether the text speaks in the first person plural outside what it quotes of others."""
-    return _FIRST_PERSON.search(_QUOTATION.sub(" ", window)) is not None
-
-
 def _named_team(gaz: _Gazetteer, text: str, body_start: int) -> Fact | None:
     """An organisation the table does not know, from the text naming its own team or project in
-    the third person ("the Zorbq infrastructure team"): the name said most often that way."""
+    the third person ("the Zorbq infrastructure team"): the name said most often that way.
+
+    In a text that speaks in the first person, only where the sentence naming the team says "we" or
+    "our" too ("the Acme team corrected our firewall"): elsewhere its authors say "we", and a team
+    they name in the third person is another one (a client's team a coordinator quotes), unless they
+    sign with it ("Jo and the Acme team."). Nor a
+    name the text also uses as running software ("Zorbq nodes", "Zorbq v3.2.3", "a Zorbq feature"):
+    that team makes a product the report's service runs or depends on (issue 35: a network's
+    retrospectives named the client teams they quote as their publisher)."""
+    window = text[body_start:body_start + 30000]
+    speaks = _speaks(window)
     counts: dict[str, list[tuple[int, int]]] = {}
     for match in _TEAM.finditer(text, body_start, min(len(text), body_start + 30000)):
-        name = match.group("n").rstrip(".")
+        # "the Acme Infrastructure team" is Acme's: a capitalised kind of team is no part of the name
+        name = _TEAM_KIND.sub("", match.group("n").rstrip("."))
         if name.split()[0] in _NOT_NAMES or refused(name, "self_reference"):
             continue
-        counts.setdefault(name, []).append(match.span("n"))
+        if re.search(r"(?<![\w-])" + re.escape(name) + _SOFTWARE_USE, window):
+            continue
+        if speaks and not _FIRST_PERSON.search(_sentence(text, *match.span())) and not _sign_off(text, match):
+            continue  # "the Acme team corrected our firewall" is the speaker; "the Acme team found" is not
+        counts.setdefault(name, []).append((match.start("n"), match.start("n") + len(name)))
     if not counts:
         return None
     name = max(counts, key=lambda n: (len(counts[n]), -counts[n][0][0]))

@@ -98,8 +98,9 @@ def name_keys(name: str, kind: str = "account") -> list[str]:
 
 def written_forms(text: str, key: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
     """Where ``text`` writes the name ``key`` (letters and digits, case-folded) as a name: one to
-    four runs of letters and digits joined by at most one of " .-_", written with a capital, a
-    digit or a dot, and not part of a path, an address or a longer word."""
+    four runs of letters and digits joined by at most one of " .-_" (or a line end, where a
+    hard-wrapped paragraph breaks the name), written with a capital, a digit or a dot, and not part
+    of a path, an address or a longer word."""
     end = len(text) if end is None else end
     tokens = list(_TOKEN.finditer(text, start, end))
     spans = []
@@ -109,7 +110,8 @@ def written_forms(text: str, key: str, start: int = 0, end: int | None = None) -
         built, j = first.group(0).casefold(), i
         while built != key and j + 1 < len(tokens) and len(built) < len(key):
             gap = text[tokens[j].end():tokens[j + 1].start()]
-            if len(gap) != 1 or gap not in _SEPARATORS:
+            # a hard-wrapped paragraph breaks a name at a line end ("Travis\nCI"): a space
+            if len(gap) != 1 or (gap not in _SEPARATORS and gap != "\n"):
                 break
             j += 1
             built += tokens[j].group(0).casefold()
@@ -155,19 +157,25 @@ def written_owner(text: str, location: str, start: int = 0, end: int | None = No
     if best is None:
         return None
     _, _, _, kind, spans, _ = best
-    forms = Counter(text[s:e] for s, e in spans)
+    forms = Counter(_written(text, s, e) for s, e in spans)
     form = max(forms, key=lambda f: (forms[f], any(c.isupper() for c in f)))
     longer = Counter()
     for s, e in spans:
         match = re.match(r" (" + "|".join(_ORG_WORDS) + r")\b", text[e:e + 20])
-        if match and text[s:e] == form:
+        if match and _written(text, s, e) == form:
             longer[form + match.group(0)] += 1
     if longer:
         form = longer.most_common(1)[0][0]
     expanded = expansion(text, form, start, end)
     if expanded is not None:
         return expanded[0], [expanded[1]], kind
-    return form, [(s, e) for s, e in spans if text[s:e] == form.split(" ")[0] or text.startswith(form, s)], kind
+    return form, [(s, e) for s, e in spans
+                  if _written(text, s, e) == form.split(" ")[0] or _written(text, s, s + len(form)) == form], kind
+
+
+def _written(text: str, start: int, end: int) -> str:
+    """The name at ``text[start:end]`` as one line (a wrapped name's line end is a space)."""
+    return text[start:end].replace("\n", " ")
 
 
 def slug_name(location: str) -> str | None:
