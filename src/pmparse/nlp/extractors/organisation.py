@@ -15,9 +15,9 @@ from pmparse.locations import is_url
 from pmparse.nlp.extractors.hosts import find_hosts
 from pmparse.nlp.extractors.organisation_words import refused
 from pmparse.nlp.extractors.publisher_cues import customers_brand
-from pmparse.nlp.extractors.report_voice import (  # noqa: F401  (_speaks, _NOT_NAMES, _HOST: others' too)
-    _DEFINITION_WINDOW, _FIRST_PERSON, _HOST, _NOT_NAMES, _SOFTWARE_USE, _TEAM_KIND, _calls_itself_a_report,
-    _defined_subject, _has_timeline, _hosts, _sentence, _sign_off, _speaks)
+from pmparse.nlp.extractors.report_voice import (  # noqa: F401  (_speaks, _NOT_NAMES: others' too)
+    _DEFINITION_WINDOW, _FIRST_PERSON, _NOT_NAMES, _SOFTWARE_USE, _TEAM_KIND, _calls_itself_a_report,
+    _defined_subject, _has_timeline, _sentence, _sign_off, _speaks)
 from pmparse.nlp.extractors.titles import locate
 from pmparse.nlp.extractors.url_owner import address_names, name_keys, on_forge, slug_name, written_owner
 from pmparse.rules.taxonomy import OrganisationsFile, load_organisations
