@@ -184,14 +184,9 @@ def find_incident_date(text: str, body_start: int = 0, location: str = "",
         if first is not None:
             reference = _iso(first)
     for start, end in timelines or []:
-        # from the heading line on: it may carry the range ("Timeline (PST) 10/14/2022 - 11/03/2022")
-        moments = [m for m in clock.find_moments(text, max(start - 120, body_start), min(end, start + 3000),
-                                                 reference, order)
-                   if m.date and not dates.is_page_date(text, m.start)]
-        if moments:
-            day = _iso(moments[0].date)
-            if day:
-                candidates.append((day, (moments[0].start, moments[0].end), 0.8, "timeline"))
+        entry = _first_entry(text, start, end, body_start, reference, order)
+        if entry is not None:
+            candidates.append((*entry, 0.8, "timeline"))
     head = [m for m in clock.find_moments(text, body_start, min(len(text), body_start + 2500), reference, order)
             if m.date and not dates.is_page_date(text, m.start)]
     if head:
@@ -246,17 +241,23 @@ def find_incident_date(text: str, body_start: int = 0, location: str = "",
 _TITLE_LAG = 1
 
 
+def _first_entry(text: str, start: int, end: int, lower: int, reference, order: str
+                 ) -> tuple[_dt.date, tuple[int, int]] | None:
+    """The day and span of the first dated entry of the timeline at ``text[start:end]``, read from
+    its heading line on (it may carry the range: "Timeline (PST) 10/14/2022 - 11/03/2022") and
+    never before ``lower``."""
+    moments = [m for m in clock.find_moments(text, max(start - 120, lower), min(end, start + 3000), reference, order)
+               if m.date and not dates.is_page_date(text, m.start)]
+    day = _iso(moments[0].date) if moments else None
+    return (day, (moments[0].start, moments[0].end)) if day else None
+
+
 def _timeline_start(text: str, after: int, timelines: list[tuple[int, int]] | None, reference: _dt.date,
                     order: str) -> tuple[_dt.date, tuple[int, int]] | None:
     """The day and span of the first dated entry of the document's first timeline that has one
-    (from its heading line on, never before ``after``: the title's own date is not an entry)."""
-    for start, end in timelines or []:
-        moments = [m for m in clock.find_moments(text, max(start - 120, after), min(end, start + 3000),
-                                                 reference, order)
-                   if m.date and not dates.is_page_date(text, m.start)]
-        if moments and _iso(moments[0].date):
-            return _iso(moments[0].date), (moments[0].start, moments[0].end)
-    return None
+    (never before ``after``: the title's own date is not an entry)."""
+    return next((entry for start, end in timelines or []
+                 if (entry := _first_entry(text, start, end, after, reference, order)) is not None), None)
 
 
 #: How far into the body a day said relative to the post's ("yesterday", "on Tuesday") is looked for.

@@ -210,6 +210,7 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
     # each read once, when a rule below first needs it
     mentioned = functools.cache(lambda: mentions(gaz, text, body_start, front_region, title))
     speaks = functools.cache(lambda: _speaks(text[body_start:body_start + 30000]))
+    timeline = functools.cache(lambda: _has_timeline(text, body_start))
     owner = address_owner(gaz, text, body_start, location)
     if owner is not None:
         written = owner.pop("written")
@@ -252,7 +253,7 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
     # mentions of known organisations: names, hosts, site names
     scores, evidence = mentioned()
     subject = None
-    if title and title[0] and not speaks() and not _has_timeline(text, body_start):
+    if title and title[0] and not speaks() and not timeline():
         # nobody speaks: a summary of someone else's incident is about the one its title names,
         # unless the text names one organisation again and again (a status note about its own hosts);
         # a text keeping its own timeline is the responders' report even in the passive voice, and
@@ -272,9 +273,9 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
                                 or scores[best] < 1):
         return subject
     if best is None:
-        team = _named_team(gaz, text, body_start)
+        team = _named_team(gaz, text, body_start, speaks())
         if team is None and forge_guess and guessed is not None and not guessed["evidence"] and not speaks() and not (
-                _has_timeline(text, body_start) or _calls_itself_a_report(text, body_start, title)):
+                timeline() or _calls_itself_a_report(text, body_start, title)):
             # a text nobody speaks in, with no timeline of its own and not calling itself a report,
             # tells someone else's incident (a catalogue entry): the repository holding it is its
             # curator's, not its publisher's, and the text never writes that name. (A host's own
@@ -550,19 +551,18 @@ def _compromised(gaz: _Gazetteer, text: str, after: int) -> Fact | None:
     return None
 
 
-def _named_team(gaz: _Gazetteer, text: str, body_start: int) -> Fact | None:
+def _named_team(gaz: _Gazetteer, text: str, body_start: int, speaks: bool) -> Fact | None:
     """An organisation the table does not know, from the text naming its own team or project in
     the third person ("the Zorbq infrastructure team"): the name said most often that way.
 
     In a text that speaks in the first person, only where the sentence naming the team says "we" or
     "our" too ("the Acme team corrected our firewall"): elsewhere its authors say "we", and a team
     they name in the third person is another one (a client's team a coordinator quotes), unless they
-    sign with it ("Jo and the Acme team."). Nor a
-    name the text also uses as running software ("Zorbq nodes", "Zorbq v3.2.3", "a Zorbq feature"):
+    sign with it ("Jo and the Acme team."); ``speaks`` says whether the text speaks so. Nor a name
+    the text also uses as running software ("Zorbq nodes", "Zorbq v3.2.3", "a Zorbq feature"):
     that team makes a product the report's service runs or depends on (issue 35: a network's
     retrospectives named the client teams they quote as their publisher)."""
     window = text[body_start:body_start + 30000]
-    speaks = _speaks(window)
     counts: dict[str, list[tuple[int, int]]] = {}
     for match in _TEAM.finditer(text, body_start, min(len(text), body_start + 30000)):
         # "the Acme Infrastructure team" is Acme's: a capitalised kind of team is no part of the name
