@@ -110,19 +110,31 @@ def _represent_flow(dumper: yaml.SafeDumper, data: _FlowList) -> yaml.Node:
     return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=True)
 
 
-def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
+def _libyaml_style(data: str) -> str | None:
+    """The style a record's string is written in (a literal block when it has lines), checked to
+    give PyYAML's bytes on libyaml.
+
+    Raises:
+        _NeedsPythonEmitter: libyaml would write ``data`` otherwise than PyYAML.
+    """
     multiline = "\n" in data
-    on_libyaml = _CDumper is not None and isinstance(dumper, _CDumper)
-    if on_libyaml and _ASTRAL.search(data):
+    if _ASTRAL.search(data):
         raise _NeedsPythonEmitter  # libyaml escapes characters beyond U+FFFF, PyYAML writes them
-    if on_libyaml and len(data) >= _FOLDABLE:
-        # libyaml folds a long double-quoted string at other places than PyYAML (which also
-        # breaks after an escape); plain, single-quoted and literal text they fold alike. A
-        # string goes double-quoted when it has lines but cannot be a literal block, or has
-        # characters a single-quoted one cannot hold: only such a record takes the Python emitter
-        if not _quotable(data, multiline):
-            raise _NeedsPythonEmitter
-    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|" if multiline else None)
+    # libyaml folds a long double-quoted string at other places than PyYAML (which also breaks
+    # after an escape); plain, single-quoted and literal text they fold alike. A string goes
+    # double-quoted when it has lines but cannot be a literal block, or has characters a
+    # single-quoted one cannot hold: only such a record takes the Python emitter
+    if len(data) >= _FOLDABLE and not _quotable(data, multiline):
+        raise _NeedsPythonEmitter
+    return "|" if multiline else None
+
+
+def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
+    if _CDumper is not None and isinstance(dumper, _CDumper):
+        style = _libyaml_style(data)
+    else:
+        style = "|" if "\n" in data else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
 
 
 class _Dumper(yaml.SafeDumper):
@@ -188,13 +200,8 @@ def _node(dumper, data: object, seen: set[int]) -> yaml.Node:
         _SharedContainer: a container is met twice, or a type other than the record's.
     """
     kind = type(data)
-    if kind is str:  # _represent_str on libyaml, inline: most of a record's nodes are strings
-        if _ASTRAL.search(data):
-            raise _NeedsPythonEmitter
-        multiline = "\n" in data
-        if len(data) >= _FOLDABLE and not _quotable(data, multiline):
-            raise _NeedsPythonEmitter
-        return yaml.ScalarNode(_STR_TAG, data, style="|" if multiline else None)
+    if kind is str:  # _represent_str on libyaml, without the representer's call: most nodes are strings
+        return yaml.ScalarNode(_STR_TAG, data, style=_libyaml_style(data))
     if kind is int:  # SafeRepresenter.represent_int
         return yaml.ScalarNode(_INT_TAG, str(data))
     if kind in _SCALARS:
