@@ -1,5 +1,6 @@
 """The package's shape: no import cycle among its modules (lazy imports included), click only
-under ``pmparse.cli``, and no module longer than a screenful of names allows (600 lines)."""
+under ``pmparse.cli``, no module longer than a screenful of names allows (600 lines), and no module
+reaching into another's private names."""
 
 from __future__ import annotations
 
@@ -107,3 +108,45 @@ def test_layout_check_sees_a_forbidden_import(tmp_path):
     path = tmp_path / "mod.py"
     path.write_text("def f():\n    from pmparse.nlp.pipeline import get\n", encoding="utf-8")
     assert "pmparse.nlp.pipeline" in _imports("pmparse.library.mod", path, _modules())
+
+
+def _private_uses(name: str, path: Path, modules: dict[str, Path]) -> list[str]:
+    """``module.name`` of each underscore name ``name`` takes from another pmparse module: imported
+    (``from pmparse.x import _y``) or read off an imported module (``x._y``)."""
+    found = []
+    aliases: dict[str, str] = {}
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("pmparse"):
+            for alias in node.names:
+                if f"{node.module}.{alias.name}" in modules:  # a module imported by name
+                    aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+                elif alias.name.startswith("_") and not alias.name.startswith("__") and node.module != name:
+                    found.append(f"{node.module}.{alias.name}")
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases
+                and node.attr.startswith("_") and not node.attr.startswith("__")):
+            found.append(f"{aliases[node.value.id]}.{node.attr}")
+    return found
+
+
+# Names the speed work of this session is moving; made public once that branch lands.
+_PENDING = {"pmparse.library.records._loc", "pmparse.library.records._source_keys"}
+
+
+def test_no_module_uses_another_modules_private_names():
+    """A name one module needs from another is that module's public interface (named without an
+    underscore, with a docstring): private helpers reached across modules hide who depends on them."""
+    modules = _modules()
+    offenders = {name: uses for name, path in modules.items()
+                 if (uses := [u for u in _private_uses(name, path, modules) if u not in _PENDING])}
+    assert offenders == {}
+
+
+def test_private_use_check_sees_both_forms(tmp_path):
+    path = tmp_path / "mod.py"
+    path.write_text("from pmparse.nlp.extractors import organisation as rules\n"
+                    "from pmparse.util import _hidden\n"
+                    "rules._secret\n", encoding="utf-8")
+    assert sorted(_private_uses("pmparse.other", path, _modules())) == [
+        "pmparse.nlp.extractors.organisation._secret", "pmparse.util._hidden"]

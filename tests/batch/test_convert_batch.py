@@ -23,7 +23,7 @@ import pmparse.batch.pool as pool_module
 import pmparse.nlp.pipeline as pipeline_module
 from pmparse.batch import convert as convert_module
 from pmparse.batch.convert import ConvertReport, convert
-from pmparse.batch.pool import CHUNK_SIZE, Task, _Pool, _run_chunk, analyse_task
+from pmparse.batch.pool import CHUNK_SIZE, Task, WorkerPool, _run_chunk, analyse_task
 from pmparse.cli import main
 from pmparse.library.store import Library
 from pmparse.library.validate import validate_library
@@ -143,7 +143,7 @@ def _crashing_chunk(tasks):
 def test_a_worker_that_dies_costs_one_input(patch_all, tmp_path, monkeypatch):
     paths = write_reports(tmp_path / "in", 7)
     patch_all(pool_module, "_run_chunk", _crashing_chunk)
-    pool = _Pool(2, PipelineConfig(), 10**6)
+    pool = WorkerPool(2, PipelineConfig(), 10**6)
     try:
         results = list(pool.map(iter([Task(str(p)) for p in paths])))
         # the pool works again after the crash
@@ -167,7 +167,7 @@ def _hanging_chunk(tasks):
 def test_an_input_that_runs_past_the_timeout_fails_alone(patch_all, tmp_path, monkeypatch):
     paths = write_reports(tmp_path / "in", 5)
     patch_all(pool_module, "_run_chunk", _hanging_chunk)
-    pool = _Pool(2, PipelineConfig(), 10**6, timeout=3.0)
+    pool = WorkerPool(2, PipelineConfig(), 10**6, timeout=3.0)
     started = time.monotonic()
     try:
         results = list(pool.map(iter([Task(str(p)) for p in paths])))

@@ -31,7 +31,7 @@ from typing import BinaryIO, Callable, Iterable, Iterator
 
 from pmparse.batch import publisher
 from pmparse.batch.inputs import SKIPPED, check_url_base, expand_inputs_relative, skip_reason
-from pmparse.batch.pool import DEFAULT_TIMEOUT, Outcome, Stamp, Task, _InProcess, _Pool
+from pmparse.batch.pool import DEFAULT_TIMEOUT, Outcome, Stamp, Task, InProcess, WorkerPool
 from pmparse.card.schema import Card
 from pmparse.errors import InputError, RecordError, UsageError, WriteError
 from pmparse.ingest.fetch import FetchSettings
@@ -537,18 +537,18 @@ def convert(
         head = list(itertools.islice(tasks, 2))
         tasks = itertools.chain(head, tasks)
         errors = _ErrorsFile(errors_path) if errors_path is not None else None
-        runner: _InProcess | _Pool | None = None
+        runner: InProcess | WorkerPool | None = None
         finished = False
         try:
             with Interrupts() as interrupts:
                 try:
                     started = time.perf_counter()
                     if jobs > 1 and len(head) > 1:
-                        runner = _Pool(jobs, config, max_bytes, timeout)
+                        runner = WorkerPool(jobs, config, max_bytes, timeout)
                     elif isolate and head:
-                        runner = _Pool(1, config, max_bytes, timeout)
+                        runner = WorkerPool(1, config, max_bytes, timeout)
                     else:
-                        runner = _InProcess(config, max_bytes, timeout)
+                        runner = InProcess(config, max_bytes, timeout)
                     report.jobs, report.startup_seconds = runner.jobs, time.perf_counter() - started
                     publishers = _Publishers(organisation, None if organisation else _ReviewedCards(library))
 

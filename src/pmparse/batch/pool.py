@@ -271,7 +271,7 @@ def timed_analysis(task: Task, config: PipelineConfig, max_bytes: int, timeout: 
         signal.signal(signal.SIGALRM, previous)
 
 
-class _InProcess:
+class InProcess:
     """Analyses inputs one after the other in this process (``jobs=1``).
 
     With a timeout, a timer signal interrupts an analysis that runs past it (between two Python
@@ -312,7 +312,7 @@ def _hangup_blocked() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
-class _Pool:
+class WorkerPool:
     """Analyses inputs in worker processes, yielding outcomes in input order.
 
     At most ``jobs * CHUNKS_PER_WORKER`` chunks are in flight. When a worker dies (a crash in

@@ -14,7 +14,7 @@ from pmparse.card.schema import FACT_FIELDS, TAG_FIELDS, TEXT_FIELDS, Card
 from pmparse.cli.common import shown
 from pmparse.library.records import card_data, source_text_of
 from pmparse.library.splice import patched_text
-from pmparse.review.anchor import _BOUNDARY, _MARKER, _WORDS
+from pmparse.review.anchor import BOUNDARY, MARKER, WORDS
 from pmparse.review.compare import CardDiff, DiffReport, FieldChange
 
 _CONTEXT = 240
@@ -28,13 +28,13 @@ def evidence_sentence(text: str, start: int, end: int) -> str:
     """The sentence (or list item, or line of a table) around ``text[start:end]``, white space folded."""
     lo = max(0, start - _CONTEXT)
     left = lo
-    for match in _BOUNDARY.finditer(text, lo, min(len(text), start + 1)):
+    for match in BOUNDARY.finditer(text, lo, min(len(text), start + 1)):
         if match.end() <= start:
             left = match.end()
-    marker = _MARKER.match(text, left)
+    marker = MARKER.match(text, left)
     if marker and marker.end() <= start:
         left = marker.end()
-    match = _BOUNDARY.search(text, max(start, end - 1), min(len(text), end + _CONTEXT))
+    match = BOUNDARY.search(text, max(start, end - 1), min(len(text), end + _CONTEXT))
     if match:
         right = match.end("end") if match.group("end") else match.start()
     else:
@@ -109,7 +109,7 @@ def _runs(segments: list[list]) -> list[list]:
 
 def _word_pair(old: str, new: str, style: _Style) -> tuple[str, str] | None:
     """Both lines with the changed words marked, or None when they share too little to pair."""
-    a, b = _WORDS.findall(old), _WORDS.findall(new)
+    a, b = WORDS.findall(old), WORDS.findall(new)
     matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
     if matcher.ratio() < 0.4:
         return None

@@ -373,12 +373,12 @@ def _startup_probe() -> dict[str, float]:
 
 
 def _pool_rate(files: list[Path], words: int, config) -> Rate:
-    from pmparse.batch.pool import Task, _Pool
+    from pmparse.batch.pool import Task, WorkerPool
     from pmparse.card.schema import Card
     from pmparse.ingest.read import DEFAULT_MAX_BYTES
 
     start = time.perf_counter()
-    pool = _Pool(2, config, DEFAULT_MAX_BYTES)
+    pool = WorkerPool(2, config, DEFAULT_MAX_BYTES)
     ready = time.perf_counter() - start
     try:
         for _, outcome in pool.map(iter([Task(str(p)) for p in files])):

@@ -30,7 +30,7 @@ MAX_LINE = 2000
 #: Most lines a header may take (a docinfo block or AsciiDoc header is a few lines).
 MAX_HEADER_LINES = 200
 
-#: The names ingest reads as markdown (``read._MD_SUFFIXES``) whose header is their own syntax.
+#: The names ingest reads as markdown (``read.MD_SUFFIXES``) whose header is their own syntax.
 _DIALECTS: dict[str, Dialect] = {".rst": "rst", ".adoc": "adoc", ".asciidoc": "adoc"}
 #: Keys whose value names a day: one without a year is warned about (it gives the card no date).
 _DATE_KEYS = ("date", "revdate", "modified", "incident_date", "started", "start")

@@ -53,7 +53,7 @@ MAX_FRONT_MATTER_DEPTH = 64
 
 Format = Literal["txt", "md", "html", "pdf"]
 
-_MD_SUFFIXES = {".md", ".markdown", ".mdown", ".mkd", ".mdx", ".qmd", ".erb", ".rst", ".adoc", ".asciidoc"}
+MD_SUFFIXES = {".md", ".markdown", ".mdown", ".mkd", ".mdx", ".qmd", ".erb", ".rst", ".adoc", ".asciidoc"}
 _HTML_SUFFIXES = {".html", ".htm", ".xhtml"}
 _FRONT_MATTER = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n")
 _FRONT_MATTER_END = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
@@ -111,7 +111,7 @@ def detect_format(location: str, raw: bytes | None = None) -> Format:
         return "pdf"
     if any(s in _HTML_SUFFIXES for s in suffixes[-1:]):
         return "html"
-    if suffixes and suffixes[-1] in _MD_SUFFIXES:
+    if suffixes and suffixes[-1] in MD_SUFFIXES:
         return "md"
     if suffixes and suffixes[-1] == ".txt":
         return "txt"

@@ -9,8 +9,8 @@ import yaml
 from pmparse.card.schema import TEXT_FIELDS, Card
 from pmparse.errors import RecordError
 from pmparse.library.records import RecordFormat, card_data, dumps, flow_text, format_of, loads
-from pmparse.review.anchor import _last_end
-from pmparse.review.compare import _MISSING, _SAFE_LOADER, CardDiff, merge, same_words
+from pmparse.review.anchor import last_end
+from pmparse.review.compare import MISSING, SAFE_LOADER, CardDiff, merge, same_words
 
 
 def top_regions(text: str) -> dict[str, tuple[int, int]] | None:
@@ -29,7 +29,7 @@ def top_regions(text: str) -> dict[str, tuple[int, int]] | None:
     for key, value in node.value:
         if not isinstance(key, yaml.ScalarNode) or key.value in regions:
             return None
-        start, end = key.start_mark.index, _last_end(value)
+        start, end = key.start_mark.index, last_end(value)
         # a block scalar's end includes its line breaks; cut them so old and new regions match
         while end > start and text[end - 1] in " \t\r\n":
             end -= 1
@@ -115,7 +115,7 @@ def splice(text: str, fmt: RecordFormat, new: Card) -> str:
     """
     fresh = dumps(new, fmt)
     try:
-        old_data = json.loads(text) if fmt == "json" else yaml.load(text, Loader=_SAFE_LOADER)
+        old_data = json.loads(text) if fmt == "json" else yaml.load(text, Loader=SAFE_LOADER)
     except (json.JSONDecodeError, yaml.YAMLError):
         return fresh
     new_data = card_data(new)
@@ -123,7 +123,7 @@ def splice(text: str, fmt: RecordFormat, new: Card) -> str:
         patched = patch_items(text, old_data, new_data)
         if patched != text:
             try:
-                patched_data = yaml.load(patched, Loader=_SAFE_LOADER)
+                patched_data = yaml.load(patched, Loader=SAFE_LOADER)
             except yaml.YAMLError:
                 patched_data = None  # not what was meant: the fields are spliced whole instead
             if isinstance(patched_data, dict):
@@ -131,7 +131,7 @@ def splice(text: str, fmt: RecordFormat, new: Card) -> str:
     regions, fresh_regions = top_regions(text), top_regions(fresh)
     if not isinstance(old_data, dict) or regions is None or fresh_regions is None:
         return fresh
-    changed = [key for key in new_data if old_data.get(key, _MISSING) != new_data[key]]
+    changed = [key for key in new_data if old_data.get(key, MISSING) != new_data[key]]
     if any(key not in regions for key in changed) or set(old_data) - set(new_data):
         return fresh
     newline = "\r\n" if "\r\n" in text else "\n"

@@ -14,11 +14,11 @@ from pmparse.library.records import card_data, source_text_of
 REVIEW_FIELDS: tuple[str, ...] = FACT_FIELDS + TEXT_FIELDS + TAG_FIELDS
 
 # sentence ends, blank lines, and line breaks before list items, headings and table rows
-_BOUNDARY = re.compile(r"(?P<end>[.!?][\"')\]]*)\s+|\n(?:[ \t]*\n)*[ \t]*(?:[-*+]|\d+[.)])[ \t]+|\n[ \t]*\n\s*|\n(?=[ \t]*[#|])")
+BOUNDARY = re.compile(r"(?P<end>[.!?][\"')\]]*)\s+|\n(?:[ \t]*\n)*[ \t]*(?:[-*+]|\d+[.)])[ \t]+|\n[ \t]*\n\s*|\n(?=[ \t]*[#|])")
 
-_MARKER = re.compile(r"\s*(?:[-*+]|\d+[.)])[ \t]+")
+MARKER = re.compile(r"\s*(?:[-*+]|\d+[.)])[ \t]+")
 
-_WORDS = re.compile(r"\s+|[^\s]+")
+WORDS = re.compile(r"\s+|[^\s]+")
 
 
 def _words_pattern(text: str) -> re.Pattern[str] | None:
@@ -140,14 +140,16 @@ def reanchor_evidence(data: dict, old_text: str | None, new_text: str | None, su
         sup["evidence"] = moved
 
 
-def _reanchor(data: dict, record: Card, suggestion: Card, taken: list[str] | tuple[str, ...]) -> None:
+def reanchor(data: dict, record: Card, suggestion: Card, taken: list[str] | tuple[str, ...]) -> None:
+    """Move the evidence of every review field not in ``taken`` from ``record``'s source text onto
+    ``suggestion``'s (:func:`reanchor_evidence`); ``data`` is the record's plain JSON, changed in place."""
     keep = [name for name in REVIEW_FIELDS if name not in taken]
     reanchor_evidence(data, source_text_of(record), source_text_of(suggestion), card_data(suggestion), keep)
 
 
-def _last_end(node: yaml.Node) -> int:
+def last_end(node: yaml.Node) -> int:
     """Where the last character of a node's content ends (trailing comments and blanks excluded)."""
     if isinstance(node, yaml.ScalarNode) or getattr(node, "flow_style", False) or not node.value:
         return node.end_mark.index
     last = node.value[-1]
-    return _last_end(last[1] if isinstance(last, tuple) else last)
+    return last_end(last[1] if isinstance(last, tuple) else last)

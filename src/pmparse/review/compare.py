@@ -25,14 +25,14 @@ from pmparse.card.schema import FACT_FIELDS, TAG_FIELDS, TEXT_FIELDS, Card
 from pmparse.card.title import RESTATED_FACTS, restates
 from pmparse.errors import RecordError, UsageError
 from pmparse.library.records import card_data, dumps, format_of, loads, source_text_of
-from pmparse.review.anchor import REVIEW_FIELDS, _reanchor, person_items
+from pmparse.review.anchor import REVIEW_FIELDS, reanchor, person_items
 from pmparse.util import sha256_text
 
 ChangeKind = Literal["change", "update", "conflict"]
 
-_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-_MISSING = object()
+MISSING = object()
 
 
 @dataclass
@@ -234,7 +234,7 @@ def merge(record: Card, suggestion: Card, fields: list[str] | tuple[str, ...],
     data["support"] = support
     if fields or follow:
         if amended:
-            _reanchor(data, record, suggestion, fields)
+            reanchor(data, record, suggestion, fields)
         data["source"], data["pipeline"] = new["source"], new["pipeline"]
     try:
         return Card.model_validate(data)

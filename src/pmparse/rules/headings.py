@@ -153,7 +153,12 @@ class HeadingTable:
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def _load_yaml(name: str, path: Path | None) -> object:
+def load_yaml(name: str, path: Path | None) -> tuple[str, object]:
+    """``(where, data)`` of a rules file: the packaged resource ``name``, or the file at ``path``.
+
+    Raises:
+        RulesError: The file cannot be read or is not valid YAML (the message names it).
+    """
     try:
         if path is None:
             raw = resources.files("pmparse.resources").joinpath(name).read_text(encoding="utf-8")
@@ -176,7 +181,7 @@ def load_headings(path: Path | None = None) -> HeadingTable:
     Raises:
         RulesError: when the file is unreadable or invalid.
     """
-    where, data = _load_yaml("headings.yaml", path)
+    where, data = load_yaml("headings.yaml", path)
     try:
         rules = HeadingRules.model_validate(data)
     except ValidationError as exc:

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from pmparse.card.schema import TAG_FIELDS
 from pmparse.errors import RulesError
-from pmparse.rules.headings import _load_yaml, check_regexes
+from pmparse.rules.headings import load_yaml, check_regexes
 
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 _KEY = re.compile(r"^(root_cause_categories|contributing_factor_categories|components)\.[a-z][a-z0-9_]*$")
@@ -179,7 +179,7 @@ def _merge(base: TaxonomyFile | None, extra: TaxonomyFile) -> tuple[dict[str, li
 
 
 def _read(path: Path | None, where_name: str = "taxonomy.yaml") -> tuple[str, TaxonomyFile]:
-    where, data = _load_yaml(where_name, path)
+    where, data = load_yaml(where_name, path)
     if not isinstance(data, dict):
         raise RulesError(f"expected a mapping with version and groups, found {type(data).__name__}", where)
     try:
@@ -298,7 +298,7 @@ def load_organisations(path: Path | str | None = None) -> OrganisationsFile:
     Raises:
         RulesError: the file is unreadable or invalid.
     """
-    where, data = _load_yaml("organisations.yaml", Path(path) if path else None)
+    where, data = load_yaml("organisations.yaml", Path(path) if path else None)
     try:
         return OrganisationsFile.model_validate(data)
     except ValidationError as exc:
@@ -334,7 +334,7 @@ def load_not_organisations() -> NotOrganisationsFile:
     Raises:
         RulesError: the file is unreadable or invalid.
     """
-    where, data = _load_yaml("not_organisations.yaml", None)
+    where, data = load_yaml("not_organisations.yaml", None)
     try:
         return NotOrganisationsFile.model_validate(data)
     except ValidationError as exc:

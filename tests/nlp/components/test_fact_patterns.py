@@ -14,13 +14,13 @@ from hypothesis import strategies as st
 from pmparse.nlp.components import facts
 from pmparse.nlp.extractors import organisation
 
-_NAME = facts._NAME
+NAME_PATTERN = facts.NAME_PATTERN
 PLAIN = {
-    "at_acme_we": (re.compile(r"\b(?:[Aa]t|[Hh]ere at)\s+" + _NAME + r",?\s+we\b"), facts._SELF[0]),
-    "we_at_acme": (re.compile(r"\b[Ww]e\s+at\s+" + _NAME + r"\b"), facts._SELF[1]),
-    "we_the_acme_team": (re.compile(r"\b[Ww]e,?\s+(?:the\s+)?" + _NAME + r"\s+team\b"), facts._SELF[2]),
-    "acme_engineering_blog": (re.compile(r"(?<![\w.])" + _NAME + r"\s+(?:[Ee]ngineering|[Tt]ech|[Dd]eveloper|"
-                                         r"[Ii]nfrastructure)\s+[Bb]log\b"), organisation._OWNER_LINES[0]),
+    "at_acme_we": (re.compile(r"\b(?:[Aa]t|[Hh]ere at)\s+" + NAME_PATTERN + r",?\s+we\b"), facts.SELF_PATTERNS[0]),
+    "we_at_acme": (re.compile(r"\b[Ww]e\s+at\s+" + NAME_PATTERN + r"\b"), facts.SELF_PATTERNS[1]),
+    "we_the_acme_team": (re.compile(r"\b[Ww]e,?\s+(?:the\s+)?" + NAME_PATTERN + r"\s+team\b"), facts.SELF_PATTERNS[2]),
+    "acme_engineering_blog": (re.compile(r"(?<![\w.])" + NAME_PATTERN + r"\s+(?:[Ee]ngineering|[Tt]ech|[Dd]eveloper|"
+                                         r"[Ii]nfrastructure)\s+[Bb]log\b"), organisation.OWNER_LINES[0]),
 }
 PIECES = ["a", "b", "Z", "9", "-", ".", "@", " ", "\n", "_", "\u0130", "\u0131", "\u017f", "\u212a", "é", "com", "io",
           "status", "example", "At", "at", "Here at", "We", "we", "the", "Acme", "Acme Corp", "team", ",", "x" * 62,

@@ -670,8 +670,8 @@ def test_a_new_pipeline_fingerprint_reads_every_rule_file_again(patch_all, monke
     loaders = (load_headings, load_taxonomy, load_organisations, load_cues, load_boilerplate)
     read = {loader: loader() for loader in loaders}
     assert all(loader() is read[loader] for loader in loaders)  # cached
-    assert facts._GAZETTEERS
-    gazetteers = dict(facts._GAZETTEERS)
+    assert facts.GAZETTEERS
+    gazetteers = dict(facts.GAZETTEERS)
     # a rule file rewritten while the process runs: the fingerprint changes, the pipeline is rebuilt
     patch_all(pipeline, "fingerprint", lambda config: "0123456789abcdef")
     nlp = pipeline.get(config)
@@ -683,7 +683,7 @@ def test_a_new_pipeline_fingerprint_reads_every_rule_file_again(patch_all, monke
     patch_all(pipeline, "fingerprint", lambda config: stamp)
     assert pipeline.get(config).meta["pmparse_fingerprint"] == stamp
     assert all(loader() is not again[loader] for loader in loaders)
-    assert all(facts._GAZETTEERS[key] is not gazetteers[key] for key in facts._GAZETTEERS)
+    assert all(facts.GAZETTEERS[key] is not gazetteers[key] for key in facts.GAZETTEERS)
 
 
 @pytest.mark.parametrize("text", [

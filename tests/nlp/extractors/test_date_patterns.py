@@ -85,17 +85,17 @@ def test_the_entry_shortcut_skips_only_lines_that_open_no_entry(text, monkeypatc
                 for e in timeline._timeline_entries(text, 0, len(text), dt.date(2021, 3, 1), "mdy")]
 
     fast = read()
-    monkeypatch.setattr(timeline, "_MAY_OPEN", re.compile(""))  # reads every line
+    monkeypatch.setattr(timeline, "MAY_OPEN", re.compile(""))  # reads every line
     assert fast == read()
     assert fast  # each text has entries
 
 
 def test_entry_shortcut_needs_a_digit_or_a_day_or_month_name_up_front():
-    assert clock._MAY_OPEN.match("- xy 14:00", 2) is None
-    assert clock._MAY_OPEN.match("- x 14:00", 2) is not None  # a moment may start two characters in
-    assert clock._MAY_OPEN.match("workers pile up", 0) is None
-    assert clock._MAY_OPEN.match("  Mar 3", 0) is not None
-    assert clock._MAY_OPEN.match("(14:00)", 0) is not None
+    assert clock.MAY_OPEN.match("- xy 14:00", 2) is None
+    assert clock.MAY_OPEN.match("- x 14:00", 2) is not None  # a moment may start two characters in
+    assert clock.MAY_OPEN.match("workers pile up", 0) is None
+    assert clock.MAY_OPEN.match("  Mar 3", 0) is not None
+    assert clock.MAY_OPEN.match("(14:00)", 0) is not None
 
 
 # --- the length phrases of durations.py (caseless_word_start): their plain forms are durations.PLAIN

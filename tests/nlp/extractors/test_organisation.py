@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pmparse.nlp.extractors import hosts, publisher_cues
-from pmparse.nlp.extractors.organisation import _gazetteer, clear_gazetteers, find_organisation, inner_alias
+from pmparse.nlp.extractors.organisation import load_gazetteer, clear_gazetteers, find_organisation, inner_alias
 from pmparse.rules.taxonomy import OrganisationsFile
 
 
@@ -194,7 +194,7 @@ def test_an_inner_alias_is_the_shortest_other_one_looked_up_the_same_way():
 
 
 def test_every_inner_alias_of_the_table_is_inside_its_alias():
-    gaz = _gazetteer()
+    gaz = load_gazetteer()
     names = [alias for alias, _, _ in gaz.aliases]
     for alias, (lower, inner) in zip(names, gaz.alias_checks):
         assert lower == alias.islower()

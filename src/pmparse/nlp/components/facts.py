@@ -23,10 +23,10 @@ from pmparse.nlp.extractors import clock, dates, durations
 
 # the organisation and title rules live in extractors; their names stay importable from here
 from pmparse.nlp.extractors.organisation import (  # noqa: F401
-    _GAZETTEERS,
-    _NAME,
-    _SELF,
-    _gazetteer,
+    GAZETTEERS,
+    NAME_PATTERN,
+    SELF_PATTERNS,
+    load_gazetteer,
     clear_gazetteers,
     find_organisation,
     name_from_host,
@@ -456,7 +456,7 @@ def make_facts(nlp: Language, name: str, organisations_path: str | None):
     Raises:
         RulesError: the gazetteer is unreadable or invalid (at build, not at the first document).
     """
-    _gazetteer(organisations_path)  # read and compiled now: a broken file stops the build
+    load_gazetteer(organisations_path)  # read and compiled now: a broken file stops the build
 
     def facts(doc: Doc) -> Doc:
         doc.user_data["pmparse_facts"] = extract_facts(doc, organisations_path)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 
-from pmparse.nlp.extractors.dates import _MONTH_HINT, _non_overlapping, find_dates, find_partial_dates, resolve_year
+from pmparse.nlp.extractors.dates import MONTH_HINT, non_overlapping, find_dates, find_partial_dates, resolve_year
 
 # 13:19, 4:11 AM, 2:08pm, 21:43:05, 1250 UTC; the hour may be followed by a time zone (or by the colon of
 # a list entry, "20:39: deploy starts")
@@ -49,7 +49,8 @@ class Moment:
         return day + _dt.timedelta(minutes=self.minutes or 0)
 
 
-def _clock_minutes(match: re.Match) -> int | None:
+def clock_minutes(match: re.Match) -> int | None:
+    """Minutes after midnight of a clock-time match (groups ``h``, ``mi``, ``ap``); None past 23 h."""
     hour, minute = int(match.group("h")), int(match.groupdict().get("mi") or 0)
     ampm = (match.groupdict().get("ap") or "").lower().replace(".", "")
     if ampm == "pm" and hour < 12:
@@ -67,13 +68,13 @@ def find_times(text: str, start: int = 0, end: int | None = None) -> list[tuple[
     found = []
     for pattern in (_CLOCK, _MILITARY, _CLOCK_AMPM):
         for match in pattern.finditer(text, start, end):
-            minutes = _clock_minutes(match)
+            minutes = clock_minutes(match)
             if minutes is not None:
                 stop = match.end()
                 while stop > match.start() and text[stop - 1].isspace():
                     stop -= 1
                 found.append((minutes, match.start(), stop))
-    return _non_overlapping(found)
+    return non_overlapping(found)
 
 _GLUE = re.compile(r"^(?:\s{0,3}|\s*(?:on|at|,|T|\||-)\s*|\s*,\s*(?:at\s+)?|\s+on\s+the\s+)$", re.IGNORECASE)
 
@@ -81,7 +82,7 @@ _DIGIT = re.compile(r"\d")
 
 # every moment starts with a digit, a weekday or a month name (see the patterns above): a line
 # holding none of them in its first three characters opens no timeline entry
-_MAY_OPEN = re.compile(r".{0,2}(?:\d|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
+MAY_OPEN = re.compile(r".{0,2}(?:\d|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
                        re.IGNORECASE | re.DOTALL)
 
 
@@ -97,7 +98,7 @@ def find_moments(text: str, start: int = 0, end: int | None = None, reference: _
     if not _DIGIT.search(text, start, end):
         # every date and time form has a digit; most timeline lines searched have none
         return []
-    months = _MONTH_HINT.search(text, start, end) is not None
+    months = MONTH_HINT.search(text, start, end) is not None
     full = find_dates(text, start, end, order, months)
     dates: list[tuple[str, int, int, bool]] = [(d, s, e, False) for d, s, e in full]
     if reference is not None:

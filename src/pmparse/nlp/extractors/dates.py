@@ -100,7 +100,7 @@ def numeric_order(text: str) -> str:
 # every month name the date patterns read starts with one of these: a window without any holds
 # no written-out date, and four patterns need not scan it. Opening with a case-sensitive class of
 # the first letters (``caseless_start``), re skips to candidates instead of trying every position
-_MONTH_HINT = re.compile(caseless_start(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"), re.IGNORECASE)
+MONTH_HINT = re.compile(caseless_start(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"), re.IGNORECASE)
 
 _NAMED = (_DMY, _MDY)
 
@@ -121,7 +121,7 @@ def find_dates(text: str, start: int = 0, end: int | None = None, order: str = "
     """
     end = len(text) if end is None else end
     if months is None:
-        months = _MONTH_HINT.search(text, start, end) is not None
+        months = MONTH_HINT.search(text, start, end) is not None
     found: list[tuple[str, int, int]] = []
     for pattern in (_ISO, _SLASH_YMD, _DMY, _MDY, _NUMERIC, _DOTTED, _COMPACT):
         if not months and pattern in _NAMED:
@@ -130,11 +130,12 @@ def find_dates(text: str, start: int = 0, end: int | None = None, order: str = "
             value = _from_match(match, pattern, order)
             if value:
                 found.append((value, match.start(), match.end()))
-    return _non_overlapping(found)
+    return non_overlapping(found)
 
 
-def _non_overlapping(found: list[tuple], s: int = 1, e: int = 2) -> list[tuple]:
-    # longest first, then keep those that do not overlap a kept one; (start, end) at indexes s, e
+def non_overlapping(found: list[tuple], s: int = 1, e: int = 2) -> list[tuple]:
+    """The matches of ``found`` that overlap no longer one, in text order; each tuple's start and
+    end are at indexes ``s`` and ``e`` (longest kept first, ties to the earlier)."""
     kept: list[tuple] = []
     for item in sorted(found, key=lambda f: (-(f[e] - f[s]), f[s])):
         if all(item[e] <= k[s] or item[s] >= k[e] for k in kept):
@@ -161,7 +162,7 @@ def find_partial_dates(text: str, start: int = 0, end: int | None = None,
     """
     end = len(text) if end is None else end
     if months is None:
-        months = _MONTH_HINT.search(text, start, end) is not None
+        months = MONTH_HINT.search(text, start, end) is not None
     if not months:
         return []  # both patterns read a month name
     if full is None:
@@ -174,7 +175,7 @@ def find_partial_dates(text: str, start: int = 0, end: int | None = None,
             if not 1 <= day <= 31 or any(match.start() < e and match.end() > s for _, s, e in full):
                 continue
             found.append((month, day, match.start(), match.end()))
-    return _non_overlapping(found, 2, 3)
+    return non_overlapping(found, 2, 3)
 
 
 def resolve_year(month: int, day: int, reference: _dt.date) -> str | None:

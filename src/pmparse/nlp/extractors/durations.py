@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as _dt
 import re
 
-from pmparse.nlp.extractors.clock import Moment, _clock_minutes, find_moments, span_minutes
-from pmparse.nlp.extractors.timeline import MAX_MINUTES, _follows, find_key_events, timeline_reading
+from pmparse.nlp.extractors.clock import Moment, clock_minutes, find_moments, span_minutes
+from pmparse.nlp.extractors.timeline import MAX_MINUTES, window_follows, find_key_events, timeline_reading
 from pmparse.rules.cues import caseless_word_start
 
 #: The plain form of each pattern :func:`_word_start` compiled (the tests compare the two).
@@ -212,7 +212,7 @@ def _hour_ranges(text: str, start: int, end: int) -> list[tuple[int, int, int]]:
     """Hour ranges that share one am/pm ("1-3pm"): ``(minutes, start, end)`` in order of position."""
     found = []
     for match in _HOUR_RANGE.finditer(text, start, end):
-        second = _clock_minutes(match)
+        second = clock_minutes(match)
         if second is None:
             continue
         first = int(match.group("h1")) % 12 * 60 + int(match.group("m1") or 0)
@@ -292,7 +292,7 @@ def find_stated_spans(text: str, start: int = 0, end: int | None = None, referen
     spans: list[tuple[int, list[tuple[int, int]]]] = []
     last: Moment | None = None
     for minutes, evidence, first, second in found:
-        if spans and last is not None and first is not None and _follows(text, spans[-1][1][-1][1], last, first):
+        if spans and last is not None and first is not None and window_follows(text, spans[-1][1][-1][1], last, first):
             total = spans[-1][0] + minutes
             if total <= MAX_MINUTES:
                 spans[-1] = (total, spans[-1][1] + evidence)

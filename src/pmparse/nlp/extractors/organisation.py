@@ -15,9 +15,9 @@ from pmparse.locations import is_url
 from pmparse.nlp.extractors.hosts import find_hosts
 from pmparse.nlp.extractors.organisation_words import refused
 from pmparse.nlp.extractors.publisher_cues import customers_brand
-from pmparse.nlp.extractors.report_voice import (  # noqa: F401  (_speaks, _NOT_NAMES: others' too)
-    _DEFINITION_WINDOW, _FIRST_PERSON, _NOT_NAMES, _SOFTWARE_USE, _TEAM_KIND, _calls_itself_a_report,
-    _defined_subject, _has_timeline, _sentence, _sign_off, _speaks)
+from pmparse.nlp.extractors.report_voice import (
+    DEFINITION_WINDOW, FIRST_PERSON, NOT_NAMES, SOFTWARE_USE, TEAM_KIND, calls_itself_a_report,
+    defined_subject, has_timeline, is_sign_off, sentence_around, speaks_as_publisher)
 from pmparse.nlp.extractors.titles import locate
 from pmparse.nlp.extractors.url_owner import address_names, name_keys, on_forge, slug_name, written_owner
 from pmparse.rules.taxonomy import OrganisationsFile, load_organisations
@@ -25,31 +25,31 @@ from pmparse.rules.taxonomy import OrganisationsFile, load_organisations
 Fact = dict[str, Any]
 
 
-_ORG_KEYS = ("organisation", "organization", "company", "org", "owner_org", "publisher", "site", "sitename",
-             "site_name")
+ORG_KEYS = ("organisation", "organization", "company", "org", "owner_org", "publisher", "site", "sitename",
+            "site_name")
 #: Front matter keys that usually hold a person: an organisation only when the table knows the value.
-_AUTHOR_KEYS = ("author", "authors", "team")
+AUTHOR_KEYS = ("author", "authors", "team")
 #: A markdown link: its words and its address.
 _LINKED = re.compile(r"\[([^\]]{1,200})\]\((https?://[^)\s]{1,500})\)")
 _FORGE_OWNER = re.compile(r"\b(?:github\.com|gitlab\.com|bitbucket\.org)/(?P<owner>[A-Za-z0-9][\w.-]{0,38})/", re.IGNORECASE)
-_NAME = r"(?P<n>[A-Z][\w.&-]{1,30}(?:\s[A-Z][\w.&-]{1,30}){0,3})"
+NAME_PATTERN = r"(?P<n>[A-Z][\w.&-]{1,30}(?:\s[A-Z][\w.&-]{1,30}){0,3})"
 # self-references open with the letter Python's re skips to; \b follows it as a look-behind (the
 # same meaning: the plain forms are in tests/components/test_fact_patterns.py), because a leading
 # \b made the scan try every position of the text
-_SELF = [
-    re.compile(r"[AaHh](?<!\w.)(?:(?<=[Aa])t|(?<=[Hh])ere at)\s+" + _NAME + r",?\s+we\b"),
-    re.compile(r"[Ww](?<!\w.)e\s+at\s+" + _NAME + r"\b"),
-    re.compile(r"[Ww](?<!\w.)e,?\s+(?:the\s+)?" + _NAME + r"\s+team\b"),
+SELF_PATTERNS = [
+    re.compile(r"[AaHh](?<!\w.)(?:(?<=[Aa])t|(?<=[Hh])ere at)\s+" + NAME_PATTERN + r",?\s+we\b"),
+    re.compile(r"[Ww](?<!\w.)e\s+at\s+" + NAME_PATTERN + r"\b"),
+    re.compile(r"[Ww](?<!\w.)e,?\s+(?:the\s+)?" + NAME_PATTERN + r"\s+team\b"),
 ]
 #: Lines where a site names its owner: "Acme engineering blog", "© 2031 Acme Ltd".
-_OWNER_LINES = [
-    # (?<![\w.]) moved after the name's capital, as in _SELF (the plain form is in the tests)
-    re.compile(r"(?P<n>[A-Z](?<![\w.].)" + _NAME[len("(?P<n>[A-Z]"):]
+OWNER_LINES = [
+    # (?<![\w.]) moved after the name's capital, as in SELF_PATTERNS (the plain form is in the tests)
+    re.compile(r"(?P<n>[A-Z](?<![\w.].)" + NAME_PATTERN[len("(?P<n>[A-Z]"):]
                + r"\s+(?:[Ee]ngineering|[Tt]ech|[Dd]eveloper|[Ii]nfrastructure)\s+[Bb]log\b"),
-    re.compile(r"(?:©|\([Cc]\)|[Cc]opyright)\s*(?:\([Cc]\)\s*)?(?:\d{4}(?:\s*[-–]\s*\d{4})?,?\s+)?" + _NAME),
+    re.compile(r"(?:©|\([Cc]\)|[Cc]opyright)\s*(?:\([Cc]\)\s*)?(?:\d{4}(?:\s*[-–]\s*\d{4})?,?\s+)?" + NAME_PATTERN),
 ]
 #: A report of the whole project in the third person ("the Acme infrastructure team restarted").
-_TEAM = re.compile(r"\b[Tt]he\s+" + _NAME + r"\s+(?:infrastructure\s+|infra\s+|operations\s+|ops\s+|SRE\s+)?"
+TEAM_PATTERN = re.compile(r"\b[Tt]he\s+" + NAME_PATTERN + r"\s+(?:infrastructure\s+|infra\s+|operations\s+|ops\s+|SRE\s+)?"
                    r"(?:team|project|maintainers)\b")
 #: An incident number beside a product in a provider's title ("Incident 4821", "Tracking ID: XY-12").
 _INCIDENT_NUMBER = re.compile(r"(?:\b(?:incident|tracking\s+id|issue|ref(?:erence)?)\s*(?:#|no\.?|number|id)?\s*:?\s*"
@@ -62,7 +62,7 @@ _SECOND_LEVEL = {"co", "com", "gov", "ac", "org", "net", "edu"}
 # --- organisation ---------------------------------------------------------------------------
 
 
-class _Gazetteer:
+class Gazetteer:
     """Lookups over the organisation gazetteer."""
 
     def __init__(self, data: OrganisationsFile) -> None:
@@ -100,17 +100,18 @@ def inner_alias(alias: str, aliases: list[str]) -> str | None:
 
 def clear_gazetteers() -> None:
     """Forget the compiled organisation gazetteers: their files are read again when next needed."""
-    _GAZETTEERS.clear()
+    GAZETTEERS.clear()
 
 
-def _gazetteer(path: str | None = None) -> _Gazetteer:
+def load_gazetteer(path: str | None = None) -> Gazetteer:
+    """The organisation table at ``path`` (the packaged one when None), compiled once per process."""
     key = path or ""
-    if key not in _GAZETTEERS:
-        _GAZETTEERS[key] = _Gazetteer(load_organisations(path))
-    return _GAZETTEERS[key]
+    if key not in GAZETTEERS:
+        GAZETTEERS[key] = Gazetteer(load_organisations(path))
+    return GAZETTEERS[key]
 
 
-_GAZETTEERS: dict[str, _Gazetteer] = {}
+GAZETTEERS: dict[str, Gazetteer] = {}
 
 
 def name_from_host(host: str) -> str | None:
@@ -167,9 +168,9 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
     Returns:
         The fact, or None when nothing in the source names the organisation.
     """
-    gaz = _gazetteer(gazetteer_path)
+    gaz = load_gazetteer(gazetteer_path)
     front = front or {}
-    for key in _ORG_KEYS:
+    for key in ORG_KEYS:
         if front.get(key):
             value = str(front[key])
             entry = gaz.by_alias.get(value.lower())
@@ -177,7 +178,7 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
                 continue
             return {"value": entry.name if entry else value, "evidence": locate(text, value, front_region),
                     "confidence": 0.95, "origin": "front_matter"}
-    for key in _AUTHOR_KEYS:
+    for key in AUTHOR_KEYS:
         entry = gaz.by_alias.get(str(front.get(key) or "").strip().lower())
         if entry is not None:
             return {"value": entry.name, "evidence": locate(text, str(front[key]), front_region),
@@ -209,8 +210,8 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
     # text that speaks in the first person; else kept for when no other rule names one
     # each read once, when a rule below first needs it
     mentioned = functools.cache(lambda: mentions(gaz, text, body_start, front_region, title))
-    speaks = functools.cache(lambda: _speaks(text[body_start:body_start + 30000]))
-    timeline = functools.cache(lambda: _has_timeline(text, body_start))
+    speaks = functools.cache(lambda: speaks_as_publisher(text[body_start:body_start + 30000]))
+    timeline = functools.cache(lambda: has_timeline(text, body_start))
     owner = address_owner(gaz, text, body_start, location)
     if owner is not None:
         written = owner.pop("written")
@@ -222,18 +223,18 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
         slug = slug_name(location)
         guessed = None if slug is None else {**guessed, "value": slug}
     # self-references: the text speaks as the organisation, or a site line names its owner
-    for pattern in [*_SELF, *_OWNER_LINES]:
+    for pattern in [*SELF_PATTERNS, *OWNER_LINES]:
         for match in pattern.finditer(text, body_start, min(len(text), body_start + 30000)):
             # a dot before white space ends the sentence, and the name ("© 2031 Acme Ltd. All rights
             # reserved" is Acme Ltd's)
             name = re.split(r"\.\s", match.group("n"), maxsplit=1)[0].rstrip(".")
-            if name.split()[0] in _NOT_NAMES or refused(name, "self_reference"):
+            if name.split()[0] in NOT_NAMES or refused(name, "self_reference"):
                 continue
             entry = gaz.by_alias.get(name.lower())
             return {"value": entry.name if entry else name,
                     "evidence": [(match.start("n"), match.start("n") + len(name))],
                     "confidence": 0.85 if entry else 0.7, "origin": "self_reference"}
-    spoken = _provider_speaks(gaz, text, body_start, title)
+    spoken = provider_speaks(gaz, text, body_start, title)
     if spoken is not None:
         return spoken
     brand = customers_brand(text, body_start)
@@ -258,7 +259,7 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
         # unless the text names one organisation again and again (a status note about its own hosts);
         # a text keeping its own timeline is the responders' report even in the passive voice, and
         # its title's subject is what failed under them ("Zorbq Cloud billing issue causes downtime")
-        subject = _title_subject(gaz, text, body_start, title)
+        subject = title_subject(gaz, text, body_start, title)
         if subject is not None and refused(subject["value"], subject["origin"]):
             subject = None  # a heading word or a tool the title names is nobody's report
     # a tool the text names (the chat the team met in) is never the answer: it must not hide the rest
@@ -275,7 +276,7 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
     if best is None:
         team = _named_team(gaz, text, body_start, speaks())
         if team is None and forge_guess and guessed is not None and not guessed["evidence"] and not speaks() and not (
-                timeline() or _calls_itself_a_report(text, body_start, title)):
+                timeline() or calls_itself_a_report(text, body_start, title)):
             # a text nobody speaks in, with no timeline of its own and not calling itself a report,
             # tells someone else's incident (a catalogue entry): the repository holding it is its
             # curator's, not its publisher's, and the text never writes that name. (A host's own
@@ -299,7 +300,7 @@ def site_slug(key: str, value: str) -> bool:
     return key in _SITE_KEYS and re.fullmatch(r"[a-z][a-z0-9_-]{0,40}", value.strip()) is not None
 
 
-def address_owner(gaz: _Gazetteer, text: str, body_start: int, location: str) -> Fact | None:
+def address_owner(gaz: Gazetteer, text: str, body_start: int, location: str) -> Fact | None:
     """The source address's owner as the text writes it (:func:`~pmparse.nlp.extractors.url_owner.written_owner`),
     with the table's name when the table knows it; None when the text writes none of its names or
     the name is never an organisation."""
@@ -314,7 +315,7 @@ def address_owner(gaz: _Gazetteer, text: str, body_start: int, location: str) ->
     return {"value": value, "evidence": spans[:3], "confidence": 0.75, "origin": "url", "written": len(spans)}
 
 
-def _account_known_in_full(gaz: _Gazetteer, form: str, location: str):
+def _account_known_in_full(gaz: Gazetteer, form: str, location: str):
     """The table's entry a forge account names in full when the text writes only its first word:
     "zorbq-ci" written "Zorbq" is the table's "Zorbq CI" (a team shortens its own name)."""
     written = re.sub(r"[^0-9a-z]", "", form.casefold())
@@ -328,7 +329,7 @@ def _account_known_in_full(gaz: _Gazetteer, form: str, location: str):
     return None
 
 
-def _known_outnumbers(gaz: _Gazetteer, mentioned: dict[str, float], owner: str, written: int) -> bool:
+def _known_outnumbers(gaz: Gazetteer, mentioned: dict[str, float], owner: str, written: int) -> bool:
     """Whether an organisation of the table the owner is not, and no provider, is named at least as
     often as the address's owner is written (``mentioned``: :func:`mentions`' scores): a repository
     of a software project's account that deploys a service ("jupyterhub/binder-deploy") is the
@@ -340,7 +341,7 @@ def _known_outnumbers(gaz: _Gazetteer, mentioned: dict[str, float], owner: str, 
     return bool(scores) and max(scores) >= max(written, 2)
 
 
-def mentions(gaz: _Gazetteer, text: str, body_start: int, front_region: tuple[int, int] | None,
+def mentions(gaz: Gazetteer, text: str, body_start: int, front_region: tuple[int, int] | None,
              title: tuple[str, list] | None, providers: bool = False) -> tuple[dict[str, float], dict[str, list]]:
     """Mentions of the table's organisations: names, hosts, site names, products (at half weight) and
     owners of linked repositories, a title's at double weight, as ``(score by name, evidence by name)``.
@@ -414,7 +415,7 @@ def mentions(gaz: _Gazetteer, text: str, body_start: int, front_region: tuple[in
     return scores, evidence
 
 
-def _provider_speaks(gaz: _Gazetteer, text: str, body_start: int, title: tuple[str, list] | None) -> Fact | None:
+def provider_speaks(gaz: Gazetteer, text: str, body_start: int, title: tuple[str, list] | None) -> Fact | None:
     """The organisation whose own report this is by its products: the text speaks of customers
     using one ("customers using Azure Functions may have seen errors"), or the title names one
     beside an incident number ("Compute Engine - incident 4821")."""
@@ -455,7 +456,7 @@ _TITLE_STOP = {"a", "an", "the", "of", "in", "on", "at", "for", "to", "and", "or
 _TITLE_NAME_WORDS = 3
 
 
-def _title_subject(gaz: _Gazetteer, text: str, body_start: int, title: tuple[str, list]) -> Fact | None:
+def title_subject(gaz: Gazetteer, text: str, body_start: int, title: tuple[str, list]) -> Fact | None:
     """The organisation a report written about someone else names in its title: a third-party
     summary ("Backdoor found in Zorbq's release server") is about the project it names.
 
@@ -481,7 +482,7 @@ def _title_subject(gaz: _Gazetteer, text: str, body_start: int, title: tuple[str
     victim = _compromised(gaz, text, after) if lone else None
     if victim is not None:
         return victim
-    defined = _defined_subject(text, after, words_text)
+    defined = defined_subject(text, after, words_text)
     if defined is not None:
         name, span = defined
         entry = gaz.by_alias.get(name.lower())
@@ -529,15 +530,15 @@ _COMPROMISED = re.compile(r"(?:^|(?<=[.!?]\s)|(?<=\n))(?P<subj>[^.!?\n]{3,120}?)
 _CAPITALISED = re.compile(r"(?<![\w.`'-])(?P<n>[A-Z][\w.+-]*[A-Za-z0-9](?:\s[A-Z][\w.+-]*[A-Za-z0-9]){0,2})(?:['’]s)?(?![\w-])")
 
 
-def _compromised(gaz: _Gazetteer, text: str, after: int) -> Fact | None:
+def _compromised(gaz: Gazetteer, text: str, after: int) -> Fact | None:
     """The first name in the subject of the body's first sentence saying something was compromised
     ("The download server of the Zorbq client was hacked" is about Zorbq). A name opening the
     sentence must be written capitalised inside a sentence too ("Interestingly, ..." is no name)."""
-    window = text[after:after + _DEFINITION_WINDOW]
+    window = text[after:after + DEFINITION_WINDOW]
     for match in _COMPROMISED.finditer(window):
         for name in _CAPITALISED.finditer(match.group("subj")):
             value = name.group("n")
-            if value.split()[0] in _NOT_NAMES:
+            if value.split()[0] in NOT_NAMES:
                 continue
             at = match.start("subj") + name.start("n")
             if not window[:at].rstrip() or window[:at].rstrip()[-1] in ".!?\n":
@@ -551,7 +552,7 @@ def _compromised(gaz: _Gazetteer, text: str, after: int) -> Fact | None:
     return None
 
 
-def _named_team(gaz: _Gazetteer, text: str, body_start: int, speaks: bool) -> Fact | None:
+def _named_team(gaz: Gazetteer, text: str, body_start: int, speaks: bool) -> Fact | None:
     """An organisation the table does not know, from the text naming its own team or project in
     the third person ("the Zorbq infrastructure team"): the name said most often that way.
 
@@ -564,14 +565,14 @@ def _named_team(gaz: _Gazetteer, text: str, body_start: int, speaks: bool) -> Fa
     retrospectives named the client teams they quote as their publisher)."""
     window = text[body_start:body_start + 30000]
     counts: dict[str, list[tuple[int, int]]] = {}
-    for match in _TEAM.finditer(text, body_start, min(len(text), body_start + 30000)):
+    for match in TEAM_PATTERN.finditer(text, body_start, min(len(text), body_start + 30000)):
         # "the Acme Infrastructure team" is Acme's: a capitalised kind of team is no part of the name
-        name = _TEAM_KIND.sub("", match.group("n").rstrip("."))
-        if name.split()[0] in _NOT_NAMES or refused(name, "self_reference"):
+        name = TEAM_KIND.sub("", match.group("n").rstrip("."))
+        if name.split()[0] in NOT_NAMES or refused(name, "self_reference"):
             continue
-        if re.search(r"(?<![\w-])" + re.escape(name) + _SOFTWARE_USE, window):
+        if re.search(r"(?<![\w-])" + re.escape(name) + SOFTWARE_USE, window):
             continue
-        if speaks and not _FIRST_PERSON.search(_sentence(text, *match.span())) and not _sign_off(text, match):
+        if speaks and not FIRST_PERSON.search(sentence_around(text, *match.span())) and not is_sign_off(text, match):
             continue  # "the Acme team corrected our firewall" is the speaker; "the Acme team found" is not
         counts.setdefault(name, []).append((match.start("n"), match.start("n") + len(name)))
     if not counts:

@@ -37,6 +37,7 @@ from pmparse.errors import ModelError
 from pmparse.locations import is_url
 from pmparse.nlp.extractors import organisation as rules
 from pmparse.nlp.extractors.organisation_words import refused
+from pmparse.nlp.extractors.report_voice import NOT_NAMES, speaks_as_publisher
 from pmparse.nlp.extractors.url_owner import on_forge, slug_name
 
 Fact = dict[str, Any]
@@ -107,7 +108,7 @@ def candidates(text: str, body_start: int = 0, location: str = "", title: tuple[
     Returns:
         The candidates, strongest origin first.
     """
-    gaz = rules._gazetteer(gazetteer_path)
+    gaz = rules.load_gazetteer(gazetteer_path)
     front = front or {}
     found: dict[str, Candidate] = {}
     limit = min(len(text), body_start + _WINDOW)
@@ -136,11 +137,11 @@ def candidates(text: str, body_start: int = 0, location: str = "", title: tuple[
         add(rule["value"], "rule_confidence", float(rule["confidence"]), (), _origin(rule["origin"]))
         for cand in found.values():
             cand.rule = rule
-    for key in rules._ORG_KEYS:
+    for key in rules.ORG_KEYS:
         if front.get(key) and not (rules.site_slug(key, str(front[key]))
                                    and gaz.by_alias.get(str(front[key]).lower()) is None):
             add(str(front[key]), "front_matter", 1.0, rules.locate(text, str(front[key]), front_region), "front_matter")
-    for key in rules._AUTHOR_KEYS:
+    for key in rules.AUTHOR_KEYS:
         value = str(front.get(key) or "").strip()
         if value and gaz.by_alias.get(value.lower()) is not None:
             add(value, "front_author", 1.0, rules.locate(text, value, front_region), "front_matter")
@@ -149,13 +150,13 @@ def candidates(text: str, body_start: int = 0, location: str = "", title: tuple[
     if owner is not None:
         add(owner["value"], "url_written", math.log1p(owner.pop("written")), owner["evidence"], "url")
     window_end = min(len(text), body_start + 30000)
-    for feature, patterns in (("self_reference", rules._SELF), ("owner_line", rules._OWNER_LINES)):
+    for feature, patterns in (("self_reference", rules.SELF_PATTERNS), ("owner_line", rules.OWNER_LINES)):
         for pattern in patterns:
             for match in pattern.finditer(text, body_start, window_end):
                 name = re.split(r"\.\s", match.group("n"), maxsplit=1)[0].rstrip(".")
-                if name.split()[0] not in rules._NOT_NAMES:
+                if name.split()[0] not in NOT_NAMES:
                     add(name, feature, 1.0, [(match.start("n"), match.start("n") + len(name))], "self_reference")
-    spoken = rules._provider_speaks(gaz, text, body_start, title)
+    spoken = rules.provider_speaks(gaz, text, body_start, title)
     if spoken is not None:
         add(spoken["value"], "product_speaks", 1.0, spoken["evidence"], "product")
     site = (meta or {}).get("sitename")
@@ -165,15 +166,15 @@ def candidates(text: str, body_start: int = 0, location: str = "", title: tuple[
     for name, score in scores.items():
         add(name, "table_mentions", math.log1p(score), evidence[name][:3])
     if title and title[0]:
-        subject = rules._title_subject(gaz, text, body_start, title)
+        subject = rules.title_subject(gaz, text, body_start, title)
         if subject is not None:
             add(subject["value"], "title_subject", 1.0, subject["evidence"], "title_subject")
-    for match in rules._TEAM.finditer(text, body_start, window_end):
+    for match in rules.TEAM_PATTERN.finditer(text, body_start, window_end):
         add(match.group("n").rstrip("."), "named_team", 1.0, [match.span("n")])
     for match in _OUR.finditer(text, body_start, window_end):
         add(match.group(1), "our_context", 1.0, [match.span(1)])
     _repeated_names(text, body_start, limit, add)
-    speaks = 1.0 if rules._speaks(text[body_start:window_end]) else 0.0
+    speaks = 1.0 if speaks_as_publisher(text[body_start:window_end]) else 0.0
     title_text = title[0] if title and title[0] else ""
     for cand in found.values():
         _describe(cand, gaz, text, body_start, limit, title_text, speaks)

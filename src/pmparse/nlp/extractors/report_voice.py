@@ -11,27 +11,27 @@ from __future__ import annotations
 import re
 
 #: First words that never open a name.
-_NOT_NAMES = {"The", "This", "That", "We", "Our", "It", "In", "On", "At", "A", "An", "As", "All", "Some", "Monday",
+NOT_NAMES = {"The", "This", "That", "We", "Our", "It", "In", "On", "At", "A", "An", "As", "All", "Some", "Monday",
               "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "First", "Then", "Since"}
-_FIRST_PERSON = re.compile(r"\b(?:[Ww]e|[Oo]ur|[Uu]s|[Ww]e're|[Ww]e've|[Oo]urs)\b")
+FIRST_PERSON = re.compile(r"\b(?:[Ww]e|[Oo]ur|[Uu]s|[Ww]e're|[Ww]e've|[Oo]urs)\b")
 
 
 #: A sentence defining a name: "Zorbq is a build tool ...", "The Quiet Tab was an extension ...".
 _DEFINITION = re.compile(r"(?:^|(?<=[.!?]\s))(?P<n>(?:The\s)?[A-Z0-9][\w.&+-]*(?:\s[A-Z0-9][\w.&+-]*){0,3})"
                          r"\s(?:is|was|are|were)\s(?:a|an|the|one)\b", re.MULTILINE)
 #: How far into the body a defining sentence is looked for (a summary defines its subject first).
-_DEFINITION_WINDOW = 800
+DEFINITION_WINDOW = 800
 
 
-def _defined_subject(text: str, after: int, title: str) -> tuple[str, tuple[int, int]] | None:
+def defined_subject(text: str, after: int, title: str) -> tuple[str, tuple[int, int]] | None:
     """The name a summary's opening defines ("Zorbq is a build tool used by ...") when its title
     names it too: the subject as the body writes it, without the title's extra words ("Compromise
     of the Zorbq Uploader tool" is about Zorbq). A leading "The" is kept when the title has it."""
     folded = title.casefold()
-    for match in _DEFINITION.finditer(text, after, min(len(text), after + _DEFINITION_WINDOW)):
+    for match in _DEFINITION.finditer(text, after, min(len(text), after + DEFINITION_WINDOW)):
         name = match.group("n")
         bare = name[4:] if name.startswith("The ") else name
-        if bare.split()[0] in _NOT_NAMES or not re.search(r"(?<!\w)" + re.escape(bare.casefold()) + r"(?!\w)", folded):
+        if bare.split()[0] in NOT_NAMES or not re.search(r"(?<!\w)" + re.escape(bare.casefold()) + r"(?!\w)", folded):
             continue
         if name != bare and ("the " + bare.casefold()) not in folded:
             return bare, (match.start("n") + 4, match.end("n"))
@@ -46,10 +46,10 @@ _QUOTATION = re.compile(r"\"[^\"\n]{0,3000}\"|“[^”]{0,3000}”|^>.*$", re.MU
 _ADDRESS = re.compile(r"\b(?:https?://|www\.)[^\s)>\]]+")
 
 
-def _speaks(window: str) -> bool:
+def speaks_as_publisher(window: str) -> bool:
     """Whether the text speaks in the first person plural outside what it quotes of others and the
     addresses it cites."""
-    return _FIRST_PERSON.search(_QUOTATION.sub(" ", _ADDRESS.sub(" ", window))) is not None
+    return FIRST_PERSON.search(_QUOTATION.sub(" ", _ADDRESS.sub(" ", window))) is not None
 
 
 #: A timeline heading: the responders' own log of the incident ("## Timeline", "Incident timeline:",
@@ -59,16 +59,16 @@ _TIMELINE_HEADING = re.compile(
     r"(?:[ \t]+of[ \t]+(?:the[ \t]+)?(?:events|incident|outage))?(?:[ \t]*\([^)\n]{1,20}\))?"
     r"(?:\*\*)?[ \t]*:?[ \t]*(?:\*\*)?[ \t]*=*[ \t]*$", re.IGNORECASE | re.MULTILINE)
 #: A name used as running software right after it: "Zorbq nodes", "Zorbq v3.2.3", "the Zorbq process".
-_SOFTWARE_USE = (r"\s+(?:nodes?|clients?|process(?:es)?|binar(?:y|ies)|v?\d+\.\d+\S*|versions?|releases?"
+SOFTWARE_USE = (r"\s+(?:nodes?|clients?|process(?:es)?|binar(?:y|ies)|v?\d+\.\d+\S*|versions?|releases?"
                  r"|features?|(?:debug\s+)?logs)\b")
 
 
 #: The kind of team closing a team's name ("the Acme Infrastructure team").
-_TEAM_KIND = re.compile(r"(?<=\S)\s+(?:infrastructure|infra|operations|ops|SRE|engineering|platform|devops)$",
+TEAM_KIND = re.compile(r"(?<=\S)\s+(?:infrastructure|infra|operations|ops|SRE|engineering|platform|devops)$",
                         re.IGNORECASE)
 
 
-def _sign_off(text: str, match: re.Match) -> bool:
+def is_sign_off(text: str, match: re.Match) -> bool:
     """Whether the team's name closes a short line of its own: the authors signing ("Jo and the
     Acme team.", "Love, the Acme team!")."""
     line_start = text.rfind("\n", 0, match.start()) + 1
@@ -77,7 +77,7 @@ def _sign_off(text: str, match: re.Match) -> bool:
     return line_end - line_start <= 60 and text[match.end():line_end].strip() in ("", ".", "!")
 
 
-def _sentence(text: str, start: int, end: int) -> str:
+def sentence_around(text: str, start: int, end: int) -> str:
     """The sentence (or line) around ``text[start:end]``."""
     before = max(text.rfind("\n", 0, start), *(text.rfind(mark, 0, start) for mark in (". ", "! ", "? ")))
     after = [at for at in (text.find(mark, end) for mark in ("\n", ". ", "! ", "? ")) if at >= 0]
@@ -90,13 +90,13 @@ _REPORT_WORDS = re.compile(r"\b(?:incident\s+report|post[- ]?mortem|retrospectiv
                            r"incident\s+review)\b", re.IGNORECASE)
 
 
-def _calls_itself_a_report(text: str, body_start: int, title: tuple[str, list] | None) -> bool:
+def calls_itself_a_report(text: str, body_start: int, title: tuple[str, list] | None) -> bool:
     """Whether the title or a heading calls the document an incident report (a publisher's own;
     a catalogue's entry is headed by what happened: "Impact", "References")."""
     headings = re.findall(r"^#{1,6}[ \t]+(.*)$", text[body_start:body_start + 30000], re.MULTILINE)
     return any(_REPORT_WORDS.search(line) for line in [title[0] if title and title[0] else "", *headings])
 
 
-def _has_timeline(text: str, body_start: int) -> bool:
+def has_timeline(text: str, body_start: int) -> bool:
     """Whether the body holds a timeline heading of its own (a responder's log of the incident)."""
     return _TIMELINE_HEADING.search(text, body_start, min(len(text), body_start + 30000)) is not None

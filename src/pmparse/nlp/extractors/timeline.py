@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 
-from pmparse.nlp.extractors.clock import _MAY_OPEN, Moment, find_moments, span_minutes
+from pmparse.nlp.extractors.clock import MAY_OPEN, Moment, find_moments, span_minutes
 
 # Key events lists: "Fault occurs 2020-04-15 07:15", "Resolved: 2020-04-15 15:09", "Repaired declared: ..."
 _START_LABEL = re.compile(
@@ -30,7 +30,7 @@ _RESTORED = ("repaired", "restored", "service restored", "recovered", "fully rec
 MAX_MINUTES = 60 * 24 * 31
 
 
-def _follows(text: str, previous_end: int, last: Moment, first: Moment) -> bool:
+def window_follows(text: str, previous_end: int, last: Moment, first: Moment) -> bool:
     """True when the window starting at ``first`` is written right after one ending at ``last`` and
     starts when (or after) it ended: a list of windows, not a restatement."""
     gap = text[previous_end:first.start]
@@ -150,7 +150,7 @@ def _timeline_entries(text: str, start: int, end: int, reference: _dt.date | Non
         line_start, pos = pos, pos + len(line)
         stripped = len(line) - len(line.lstrip(" \t|*-#>_"))
         head = line_start + stripped
-        if not _MAY_OPEN.match(text, head, min(pos, head + 48)):
+        if not MAY_OPEN.match(text, head, min(pos, head + 48)):
             continue
         moments = find_moments(text, head, min(pos, head + 48), reference, order)
         if not moments or moments[0].start > head + 2:
