@@ -11,10 +11,10 @@ from click.testing import CliRunner
 from pmparse.batch.convert import convert
 from pmparse.card.schema import Card, Evidence, Item, Pipeline, Source, Support
 from pmparse.cli import main
-from pmparse.cli.render import evidence_sentence, render_change, render_patch, render_text
+from pmparse.cli.render import evidence_sentence, render_change, render_folded, render_patch, render_text
 from pmparse.library.records import card_data, dumps, loads
 from pmparse.library.splice import splice, top_regions
-from pmparse.review.compare import compare, merge
+from pmparse.review.compare import compare, merge, same_reading
 from pmparse.review.session import diff_paths
 from pmparse.util import sha256_text
 from tests.helpers import CORE_DNS, INOTIFY, convert_with_other_model
@@ -365,3 +365,65 @@ def test_splice_moves_evidence_in_place_and_falls_back_per_field_for_other_layou
         "  confidence: 0.9\n", "  confidence: *sure\n", 1)
     assert "&sure" in anchored and "*sure" in anchored
     assert loads(splice(anchored, "yaml", moved), "yaml", "x") == moved
+
+
+def test_other_confidences_for_the_same_items_are_nothing_to_decide(tmp_path):
+    """A retrained model (``train --library``) reads the same items with other confidences: no
+    change to review, and no proposal to undo a person's edit."""
+    accepted = [_item("A retry loop held every worker on one poisoned message.", 0.62)]
+    base = make(tmp_path, root_cause=accepted, symptoms=[_item("Invoices piled up for two hours.", 0.7)])
+    record = base.model_copy(update={"status": "reviewed",
+                                     "symptoms": [_item("The billing queue stopped draining at noon.", 0.7)]})
+    suggestion = base.model_copy(update={
+        "root_cause": [_item("A retry loop held every worker on one poisoned message.", 0.91)],
+        "symptoms": [_item("Invoices piled up for two hours.", 0.55)],
+        "trigger": [_item("The dead-letter queue was switched off.", 0.4)],
+    })
+    diff = compare(record, suggestion, base)
+    assert diff.rescored == ["root_cause"]
+    assert diff.kept == ["symptoms"]  # the person's edit stands: pmparse's reading is the base's
+    assert [c.field for c in diff.changes] == ["trigger"]
+    assert "the same items, other confidences" in "\n".join(render_folded(diff))
+    # other words, other evidence or another origin are a new reading, whatever the confidence
+    moved = base.model_copy(update={"root_cause": [_item("A retry loop held every worker", 0.62)]})
+    assert [c.field for c in compare(record, moved, base).changes] == ["root_cause"]
+    assert not same_reading([{"text": "a", "evidence": [], "confidence": 1.0, "origin": "person"}],
+                            [{"text": "a", "evidence": [], "confidence": 1.0, "origin": "model"}])
+
+
+def test_a_reviewed_record_rescored_by_a_new_model_waits_for_nothing(tmp_path, monkeypatch):
+    """The curator's loop after ``train --library``: a reviewed record whose new suggestion only
+    changes confidences is not put up for review again (convert counts it unchanged)."""
+    from pmparse.library.store import Library
+
+    source = tmp_path / "reports" / "queue.md"
+    source.parent.mkdir()
+    source.write_text(TEXT, encoding="utf-8")
+    library = tmp_path / "lib"
+    assert convert([str(source)], library).counts["converted"] == 1
+    record = library / "IL-0001.yaml"
+    text = record.read_text(encoding="utf-8").replace("status: suggested", "status: reviewed")  # a curator's mark
+    assert text.count("confidence:") >= 2
+    record.write_text(text, encoding="utf-8")
+
+    import pmparse.batch.pool as pool
+
+    real = pool.suggest_cards
+
+    def rescored(*args, **kwargs):  # the same reading, every confidence lowered
+        out = real(*args, **kwargs)
+        for card, _ in out:
+            for name in ("symptoms", "trigger", "root_cause", "contributing_factors", "detection",
+                         "remediation", "action_items", "lessons"):
+                for item in getattr(card, name):
+                    item.confidence = round(item.confidence * 0.8, 3)
+        return out
+
+    monkeypatch.setattr(pool, "suggest_cards", rescored)
+    for module in ("pmparse.batch.pool", "pmparse.batch.suggest"):
+        monkeypatch.setattr(f"{module}.version_info", lambda nlp: {"version": "0.1.0", "model": "test-model-2"})
+    report = convert([str(source)], library)
+    monkeypatch.undo()
+    assert [r.status for r in report.results] == ["unchanged"]
+    assert Library.open(library).read_state("pending", "IL-0001") is None
+    assert record.read_text(encoding="utf-8") == text

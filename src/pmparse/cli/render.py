@@ -234,7 +234,7 @@ def render_header(diff: CardDiff, color: bool = False) -> list[str]:
 
 
 def render_folded(diff: CardDiff, color: bool = False) -> list[str]:
-    """One line each for unchanged, kept and rejected fields."""
+    """One line each for unchanged, moved, rescored, kept and rejected fields."""
     style = _Style(color)
     lines = []
     if diff.unchanged:
@@ -242,6 +242,9 @@ def render_folded(diff: CardDiff, color: bool = False) -> list[str]:
     if diff.moved:
         lines.append(style(f"  same words, found elsewhere in the new text (they move with it, nothing to decide): "
                            f"{', '.join(diff.moved)}", dim=True))
+    if diff.rescored:
+        lines.append(style(f"  the same items, other confidences (nothing to decide; the record keeps its own): "
+                           f"{', '.join(diff.rescored)}", dim=True))
     if diff.kept:
         lines.append(style(f"  kept as a person left them, pmparse unchanged: {', '.join(diff.kept)}", dim=True))
     if diff.rejected:
@@ -290,7 +293,8 @@ def render_json(report: DiffReport) -> str:
             "id": diff.id, "record": str(diff.record_path), "suggestion": diff.suggestion_label,
             "source_changed": diff.source_changed,
             "pipeline": {"record": card_data(diff.record)["pipeline"], "suggestion": card_data(diff.suggestion)["pipeline"]},
-            "changes": changes, "unchanged": diff.unchanged, "moved": diff.moved, "kept": diff.kept,
+            "changes": changes, "unchanged": diff.unchanged, "moved": diff.moved,
+            "rescored": diff.rescored, "kept": diff.kept,
             "rejected": diff.rejected,
         })
     text = json.dumps({"records": records, "errors": report.errors}, ensure_ascii=False, indent=2) + "\n"

@@ -76,6 +76,9 @@ class CardDiff:
         moved: Text fields whose items say the same words as the suggestion's, found elsewhere in
             an amended source (their evidence, and perhaps the confidence, differ): nothing to
             decide; they move with the record onto the new text (:func:`merge` with ``follow``).
+        rescored: Text fields whose items are the record's, word for word and at the same offsets,
+            with other confidences (a retrained or library model read the text the same way):
+            nothing to decide, and the record keeps the confidences it was decided with.
         kept: Fields a person edited that pmparse did not change (never proposed).
         rejected: Fields whose suggestion was rejected or edited before (never proposed again).
     """
@@ -90,6 +93,7 @@ class CardDiff:
     changes: list[FieldChange] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     moved: list[str] = field(default_factory=list)
+    rescored: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)
 
@@ -152,13 +156,17 @@ def compare(record: Card, suggestion: Card, base: Card | None = None,
     for name in REVIEW_FIELDS:
         if rec[name] == sug[name]:
             diff.unchanged.append(name)
+        elif not amended and same_reading(rec[name], sug[name]):
+            diff.rescored.append(name)
         elif amended and same_words(name, rec[name], sug[name]):
             diff.moved.append(name)
         elif is_rejected is not None and is_rejected(name, sug[name]):
             diff.rejected.append(name)
         elif old is not None and (sug[name] == old[name] or (
-                base_amended and same_words(name, old[name], sug[name]))):
-            # pmparse did not change its mind (on an amended text: its words are the same)
+                base_amended and same_words(name, old[name], sug[name])) or (
+                not base_amended and same_reading(old[name], sug[name]))):
+            # pmparse did not change its mind (on an amended text: its words are the same; on the
+            # same text: its items, whatever their confidences)
             diff.kept.append(name)
         else:
             kind: ChangeKind = "change" if old is None else ("update" if rec[name] == old[name] else "conflict")
@@ -187,6 +195,20 @@ def same_words(name: str, record_value: Any, suggested_value: Any) -> bool:
     evidence and confidence (always False for facts and tags: their values are words only)."""
     return name in TEXT_FIELDS and ([item["text"] for item in record_value]
                                     == [item["text"] for item in suggested_value])
+
+
+def without_confidences(value: Any) -> Any:
+    """A field value with its items' confidences left out (other values as they are)."""
+    if isinstance(value, list) and all(isinstance(item, dict) and "text" in item for item in value):
+        return [{k: v for k, v in item.items() if k != "confidence"} for item in value]
+    return value
+
+
+def same_reading(record_value: Any, suggested_value: Any) -> bool:
+    """True when two values of a text field hold the same items (words, evidence, origin) and
+    differ at most in their confidences: a new model's reading of the same text, not a new one."""
+    return (isinstance(record_value, list) and isinstance(suggested_value, list)
+            and without_confidences(record_value) == without_confidences(suggested_value))
 
 
 def _support_keys(name: str, support: dict) -> list[str]:

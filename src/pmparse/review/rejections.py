@@ -15,7 +15,7 @@ from pmparse.card.schema import Card
 from pmparse.errors import RecordError
 from pmparse.library.records import card_data
 from pmparse.library.store import Library
-from pmparse.review.compare import value_hash
+from pmparse.review.compare import value_hash, without_confidences
 from pmparse.util import atomic_write
 
 
@@ -74,9 +74,7 @@ def model_family(version: str) -> str:
 
 def words_hash(value: Any) -> str:
     """sha256 of a field value without its items' confidences (:attr:`Rejection.words_sha256`)."""
-    if isinstance(value, list) and all(isinstance(item, dict) and "text" in item for item in value):
-        value = [{k: v for k, v in item.items() if k != "confidence"} for item in value]
-    return value_hash(value)
+    return value_hash(without_confidences(value))
 
 
 def rejected_check(rejections: Rejections, suggestion: Card) -> Callable[[str, Any], bool]:
