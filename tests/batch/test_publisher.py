@@ -125,6 +125,27 @@ def test_a_publisher_corrected_away_on_a_reviewed_card_is_not_suggested_again_in
     assert cards["a6.md"].organisation == "Zorbq Labs"
 
 
+def test_a_reviewed_card_is_no_evidence_for_itself_so_its_publisher_is_never_proposed_for_reverting(tmp_path):
+    # the curator's publisher on a reviewed card is the folder's word for its *other* cards: read
+    # again (--force, or an amended source), the card itself must not take it as pmparse's own
+    # suggestion, or the next run forgets the correction and proposes the text's name back
+    _write(tmp_path / "in", 1, 0)
+    convert([str(tmp_path / "in")], tmp_path / "lib")
+    _review(tmp_path / "lib", "a0.md", "Zorbq Laboratories GmbH")
+    for _ in range(2):
+        report = convert([str(tmp_path / "in")], tmp_path / "lib", force=True)
+        assert not [w for r in report.results for w in r.warnings if "reviewed cards" in w]
+    library = Library.open(tmp_path / "lib")
+    (entry,) = library.entries.values()
+    assert entry.card.organisation == "Zorbq Laboratories GmbH"
+    assert library.read_state("pending", entry.id) is None
+    assert library.read_state("base", entry.id).organisation == "Zorbq Labs"
+    # and the correction still holds for the folder's next report
+    (tmp_path / "in" / "a5.md").write_text(_NAMED.format(day="day 5", n=5), encoding="utf-8")
+    convert([str(tmp_path / "in")], tmp_path / "lib")
+    assert _cards(tmp_path / "lib")["a5.md"].organisation == "Zorbq Laboratories GmbH"
+
+
 def test_a_card_naming_its_own_publisher_keeps_it_and_disagreeing_reviews_say_nothing(tmp_path):
     _write(tmp_path / "in", 1, 2)
     convert([str(tmp_path / "in")], tmp_path / "lib")

@@ -360,6 +360,11 @@ def _finish(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, f
     return FileResult(task.location, status, record=path, warnings=warnings)
 
 
+def _location_of(card_json: str) -> str | None:
+    """The source location a card (JSON) was read from: an entry's ``#entry-...`` included."""
+    return Card.model_validate_json(card_json).source.location
+
+
 class _Publishers:
     """The batch's publisher: the ``--organisation`` option, folder settings, the library's reviewed
     cards of each folder, and each folder's consensus offered to its cards naming none
@@ -404,7 +409,7 @@ class _Publishers:
         notes: list[str] = []
 
         def change(card: str) -> str:
-            choice = reviewed.choice(task.location, publisher.organisation_of(card)[0])
+            choice = reviewed.choice(task.location, publisher.organisation_of(card)[0], own=_location_of(card))
             if choice is None:
                 return card
             name, ids = choice

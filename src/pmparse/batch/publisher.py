@@ -148,29 +148,37 @@ class Reviewed:
     """The publishers a person settled on the reviewed cards of each folder of a library.
 
     Attributes:
-        named: Per folder, each publisher the reviewed cards name with the ids of those cards.
-        corrected: Per folder, each publisher pmparse had suggested on a reviewed card and the
-            person replaced, with what they replaced it by.
+        cards: Per folder, each reviewed card as ``(id, location, publisher it names, publisher
+            pmparse last suggested for it)``.
     """
 
-    named: dict[str, dict[str, list[str]]] = field(default_factory=dict)
-    corrected: dict[str, dict[str, str]] = field(default_factory=dict)
+    cards: dict[str, list[tuple[str, str, str, str | None]]] = field(default_factory=dict)
 
     def add(self, location: str, organisation: str | None, suggested: str | None, card_id: str) -> None:
         """Count one reviewed card: its source's ``location``, the publisher it names and the one
         pmparse last suggested for it (its base)."""
         if not organisation:
             return
-        folder = folder_of(location)
-        self.named.setdefault(folder, {}).setdefault(organisation, []).append(card_id)
-        if suggested and suggested != organisation:
-            self.corrected.setdefault(folder, {})[suggested] = organisation
+        self.cards.setdefault(folder_of(location), []).append((card_id, location, organisation, suggested))
 
-    def choice(self, location: str, current: str | None) -> tuple[str, list[str]] | None:
+    def choice(self, location: str, current: str | None, own: str | None = None) -> tuple[str, list[str]] | None:
         """The publisher a new card of ``location``'s folder should name, with the reviewed cards
-        it comes from; None when the card's own ``current`` stands (or the folder has none)."""
-        folder = folder_of(location)
-        counts = self.named.get(folder, {})
+        it comes from; None when the card's own ``current`` stands (or the folder has none).
+
+        ``own`` is the location of the card asked about (an entry's ``#entry-...`` kept): its own
+        reviewed record is left out. A person's word on a card is the folder's word for its other
+        cards; taken as pmparse's suggestion for the card itself, it would become the base the
+        person's edit is compared with, the correction would be forgotten, and the next reading
+        would propose the text's own name back over the person's.
+        """
+        counts: dict[str, list[str]] = {}
+        corrected: dict[str, str] = {}
+        for card_id, card_location, organisation, suggested in self.cards.get(folder_of(location), []):
+            if own is not None and card_location == own:
+                continue
+            counts.setdefault(organisation, []).append(card_id)
+            if suggested and suggested != organisation:
+                corrected[suggested] = organisation
         if not counts:
             return None
         name, ids = max(counts.items(), key=lambda kv: (len(kv[1]), kv[0]))
@@ -180,5 +188,5 @@ class Reviewed:
             return None
         if current is None:
             return name, ids
-        fixed = self.corrected.get(folder, {}).get(current)
+        fixed = corrected.get(current)
         return (fixed, counts.get(fixed, ids)) if fixed else None
