@@ -53,7 +53,8 @@ def test_validate_invalid_exits_one(tmp_path):
     (tmp_path / "IL-0001.yaml").write_text("id: IL-1\n")
     result = CliRunner().invoke(main, ["validate", str(tmp_path)])
     assert result.exit_code == 1
-    assert "IL-0001.yaml: id: String should match pattern" in result.output
+    assert "IL-0001.yaml:1: id: String should match pattern" in result.output
+    assert "IL-0001.yaml: source: Field required" in result.output  # a field left out has no line
 
 
 def test_usage_errors_exit_two(tmp_path):

@@ -149,7 +149,7 @@ def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, base_model, 
 @main.command()
 @click.argument("library", type=click.Path(file_okay=False))
 def validate(library):
-    """Check every record of LIBRARY; print 'file: field: reason' for each problem."""
+    """Check every record of LIBRARY; print 'file:line: field: reason' for each problem (the line where known)."""
     from pmparse.library.validate import validate_library
 
     try:

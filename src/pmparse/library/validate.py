@@ -39,6 +39,24 @@ def _pending_note(root: Path, card_id: str) -> str:
     return f"; a suggestion waits for review in .pmparse/pending/{pending.name} (repair the record, then run `pmparse review`)"
 
 
+def _line_of(text: str, loc: tuple) -> int | None:
+    """The line (from 1) of the value at ``loc`` (keys and list indexes, as pydantic names a
+    problem) in a record's text; None for a value the text does not hold (a field left out) or
+    text that cannot be composed. JSON is read as the YAML it also is."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return None
+    for step in loc:
+        if isinstance(node, yaml.MappingNode):
+            node = next((value for key, value in node.value if key.value == str(step)), None)
+        elif isinstance(node, yaml.SequenceNode) and isinstance(step, int) and 0 <= step < len(node.value):
+            node = node.value[step]
+        else:
+            return None
+    return node.start_mark.line + 1 if node is not None else None
+
+
 def validate_library(root: str | Path, warn: Callable[[str], None] | None = None) -> tuple[int, list[Problem]]:
     """Check every record of a library.
 
@@ -85,7 +103,11 @@ def validate_library(root: str | Path, warn: Callable[[str], None] | None = None
         try:
             card = Card.model_validate(data)
         except ValidationError as exc:
-            problems.extend(Problem(path.name, _loc(e["loc"]), e["msg"]) for e in exc.errors())
+            # a field a person wrote by hand with the wrong type: the line of its value, and the
+            # suggestion that waits beside the record, as for a syntax error
+            note = _pending_note(root, path.stem)
+            problems.extend(Problem(path.name, _loc(e["loc"]), e["msg"] + note, _line_of(text, e["loc"]))
+                            for e in exc.errors())
             continue
         if path.stem != card.id:
             problems.append(Problem(path.name, "id", f"expected {path.stem} (the file name), found {card.id}"))
