@@ -548,12 +548,16 @@ def convert(
             with Interrupts() as interrupts:
                 try:
                     started = time.perf_counter()
-                    if jobs > 1 and len(head) > 1:
-                        runner = _Pool(jobs, config, max_bytes, timeout)
-                    elif isolate and head:
-                        runner = _Pool(1, config, max_bytes, timeout)
-                    else:
-                        runner = _InProcess(config, max_bytes, timeout)
+                    # a Ctrl-C while the workers start waits until they have: stopped halfway, a
+                    # worker the pool had not yet counted outlived the batch and printed a traceback
+                    with interrupts.critical():
+                        if jobs > 1 and len(head) > 1:
+                            runner = _Pool(jobs, config, max_bytes, timeout)
+                        elif isolate and head:
+                            runner = _Pool(1, config, max_bytes, timeout)
+                        else:
+                            runner = _InProcess(config, max_bytes, timeout)
+                    interrupts.check()
                     report.jobs, report.startup_seconds = runner.jobs, time.perf_counter() - started
                     publishers = _Publishers(organisation, None if organisation else _ReviewedCards(library))
 

@@ -31,6 +31,16 @@ class _WholeHelpGroup(click.Group):
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
 
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            # Ctrl-C before a command's own handling of it is in place (while it imports its
+            # pipeline): the documented 130, where click would say 'Aborted!' and exit 1, the code
+            # of failed inputs
+            click.echo("interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+
 
 @click.group(cls=_WholeHelpGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="pmparse")
