@@ -157,7 +157,7 @@ def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, base_model, 
 
 
 @main.command()
-@click.argument("library", type=click.Path(file_okay=False))
+@click.argument("library", type=click.Path())
 def validate(library):
     """Check every record of LIBRARY; print 'file:line: field: reason' for each problem (the line where known)."""
     from pmparse.library.validate import validate_library
@@ -253,7 +253,7 @@ def diff_command(paths, fmt, patch, color):
 
 
 @main.command()
-@click.argument("library", type=click.Path(file_okay=False))
+@click.argument("library", type=click.Path())
 @click.option("--accept", "accept", multiple=True, metavar="FIELD",
               help="Accept this field's suggestion in every pending record (repeat, or comma-separate).")
 @click.option("--reject", "reject", multiple=True, metavar="FIELD",
@@ -420,7 +420,7 @@ def train_categories_command(corpus, gold_files, output, taxonomy_path, label_fi
 @click.option("--document-context/--no-document-context", default=False, show_default=True,
               help="The unit model also reads field cues of a wider window, causal connectives and the document's "
                    "voice (tense, person, lists).")
-@click.option("--library", "library", default=None, type=click.Path(file_okay=False, exists=True),
+@click.option("--library", "library", default=None, type=click.Path(), metavar="DIRECTORY",
               help="Instead: adapt the field model to the records a person reviewed in this library, kept in its "
                    ".pmparse/model (convert into the library uses it; needs no corpus).")
 def train_command(seed, out, corpus, loso, tune_settings, report_path, rounds, check_floors, update_floors, allow_lower,

@@ -11,9 +11,8 @@ import yaml
 from pydantic import ValidationError
 
 from pmparse.card.schema import TEXT_FIELDS, Card
-from pmparse.errors import RecordError
 from pmparse.library.records import _loc, format_of, parse_data, source_text_of, syntax_error
-from pmparse.library.store import looks_like_library
+from pmparse.library.store import library_root
 from pmparse.util import CONTROL_CHARACTERS
 
 
@@ -74,11 +73,7 @@ def validate_library(root: str | Path, warn: Callable[[str], None] | None = None
     Returns:
         ``(records_checked, problems)``.
     """
-    root = Path(root)
-    if not root.is_dir():
-        raise RecordError("expected a library folder, found none", str(root))
-    if not looks_like_library(root):
-        raise RecordError("expected a library folder (IL-0001.yaml records or .pmparse/), found neither", str(root))
+    root = library_root(root)
     problems: list[Problem] = []
     seen: dict[str, str] = {}
     checked = 0

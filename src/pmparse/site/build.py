@@ -33,7 +33,7 @@ from pmparse import __version__
 from pmparse.errors import RecordError, UnsafePathError, UsageError
 from pmparse.locations import is_url, split_location
 from pmparse.library.records import source_text_of
-from pmparse.library.store import Library, looks_like_library
+from pmparse.library.store import Library, library_root
 from pmparse.paths import inside
 from pmparse.review.session import open_diff
 from pmparse.rules.taxonomy import load_taxonomy
@@ -258,8 +258,7 @@ def build_site(library_root: str | Path, out: str | Path, force: bool = False) -
 
 
 def _build(root: Path, out: Path, force: bool) -> SiteReport:
-    if not looks_like_library(root):
-        raise UsageError("expected a library folder (records IL-0001.yaml ... or .pmparse/), found none", str(root))
+    library_root(root)
     _check_output(root, out)
     names = load_taxonomy().names()
     generator = generator_digest(names)
