@@ -10,7 +10,7 @@ from typing import Any, Callable
 import yaml
 from pydantic import ValidationError
 
-from pmparse.card.schema import TEXT_FIELDS, Card
+from pmparse.card.schema import TEXT_FIELDS, Card, Evidence, Item
 from pmparse.library.records import _loc, format_of, parse_data, source_text_of, syntax_error
 from pmparse.library.store import library_root
 from pmparse.util import CONTROL_CHARACTERS
@@ -122,6 +122,21 @@ def validate_library(root: str | Path, warn: Callable[[str], None] | None = None
     return checked, problems
 
 
+def unspelled_evidence(item: Item, text: str) -> list[Evidence]:
+    """The stretches of an item's evidence that index ``text`` (its record's current source) and
+    do not say, white space aside, words of the item's text: what a hand edit of the item's words
+    leaves under them (the model's offsets, for the words it read there)."""
+    words = " ".join(item.text.split())
+    out = []
+    for ev in item.evidence:
+        if not ev.current or ev.end > len(text):
+            continue
+        said = " ".join(text[ev.start:ev.end].split())
+        if said and said not in words:
+            out.append(ev)
+    return out
+
+
 def _unspelled(file: str, card: Card, text: str) -> list[Problem]:
     """Items whose evidence does not say words of their text: each stretch of the current source
     must read, white space aside, as part of the item's text (an item edited by hand keeps the
@@ -129,15 +144,12 @@ def _unspelled(file: str, card: Card, text: str) -> list[Problem]:
     problems = []
     for name in TEXT_FIELDS:
         for number, item in enumerate(getattr(card, name), 1):
-            words = " ".join(item.text.split())
-            for ev in item.evidence:
-                if not ev.current or ev.end > len(text):
-                    continue
+            for ev in unspelled_evidence(item, text):
                 said = " ".join(text[ev.start:ev.end].split())
-                if said and said not in words:
-                    shown = said if len(said) <= 60 else said[:57] + "..."
-                    problems.append(Problem(file, f"{name}[{number}]", f"evidence {ev.start}-{ev.end} says "
-                                            f"{shown!r}, not words of the item's text"))
+                shown = said if len(said) <= 60 else said[:57] + "..."
+                problems.append(Problem(file, f"{name}[{number}]", f"evidence {ev.start}-{ev.end} says "
+                                        f"{shown!r}, not words of the item's text (edited by hand? make the item "
+                                        "yours: `origin: person`, `confidence: 1.0`, `evidence: []`)"))
     return problems
 
 

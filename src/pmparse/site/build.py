@@ -182,7 +182,7 @@ def render_card(scanned: _Scanned, card_id: str, path: Path, names: dict[str, st
             if diff.source_changed:
                 note = (note or "A newer suggestion waits for review.") + (
                     " It was made from an amended source text: its evidence indexes that text, not the one below.")
-    views = field_views(card, names, anchors, suggestion if changes else None, changes)
+    views = field_views(card, names, anchors, suggestion if changes else None, changes, text)
     return summary(card, names, open_), pages.card_page(card, text, views, anchors, note), card.source.location
 
 
