@@ -51,6 +51,23 @@ def test_a_broken_settings_file_is_a_usage_error(tmp_path):
         folder_settings(str(tmp_path / "a.md"))
 
 
+@pytest.mark.parametrize("text, said", [
+    ("organization: Acme\n", "line 1: 'organization' is not a setting (the one setting is `organisation: NAME`)"),
+    ("organisation: [Acme\n", "a syntax error at line 2:"),
+    ("organisation: [Acme, Bolt]\n", "line 1: organisation: Input should be a valid string"),
+    ("- Acme\n", "a list"),
+])
+def test_a_broken_settings_file_is_named_in_one_line_with_its_line_and_reason(tmp_path, text, said):
+    # the message reaches a curator's terminal: one line, the file, where and what, not
+    # PyYAML's several lines or pydantic's block with its web address
+    (tmp_path / ".pmparse.yaml").write_text(text, encoding="utf-8")
+    with pytest.raises(UsageError) as info:
+        folder_settings(str(tmp_path / "a.md"))
+    message = str(info.value)
+    assert "\n" not in message and "pydantic" not in message and "<unicode string>" not in message, message
+    assert str(tmp_path / ".pmparse.yaml") in message and said in message, message
+
+
 def test_a_folders_consensus_is_offered_to_its_cards_naming_none(tmp_path):
     _write(tmp_path / "in", 3, 1)
     report = convert([str(tmp_path / "in")], tmp_path / "lib")

@@ -81,11 +81,38 @@ def folder_settings(location: str, cache: dict[str, FolderSettings | None] | Non
 
 
 def _read(path: Path) -> FolderSettings:
+    """A folder's settings; a broken file is named in one line, with the line and the reason
+    (PyYAML's and pydantic's own messages span several lines)."""
+    from pmparse.library.records import syntax_error
+    from pmparse.library.validate import line_of
+
+    expected = "expected a settings file with `organisation: NAME`"
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        text = path.read_text(encoding="utf-8")
+        data = yaml.safe_load(text)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{expected}, found it unreadable ({exc})", str(path)) from exc
+    except yaml.YAMLError as exc:
+        line, reason = syntax_error(exc)
+        where = f" at line {line}" if line is not None else ""
+        raise UsageError(f"{expected}, found a syntax error{where}: {reason}", str(path)) from exc
+    if data is None:
+        return FolderSettings()
+    if not isinstance(data, dict):
+        raise UsageError(f"{expected}, found {'a list' if isinstance(data, list) else 'a single value'}", str(path))
+    try:
         return FolderSettings.model_validate(data)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError, ValidationError) as exc:
-        raise UsageError(f"expected a settings file with `organisation: NAME`, found: {exc}", str(path)) from exc
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            key = ".".join(str(part) for part in error["loc"])
+            line = line_of(text, error["loc"])
+            where = f"line {line}: " if line is not None else ""
+            if error["type"] == "extra_forbidden":
+                problems.append(f"{where}{key!r} is not a setting (the one setting is `organisation: NAME`)")
+            else:
+                problems.append(f"{where}{key}: {error['msg']}")
+        raise UsageError(f"{expected}, found {'; '.join(problems)}", str(path)) from exc
 
 
 def with_organisation(card_json: str, name: str, origin: str, confidence: float) -> str:

@@ -38,7 +38,7 @@ def _pending_note(root: Path, card_id: str) -> str:
     return f"; a suggestion waits for review in .pmparse/pending/{pending.name} (repair the record, then run `pmparse review`)"
 
 
-def _line_of(text: str, loc: tuple) -> int | None:
+def line_of(text: str, loc: tuple) -> int | None:
     """The line (from 1) of the value at ``loc`` (keys and list indexes, as pydantic names a
     problem) in a record's text; None for a value the text does not hold (a field left out) or
     text that cannot be composed. JSON is read as the YAML it also is."""
@@ -101,7 +101,7 @@ def validate_library(root: str | Path, warn: Callable[[str], None] | None = None
             # a field a person wrote by hand with the wrong type: the line of its value, and the
             # suggestion that waits beside the record, as for a syntax error
             note = _pending_note(root, path.stem)
-            problems.extend(Problem(path.name, _loc(e["loc"]), e["msg"] + note, _line_of(text, e["loc"]))
+            problems.extend(Problem(path.name, _loc(e["loc"]), e["msg"] + note, line_of(text, e["loc"]))
                             for e in exc.errors())
             continue
         if path.stem != card.id:
