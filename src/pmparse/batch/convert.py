@@ -531,6 +531,64 @@ def convert(
     library_path = Path(library_dir)
     if library_path.exists() and not library_path.is_dir():
         raise UsageError("expected a library folder, found a file", str(library_path))
+    _check_library_folder(library_path)
+    created = not library_path.exists()
+    try:
+        report = _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, on_result, jobs,
+                                 errors_path, keep_results, url_base, timeout, exclude, all_files, fetch, isolate,
+                                 organisation)
+    except BaseException:
+        if created:
+            _remove_if_unused(library_path)
+        raise
+    if created:
+        _remove_if_unused(library_path)
+    return report
+
+
+def _check_library_folder(path: Path) -> None:
+    """Refuse an existing folder that holds files and is no library (``-o docs`` or ``-o .`` by
+    mistake): records and ``.pmparse/`` would be written among someone's files. Hidden files (a
+    fresh git repository) do not count; a curator adopts a folder by creating ``.pmparse/`` in it.
+
+    Raises:
+        UsageError: ``path`` is such a folder.
+    """
+    from pmparse.library.store import looks_like_library
+
+    if not path.is_dir() or looks_like_library(path):
+        return
+    others = sorted(p.name for p in path.iterdir() if not p.name.startswith("."))
+    if others:
+        shown = ", ".join(others[:3]) + (" ..." if len(others) > 3 else "")
+        raise UsageError("expected a library folder (records IL-0001.yaml ... or .pmparse/), a new or an empty "
+                         f"folder, found one holding other files ({shown}); give -o another folder, or create "
+                         f"{path / '.pmparse'} to keep records beside them", str(path))
+
+
+def _remove_if_unused(path: Path) -> None:
+    """Remove a library folder this batch created and wrote no record to (every input failed or
+    was skipped: a mistyped path), so no empty library is left behind."""
+    import shutil
+
+    from pmparse.library.store import _ID_FILE
+
+    try:
+        if any(_ID_FILE.match(p.name) for p in path.iterdir()):
+            return
+        state = path / ".pmparse"
+        if any(p.name not in ("lock", "index.json") and not (p.is_dir() and not any(p.iterdir()))
+               for p in (state.iterdir() if state.is_dir() else ())):
+            return  # a suggestion or memory of some record: not this batch's to remove
+        if any(p.name != ".pmparse" for p in path.iterdir()):
+            return
+        shutil.rmtree(path)
+    except OSError:
+        pass  # best effort: a folder left behind is harmless
+
+
+def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, on_result, jobs, errors_path,
+                    keep_results, url_base, timeout, exclude, all_files, fetch, isolate, organisation) -> ConvertReport:
     with write_lock(library_path):  # held until the batch ends: one writer per library
         library = Library.open(library_path)
         library.finish_writes()  # a killed run's last record and its base agree before anything is compared

@@ -51,7 +51,8 @@ def main() -> None:
 @main.command()
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("-o", "--output", "library", required=True, type=click.Path(file_okay=False),
-              help="Library folder for the records (created when missing).")
+              help="Library folder for the records (created when missing; a folder holding other files and no "
+                   ".pmparse/ is refused, and one made for inputs that all fail is removed again).")
 @click.option("--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True,
               help="Format of new records.")
 @click.option("--max-bytes", type=click.IntRange(min=1), default=None,
