@@ -165,6 +165,24 @@ def test_an_item_whose_words_a_person_changed_by_hand_shows_as_theirs_not_with_p
     assert 'id="ev-symptoms-2-1"' in page or len(record.symptoms) == 1
 
 
+def test_a_fact_a_person_changed_by_hand_shows_as_theirs_not_with_pmparses_support(library, tmp_path):
+    # the organisation rewritten in the record file: its support block (far below) still holds
+    # the confidence and evidence pmparse had for the name it found
+    site = tmp_path / "site"
+    build_site(library, site)
+    before = Library.read(library / "IL-0002.yaml")
+    assert before.organisation == "GoCardless" and before.support["organisation"].confidence > 0
+    rewrite(library, "IL-0002", organisation="GoCardless Ltd (our name)")
+    assert build_site(library, site).rendered == 1
+    page = (site / "cards" / "IL-0002.html").read_text()
+    section = page.split('id="field-organisation"')[1].split("</section>")[0]
+    assert "GoCardless Ltd (our name)" in section and "set by hand" in section
+    assert 'class="conf"' not in section and 'class="ev"' not in section
+    # a fact left as pmparse wrote it keeps its support
+    dated = page.split('id="field-date"')[1].split("</section>")[0]
+    assert 'class="conf"' in dated
+
+
 def test_a_build_leaves_the_library_alone(library, tmp_path):
     before = files_of(library)
     build_site(library, tmp_path / "site")

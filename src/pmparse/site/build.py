@@ -123,13 +123,14 @@ def record_files(root: Path) -> dict[str, Path]:
 
 
 def record_key(states: Library, card_id: str, path: Path, generator: str) -> str:
-    """Digest of a record file and its state (its pending suggestion, with the base and rejections
-    that decide what of it is still open), under one generator."""
+    """Digest of a record file and its state (its base, which tells a fact a person set by hand;
+    its pending suggestion, with the rejections that decide what of it is still open), under one
+    generator."""
     digest = hashlib.sha256(generator.encode() + b"\0" + path.name.encode())
     pending = states.state_path("pending", card_id)
-    parts = [_bytes(path), _bytes(pending)]
+    parts = [_bytes(path), _bytes(pending), _bytes(states.state_path("base", card_id))]
     if pending.is_file():
-        parts += [_bytes(states.state_path(kind, card_id)) for kind in ("base", "intent", "rejected")]
+        parts += [_bytes(states.state_path(kind, card_id)) for kind in ("intent", "rejected")]
     for part in parts:
         digest.update(hashlib.sha256(part).digest())
     return digest.hexdigest()
@@ -182,7 +183,8 @@ def render_card(scanned: _Scanned, card_id: str, path: Path, names: dict[str, st
             if diff.source_changed:
                 note = (note or "A newer suggestion waits for review.") + (
                     " It was made from an amended source text: its evidence indexes that text, not the one below.")
-    views = field_views(card, names, anchors, suggestion if changes else None, changes, text)
+    base = scanned.states.read_state("base", card_id)
+    views = field_views(card, names, anchors, suggestion if changes else None, changes, text, base)
     return summary(card, names, open_), pages.card_page(card, text, views, anchors, note), card.source.location
 
 
