@@ -41,6 +41,7 @@ from pmparse.library.leftovers import remove_temporaries
 from pmparse.locations import is_url, split_location
 from pmparse.library.lock import write_lock
 from pmparse.library.records import RecordFormat
+from pmparse.library.folder import check_new_library_folder, remove_if_unused
 from pmparse.library.store import Library
 from pmparse.library.sync import Status, store
 from pmparse.nlp.pipeline import PipelineConfig
@@ -236,36 +237,6 @@ def _tasks(library: Library, inputs: Iterable[str], max_bytes: int, force: bool,
             yield Task(location, known=known, url=url, check_content=not all_files)
 
 
-class _ReviewedCards:
-    """The publishers a person settled on a library's reviewed cards, read a folder at a time: only
-    the reviewed records of the folders a batch converts are parsed (with the base pmparse last
-    wrote for each, to see what the person corrected), so a large library costs little."""
-
-    def __init__(self, library: Library) -> None:
-        self.library = library
-        self.found = publisher.Reviewed()
-        self.by_folder: dict[str, list[str]] = {}
-        for entry in library.entries.values():  # the scan's cached status and location: no parsing
-            if entry.status == "reviewed" and entry.location:
-                self.by_folder.setdefault(publisher.folder_of(entry.location), []).append(entry.id)
-        self.read: set[str] = set()
-
-    def of(self, location: str) -> publisher.Reviewed:
-        """What the reviewed cards say, with the folder of ``location`` read."""
-        folder = publisher.folder_of(location)
-        if folder not in self.read:
-            self.read.add(folder)
-            for card_id in self.by_folder.get(folder, []):
-                entry = self.library.entries.get(card_id)
-                card = entry.card if entry is not None else None
-                if card is None:
-                    continue
-                base = self.library.read_state("base", card_id)
-                self.found.add(entry.location, card.organisation, base.organisation if base is not None else None,
-                               card_id)
-        return self.found
-
-
 def _entry_index(library: Library) -> dict[str, list[str]]:
     """The entry locations of each file holding many incidents the library has records of."""
     index: dict[str, list[str]] = {}
@@ -360,17 +331,12 @@ def _finish(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, f
     return FileResult(task.location, status, record=path, warnings=warnings)
 
 
-def _location_of(card_json: str) -> str | None:
-    """The source location a card (JSON) was read from: an entry's ``#entry-...`` included."""
-    return Card.model_validate_json(card_json).source.location
-
-
 class _Publishers:
     """The batch's publisher: the ``--organisation`` option, folder settings, the library's reviewed
     cards of each folder, and each folder's consensus offered to its cards naming none
     (:mod:`pmparse.batch.publisher`)."""
 
-    def __init__(self, organisation: str | None, reviewed: _ReviewedCards | None = None) -> None:
+    def __init__(self, organisation: str | None, reviewed: publisher.ReviewedCards | None = None) -> None:
         self.organisation = organisation
         self.settings: dict = {}
         self.consensus = publisher.Consensus()
@@ -409,7 +375,7 @@ class _Publishers:
         notes: list[str] = []
 
         def change(card: str) -> str:
-            choice = reviewed.choice(task.location, publisher.organisation_of(card)[0], own=_location_of(card))
+            choice = reviewed.choice(task.location, publisher.organisation_of(card)[0], own=publisher.location_of(card))
             if choice is None:
                 return card
             name, ids = choice
@@ -531,7 +497,7 @@ def convert(
     library_path = Path(library_dir)
     if library_path.exists() and not library_path.is_dir():
         raise UsageError("expected a library folder, found a file", str(library_path))
-    _check_library_folder(library_path)
+    check_new_library_folder(library_path)
     created = not library_path.exists()
     try:
         report = _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, on_result, jobs,
@@ -539,52 +505,11 @@ def convert(
                                  organisation)
     except BaseException:
         if created:
-            _remove_if_unused(library_path)
+            remove_if_unused(library_path)
         raise
     if created:
-        _remove_if_unused(library_path)
+        remove_if_unused(library_path)
     return report
-
-
-def _check_library_folder(path: Path) -> None:
-    """Refuse an existing folder that holds files and is no library (``-o docs`` or ``-o .`` by
-    mistake): records and ``.pmparse/`` would be written among someone's files. Hidden files (a
-    fresh git repository) do not count; a curator adopts a folder by creating ``.pmparse/`` in it.
-
-    Raises:
-        UsageError: ``path`` is such a folder.
-    """
-    from pmparse.library.store import looks_like_library
-
-    if not path.is_dir() or looks_like_library(path):
-        return
-    others = sorted(p.name for p in path.iterdir() if not p.name.startswith("."))
-    if others:
-        shown = ", ".join(others[:3]) + (" ..." if len(others) > 3 else "")
-        raise UsageError("expected a library folder (records IL-0001.yaml ... or .pmparse/), a new or an empty "
-                         f"folder, found one holding other files ({shown}); give -o another folder, or create "
-                         f"{path / '.pmparse'} to keep records beside them", str(path))
-
-
-def _remove_if_unused(path: Path) -> None:
-    """Remove a library folder this batch created and wrote no record to (every input failed or
-    was skipped: a mistyped path), so no empty library is left behind."""
-    import shutil
-
-    from pmparse.library.store import _ID_FILE
-
-    try:
-        if any(_ID_FILE.match(p.name) for p in path.iterdir()):
-            return
-        state = path / ".pmparse"
-        if any(p.name not in ("lock", "index.json") and not (p.is_dir() and not any(p.iterdir()))
-               for p in (state.iterdir() if state.is_dir() else ())):
-            return  # a suggestion or memory of some record: not this batch's to remove
-        if any(p.name != ".pmparse" for p in path.iterdir()):
-            return
-        shutil.rmtree(path)
-    except OSError:
-        pass  # best effort: a folder left behind is harmless
 
 
 def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, on_result, jobs, errors_path,
@@ -617,7 +542,7 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
                             runner = _InProcess(config, max_bytes, timeout)
                     interrupts.check()
                     report.jobs, report.startup_seconds = runner.jobs, time.perf_counter() - started
-                    publishers = _Publishers(organisation, None if organisation else _ReviewedCards(library))
+                    publishers = _Publishers(organisation, None if organisation else publisher.ReviewedCards(library))
 
                     def emit(task: Task, outcome: Outcome) -> None:
                         # the record and the count of it together: a Ctrl-C between the two left a

@@ -28,12 +28,16 @@ import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pmparse.card.schema import Card, Support
 from pmparse.errors import UsageError
+
+if TYPE_CHECKING:
+    from pmparse.library.store import Library
 
 #: The settings file a curator writes in a folder of postmortems.
 SETTINGS_FILE = ".pmparse.yaml"
@@ -217,3 +221,38 @@ class Reviewed:
             return name, ids
         fixed = corrected.get(current)
         return (fixed, counts.get(fixed, ids)) if fixed else None
+
+
+class ReviewedCards:
+    """The publishers a person settled on a library's reviewed cards, read a folder at a time: only
+    the reviewed records of the folders a batch converts are parsed (with the base pmparse last
+    wrote for each, to see what the person corrected), so a large library costs little."""
+
+    def __init__(self, library: Library) -> None:
+        self.library = library
+        self.found = Reviewed()
+        self.by_folder: dict[str, list[str]] = {}
+        for entry in library.entries.values():  # the scan's cached status and location: no parsing
+            if entry.status == "reviewed" and entry.location:
+                self.by_folder.setdefault(folder_of(entry.location), []).append(entry.id)
+        self.read: set[str] = set()
+
+    def of(self, location: str) -> Reviewed:
+        """What the reviewed cards say, with the folder of ``location`` read."""
+        folder = folder_of(location)
+        if folder not in self.read:
+            self.read.add(folder)
+            for card_id in self.by_folder.get(folder, []):
+                entry = self.library.entries.get(card_id)
+                card = entry.card if entry is not None else None
+                if card is None:
+                    continue
+                base = self.library.read_state("base", card_id)
+                self.found.add(entry.location, card.organisation, base.organisation if base is not None else None,
+                               card_id)
+        return self.found
+
+
+def location_of(card_json: str) -> str | None:
+    """The source location a card (JSON) was read from: an entry's ``#entry-...`` included."""
+    return Card.model_validate_json(card_json).source.location

@@ -575,24 +575,6 @@ def local_model_dir(root: str | Path) -> Path:
     return Path(root) / ".pmparse" / "model"
 
 
-def library_root(path: str | Path) -> Path:
-    """``path`` as a library folder, for the commands that read one (validate, diff, review,
-    site, export, train --library): one message for a mistyped path, saying what a library is
-    and what was found instead.
-
-    Raises:
-        UsageError: ``path`` is missing, a file, or a folder pmparse never wrote to.
-    """
-    from pmparse.errors import UsageError
-
-    root = Path(path)
-    if looks_like_library(root):
-        return root
-    found = ("nothing at that path" if not root.exists() else "a file" if not root.is_dir()
-             else "a folder with neither (pmparse convert ... -o FOLDER makes one)")
-    raise UsageError(f"expected a library folder (records IL-0001.yaml ... or .pmparse/), found {found}", str(root))
-
-
 def looks_like_library(root: Path) -> bool:
     """True when ``root`` is a folder pmparse wrote to: it has ``.pmparse/`` or a record file."""
     if not root.is_dir():

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from pmparse.card.schema import TEXT_FIELDS, Card, Evidence, Item
 from pmparse.library.records import _loc, format_of, parse_data, source_text_of, syntax_error
-from pmparse.library.store import library_root
+from pmparse.library.folder import library_root
 from pmparse.util import CONTROL_CHARACTERS
 
 

@@ -32,7 +32,8 @@ from pmparse.library.leftovers import remove_temporaries
 from pmparse.library.lock import write_lock
 from pmparse.library.records import card_data, format_of, loads
 from pmparse.library.splice import keep_own_address, splice
-from pmparse.library.store import Entry, Library, library_root
+from pmparse.library.folder import library_root
+from pmparse.library.store import Entry, Library
 from pmparse.review.anchor import REVIEW_FIELDS
 from pmparse.review.compare import CardDiff, DiffReport, FieldChange, compare, diff_files, merge, read_text
 from pmparse.review.rejections import load_rejections, rejected_check, remember

@@ -33,7 +33,8 @@ from pmparse import __version__
 from pmparse.errors import RecordError, UnsafePathError, UsageError
 from pmparse.locations import is_url, split_location
 from pmparse.library.records import source_text_of
-from pmparse.library.store import Library, library_root
+from pmparse.library.folder import library_root
+from pmparse.library.store import Library
 from pmparse.paths import inside
 from pmparse.review.session import open_diff
 from pmparse.rules.taxonomy import load_taxonomy

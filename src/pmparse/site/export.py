@@ -17,7 +17,7 @@ from typing import Literal
 from pmparse.card.schema import TAG_FIELDS, TEXT_FIELDS, Card
 from pmparse.errors import RecordError, UsageError
 from pmparse.library.store import Library
-from pmparse.library.store import library_root as checked_library_root
+from pmparse.library.folder import library_root as checked_library_root
 from pmparse.site.view import filled, year_of
 
 ExportFormat = Literal["jsonl", "csv"]

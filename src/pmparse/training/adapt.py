@@ -318,7 +318,8 @@ def train_library(library_dir: str | Path, weight: float = DEFAULT_WEIGHT, base_
         ModelError: the base model cannot be read.
     """
     from pmparse.library.lock import write_lock
-    from pmparse.library.store import library_root, local_model_dir
+    from pmparse.library.folder import library_root
+    from pmparse.library.store import local_model_dir
     from pmparse.nlp.pipeline import DEFAULT_MODEL_DIR
     from pmparse.training.library_rows import library_rows
 
