@@ -34,3 +34,44 @@ def test_ci_runs_the_readme_commands_as_written_in_a_fresh_environment():
 def test_the_section_reader_reads_only_its_section():
     text = "## Two commands\n\n```sh\npip install a\n```\n\n```sh\npip install b\n```\n\n## Next\n\n```sh\nx\n```\n"
     assert readme_commands(text) == ["pip install a", "pip install b"]
+
+
+def quickstart_session(text: str) -> list[tuple[str, list[str]]]:
+    """The Quickstart's console block: each ``$ command`` with the lines it printed."""
+    section = text.split("## Quickstart", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```console\n(.*?)```", section, re.DOTALL).group(1)
+    session: list[tuple[str, list[str]]] = []
+    for line in block.splitlines():
+        if line.startswith("$ "):
+            session.append((line[2:], []))
+        else:
+            session[-1][1].append(line)
+    return session
+
+
+def test_the_quickstart_prints_what_the_readme_shows(tmp_path, monkeypatch):
+    """The Quickstart's commands, run from the repository's root on the bundled samples with the
+    bundled models, print what its console block says (a model or format change that alters
+    them fails here until the README is written again)."""
+    import shutil
+
+    from click.testing import CliRunner
+
+    from pmparse.cli import main
+
+    shutil.copytree(REPO / "corpus" / "samples", tmp_path / "corpus" / "samples")
+    monkeypatch.chdir(tmp_path)
+    session = quickstart_session((REPO / "README.md").read_text(encoding="utf-8"))
+    assert [command.split()[:2] for command, _ in session] == [
+        ["pmparse", "convert"], ["ls", "library"], ["head", "-11"], ["pmparse", "validate"]]
+    for command, shown in session:
+        words = command.split()
+        if words[0] == "pmparse":
+            result = CliRunner().invoke(main, words[1:])
+            assert result.exit_code == 0, result.output
+            printed = result.output.splitlines()
+        elif words[0] == "ls":
+            printed = ["  ".join(sorted(p.name for p in (tmp_path / words[1]).iterdir() if not p.name.startswith(".")))]
+        else:
+            printed = (tmp_path / words[2]).read_text(encoding="utf-8").splitlines()[:int(words[1][1:])]
+        assert printed == shown, command

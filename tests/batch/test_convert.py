@@ -444,3 +444,37 @@ def test_with_one_job_the_parent_stores_the_card_it_analysed(samples, tmp_path, 
     monkeypatch.setitem(pool_module._WORKER, "max_bytes", 10**6)
     [sent] = pool_module._run_chunk([convert_module.Task(str(samples / sorted(p.name for p in samples.iterdir())[0]))])
     assert sent.kind == "card" and sent.card is None and sent.card_json
+
+
+def test_a_folder_holding_other_files_is_not_taken_for_a_library(tmp_path):
+    # `-o docs` or `-o .` by mistake: records and .pmparse/ written among someone's files
+    from pmparse.errors import UsageError
+    from pmparse.nlp.pipeline import pipeline_config
+
+    report = tmp_path / "outage.md"
+    report.write_text("# Queue outage\n\n## Root cause\n\nA lease timeout of zero.\n", encoding="utf-8")
+    other = tmp_path / "notes"
+    other.mkdir()
+    (other / "plans.md").write_text("# Plans\n", encoding="utf-8")
+    (other / ".git").mkdir()
+    with pytest.raises(UsageError) as info:
+        convert([str(report)], other, config=pipeline_config(rules_only=True), jobs=1)
+    assert "plans.md" in str(info.value) and ".pmparse" in str(info.value)
+    assert sorted(p.name for p in other.iterdir()) == [".git", "plans.md"]  # nothing written
+    # a folder holding only hidden files (a fresh git repository) is a new library; so is one a
+    # curator marked as a library by creating .pmparse/ in it
+    fresh = tmp_path / "fresh"
+    (fresh / ".git").mkdir(parents=True)
+    assert convert([str(report)], fresh, config=pipeline_config(rules_only=True), jobs=1).counts["converted"] == 1
+    (other / ".pmparse").mkdir()
+    assert convert([str(report)], other, config=pipeline_config(rules_only=True), jobs=1).counts["converted"] == 1
+
+
+def test_inputs_that_all_fail_leave_no_library_folder_behind(tmp_path):
+    # a mistyped input path: the failure is reported, and no empty library is left to puzzle over
+    from pmparse.nlp.pipeline import pipeline_config
+
+    result = convert([str(tmp_path / "no-such-report.md")], tmp_path / "lib", config=pipeline_config(rules_only=True),
+                     jobs=1)
+    assert result.counts["failed"] == 1
+    assert not (tmp_path / "lib").exists()

@@ -361,6 +361,25 @@ def test_an_interrupted_batch_leaves_whole_records_and_resumes(reference, tmp_pa
     assert_same_files(library_files(library), library_files(expected))
 
 
+@pytest.mark.parametrize("delay", [0.3, 0.6, 1.0, 1.5, 2.0, 3.0])
+def test_ctrl_c_at_any_moment_of_the_start_up_exits_130_without_a_traceback(reference, tmp_path, delay):
+    # before the batch's own handler is in place (the command's imports) and while the fork
+    # server and the workers start (their imports): Ctrl-C reaches the whole process group, and
+    # each of them printed a KeyboardInterrupt traceback, or click said 'Aborted!' and exited 1
+    folder, _ = reference
+    process = _start_batch(folder, tmp_path / "lib")
+    time.sleep(delay)
+    os.killpg(process.pid, signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    if process.returncode == 0 or f"{MANY} converted" in out:
+        # the batch ended before the signal (or it landed as the finished process exited)
+        pytest.skip("the batch ended before the signal")
+    assert process.returncode == 130, (out, err)
+    assert "Traceback" not in err and "Fatal Python error" not in err and "Aborted" not in err, err
+    checked, problems = validate_library(tmp_path / "lib") if (tmp_path / "lib").is_dir() else (0, [])
+    assert problems == []
+
+
 def test_a_batch_killed_between_a_record_and_its_base_resumes_to_the_same_library(reference, tmp_path):
     folder, expected = reference
     library = tmp_path / "lib"

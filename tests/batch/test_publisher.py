@@ -51,6 +51,23 @@ def test_a_broken_settings_file_is_a_usage_error(tmp_path):
         folder_settings(str(tmp_path / "a.md"))
 
 
+@pytest.mark.parametrize("text, said", [
+    ("organization: Acme\n", "line 1: 'organization' is not a setting (the one setting is `organisation: NAME`)"),
+    ("organisation: [Acme\n", "a syntax error at line 2:"),
+    ("organisation: [Acme, Bolt]\n", "line 1: organisation: Input should be a valid string"),
+    ("- Acme\n", "a list"),
+])
+def test_a_broken_settings_file_is_named_in_one_line_with_its_line_and_reason(tmp_path, text, said):
+    # the message reaches a curator's terminal: one line, the file, where and what, not
+    # PyYAML's several lines or pydantic's block with its web address
+    (tmp_path / ".pmparse.yaml").write_text(text, encoding="utf-8")
+    with pytest.raises(UsageError) as info:
+        folder_settings(str(tmp_path / "a.md"))
+    message = str(info.value)
+    assert "\n" not in message and "pydantic" not in message and "<unicode string>" not in message, message
+    assert str(tmp_path / ".pmparse.yaml") in message and said in message, message
+
+
 def test_a_folders_consensus_is_offered_to_its_cards_naming_none(tmp_path):
     _write(tmp_path / "in", 3, 1)
     report = convert([str(tmp_path / "in")], tmp_path / "lib")
@@ -123,6 +140,27 @@ def test_a_publisher_corrected_away_on_a_reviewed_card_is_not_suggested_again_in
     assert cards["a5.md"].support["organisation"].origin == "reviewed"
     # another folder is another publisher's as far as pmparse knows: its text's own name stands
     assert cards["a6.md"].organisation == "Zorbq Labs"
+
+
+def test_a_reviewed_card_is_no_evidence_for_itself_so_its_publisher_is_never_proposed_for_reverting(tmp_path):
+    # the curator's publisher on a reviewed card is the folder's word for its *other* cards: read
+    # again (--force, or an amended source), the card itself must not take it as pmparse's own
+    # suggestion, or the next run forgets the correction and proposes the text's name back
+    _write(tmp_path / "in", 1, 0)
+    convert([str(tmp_path / "in")], tmp_path / "lib")
+    _review(tmp_path / "lib", "a0.md", "Zorbq Laboratories GmbH")
+    for _ in range(2):
+        report = convert([str(tmp_path / "in")], tmp_path / "lib", force=True)
+        assert not [w for r in report.results for w in r.warnings if "reviewed cards" in w]
+    library = Library.open(tmp_path / "lib")
+    (entry,) = library.entries.values()
+    assert entry.card.organisation == "Zorbq Laboratories GmbH"
+    assert library.read_state("pending", entry.id) is None
+    assert library.read_state("base", entry.id).organisation == "Zorbq Labs"
+    # and the correction still holds for the folder's next report
+    (tmp_path / "in" / "a5.md").write_text(_NAMED.format(day="day 5", n=5), encoding="utf-8")
+    convert([str(tmp_path / "in")], tmp_path / "lib")
+    assert _cards(tmp_path / "lib")["a5.md"].organisation == "Zorbq Laboratories GmbH"
 
 
 def test_a_card_naming_its_own_publisher_keeps_it_and_disagreeing_reviews_say_nothing(tmp_path):

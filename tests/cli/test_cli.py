@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 import shutil
 
+import pytest
 from click.testing import CliRunner
 
 from pmparse.cli import main
@@ -53,7 +54,8 @@ def test_validate_invalid_exits_one(tmp_path):
     (tmp_path / "IL-0001.yaml").write_text("id: IL-1\n")
     result = CliRunner().invoke(main, ["validate", str(tmp_path)])
     assert result.exit_code == 1
-    assert "IL-0001.yaml: id: String should match pattern" in result.output
+    assert "IL-0001.yaml:1: id: String should match pattern" in result.output
+    assert "IL-0001.yaml: source: Field required" in result.output  # a field left out has no line
 
 
 def test_usage_errors_exit_two(tmp_path):
@@ -187,3 +189,25 @@ def test_train_learns_from_the_written_postmortems_by_default_at_the_chosen_weig
     params = {p.name: p for p in main.commands["train"].params}
     assert params["written"].default is True
     assert params["written_weight"].default == WRITTEN_WEIGHT
+
+
+@pytest.mark.parametrize("case", ["missing", "file", "other folder"])
+def test_every_command_that_reads_a_library_says_the_same_of_a_path_that_is_none(tmp_path, case):
+    """A mistyped library path gets one message from every command: what a library is, and what
+    was found there instead (they said 'found none', 'found neither' or 'found nothing at ...')."""
+    path = tmp_path / "library"
+    if case == "file":
+        path.write_text("not a library\n", encoding="utf-8")
+    elif case == "other folder":
+        path.mkdir()
+        (path / "notes.txt").write_text("not a record\n", encoding="utf-8")
+    found = {"missing": "found nothing at that path", "file": "found a file",
+             "other folder": "found a folder with neither"}[case]
+    runner = CliRunner()
+    for command in (["validate"], ["diff"], ["review", "--accept-all"], ["site", "-o", str(tmp_path / "site")],
+                    ["export"], ["train", "--library"]):
+        result = runner.invoke(main, [command[0], *command[1:], str(path)] if command[0] == "train"
+                               else [command[0], str(path), *command[1:]])
+        assert result.exit_code == 2, (command, result.output)
+        assert f"{path}: expected a library folder (records IL-0001.yaml ... or .pmparse/), {found}" \
+            in result.output, (command, result.output)

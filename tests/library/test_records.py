@@ -161,8 +161,11 @@ def test_validate_reports_every_problem(tmp_path):
     checked, problems = validate_library(tmp_path)
     lines = [str(p) for p in problems]
     assert checked == 3
-    assert any(line.startswith("IL-0002.yaml: components: ") and "Not An Id" in line for line in lines)
-    assert any(line.startswith("IL-0002.yaml: symptoms.0.evidence.0: ") for line in lines)
+    text = (tmp_path / "IL-0002.yaml").read_text(encoding="utf-8").splitlines()
+    components = 1 + next(n for n, line in enumerate(text) if line.startswith("- Not An Id"))
+    assert any(line.startswith(f"IL-0002.yaml:{components}: components: ") and "Not An Id" in line
+               for line in lines)
+    assert any(line.startswith("IL-0002.yaml:") and ": symptoms.0.evidence.0: " in line for line in lines)
     assert "IL-0003.json: id: expected IL-0003 (the file name), found IL-0004" in lines
     assert not any(line.startswith("IL-0001") for line in lines)
 

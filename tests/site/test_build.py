@@ -147,6 +147,42 @@ def test_a_pending_suggestion_shows_beside_the_reviewed_value(library, tmp_path)
     assert "pending suggestion" not in (site / "cards" / "IL-0002.html").read_text().split("Source text")[0]
 
 
+def test_an_item_whose_words_a_person_changed_by_hand_shows_as_theirs_not_with_pmparses_evidence(library, tmp_path):
+    # a curator rewrites an item's words in the record file and leaves its evidence and confidence:
+    # those were the model's for other words, so the page neither marks that stretch as the
+    # item's evidence nor gives the person's words the model's confidence
+    record = Library.read(library / "IL-0002.yaml")
+    first = record.symptoms[0]
+    edited = first.model_copy(update={"text": "Every customer saw errors for two hours (our wording)."})
+    rewrite(library, "IL-0002", symptoms=[edited, *record.symptoms[1:]])
+    build_site(library, tmp_path / "site")
+    page = (tmp_path / "site" / "cards" / "IL-0002.html").read_text()
+    line = next(li for li in page.split("<li>") if "(our wording)" in li)
+    assert 'class="conf"' not in line and 'class="ev"' not in line
+    assert "edited by hand" in line
+    assert 'id="ev-symptoms-1-1"' not in page  # the stretch is not marked as its evidence
+    # an item left as pmparse wrote it keeps both
+    assert 'id="ev-symptoms-2-1"' in page or len(record.symptoms) == 1
+
+
+def test_a_fact_a_person_changed_by_hand_shows_as_theirs_not_with_pmparses_support(library, tmp_path):
+    # the organisation rewritten in the record file: its support block (far below) still holds
+    # the confidence and evidence pmparse had for the name it found
+    site = tmp_path / "site"
+    build_site(library, site)
+    before = Library.read(library / "IL-0002.yaml")
+    assert before.organisation == "GoCardless" and before.support["organisation"].confidence > 0
+    rewrite(library, "IL-0002", organisation="GoCardless Ltd (our name)")
+    assert build_site(library, site).rendered == 1
+    page = (site / "cards" / "IL-0002.html").read_text()
+    section = page.split('id="field-organisation"')[1].split("</section>")[0]
+    assert "GoCardless Ltd (our name)" in section and "set by hand" in section
+    assert 'class="conf"' not in section and 'class="ev"' not in section
+    # a fact left as pmparse wrote it keeps its support
+    dated = page.split('id="field-date"')[1].split("</section>")[0]
+    assert 'class="conf"' in dated
+
+
 def test_a_build_leaves_the_library_alone(library, tmp_path):
     before = files_of(library)
     build_site(library, tmp_path / "site")

@@ -41,6 +41,7 @@ from pmparse.library.leftovers import remove_temporaries
 from pmparse.locations import is_url, split_location
 from pmparse.library.lock import write_lock
 from pmparse.library.records import RecordFormat
+from pmparse.library.folder import check_new_library_folder, remove_if_unused
 from pmparse.library.store import Library
 from pmparse.library.sync import Status, store
 from pmparse.nlp.pipeline import PipelineConfig
@@ -236,36 +237,6 @@ def _tasks(library: Library, inputs: Iterable[str], max_bytes: int, force: bool,
             yield Task(location, known=known, url=url, check_content=not all_files)
 
 
-class _ReviewedCards:
-    """The publishers a person settled on a library's reviewed cards, read a folder at a time: only
-    the reviewed records of the folders a batch converts are parsed (with the base pmparse last
-    wrote for each, to see what the person corrected), so a large library costs little."""
-
-    def __init__(self, library: Library) -> None:
-        self.library = library
-        self.found = publisher.Reviewed()
-        self.by_folder: dict[str, list[str]] = {}
-        for entry in library.entries.values():  # the scan's cached status and location: no parsing
-            if entry.status == "reviewed" and entry.location:
-                self.by_folder.setdefault(publisher.folder_of(entry.location), []).append(entry.id)
-        self.read: set[str] = set()
-
-    def of(self, location: str) -> publisher.Reviewed:
-        """What the reviewed cards say, with the folder of ``location`` read."""
-        folder = publisher.folder_of(location)
-        if folder not in self.read:
-            self.read.add(folder)
-            for card_id in self.by_folder.get(folder, []):
-                entry = self.library.entries.get(card_id)
-                card = entry.card if entry is not None else None
-                if card is None:
-                    continue
-                base = self.library.read_state("base", card_id)
-                self.found.add(entry.location, card.organisation, base.organisation if base is not None else None,
-                               card_id)
-        return self.found
-
-
 def _entry_index(library: Library) -> dict[str, list[str]]:
     """The entry locations of each file holding many incidents the library has records of."""
     index: dict[str, list[str]] = {}
@@ -365,7 +336,7 @@ class _Publishers:
     cards of each folder, and each folder's consensus offered to its cards naming none
     (:mod:`pmparse.batch.publisher`)."""
 
-    def __init__(self, organisation: str | None, reviewed: _ReviewedCards | None = None) -> None:
+    def __init__(self, organisation: str | None, reviewed: publisher.ReviewedCards | None = None) -> None:
         self.organisation = organisation
         self.settings: dict = {}
         self.consensus = publisher.Consensus()
@@ -404,7 +375,7 @@ class _Publishers:
         notes: list[str] = []
 
         def change(card: str) -> str:
-            choice = reviewed.choice(task.location, publisher.organisation_of(card)[0])
+            choice = reviewed.choice(task.location, publisher.organisation_of(card)[0], own=publisher.location_of(card))
             if choice is None:
                 return card
             name, ids = choice
@@ -526,6 +497,23 @@ def convert(
     library_path = Path(library_dir)
     if library_path.exists() and not library_path.is_dir():
         raise UsageError("expected a library folder, found a file", str(library_path))
+    check_new_library_folder(library_path)
+    created = not library_path.exists()
+    try:
+        report = _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, on_result, jobs,
+                                 errors_path, keep_results, url_base, timeout, exclude, all_files, fetch, isolate,
+                                 organisation)
+    except BaseException:
+        if created:
+            remove_if_unused(library_path)
+        raise
+    if created:
+        remove_if_unused(library_path)
+    return report
+
+
+def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, on_result, jobs, errors_path,
+                    keep_results, url_base, timeout, exclude, all_files, fetch, isolate, organisation) -> ConvertReport:
     with write_lock(library_path):  # held until the batch ends: one writer per library
         library = Library.open(library_path)
         library.finish_writes()  # a killed run's last record and its base agree before anything is compared
@@ -543,14 +531,18 @@ def convert(
             with Interrupts() as interrupts:
                 try:
                     started = time.perf_counter()
-                    if jobs > 1 and len(head) > 1:
-                        runner = WorkerPool(jobs, config, max_bytes, timeout)
-                    elif isolate and head:
-                        runner = WorkerPool(1, config, max_bytes, timeout)
-                    else:
-                        runner = InProcess(config, max_bytes, timeout)
+                    # a Ctrl-C while the workers start waits until they have: stopped halfway, a
+                    # worker the pool had not yet counted outlived the batch and printed a traceback
+                    with interrupts.critical():
+                        if jobs > 1 and len(head) > 1:
+                            runner = WorkerPool(jobs, config, max_bytes, timeout)
+                        elif isolate and head:
+                            runner = WorkerPool(1, config, max_bytes, timeout)
+                        else:
+                            runner = InProcess(config, max_bytes, timeout)
+                    interrupts.check()
                     report.jobs, report.startup_seconds = runner.jobs, time.perf_counter() - started
-                    publishers = _Publishers(organisation, None if organisation else _ReviewedCards(library))
+                    publishers = _Publishers(organisation, None if organisation else publisher.ReviewedCards(library))
 
                     def emit(task: Task, outcome: Outcome) -> None:
                         # the record and the count of it together: a Ctrl-C between the two left a

@@ -297,16 +297,26 @@ class InProcess:
 
 @contextmanager
 def _hangup_blocked() -> Iterator[None]:
-    """SIGHUP held back while worker processes start, so that they and multiprocessing's fork
-    server and resource tracker (started with them) inherit it blocked: a closed terminal hangs
-    up the whole process group, and a resource tracker that died of it was started again and
-    printed tracebacks. This process gets a SIGHUP that came meanwhile when the block ends
-    (SIGTERM is not blocked: it is how a worker is stopped)."""
+    """SIGHUP and SIGINT held back while worker processes start, so that they and
+    multiprocessing's fork server and resource tracker (started with them) inherit them blocked:
+    a closed terminal hangs up, and Ctrl-C interrupts, the whole process group. A resource tracker
+    that died of SIGHUP was started again and printed tracebacks; a fork server or worker that
+    Ctrl-C reached while importing (before it ignores SIGINT) printed a KeyboardInterrupt
+    traceback or 'Fatal Python error'. Each keeps SIGINT blocked until it ignores it. This process
+    gets a signal that came meanwhile when the block ends (SIGTERM is not blocked: it is how a
+    worker is stopped)."""
     if not hasattr(signal, "SIGHUP") or threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP})
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP, signal.SIGINT})
     try:
+        # the resource tracker is started first, as the fork server would: its start unblocks
+        # SIGINT in this process when it is done (multiprocessing.resource_tracker), so SIGINT
+        # is blocked again before the fork server and the workers start
+        from multiprocessing import resource_tracker
+
+        resource_tracker.ensure_running()
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
@@ -331,13 +341,26 @@ class WorkerPool:
         self._executor = self._start(jobs)
 
     def _start(self, workers: int) -> ProcessPoolExecutor:
-        with _hangup_blocked():
-            return self._start_blocked(workers)
+        executor = None
+        try:
+            with _hangup_blocked():
+                executor = self._start_blocked(workers)
+        except BaseException:
+            # a Ctrl-C that came while the workers started lands as the block ends: the pool is
+            # not handed back, so it is stopped here (a worker still starting would otherwise
+            # find the pool's semaphores gone once this process ended, and print a traceback)
+            if executor is not None:
+                self._kill(executor)
+            raise
+        return executor
 
     def _start_blocked(self, workers: int) -> ProcessPoolExecutor:
         executor = ProcessPoolExecutor(workers, mp_context=_context(), initializer=_init_worker, initargs=self._args)
         try:
-            error = executor.submit(_probe_worker).result()
+            # a probe per worker: the pool starts its workers as work is submitted, so all of them
+            # start here, where signals are held back, rather than at the batch's first inputs
+            probes = [executor.submit(_probe_worker) for _ in range(workers)]
+            error = next((e for e in (probe.result() for probe in probes) if e is not None), None)
         except BaseException as exc:  # Ctrl-C while the workers start too: none is left behind
             self._kill(executor)
             if not isinstance(exc, BrokenProcessPool):

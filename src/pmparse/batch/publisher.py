@@ -28,12 +28,16 @@ import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pmparse.card.schema import Card, Support
 from pmparse.errors import UsageError
+
+if TYPE_CHECKING:
+    from pmparse.library.store import Library
 
 #: The settings file a curator writes in a folder of postmortems.
 SETTINGS_FILE = ".pmparse.yaml"
@@ -81,11 +85,38 @@ def folder_settings(location: str, cache: dict[str, FolderSettings | None] | Non
 
 
 def _read(path: Path) -> FolderSettings:
+    """A folder's settings; a broken file is named in one line, with the line and the reason
+    (PyYAML's and pydantic's own messages span several lines)."""
+    from pmparse.library.records import syntax_error
+    from pmparse.library.validate import line_of
+
+    expected = "expected a settings file with `organisation: NAME`"
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        text = path.read_text(encoding="utf-8")
+        data = yaml.safe_load(text)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{expected}, found it unreadable ({exc})", str(path)) from exc
+    except yaml.YAMLError as exc:
+        line, reason = syntax_error(exc)
+        where = f" at line {line}" if line is not None else ""
+        raise UsageError(f"{expected}, found a syntax error{where}: {reason}", str(path)) from exc
+    if data is None:
+        return FolderSettings()
+    if not isinstance(data, dict):
+        raise UsageError(f"{expected}, found {'a list' if isinstance(data, list) else 'a single value'}", str(path))
+    try:
         return FolderSettings.model_validate(data)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError, ValidationError) as exc:
-        raise UsageError(f"expected a settings file with `organisation: NAME`, found: {exc}", str(path)) from exc
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            key = ".".join(str(part) for part in error["loc"])
+            line = line_of(text, error["loc"])
+            where = f"line {line}: " if line is not None else ""
+            if error["type"] == "extra_forbidden":
+                problems.append(f"{where}{key!r} is not a setting (the one setting is `organisation: NAME`)")
+            else:
+                problems.append(f"{where}{key}: {error['msg']}")
+        raise UsageError(f"{expected}, found {'; '.join(problems)}", str(path)) from exc
 
 
 def with_organisation(card_json: str, name: str, origin: str, confidence: float) -> str:
@@ -148,29 +179,37 @@ class Reviewed:
     """The publishers a person settled on the reviewed cards of each folder of a library.
 
     Attributes:
-        named: Per folder, each publisher the reviewed cards name with the ids of those cards.
-        corrected: Per folder, each publisher pmparse had suggested on a reviewed card and the
-            person replaced, with what they replaced it by.
+        cards: Per folder, each reviewed card as ``(id, location, publisher it names, publisher
+            pmparse last suggested for it)``.
     """
 
-    named: dict[str, dict[str, list[str]]] = field(default_factory=dict)
-    corrected: dict[str, dict[str, str]] = field(default_factory=dict)
+    cards: dict[str, list[tuple[str, str, str, str | None]]] = field(default_factory=dict)
 
     def add(self, location: str, organisation: str | None, suggested: str | None, card_id: str) -> None:
         """Count one reviewed card: its source's ``location``, the publisher it names and the one
         pmparse last suggested for it (its base)."""
         if not organisation:
             return
-        folder = folder_of(location)
-        self.named.setdefault(folder, {}).setdefault(organisation, []).append(card_id)
-        if suggested and suggested != organisation:
-            self.corrected.setdefault(folder, {})[suggested] = organisation
+        self.cards.setdefault(folder_of(location), []).append((card_id, location, organisation, suggested))
 
-    def choice(self, location: str, current: str | None) -> tuple[str, list[str]] | None:
+    def choice(self, location: str, current: str | None, own: str | None = None) -> tuple[str, list[str]] | None:
         """The publisher a new card of ``location``'s folder should name, with the reviewed cards
-        it comes from; None when the card's own ``current`` stands (or the folder has none)."""
-        folder = folder_of(location)
-        counts = self.named.get(folder, {})
+        it comes from; None when the card's own ``current`` stands (or the folder has none).
+
+        ``own`` is the location of the card asked about (an entry's ``#entry-...`` kept): its own
+        reviewed record is left out. A person's word on a card is the folder's word for its other
+        cards; taken as pmparse's suggestion for the card itself, it would become the base the
+        person's edit is compared with, the correction would be forgotten, and the next reading
+        would propose the text's own name back over the person's.
+        """
+        counts: dict[str, list[str]] = {}
+        corrected: dict[str, str] = {}
+        for card_id, card_location, organisation, suggested in self.cards.get(folder_of(location), []):
+            if own is not None and card_location == own:
+                continue
+            counts.setdefault(organisation, []).append(card_id)
+            if suggested and suggested != organisation:
+                corrected[suggested] = organisation
         if not counts:
             return None
         name, ids = max(counts.items(), key=lambda kv: (len(kv[1]), kv[0]))
@@ -180,5 +219,40 @@ class Reviewed:
             return None
         if current is None:
             return name, ids
-        fixed = self.corrected.get(folder, {}).get(current)
+        fixed = corrected.get(current)
         return (fixed, counts.get(fixed, ids)) if fixed else None
+
+
+class ReviewedCards:
+    """The publishers a person settled on a library's reviewed cards, read a folder at a time: only
+    the reviewed records of the folders a batch converts are parsed (with the base pmparse last
+    wrote for each, to see what the person corrected), so a large library costs little."""
+
+    def __init__(self, library: Library) -> None:
+        self.library = library
+        self.found = Reviewed()
+        self.by_folder: dict[str, list[str]] = {}
+        for entry in library.entries.values():  # the scan's cached status and location: no parsing
+            if entry.status == "reviewed" and entry.location:
+                self.by_folder.setdefault(folder_of(entry.location), []).append(entry.id)
+        self.read: set[str] = set()
+
+    def of(self, location: str) -> Reviewed:
+        """What the reviewed cards say, with the folder of ``location`` read."""
+        folder = folder_of(location)
+        if folder not in self.read:
+            self.read.add(folder)
+            for card_id in self.by_folder.get(folder, []):
+                entry = self.library.entries.get(card_id)
+                card = entry.card if entry is not None else None
+                if card is None:
+                    continue
+                base = self.library.read_state("base", card_id)
+                self.found.add(entry.location, card.organisation, base.organisation if base is not None else None,
+                               card_id)
+        return self.found
+
+
+def location_of(card_json: str) -> str | None:
+    """The source location a card (JSON) was read from: an entry's ``#entry-...`` included."""
+    return Card.model_validate_json(card_json).source.location

@@ -31,6 +31,16 @@ class _WholeHelpGroup(click.Group):
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
 
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            # Ctrl-C before a command's own handling of it is in place (while it imports its
+            # pipeline): the documented 130, where click would say 'Aborted!' and exit 1, the code
+            # of failed inputs
+            click.echo("interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+
 
 @click.group(cls=_WholeHelpGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="pmparse")
@@ -41,7 +51,8 @@ def main() -> None:
 @main.command()
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("-o", "--output", "library", required=True, type=click.Path(file_okay=False),
-              help="Library folder for the records (created when missing).")
+              help="Library folder for the records (created when missing; a folder holding other files and no "
+                   ".pmparse/ is refused, and one made for inputs that all fail is removed again).")
 @click.option("--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True,
               help="Format of new records.")
 @click.option("--max-bytes", type=click.IntRange(min=1), default=None,
@@ -147,9 +158,9 @@ def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, base_model, 
 
 
 @main.command()
-@click.argument("library", type=click.Path(file_okay=False))
+@click.argument("library", type=click.Path())
 def validate(library):
-    """Check every record of LIBRARY; print 'file: field: reason' for each problem."""
+    """Check every record of LIBRARY; print 'file:line: field: reason' for each problem (the line where known)."""
     from pmparse.library.validate import validate_library
 
     try:
@@ -243,7 +254,7 @@ def diff_command(paths, fmt, patch, color):
 
 
 @main.command()
-@click.argument("library", type=click.Path(file_okay=False))
+@click.argument("library", type=click.Path())
 @click.option("--accept", "accept", multiple=True, metavar="FIELD",
               help="Accept this field's suggestion in every pending record (repeat, or comma-separate).")
 @click.option("--reject", "reject", multiple=True, metavar="FIELD",
@@ -410,7 +421,7 @@ def train_categories_command(corpus, gold_files, output, taxonomy_path, label_fi
 @click.option("--document-context/--no-document-context", default=False, show_default=True,
               help="The unit model also reads field cues of a wider window, causal connectives and the document's "
                    "voice (tense, person, lists).")
-@click.option("--library", "library", default=None, type=click.Path(file_okay=False, exists=True),
+@click.option("--library", "library", default=None, type=click.Path(), metavar="DIRECTORY",
               help="Instead: adapt the field model to the records a person reviewed in this library, kept in its "
                    ".pmparse/model (convert into the library uses it; needs no corpus).")
 def train_command(seed, out, corpus, loso, tune_settings, report_path, rounds, check_floors, update_floors, allow_lower,

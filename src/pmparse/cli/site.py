@@ -13,7 +13,7 @@ from pmparse.errors import PmparseError
 
 
 @click.command(name="site")
-@click.argument("library", type=click.Path(file_okay=False))
+@click.argument("library", type=click.Path())
 @click.option("-o", "--output", "out", required=True, type=click.Path(file_okay=False),
               help="Site folder: new, empty, or one pmparse site built before (updated in place).")
 @click.option("--force", is_flag=True, help="Render every card page again, whatever the last build recorded.")
@@ -41,7 +41,7 @@ def site_command(library, out, force):
 
 
 @click.command(name="export")
-@click.argument("library", type=click.Path(file_okay=False))
+@click.argument("library", type=click.Path())
 @click.option("--format", "fmt", type=click.Choice(["jsonl", "csv"]), default="jsonl", show_default=True,
               help="JSON lines or CSV; one row per card, list fields joined (items by newline, tags by ';').")
 @click.option("-o", "--output", default=None, type=click.Path(dir_okay=False),

@@ -33,7 +33,8 @@ from pmparse.library.records import RecordFormat, _source_keys, card_data, dumps
 from pmparse.paths import inside
 from pmparse.util import atomic_write, sha256_text
 
-_ID_FILE = re.compile(r"^IL-(\d{4})\.(yaml|yml|json)$")
+#: A record file's name: its id and format.
+RECORD_FILE = re.compile(r"^IL-(\d{4})\.(yaml|yml|json)$")
 
 #: Cards kept parsed at a time; the index itself holds only a few strings per record.
 CARD_CACHE = 256
@@ -193,7 +194,7 @@ class Library:
         self._states = self._verified(states, written)
         self._index_dirty = False
         for path in sorted(self.root.iterdir()):
-            match = _ID_FILE.match(path.name)
+            match = RECORD_FILE.match(path.name)
             if not match or not path.is_file():
                 continue
             self._max_number = max(self._max_number, int(match.group(1)))
@@ -581,7 +582,7 @@ def looks_like_library(root: Path) -> bool:
         return False
     if (root / ".pmparse").is_dir():
         return True
-    return any(_ID_FILE.match(path.name) for path in root.iterdir())
+    return any(RECORD_FILE.match(path.name) for path in root.iterdir())
 
 
 def is_edited(library: Library, entry: Entry) -> bool:

@@ -10,10 +10,9 @@ from typing import Any, Callable
 import yaml
 from pydantic import ValidationError
 
-from pmparse.card.schema import TEXT_FIELDS, Card
-from pmparse.errors import RecordError
+from pmparse.card.schema import TEXT_FIELDS, Card, Evidence, Item
 from pmparse.library.records import _loc, format_of, parse_data, source_text_of, syntax_error
-from pmparse.library.store import looks_like_library
+from pmparse.library.folder import library_root
 from pmparse.util import CONTROL_CHARACTERS
 
 
@@ -39,6 +38,24 @@ def _pending_note(root: Path, card_id: str) -> str:
     return f"; a suggestion waits for review in .pmparse/pending/{pending.name} (repair the record, then run `pmparse review`)"
 
 
+def line_of(text: str, loc: tuple) -> int | None:
+    """The line (from 1) of the value at ``loc`` (keys and list indexes, as pydantic names a
+    problem) in a record's text; None for a value the text does not hold (a field left out) or
+    text that cannot be composed. JSON is read as the YAML it also is."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return None
+    for step in loc:
+        if isinstance(node, yaml.MappingNode):
+            node = next((value for key, value in node.value if key.value == str(step)), None)
+        elif isinstance(node, yaml.SequenceNode) and isinstance(step, int) and 0 <= step < len(node.value):
+            node = node.value[step]
+        else:
+            return None
+    return node.start_mark.line + 1 if node is not None else None
+
+
 def validate_library(root: str | Path, warn: Callable[[str], None] | None = None) -> tuple[int, list[Problem]]:
     """Check every record of a library.
 
@@ -56,11 +73,7 @@ def validate_library(root: str | Path, warn: Callable[[str], None] | None = None
     Returns:
         ``(records_checked, problems)``.
     """
-    root = Path(root)
-    if not root.is_dir():
-        raise RecordError("expected a library folder, found none", str(root))
-    if not looks_like_library(root):
-        raise RecordError("expected a library folder (IL-0001.yaml records or .pmparse/), found neither", str(root))
+    root = library_root(root)
     problems: list[Problem] = []
     seen: dict[str, str] = {}
     checked = 0
@@ -85,7 +98,11 @@ def validate_library(root: str | Path, warn: Callable[[str], None] | None = None
         try:
             card = Card.model_validate(data)
         except ValidationError as exc:
-            problems.extend(Problem(path.name, _loc(e["loc"]), e["msg"]) for e in exc.errors())
+            # a field a person wrote by hand with the wrong type: the line of its value, and the
+            # suggestion that waits beside the record, as for a syntax error
+            note = _pending_note(root, path.stem)
+            problems.extend(Problem(path.name, _loc(e["loc"]), e["msg"] + note, line_of(text, e["loc"]))
+                            for e in exc.errors())
             continue
         if path.stem != card.id:
             problems.append(Problem(path.name, "id", f"expected {path.stem} (the file name), found {card.id}"))
@@ -105,6 +122,21 @@ def validate_library(root: str | Path, warn: Callable[[str], None] | None = None
     return checked, problems
 
 
+def unspelled_evidence(item: Item, text: str) -> list[Evidence]:
+    """The stretches of an item's evidence that index ``text`` (its record's current source) and
+    do not say, white space aside, words of the item's text: what a hand edit of the item's words
+    leaves under them (the model's offsets, for the words it read there)."""
+    words = " ".join(item.text.split())
+    out = []
+    for ev in item.evidence:
+        if not ev.current or ev.end > len(text):
+            continue
+        said = " ".join(text[ev.start:ev.end].split())
+        if said and said not in words:
+            out.append(ev)
+    return out
+
+
 def _unspelled(file: str, card: Card, text: str) -> list[Problem]:
     """Items whose evidence does not say words of their text: each stretch of the current source
     must read, white space aside, as part of the item's text (an item edited by hand keeps the
@@ -112,15 +144,12 @@ def _unspelled(file: str, card: Card, text: str) -> list[Problem]:
     problems = []
     for name in TEXT_FIELDS:
         for number, item in enumerate(getattr(card, name), 1):
-            words = " ".join(item.text.split())
-            for ev in item.evidence:
-                if not ev.current or ev.end > len(text):
-                    continue
+            for ev in unspelled_evidence(item, text):
                 said = " ".join(text[ev.start:ev.end].split())
-                if said and said not in words:
-                    shown = said if len(said) <= 60 else said[:57] + "..."
-                    problems.append(Problem(file, f"{name}[{number}]", f"evidence {ev.start}-{ev.end} says "
-                                            f"{shown!r}, not words of the item's text"))
+                shown = said if len(said) <= 60 else said[:57] + "..."
+                problems.append(Problem(file, f"{name}[{number}]", f"evidence {ev.start}-{ev.end} says "
+                                        f"{shown!r}, not words of the item's text (edited by hand? make the item "
+                                        "yours: `origin: person`, `confidence: 1.0`, `evidence: []`)"))
     return problems
 
 

@@ -32,7 +32,8 @@ from pmparse.library.leftovers import remove_temporaries
 from pmparse.library.lock import write_lock
 from pmparse.library.records import card_data, format_of, loads
 from pmparse.library.splice import keep_own_address, splice
-from pmparse.library.store import Entry, Library, looks_like_library
+from pmparse.library.folder import library_root
+from pmparse.library.store import Entry, Library
 from pmparse.review.anchor import REVIEW_FIELDS
 from pmparse.review.compare import CardDiff, DiffReport, FieldChange, compare, diff_files, merge, read_text
 from pmparse.review.rejections import load_rejections, rejected_check, remember
@@ -83,12 +84,7 @@ def load_pending(library: Library, card_id: str) -> tuple[Entry, Card]:
 
 
 def _library_folder(library_dir: str | Path) -> Path:
-    root = Path(library_dir)
-    if not root.is_dir():
-        raise UsageError("expected a library folder, found none", str(root))
-    if not looks_like_library(root):
-        raise UsageError("expected a library folder (IL-0001.yaml records or .pmparse/), found neither", str(root))
-    return root
+    return library_root(library_dir)
 
 
 def pending_diffs(library_dir: str | Path) -> DiffReport:
@@ -498,7 +494,7 @@ def diff_paths(paths: list[str] | tuple[str, ...]) -> DiffReport:
         UsageError: neither one library folder nor two record files were given.
         RecordError: one of two record files is unreadable or invalid.
     """
-    if len(paths) == 1 and Path(paths[0]).is_dir():
+    if len(paths) == 1:
         return pending_diffs(paths[0])
     if len(paths) == 2 and all(Path(p).is_file() for p in paths):
         return DiffReport([diff_files(*paths)])

@@ -33,7 +33,8 @@ from pmparse import __version__
 from pmparse.errors import RecordError, UnsafePathError, UsageError
 from pmparse.locations import is_url, split_location
 from pmparse.library.records import source_text_of
-from pmparse.library.store import Library, looks_like_library
+from pmparse.library.folder import library_root
+from pmparse.library.store import Library
 from pmparse.paths import inside
 from pmparse.review.session import open_diff
 from pmparse.rules.taxonomy import load_taxonomy
@@ -123,13 +124,14 @@ def record_files(root: Path) -> dict[str, Path]:
 
 
 def record_key(states: Library, card_id: str, path: Path, generator: str) -> str:
-    """Digest of a record file and its state (its pending suggestion, with the base and rejections
-    that decide what of it is still open), under one generator."""
+    """Digest of a record file and its state (its base, which tells a fact a person set by hand;
+    its pending suggestion, with the rejections that decide what of it is still open), under one
+    generator."""
     digest = hashlib.sha256(generator.encode() + b"\0" + path.name.encode())
     pending = states.state_path("pending", card_id)
-    parts = [_bytes(path), _bytes(pending)]
+    parts = [_bytes(path), _bytes(pending), _bytes(states.state_path("base", card_id))]
     if pending.is_file():
-        parts += [_bytes(states.state_path(kind, card_id)) for kind in ("base", "intent", "rejected")]
+        parts += [_bytes(states.state_path(kind, card_id)) for kind in ("intent", "rejected")]
     for part in parts:
         digest.update(hashlib.sha256(part).digest())
     return digest.hexdigest()
@@ -182,7 +184,8 @@ def render_card(scanned: _Scanned, card_id: str, path: Path, names: dict[str, st
             if diff.source_changed:
                 note = (note or "A newer suggestion waits for review.") + (
                     " It was made from an amended source text: its evidence indexes that text, not the one below.")
-    views = field_views(card, names, anchors, suggestion if changes else None, changes)
+    base = scanned.states.read_state("base", card_id)
+    views = field_views(card, names, anchors, suggestion if changes else None, changes, text, base)
     return summary(card, names, open_), pages.card_page(card, text, views, anchors, note), card.source.location
 
 
@@ -258,8 +261,7 @@ def build_site(library_root: str | Path, out: str | Path, force: bool = False) -
 
 
 def _build(root: Path, out: Path, force: bool) -> SiteReport:
-    if not looks_like_library(root):
-        raise UsageError("expected a library folder (records IL-0001.yaml ... or .pmparse/), found none", str(root))
+    library_root(root)
     _check_output(root, out)
     names = load_taxonomy().names()
     generator = generator_digest(names)

@@ -16,7 +16,8 @@ from typing import Literal
 
 from pmparse.card.schema import TAG_FIELDS, TEXT_FIELDS, Card
 from pmparse.errors import RecordError, UsageError
-from pmparse.library.store import Library, looks_like_library
+from pmparse.library.store import Library
+from pmparse.library.folder import library_root as checked_library_root
 from pmparse.site.view import filled, year_of
 
 ExportFormat = Literal["jsonl", "csv"]
@@ -59,9 +60,7 @@ def export_rows(library_root: str | Path) -> tuple[list[dict], list[str]]:
     Raises:
         UsageError: ``library_root`` is not a library.
     """
-    root = Path(library_root)
-    if not looks_like_library(root):
-        raise UsageError("expected a library folder (records IL-0001.yaml ... or .pmparse/), found none", str(root))
+    root = checked_library_root(library_root)
     library = Library.open(root)
     rows, errors = [], []
     for card_id in sorted(library.entries):

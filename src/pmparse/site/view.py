@@ -145,9 +145,21 @@ class Anchors:
         return Link(anchor, ev.start, ev.end)
 
 
-def _items(card: Card, name: str, anchors: Anchors, prefix: str, pending: bool) -> list[Shown]:
+#: What a card page says of an item whose words a person changed in the record file by hand.
+EDITED_BY_HAND = ("edited by hand: the evidence and confidence the record keeps were pmparse's for other words "
+                  "(pmparse validate lists such items)")
+
+
+def _items(card: Card, name: str, anchors: Anchors, prefix: str, pending: bool,
+           text: str | None = None) -> list[Shown]:
+    from pmparse.library.validate import unspelled_evidence
+
     shown = []
     for i, item in enumerate(getattr(card, name), 1):
+        if text is not None and unspelled_evidence(item, text):
+            # the model's offsets and confidence under a person's words: neither is shown as theirs
+            shown.append(Shown(item.text, None, [], EDITED_BY_HAND))
+            continue
         links = [anchors.link(ev, name, f"{prefix}{name}-{i}-{j}", pending, card.source.sha256)
                  for j, ev in enumerate(item.evidence, 1)]
         shown.append(Shown(item.text, item.confidence, links))
@@ -166,28 +178,51 @@ def _supported(card: Card, key: str, text: str, name: str, anchors: Anchors, pre
     return Shown(text, support.confidence, links, f"{detail}; {origin}" if detail else origin)
 
 
-def field_values(card: Card, name: str, names: dict[str, str], anchors: Anchors, pending: bool = False) -> list[Shown]:
-    """What a page lists for one field of ``card`` (the record's, or a pending suggestion's)."""
+def _set_by_hand(card: Card, name: str, base: Card | None) -> str | None:
+    """What pmparse last wrote for fact ``name`` when a person changed its value in the record
+    file by hand, leaving pmparse's support for that value under theirs (the value differs from
+    the base's, the support is the base's); else None."""
+    if base is None or getattr(base, name) == getattr(card, name):
+        return None
+    support = card.support.get(name)
+    if support is None or support != base.support.get(name):
+        return None
+    before = getattr(base, name)
+    return "nothing" if before in (None, "") else str(before)
+
+
+def field_values(card: Card, name: str, names: dict[str, str], anchors: Anchors, pending: bool = False,
+                 text: str | None = None, base: Card | None = None) -> list[Shown]:
+    """What a page lists for one field of ``card`` (the record's, or a pending suggestion's);
+    ``text``, the source text the record indexes, finds items a person reworded by hand, and
+    ``base``, what pmparse last wrote for the record, facts a person set by hand."""
     prefix = "p-" if pending else "ev-"
     if name in TEXT_FIELDS:
-        return _items(card, name, anchors, prefix, pending)
+        return _items(card, name, anchors, prefix, pending, text)
     if name in TAG_FIELDS:
         return [_supported(card, f"{name}.{t}", tag_name(names, name, t), name, anchors, prefix, pending, t)
                 for t in getattr(card, name)]
     value = getattr(card, name)
     if value in (None, ""):
         return []
-    text = f"{value} minutes" if name == "duration_minutes" else str(value)
-    return [_supported(card, name, text, name, anchors, prefix, pending)]
+    shown = f"{value} minutes" if name == "duration_minutes" else str(value)
+    before = None if pending else _set_by_hand(card, name, base)
+    if before is not None:
+        # pmparse's confidence and evidence were for the value it found, not the person's
+        return [Shown(shown, None, [], f"set by hand (pmparse had {before}; the record's evidence and "
+                                       "confidence were for that)")]
+    return [_supported(card, name, shown, name, anchors, prefix, pending)]
 
 
 def field_views(card: Card, names: dict[str, str], anchors: Anchors, suggestion: Card | None,
-                changes: list[FieldChange]) -> list[FieldView]:
-    """Every field of a card page, in card order, each with its pending suggestion if any."""
+                changes: list[FieldChange], text: str | None = None, base: Card | None = None) -> list[FieldView]:
+    """Every field of a card page, in card order, each with its pending suggestion if any
+    (``text``: the source text the record indexes, when it can be read; ``base``: what pmparse
+    last wrote for the record)."""
     pending = {change.field: change.kind for change in changes}
     views = []
     for name in FILLABLE:
-        view = FieldView(name, field_values(card, name, names, anchors))
+        view = FieldView(name, field_values(card, name, names, anchors, text=text, base=base))
         if suggestion is not None and name in pending:
             view.pending = field_values(suggestion, name, names, anchors, pending=True)
             view.kind = pending[name]

@@ -317,15 +317,13 @@ def train_library(library_dir: str | Path, weight: float = DEFAULT_WEIGHT, base_
         UsageError: not a library folder, or another pmparse process writing it.
         ModelError: the base model cannot be read.
     """
-    from pmparse.errors import UsageError
     from pmparse.library.lock import write_lock
-    from pmparse.library.store import local_model_dir, looks_like_library
+    from pmparse.library.folder import library_root
+    from pmparse.library.store import local_model_dir
     from pmparse.nlp.pipeline import DEFAULT_MODEL_DIR
     from pmparse.training.library_rows import library_rows
 
-    root = Path(library_dir)
-    if not looks_like_library(root):
-        raise UsageError("expected a library folder (IL-0001.yaml records or .pmparse/), found none", str(root))
+    root = library_root(library_dir)
     base_dir = Path(base_dir or DEFAULT_MODEL_DIR)
     found = library_rows(root)
     folder = local_model_dir(root)

@@ -1,0 +1,61 @@
+"""Which folder is a library: the check every command that reads one makes, and the folder
+``convert`` may create or write a new library into."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from pmparse.errors import UsageError
+from pmparse.library.store import RECORD_FILE, looks_like_library
+
+
+def library_root(path: str | Path) -> Path:
+    """``path`` as a library folder, for the commands that read one (validate, diff, review,
+    site, export, train --library): one message for a mistyped path, saying what a library is
+    and what was found instead.
+
+    Raises:
+        UsageError: ``path`` is missing, a file, or a folder pmparse never wrote to.
+    """
+    root = Path(path)
+    if looks_like_library(root):
+        return root
+    found = ("nothing at that path" if not root.exists() else "a file" if not root.is_dir()
+             else "a folder with neither (pmparse convert ... -o FOLDER makes one)")
+    raise UsageError(f"expected a library folder (records IL-0001.yaml ... or .pmparse/), found {found}", str(root))
+
+
+def check_new_library_folder(path: Path) -> None:
+    """Refuse an existing folder that holds files and is no library (``-o docs`` or ``-o .`` by
+    mistake): records and ``.pmparse/`` would be written among someone's files. Hidden files (a
+    fresh git repository) do not count; a curator adopts a folder by creating ``.pmparse/`` in it.
+
+    Raises:
+        UsageError: ``path`` is such a folder.
+    """
+    if not path.is_dir() or looks_like_library(path):
+        return
+    others = sorted(p.name for p in path.iterdir() if not p.name.startswith("."))
+    if others:
+        shown = ", ".join(others[:3]) + (" ..." if len(others) > 3 else "")
+        raise UsageError("expected a library folder (records IL-0001.yaml ... or .pmparse/), a new or an empty "
+                         f"folder, found one holding other files ({shown}); give -o another folder, or create "
+                         f"{path / '.pmparse'} to keep records beside them", str(path))
+
+
+def remove_if_unused(path: Path) -> None:
+    """Remove a library folder this batch created and wrote no record to (every input failed or
+    was skipped: a mistyped path), so no empty library is left behind."""
+    try:
+        if any(RECORD_FILE.match(p.name) for p in path.iterdir()):
+            return
+        state = path / ".pmparse"
+        if any(p.name not in ("lock", "index.json") and not (p.is_dir() and not any(p.iterdir()))
+               for p in (state.iterdir() if state.is_dir() else ())):
+            return  # a suggestion or memory of some record: not this batch's to remove
+        if any(p.name != ".pmparse" for p in path.iterdir()):
+            return
+        shutil.rmtree(path)
+    except OSError:
+        pass  # best effort: a folder left behind is harmless

@@ -1,0 +1,56 @@
+"""validate names the file, the line and the reason of every problem, and says when a suggestion
+waits beside a record a person broke by hand (texts written for these tests)."""
+
+from __future__ import annotations
+
+from pmparse.batch.convert import convert
+from pmparse.library.validate import validate_library
+from pmparse.nlp.pipeline import pipeline_config
+
+_REPORT = ("# Queue outage on 2031-05-02\n\nThe job queue stopped for 40 minutes.\n\n## Root cause\n\n"
+           "A lease timeout of zero handed every job back at once.\n")
+
+
+def _library(tmp_path):
+    source = tmp_path / "outage.md"
+    source.write_text(_REPORT, encoding="utf-8")
+    convert([str(source)], tmp_path / "lib", config=pipeline_config(rules_only=True), jobs=1)
+    return source, tmp_path / "lib" / "IL-0001.yaml"
+
+
+def test_a_field_of_the_wrong_type_written_by_hand_is_named_with_its_line(tmp_path):
+    _, record = _library(tmp_path)
+    lines = record.read_text(encoding="utf-8").splitlines()
+    at = next(n for n, line in enumerate(lines) if line.startswith("duration_minutes:"))
+    lines[at] = "duration_minutes: about forty minutes"
+    record.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    checked, problems = validate_library(tmp_path / "lib")
+    assert checked == 1 and len(problems) == 1
+    assert problems[0].line == at + 1
+    assert str(problems[0]).startswith(f"IL-0001.yaml:{at + 1}: duration_minutes: ")
+
+
+def test_a_nested_field_of_the_wrong_type_is_named_with_the_line_of_the_value(tmp_path):
+    _, record = _library(tmp_path)
+    text = record.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    at = next(n for n, line in enumerate(lines) if line.startswith("  confidence:"))
+    lines[at] = "  confidence: very"
+    record.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    _, problems = validate_library(tmp_path / "lib")
+    assert [p.line for p in problems] == [at + 1]
+
+
+def test_a_record_of_the_wrong_shape_says_a_suggestion_waits_beside_it(tmp_path):
+    source, record = _library(tmp_path)
+    text = record.read_text(encoding="utf-8").replace("status: suggested", "status: reviewed", 1)
+    lines = text.splitlines()
+    at = next(n for n, line in enumerate(lines) if line.startswith("duration_minutes:"))
+    lines[at] = "duration_minutes: [40]"
+    record.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    source.write_text(_REPORT + "\n## Action items\n\n- Refuse a lease timeout of zero.\n", encoding="utf-8")
+    report = convert([str(source)], tmp_path / "lib", config=pipeline_config(rules_only=True), jobs=1)
+    assert report.counts["pending"] == 1
+    _, problems = validate_library(tmp_path / "lib")
+    assert problems and all("a suggestion waits for review in .pmparse/pending/IL-0001.json" in p.reason
+                            for p in problems)
