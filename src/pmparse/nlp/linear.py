@@ -17,6 +17,7 @@ corpus text.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import itertools
@@ -311,6 +312,12 @@ class VocabularyCounts:
         matrix.data = matrix.data / np.take(self.scale, matrix.indices)
         return matrix
 
+    def _columns(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Columns of the known words of ``texts``: ``(entries per text, columns)``."""
+        columns = [[self.index[w] for w in t.split() if w in self.index] for t in texts]
+        entries = np.fromiter((len(c) for c in columns), dtype=np.int64, count=len(columns))
+        return entries, np.fromiter(itertools.chain.from_iterable(columns), dtype=np.int64, count=int(entries.sum()))
+
     def spec(self) -> dict[str, Any]:
         """Settings as JSON (the scale is an array, saved apart)."""
         return {"kind": "vocabulary", "vocabulary": self.vocabulary}
@@ -327,14 +334,92 @@ class Features:
         self.blocks = list(blocks)
 
     def transform(self, rows: Sequence[Sequence[str]]) -> Sparse:
-        """Feature rows of ``rows`` (each a sequence of texts, one per column)."""
+        """Feature rows of ``rows`` (each a sequence of texts, one per column).
+
+        The blocks' matrices side by side, made in one pass: every block's columns are counted
+        in one sort (shifted past the earlier blocks'), and the weighting (``1 + log``, idf, the
+        scale of vocabulary counts) and each block's l2 norm per row are applied to the joined
+        entries at once. Per block this was a sort, four or five array steps and their join
+        (:meth:`transform_blocks`, kept as the reference): numpy's cost per call, paid three or
+        four times per matrix, was most of it. The values are the same to the bit: each entry
+        is weighted by the same operations (a block without idf or scale is multiplied and
+        divided by 1.0), and each row's norm sums the same entries in the same order.
+        """
+        rows = [list(r) for r in rows]
+        if not rows or not self.blocks:
+            return self.transform_blocks(rows)
+        n = len(rows)
+        entries, flats = [], []
+        for (column, block), offset in zip(self.blocks, self._offsets[:-1]):
+            count, flat = block._columns([r[column] for r in rows])
+            entries.append(count)
+            flats.append(flat + offset if offset else flat)
+        width = self._offsets[-1]
+        row_of = np.repeat(np.tile(np.arange(n, dtype=np.int64), len(self.blocks)), np.concatenate(entries))
+        keys, counts = np.unique(row_of * width + np.concatenate(flats), return_counts=True)
+        key_rows = keys // width
+        indices = keys - key_rows * width
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(key_rows, minlength=n), out=indptr[1:])
+        data = counts.astype(np.float64)
+        if len(data):
+            sublinear, weight, scale, normed, block_of = self._weighting
+            if sublinear is not None:
+                logged = sublinear[indices]
+                data[logged] = np.log(data[logged]) + 1.0
+            if weight is not None:
+                data = data * np.take(weight, indices)
+            if scale is not None:
+                data = data / np.take(scale, indices)
+            if normed is not None:
+                # a segment is one row's entries of one block: the rows l2-normalised per block
+                segment = key_rows * len(self.blocks) + np.take(block_of, indices)
+                starts = np.flatnonzero(np.concatenate(([True], segment[1:] != segment[:-1])))
+                norms = np.sqrt(np.add.reduceat(data ** 2, starts))
+                per_entry = np.repeat(norms, np.diff(np.append(starts, len(data))))
+                divide = (per_entry > 0) & np.take(normed, indices)
+                data[divide] /= per_entry[divide]
+        return Sparse(indptr, indices, data, (n, width))
+
+    def transform_blocks(self, rows: Sequence[Sequence[str]]) -> Sparse:
+        """:meth:`transform` block by block, each block's matrix made alone and then joined."""
         rows = [list(r) for r in rows]
         return hstack([block.transform([r[column] for r in rows]) for column, block in self.blocks])
+
+    @functools.cached_property
+    def _offsets(self) -> list[int]:
+        """Where each block's columns start, and the width last."""
+        return list(itertools.accumulate((_block_width(b) for _, b in self.blocks), initial=0))
+
+    @functools.cached_property
+    def _weighting(self) -> tuple:
+        """Per joined column: ``1 + log`` or not, the idf weight, the vocabulary scale, l2 or not,
+        and the block; None for a step no block takes."""
+        parts: dict[str, list[np.ndarray]] = {"sublinear": [], "weight": [], "scale": [], "normed": [], "block": []}
+        for b, (_, block) in enumerate(self.blocks):
+            size = _block_width(block)
+            hashed = isinstance(block, HashedNgrams)
+            parts["sublinear"].append(np.full(size, hashed and block.sublinear_tf))
+            parts["weight"].append(block.idf if hashed and block.idf is not None else np.ones(size))
+            parts["scale"].append(np.ones(size) if hashed else block.scale)
+            parts["normed"].append(np.full(size, hashed and block.norm == "l2"))
+            parts["block"].append(np.full(size, b, dtype=np.int64))
+        joined = {k: np.concatenate(v) for k, v in parts.items()}
+        any_hashed = [b for _, b in self.blocks if isinstance(b, HashedNgrams)]
+        return (joined["sublinear"] if joined["sublinear"].any() else None,
+                joined["weight"] if any(b.idf is not None for b in any_hashed) else None,
+                joined["scale"] if len(any_hashed) < len(self.blocks) else None,
+                joined["normed"] if joined["normed"].any() else None,
+                joined["block"])
 
     @property
     def width(self) -> int:
         """Number of feature columns."""
         return sum(b.n_features if isinstance(b, HashedNgrams) else len(b.vocabulary) for _, b in self.blocks)
+
+
+def _block_width(block: HashedNgrams | VocabularyCounts) -> int:
+    return block.n_features if isinstance(block, HashedNgrams) else len(block.vocabulary)
 
 
 class Softmax:
