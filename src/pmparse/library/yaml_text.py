@@ -9,7 +9,7 @@ is kept as PyYAML keeps it, and each scalar is styled by PyYAML's rules (``analy
 ``choose_scalar_style``, here as a few regex scans) and written by a port of its writer, with a
 shortcut where a string cannot fold. Anything else raises :class:`NotCovered` and the caller
 hands the data to PyYAML. ``tests/library/test_yaml_text.py`` checks the bytes against PyYAML's
-emitter with hypothesis, and on corpus records.
+emitter with hypothesis, and ``tests/library/test_records.py`` on corpus records.
 
 Options are the records': block style, keys unsorted, ``allow_unicode``, indent 2, line
 break ``\\n``, and the width the caller gives.
@@ -33,7 +33,6 @@ class NotCovered(Exception):
 
 
 _BREAKS = "\n\x85\u2028\u2029"
-_WS = "\x00 \t\r\n\x85\u2028\u2029"  # what analyze_scalar counts as whitespace around an indicator
 _STR, _FLOAT = "tag:yaml.org,2002:str", "tag:yaml.org,2002:float"
 
 # analyze_scalar with allow_unicode, as scans (see records._SPECIAL for the character classes)
@@ -41,7 +40,7 @@ _SPECIAL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufeff\
 _LINE_BREAK = re.compile("[\n\x85\u2028\u2029]")
 _SPACE_BREAK = re.compile(" [\n\x85\u2028\u2029]")
 _BREAK_SPACE = re.compile("[\n\x85\u2028\u2029] ")
-_WSC = "[\\x00 \\t\\r\\n\\x85\\u2028\\u2029]"
+_WSC = "[\\x00 \\t\\r\\n\\x85\\u2028\\u2029]"  # analyze_scalar's whitespace beside an indicator
 # an indicator that forbids a plain scalar in block context: a leading indicator character, a
 # document marker, a leading "?", ":" or "-" before whitespace, ": " anywhere, " #" anywhere
 _BLOCK_INDICATOR = re.compile("^(?:[#,\\[\\]{}&*!|>'\"%@`]|---|\\.\\.\\.|[?:\\-](?=" + _WSC + "|\\Z))"
@@ -579,7 +578,7 @@ def dump_record(data: dict, width: int) -> str:
     Raises:
         NotCovered: data outside a record's schema (PyYAML writes it).
     """
-    if type(data) is not dict or not data:
+    if type(data) is not dict or not data or _PATH_RESOLVERS:  # plain_tag assumes no path resolvers
         raise NotCovered
     writer = _Writer(width)
     writer.node(data)
