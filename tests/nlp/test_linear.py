@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pmparse.errors import ModelError
-from pmparse.nlp.linear import HashedNgrams, Sparse, TextClassifier, hstack, load_arrays, save_arrays
+from pmparse.nlp.linear import HashedNgrams, Sparse, TextClassifier, hstack
+from pmparse.nlp.model_files import load_arrays, save_arrays
 from pmparse.training.export import check_export, export_calibrated, export_features, export_logistic, export_softmax
 
 TEXTS = [

@@ -53,17 +53,9 @@ from pmparse.nlp.component_candidates import (
     keep_components,
     score_components,
 )
-from pmparse.nlp.linear import (
-    CalibratedBinaries,
-    Features,
-    Logistic,
-    features_from_arrays,
-    features_to_arrays,
-    load_arrays,
-    read_json,
-    save_arrays,
-)
+from pmparse.nlp.linear import CalibratedBinaries, Features, Logistic, features_from_arrays, features_to_arrays
 from pmparse.nlp.lines import doc_text
+from pmparse.nlp.model_files import load_arrays, read_json, save_arrays
 from pmparse.nlp.tag_reading import (CATEGORY_GROUPS, WHOLE_LIMIT, Matchers, category_regions, cue_string, focus_spans,
                                      focus_text, nothing_to_read, summary_regions)
 from pmparse.rules.taxonomy import Taxonomy, load_taxonomy
