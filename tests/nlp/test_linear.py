@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pmparse.errors import ModelError
-from pmparse.nlp.linear import HashedNgrams, Sparse, TextClassifier, hstack, load_arrays, save_arrays
+from pmparse.nlp.linear import HashedNgrams, Sparse, TextClassifier, hstack
+from pmparse.nlp.model_files import load_arrays, save_arrays
 from pmparse.training.export import check_export, export_calibrated, export_features, export_logistic, export_softmax
 
 TEXTS = [
@@ -287,3 +288,29 @@ def test_the_default_token_pattern_reads_the_same_tokens_faster(parts):
     block = HashedNgrams("word", (1, 2), 2**10)
     assert block.terms(text)[:len(re.findall(r"(?u)\b\w\w+\b", text.lower()))] == re.findall(r"(?u)\b\w\w+\b",
                                                                                             text.lower())
+
+
+_FEATURE_TEXT = st.lists(st.sampled_from(["disk", "full", "Disk", "the", "a", "db-1", "x", "  ", "\n", "é", "outage",
+                                          "lf_x", "p_lf_y", "__short", "rollback", "of", "ünï"]), max_size=25).map(" ".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(_FEATURE_TEXT, _FEATURE_TEXT, _FEATURE_TEXT), max_size=8))
+def test_features_in_one_pass_equal_block_by_block_to_the_bit(rows):
+    """The joined pass (one count, the weighting and each block's norm at once) gives the
+    matrix of the blocks made one by one and joined: indices and values bit for bit, over
+    blocks with and without idf, 1 + log and the l2 norm, and vocabulary counts."""
+    from pmparse.nlp.linear import Features, VocabularyCounts
+
+    rng = np.random.default_rng(7)
+    features = Features([
+        (0, HashedNgrams("word", (1, 2), 64, idf=rng.uniform(0.5, 3, 64), sublinear_tf=True, norm="l2")),
+        (0, HashedNgrams("char_wb", (3, 5), 128, idf=rng.uniform(0.5, 3, 128), sublinear_tf=True, norm="l2")),
+        (1, HashedNgrams("word", (1, 1), 32, lowercase=False, token_pattern=r"\S+")),
+        (2, VocabularyCounts(["lf_x", "p_lf_y", "disk", "__short"], rng.uniform(1, 4, 4))),
+        (1, HashedNgrams("word", (1, 1), 16, norm="l2")),
+    ])
+    joined, blocks = features.transform(rows), features.transform_blocks(rows)
+    assert joined.shape == blocks.shape
+    for name in ("indptr", "indices", "data"):
+        assert np.array_equal(getattr(joined, name), getattr(blocks, name)), name

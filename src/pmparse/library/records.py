@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from pmparse.card.schema import TEXT_FIELDS, Card
 from pmparse.errors import RecordError
+from pmparse.library import yaml_text
 from pmparse.locations import split_location
 from pmparse.util import sha256_text
 
@@ -69,8 +70,7 @@ def parse_data(text: str, fmt: RecordFormat) -> object:
     return yaml.load(text, Loader=_RecordLoader)
 
 
-class _FlowList(list):
-    """A list dumped in YAML flow style (evidence offsets stay on one line)."""
+_FlowList = yaml_text.FlowList
 
 
 class _NeedsPythonEmitter(Exception):
@@ -236,7 +236,19 @@ def _dump_libyaml(data: object, width: int) -> str:
 
 
 def _dump(data: object, **options: object) -> str:
-    """YAML text of ``data``, through libyaml when it is there and gives PyYAML's bytes."""
+    """YAML text of ``data``: a record's written directly (:mod:`.yaml_text`), other data
+    through PyYAML (:func:`_dump_pyyaml`), the same bytes."""
+    if set(options) == {"width"} and type(data) is dict:
+        try:
+            return yaml_text.dump_record(data, options["width"])  # type: ignore[arg-type]
+        except yaml_text.NotCovered:
+            pass
+    return _dump_pyyaml(data, **options)
+
+
+def _dump_pyyaml(data: object, **options: object) -> str:
+    """YAML text of ``data`` through PyYAML: libyaml when it is there and gives the Python
+    emitter's bytes, else the Python emitter (the reference :mod:`.yaml_text` is tested against)."""
     options.update(sort_keys=False, allow_unicode=True, default_flow_style=False)
     if _CDumper is not None:
         try:

@@ -25,7 +25,8 @@ import numpy as np
 
 from pmparse.card.schema import TEXT_FIELDS
 from pmparse.errors import ModelError
-from pmparse.nlp.linear import TextClassifier, load_arrays, read_json, save_arrays
+from pmparse.nlp.linear import TextClassifier
+from pmparse.nlp.model_files import load_arrays, read_json, save_arrays
 from pmparse.rules.headings import normalise_heading
 
 WEIGHTS_FILE = "headings.npz"

@@ -2,7 +2,7 @@
 
 ``pmparse train`` and ``pmparse train-categories`` fit scikit-learn estimators and export what
 prediction needs (hashing settings, idf weights, coefficients, calibration) into this module's
-classes; ``save_bundle``/``load_bundle`` keep them as a JSON spec plus an ``.npz`` of numeric
+classes; :mod:`pmparse.nlp.model_files` keeps them as a JSON spec plus an ``.npz`` of numeric
 arrays read with ``allow_pickle=False``, so loading a model runs no code from the file.
 
 Why not scikit-learn at run time: importing scikit-learn with skops took about 1.8 s in a fresh
@@ -17,14 +17,10 @@ corpus text.
 
 from __future__ import annotations
 
-import hashlib
-import io
+import functools
 import itertools
-import json
 import re
-import zipfile
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
@@ -311,6 +307,12 @@ class VocabularyCounts:
         matrix.data = matrix.data / np.take(self.scale, matrix.indices)
         return matrix
 
+    def _columns(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Columns of the known words of ``texts``: ``(entries per text, columns)``."""
+        columns = [[self.index[w] for w in t.split() if w in self.index] for t in texts]
+        entries = np.fromiter((len(c) for c in columns), dtype=np.int64, count=len(columns))
+        return entries, np.fromiter(itertools.chain.from_iterable(columns), dtype=np.int64, count=int(entries.sum()))
+
     def spec(self) -> dict[str, Any]:
         """Settings as JSON (the scale is an array, saved apart)."""
         return {"kind": "vocabulary", "vocabulary": self.vocabulary}
@@ -327,14 +329,92 @@ class Features:
         self.blocks = list(blocks)
 
     def transform(self, rows: Sequence[Sequence[str]]) -> Sparse:
-        """Feature rows of ``rows`` (each a sequence of texts, one per column)."""
+        """Feature rows of ``rows`` (each a sequence of texts, one per column).
+
+        The blocks' matrices side by side, made in one pass: every block's columns are counted
+        in one sort (shifted past the earlier blocks'), and the weighting (``1 + log``, idf, the
+        scale of vocabulary counts) and each block's l2 norm per row are applied to the joined
+        entries at once. Per block this was a sort, four or five array steps and their join
+        (:meth:`transform_blocks`, kept as the reference): numpy's cost per call, paid three or
+        four times per matrix, was most of it. The values are the same to the bit: each entry
+        is weighted by the same operations (a block without idf or scale is multiplied and
+        divided by 1.0), and each row's norm sums the same entries in the same order.
+        """
+        rows = [list(r) for r in rows]
+        if not rows or not self.blocks:
+            return self.transform_blocks(rows)
+        n = len(rows)
+        entries, flats = [], []
+        for (column, block), offset in zip(self.blocks, self._offsets[:-1]):
+            count, flat = block._columns([r[column] for r in rows])
+            entries.append(count)
+            flats.append(flat + offset if offset else flat)
+        width = self._offsets[-1]
+        row_of = np.repeat(np.tile(np.arange(n, dtype=np.int64), len(self.blocks)), np.concatenate(entries))
+        keys, counts = np.unique(row_of * width + np.concatenate(flats), return_counts=True)
+        key_rows = keys // width
+        indices = keys - key_rows * width
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(key_rows, minlength=n), out=indptr[1:])
+        data = counts.astype(np.float64)
+        if len(data):
+            sublinear, weight, scale, normed, block_of = self._weighting
+            if sublinear is not None:
+                logged = sublinear[indices]
+                data[logged] = np.log(data[logged]) + 1.0
+            if weight is not None:
+                data = data * np.take(weight, indices)
+            if scale is not None:
+                data = data / np.take(scale, indices)
+            if normed is not None:
+                # a segment is one row's entries of one block: the rows l2-normalised per block
+                segment = key_rows * len(self.blocks) + np.take(block_of, indices)
+                starts = np.flatnonzero(np.concatenate(([True], segment[1:] != segment[:-1])))
+                norms = np.sqrt(np.add.reduceat(data ** 2, starts))
+                per_entry = np.repeat(norms, np.diff(np.append(starts, len(data))))
+                divide = (per_entry > 0) & np.take(normed, indices)
+                data[divide] /= per_entry[divide]
+        return Sparse(indptr, indices, data, (n, width))
+
+    def transform_blocks(self, rows: Sequence[Sequence[str]]) -> Sparse:
+        """:meth:`transform` block by block, each block's matrix made alone and then joined."""
         rows = [list(r) for r in rows]
         return hstack([block.transform([r[column] for r in rows]) for column, block in self.blocks])
+
+    @functools.cached_property
+    def _offsets(self) -> list[int]:
+        """Where each block's columns start, and the width last."""
+        return list(itertools.accumulate((_block_width(b) for _, b in self.blocks), initial=0))
+
+    @functools.cached_property
+    def _weighting(self) -> tuple:
+        """Per joined column: ``1 + log`` or not, the idf weight, the vocabulary scale, l2 or not,
+        and the block; None for a step no block takes."""
+        parts: dict[str, list[np.ndarray]] = {"sublinear": [], "weight": [], "scale": [], "normed": [], "block": []}
+        for b, (_, block) in enumerate(self.blocks):
+            size = _block_width(block)
+            hashed = isinstance(block, HashedNgrams)
+            parts["sublinear"].append(np.full(size, hashed and block.sublinear_tf))
+            parts["weight"].append(block.idf if hashed and block.idf is not None else np.ones(size))
+            parts["scale"].append(np.ones(size) if hashed else block.scale)
+            parts["normed"].append(np.full(size, hashed and block.norm == "l2"))
+            parts["block"].append(np.full(size, b, dtype=np.int64))
+        joined = {k: np.concatenate(v) for k, v in parts.items()}
+        any_hashed = [b for _, b in self.blocks if isinstance(b, HashedNgrams)]
+        return (joined["sublinear"] if joined["sublinear"].any() else None,
+                joined["weight"] if any(b.idf is not None for b in any_hashed) else None,
+                joined["scale"] if len(any_hashed) < len(self.blocks) else None,
+                joined["normed"] if joined["normed"].any() else None,
+                joined["block"])
 
     @property
     def width(self) -> int:
         """Number of feature columns."""
         return sum(b.n_features if isinstance(b, HashedNgrams) else len(b.vocabulary) for _, b in self.blocks)
+
+
+def _block_width(block: HashedNgrams | VocabularyCounts) -> int:
+    return block.n_features if isinstance(block, HashedNgrams) else len(block.vocabulary)
 
 
 class Softmax:
@@ -435,72 +515,6 @@ def _array(arrays, key: str) -> np.ndarray:
     if key not in arrays:
         raise ModelError(f"expected an array named {key!r} in the weights, found none")
     return arrays[key]
-
-
-def save_arrays(path: Path, arrays: dict[str, np.ndarray]) -> str:
-    """Write numeric arrays to an uncompressed ``.npz`` (no object arrays, so nothing is pickled).
-
-    Uncompressed because start-up counts: inflating the two bundled models took about 0.09 s of a
-    convert run's start-up, reading them stored takes about a third of that, and git compresses
-    the file in its own store anyway.
-
-    Returns:
-        The sha256 of the file written, for the model's ``meta.json``: loading checks it, so
-        weights and settings from different trainings never load together.
-    """
-    for key, value in arrays.items():
-        if np.asarray(value).dtype == object:
-            raise ModelError(f"expected numeric arrays only, found an object array {key!r}", str(path))
-    # numpy's savez stamps each member with the current time; a fixed stamp and key order make
-    # the same training give the same bytes (and digest)
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as archive:
-        for key in sorted(arrays):
-            info = zipfile.ZipInfo(f"{key}.npy", date_time=(1980, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_STORED
-            with archive.open(info, "w", force_zip64=True) as member:
-                np.lib.format.write_array(member, np.asarray(arrays[key]), allow_pickle=False)
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
-def load_arrays(path: Path, sha256: str | None = None) -> dict[str, np.ndarray]:
-    """Read an ``.npz`` written by :func:`save_arrays` (``allow_pickle=False``).
-
-    Args:
-        path: The file.
-        sha256: Its expected digest; None to skip the check.
-
-    Raises:
-        ModelError: missing, of another digest, not an npz archive, or holding object arrays.
-    """
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError as exc:
-        raise ModelError("expected a weights file, found none", str(path)) from exc
-    except OSError as exc:
-        raise ModelError(f"expected a readable weights file, found {exc}", str(path)) from exc
-    if sha256 is not None and hashlib.sha256(raw).hexdigest() != sha256:
-        raise ModelError("expected the weights meta.json was written with (sha256 differs); retrain or restore "
-                         "both files together", str(path))
-    try:
-        with np.load(io.BytesIO(raw), allow_pickle=False) as archive:
-            return {key: archive[key] for key in archive.files}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
-        raise ModelError(f"expected numeric weights (npz), found an unreadable file: {exc}", str(path)) from exc
-
-
-def read_json(path: Path) -> dict:
-    """A JSON object from ``path``.
-
-    Raises:
-        ModelError: missing, unreadable or not an object.
-    """
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelError(f"expected a readable JSON file, found {exc}", str(path)) from exc
-    if not isinstance(data, dict):
-        raise ModelError(f"expected a JSON object, found {type(data).__name__}", str(path))
-    return data
 
 
 class TextClassifier:

@@ -37,7 +37,8 @@ import numpy as np
 from pmparse.card.schema import TEXT_FIELDS
 from pmparse.nlp.components.classifier import META_FILE, MODEL_FILE, NONE, UnitModel
 from pmparse.nlp.components.fields import label_fields
-from pmparse.nlp.linear import Softmax, TextClassifier, read_json
+from pmparse.nlp.linear import Softmax, TextClassifier
+from pmparse.nlp.model_files import read_json
 from pmparse.nlp.pipeline import MODEL_HEADINGS
 from pmparse.training.curvature import load_curvature
 from pmparse.training.library_rows import NOT, LibraryDoc, LibraryRows, learned_headings

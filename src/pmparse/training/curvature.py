@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from pmparse.nlp.components.classifier import UnitModel
-from pmparse.nlp.linear import load_arrays, save_arrays
+from pmparse.nlp.model_files import load_arrays, save_arrays
 from pmparse.training.rows import training_rows
 
 CURVATURE_FILE = "curvature.npz"

@@ -115,7 +115,7 @@ def test_saved_model_round_trips_and_rejects_another_cue_version(tmp_path):
 
 
 def test_weights_of_another_training_refuse_to_load(tmp_path):
-    from pmparse.nlp.linear import load_arrays, save_arrays
+    from pmparse.nlp.model_files import load_arrays, save_arrays
     from pmparse.training.fields import TrainResult, save
 
     save(TrainResult(tiny_model(), {}, 1), tmp_path / "m")

@@ -36,7 +36,8 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from pmparse.errors import ModelError
-from pmparse.nlp.linear import TextClassifier, load_arrays, read_json, save_arrays
+from pmparse.nlp.linear import TextClassifier
+from pmparse.nlp.model_files import load_arrays, read_json, save_arrays
 from pmparse.nlp.lines import doc_text
 from pmparse.rules.cues import Cues, load_cues
 

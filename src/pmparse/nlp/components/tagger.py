@@ -53,17 +53,9 @@ from pmparse.nlp.component_candidates import (
     keep_components,
     score_components,
 )
-from pmparse.nlp.linear import (
-    CalibratedBinaries,
-    Features,
-    Logistic,
-    features_from_arrays,
-    features_to_arrays,
-    load_arrays,
-    read_json,
-    save_arrays,
-)
+from pmparse.nlp.linear import CalibratedBinaries, Features, Logistic, features_from_arrays, features_to_arrays
 from pmparse.nlp.lines import doc_text
+from pmparse.nlp.model_files import load_arrays, read_json, save_arrays
 from pmparse.nlp.tag_reading import (CATEGORY_GROUPS, WHOLE_LIMIT, Matchers, category_regions, cue_string, focus_spans,
                                      focus_text, nothing_to_read, summary_regions)
 from pmparse.rules.taxonomy import Taxonomy, load_taxonomy
@@ -316,8 +308,14 @@ class Tagger:
             # the whole text is the document's own prefix: its tokens are already there (training
             # tokenizes the prefix alone; the two differ only at a token cut by the limit)
             whole_cues = self.matchers.doc_cue_counts(doc, len(whole))
-            rows = [(focus, whole, cue_string(focus_cues, whole_cues))]
-            probs = {k: p for k, p in self.model.predict_rows(rows)[0].items() if k in self.valid}
+            # the document's row and its units' rows (read when a category cites its units)
+            # are scored in one matrix: one pass over the feature blocks instead of two, and
+            # the rows are scored independently, so each row's probabilities are the same
+            unit_inputs = self._unit_inputs(doc)
+            rows = [(focus, whole, cue_string(focus_cues, whole_cues))] + (unit_inputs[2] if unit_inputs else [])
+            matrix = self.model.predict_matrix(rows)
+            unit_probs = matrix[1:]
+            probs = {k: p for k, p in zip(self.model.keys, matrix[0].tolist()) if k in self.valid}
             decided = probs
             if nothing_to_read(focus_spans(doc), whole_cues):
                 # such a text's probabilities are the model's priors: no disclosed cause is read
@@ -354,7 +352,7 @@ class Tagger:
                 # a cause found by a rule (an id the model does not know) is a disclosed cause
                 del tags[unknown]
         if self.model is not None:
-            self._cite_supporting_units(doc, tags)
+            self._cite_supporting_units(doc, tags, unit_inputs, unit_probs)
         causes = sorted((k for k in tags if k.startswith("root_cause_categories.")),
                         key=lambda k: (-tags[k]["confidence"], k))
         for key in causes[max_causes or len(causes):]:
@@ -362,22 +360,12 @@ class Tagger:
             del tags[key]
         return probs, tags
 
-    def _cite_supporting_units(self, doc: Doc, tags: dict[str, dict]) -> None:
-        """Each category cites the units that support it, and a category no unit supports is
-        dropped (issue 35: every tag of a card cited the same few sentences).
-
-        A unit (a sentence the field labeler placed) supports a category when it says one of the
-        category's cue phrases, or when the tag model, reading the unit alone, finds that category
-        the likeliest of its group there. ``unknown`` (nothing disclosed) cites nothing.
-        """
+    def _unit_inputs(self, doc: Doc) -> tuple[list[tuple[int, int]], list[Counter], list[tuple]] | None:
+        """The units a category may cite, each one's cue counts, and the tag model's row for it
+        (the unit's text as both texts); None when the document has no units."""
         units = _units(doc)
         if not units:
-            return
-        for key in tags:
-            if key.endswith(".unknown"):
-                tags[key]["evidence"] = []
-        if not any(key.split(".", 1)[0] in CATEGORY_GROUPS and not key.endswith(".unknown") for key in tags):
-            return  # nothing to cite: the units need not be read
+            return None
         text = doc_text(doc)
         # the document's cue matches once, then each unit's (a scan per unit cost a fifth of the pipeline)
         found = sorted((m for group in CATEGORY_GROUPS if group in self.matchers.groups
@@ -390,7 +378,32 @@ class Tagger:
         # a unit's white space made one space: the same words and character n-grams (both split
         # on white space), and the same text the unit classifier read, so its hashes are reused
         texts = [" ".join(text[s:e].split()) for s, e in units]
-        probs = self.model.predict_matrix([(t, t, cue_string(c, c)) for t, c in zip(texts, cues)])
+        return units, cues, [(t, t, cue_string(c, c)) for t, c in zip(texts, cues)]
+
+    def _cite_supporting_units(self, doc: Doc, tags: dict[str, dict],
+                               inputs: tuple[list[tuple[int, int]], list[Counter], list[tuple]] | None,
+                               probs: np.ndarray) -> None:
+        """Each category cites the units that support it, and a category no unit supports is
+        dropped (issue 35: every tag of a card cited the same few sentences).
+
+        A unit (a sentence the field labeler placed) supports a category when it says one of the
+        category's cue phrases, or when the tag model, reading the unit alone, finds that category
+        the likeliest of its group there. ``unknown`` (nothing disclosed) cites nothing.
+
+        Args:
+            doc: The document.
+            tags: The tags so far; changed in place.
+            inputs: :meth:`_unit_inputs` of ``doc``.
+            probs: The tag model's ``(units, keys)`` probabilities of the units' rows.
+        """
+        if inputs is None:
+            return
+        units, cues, _ = inputs
+        for key in tags:
+            if key.endswith(".unknown"):
+                tags[key]["evidence"] = []
+        if not any(key.split(".", 1)[0] in CATEGORY_GROUPS and not key.endswith(".unknown") for key in tags):
+            return  # nothing to cite
         keys = self.model.keys
         column = {key: j for j, key in enumerate(keys)}
         voted_for: dict[str, list[str | None]] = {}  # per group, the key each unit finds likeliest
