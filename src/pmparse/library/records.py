@@ -395,10 +395,11 @@ def loads(text: str, fmt: RecordFormat, where: str) -> Card:
     try:
         return Card.model_validate(data)
     except ValidationError as exc:
-        raise RecordError("; ".join(f"{_loc(e['loc'])}: {e['msg']}" for e in exc.errors()), where) from exc
+        raise RecordError("; ".join(f"{field_path(e['loc'])}: {e['msg']}" for e in exc.errors()), where) from exc
 
 
-def _loc(loc: tuple) -> str:
+def field_path(loc: tuple) -> str:
+    """A validation error's location as a dotted field path (``root_cause.0.text``); ``(record)`` for the whole."""
     return ".".join(str(part) for part in loc) or "(record)"
 
 
@@ -407,7 +408,7 @@ def format_of(path: Path) -> RecordFormat:
     return "json" if path.suffix == ".json" else "yaml"
 
 
-def _source_keys(path: Path) -> tuple[str | None, str | None]:
+def source_keys(path: Path) -> tuple[str | None, str | None]:
     """``(sha256, location)`` of an invalid record's source, as far as the file can be parsed."""
     try:
         text = path.read_text(encoding="utf-8")

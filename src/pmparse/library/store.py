@@ -29,7 +29,7 @@ from pmparse import __version__
 from pmparse.card.schema import SCHEMA_VERSION, Card
 from pmparse.errors import RecordError
 from pmparse.locations import is_url, split_location
-from pmparse.library.records import RecordFormat, _source_keys, card_data, dumps, format_of, loads
+from pmparse.library.records import RecordFormat, card_data, dumps, format_of, loads, source_keys
 from pmparse.paths import inside
 from pmparse.util import atomic_write, sha256_text
 
@@ -211,7 +211,7 @@ class Library:
             if card is None:
                 # a record a person broke by hand still owns its source: index what can be read of
                 # it, so convert holds a suggestion for review instead of minting a second record
-                sha, location = _source_keys(path)
+                sha, location = source_keys(path)
                 self._index(Entry(card_id, path, error, sha, location, library=self))
             else:
                 self._index(_entry_from_card(card, path, self))
