@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from pmparse.errors import UsageError
@@ -46,16 +45,27 @@ def check_new_library_folder(path: Path) -> None:
 
 def remove_if_unused(path: Path) -> None:
     """Remove a library folder this batch created and wrote no record to (every input failed or
-    was skipped: a mistyped path), so no empty library is left behind."""
+    was skipped: a mistyped path), so no empty library is left behind.
+
+    Only the batch's own bookkeeping is deleted (``.pmparse/lock``, ``.pmparse/index.json``), and
+    folders only with ``rmdir``, which refuses one that is not empty: a file anyone else put there
+    in the meantime stops the removal instead of being lost."""
     try:
         if any(RECORD_FILE.match(p.name) for p in path.iterdir()):
             return
         state = path / ".pmparse"
-        if any(p.name not in ("lock", "index.json") and not (p.is_dir() and not any(p.iterdir()))
-               for p in (state.iterdir() if state.is_dir() else ())):
+        entries = list(state.iterdir()) if state.is_dir() else []
+        if any(p.name not in ("lock", "index.json") and not (p.is_dir() and not any(p.iterdir())) for p in entries):
             return  # a suggestion or memory of some record: not this batch's to remove
         if any(p.name != ".pmparse" for p in path.iterdir()):
             return
-        shutil.rmtree(path)
+        for entry in entries:
+            if entry.is_dir() and not entry.is_symlink():
+                entry.rmdir()
+            else:
+                entry.unlink()
+        if state.is_dir():
+            state.rmdir()
+        path.rmdir()
     except OSError:
         pass  # best effort: a folder left behind is harmless
