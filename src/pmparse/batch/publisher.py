@@ -87,8 +87,7 @@ def folder_settings(location: str, cache: dict[str, FolderSettings | None] | Non
 def _read(path: Path) -> FolderSettings:
     """A folder's settings; a broken file is named in one line, with the line and the reason
     (PyYAML's and pydantic's own messages span several lines)."""
-    from pmparse.library.records import syntax_error
-    from pmparse.library.validate import line_of
+    from pmparse.yaml_problems import line_of, syntax_error
 
     expected = "expected a settings file with `organisation: NAME`"
     try:

@@ -18,6 +18,7 @@ from pmparse.errors import RecordError
 from pmparse.library import yaml_text
 from pmparse.locations import split_location
 from pmparse.util import sha256_text
+from pmparse.yaml_problems import syntax_error
 
 RecordFormat = Literal["yaml", "json"]
 
@@ -62,7 +63,8 @@ def parse_data(text: str, fmt: RecordFormat) -> object:
     """The plain data of a record's text, a key given twice in one mapping refused.
 
     Raises:
-        json.JSONDecodeError, yaml.YAMLError: not parseable (:func:`syntax_error` says where).
+        json.JSONDecodeError, yaml.YAMLError: not parseable
+            (:func:`pmparse.yaml_problems.syntax_error` says where).
         ValueError: a JSON object names a key twice.
     """
     if fmt == "json":
@@ -353,26 +355,6 @@ def dumps(card: Card, fmt: RecordFormat = "yaml", data: dict | None = None) -> s
     if fmt == "json":
         return _json_text(data) + "\n"
     return _dump(_flowed(data), width=100)
-
-
-def syntax_error(exc: Exception) -> tuple[int | None, str]:
-    """The line (1-based) and a one-line reason of a YAML or JSON syntax error.
-
-    PyYAML's message spans several lines and names ``<unicode string>``; a person repairing the
-    record needs the line, the problem and what it was inside ("a flow sequence started at line 6").
-    """
-    if isinstance(exc, json.JSONDecodeError):
-        return exc.lineno, f"{exc.msg} (column {exc.colno})"
-    mark = getattr(exc, "problem_mark", None)
-    problem = getattr(exc, "problem", None)
-    if mark is None or not problem:
-        return None, " ".join(str(exc).split())
-    reason = f"{problem} (column {mark.column + 1})"
-    context, context_mark = getattr(exc, "context", None), getattr(exc, "context_mark", None)
-    if context:
-        reason += f", {context}" + (f" at line {context_mark.line + 1}, column {context_mark.column + 1}"
-                                     if context_mark is not None else "")
-    return mark.line + 1, reason
 
 
 def loads(text: str, fmt: RecordFormat, where: str) -> Card:

@@ -11,9 +11,10 @@ import yaml
 from pydantic import ValidationError
 
 from pmparse.card.schema import TEXT_FIELDS, Card, Evidence, Item
-from pmparse.library.records import field_path, format_of, parse_data, source_text_of, syntax_error
 from pmparse.library.folder import library_root
+from pmparse.library.records import field_path, format_of, parse_data, source_text_of
 from pmparse.util import CONTROL_CHARACTERS
+from pmparse.yaml_problems import line_of, syntax_error
 
 
 @dataclass(frozen=True)
@@ -36,24 +37,6 @@ def _pending_note(root: Path, card_id: str) -> str:
     if not pending.is_file():
         return ""
     return f"; a suggestion waits for review in .pmparse/pending/{pending.name} (repair the record, then run `pmparse review`)"
-
-
-def line_of(text: str, loc: tuple) -> int | None:
-    """The line (from 1) of the value at ``loc`` (keys and list indexes, as pydantic names a
-    problem) in a record's text; None for a value the text does not hold (a field left out) or
-    text that cannot be composed. JSON is read as the YAML it also is."""
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
-        return None
-    for step in loc:
-        if isinstance(node, yaml.MappingNode):
-            node = next((value for key, value in node.value if key.value == str(step)), None)
-        elif isinstance(node, yaml.SequenceNode) and isinstance(step, int) and 0 <= step < len(node.value):
-            node = node.value[step]
-        else:
-            return None
-    return node.start_mark.line + 1 if node is not None else None
 
 
 def validate_library(root: str | Path, warn: Callable[[str], None] | None = None) -> tuple[int, list[Problem]]:

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import functools
 import re
-from importlib import resources
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from pmparse.card.schema import TEXT_FIELDS
 from pmparse.errors import RulesError
-from pmparse.rules.headings import SAFE_LOADER, check_regexes
+from pmparse.rules.headings import check_regexes, load_yaml
+from pmparse.yaml_problems import validation_summary
 
 #: Cue names that are not fields: page chrome and template prompts.
 CHROME = "chrome"
@@ -388,14 +387,8 @@ def load_cues(path: Path | None = None) -> Cues:
     Raises:
         RulesError: the file is unreadable or invalid.
     """
-    where = str(path) if path else "pmparse/resources/cues.yaml"
-    try:
-        raw = Path(path).read_text(encoding="utf-8") if path else \
-            resources.files("pmparse.resources").joinpath("cues.yaml").read_text(encoding="utf-8")
-        data = yaml.load(raw, Loader=SAFE_LOADER)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise RulesError(f"expected a readable YAML file, found {type(exc).__name__}: {exc}", where) from exc
+    where, data, text = load_yaml("cues.yaml", Path(path) if path else None)
     try:
         return Cues(CueRules.model_validate(data))
     except ValidationError as exc:
-        raise RulesError(f"invalid cue rules: {exc}", where) from exc
+        raise RulesError(f"invalid cue rules: {validation_summary(exc, text)}", where) from exc

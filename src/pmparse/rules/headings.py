@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from pmparse.card.schema import TEXT_FIELDS
 from pmparse.errors import RulesError
+from pmparse.yaml_problems import syntax_error, validation_summary
 
 FieldOrNone = Literal[
     "symptoms",
@@ -153,22 +154,24 @@ class HeadingTable:
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def load_yaml(name: str, path: Path | None) -> tuple[str, object]:
-    """``(where, data)`` of a rules file: the packaged resource ``name``, or the file at ``path``.
+def load_yaml(name: str, path: Path | None) -> tuple[str, object, str]:
+    """``(where, data, text)`` of a rules file: the packaged resource ``name``, or the file at ``path``.
 
     Raises:
-        RulesError: The file cannot be read or is not valid YAML (the message names it).
+        RulesError: The file cannot be read or is not valid YAML (one line: where and why).
     """
+    where = str(path) if path is not None else f"pmparse/resources/{name}"
     try:
-        if path is None:
-            raw = resources.files("pmparse.resources").joinpath(name).read_text(encoding="utf-8")
-            where = f"pmparse/resources/{name}"
-        else:
-            raw = Path(path).read_text(encoding="utf-8")
-            where = str(path)
-        return where, yaml.load(raw, Loader=SAFE_LOADER)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise RulesError(f"expected a readable YAML file, found {type(exc).__name__}: {exc}", str(path or name)) from exc
+        raw = (resources.files("pmparse.resources").joinpath(name).read_text(encoding="utf-8") if path is None
+               else Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RulesError(f"expected a readable UTF-8 YAML file, found {type(exc).__name__}: {exc}", where) from exc
+    try:
+        return where, yaml.load(raw, Loader=SAFE_LOADER), raw
+    except yaml.YAMLError as exc:
+        line, reason = syntax_error(exc)
+        raise RulesError(f"expected YAML, found a syntax error{f' at line {line}' if line else ''}: {reason}",
+                         where) from exc
 
 
 @functools.lru_cache(maxsize=4)
@@ -181,11 +184,11 @@ def load_headings(path: Path | None = None) -> HeadingTable:
     Raises:
         RulesError: when the file is unreadable or invalid.
     """
-    where, data = load_yaml("headings.yaml", path)
+    where, data, text = load_yaml("headings.yaml", path)
     try:
         rules = HeadingRules.model_validate(data)
     except ValidationError as exc:
-        raise RulesError(f"invalid heading rules: {exc}", where) from exc
+        raise RulesError(f"invalid heading rules: {validation_summary(exc, text)}", where) from exc
     missing = [f for f in TEXT_FIELDS if f not in rules.synonyms]
     if missing:
         raise RulesError(f"expected synonyms for every field, missing {missing}", where)

@@ -22,7 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from pmparse.card.schema import TAG_FIELDS
 from pmparse.errors import RulesError
-from pmparse.rules.headings import load_yaml, check_regexes
+from pmparse.rules.headings import check_regexes, load_yaml
+from pmparse.yaml_problems import validation_summary
 
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 _KEY = re.compile(r"^(root_cause_categories|contributing_factor_categories|components)\.[a-z][a-z0-9_]*$")
@@ -179,13 +180,13 @@ def _merge(base: TaxonomyFile | None, extra: TaxonomyFile) -> tuple[dict[str, li
 
 
 def _read(path: Path | None, where_name: str = "taxonomy.yaml") -> tuple[str, TaxonomyFile]:
-    where, data = load_yaml(where_name, path)
+    where, data, text = load_yaml(where_name, path)
     if not isinstance(data, dict):
         raise RulesError(f"expected a mapping with version and groups, found {type(data).__name__}", where)
     try:
         return where, TaxonomyFile.model_validate(data)
     except ValidationError as exc:
-        raise RulesError(f"invalid taxonomy: {exc}", where) from exc
+        raise RulesError(f"invalid taxonomy: {validation_summary(exc, text)}", where) from exc
 
 
 @functools.lru_cache(maxsize=8)
@@ -298,11 +299,11 @@ def load_organisations(path: Path | str | None = None) -> OrganisationsFile:
     Raises:
         RulesError: the file is unreadable or invalid.
     """
-    where, data = load_yaml("organisations.yaml", Path(path) if path else None)
+    where, data, text = load_yaml("organisations.yaml", Path(path) if path else None)
     try:
         return OrganisationsFile.model_validate(data)
     except ValidationError as exc:
-        raise RulesError(f"invalid organisation gazetteer: {exc}", where) from exc
+        raise RulesError(f"invalid organisation gazetteer: {validation_summary(exc, text)}", where) from exc
 
 
 class NotOrganisationsFile(BaseModel):
@@ -334,8 +335,9 @@ def load_not_organisations() -> NotOrganisationsFile:
     Raises:
         RulesError: the file is unreadable or invalid.
     """
-    where, data = load_yaml("not_organisations.yaml", None)
+    where, data, text = load_yaml("not_organisations.yaml", None)
     try:
         return NotOrganisationsFile.model_validate(data)
     except ValidationError as exc:
-        raise RulesError(f"invalid list of words that are not organisations: {exc}", where) from exc
+        raise RulesError(f"invalid list of words that are not organisations: {validation_summary(exc, text)}",
+                         where) from exc

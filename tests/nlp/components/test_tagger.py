@@ -103,7 +103,7 @@ def test_replace_keeps_only_the_file(tmp_path):
         ({"version": 1, "groups": {"components": [{"id": "x", "name": "X", "description": "d"},
                                                    {"id": "x", "name": "Y", "description": "d"}]}}, "twice"),
         ({"version": 1, "groups": {"components": [{"id": "newthing", "synonyms": ["a"]}]}}, "expected a name"),
-        ({"version": 1, "colour": "red"}, "Extra inputs"),
+        ({"version": 1, "colour": "red"}, "colour: not a known key"),
         ({"version": 1, "label_maps": {"icco_categories": {"x": ["components.nope"]}}}, "unknown ids"),
         (["not", "a", "mapping"], "expected a mapping"),
     ],

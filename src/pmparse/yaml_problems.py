@@ -1,0 +1,63 @@
+"""One-line messages for a YAML or JSON file a person wrote: the line and the reason of a syntax
+error, and of each value that does not fit its schema (PyYAML's and pydantic's own messages span
+several lines, name ``<unicode string>`` and link to a web page)."""
+
+from __future__ import annotations
+
+import json
+
+import yaml
+from pydantic import ValidationError
+
+
+def syntax_error(exc: Exception) -> tuple[int | None, str]:
+    """The line (1-based) and a one-line reason of a YAML or JSON syntax error.
+
+    PyYAML's message spans several lines and names ``<unicode string>``; a person repairing the
+    record needs the line, the problem and what it was inside ("a flow sequence started at line 6").
+    """
+    if isinstance(exc, json.JSONDecodeError):
+        return exc.lineno, f"{exc.msg} (column {exc.colno})"
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None)
+    if mark is None or not problem:
+        return None, " ".join(str(exc).split())
+    reason = f"{problem} (column {mark.column + 1})"
+    context, context_mark = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+    if context:
+        reason += f", {context}" + (f" at line {context_mark.line + 1}, column {context_mark.column + 1}"
+                                     if context_mark is not None else "")
+    return mark.line + 1, reason
+
+
+def line_of(text: str, loc: tuple) -> int | None:
+    """The line (from 1) of the value at ``loc`` (keys and list indexes, as pydantic names a
+    problem) in a record's text; None for a value the text does not hold (a field left out) or
+    text that cannot be composed. JSON is read as the YAML it also is."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return None
+    for step in loc:
+        if isinstance(node, yaml.MappingNode):
+            node = next((value for key, value in node.value if key.value == str(step)), None)
+        elif isinstance(node, yaml.SequenceNode) and isinstance(step, int) and 0 <= step < len(node.value):
+            node = node.value[step]
+        else:
+            return None
+    return node.start_mark.line + 1 if node is not None else None
+
+
+def validation_summary(exc: ValidationError, text: str | None = None, most: int = 3) -> str:
+    """A schema error as one line: each problem as ``line N: key.path: reason`` (the line when
+    ``text`` holds the value), the first ``most`` of them and how many more. Unknown keys come
+    first: a misspelt key is often why a required one is missing."""
+    problems = []
+    errors = sorted(exc.errors(), key=lambda error: error["type"] != "extra_forbidden")
+    for error in errors[:most]:
+        key = ".".join(str(part) for part in error["loc"]) or "(file)"
+        at = line_of(text, error["loc"]) if text is not None else None
+        reason = "not a known key" if error["type"] == "extra_forbidden" else error["msg"]
+        problems.append(f"{f'line {at}: ' if at is not None else ''}{key}: {reason}")
+    more = exc.error_count() - most
+    return "; ".join(problems) + (f"; and {more} more" if more > 0 else "")
