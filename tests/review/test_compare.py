@@ -427,3 +427,24 @@ def test_a_reviewed_record_rescored_by_a_new_model_waits_for_nothing(tmp_path, m
     assert [r.status for r in report.results] == ["unchanged"]
     assert Library.open(library).read_state("pending", "IL-0001") is None
     assert record.read_text(encoding="utf-8") == text
+
+
+def test_a_patch_applied_with_git_settles_the_pending_suggestions(pending_library, tmp_path, corpus_root,
+                                                                   monkeypatch):
+    """After `diff --patch | git apply`, `diff` finds nothing to propose; the next convert of the
+    same sources counts nothing pending either, and leaves no suggestion for review to clear."""
+    from pmparse.library.store import Library
+
+    git = shutil.which("git")
+    if git is None:
+        pytest.skip("git is not installed")
+    patch = CliRunner().invoke(main, ["diff", str(pending_library), "--patch"]).output
+    (tmp_path / "all.patch").write_text(patch, encoding="utf-8")
+    subprocess.run([git, "apply", str(tmp_path / "all.patch")], cwd=pending_library, check=True)
+    assert CliRunner().invoke(main, ["diff", str(pending_library)]).exit_code == 0
+    sources = [str(corpus_root / CORE_DNS), str(corpus_root / INOTIFY)]
+    report = convert_with_other_model(monkeypatch, tmp_path, sources, pending_library)
+    assert [r.status for r in report.results] == ["unchanged", "unchanged"]
+    library = Library.open(pending_library)
+    assert [library.read_state("pending", i) for i in ("IL-0001", "IL-0002")] == [None, None]
+    assert "# confirmed with the on-call notes\ndate: '2020-02-04'\n" in (pending_library / "IL-0001.yaml").read_text()

@@ -43,7 +43,7 @@ from pmparse.library.lock import write_lock
 from pmparse.library.records import RecordFormat
 from pmparse.library.folder import check_new_library_folder, remove_if_unused
 from pmparse.library.store import Library
-from pmparse.library.sync import Status, store
+from pmparse.library.sync import Status, still_waiting, store
 from pmparse.nlp.pipeline import PipelineConfig
 from pmparse.util import temporary_prefix, write_errors
 
@@ -309,6 +309,9 @@ def _finish(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, f
             with interrupts.critical():
                 library.drop_state("pending", entry.id)
             waiting = False
+        if waiting:
+            with interrupts.critical():
+                waiting = still_waiting(library, entry.id)
         return FileResult(task.location, "pending" if waiting else "unchanged", record=str(entry.path),
                           warnings=warnings)
     # an analysis run in this process handed its card over: the same card its JSON would give

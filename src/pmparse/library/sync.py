@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Literal
 
 from pmparse.card.schema import Card
+from pmparse.errors import RecordError
 from pmparse.library.records import RecordFormat, card_data
 from pmparse.library.store import Library, is_edited
 from pmparse.review.session import open_diff
@@ -69,15 +70,40 @@ def store(library: Library, card: Card, fmt: RecordFormat, force: bool = False) 
 
 def _keep_pending_of_this_text(library: Library, card_id: str, card: Card) -> bool:
     """Drop a waiting suggestion made from another text than ``card``'s (an amendment since
-    withdrawn); keep one another pipeline made from the same text: it is still a person's to
-    decide. Returns True when a suggestion still waits."""
+    withdrawn); keep one another pipeline made from the same text while it proposes something
+    (:func:`still_waiting`): it is a person's to decide. Returns True when a suggestion still waits."""
     pending = library.state_stamp("pending", card_id)
     if pending is None:
         return False
     if pending[0] != card.source.sha256 or pending[4] != card.source.location:
         library.drop_state("pending", card_id)
         return False
-    return True
+    return still_waiting(library, card_id)
+
+
+def still_waiting(library: Library, card_id: str) -> bool:
+    """Whether the record's pending suggestion still proposes something to a person.
+
+    One whose values were taken outside ``review`` (a patch from ``diff --patch`` applied with
+    git, the same edits made by hand) proposes nothing: it becomes the base, as a review that
+    reached it would settle it, and is dropped, so ``convert`` does not count it as pending and
+    ``review`` has nothing to clear. A suggestion beside an invalid record, or one made from a
+    newer text the record has not followed yet, still waits.
+    """
+    entry = library.entries.get(card_id)
+    waiting = library.read_state("pending", card_id)
+    if waiting is None:
+        return False
+    if entry is None or entry.card is None:
+        return True
+    try:
+        if open_diff(library, entry, waiting).open:
+            return True
+    except RecordError:
+        return True  # its rejection memory is unreadable: review says so
+    library.write_state("base", waiting, settled=True)
+    library.drop_state("pending", card_id)
+    return False
 
 
 def relocate(library: Library, entry, card: Card, new_url: bool = False, new_name: bool = True) -> None:
