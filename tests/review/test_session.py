@@ -676,3 +676,33 @@ def test_an_interactive_review_shows_a_record_that_only_follows_its_source(tmp_p
     assert result.exit_code == 0, result.output
     assert "the source text changed" in result.output and "nothing to decide: the record follows" in result.output
     assert Library.read(record).source.sha256 == Library(lib).read_state("base", "IL-0001").source.sha256
+
+
+def test_an_item_turned_down_is_not_proposed_again_inside_another_value_of_its_field(pending):
+    """A rejected field's items stay rejected when the next suggestion adds a new item beside
+    them (a retrained model): only the new item is asked about, and accepting takes it alone."""
+    lib = Library.open(pending)
+    suggestion = lib.read_state("pending", "IL-0001")
+    record = lib.entries["IL-0001"].card
+    turned_down = [i for i in suggestion.remediation if i not in record.remediation]
+    assert turned_down
+    review(pending, reject=["remediation"], reviewer="ann")
+    assert "remediation" not in proposed(pending)
+
+    # the next suggestion: the same items, other confidences, and one new item from the text
+    text = source_text(lib.entries["IL-0001"].card)
+    sentence = next(line for line in text.splitlines() if len(line.split()) > 5 and
+                    all(line.strip() != i.text for i in suggestion.remediation))
+    start = text.index(sentence)
+    new_item = {"text": sentence.strip(), "evidence": [{"start": start, "end": start + len(sentence)}],
+                "confidence": 0.7}
+    data = card_data(suggestion)
+    data["remediation"] = [{**i, "confidence": round(i["confidence"] / 2, 3)} for i in data["remediation"]] + [new_item]
+    lib.write_state("pending", loads(yaml.safe_dump(data), "yaml", "x"))
+    diff = next(d for d in pending_diffs(pending).diffs if d.id == "IL-0001")
+    change = next(c for c in diff.changes if c.field == "remediation")
+    assert [i["text"] for i in change.suggestion] == [i.text for i in record.remediation] + [sentence.strip()]
+    review(pending, accept=["remediation"], reviewer="ann")
+    taken = Library.read(pending / "IL-0001.yaml").remediation
+    assert [i.text for i in taken] == [i.text for i in record.remediation] + [sentence.strip()]
+    assert not any(i.text == t.text and i.evidence == t.evidence for i in taken for t in turned_down)

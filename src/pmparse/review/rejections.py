@@ -32,6 +32,11 @@ class Rejection(BaseModel):
         description="sha256 of the value without its confidences (a text field's items: their words and evidence), "
                     "so the same words suggested again with another confidence (a retrained model) stay rejected. "
                     "Absent in memories written before it existed.")
+    items_sha256: list[str] | None = Field(
+        default=None,
+        description="For a text field: sha256 of each item the turned-down value proposed that the record did not "
+                    "hold (words, evidence and origin; :func:`item_key`), so such an item is not proposed again "
+                    "inside another value of the field. Absent in memories written before it existed.")
     decision: Literal["rejected", "edited"] = Field(description="Rejected, or replaced by the reviewer's edit.")
     by: str = Field(description="Reviewer.")
     at: str = Field(description="ISO 8601 time of the decision.")
@@ -72,6 +77,46 @@ def model_family(version: str) -> str:
     return version.split("+lib.", 1)[0]
 
 
+def item_key(item: dict) -> str:
+    """sha256 of one text item without its confidence: its words, evidence and origin."""
+    return value_hash({k: v for k, v in item.items() if k != "confidence"})
+
+
+def _is_items(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, dict) and "text" in item for item in value)
+
+
+def without_rejected_items(rejections: Rejections, suggestion: Card, record: Card) -> tuple[Card, set[str]]:
+    """The suggestion less the items of its text fields a person turned down before, inside any
+    value of the field (for this source and model family, as :func:`rejected_check`), and the
+    fields that lost one; an item the record holds stays."""
+    family = model_family(model_version(suggestion))
+    turned_down: dict[str, set[str]] = {}
+    for rejection in rejections.rejected:
+        if (rejection.items_sha256 and rejection.sha256 == suggestion.source.sha256
+                and model_family(rejection.model) == family):
+            turned_down.setdefault(rejection.field, set()).update(rejection.items_sha256)
+    if not turned_down:
+        return suggestion, set()
+    data, held = card_data(suggestion), card_data(record)
+    changed: set[str] = set()
+    for name, keys in turned_down.items():
+        if not _is_items(data.get(name)):
+            continue
+        kept_keys = {item_key(item) for item in held.get(name) or []}
+        kept = [item for item in data[name] if item_key(item) not in keys or item_key(item) in kept_keys]
+        if len(kept) != len(data[name]):
+            data[name] = kept
+            changed.add(name)
+    return (Card.model_validate(data) if changed else suggestion), changed
+
+
+def adds_nothing(record_value: Any, suggested_value: Any) -> bool:
+    """True when every item of a suggested text field value is one the record holds already."""
+    held = {item_key(item) for item in record_value or []}
+    return _is_items(suggested_value) and all(item_key(item) in held for item in suggested_value)
+
+
 def words_hash(value: Any) -> str:
     """sha256 of a field value without its items' confidences (:attr:`Rejection.words_sha256`)."""
     return value_hash(without_confidences(value))
@@ -92,11 +137,17 @@ def rejected_check(rejections: Rejections, suggestion: Card) -> Callable[[str, A
 
 
 def remember(library: Library, suggestion: Card, name: str, decision: Literal["rejected", "edited"],
-             by: str, at: str) -> None:
-    """Add a rejection to the record's memory (written atomically)."""
+             by: str, at: str, record_value: Any = None) -> None:
+    """Add a rejection to the record's memory (written atomically); ``record_value`` is the
+    field's value in the record once decided (the items of the suggestion not in it are the ones
+    turned down)."""
     memory = load_rejections(library, suggestion.id)
     value = card_data(suggestion)[name]
+    items = None
+    if _is_items(value) and value:
+        held = {item_key(item) for item in record_value or []} if _is_items(record_value) else set()
+        items = [key for key in (item_key(item) for item in value) if key not in held] or None
     memory.rejected.append(Rejection(sha256=suggestion.source.sha256, model=model_version(suggestion), field=name,
                                      value_sha256=value_hash(value), words_sha256=words_hash(value),
-                                     decision=decision, by=by, at=at))
+                                     items_sha256=items, decision=decision, by=by, at=at))
     atomic_write(library.state_path("rejected", suggestion.id), memory.model_dump_json(indent=2) + "\n")

@@ -35,8 +35,10 @@ from pmparse.library.splice import keep_own_address, splice
 from pmparse.library.folder import library_root
 from pmparse.library.store import Entry, Library
 from pmparse.review.anchor import REVIEW_FIELDS
-from pmparse.review.compare import CardDiff, DiffReport, FieldChange, compare, diff_files, merge, read_text
-from pmparse.review.rejections import load_rejections, rejected_check, remember
+from pmparse.review.compare import (CardDiff, DiffReport, FieldChange, compare, diff_files, link_title, merge,
+                                    read_text)
+from pmparse.review.rejections import (adds_nothing, load_rejections, rejected_check, remember,
+                                       without_rejected_items)
 from pmparse.util import atomic_write, write_errors
 
 Action = Literal["accept", "reject", "edit", "skip", "quit", "settled"]
@@ -52,9 +54,19 @@ def open_diff(library: Library, entry: Entry, suggestion: Card) -> CardDiff:
         raise RecordError(f"expected a valid record to compare, found: {entry.error}", str(entry.path))
     text = read_text(entry.path)
     base = library.read_state("base", entry.id)
-    check = rejected_check(load_rejections(library, entry.id), suggestion)
+    memory = load_rejections(library, entry.id)
+    # items turned down inside another value of their field are not proposed again either; a
+    # field left with nothing new beside the record's items is rejected, not a proposal to delete
+    suggestion, filtered = without_rejected_items(memory, suggestion, entry.card)
+    check = rejected_check(memory, suggestion)
     label = f".pmparse/pending/{entry.id}.json"
-    return compare(entry.card, suggestion, base, check, entry.path, text, label)
+    diff = compare(entry.card, suggestion, base, check, entry.path, text, label)
+    emptied = [c.field for c in diff.changes if c.field in filtered and adds_nothing(c.record, c.suggestion)]
+    if emptied:
+        diff.changes = [c for c in diff.changes if c.field not in emptied]
+        diff.rejected = [name for name in REVIEW_FIELDS if name in diff.rejected or name in emptied]
+        link_title(diff)
+    return diff
 
 
 def pending_ids(library: Library) -> list[str]:
@@ -132,7 +144,7 @@ def accept_field(library: Library, entry: Entry, suggestion: Card, name: str, by
     assert new is not None  # take always gives a card
     _advance_base(library, suggestion, name)
     if edited:
-        remember(library, suggestion, name, "edited", by, at)
+        remember(library, suggestion, name, "edited", by, at, card_data(new)[name])
     return new
 
 
@@ -172,7 +184,9 @@ def reject_field(library: Library, suggestion: Card, name: str, by: str, at: str
     # the base first: should the process die before the memory is written, the base alone
     # already keeps the field from being proposed again or refreshed in place
     _advance_base(library, suggestion, name)
-    remember(library, suggestion, name, "rejected", by, at)
+    entry = library.entries.get(suggestion.id)
+    remember(library, suggestion, name, "rejected", by, at,
+             card_data(entry.card)[name] if entry is not None and entry.card is not None else None)
 
 
 def finish_if_done(library: Library, card_id: str, suggestion: Card) -> bool:
@@ -189,6 +203,8 @@ def finish_if_done(library: Library, card_id: str, suggestion: Card) -> bool:
     entry = library.entries[card_id]
     if open_diff(library, entry, suggestion).changes:
         return False
+    # the base is the suggestion as made, items turned down included: train --library reads a
+    # rejected value back from it
     follow_source(library, entry, suggestion)
     library.write_state("base", suggestion, settled=True)
     library.drop_state("pending", card_id)
@@ -431,7 +447,8 @@ def _plan(library: Library, card_id: str, ask: Ask, report: ReviewReport):
         notice(diff)  # nothing to ask, but a person should see that the source changed
     # the facts a changing title says in words are decided with it (compare.link_title)
     tied = {name for change in diff.changes for name in change.linked}
-    return card_id, diff, [change for change in diff.changes if change.field not in tied], suggestion
+    # diff.suggestion: the suggestion less items turned down before, what an accept takes
+    return card_id, diff, [change for change in diff.changes if change.field not in tied], diff.suggestion
 
 
 def _ask_one(library: Library, plan, change: FieldChange, ask: Ask, position: int, total: int, by: str,
