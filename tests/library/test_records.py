@@ -132,6 +132,13 @@ def test_invalid_record_names_field_and_reason():
         loads(yaml.safe_dump(data), "yaml", "IL-0001.yaml")
     assert "date: Value error, expected YYYY-MM-DD or YYYY" in str(info.value)
     assert "symptoms.0.confidence" in str(info.value)
+    # each problem with the line of its value, as validate gives it (review, convert and site
+    # print this message for a record a person broke)
+    text = yaml.safe_dump(data)
+    lines = text.splitlines()
+    date_line = next(i for i, line in enumerate(lines, 1) if line.startswith("date:"))
+    assert f"line {date_line}: date: " in str(info.value)
+    assert "line None" not in str(info.value)
 
 
 def test_extra_keys_are_refused():

@@ -18,7 +18,7 @@ from pmparse.errors import RecordError
 from pmparse.library import yaml_text
 from pmparse.locations import split_location
 from pmparse.util import sha256_text
-from pmparse.yaml_problems import syntax_error
+from pmparse.yaml_problems import line_of, syntax_error
 
 RecordFormat = Literal["yaml", "json"]
 
@@ -377,7 +377,12 @@ def loads(text: str, fmt: RecordFormat, where: str) -> Card:
     try:
         return Card.model_validate(data)
     except ValidationError as exc:
-        raise RecordError("; ".join(f"{field_path(e['loc'])}: {e['msg']}" for e in exc.errors()), where) from exc
+        # the line of each value, as validate gives it: a person repairs the file by it
+        problems = []
+        for error in exc.errors():
+            line = line_of(text, error["loc"])
+            problems.append(f"{f'line {line}: ' if line is not None else ''}{field_path(error['loc'])}: {error['msg']}")
+        raise RecordError("; ".join(problems), where) from exc
 
 
 def field_path(loc: tuple) -> str:
