@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -706,3 +707,38 @@ def test_an_item_turned_down_is_not_proposed_again_inside_another_value_of_its_f
     taken = Library.read(pending / "IL-0001.yaml").remediation
     assert [i.text for i in taken] == [i.text for i in record.remediation] + [sentence.strip()]
     assert not any(i.text == t.text and i.evidence == t.evidence for i in taken for t in turned_down)
+
+
+def test_a_review_offers_pmparses_change_on_top_of_a_persons_item_edits(pending):
+    """A person deleted one item of a field and reworded another by hand; pmparse now reads one
+    more: the review offers that one added to the person's items, and accepting it keeps their
+    deletion and their words (the field is not put back as pmparse first wrote it)."""
+    lib = Library.open(pending)
+    base = lib.read_state("base", "IL-0001")
+    items = card_data(base)["contributing_factors"]
+    assert len(items) >= 3
+    record_path = pending / "IL-0001.yaml"
+    record = yaml.safe_load(record_path.read_text(encoding="utf-8"))
+    mine = {**items[1], "text": "Our own words for the second factor.", "evidence": [], "confidence": 1.0,
+            "origin": "person"}
+    record["contributing_factors"] = [mine] + items[2:]  # the first deleted, the second reworded
+    record_path.write_text(yaml.safe_dump(record, sort_keys=False), encoding="utf-8")
+
+    text = source_text(base)
+    sentence = next(line for line in text.splitlines()
+                    if len(line.split()) > 5 and all(line.strip() != i["text"] for i in items))
+    start = text.index(sentence)
+    added = {"text": sentence.strip(), "evidence": [{"start": start, "end": start + len(sentence)}], "confidence": 0.6}
+    data = card_data(base)
+    data["contributing_factors"] = items + [added]
+    lib.write_state("pending", loads(json.dumps(data), "json", "x"))
+
+    diff = next(d for d in pending_diffs(pending).diffs if d.id == "IL-0001")
+    change = next(c for c in diff.changes if c.field == "contributing_factors")
+    assert change.kind == "conflict"
+    expected = ["Our own words for the second factor."] + [i["text"] for i in items[2:]] + [sentence.strip()]
+    assert [i["text"] for i in change.suggestion] == expected
+    review(pending, accept=["contributing_factors"], reviewer="ann")
+    taken = Library.read(record_path).contributing_factors
+    assert [i.text for i in taken] == expected
+    assert taken[0].origin == "person" and items[0]["text"] not in [i.text for i in taken]

@@ -211,6 +211,22 @@ def same_reading(record_value: Any, suggested_value: Any) -> bool:
             and without_confidences(record_value) == without_confidences(suggested_value))
 
 
+def three_way_items(record_value: list, base_value: list, suggested_value: list) -> list:
+    """pmparse's change to a text field (base to suggestion), item by item, applied to the record's
+    items as a person left them: items the suggestion adds are appended, items it no longer holds
+    are dropped where the record still has them as pmparse wrote them, and every other item of the
+    record (a person's, reworded or kept) stays where it is. Items are compared by their words,
+    evidence and origin, not their confidence, so the three values must index the same text."""
+    def key(item: dict) -> str:
+        return value_hash({k: v for k, v in item.items() if k != "confidence"})
+
+    base_keys, suggested_keys = {key(i) for i in base_value}, {key(i) for i in suggested_value}
+    dropped = base_keys - suggested_keys
+    kept = [item for item in record_value if key(item) not in dropped]
+    held = {key(i) for i in kept}
+    return kept + [item for item in suggested_value if key(item) not in base_keys and key(item) not in held]
+
+
 def _support_keys(name: str, support: dict) -> list[str]:
     if name in FACT_FIELDS:
         return [name] if name in support else []

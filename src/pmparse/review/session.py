@@ -26,17 +26,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal
 
-from pmparse.card.schema import Card
+from pmparse.card.schema import TEXT_FIELDS, Card
 from pmparse.errors import RecordError, UsageError
 from pmparse.library.leftovers import remove_temporaries
 from pmparse.library.lock import write_lock
 from pmparse.library.records import card_data, format_of, loads
-from pmparse.library.splice import keep_own_address, splice
 from pmparse.library.folder import library_root
+from pmparse.library.splice import keep_own_address, splice
 from pmparse.library.store import Entry, Library
 from pmparse.review.anchor import REVIEW_FIELDS
 from pmparse.review.compare import (CardDiff, DiffReport, FieldChange, compare, diff_files, link_title, merge,
-                                    read_text)
+                                    read_text, three_way_items)
 from pmparse.review.rejections import (adds_nothing, load_rejections, rejected_check, remember,
                                        without_rejected_items)
 from pmparse.util import atomic_write, write_errors
@@ -58,6 +58,7 @@ def open_diff(library: Library, entry: Entry, suggestion: Card) -> CardDiff:
     # items turned down inside another value of their field are not proposed again either; a
     # field left with nothing new beside the record's items is rejected, not a proposal to delete
     suggestion, filtered = without_rejected_items(memory, suggestion, entry.card)
+    suggestion = _onto_persons_edits(entry.card, base, suggestion)
     check = rejected_check(memory, suggestion)
     label = f".pmparse/pending/{entry.id}.json"
     diff = compare(entry.card, suggestion, base, check, entry.path, text, label)
@@ -67,6 +68,24 @@ def open_diff(library: Library, entry: Entry, suggestion: Card) -> CardDiff:
         diff.rejected = [name for name in REVIEW_FIELDS if name in diff.rejected or name in emptied]
         link_title(diff)
     return diff
+
+
+def _onto_persons_edits(record: Card, base: Card | None, suggestion: Card) -> Card:
+    """The suggestion with each text field a person edited (the record's items differ from the
+    base's) replaced by pmparse's change applied to the person's items
+    (:func:`pmparse.review.compare.three_way_items`), so a review offers what pmparse changed
+    without undoing what the person did: an item they deleted or reworded is not put back. Only
+    where the record, the base and the suggestion read one text (the offsets compare)."""
+    if base is None or not (record.source.sha256 == base.source.sha256 == suggestion.source.sha256):
+        return suggestion
+    rec, old, new = card_data(record), card_data(base), card_data(suggestion)
+    changed = False
+    for name in TEXT_FIELDS:
+        if rec[name] != old[name] and new[name] != old[name]:
+            merged = three_way_items(rec[name], old[name], new[name])
+            if merged != new[name]:
+                new[name], changed = merged, True
+    return Card.model_validate(new) if changed else suggestion
 
 
 def pending_ids(library: Library) -> list[str]:
