@@ -68,6 +68,22 @@ def test_a_broken_settings_file_is_named_in_one_line_with_its_line_and_reason(tm
     assert str(tmp_path / ".pmparse.yaml") in message and said in message, message
 
 
+def test_a_broken_settings_file_fails_the_inputs_below_it_and_the_batch_goes_on(tmp_path):
+    from click.testing import CliRunner
+
+    from pmparse.cli import main
+
+    _write(tmp_path / "in" / "broken", 0, 2)
+    _write(tmp_path / "in" / "fine", 1, 0)
+    (tmp_path / "in" / "broken" / ".pmparse.yaml").write_text("organization: Acme\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["convert", str(tmp_path / "in"), "-o", str(tmp_path / "lib"), "--no-progress"])
+    assert result.exit_code == 1, result.output
+    assert "1 converted" in result.output and "2 failed" in result.output
+    assert str(tmp_path / "in" / "broken" / ".pmparse.yaml") in result.output
+    assert "'organization' is not a setting" in result.output
+    assert [c.source.location.rsplit("/", 1)[-1] for c in _cards(tmp_path / "lib").values()] == ["a0.md"]
+
+
 def test_a_folders_consensus_is_offered_to_its_cards_naming_none(tmp_path):
     _write(tmp_path / "in", 3, 1)
     report = convert([str(tmp_path / "in")], tmp_path / "lib")

@@ -363,7 +363,13 @@ class _Publishers:
         if self.organisation:
             name, origin, confidence = self.organisation, "batch", 1.0
         else:
-            found = publisher.folder_settings(task.location, self.settings)
+            try:
+                found = publisher.folder_settings(task.location, self.settings)
+            except UsageError as exc:
+                # a broken .pmparse.yaml fails the inputs under it (their publisher is the
+                # curator's to state, not ours to guess); the rest of the batch goes on
+                return dataclasses.replace(outcome, kind="failed", card_json=None, card=None, entries=(),
+                                           error_kind="settings", message=str(exc))
             if found is None or not found[0].organisation:
                 return self._from_reviewed(task, outcome)
             name, origin, confidence = found[0].organisation, "setting", 0.95
