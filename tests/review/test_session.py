@@ -15,6 +15,7 @@ from pmparse.batch.convert import convert
 from pmparse.cli import main
 from pmparse.library.records import card_data, loads
 from pmparse.library.store import Library
+from pmparse.library.sync import store
 from pmparse.library.validate import validate_library
 from pmparse.nlp.pipeline import PipelineConfig, pipeline_config
 from pmparse.review.compare import merge
@@ -742,3 +743,38 @@ def test_a_review_offers_pmparses_change_on_top_of_a_persons_item_edits(pending)
     taken = Library.read(record_path).contributing_factors
     assert [i.text for i in taken] == expected
     assert taken[0].origin == "person" and items[0]["text"] not in [i.text for i in taken]
+
+
+@pytest.mark.parametrize("answer", ["accept", "reject"])
+def test_the_same_suggestion_after_a_three_way_decision_proposes_nothing(pending, answer):
+    """After a person decided pmparse's change offered on top of their item edits, the same
+    suggestion converted again (same model, same text) is nothing new: it neither puts back the
+    item they deleted nor their reworded item's old words. The base must hold what pmparse read,
+    not the record's items the review merged in."""
+    lib = Library.open(pending)
+    base = lib.read_state("base", "IL-0001")
+    items = card_data(base)["contributing_factors"]
+    assert len(items) >= 3
+    record_path = pending / "IL-0001.yaml"
+    record = yaml.safe_load(record_path.read_text(encoding="utf-8"))
+    mine = {**items[1], "text": "A reviewer's wording of this factor.", "evidence": [], "confidence": 1.0,
+            "origin": "person"}
+    record["contributing_factors"] = [mine] + items[2:]  # the first deleted, the second reworded
+    record_path.write_text(yaml.safe_dump(record, sort_keys=False), encoding="utf-8")
+    text = source_text(base)
+    sentence = next(line for line in text.splitlines()
+                    if len(line.split()) > 5 and all(line.strip() != i["text"] for i in items))
+    start = text.index(sentence)
+    added = {"text": sentence.strip(), "evidence": [{"start": start, "end": start + len(sentence)}], "confidence": 0.6}
+    data = card_data(base)
+    data["contributing_factors"] = items + [added]
+    made = loads(json.dumps(data), "json", "x")
+    lib.write_state("pending", made)
+    assert "contributing_factors" in proposed(pending)
+    review(pending, **{answer: ["contributing_factors"]}, reviewer="ann")
+    kept = Library.read(record_path).contributing_factors
+
+    lib = Library.open(pending)
+    assert store(lib, made.model_copy(update={"id": "IL-0001"}), "yaml")[0] == "unchanged"
+    assert "contributing_factors" not in proposed(pending)
+    assert Library.read(record_path).contributing_factors == kept

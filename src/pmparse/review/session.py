@@ -143,11 +143,14 @@ def _advance_base(library: Library, suggestion: Card, name: str) -> None:
 
 
 def accept_field(library: Library, entry: Entry, suggestion: Card, name: str, by: str, at: str,
-                 value: Any = None, edited: bool = False) -> Card:
+                 value: Any = None, edited: bool = False, made: Card | None = None) -> Card:
     """Take one field from the suggestion (or the reviewer's ``value`` when ``edited``) into the record.
 
     Only the record's lines of that field (and of status, review mark, source and pipeline when
-    they change) are rewritten; the file is replaced atomically.
+    they change) are rewritten; the file is replaced atomically. ``made`` is the suggestion as
+    pmparse made it when ``suggestion`` is what the review offered (:func:`open_diff`: less items
+    turned down, onto a person's item edits): the base and the memory take pmparse's reading, so
+    the same reading converted again is nothing new.
 
     Returns:
         The record as written.
@@ -161,9 +164,9 @@ def accept_field(library: Library, entry: Entry, suggestion: Card, name: str, by
 
     new = _rewrite(library, entry, suggestion, take)
     assert new is not None  # take always gives a card
-    _advance_base(library, suggestion, name)
+    _advance_base(library, made or suggestion, name)
     if edited:
-        remember(library, suggestion, name, "edited", by, at, card_data(new)[name])
+        remember(library, made or suggestion, name, "edited", by, at, card_data(new)[name])
     return new
 
 
@@ -466,8 +469,9 @@ def _plan(library: Library, card_id: str, ask: Ask, report: ReviewReport):
         notice(diff)  # nothing to ask, but a person should see that the source changed
     # the facts a changing title says in words are decided with it (compare.link_title)
     tied = {name for change in diff.changes for name in change.linked}
-    # diff.suggestion: the suggestion less items turned down before, what an accept takes
-    return card_id, diff, [change for change in diff.changes if change.field not in tied], diff.suggestion
+    # the suggestion as made: the base takes it (a base holding the record's items merged in
+    # would make pmparse's same reading look new next time); an accept takes diff.suggestion
+    return card_id, diff, [change for change in diff.changes if change.field not in tied], suggestion
 
 
 def _ask_one(library: Library, plan, change: FieldChange, ask: Ask, position: int, total: int, by: str,
@@ -477,7 +481,7 @@ def _ask_one(library: Library, plan, change: FieldChange, ask: Ask, position: in
     Raises:
         RecordError: the record cannot be read or written.
     """
-    card_id, diff, _, suggestion = plan
+    card_id, diff, _, made = plan
     decision = ask(diff, change, position, total)
     if decision.action == "quit":
         report.quit = True
@@ -488,10 +492,11 @@ def _ask_one(library: Library, plan, change: FieldChange, ask: Ask, position: in
         if action in ("accept", "edit"):
             # on an amended source this moves the record onto the new text; the fields still
             # asked about differ in their words, so they stay open
-            accept_field(library, library.entries[card_id], suggestion, name, by, now(),
-                         decision.value if edited else None, edited=edited)
+            # the record takes what was offered (diff.suggestion); the base what pmparse read
+            accept_field(library, library.entries[card_id], diff.suggestion, name, by, now(),
+                         decision.value if edited else None, edited=edited, made=made)
         elif action == "reject":
-            reject_field(library, suggestion, name, by, now())
+            reject_field(library, made, name, by, now())
         report.outcomes.append(Outcome(card_id, name, action))
     return True
 
