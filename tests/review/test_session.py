@@ -778,3 +778,30 @@ def test_the_same_suggestion_after_a_three_way_decision_proposes_nothing(pending
     assert store(lib, made.model_copy(update={"id": "IL-0001"}), "yaml")[0] == "unchanged"
     assert "contributing_factors" not in proposed(pending)
     assert Library.read(record_path).contributing_factors == kept
+
+
+def test_an_item_pmparse_no_longer_reads_is_offered_for_removal_beside_one_turned_down(pending):
+    """An item turned down is left out of the next suggestion; when that suggestion also drops
+    an item pmparse wrote (and the person left as it was), the drop is pmparse's change to
+    offer, not a proposal to delete the person's items hidden as rejected."""
+    lib = Library.open(pending)
+    base = lib.read_state("base", "IL-0001")
+    items = card_data(base)["contributing_factors"]
+    assert len(items) >= 2 and Library.read(pending / "IL-0001.yaml").contributing_factors == base.contributing_factors
+    text = source_text(base)
+    sentence = next(line for line in text.splitlines()
+                    if len(line.split()) > 5 and all(line.strip() != i["text"] for i in items))
+    start = text.index(sentence)
+    extra = {"text": sentence.strip(), "evidence": [{"start": start, "end": start + len(sentence)}], "confidence": 0.6}
+    data = card_data(base)
+    data["contributing_factors"] = items + [extra]
+    lib.write_state("pending", loads(json.dumps(data), "json", "x"))
+    review(pending, reject=["contributing_factors"], reviewer="ann")
+    assert "contributing_factors" not in proposed(pending)
+
+    data["contributing_factors"] = items[1:] + [extra]  # pmparse no longer reads the first item
+    Library.open(pending).write_state("pending", loads(json.dumps(data), "json", "x"))
+    diff = next(d for d in pending_diffs(pending).diffs if d.id == "IL-0001")
+    change = next((c for c in diff.changes if c.field == "contributing_factors"), None)
+    assert change is not None, diff.rejected
+    assert [i["text"] for i in change.suggestion] == [i["text"] for i in items[1:]]

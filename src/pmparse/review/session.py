@@ -62,7 +62,11 @@ def open_diff(library: Library, entry: Entry, suggestion: Card) -> CardDiff:
     check = rejected_check(memory, suggestion)
     label = f".pmparse/pending/{entry.id}.json"
     diff = compare(entry.card, suggestion, base, check, entry.path, text, label)
-    emptied = [c.field for c in diff.changes if c.field in filtered and adds_nothing(c.record, c.suggestion)]
+    # where record, base and suggestion read one text, the three-way merge above already keeps the
+    # person's items: a field that only lacks items the base holds is pmparse's drop to offer
+    three_way = base is not None and entry.card.source.sha256 == base.source.sha256 == suggestion.source.sha256
+    emptied = [c.field for c in diff.changes if c.field in filtered and not three_way
+               and adds_nothing(c.record, c.suggestion)]
     if emptied:
         diff.changes = [c for c in diff.changes if c.field not in emptied]
         diff.rejected = [name for name in REVIEW_FIELDS if name in diff.rejected or name in emptied]
