@@ -805,3 +805,26 @@ def test_an_item_pmparse_no_longer_reads_is_offered_for_removal_beside_one_turne
     change = next((c for c in diff.changes if c.field == "contributing_factors"), None)
     assert change is not None, diff.rejected
     assert [i["text"] for i in change.suggestion] == [i["text"] for i in items[1:]]
+
+
+def test_pmparse_reading_an_item_a_person_wrote_is_nothing_to_decide(pending):
+    """A person added an item in a source sentence's own words; the next model (trained on the
+    library) reads that sentence too. Its item says what the record already says: nothing to
+    decide, and never the same words twice in the field."""
+    lib = Library.open(pending)
+    base = lib.read_state("base", "IL-0001")
+    items = card_data(base)["contributing_factors"]
+    text = source_text(base)
+    sentence = next(line for line in text.splitlines()
+                    if len(line.split()) > 5 and all(line.strip() != i["text"] for i in items))
+    start = text.index(sentence)
+    stretch = [{"start": start, "end": start + len(sentence)}]
+    record_path = pending / "IL-0001.yaml"
+    record = yaml.safe_load(record_path.read_text(encoding="utf-8"))
+    mine = {"text": sentence.strip(), "evidence": stretch, "confidence": 1.0, "origin": "person"}
+    record["contributing_factors"] = items + [mine]
+    record_path.write_text(yaml.safe_dump(record, sort_keys=False), encoding="utf-8")
+    data = card_data(base)
+    data["contributing_factors"] = items + [{"text": sentence.strip(), "evidence": stretch, "confidence": 0.6}]
+    lib.write_state("pending", loads(json.dumps(data), "json", "x"))
+    assert "contributing_factors" not in proposed(pending)

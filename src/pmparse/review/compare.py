@@ -223,8 +223,10 @@ def three_way_items(record_value: list, base_value: list, suggested_value: list)
     base_keys, suggested_keys = {key(i) for i in base_value}, {key(i) for i in suggested_value}
     dropped = base_keys - suggested_keys
     kept = [item for item in record_value if key(item) not in dropped]
-    held = {key(i) for i in kept}
-    return kept + [item for item in suggested_value if key(item) not in base_keys and key(item) not in held]
+    # an added item whose words the record already says (a person wrote that sentence in, and a
+    # model trained on the library now reads it) is nothing new: never the same words twice
+    said = {i["text"] for i in kept}
+    return kept + [item for item in suggested_value if key(item) not in base_keys and item["text"] not in said]
 
 
 def _support_keys(name: str, support: dict) -> list[str]:
