@@ -36,7 +36,9 @@ def line_of(text: str, loc: tuple) -> int | None:
     text that cannot be composed. JSON is read as the YAML it also is."""
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):
+        # the pure-Python composer recurses per level of nesting: a value nested deeper than it
+        # can follow (one the record loader read) is named without its line, not a traceback
         return None
     for step in loc:
         if isinstance(node, yaml.MappingNode):

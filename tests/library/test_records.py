@@ -553,3 +553,15 @@ def test_a_record_and_its_base_come_from_one_reading_of_the_card(tmp_path, monke
     assert calls == [card.id]
     assert loads(path.read_text(encoding="utf-8"), "yaml", "x") == card
     assert loads(library.state_path("base", card.id).read_text(encoding="utf-8"), "json", "x") == card
+
+
+@pytest.mark.parametrize("fmt", ["yaml", "json"])
+def test_a_deeply_nested_value_is_a_record_error_not_a_crash(fmt):
+    """A value nested deeper than the YAML composer's recursion can follow (but that the record
+    loader reads) is refused in one RecordError, only without its line: finding the line must not
+    turn a broken record into a traceback that stops every command reading the library."""
+    nested = "[" * 900 + "]" * 900
+    text = f"title: {nested}\n" if fmt == "yaml" else f'{{"title": {nested}}}'
+    with pytest.raises(RecordError) as info:
+        loads(text, fmt, "IL-0001")
+    assert "title: " in str(info.value)
