@@ -39,3 +39,17 @@ def test_a_symlinked_folder_in_the_state_is_unlinked_not_emptied(tmp_path):
     (lib / ".pmparse" / "cache").symlink_to(outside, target_is_directory=True)
     remove_if_unused(lib)
     assert not lib.exists() and outside.is_dir()
+
+
+def test_a_folder_another_convert_holds_the_lock_of_is_left_alone(tmp_path):
+    """The batch that made the folder has released its lock when it cleans up; a convert started
+    beside it may hold that lock already. Its lock file (and so its exclusion of a third writer)
+    and the folder it is about to write into are not removed under it."""
+    from pmparse.library.lock import write_lock
+
+    lib = _made_for_nothing(tmp_path / "lib")
+    with write_lock(lib):
+        remove_if_unused(lib)
+        assert (lib / ".pmparse" / "lock").is_file() and (lib / ".pmparse" / "index.json").is_file()
+    remove_if_unused(lib)  # once nobody holds it, it goes
+    assert not lib.exists()

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pmparse.errors import UsageError
+from pmparse.errors import PmparseError, UsageError
+from pmparse.library.lock import write_lock
 from pmparse.library.store import RECORD_FILE, looks_like_library
 
 
@@ -50,22 +51,27 @@ def remove_if_unused(path: Path) -> None:
     Only the batch's own bookkeeping is deleted (``.pmparse/lock``, ``.pmparse/index.json``), and
     folders only with ``rmdir``, which refuses one that is not empty: a file anyone else put there
     in the meantime stops the removal instead of being lost."""
+    if not path.is_dir():
+        return
     try:
-        if any(RECORD_FILE.match(p.name) for p in path.iterdir()):
-            return
-        state = path / ".pmparse"
-        entries = list(state.iterdir()) if state.is_dir() else []
-        if any(p.name not in ("lock", "index.json") and not (p.is_dir() and not any(p.iterdir())) for p in entries):
-            return  # a suggestion or memory of some record: not this batch's to remove
-        if any(p.name != ".pmparse" for p in path.iterdir()):
-            return
-        for entry in entries:
-            if entry.is_dir() and not entry.is_symlink():
-                entry.rmdir()
-            else:
-                entry.unlink()
-        if state.is_dir():
-            state.rmdir()
-        path.rmdir()
-    except OSError:
-        pass  # best effort: a folder left behind is harmless
+        # the lock again, held from the check to the last rmdir: a convert started beside this one
+        # may hold it already (its lock file is not unlinked under it), and none starts midway
+        with write_lock(path):
+            if any(RECORD_FILE.match(p.name) for p in path.iterdir()):
+                return
+            state = path / ".pmparse"
+            entries = list(state.iterdir()) if state.is_dir() else []
+            if any(p.name not in ("lock", "index.json") and not (p.is_dir() and not any(p.iterdir())) for p in entries):
+                return  # a suggestion or memory of some record: not this batch's to remove
+            if any(p.name != ".pmparse" for p in path.iterdir()):
+                return
+            for entry in entries:
+                if entry.is_dir() and not entry.is_symlink():
+                    entry.rmdir()
+                else:
+                    entry.unlink()
+            if state.is_dir():
+                state.rmdir()
+            path.rmdir()
+    except (OSError, PmparseError):
+        pass  # best effort (another process holds the lock): a folder left behind is harmless
