@@ -3,11 +3,23 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from pmparse.errors import PmparseError, UsageError
 from pmparse.library.lock import write_lock
-from pmparse.library.store import RECORD_FILE, looks_like_library
+
+#: A record file's name: its id and format.
+RECORD_FILE = re.compile(r"^IL-(\d{4})\.(yaml|yml|json)$")
+
+
+def looks_like_library(root: Path) -> bool:
+    """True when ``root`` is a folder pmparse wrote to: it has ``.pmparse/`` or a record file."""
+    if not root.is_dir():
+        return False
+    if (root / ".pmparse").is_dir():
+        return True
+    return any(RECORD_FILE.match(path.name) for path in root.iterdir())
 
 
 def library_root(path: str | Path) -> Path:

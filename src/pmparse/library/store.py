@@ -28,13 +28,12 @@ from pathlib import Path
 from pmparse import __version__
 from pmparse.card.schema import SCHEMA_VERSION, Card
 from pmparse.errors import RecordError
-from pmparse.locations import is_url, split_location
+from pmparse.library.folder import RECORD_FILE
 from pmparse.library.records import RecordFormat, card_data, dumps, format_of, loads, source_keys
+from pmparse.locations import is_url, split_location
 from pmparse.paths import inside
 from pmparse.util import atomic_write, sha256_text
 
-#: A record file's name: its id and format.
-RECORD_FILE = re.compile(r"^IL-(\d{4})\.(yaml|yml|json)$")
 
 #: Cards kept parsed at a time; the index itself holds only a few strings per record.
 CARD_CACHE = 256
@@ -574,15 +573,6 @@ class Library:
 def local_model_dir(root: str | Path) -> Path:
     """Where a library keeps its own field model (``pmparse train --library``; convert uses it)."""
     return Path(root) / ".pmparse" / "model"
-
-
-def looks_like_library(root: Path) -> bool:
-    """True when ``root`` is a folder pmparse wrote to: it has ``.pmparse/`` or a record file."""
-    if not root.is_dir():
-        return False
-    if (root / ".pmparse").is_dir():
-        return True
-    return any(RECORD_FILE.match(path.name) for path in root.iterdir())
 
 
 def is_edited(library: Library, entry: Entry) -> bool:

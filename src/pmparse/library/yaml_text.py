@@ -199,7 +199,7 @@ class _Writer:
 
     def _block_mapping(self, data: dict) -> None:
         outer = self.indent
-        self.indent = indent = 0 if outer is None else outer + 2
+        self.indent = 0 if outer is None else outer + 2
         out = self.out
         for key, value in data.items():
             self.write_indent()
