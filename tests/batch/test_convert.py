@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from pmparse.batch.convert import convert
+from pmparse.batch.publishing import BatchPublishers
 from pmparse.card.schema import TEXT_FIELDS
 from pmparse.library.store import Library
 from pmparse.util import sha256_text
@@ -434,10 +435,10 @@ def test_with_one_job_the_parent_stores_the_card_it_analysed(samples, tmp_path, 
     # a publisher's change gives new JSON: the card kept beside the old one is dropped
     card = stored[0]
     outcome = Outcome("card", card_json=card.model_dump_json(), card=card)
-    publishers = convert_module._Publishers("Zorbq Labs")
+    publishers = BatchPublishers("Zorbq Labs")
     changed = publishers.state(convert_module.Task(card.source.location), outcome)
     assert changed.card is None and Card.model_validate_json(changed.card_json).organisation == "Zorbq Labs"
-    unchanged = convert_module._Publishers(None)._map(outcome, lambda text: text)
+    unchanged = BatchPublishers(None)._map(outcome, lambda text: text)
     assert unchanged.card is card
     # a worker's outcome travels as JSON alone
     monkeypatch.setitem(pool_module._WORKER, "config", PipelineConfig())

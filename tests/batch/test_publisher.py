@@ -84,6 +84,19 @@ def test_a_broken_settings_file_fails_the_inputs_below_it_and_the_batch_goes_on(
     assert [c.source.location.rsplit("/", 1)[-1] for c in _cards(tmp_path / "lib").values()] == ["a0.md"]
 
 
+def test_a_settings_file_broken_after_the_last_run_is_named_though_its_inputs_are_unchanged(tmp_path):
+    # the inputs are not read again (unchanged), but the curator who just wrote the file hears
+    # what is wrong with it, once, and nothing fails
+    _write(tmp_path / "in", 2, 0)
+    assert convert([str(tmp_path / "in")], tmp_path / "lib").counts["converted"] == 2
+    (tmp_path / "in" / ".pmparse.yaml").write_text("organization: Acme\n", encoding="utf-8")
+    report = convert([str(tmp_path / "in")], tmp_path / "lib")
+    assert [r.status for r in report.results] == ["unchanged", "unchanged"]
+    warned = [w for r in report.results for w in r.warnings]
+    assert len(warned) == 1 and str(tmp_path / "in" / ".pmparse.yaml") in warned[0]
+    assert "'organization' is not a setting" in warned[0]
+
+
 def test_a_folders_consensus_is_offered_to_its_cards_naming_none(tmp_path):
     _write(tmp_path / "in", 3, 1)
     report = convert([str(tmp_path / "in")], tmp_path / "lib")

@@ -17,7 +17,6 @@ running the same command again continues where an interrupted batch stopped.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import json
 import os
@@ -31,7 +30,8 @@ from typing import BinaryIO, Callable, Iterable, Iterator
 
 from pmparse.batch import publisher
 from pmparse.batch.inputs import SKIPPED, check_url_base, expand_inputs_relative, skip_reason
-from pmparse.batch.pool import DEFAULT_TIMEOUT, Outcome, Stamp, Task, InProcess, WorkerPool
+from pmparse.batch.pool import DEFAULT_TIMEOUT, InProcess, Outcome, Stamp, Task, WorkerPool
+from pmparse.batch.publishing import BatchPublishers
 from pmparse.card.schema import Card
 from pmparse.errors import InputError, RecordError, UsageError, WriteError
 from pmparse.ingest.fetch import FetchSettings
@@ -334,101 +334,6 @@ def _finish(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, f
     return FileResult(task.location, status, record=path, warnings=warnings)
 
 
-class _Publishers:
-    """The batch's publisher: the ``--organisation`` option, folder settings, the library's reviewed
-    cards of each folder, and each folder's consensus offered to its cards naming none
-    (:mod:`pmparse.batch.publisher`)."""
-
-    def __init__(self, organisation: str | None, reviewed: publisher.ReviewedCards | None = None) -> None:
-        self.organisation = organisation
-        self.settings: dict = {}
-        self.consensus = publisher.Consensus()
-        self.reviewed = reviewed
-
-    def _cards(self, outcome: Outcome) -> list[str]:
-        return [outcome.card_json] if outcome.card_json else [card for _, card, _ in outcome.entries]
-
-    def _map(self, outcome: Outcome, change) -> Outcome:
-        if outcome.card_json:
-            changed = change(outcome.card_json)
-            # a card kept beside its JSON holds only while the JSON is unchanged
-            return dataclasses.replace(outcome, card_json=changed,
-                                       card=outcome.card if changed == outcome.card_json else None)
-        return dataclasses.replace(outcome, entries=tuple((loc, change(card), warn) for loc, card, warn in outcome.entries))
-
-    def state(self, task: Task, outcome: Outcome) -> Outcome:
-        """The outcome with the publisher the batch option or a folder setting states."""
-        if outcome.kind != "card":
-            return outcome
-        if self.organisation:
-            name, origin, confidence = self.organisation, "batch", 1.0
-        else:
-            try:
-                found = publisher.folder_settings(task.location, self.settings)
-            except UsageError as exc:
-                # a broken .pmparse.yaml fails the inputs under it (their publisher is the
-                # curator's to state, not ours to guess); the rest of the batch goes on
-                return dataclasses.replace(outcome, kind="failed", card_json=None, card=None, entries=(),
-                                           error_kind="settings", message=str(exc))
-            if found is None or not found[0].organisation:
-                return self._from_reviewed(task, outcome)
-            name, origin, confidence = found[0].organisation, "setting", 0.95
-        return self._map(outcome, lambda card: publisher.with_organisation(card, name, origin, confidence))
-
-    def _from_reviewed(self, task: Task, outcome: Outcome) -> Outcome:
-        """The outcome with the publisher the folder's reviewed cards settled on, where a card
-        names none or names one a person corrected away in that folder."""
-        if task.location == "-" or self.reviewed is None or not self.reviewed.by_folder:
-            return outcome
-        reviewed = self.reviewed.of(task.location)
-        notes: list[str] = []
-
-        def change(card: str) -> str:
-            choice = reviewed.choice(task.location, publisher.organisation_of(card)[0], own=publisher.location_of(card))
-            if choice is None:
-                return card
-            name, ids = choice
-            note = (f"organisation {name} from this folder's reviewed cards ({', '.join(ids[:5])}"
-                    f"{' ...' if len(ids) > 5 else ''})")
-            if note not in notes:
-                notes.append(note)
-            return publisher.with_organisation(card, name, "reviewed", publisher.REVIEWED_CONFIDENCE)
-
-        changed = self._map(outcome, change)
-        return dataclasses.replace(changed, warnings=tuple(changed.warnings) + tuple(notes)) if notes else outcome
-
-    def count(self, outcome: Outcome, results: list[FileResult]) -> None:
-        """Count the stored cards of an outcome towards their folder's consensus."""
-        if outcome.kind != "card":
-            return
-        for card, result in zip(self._cards(outcome), results):
-            if result.record:
-                name, confidence = publisher.organisation_of(card)
-                self.consensus.add(result.input, name, confidence, Path(result.record).stem)
-
-    def offer(self, task: Task, outcome: Outcome) -> Outcome:
-        """The outcome with its folder's consensus offered to its cards that name no publisher
-        (a folder whose earlier cards in this batch mostly name one)."""
-        if outcome.kind != "card" or task.location == "-" or is_url(task.location):
-            return outcome
-        if all(publisher.organisation_of(card)[0] for card in self._cards(outcome)):
-            return outcome
-        offer = self.consensus.offer(task.location)
-        if offer is None:
-            return outcome
-        name, ids, total = offer
-
-        def change(card: str) -> str:
-            if publisher.organisation_of(card)[0]:
-                return card
-            return publisher.with_organisation(card, name, "folder", publisher.OFFERED_CONFIDENCE)
-
-        note = (f"organisation {name} offered from this folder's other cards: {len(ids)} of {total} name it "
-                f"({', '.join(ids[:5])}{' ...' if len(ids) > 5 else ''}); their evidence is its evidence")
-        changed = self._map(outcome, change)
-        return dataclasses.replace(changed, warnings=tuple(changed.warnings) + (note,))
-
-
 def convert(
     inputs: Iterable[str],
     library_dir: str | Path,
@@ -551,7 +456,7 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
                             runner = InProcess(config, max_bytes, timeout)
                     interrupts.check()
                     report.jobs, report.startup_seconds = runner.jobs, time.perf_counter() - started
-                    publishers = _Publishers(organisation, None if organisation else publisher.ReviewedCards(library))
+                    publishers = BatchPublishers(organisation, None if organisation else publisher.ReviewedCards(library))
 
                     def emit(task: Task, outcome: Outcome) -> None:
                         # the record and the count of it together: a Ctrl-C between the two left a
