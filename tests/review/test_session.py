@@ -710,34 +710,50 @@ def test_an_item_turned_down_is_not_proposed_again_inside_another_value_of_its_f
     assert not any(i.text == t.text and i.evidence == t.evidence for i in taken for t in turned_down)
 
 
-def test_a_review_offers_pmparses_change_on_top_of_a_persons_item_edits(pending):
-    """A person deleted one item of a field and reworded another by hand; pmparse now reads one
-    more: the review offers that one added to the person's items, and accepting it keeps their
-    deletion and their words (the field is not put back as pmparse first wrote it)."""
+def _persons_item_edits_and_a_new_reading(pending, words: str):
+    """IL-0001's contributing factors edited by hand (the first deleted, the second reworded as
+    ``words``) and a pmparse suggestion of the base's items plus one more sentence of the text.
+
+    Returns:
+        ``(library, base items, record path, the added sentence, the suggestion as made)``.
+    """
     lib = Library.open(pending)
     base = lib.read_state("base", "IL-0001")
     items = card_data(base)["contributing_factors"]
     assert len(items) >= 3
     record_path = pending / "IL-0001.yaml"
     record = yaml.safe_load(record_path.read_text(encoding="utf-8"))
-    mine = {**items[1], "text": "Our own words for the second factor.", "evidence": [], "confidence": 1.0,
-            "origin": "person"}
+    mine = {**items[1], "text": words, "evidence": [], "confidence": 1.0, "origin": "person"}
     record["contributing_factors"] = [mine] + items[2:]  # the first deleted, the second reworded
     record_path.write_text(yaml.safe_dump(record, sort_keys=False), encoding="utf-8")
+    added = _another_sentence(base, items)
+    data = card_data(base)
+    data["contributing_factors"] = items + [added]
+    made = loads(json.dumps(data), "json", "x")
+    lib.write_state("pending", made)
+    return lib, items, record_path, added["text"], made
 
-    text = source_text(base)
+
+def _another_sentence(card, items: list[dict]) -> dict:
+    """An item (as JSON) for a line of ``card``'s source text that none of ``items`` says."""
+    text = source_text(card)
     sentence = next(line for line in text.splitlines()
                     if len(line.split()) > 5 and all(line.strip() != i["text"] for i in items))
     start = text.index(sentence)
-    added = {"text": sentence.strip(), "evidence": [{"start": start, "end": start + len(sentence)}], "confidence": 0.6}
-    data = card_data(base)
-    data["contributing_factors"] = items + [added]
-    lib.write_state("pending", loads(json.dumps(data), "json", "x"))
+    return {"text": sentence.strip(), "evidence": [{"start": start, "end": start + len(sentence)}], "confidence": 0.6}
+
+
+def test_a_review_offers_pmparses_change_on_top_of_a_persons_item_edits(pending):
+    """A person deleted one item of a field and reworded another by hand; pmparse now reads one
+    more: the review offers that one added to the person's items, and accepting it keeps their
+    deletion and their words (the field is not put back as pmparse first wrote it)."""
+    lib, items, record_path, sentence, _ = _persons_item_edits_and_a_new_reading(
+        pending, "Our own words for the second factor.")
 
     diff = next(d for d in pending_diffs(pending).diffs if d.id == "IL-0001")
     change = next(c for c in diff.changes if c.field == "contributing_factors")
     assert change.kind == "conflict"
-    expected = ["Our own words for the second factor."] + [i["text"] for i in items[2:]] + [sentence.strip()]
+    expected = ["Our own words for the second factor."] + [i["text"] for i in items[2:]] + [sentence]
     assert [i["text"] for i in change.suggestion] == expected
     review(pending, accept=["contributing_factors"], reviewer="ann")
     taken = Library.read(record_path).contributing_factors
@@ -751,25 +767,7 @@ def test_the_same_suggestion_after_a_three_way_decision_proposes_nothing(pending
     suggestion converted again (same model, same text) is nothing new: it neither puts back the
     item they deleted nor their reworded item's old words. The base must hold what pmparse read,
     not the record's items the review merged in."""
-    lib = Library.open(pending)
-    base = lib.read_state("base", "IL-0001")
-    items = card_data(base)["contributing_factors"]
-    assert len(items) >= 3
-    record_path = pending / "IL-0001.yaml"
-    record = yaml.safe_load(record_path.read_text(encoding="utf-8"))
-    mine = {**items[1], "text": "A reviewer's wording of this factor.", "evidence": [], "confidence": 1.0,
-            "origin": "person"}
-    record["contributing_factors"] = [mine] + items[2:]  # the first deleted, the second reworded
-    record_path.write_text(yaml.safe_dump(record, sort_keys=False), encoding="utf-8")
-    text = source_text(base)
-    sentence = next(line for line in text.splitlines()
-                    if len(line.split()) > 5 and all(line.strip() != i["text"] for i in items))
-    start = text.index(sentence)
-    added = {"text": sentence.strip(), "evidence": [{"start": start, "end": start + len(sentence)}], "confidence": 0.6}
-    data = card_data(base)
-    data["contributing_factors"] = items + [added]
-    made = loads(json.dumps(data), "json", "x")
-    lib.write_state("pending", made)
+    lib, _, record_path, _, made = _persons_item_edits_and_a_new_reading(pending, "A reviewer's wording of this factor.")
     assert "contributing_factors" in proposed(pending)
     review(pending, **{answer: ["contributing_factors"]}, reviewer="ann")
     kept = Library.read(record_path).contributing_factors
@@ -788,11 +786,7 @@ def test_an_item_pmparse_no_longer_reads_is_offered_for_removal_beside_one_turne
     base = lib.read_state("base", "IL-0001")
     items = card_data(base)["contributing_factors"]
     assert len(items) >= 2 and Library.read(pending / "IL-0001.yaml").contributing_factors == base.contributing_factors
-    text = source_text(base)
-    sentence = next(line for line in text.splitlines()
-                    if len(line.split()) > 5 and all(line.strip() != i["text"] for i in items))
-    start = text.index(sentence)
-    extra = {"text": sentence.strip(), "evidence": [{"start": start, "end": start + len(sentence)}], "confidence": 0.6}
+    extra = _another_sentence(base, items)
     data = card_data(base)
     data["contributing_factors"] = items + [extra]
     lib.write_state("pending", loads(json.dumps(data), "json", "x"))
