@@ -5,6 +5,7 @@ several lines, name ``<unicode string>`` and link to a web page)."""
 from __future__ import annotations
 
 import json
+from typing import Callable
 
 import yaml
 from pydantic import ValidationError
@@ -50,16 +51,27 @@ def line_of(text: str, loc: tuple) -> int | None:
     return node.start_mark.line + 1 if node is not None else None
 
 
-def validation_summary(exc: ValidationError, text: str | None = None, most: int = 3) -> str:
+def syntax_problem(exc: Exception) -> str:
+    """A syntax error as one line: ``a syntax error at line N: reason`` (:func:`syntax_error`)."""
+    line, reason = syntax_error(exc)
+    return f"a syntax error{f' at line {line}' if line is not None else ''}: {reason}"
+
+
+def validation_summary(exc: ValidationError, text: str | None = None, most: int | None = 3,
+                       unknown: Callable[[str], str] | None = None) -> str:
     """A schema error as one line: each problem as ``line N: key.path: reason`` (the line when
-    ``text`` holds the value), the first ``most`` of them and how many more. Unknown keys come
-    first: a misspelt key is often why a required one is missing."""
+    ``text`` holds the value), the first ``most`` of them (None: all) and how many more. Unknown
+    keys come first: a misspelt key is often why a required one is missing; ``unknown`` words
+    their problem from the key (``key: not a known key`` without it)."""
     problems = []
     errors = sorted(exc.errors(), key=lambda error: error["type"] != "extra_forbidden")
     for error in errors[:most]:
         key = ".".join(str(part) for part in error["loc"]) or "(file)"
         at = line_of(text, error["loc"]) if text is not None else None
-        reason = "not a known key" if error["type"] == "extra_forbidden" else error["msg"]
-        problems.append(f"{f'line {at}: ' if at is not None else ''}{key}: {reason}")
-    more = exc.error_count() - most
+        if error["type"] != "extra_forbidden":
+            problem = f"{key}: {error['msg']}"
+        else:
+            problem = unknown(key) if unknown is not None else f"{key}: not a known key"
+        problems.append(f"{f'line {at}: ' if at is not None else ''}{problem}")
+    more = exc.error_count() - len(problems)
     return "; ".join(problems) + (f"; and {more} more" if more > 0 else "")

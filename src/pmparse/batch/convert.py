@@ -414,16 +414,12 @@ def convert(
     check_new_library_folder(library_path)
     created = not library_path.exists()
     try:
-        report = _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, on_result, jobs,
-                                 errors_path, keep_results, url_base, timeout, exclude, all_files, fetch, isolate,
-                                 organisation)
-    except BaseException:
+        return _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, on_result, jobs,
+                               errors_path, keep_results, url_base, timeout, exclude, all_files, fetch, isolate,
+                               organisation)
+    finally:
         if created:
             remove_if_unused(library_path)
-        raise
-    if created:
-        remove_if_unused(library_path)
-    return report
 
 
 def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, on_result, jobs, errors_path,

@@ -61,8 +61,10 @@ class FolderSettings(BaseModel):
     organisation: str | None = Field(default=None, min_length=1, description="The publisher of every report below.")
 
 
-def folder_settings(location: str, cache: dict[str, FolderSettings | None] | None = None) -> tuple[FolderSettings, str] | None:
+def folder_settings(location: str, cache: dict[str, FolderSettings | UsageError | None] | None = None
+                    ) -> tuple[FolderSettings, str] | None:
     """The nearest ``.pmparse.yaml`` above a source file, with its path; None when there is none.
+    ``cache`` keeps each file's reading, a broken one's error too (read once a batch).
 
     Raises:
         UsageError: the nearest settings file is unreadable or invalid.
@@ -75,9 +77,15 @@ def folder_settings(location: str, cache: dict[str, FolderSettings | None] | Non
         path = folder / SETTINGS_FILE
         key = str(path)
         if key not in cache:
-            cache[key] = _read(path) if path.is_file() else None
-        if cache[key] is not None:
-            return cache[key], key
+            try:
+                cache[key] = _read(path) if path.is_file() else None
+            except UsageError as exc:
+                cache[key] = exc
+        found = cache[key]
+        if isinstance(found, UsageError):
+            raise found.with_traceback(None)  # the same error each time, not a growing traceback
+        if found is not None:
+            return found, key
         if folder.parent == folder:
             break
         folder = folder.parent
@@ -87,7 +95,7 @@ def folder_settings(location: str, cache: dict[str, FolderSettings | None] | Non
 def _read(path: Path) -> FolderSettings:
     """A folder's settings; a broken file is named in one line, with the line and the reason
     (PyYAML's and pydantic's own messages span several lines)."""
-    from pmparse.yaml_problems import line_of, syntax_error
+    from pmparse.yaml_problems import syntax_problem, validation_summary
 
     expected = "expected a settings file with `organisation: NAME`"
     try:
@@ -96,9 +104,7 @@ def _read(path: Path) -> FolderSettings:
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"{expected}, found it unreadable ({exc})", str(path)) from exc
     except yaml.YAMLError as exc:
-        line, reason = syntax_error(exc)
-        where = f" at line {line}" if line is not None else ""
-        raise UsageError(f"{expected}, found a syntax error{where}: {reason}", str(path)) from exc
+        raise UsageError(f"{expected}, found {syntax_problem(exc)}", str(path)) from exc
     if data is None:
         return FolderSettings()
     if not isinstance(data, dict):
@@ -106,16 +112,9 @@ def _read(path: Path) -> FolderSettings:
     try:
         return FolderSettings.model_validate(data)
     except ValidationError as exc:
-        problems = []
-        for error in exc.errors():
-            key = ".".join(str(part) for part in error["loc"])
-            line = line_of(text, error["loc"])
-            where = f"line {line}: " if line is not None else ""
-            if error["type"] == "extra_forbidden":
-                problems.append(f"{where}{key!r} is not a setting (the one setting is `organisation: NAME`)")
-            else:
-                problems.append(f"{where}{key}: {error['msg']}")
-        raise UsageError(f"{expected}, found {'; '.join(problems)}", str(path)) from exc
+        found = validation_summary(exc, text, most=None,
+                                   unknown=lambda key: f"{key!r} is not a setting (the one setting is `organisation: NAME`)")
+        raise UsageError(f"{expected}, found {found}", str(path)) from exc
 
 
 def with_organisation(card_json: str, name: str, origin: str, confidence: float) -> str:

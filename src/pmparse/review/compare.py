@@ -197,11 +197,21 @@ def same_words(name: str, record_value: Any, suggested_value: Any) -> bool:
                                     == [item["text"] for item in suggested_value])
 
 
+def is_items(value: Any) -> bool:
+    """True when a field value (plain JSON) is a text field's list of items."""
+    return isinstance(value, list) and all(isinstance(item, dict) and "text" in item for item in value)
+
+
 def without_confidences(value: Any) -> Any:
     """A field value with its items' confidences left out (other values as they are)."""
-    if isinstance(value, list) and all(isinstance(item, dict) and "text" in item for item in value):
+    if is_items(value):
         return [{k: v for k, v in item.items() if k != "confidence"} for item in value]
     return value
+
+
+def item_key(item: dict) -> str:
+    """sha256 of one text item without its confidence: its words, evidence and origin."""
+    return value_hash({k: v for k, v in item.items() if k != "confidence"})
 
 
 def same_reading(record_value: Any, suggested_value: Any) -> bool:
@@ -217,16 +227,13 @@ def three_way_items(record_value: list, base_value: list, suggested_value: list)
     are dropped where the record still has them as pmparse wrote them, and every other item of the
     record (a person's, reworded or kept) stays where it is. Items are compared by their words,
     evidence and origin, not their confidence, so the three values must index the same text."""
-    def key(item: dict) -> str:
-        return value_hash({k: v for k, v in item.items() if k != "confidence"})
-
-    base_keys, suggested_keys = {key(i) for i in base_value}, {key(i) for i in suggested_value}
+    base_keys, suggested_keys = {item_key(i) for i in base_value}, {item_key(i) for i in suggested_value}
     dropped = base_keys - suggested_keys
-    kept = [item for item in record_value if key(item) not in dropped]
+    kept = [item for item in record_value if item_key(item) not in dropped]
     # an added item whose words the record already says (a person wrote that sentence in, and a
     # model trained on the library now reads it) is nothing new: never the same words twice
     said = {i["text"] for i in kept}
-    return kept + [item for item in suggested_value if key(item) not in base_keys and item["text"] not in said]
+    return kept + [item for item in suggested_value if item_key(item) not in base_keys and item["text"] not in said]
 
 
 def _support_keys(name: str, support: dict) -> list[str]:

@@ -15,7 +15,7 @@ from pmparse.card.schema import Card
 from pmparse.errors import RecordError
 from pmparse.library.records import card_data
 from pmparse.library.store import Library
-from pmparse.review.compare import value_hash, without_confidences
+from pmparse.review.compare import is_items, item_key, value_hash, without_confidences
 from pmparse.util import atomic_write
 
 
@@ -35,8 +35,8 @@ class Rejection(BaseModel):
     items_sha256: list[str] | None = Field(
         default=None,
         description="For a text field: sha256 of each item the turned-down value proposed that the record did not "
-                    "hold (words, evidence and origin; :func:`item_key`), so such an item is not proposed again "
-                    "inside another value of the field. Absent in memories written before it existed.")
+                    "hold (words, evidence and origin; pmparse.review.compare.item_key), so such an item is not "
+                    "proposed again inside another value of the field. Absent in memories written before it existed.")
     decision: Literal["rejected", "edited"] = Field(description="Rejected, or replaced by the reviewer's edit.")
     by: str = Field(description="Reviewer.")
     at: str = Field(description="ISO 8601 time of the decision.")
@@ -77,15 +77,6 @@ def model_family(version: str) -> str:
     return version.split("+lib.", 1)[0]
 
 
-def item_key(item: dict) -> str:
-    """sha256 of one text item without its confidence: its words, evidence and origin."""
-    return value_hash({k: v for k, v in item.items() if k != "confidence"})
-
-
-def _is_items(value: Any) -> bool:
-    return isinstance(value, list) and all(isinstance(item, dict) and "text" in item for item in value)
-
-
 def without_rejected_items(rejections: Rejections, suggestion: Card, record: Card) -> tuple[Card, set[str]]:
     """The suggestion less the items of its text fields a person turned down before, inside any
     value of the field (for this source and model family, as :func:`rejected_check`), and the
@@ -101,7 +92,7 @@ def without_rejected_items(rejections: Rejections, suggestion: Card, record: Car
     data, held = card_data(suggestion), card_data(record)
     changed: set[str] = set()
     for name, keys in turned_down.items():
-        if not _is_items(data.get(name)):
+        if not is_items(data.get(name)):
             continue
         kept_keys = {item_key(item) for item in held.get(name) or []}
         kept = [item for item in data[name] if item_key(item) not in keys or item_key(item) in kept_keys]
@@ -114,7 +105,7 @@ def without_rejected_items(rejections: Rejections, suggestion: Card, record: Car
 def adds_nothing(record_value: Any, suggested_value: Any) -> bool:
     """True when every item of a suggested text field value is one the record holds already."""
     held = {item_key(item) for item in record_value or []}
-    return _is_items(suggested_value) and all(item_key(item) in held for item in suggested_value)
+    return is_items(suggested_value) and all(item_key(item) in held for item in suggested_value)
 
 
 def words_hash(value: Any) -> str:
@@ -144,8 +135,8 @@ def remember(library: Library, suggestion: Card, name: str, decision: Literal["r
     memory = load_rejections(library, suggestion.id)
     value = card_data(suggestion)[name]
     items = None
-    if _is_items(value) and value:
-        held = {item_key(item) for item in record_value or []} if _is_items(record_value) else set()
+    if is_items(value) and value:
+        held = {item_key(item) for item in record_value or []} if is_items(record_value) else set()
         items = [key for key in (item_key(item) for item in value) if key not in held] or None
     memory.rejected.append(Rejection(sha256=suggestion.source.sha256, model=model_version(suggestion), field=name,
                                      value_sha256=value_hash(value), words_sha256=words_hash(value),

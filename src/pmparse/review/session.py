@@ -58,13 +58,14 @@ def open_diff(library: Library, entry: Entry, suggestion: Card) -> CardDiff:
     # items turned down inside another value of their field are not proposed again either; a
     # field left with nothing new beside the record's items is rejected, not a proposal to delete
     suggestion, filtered = without_rejected_items(memory, suggestion, entry.card)
-    suggestion = _onto_persons_edits(entry.card, base, suggestion)
+    three_way = _one_text(entry.card, base, suggestion)
+    if three_way:
+        suggestion = _onto_persons_edits(entry.card, base, suggestion)
     check = rejected_check(memory, suggestion)
     label = f".pmparse/pending/{entry.id}.json"
     diff = compare(entry.card, suggestion, base, check, entry.path, text, label)
     # where record, base and suggestion read one text, the three-way merge above already keeps the
     # person's items: a field that only lacks items the base holds is pmparse's drop to offer
-    three_way = base is not None and entry.card.source.sha256 == base.source.sha256 == suggestion.source.sha256
     emptied = [c.field for c in diff.changes if c.field in filtered and not three_way
                and adds_nothing(c.record, c.suggestion)]
     if emptied:
@@ -74,14 +75,17 @@ def open_diff(library: Library, entry: Entry, suggestion: Card) -> CardDiff:
     return diff
 
 
-def _onto_persons_edits(record: Card, base: Card | None, suggestion: Card) -> Card:
+def _one_text(record: Card, base: Card | None, suggestion: Card) -> bool:
+    """Whether the record, its base and the suggestion read one text (their offsets compare)."""
+    return base is not None and record.source.sha256 == base.source.sha256 == suggestion.source.sha256
+
+
+def _onto_persons_edits(record: Card, base: Card, suggestion: Card) -> Card:
     """The suggestion with each text field a person edited (the record's items differ from the
     base's) replaced by pmparse's change applied to the person's items
     (:func:`pmparse.review.compare.three_way_items`), so a review offers what pmparse changed
-    without undoing what the person did: an item they deleted or reworded is not put back. Only
-    where the record, the base and the suggestion read one text (the offsets compare)."""
-    if base is None or not (record.source.sha256 == base.source.sha256 == suggestion.source.sha256):
-        return suggestion
+    without undoing what the person did: an item they deleted or reworded is not put back. The
+    three read one text (:func:`_one_text`)."""
     rec, old, new = card_data(record), card_data(base), card_data(suggestion)
     changed = False
     for name in TEXT_FIELDS:
@@ -118,17 +122,13 @@ def load_pending(library: Library, card_id: str) -> tuple[Entry, Card]:
     return entry, suggestion
 
 
-def _library_folder(library_dir: str | Path) -> Path:
-    return library_root(library_dir)
-
-
 def pending_diffs(library_dir: str | Path) -> DiffReport:
     """Every pending suggestion of a library, compared with its record.
 
     Raises:
         UsageError: ``library_dir`` is not a folder.
     """
-    root = _library_folder(library_dir)
+    root = library_root(library_dir)
     library = Library.open(root)
     report = DiffReport()
     for card_id in pending_ids(library):
@@ -361,7 +361,7 @@ def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), re
             decision source, a record id without a pending suggestion, or
             another pmparse process writing the library.
     """
-    root = _library_folder(library_dir)
+    root = library_root(library_dir)
     accepted, rejected = _fields(accept, "--accept"), _fields(reject, "--reject")
     if order not in ("record", "uncertain"):
         raise UsageError(f"expected order 'record' or 'uncertain', found {order!r}")

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from pmparse.card.schema import TEXT_FIELDS
 from pmparse.errors import RulesError
-from pmparse.yaml_problems import syntax_error, validation_summary
+from pmparse.yaml_problems import syntax_problem, validation_summary
 
 FieldOrNone = Literal[
     "symptoms",
@@ -169,9 +169,7 @@ def load_yaml(name: str, path: Path | None) -> tuple[str, object, str]:
     try:
         return where, yaml.load(raw, Loader=SAFE_LOADER), raw
     except yaml.YAMLError as exc:
-        line, reason = syntax_error(exc)
-        raise RulesError(f"expected YAML, found a syntax error{f' at line {line}' if line else ''}: {reason}",
-                         where) from exc
+        raise RulesError(f"expected YAML, found {syntax_problem(exc)}", where) from exc
 
 
 @functools.lru_cache(maxsize=4)
