@@ -20,6 +20,34 @@ from pmparse.cli.site import export_command, site_command
 from pmparse.errors import PmparseError, UsageError
 
 
+_TEARDOWN_QUIET = False
+
+
+def _quiet_teardown() -> None:
+    """Ignore Ctrl-C, SIGTERM and SIGHUP once the interpreter ends, after the command chose its exit code.
+
+    While Python tears itself down it puts the default disposition back, so a Ctrl-C in that
+    window (a review that has just written its last record and printed its summary) killed the
+    process: exit -2, no code of ours. An ignored signal stays ignored through the teardown. The
+    hook runs at the process's end only (atexit), so a command run inside another program keeps
+    that program's handlers while it runs.
+    """
+    global _TEARDOWN_QUIET
+    if _TEARDOWN_QUIET:
+        return
+    import atexit
+    import signal
+
+    from pmparse.interrupts import STOP_SIGNALS
+
+    def ignore() -> None:
+        for signum in STOP_SIGNALS:
+            signal.signal(signum, signal.SIG_IGN)
+
+    atexit.register(ignore)
+    _TEARDOWN_QUIET = True
+
+
 class _WholeHelpGroup(click.Group):
     """A group whose command list shows each command's whole first sentence, wrapped, where
     click cuts it to the width left beside the longest command name."""
@@ -32,6 +60,7 @@ class _WholeHelpGroup(click.Group):
                 formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context):
+        _quiet_teardown()
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
