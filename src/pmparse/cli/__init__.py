@@ -288,6 +288,9 @@ def diff_command(paths, fmt, patch, color):
               help="Accept this field's suggestion in every pending record (repeat, or comma-separate).")
 @click.option("--reject", "reject", multiple=True, metavar="FIELD",
               help="Reject this field's suggestion (remembered for the same source and model).")
+@click.option("--items", "items", multiple=True, metavar="FIELD:N[,N...]",
+              help="Decide a list field item by item: take its item changes numbered N (as 'diff --format json' "
+                   "numbers them), refuse the others (repeatable).")
 @click.option("--accept-all", is_flag=True, help="Accept every suggested field not rejected.")
 @click.option("--record", "records", multiple=True, metavar="ID", help="Only this record (repeatable).")
 @click.option("--reviewer", default=None, help="Who reviews  [default: $USER, else the account name].")
@@ -295,33 +298,37 @@ def diff_command(paths, fmt, patch, color):
 @click.option("--order", type=click.Choice(["record", "uncertain"]), default="record", show_default=True,
               help="Record by record, or the least certain suggestions first, across records (what a review "
                    "teaches pmparse train --library most).")
-def review(library, accept, reject, accept_all, records, reviewer, color, order):
+def review(library, accept, reject, items, accept_all, records, reviewer, color, order):
     """Review pending suggestions field by field, like 'git add -p'.
 
-    Without --accept, --reject or --accept-all, asks for each changed field: y accept, n reject,
-    e edit in $EDITOR, s skip, q quit. Every decision is written at once.
+    Without --accept, --reject, --items or --accept-all, asks for each changed field: y accept,
+    n reject, e edit in $EDITOR, i item by item (a list field adding or dropping several items:
+    y or n for each, q leaves the field pending), s skip, q quit. Every decision is written at once.
     """
     from pmparse.cli.prompter import Prompter
     from pmparse.interrupts import Interrupts
     from pmparse.review.session import review as run
 
-    interactive = not (accept or reject or accept_all)
+    interactive = not (accept or reject or items or accept_all)
     ask = Prompter(color=sys.stdout.isatty() if color is None else color) if interactive else None
     try:
         # SIGTERM and SIGHUP end a review as Ctrl-C does: the decisions made are kept, the summary shown
         with Interrupts() as interrupts:
             report = run(library, accept=accept, reject=reject, accept_all=accept_all, reviewer=reviewer,
-                         records=records, ask=ask, order=order)
+                         records=records, ask=ask, order=order, items=items)
     except PmparseError as exc:
         _fail_usage(exc)
     if not interactive:
         for outcome in report.outcomes:
-            click.echo(shown(f"{outcome.id}: {outcome.field}: {outcome.action}"))
+            taken = f" {','.join(map(str, sorted(outcome.items)))}" if outcome.action == "items" else ""
+            click.echo(shown(f"{outcome.id}: {outcome.field}: {outcome.action}{taken}"))
     for error in report.errors:
         click.echo(shown(f"failed: {error}"), err=True)
     click.echo(
         f"{report.count('accept') + report.count('edit')} accepted ({report.count('edit')} edited), "
-        f"{report.count('reject')} rejected, {report.count('skip')} skipped"
+        f"{report.count('reject')} rejected, "
+        + (f"{report.count('items')} decided item by item, " if report.count("items") else "")
+        + f"{report.count('skip')} skipped"
         + (f", {report.count('settled')} settled by the move to the new text" if report.count("settled") else "")
         + "; "
         f"{len(report.still_pending)} record(s) still pending", err=True)

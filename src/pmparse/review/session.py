@@ -10,6 +10,9 @@ fields, never half-written:
 - **reject** leaves the record alone and remembers the suggestion in
   ``LIBRARY/.pmparse/rejected/IL-0001.json``, keyed by source sha256, model version, field and a
   hash of the suggested value, so ``convert`` does not propose it again;
+- **items** (a text field decided item by item) takes the record's items as they are, less the
+  drops accepted, plus the adds accepted, and remembers the refused adds item by item, so
+  ``convert`` proposes none of them again;
 - **skip** leaves the field pending.
 
 For every decided field the base (``LIBRARY/.pmparse/base``) takes the suggested value: the base
@@ -30,18 +33,18 @@ from pmparse.card.schema import TEXT_FIELDS, Card
 from pmparse.errors import RecordError, UsageError
 from pmparse.library.leftovers import remove_temporaries
 from pmparse.library.lock import write_lock
-from pmparse.library.records import card_data, format_of, loads
+from pmparse.library.records import card_data, format_of, loads, source_text_of
 from pmparse.library.folder import library_root
 from pmparse.library.splice import keep_own_address, splice
 from pmparse.library.store import Entry, Library
-from pmparse.review.anchor import REVIEW_FIELDS
-from pmparse.review.compare import (CardDiff, DiffReport, FieldChange, compare, diff_files, link_title, merge,
-                                    read_text, three_way_items)
+from pmparse.review.anchor import REVIEW_FIELDS, reanchor_evidence
+from pmparse.review.compare import (CardDiff, DiffReport, FieldChange, compare, diff_files, item_changes,
+                                    item_key, link_title, merge, picked_items, read_text, three_way_items)
 from pmparse.review.rejections import (adds_nothing, load_rejections, rejected_check, remember,
                                        without_rejected_items)
 from pmparse.util import atomic_write, write_errors
 
-Action = Literal["accept", "reject", "edit", "skip", "quit", "settled"]
+Action = Literal["accept", "reject", "edit", "items", "skip", "quit", "settled"]
 
 
 def open_diff(library: Library, entry: Entry, suggestion: Card) -> CardDiff:
@@ -174,6 +177,47 @@ def accept_field(library: Library, entry: Entry, suggestion: Card, name: str, by
     return new
 
 
+def accept_items(library: Library, entry: Entry, suggestion: Card, name: str, accepted: set[int] | frozenset[int],
+                 by: str, at: str, made: Card | None = None) -> Card:
+    """Decide a text field item by item: the record keeps its own items as they are, loses the
+    drops accepted and gains the adds accepted (each the suggestion's item, its origin, evidence
+    and confidence as suggested); the refused adds are remembered item by item.
+
+    ``accepted`` holds the numbers (:func:`pmparse.review.compare.item_changes`, in the hunk's
+    order) of the item changes taken; ``suggestion`` and ``made`` are as in :func:`accept_field`.
+    The record is marked reviewed and rewritten at once, atomically, as an accept is. Taking every
+    change is an accept, refusing every one a reject: use those for them.
+
+    Returns:
+        The record as written.
+
+    Raises:
+        RecordError: the record cannot be read or written.
+    """
+    refused: list[dict] = []
+
+    def take(current: Card) -> Card:
+        data = card_data(current)
+        if current.source.sha256 != suggestion.source.sha256:
+            # an amended source: the record's own items move onto the text the suggestion read,
+            # as a field kept by an accept elsewhere does (reanchor_evidence)
+            reanchor_evidence(data, source_text_of(current), source_text_of(suggestion), card_data(suggestion), [name])
+        offered = card_data(suggestion)[name]
+        change = FieldChange(name, "change", data[name], offered)
+        refused.extend(c.item for c in item_changes(change) if c.kind == "add" and c.number not in accepted)
+        taken = merge(current, suggestion, [name], taken={name: picked_items(data[name], offered, accepted)})
+        return Card.model_validate({**card_data(taken), "status": "reviewed", "reviewed": {"by": by, "at": at}})
+
+    new = _rewrite(library, entry, suggestion, take)
+    assert new is not None  # take always gives a card
+    _advance_base(library, made or suggestion, name)
+    # remembered even when only drops were refused: the value as made is then turned down as a
+    # whole (a library without a base would otherwise offer the same drops again)
+    remember(library, made or suggestion, name, "rejected", by, at, card_data(new)[name],
+             items=[item_key(item) for item in refused])
+    return new
+
+
 def _rewrite(library: Library, entry: Entry, suggestion: Card, change: Callable[[Card], Card | None]) -> Card | None:
     """Read a record, make its new card with ``change`` (None: leave it as it is), keep the
     record's own public address (:func:`keep_own_address`), and write only the lines that change,
@@ -242,12 +286,16 @@ class Decision:
     """A reviewer's answer for one field.
 
     Attributes:
-        action: ``accept``, ``reject``, ``edit`` (accept ``value`` instead), ``skip`` or ``quit``.
+        action: ``accept``, ``reject``, ``edit`` (accept ``value`` instead), ``items`` (a text field
+            decided item by item: ``items`` taken), ``skip`` or ``quit``.
         value: The edited value, for ``edit``.
+        items: For ``items``: the numbers of the item changes accepted
+            (:func:`pmparse.review.compare.item_changes`); the others are refused.
     """
 
     action: Action
     value: Any = None
+    items: frozenset[int] = frozenset()
 
 #: ``(diff, change, position, total) -> Decision``: asks a person about one field.
 Ask = Callable[[CardDiff, FieldChange, int, int], Decision]
@@ -260,6 +308,7 @@ class Outcome:
     id: str
     field: str
     action: Action
+    items: frozenset[int] = frozenset()  # for ``items``: the numbers of the item changes taken
 
 
 @dataclass
@@ -318,8 +367,33 @@ def _fields(names: tuple[str, ...] | list[str], option: str) -> set[str]:
     return chosen
 
 
-def scripted(accept: set[str], reject: set[str], accept_all: bool) -> Ask:
-    """The decisions of ``--accept``, ``--reject`` and ``--accept-all``; other fields are skipped.
+def item_options(given: tuple[str, ...] | list[str]) -> dict[str, frozenset[int]]:
+    """``--items FIELD:N[,N...]`` (repeatable) as ``{field: numbers of the item changes taken}``.
+
+    Raises:
+        UsageError: not ``FIELD:N[,N...]``, or a field that is not a list field.
+    """
+    out: dict[str, frozenset[int]] = {}
+    for option in given:
+        name, _, numbers = option.partition(":")
+        name = name.strip()
+        try:
+            taken = frozenset(int(n) for n in numbers.split(",") if n.strip())
+        except ValueError:
+            taken = frozenset()
+        if not taken or min(taken) < 1:
+            raise UsageError(f"--items: expected FIELD:N[,N...] (item numbers from 1, as diff --format json "
+                             f"gives them), found {option!r}")
+        if name not in TEXT_FIELDS:
+            raise UsageError(f"--items: expected a list field among {', '.join(TEXT_FIELDS)}, found {name!r}")
+        out[name] = out.get(name, frozenset()) | taken
+    return out
+
+
+def scripted(accept: set[str], reject: set[str], accept_all: bool,
+             items: dict[str, frozenset[int]] | None = None) -> Ask:
+    """The decisions of ``--accept``, ``--reject``, ``--items`` and ``--accept-all``; other fields
+    are skipped. ``--items`` takes the named item changes of a list field and refuses its others.
 
     A title asked with the facts it restates (``change.linked``) is rejected when any of them is
     rejected, else accepted when any is accepted.
@@ -329,6 +403,8 @@ def scripted(accept: set[str], reject: set[str], accept_all: bool) -> Ask:
         # a title and the facts it says are one decision: rejecting one rejects them all, and
         # accepting one accepts them all (a record never says two durations)
         names = {change.field, *change.linked}
+        if items and change.field in items:
+            return Decision("items", items=items[change.field])
         if names & reject:
             return Decision("reject")
         if accept_all or names & accept:
@@ -340,7 +416,8 @@ def scripted(accept: set[str], reject: set[str], accept_all: bool) -> Ask:
 
 def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), reject: tuple[str, ...] | list[str] = (),
            accept_all: bool = False, reviewer: str | None = None, records: tuple[str, ...] | list[str] = (),
-           ask: Ask | None = None, now: Callable[[], str] = _now, order: str = "record") -> ReviewReport:
+           ask: Ask | None = None, now: Callable[[], str] = _now, order: str = "record",
+           items: tuple[str, ...] | list[str] = ()) -> ReviewReport:
     """Walk the pending suggestions of a library field by field and apply each decision at once.
 
     Args:
@@ -355,6 +432,9 @@ def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), re
         now: The time of a decision, ISO 8601.
         order: ``record`` (record by record, in id order) or ``uncertain`` (the least certain
             suggestion first, across records: :func:`uncertainty`).
+        items: ``FIELD:N[,N...]``: decide that list field item by item in every pending record,
+            taking the item changes numbered N (:func:`pmparse.review.compare.item_changes`, as
+            ``diff --format json`` numbers them) and refusing the others.
 
     Raises:
         UsageError: no library folder, unknown fields, a field both accepted and rejected, no
@@ -367,10 +447,14 @@ def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), re
         raise UsageError(f"expected order 'record' or 'uncertain', found {order!r}")
     if accepted & rejected:
         raise UsageError(f"expected a field to be accepted or rejected, found both for {', '.join(sorted(accepted & rejected))}")
+    by_items = item_options(items)
+    if set(by_items) & (accepted | rejected):
+        raise UsageError("expected a field to be accepted, rejected or decided item by item, found both for "
+                         f"{', '.join(sorted(set(by_items) & (accepted | rejected)))}")
     if ask is None:
-        if not (accepted or rejected or accept_all):
-            raise UsageError("expected --accept, --reject or --accept-all (or an interactive review)")
-        ask = scripted(accepted, rejected, accept_all)
+        if not (accepted or rejected or accept_all or by_items):
+            raise UsageError("expected --accept, --reject, --items or --accept-all (or an interactive review)")
+        ask = scripted(accepted, rejected, accept_all, by_items)
     by = reviewer_name(reviewer)
     with write_lock(root):
         library = Library.open(root)
@@ -490,6 +574,20 @@ def _ask_one(library: Library, plan, change: FieldChange, ask: Ask, position: in
     if decision.action == "quit":
         report.quit = True
         return False
+    if decision.action == "items":
+        numbers = {c.number for c in item_changes(change)}
+        if set(decision.items) - numbers:
+            raise UsageError(f"{card_id}: {change.field}: expected item numbers among 1-{len(numbers)}, "
+                             f"found {', '.join(map(str, sorted(set(decision.items) - numbers)))}")
+        if numbers <= decision.items or not decision.items & numbers:
+            # every change taken is the whole suggestion, none taken is a reject: the same records
+            # and memories as y and n
+            decision = Decision("accept" if decision.items and numbers <= decision.items else "reject")
+        else:
+            accept_items(library, library.entries[card_id], diff.suggestion, change.field, decision.items, by, now(),
+                         made=made)
+            report.outcomes.append(Outcome(card_id, change.field, "items", decision.items))
+            return True
     for name in [change.field, *change.linked]:
         edited = decision.action == "edit" and name == change.field
         action = "accept" if decision.action == "edit" and not edited else decision.action
