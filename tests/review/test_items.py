@@ -263,3 +263,28 @@ def test_an_item_review_on_an_amended_source_moves_the_kept_items_onto_the_new_t
     # the record's own item, kept as it was, now indexes the new text (its words where they moved)
     assert card_data(taken)["action_items"] == [moved(0), moved(1), moved(4)]
     assert validate_library(root)[1] == []
+
+
+def test_ctrl_c_half_way_through_the_items_writes_nothing_of_the_field_and_exits_130(lib, monkeypatch):
+    import click
+
+    from pmparse.cli import prompter
+
+    root, _ = lib
+    before = (root / "IL-0001.yaml").read_bytes()
+    answers = iter(["i", "y"])
+
+    def prompt(*args, **kwargs):
+        try:
+            return next(answers)
+        except StopIteration:
+            try:
+                raise KeyboardInterrupt
+            except KeyboardInterrupt:
+                raise click.Abort() from None  # what click.prompt does with Ctrl-C
+
+    monkeypatch.setattr(prompter.click, "prompt", prompt)
+    result = run(root, "")
+    assert result.exit_code == 130, result.output
+    assert (root / "IL-0001.yaml").read_bytes() == before and proposed(root) == ["action_items"]
+    assert load_rejections(Library.open(root), "IL-0001").rejected == []
