@@ -100,7 +100,8 @@ def test_two_of_three_items_accepted_and_the_third_never_proposed_again(lib):
     assert card_data(record)["action_items"][1:] == [item(1, 0.9), item(3, 0.7)]
     assert record.status == "reviewed" and record.reviewed.by == "ann"
     memory = load_rejections(Library.open(root), "IL-0001").rejected
-    assert [(r.field, r.decision, r.items_sha256) for r in memory] == [("action_items", "rejected", [item_key(item(2, 0.4))])]
+    assert [(r.field, r.decision, r.items_sha256) for r in memory] == [
+        ("action_items", "rejected", [item_key(item(2, 0.4))])]
 
     # converted again: nothing new; a retrained model's reading with other confidences and one
     # more sentence asks only about that sentence (the refused one stays out)
