@@ -17,12 +17,12 @@ from click.testing import CliRunner
 from pmparse.card.build import collapse
 from pmparse.card.schema import Card
 from pmparse.cli import main
-from pmparse.library.records import card_data, loads
+from pmparse.library.records import card_data
 from pmparse.library.store import Library
 from pmparse.library.sync import store
 from pmparse.review.compare import item_key
 from pmparse.review.rejections import load_rejections
-from pmparse.review.session import pending_diffs, review
+from pmparse.review.session import pending_diffs
 from pmparse.util import sha256_text
 
 #: Five sentences of our own, one a line: the first is the record's action item, the next three
