@@ -19,7 +19,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 PAGE = HERE / "review.md"
 REPO = HERE.parent
-ANSWERS = "y\nn\ns\n"  # what the curator types: accept, reject, skip
+#: What the curator types: accept; item by item (take, take, refuse); skip, skip.
+ANSWERS = "y\ni\ny\ny\nn\ns\ns\n"
 
 
 def blocks(page: str) -> tuple[str, re.Match]:
@@ -44,7 +45,8 @@ def run_session(commands: str) -> str:
 def echo_answers(output: str) -> str:
     """The output as a terminal shows it: each answer after its prompt, on the prompt's line."""
     answers = iter(ANSWERS.split())
-    return re.sub(r"(\[y,n,e,s,q,\?\]\? )", lambda m: m.group(1) + next(answers) + "\n", output)
+    # a field's prompt (with i where it adds or drops several items) and an item's prompt
+    return re.sub(r"(\[y,n,(?:e,(?:i,)?s,)?q,\?\]\? )", lambda m: m.group(1) + next(answers) + "\n", output)
 
 
 def main(argv: list[str]) -> int:

@@ -219,3 +219,27 @@ def test_sigterm_during_review_keeps_the_decisions_and_exits_143(tmp_path, monke
     result = CliRunner().invoke(main, ["review", str(lib)])
     assert result.exit_code == 143 and "1 record(s) still pending" in result.output, result.output
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def test_ctrl_c_while_a_finished_review_ends_is_not_a_death_by_signal(tmp_path):
+    import subprocess
+    import sys
+
+    from tests.helpers import REPO
+
+    lib = pending_library(tmp_path)
+    # a Ctrl-C that lands while the interpreter tears itself down, after Python has put the
+    # default disposition back (it kills the process: exit -2, no summary code); the object's
+    # __del__ sends it as the modules are cleared, deterministically
+    child = ("import builtins, os, signal, sys\n"
+             "class Late:\n"
+             "    def __del__(self):\n"
+             "        os.kill(os.getpid(), signal.SIGINT)\n"
+             "builtins._late = Late()\n"
+             "from pmparse.cli import main\n"
+             f"sys.argv = ['pmparse', 'review', {str(lib)!r}, '--no-color']\n"
+             "main()\n")
+    done = subprocess.run([sys.executable, "-c", child], input="y\ny\n", capture_output=True, text=True,
+                          timeout=120, env={**__import__("os").environ, "PYTHONPATH": str(REPO / "src")})
+    assert done.returncode == 0, (done.returncode, done.stderr[-1000:])
+    assert "2 accepted (0 edited), 0 rejected, 0 skipped; 0 record(s) still pending" in done.stderr

@@ -23,5 +23,5 @@ def test_the_session_reader_finds_the_review_and_types_the_answers():
     page = (REPO / "docs" / "review.md").read_text(encoding="utf-8")
     commands, block = review_session.blocks(page)
     assert "pmparse review" in commands.strip().splitlines()[-1]
-    assert review_session.echo_answers("(1/2) x [y,n,e,s,q,?]? (2/2) z [y,n,e,s,q,?]? ") == \
-        "(1/2) x [y,n,e,s,q,?]? y\n(2/2) z [y,n,e,s,q,?]? n\n"
+    assert review_session.echo_answers("(1/2) x [y,n,e,s,q,?]? (2/2) z [y,n,e,i,s,q,?]?   (item 1/2) w [y,n,q,?]? ") \
+        == "(1/2) x [y,n,e,s,q,?]? y\n(2/2) z [y,n,e,i,s,q,?]? i\n  (item 1/2) w [y,n,q,?]? y\n"

@@ -26,7 +26,7 @@ from tests.helpers import CORE_DNS, INOTIFY, convert_with_other_model, other_hea
 HUMAN_LINES = "\n# confirmed with the on-call notes\ndate: '2020-02-04'   # was 02-03\n"
 #: What the other heading table moves, whatever else follows from it (titles, tags).
 MOVED = {"root_cause", "remediation", "action_items", "lessons"}
-PROMPT = re.compile(r"\((\d+)/(\d+)\) Accept the suggested (\w+) \[y,n,e,s,q,\?\]\? ")
+PROMPT = re.compile(r"\((\d+)/(\d+)\) Accept the suggested (\w+) \[y,n,e,(?:i,)?s,q,\?\]\? ")
 
 
 @pytest.fixture()
@@ -171,7 +171,8 @@ def test_interactive_review_through_clirunner(pending, monkeypatch):
     result = CliRunner().invoke(main, ["review", str(pending), "--reviewer", "bob"], input=keys)
     assert result.exit_code == 0, result.output
     assert "e - edit the suggested value in $EDITOR" in result.output
-    assert f"(1/{len(fields)}) Accept the suggested {fields[0]} [y,n,e,s,q,?]? " in result.output
+    # i (item by item) is offered where the field adds or drops more than one item
+    assert re.search(rf"\(1/{len(fields)}\) Accept the suggested {fields[0]} \[y,n,e,(i,)?s,q,\?\]\? ", result.output)
     assert (f"2 accepted (1 edited), 1 rejected, {len(fields) - 3} skipped; 2 record(s) still pending"
             in result.output)
     card = Library.read(pending / "IL-0001.yaml")

@@ -20,6 +20,34 @@ from pmparse.cli.site import export_command, site_command
 from pmparse.errors import PmparseError, UsageError
 
 
+_TEARDOWN_QUIET = False
+
+
+def _quiet_teardown() -> None:
+    """Ignore Ctrl-C, SIGTERM and SIGHUP once the interpreter ends, after the command chose its exit code.
+
+    While Python tears itself down it puts the default disposition back, so a Ctrl-C in that
+    window (a review that has just written its last record and printed its summary) killed the
+    process: exit -2, no code of ours. An ignored signal stays ignored through the teardown. The
+    hook runs at the process's end only (atexit), so a command run inside another program keeps
+    that program's handlers while it runs.
+    """
+    global _TEARDOWN_QUIET
+    if _TEARDOWN_QUIET:
+        return
+    import atexit
+    import signal
+
+    from pmparse.interrupts import STOP_SIGNALS
+
+    def ignore() -> None:
+        for signum in STOP_SIGNALS:
+            signal.signal(signum, signal.SIG_IGN)
+
+    atexit.register(ignore)
+    _TEARDOWN_QUIET = True
+
+
 class _WholeHelpGroup(click.Group):
     """A group whose command list shows each command's whole first sentence, wrapped, where
     click cuts it to the width left beside the longest command name."""
@@ -32,6 +60,7 @@ class _WholeHelpGroup(click.Group):
                 formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context):
+        _quiet_teardown()
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
@@ -259,6 +288,9 @@ def diff_command(paths, fmt, patch, color):
               help="Accept this field's suggestion in every pending record (repeat, or comma-separate).")
 @click.option("--reject", "reject", multiple=True, metavar="FIELD",
               help="Reject this field's suggestion (remembered for the same source and model).")
+@click.option("--items", "items", multiple=True, metavar="FIELD:N[,N...]",
+              help="Decide a list field item by item: take its item changes numbered N (as 'diff --format json' "
+                   "numbers them), refuse the others (repeatable).")
 @click.option("--accept-all", is_flag=True, help="Accept every suggested field not rejected.")
 @click.option("--record", "records", multiple=True, metavar="ID", help="Only this record (repeatable).")
 @click.option("--reviewer", default=None, help="Who reviews  [default: $USER, else the account name].")
@@ -266,33 +298,37 @@ def diff_command(paths, fmt, patch, color):
 @click.option("--order", type=click.Choice(["record", "uncertain"]), default="record", show_default=True,
               help="Record by record, or the least certain suggestions first, across records (what a review "
                    "teaches pmparse train --library most).")
-def review(library, accept, reject, accept_all, records, reviewer, color, order):
+def review(library, accept, reject, items, accept_all, records, reviewer, color, order):
     """Review pending suggestions field by field, like 'git add -p'.
 
-    Without --accept, --reject or --accept-all, asks for each changed field: y accept, n reject,
-    e edit in $EDITOR, s skip, q quit. Every decision is written at once.
+    Without --accept, --reject, --items or --accept-all, asks for each changed field: y accept,
+    n reject, e edit in $EDITOR, i item by item (a list field adding or dropping several items:
+    y or n for each, q leaves the field pending), s skip, q quit. Every decision is written at once.
     """
     from pmparse.cli.prompter import Prompter
     from pmparse.interrupts import Interrupts
     from pmparse.review.session import review as run
 
-    interactive = not (accept or reject or accept_all)
+    interactive = not (accept or reject or items or accept_all)
     ask = Prompter(color=sys.stdout.isatty() if color is None else color) if interactive else None
     try:
         # SIGTERM and SIGHUP end a review as Ctrl-C does: the decisions made are kept, the summary shown
         with Interrupts() as interrupts:
             report = run(library, accept=accept, reject=reject, accept_all=accept_all, reviewer=reviewer,
-                         records=records, ask=ask, order=order)
+                         records=records, ask=ask, order=order, items=items)
     except PmparseError as exc:
         _fail_usage(exc)
     if not interactive:
         for outcome in report.outcomes:
-            click.echo(shown(f"{outcome.id}: {outcome.field}: {outcome.action}"))
+            taken = f" {','.join(map(str, sorted(outcome.items)))}" if outcome.action == "items" else ""
+            click.echo(shown(f"{outcome.id}: {outcome.field}: {outcome.action}{taken}"))
     for error in report.errors:
         click.echo(shown(f"failed: {error}"), err=True)
     click.echo(
         f"{report.count('accept') + report.count('edit')} accepted ({report.count('edit')} edited), "
-        f"{report.count('reject')} rejected, {report.count('skip')} skipped"
+        f"{report.count('reject')} rejected, "
+        + (f"{report.count('items')} decided item by item, " if report.count("items") else "")
+        + f"{report.count('skip')} skipped"
         + (f", {report.count('settled')} settled by the move to the new text" if report.count("settled") else "")
         + "; "
         f"{len(report.still_pending)} record(s) still pending", err=True)

@@ -9,21 +9,29 @@ import yaml
 
 from pmparse.card.schema import Card
 from pmparse.cli.common import shown
-from pmparse.cli.render import render_change, render_folded, render_header
+from pmparse.cli.render import render_change, render_folded, render_header, render_item
 from pmparse.errors import RecordError
 from pmparse.library.records import dumps
 from pmparse.library.splice import top_regions
-from pmparse.review.compare import CardDiff, FieldChange, merge
+from pmparse.review.compare import CardDiff, FieldChange, ItemChange, item_changes, merge
 from pmparse.review.session import Decision
 
 _HELP = """y - accept this suggestion (rewrites this field of the record and marks it reviewed)
 n - reject it (the record stays; not proposed again for this source and model)
 e - edit the suggested value in $EDITOR, then accept your version
+i - item by item (a list field adding or dropping several items): y or n for each
 s - skip it for now (it stays pending)
 q - quit; every decision made so far is kept
 ? - print this help"""
 
-_KEYS = {"y": "accept", "n": "reject", "e": "edit", "s": "skip", "q": "quit"}
+_KEYS = {"y": "accept", "n": "reject", "e": "edit", "i": "items", "s": "skip", "q": "quit"}
+
+_ITEM_HELP = """y - take this change (the item is added to the record, or dropped from it)
+n - refuse it (an added item is not proposed again for this source and model; a dropped one stays)
+q - stop: this field stays pending, nothing of it is written
+? - print this help
+Once every item is answered the field is written at once: your own items as they are, with the
+changes you took."""
 
 
 def field_text(card: Card, name: str) -> str:
@@ -100,26 +108,62 @@ class Prompter:
             for name in change.linked:
                 linked = next(c for c in diff.changes if c.field == name)
                 self._echo("\n".join(render_change(diff, linked, self.color)))
+        items = item_changes(change)
+        # item by item only where there is more than one change to tell apart
+        keys = "y,n,e,i,s,q,?" if len(items) > 1 else "y,n,e,s,q,?"
         while True:
-            try:
-                answer = click.prompt(f"({position}/{total}) Accept the suggested {change.field} [y,n,e,s,q,?]",
-                                      default="", show_default=False, prompt_suffix="? ").strip().lower()
-            except click.Abort as exc:
-                self._echo()
-                if isinstance(exc.__context__, KeyboardInterrupt):
-                    # Ctrl-C at the prompt ends the review as Ctrl-C anywhere else does (exit 130);
-                    # the end of the input (a closed pipe) is a quit
-                    raise KeyboardInterrupt from None
+            answer = self._prompt(f"({position}/{total}) Accept the suggested {change.field} [{keys}]")
+            if answer is None:
                 return Decision("quit")
             action = _KEYS.get(answer[:1])
-            if action is None:
-                self._echo(_HELP)
+            if action is None or (action == "items" and len(items) < 2):
+                self._echo(_HELP if len(items) > 1 else "\n".join(
+                    line for line in _HELP.splitlines() if not line.startswith("i ")))
                 continue
+            if action == "items":
+                return self._items(diff, change, items)
             if action != "edit":
                 return Decision(action)  # type: ignore[arg-type]
             value = self._edit(diff, change)
             if value is not _CANCELLED:
                 return Decision("edit", value)
+
+    def _prompt(self, text: str) -> str | None:
+        """A person's answer, lower case; None at the end of the input (a quit).
+
+        Raises:
+            KeyboardInterrupt: Ctrl-C at the prompt.
+        """
+        try:
+            return click.prompt(text, default="", show_default=False, prompt_suffix="? ").strip().lower()
+        except click.Abort as exc:
+            self._echo()
+            if isinstance(exc.__context__, KeyboardInterrupt):
+                # Ctrl-C at the prompt ends the review as Ctrl-C anywhere else does (exit 130);
+                # the end of the input (a closed pipe) is a quit
+                raise KeyboardInterrupt from None
+            return None
+
+    def _items(self, diff: CardDiff, change: FieldChange, items: list[ItemChange]) -> Decision:
+        """Ask about each item change of a list field: y takes it, n refuses it, q stops (the
+        field stays pending). Nothing is written until every item is answered."""
+        taken: set[int] = set()
+        for item in items:
+            self._echo("\n".join(render_item(diff, item, self.color)))
+            verb = "adding this item to" if item.kind == "add" else "dropping this item from"
+            while True:
+                answer = self._prompt(f"  (item {item.number}/{len(items)}) Accept {verb} {change.field} [y,n,q,?]")
+                if answer is None:
+                    return Decision("quit")
+                if answer[:1] in ("y", "n", "q"):
+                    break
+                self._echo(_ITEM_HELP)
+            if answer[:1] == "q":
+                self._echo(f"  {change.field} stays pending: nothing of it was written")
+                return Decision("skip")
+            if answer[:1] == "y":
+                taken.add(item.number)
+        return Decision("items", items=frozenset(taken))
 
     def _edit(self, diff: CardDiff, change: FieldChange) -> Any:
         intro = (f"# {diff.id}: edit the suggested {change.field}, save and close to accept your version.\n"

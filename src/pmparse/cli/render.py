@@ -15,7 +15,7 @@ from pmparse.cli.common import shown
 from pmparse.library.records import card_data, source_text_of
 from pmparse.library.splice import patched_text
 from pmparse.review.anchor import BOUNDARY, MARKER, WORDS
-from pmparse.review.compare import CardDiff, DiffReport, FieldChange
+from pmparse.review.compare import CardDiff, DiffReport, FieldChange, ItemChange, item_changes
 
 _CONTEXT = 240
 
@@ -216,6 +216,17 @@ def render_change(diff: CardDiff, change: FieldChange, color: bool = False) -> l
     return lines
 
 
+def render_item(diff: CardDiff, change: ItemChange, color: bool = False) -> list[str]:
+    """The lines of one item of a hunk decided on its own: the item, and under an added one its
+    evidence (line, confidence, sentence), as :func:`render_change` shows it."""
+    style = _Style(color)
+    item = change.item
+    if change.kind == "drop":
+        return [style(f"-{item['text']}", fg="red")]
+    return [style(f"+{item['text']}", fg="green"),
+            *_evidence_lines(_view(item["evidence"], item["confidence"], source_text_of(diff.suggestion)), style)]
+
+
 def _pipeline(card: Card) -> str:
     return f"pmparse {card.pipeline.version}, {card.pipeline.model or 'rules only'}"
 
@@ -287,8 +298,11 @@ def render_json(report: DiffReport) -> str:
                     view = _support_view(diff.suggestion, key, text)
                     if view is not None:
                         evidence.append({"item": key, **view.as_json()})
+            # the item changes a script names with review --items FIELD:N (N: "number")
+            items = [{"number": c.number, "kind": c.kind, "item": c.item["text"]} for c in item_changes(change)]
             changes.append({"field": change.field, "kind": change.kind, "record": change.record,
-                            "suggestion": change.suggestion, "base": change.base, "evidence": evidence})
+                            "suggestion": change.suggestion, "base": change.base, "evidence": evidence,
+                            **({"items": items} if items else {})})
         records.append({
             "id": diff.id, "record": str(diff.record_path), "suggestion": diff.suggestion_label,
             "source_changed": diff.source_changed,

@@ -13,6 +13,7 @@ record's text, so comments and formatting a person added elsewhere survive byte 
 
 from __future__ import annotations
 
+import difflib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -236,6 +237,69 @@ def three_way_items(record_value: list, base_value: list, suggested_value: list)
     return kept + [item for item in suggested_value if item_key(item) not in base_keys and item["text"] not in said]
 
 
+@dataclass
+class ItemChange:
+    """One item a text field's hunk adds or drops, decided on its own (``review``'s answer ``i``).
+
+    Attributes:
+        number: Its place among the hunk's item changes, from 1, in the order the hunk shows them.
+        kind: ``add`` (the suggestion holds it, the record not) or ``drop`` (the other way round).
+        item: The item (plain JSON): the suggestion's for an add, the record's for a drop.
+    """
+
+    number: int
+    kind: Literal["add", "drop"]
+    item: dict
+
+
+def _item_walk(record_value: list, suggested_value: list):
+    """The items of a text field's hunk in the order :func:`pmparse.cli.render.render_change` shows
+    them: ``("keep", i)`` for a record item the suggestion says in the same words, ``("drop", i)``
+    and ``("add", j)`` for the changes (a reworded item is a drop and an add, side by side)."""
+    matcher = difflib.SequenceMatcher(a=[i["text"] for i in record_value], b=[i["text"] for i in suggested_value],
+                                      autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            yield from (("keep", i) for i in range(i1, i2))
+            continue
+        paired = min(i2 - i1, j2 - j1) if op == "replace" else 0
+        for k in range(paired):
+            yield "drop", i1 + k
+            yield "add", j1 + k
+        yield from (("drop", i) for i in range(i1 + paired, i2))
+        yield from (("add", j) for j in range(j1 + paired, j2))
+
+
+def item_changes(change: FieldChange) -> list[ItemChange]:
+    """The items a text field's hunk adds and drops, numbered in the hunk's order (none for a
+    fact or a tag field: their value is one decision)."""
+    if change.field not in TEXT_FIELDS or not is_items(change.record) or not is_items(change.suggestion):
+        return []
+    out = []
+    for kind, index in _item_walk(change.record, change.suggestion):
+        if kind != "keep":
+            item = change.record[index] if kind == "drop" else change.suggestion[index]
+            out.append(ItemChange(len(out) + 1, kind, item))
+    return out
+
+
+def picked_items(record_value: list, suggested_value: list, accepted: set[int] | frozenset[int]) -> list:
+    """A text field after an item-by-item decision: the record's items as they are (the ones the
+    suggestion says in the same words too), less the drops accepted, with the adds accepted where
+    the suggestion has them. ``accepted`` holds :attr:`ItemChange.number` of the changes taken."""
+    out, number = [], 0
+    for kind, index in _item_walk(record_value, suggested_value):
+        if kind == "keep":
+            out.append(record_value[index])
+            continue
+        number += 1
+        if kind == "drop" and number not in accepted:
+            out.append(record_value[index])
+        elif kind == "add" and number in accepted:
+            out.append(suggested_value[index])
+    return out
+
+
 def _support_keys(name: str, support: dict) -> list[str]:
     if name in FACT_FIELDS:
         return [name] if name in support else []
@@ -245,8 +309,10 @@ def _support_keys(name: str, support: dict) -> list[str]:
 
 
 def merge(record: Card, suggestion: Card, fields: list[str] | tuple[str, ...],
-          values: dict[str, Any] | None = None, follow: bool = False) -> Card:
-    """The record with ``fields`` taken from the suggestion (or from ``values``).
+          values: dict[str, Any] | None = None, follow: bool = False, taken: dict[str, Any] | None = None) -> Card:
+    """The record with ``fields`` taken from the suggestion (or from ``values``, a person's edit, or
+    ``taken``, items each the record's or the suggestion's as they are: :func:`picked_items`, whose
+    record items already index the suggestion's text).
 
     Supports of those facts and tags come along; once any field is taken (or with ``follow``, when
     every field was decided and the record keeps them all), the record's source and pipeline
@@ -268,7 +334,9 @@ def merge(record: Card, suggestion: Card, fields: list[str] | tuple[str, ...],
     for name in fields:
         if name not in REVIEW_FIELDS:
             raise UsageError(f"expected one of {', '.join(REVIEW_FIELDS)}, found {name!r}")
-        if values and name in values:
+        if taken and name in taken:
+            data[name] = taken[name]
+        elif values and name in values:
             # a person's edit: items whose words changed are theirs, not the model's reading
             data[name] = (person_items(values[name], new[name], source_text_of(suggestion)) if name in TEXT_FIELDS
                           else values[name])

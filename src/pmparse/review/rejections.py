@@ -128,14 +128,16 @@ def rejected_check(rejections: Rejections, suggestion: Card) -> Callable[[str, A
 
 
 def remember(library: Library, suggestion: Card, name: str, decision: Literal["rejected", "edited"],
-             by: str, at: str, record_value: Any = None) -> None:
+             by: str, at: str, record_value: Any = None, items: list[str] | None = None) -> None:
     """Add a rejection to the record's memory (written atomically); ``record_value`` is the
     field's value in the record once decided (the items of the suggestion not in it are the ones
-    turned down)."""
+    turned down), or ``items`` names them (:func:`item_key`: an item-by-item decision, whose
+    refused items are exactly the ones a person said no to)."""
     memory = load_rejections(library, suggestion.id)
     value = card_data(suggestion)[name]
-    items = None
-    if is_items(value) and value:
+    if items is not None:
+        items = items or None
+    elif is_items(value) and value:
         held = {item_key(item) for item in record_value or []} if is_items(record_value) else set()
         items = [key for key in (item_key(item) for item in value) if key not in held] or None
     memory.rejected.append(Rejection(sha256=suggestion.source.sha256, model=model_version(suggestion), field=name,

@@ -10,6 +10,9 @@ fields, never half-written:
 - **reject** leaves the record alone and remembers the suggestion in
   ``LIBRARY/.pmparse/rejected/IL-0001.json``, keyed by source sha256, model version, field and a
   hash of the suggested value, so ``convert`` does not propose it again;
+- **items** (a text field decided item by item) takes the record's items as they are, less the
+  drops accepted, plus the adds accepted, and remembers the refused adds item by item, so
+  ``convert`` proposes none of them again;
 - **skip** leaves the field pending.
 
 For every decided field the base (``LIBRARY/.pmparse/base``) takes the suggested value: the base
@@ -19,29 +22,26 @@ honest. When nothing is left to decide, the suggestion becomes the base and the 
 
 from __future__ import annotations
 
-import datetime as _dt
-import getpass
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Callable
 
 from pmparse.card.schema import TEXT_FIELDS, Card
 from pmparse.errors import RecordError, UsageError
 from pmparse.library.leftovers import remove_temporaries
 from pmparse.library.lock import write_lock
-from pmparse.library.records import card_data, format_of, loads
+from pmparse.library.records import card_data, format_of, loads, source_text_of
 from pmparse.library.folder import library_root
 from pmparse.library.splice import keep_own_address, splice
 from pmparse.library.store import Entry, Library
-from pmparse.review.anchor import REVIEW_FIELDS
-from pmparse.review.compare import (CardDiff, DiffReport, FieldChange, compare, diff_files, link_title, merge,
-                                    read_text, three_way_items)
+from pmparse.review.anchor import REVIEW_FIELDS, reanchor_evidence
+from pmparse.review.compare import (CardDiff, DiffReport, FieldChange, compare, diff_files, item_changes,
+                                    item_key, link_title, merge, picked_items, read_text, three_way_items)
+from pmparse.review.decisions import (Action, Ask, Decision, field_names, item_options, now_iso, reviewer_name,
+                                      scripted)
 from pmparse.review.rejections import (adds_nothing, load_rejections, rejected_check, remember,
                                        without_rejected_items)
 from pmparse.util import atomic_write, write_errors
-
-Action = Literal["accept", "reject", "edit", "skip", "quit", "settled"]
 
 
 def open_diff(library: Library, entry: Entry, suggestion: Card) -> CardDiff:
@@ -174,6 +174,47 @@ def accept_field(library: Library, entry: Entry, suggestion: Card, name: str, by
     return new
 
 
+def accept_items(library: Library, entry: Entry, suggestion: Card, name: str, accepted: set[int] | frozenset[int],
+                 by: str, at: str, made: Card | None = None) -> Card:
+    """Decide a text field item by item: the record keeps its own items as they are, loses the
+    drops accepted and gains the adds accepted (each the suggestion's item, its origin, evidence
+    and confidence as suggested); the refused adds are remembered item by item.
+
+    ``accepted`` holds the numbers (:func:`pmparse.review.compare.item_changes`, in the hunk's
+    order) of the item changes taken; ``suggestion`` and ``made`` are as in :func:`accept_field`.
+    The record is marked reviewed and rewritten at once, atomically, as an accept is. Taking every
+    change is an accept, refusing every one a reject: use those for them.
+
+    Returns:
+        The record as written.
+
+    Raises:
+        RecordError: the record cannot be read or written.
+    """
+    refused: list[dict] = []
+
+    def take(current: Card) -> Card:
+        data = card_data(current)
+        if current.source.sha256 != suggestion.source.sha256:
+            # an amended source: the record's own items move onto the text the suggestion read,
+            # as a field kept by an accept elsewhere does (reanchor_evidence)
+            reanchor_evidence(data, source_text_of(current), source_text_of(suggestion), card_data(suggestion), [name])
+        offered = card_data(suggestion)[name]
+        change = FieldChange(name, "change", data[name], offered)
+        refused.extend(c.item for c in item_changes(change) if c.kind == "add" and c.number not in accepted)
+        taken = merge(current, suggestion, [name], taken={name: picked_items(data[name], offered, accepted)})
+        return Card.model_validate({**card_data(taken), "status": "reviewed", "reviewed": {"by": by, "at": at}})
+
+    new = _rewrite(library, entry, suggestion, take)
+    assert new is not None  # take always gives a card
+    _advance_base(library, made or suggestion, name)
+    # remembered even when only drops were refused: the value as made is then turned down as a
+    # whole (a library without a base would otherwise offer the same drops again)
+    remember(library, made or suggestion, name, "rejected", by, at, card_data(new)[name],
+             items=[item_key(item) for item in refused])
+    return new
+
+
 def _rewrite(library: Library, entry: Entry, suggestion: Card, change: Callable[[Card], Card | None]) -> Card | None:
     """Read a record, make its new card with ``change`` (None: leave it as it is), keep the
     record's own public address (:func:`keep_own_address`), and write only the lines that change,
@@ -237,21 +278,6 @@ def finish_if_done(library: Library, card_id: str, suggestion: Card) -> bool:
     return True
 
 
-@dataclass
-class Decision:
-    """A reviewer's answer for one field.
-
-    Attributes:
-        action: ``accept``, ``reject``, ``edit`` (accept ``value`` instead), ``skip`` or ``quit``.
-        value: The edited value, for ``edit``.
-    """
-
-    action: Action
-    value: Any = None
-
-#: ``(diff, change, position, total) -> Decision``: asks a person about one field.
-Ask = Callable[[CardDiff, FieldChange, int, int], Decision]
-
 
 @dataclass
 class Outcome:
@@ -260,6 +286,7 @@ class Outcome:
     id: str
     field: str
     action: Action
+    items: frozenset[int] = frozenset()  # for ``items``: the numbers of the item changes taken
 
 
 @dataclass
@@ -288,59 +315,10 @@ class ReviewReport:
         return sum(outcome.action == action for outcome in self.outcomes)
 
 
-def reviewer_name(given: str | None = None) -> str:
-    """Who reviews: ``given``, else ``$USER`` (``$USERNAME``), else the account name, else the uid.
-
-    Containers and cron jobs often run without ``$USER``, but the system still knows the
-    account (``getpass.getuser`` reads ``$LOGNAME`` and the password database); an account with
-    no name in it (a container's arbitrary uid) is named by its number.
-    """
-    name = given or os.environ.get("USER") or os.environ.get("USERNAME")
-    if name:
-        return name
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError, ImportError):  # no name for this uid in the password database
-        pass
-    uid = getattr(os, "getuid", None)
-    return f"uid {uid()}" if uid is not None else "unknown"
-
-
-def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-
-
-def _fields(names: tuple[str, ...] | list[str], option: str) -> set[str]:
-    chosen = {part.strip() for name in names for part in name.split(",") if part.strip()}
-    unknown = sorted(chosen - set(REVIEW_FIELDS))
-    if unknown:
-        raise UsageError(f"{option}: expected fields among {', '.join(REVIEW_FIELDS)}, found {', '.join(unknown)}")
-    return chosen
-
-
-def scripted(accept: set[str], reject: set[str], accept_all: bool) -> Ask:
-    """The decisions of ``--accept``, ``--reject`` and ``--accept-all``; other fields are skipped.
-
-    A title asked with the facts it restates (``change.linked``) is rejected when any of them is
-    rejected, else accepted when any is accepted.
-    """
-
-    def ask(diff: CardDiff, change: FieldChange, position: int, total: int) -> Decision:
-        # a title and the facts it says are one decision: rejecting one rejects them all, and
-        # accepting one accepts them all (a record never says two durations)
-        names = {change.field, *change.linked}
-        if names & reject:
-            return Decision("reject")
-        if accept_all or names & accept:
-            return Decision("accept")
-        return Decision("skip")
-
-    return ask
-
-
 def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), reject: tuple[str, ...] | list[str] = (),
            accept_all: bool = False, reviewer: str | None = None, records: tuple[str, ...] | list[str] = (),
-           ask: Ask | None = None, now: Callable[[], str] = _now, order: str = "record") -> ReviewReport:
+           ask: Ask | None = None, now: Callable[[], str] = now_iso, order: str = "record",
+           items: tuple[str, ...] | list[str] = ()) -> ReviewReport:
     """Walk the pending suggestions of a library field by field and apply each decision at once.
 
     Args:
@@ -355,6 +333,9 @@ def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), re
         now: The time of a decision, ISO 8601.
         order: ``record`` (record by record, in id order) or ``uncertain`` (the least certain
             suggestion first, across records: :func:`uncertainty`).
+        items: ``FIELD:N[,N...]``: decide that list field item by item in every pending record,
+            taking the item changes numbered N (:func:`pmparse.review.compare.item_changes`, as
+            ``diff --format json`` numbers them) and refusing the others.
 
     Raises:
         UsageError: no library folder, unknown fields, a field both accepted and rejected, no
@@ -362,15 +343,19 @@ def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), re
             another pmparse process writing the library.
     """
     root = library_root(library_dir)
-    accepted, rejected = _fields(accept, "--accept"), _fields(reject, "--reject")
+    accepted, rejected = field_names(accept, "--accept"), field_names(reject, "--reject")
     if order not in ("record", "uncertain"):
         raise UsageError(f"expected order 'record' or 'uncertain', found {order!r}")
     if accepted & rejected:
         raise UsageError(f"expected a field to be accepted or rejected, found both for {', '.join(sorted(accepted & rejected))}")
+    by_items = item_options(items)
+    if set(by_items) & (accepted | rejected):
+        raise UsageError("expected a field to be accepted, rejected or decided item by item, found both for "
+                         f"{', '.join(sorted(set(by_items) & (accepted | rejected)))}")
     if ask is None:
-        if not (accepted or rejected or accept_all):
-            raise UsageError("expected --accept, --reject or --accept-all (or an interactive review)")
-        ask = scripted(accepted, rejected, accept_all)
+        if not (accepted or rejected or accept_all or by_items):
+            raise UsageError("expected --accept, --reject, --items or --accept-all (or an interactive review)")
+        ask = scripted(accepted, rejected, accept_all, by_items)
     by = reviewer_name(reviewer)
     with write_lock(root):
         library = Library.open(root)
@@ -490,6 +475,20 @@ def _ask_one(library: Library, plan, change: FieldChange, ask: Ask, position: in
     if decision.action == "quit":
         report.quit = True
         return False
+    if decision.action == "items":
+        numbers = {c.number for c in item_changes(change)}
+        if set(decision.items) - numbers:
+            raise UsageError(f"{card_id}: {change.field}: expected item numbers among 1-{len(numbers)}, "
+                             f"found {', '.join(map(str, sorted(set(decision.items) - numbers)))}")
+        if numbers <= decision.items or not decision.items & numbers:
+            # every change taken is the whole suggestion, none taken is a reject: the same records
+            # and memories as y and n
+            decision = Decision("accept" if decision.items and numbers <= decision.items else "reject")
+        else:
+            accept_items(library, library.entries[card_id], diff.suggestion, change.field, decision.items, by, now(),
+                         made=made)
+            report.outcomes.append(Outcome(card_id, change.field, "items", decision.items))
+            return True
     for name in [change.field, *change.linked]:
         edited = decision.action == "edit" and name == change.field
         action = "accept" if decision.action == "edit" and not edited else decision.action
