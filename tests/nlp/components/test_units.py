@@ -46,6 +46,22 @@ def test_table_rows_skip_rules_and_pipes():
     assert units(text) == [("table_row", "Time | Event"), ("table_row", "10:00 | Alert fired for api")]
 
 
+def test_a_table_without_outer_pipes_gives_one_unit_a_row_and_its_attribute_list_none():
+    # GitHub and kramdown read a table whose lines do not open with a pipe; kramdown's attribute
+    # list under it is markup
+    text = ("Step   | What happened\n---    | ---\nFirst  | The queue filled up with retries\n"
+            "12:45  | Workers drained the queue again\n{: .table.table-striped }\n\nThe cause was a loop.\n")
+    assert units(text) == [
+        ("table_row", "Step   | What happened"),
+        ("table_row", "First  | The queue filled up with retries"),
+        ("timeline", "12:45  | Workers drained the queue again"),
+        ("sentence", "The cause was a loop."),
+    ]
+    # a sentence holding a pipe, not over a rule, stays a sentence
+    assert units("We piped the logs through grep | sort here.\nThe rest is fine.\n") == [
+        ("sentence", "We piped the logs through grep | sort here."), ("sentence", "The rest is fine.")]
+
+
 def test_timeline_lines_start_units_in_plain_text():
     text = "13:31: A change is deployed\nto the service.\n14:55: The bug fix went out.\n"
     assert units(text, plain=True) == [
