@@ -27,6 +27,13 @@ _TABLE = re.compile(r"^[ \t]*\|")
 _TABLE_RULE = re.compile(r"^[ \t]*(?:\|[ \t]*)?:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*(?:\|[ \t]*)?$")
 #: A kramdown attribute list on a line of its own ("{: .table.table-striped }"): markup, not words.
 _ATTRIBUTES = re.compile(r"^[ \t]*\{:[^}\n]*\}[ \t]*$")
+#: A note saying which time zone a timeline uses ("All times in UTC.", "Times are in PDT, and
+#: approximate"): it says how to read other lines, not what happened.
+_TIME_NOTE = re.compile(r"\(?(?i:all\s+)?(?i:times?|timestamps?)(?:\s+(?i:are|shown|listed|given|reported))*"
+                        r"\s+(?:(?i:in|as)\s+)?(?:[A-Z]{2,5}|UTC\s*[+-]\s*\d{1,2}(?::?\d{2})?)"
+                        r"(?:\s*[,;]?\s*(?i:and\s+)?(?i:approximate|approx\.|roughly))?[.:]?\)?")
+#: A table's rule line: pipes, dashes and colons (each optional pipe carries its own blanks).
+_RULE_LINE = re.compile(r"[ \t]*(?:\|[ \t]*)?:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*(?:\|[ \t]*)?$", re.MULTILINE)
 _HRULE = re.compile(r"^[ \t]{0,3}([-*_])([ \t]*\1){2,}[ \t]*$")
 _TIMESTAMP = re.compile(
     r"^[ \t]*(?:\*\*)?(?:\d{4}-\d{2}-\d{2}[ T]?)?\d{1,2}:\d{2}(?::\d{2})?\b|^[ \t]*(?:\*\*)?\d{4}-\d{2}-\d{2}\b"
@@ -276,6 +283,21 @@ def segment(text: str, masked: list[tuple[int, int]], skip: list[tuple[int, int]
             block, kind = [start, end], "paragraph"
     flush()
     return units
+
+
+def says_nothing(text: str, start: int, end: int) -> bool:
+    """Whether the unit ``text[start:end]`` only tells how to read the others: a table's header row
+    (the line under it is the table's rule: "Time | Event" over "--- | ---") or a note giving the
+    time zone ("All times in UTC."). Such a unit stays a unit, since the unit model reads each unit
+    beside its neighbours, but is never an item of a field."""
+    if _TIME_NOTE.fullmatch(text, start, end):
+        return True
+    newline = text.find("\n", end)
+    if newline < 0 or "|" not in text[start:end]:
+        return False
+    after = text.find("\n", newline + 1)
+    rule = text[newline + 1:after if after >= 0 else len(text)]
+    return "|" in rule and _RULE_LINE.fullmatch(rule) is not None
 
 
 def assign_units(doc: Doc, boilerplate: tuple[frozenset[str], int] | None = None) -> None:
