@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -303,3 +304,23 @@ def test_a_manifest_that_is_a_link_is_refused_not_read(library, tmp_path):
     os.symlink(tmp_path / "elsewhere.json", site / MANIFEST)
     with pytest.raises(UnsafePathError, match="symbolic link"):
         build_site(library, site)
+
+
+def test_a_fact_set_by_hand_stays_shown_as_theirs_after_the_record_follows_an_amended_source(library, tmp_path):
+    from pmparse.nlp.pipeline import PipelineConfig
+    from pmparse.review.session import review
+
+    rewrite(library, "IL-0002", organisation="GoCardless Ltd (our name)")
+    source = Path(Library.read(library / "IL-0002.yaml").source.location)
+    with source.open("a", encoding="utf-8") as handle:
+        handle.write("\nAction items: Write the failover steps into the runbook.\n")
+    assert convert([str(source.parent)], library, config=PipelineConfig()).counts["pending"] == 1
+    review(library, accept_all=True, reviewer="bob")
+    record = Library.read(library / "IL-0002.yaml")
+    # the record follows the new text; pmparse's support of the old name indexes the old text
+    assert record.organisation == "GoCardless Ltd (our name)" and record.source.sha256 != record.support[
+        "organisation"].evidence[0].sha256
+    build_site(library, tmp_path / "site")
+    page = (tmp_path / "site" / "cards" / "IL-0002.html").read_text()
+    section = page.split('id="field-organisation"')[1].split("</section>")[0]
+    assert "set by hand (pmparse had GoCardless" in section and 'class="conf"' not in section

@@ -185,7 +185,12 @@ def _set_by_hand(card: Card, name: str, base: Card | None) -> str | None:
     if base is None or getattr(base, name) == getattr(card, name):
         return None
     support = card.support.get(name)
-    if support is None or support != base.support.get(name):
+    if support is None:
+        return None
+    # pmparse's support left under the person's value: the base's as it was, or, once the record
+    # followed an amended source, pmparse's reading of the earlier text kept with its sha256
+    earlier = bool(support.evidence) and not any(ev.current for ev in support.evidence)
+    if support != base.support.get(name) and not earlier:
         return None
     before = getattr(base, name)
     return "nothing" if before in (None, "") else str(before)

@@ -277,6 +277,17 @@ def test_the_first_line_of_a_wrapped_paragraph_is_no_title():
         "Queue stall in the billing service after the nightly compaction job"
 
 
+def test_a_long_line_standing_alone_without_a_stop_is_a_title():
+    title = "Summary of the Zorbq Queue Service Event in the Western (WEST-7) Region on the Second of March"
+    assert document_title(title + "\n\nWe want to tell you more.\n")[0] == title
+    # the same words going on in the next line, or ending with a stop, are the body's
+    assert document_title(title + "\nand the queue stalled.\n") is None
+    assert document_title(title + ".\n\nWe want to tell you more.\n") is None
+    # more than twenty words is prose, standing alone or not
+    prose = "Summary of the Zorbq Queue Service Event that happened in the Western Region on the second day of March after the change"
+    assert document_title(prose + "\n\nBody.\n") is None
+
+
 def test_a_title_that_names_a_footer_page_stays_a_title():
     assert document_title("# Privacy policy page deploy broke sign-in\n\nBody")[0] == \
         "Privacy policy page deploy broke sign-in"

@@ -141,6 +141,26 @@ def test_label_fields_with_probabilities_reads_the_preamble_too():
     assert all(0.0 < score <= 1.0 for score in doc.spans["fields"].attrs["scores"])
 
 
+def test_a_header_row_or_a_time_zone_note_is_never_an_item_however_sure_the_model():
+    from pmparse.ingest.read import ingest_bytes
+    from pmparse.nlp.pipeline import PipelineConfig, build
+    from pmparse.training.field_labels import analyse_structure
+
+    text = ("# Queue stall\n\nTimes are in PDT.\n\n| Time | Event |\n| --- | --- |\n"
+            "| 10:00 | The queue stalled on every worker |\n")
+    doc = analyse_structure(build(PipelineConfig()), ingest_bytes(text.encode(), "q.md"))
+    assert [s.text for s in doc.spans["units"]] == ["Times are in PDT.", "Time | Event",
+                                                    "10:00 | The queue stalled on every worker"]
+    doc.spans["units"].attrs["probs"] = [probs(symptoms=0.9), probs(symptoms=0.9), probs(symptoms=0.9)]
+    label_fields(doc, heading_weight=0.5, threshold=0.2, root_cause_floor=0.1)
+    assert [(s.label_, s.text) for s in doc.spans["fields"]] == [
+        ("symptoms", "10:00 | The queue stalled on every worker")]
+    # nor the root cause of last resort
+    doc.spans["units"].attrs["probs"] = [probs(root_cause=0.3), probs(root_cause=0.3), probs(none=0.9)]
+    label_fields(doc, heading_weight=0.5, threshold=0.5, root_cause_floor=0.1)
+    assert list(doc.spans["fields"]) == []
+
+
 def test_label_fields_on_an_empty_doc():
     nlp = spacy.blank("en")
     doc = nlp("")

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from pmparse.nlp.components.units import MAX_UNIT_CHARS, cap_length, segment, split_sentences
+from pmparse.nlp.components.units import MAX_UNIT_CHARS, cap_length, says_nothing, segment, split_sentences
 
 
 def units(text: str, plain: bool = False, skip=()) -> list[tuple[str, str]]:
@@ -44,6 +44,22 @@ def test_a_list_item_wrapped_without_indenting_keeps_its_sentence():
 def test_table_rows_skip_rules_and_pipes():
     text = "| Time | Event |\n| :--- | ----- |\n| 10:00 | Alert fired for api |\n"
     assert units(text) == [("table_row", "Time | Event"), ("table_row", "10:00 | Alert fired for api")]
+
+
+def test_a_table_without_outer_pipes_gives_one_unit_a_row_and_its_attribute_list_none():
+    # GitHub and kramdown read a table whose lines do not open with a pipe; kramdown's attribute
+    # list under it is markup
+    text = ("Step   | What happened\n---    | ---\nFirst  | The queue filled up with retries\n"
+            "12:45  | Workers drained the queue again\n{: .table.table-striped }\n\nThe cause was a loop.\n")
+    assert units(text) == [
+        ("table_row", "Step   | What happened"),
+        ("table_row", "First  | The queue filled up with retries"),
+        ("timeline", "12:45  | Workers drained the queue again"),
+        ("sentence", "The cause was a loop."),
+    ]
+    # a sentence holding a pipe, not over a rule, stays a sentence
+    assert units("We piped the logs through grep | sort here.\nThe rest is fine.\n") == [
+        ("sentence", "We piped the logs through grep | sort here."), ("sentence", "The rest is fine.")]
 
 
 def test_timeline_lines_start_units_in_plain_text():
@@ -137,3 +153,20 @@ def test_cap_length_cuts_a_text_without_white_space_at_the_limit():
     text = "x" * 25 + " " + "y" * 7
     assert cap_length(text, 0, len(text), limit=10) == [(0, 10), (10, 20), (20, 25), (26, 33)]
     assert cap_length("ab  cd", 0, 6, limit=3) == [(0, 2), (4, 6)]
+
+
+def test_a_header_row_and_a_time_zone_note_say_nothing_but_stay_units():
+    text = ("All times in UTC.\n\n| Time | Event |\n| :--- | ----- |\n| 10:00 | Alert fired for api |\n\n"
+            "Step | What\n--- | ---\nOne | The queue filled\n")
+    found = units(text)
+    assert ("table_row", "Time | Event") in found and ("sentence", "All times in UTC.") in found
+    quiet = [text[u.start:u.end] for u in segment(text, [], []) if says_nothing(text, u.start, u.end)]
+    assert quiet == ["All times in UTC.", "Time | Event", "Step | What"]
+    for note in ("Times are in PDT", "All times are in UTC, and approximate.", "(all times UTC)",
+                 "Timestamps in CEST:", "All times in UTC+2"):
+        assert says_nothing(note, 0, len(note)), note
+    # a sentence that says more, or a row under another row, says something
+    sentence = "All times in UTC were off by an hour on the status page."
+    assert not says_nothing(sentence, 0, len(sentence))
+    rows = "| 10:00 | Alert fired |\n| 10:05 | Paged |\n"
+    assert not says_nothing(rows, 2, 20)

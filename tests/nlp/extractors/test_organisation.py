@@ -35,6 +35,33 @@ def test_a_title_naming_a_product_beside_an_incident_number_is_the_providers():
     assert fact is None or fact["value"] != "Google Cloud"
 
 
+_EVENT = ("Summary of the Amazon Kinesis Queue Service Event in the Western (US-WEST-7) Region\n\n"
+          "We want to give you more detail about the disruption on 2 March 2031. Several AWS services "
+          "that depend on the queue returned errors, and Amazon EC2 launches slowed. We restored it.\n")
+
+
+def test_a_providers_summary_of_a_service_event_is_the_providers():
+    title = (_EVENT.split("\n")[0], [(0, _EVENT.index("\n"))])
+    fact = find_organisation(_EVENT, title=title)
+    assert fact["value"] == "Amazon Web Services" and fact["origin"] == "product"
+    assert [_EVENT[s:e] for s, e in fact["evidence"]] == ["Amazon Kinesis"]
+
+
+@pytest.mark.parametrize("title, body", [
+    # a customer's title says "our"
+    ("Summary of the Amazon Kinesis event that stalled our builds",
+     "Our build farm reads from the queue; AWS was slow and Amazon EC2 too. You could not deploy."),
+    # nobody is addressed: a third party's write-up
+    ("Summary of the Amazon Kinesis Service Event", "The queue failed. AWS fixed Amazon EC2 later."),
+    # the provider is named once only
+    ("Summary of the Amazon Kinesis Service Event", "Customers saw errors for an hour."),
+])
+def test_a_summary_title_alone_does_not_name_the_provider(title, body):
+    text = title + "\n\n" + body + "\n"
+    fact = find_organisation(text, title=(title, [(0, len(title))]))
+    assert fact is None or fact["origin"] != "product"
+
+
 @pytest.mark.parametrize("line, name", [
     ("Posted on the Zorbqa engineering blog.", "Zorbqa"),
     ("© 2031 Quillmere Labs", "Quillmere Labs"),

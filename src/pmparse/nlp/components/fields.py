@@ -19,6 +19,7 @@ from spacy.tokens import Doc
 
 from pmparse.card.schema import TEXT_FIELDS
 from pmparse.errors import ModelError
+from pmparse.nlp.components.units import says_nothing
 
 #: ``(scores, probabilities)``: increasing scores and the probability each is right.
 Calibration = tuple[list[float], list[float]]
@@ -172,7 +173,11 @@ def label_fields(doc: Doc, heading_weight: float = 0.6, threshold: float = 0.5, 
     spans, scores = [], []
     opening = 0 if headed else followup_opening * len(units)
     chosen: dict[int, tuple[str, float]] = {}
+    text = doc.text
+    quiet = {i for i, unit in enumerate(units) if says_nothing(text, unit.start_char, unit.end_char)}
     for i, (unit, (label, conf)) in enumerate(zip(units, sections)):
+        if i in quiet:
+            continue
         unit_probs = probs[i] if probs is not None and i < len(probs) else None
         field, confidence = decide(label, conf, unit_probs, heading_weight, threshold, followup_weight, headed,
                                    i < opening, calibration)
@@ -181,8 +186,8 @@ def label_fields(doc: Doc, heading_weight: float = 0.6, threshold: float = 0.5, 
     if root_cause_floor > 0 and not any(field == "root_cause" for field, _ in chosen.values()):
         # a unit a heading filed elsewhere stays a candidate when the model itself reads it as the
         # root cause ("the cause turned out to be ..." under Resolution)
-        skip = {i for i in chosen
-                if probs is None or i >= len(probs) or max(probs[i], key=probs[i].get) != "root_cause"}
+        skip = quiet | {i for i in chosen
+                        if probs is None or i >= len(probs) or max(probs[i], key=probs[i].get) != "root_cause"}
         found = likeliest_unit(doc, "root_cause", root_cause_floor, heading_weight, skip, sections)
         if found is not None:
             chosen[found[0]] = ("root_cause", calibrated(found[1], calibration))

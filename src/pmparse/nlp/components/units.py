@@ -25,6 +25,15 @@ _LIST = re.compile(r"^([ \t]*)(?:[-*+•]|\d{1,3}[.)])[ \t]+")
 _TABLE = re.compile(r"^[ \t]*\|")
 # every optional pipe carries its own trailing blanks, so no two blank runs touch (linear time)
 _TABLE_RULE = re.compile(r"^[ \t]*(?:\|[ \t]*)?:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*(?:\|[ \t]*)?$")
+#: A kramdown attribute list on a line of its own ("{: .table.table-striped }"): markup, not words.
+_ATTRIBUTES = re.compile(r"^[ \t]*\{:[^}\n]*\}[ \t]*$")
+#: A note saying which time zone a timeline uses ("All times in UTC.", "Times are in PDT, and
+#: approximate"): it says how to read other lines, not what happened.
+_TIME_NOTE = re.compile(r"\(?(?i:all\s+)?(?i:times?|timestamps?)(?:\s+(?i:are|shown|listed|given|reported))*"
+                        r"\s+(?:(?i:in|as)\s+)?(?:[A-Z]{2,5}|UTC\s*[+-]\s*\d{1,2}(?::?\d{2})?)"
+                        r"(?:\s*[,;]?\s*(?i:and\s+)?(?i:approximate|approx\.|roughly))?[.:]?\)?")
+#: A table's rule line: pipes, dashes and colons (each optional pipe carries its own blanks).
+_RULE_LINE = re.compile(r"[ \t]*(?:\|[ \t]*)?:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*(?:\|[ \t]*)?$", re.MULTILINE)
 _HRULE = re.compile(r"^[ \t]{0,3}([-*_])([ \t]*\1){2,}[ \t]*$")
 _TIMESTAMP = re.compile(
     r"^[ \t]*(?:\*\*)?(?:\d{4}-\d{2}-\d{2}[ T]?)?\d{1,2}:\d{2}(?::\d{2})?\b|^[ \t]*(?:\*\*)?\d{4}-\d{2}-\d{2}\b"
@@ -196,6 +205,7 @@ def segment(text: str, masked: list[tuple[int, int]], skip: list[tuple[int, int]
     block: list[int] = []  # [start, end] of the current block
     kind = "paragraph"
     indent = 0
+    piped = False  # inside a table whose lines do not open with a pipe ("Time | State", "--- | ---")
 
     def flush() -> None:
         nonlocal block
@@ -217,8 +227,10 @@ def segment(text: str, masked: list[tuple[int, int]], skip: list[tuple[int, int]
 
     for line in lines:
         start, end = line.start, line.end
-        if line.blank or mask.overlaps(start, max(end, start + 1)) or _HRULE.match(line.text):
+        if line.blank or mask.overlaps(start, max(end, start + 1)) or _HRULE.match(line.text) or (
+                _ATTRIBUTES.match(line.text)):
             flush()
+            piped = False
             continue
         if skip_mask.overlaps(start, end):
             # a heading line; an inline label keeps the rest of its line as content
@@ -230,6 +242,19 @@ def segment(text: str, masked: list[tuple[int, int]], skip: list[tuple[int, int]
             block = [start, end]
             kind = "list_item" if _LIST.match(line.text) else "paragraph"
             indent = len(line.text) - len(line.text.lstrip())
+            continue
+        if "|" in line.text and not _TABLE.match(line.text) and _TABLE_RULE.match(line.text):
+            # the rule of a table written without outer pipes: the line above is its header row
+            if block and kind == "paragraph" and "|" in text[block[0]:block[1]] and (
+                    "\n" not in text[block[0]:block[1]].rstrip("\n")):
+                kind = "table_row"
+            flush()
+            piped = True
+            continue
+        if piped and "|" in line.text and not _TIMESTAMP.match(line.text):
+            flush()
+            block, kind = [start, end], "table_row"
+            flush()
             continue
         if _TABLE.match(line.text):
             flush()
@@ -258,6 +283,21 @@ def segment(text: str, masked: list[tuple[int, int]], skip: list[tuple[int, int]
             block, kind = [start, end], "paragraph"
     flush()
     return units
+
+
+def says_nothing(text: str, start: int, end: int) -> bool:
+    """Whether the unit ``text[start:end]`` only tells how to read the others: a table's header row
+    (the line under it is the table's rule: "Time | Event" over "--- | ---") or a note giving the
+    time zone ("All times in UTC."). Such a unit stays a unit, since the unit model reads each unit
+    beside its neighbours, but is never an item of a field."""
+    if _TIME_NOTE.fullmatch(text, start, end):
+        return True
+    newline = text.find("\n", end)
+    if newline < 0 or "|" not in text[start:end]:
+        return False
+    after = text.find("\n", newline + 1)
+    rule = text[newline + 1:after if after >= 0 else len(text)]
+    return "|" in rule and _RULE_LINE.fullmatch(rule) is not None
 
 
 def assign_units(doc: Doc, boilerplate: tuple[frozenset[str], int] | None = None) -> None:

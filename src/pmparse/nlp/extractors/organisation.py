@@ -8,21 +8,20 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any
 from urllib.parse import urlsplit
 
 from pmparse.locations import is_url
+from pmparse.nlp.extractors.gazetteer import GAZETTEERS, Fact, Gazetteer, clear_gazetteers, inner_alias, load_gazetteer
 from pmparse.nlp.extractors.hosts import find_hosts
 from pmparse.nlp.extractors.organisation_words import refused
-from pmparse.nlp.extractors.publisher_cues import customers_brand
+from pmparse.nlp.extractors.publisher_cues import customers_brand, provider_speaks
 from pmparse.nlp.extractors.report_voice import (
     DEFINITION_WINDOW, FIRST_PERSON, NOT_NAMES, SOFTWARE_USE, TEAM_KIND, calls_itself_a_report,
     defined_subject, has_timeline, is_sign_off, sentence_around, speaks_as_publisher)
 from pmparse.nlp.extractors.titles import locate
 from pmparse.nlp.extractors.url_owner import address_names, name_keys, on_forge, slug_name, written_owner
-from pmparse.rules.taxonomy import OrganisationsFile, load_organisations
 
-Fact = dict[str, Any]
+__all__ = ["GAZETTEERS", "Fact", "Gazetteer", "clear_gazetteers", "find_organisation", "inner_alias", "load_gazetteer"]
 
 
 ORG_KEYS = ("organisation", "organization", "company", "org", "owner_org", "publisher", "site", "sitename",
@@ -51,67 +50,12 @@ OWNER_LINES = [
 #: A report of the whole project in the third person ("the Acme infrastructure team restarted").
 TEAM_PATTERN = re.compile(r"\b[Tt]he\s+" + NAME_PATTERN + r"\s+(?:infrastructure\s+|infra\s+|operations\s+|ops\s+|SRE\s+)?"
                    r"(?:team|project|maintainers)\b")
-#: An incident number beside a product in a provider's title ("Incident 4821", "Tracking ID: XY-12").
-_INCIDENT_NUMBER = re.compile(r"(?:\b(?:incident|tracking\s+id|issue|ref(?:erence)?)\s*(?:#|no\.?|number|id)?\s*:?\s*"
-                              r"[A-Z0-9][A-Z0-9_-]{3,}\b)|#\d{3,}", re.IGNORECASE)
 #: A site name that is a host name: labels joined by dots, the last of letters.
 _HOST_NAME = re.compile(r"[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}")
 _SECOND_LEVEL = {"co", "com", "gov", "ac", "org", "net", "edu"}
 
 
 # --- organisation ---------------------------------------------------------------------------
-
-
-class Gazetteer:
-    """Lookups over the organisation gazetteer."""
-
-    def __init__(self, data: OrganisationsFile) -> None:
-        self.entries = data.organisations
-        self.by_domain = {d: e for e in self.entries for d in e.domains}
-        self.by_alias = {a.lower(): e for e in self.entries for a in [*e.products, e.name, *e.aliases]}
-        self.products = sorted(((p, e) for e in self.entries for p in e.products), key=lambda pe: -len(pe[0]))
-        alias_parts = []
-        for entry in self.entries:
-            for alias in sorted({entry.name, *entry.aliases, *entry.sites, *entry.products}, key=len, reverse=True):
-                flags = "(?i:" if alias.islower() else "(?:"
-                alias_parts.append((alias, entry, re.compile(r"(?<![\w.-])" + flags + re.escape(alias) + r")(?!\w)")))
-        self.aliases = alias_parts
-        # per alias: whether it is looked up in the lowercased text, and a shorter alias it holds
-        names = [alias for alias, _, _ in alias_parts]
-        self.alias_checks = [(alias.islower(), inner_alias(alias, names)) for alias in names]
-
-    def domain(self, host: str):
-        host = host.lower().rstrip(".")
-        parts = host.split(".")
-        for i in range(len(parts) - 1):
-            entry = self.by_domain.get(".".join(parts[i:]))
-            if entry is not None:
-                return entry
-        return None
-
-
-def inner_alias(alias: str, aliases: list[str]) -> str | None:
-    """The shortest other alias of ``aliases`` inside ``alias`` and looked up the same way (both
-    lowercase, or both not), or None: where it is absent from a text, ``alias`` is absent too."""
-    inside = [other for other in aliases
-              if other != alias and other.islower() == alias.islower() and other in alias]
-    return min(inside, key=len) if inside else None
-
-
-def clear_gazetteers() -> None:
-    """Forget the compiled organisation gazetteers: their files are read again when next needed."""
-    GAZETTEERS.clear()
-
-
-def load_gazetteer(path: str | None = None) -> Gazetteer:
-    """The organisation table at ``path`` (the packaged one when None), compiled once per process."""
-    key = path or ""
-    if key not in GAZETTEERS:
-        GAZETTEERS[key] = Gazetteer(load_organisations(path))
-    return GAZETTEERS[key]
-
-
-GAZETTEERS: dict[str, Gazetteer] = {}
 
 
 def name_from_host(host: str) -> str | None:
@@ -413,31 +357,6 @@ def mentions(gaz: Gazetteer, text: str, body_start: int, front_region: tuple[int
                 1.5 if alias in entry.sites else 1.0)
             add(entry, 2 * weight if in_title else weight, span)
     return scores, evidence
-
-
-def provider_speaks(gaz: Gazetteer, text: str, body_start: int, title: tuple[str, list] | None) -> Fact | None:
-    """The organisation whose own report this is by its products: the text speaks of customers
-    using one ("customers using Azure Functions may have seen errors"), or the title names one
-    beside an incident number ("Compute Engine - incident 4821")."""
-    window = text[body_start:body_start + 20000]
-    if title and title[0] and _INCIDENT_NUMBER.search(title[0]):
-        for product, entry in gaz.products:
-            where = title[0].find(product)
-            # matched at its place in the title, not on a slice, so the look-behind sees the word before
-            if where >= 0 and re.compile(r"(?<!\w)" + re.escape(product) + r"(?!\w)").match(title[0], where):
-                evidence = [(title[1][0][0] + where, title[1][0][0] + where + len(product))] if title[1] else []
-                return {"value": entry.name, "evidence": evidence, "confidence": 0.75, "origin": "product"}
-    for product, entry in gaz.products:
-        if product not in window:
-            continue
-        name = re.escape(product)
-        pattern = re.compile(r"\bcustomers?\s+(?:using|of|on|with|in)\s+(?:the\s+)?(" + name + r")(?!\w)"
-                             r"|(?<![\w.])(" + name + r")\s+customers\b")
-        match = pattern.search(text, body_start, body_start + 20000)
-        if match is not None:
-            span = match.span(1) if match.group(1) else match.span(2)
-            return {"value": entry.name, "evidence": [span], "confidence": 0.75, "origin": "product"}
-    return None
 
 
 _QUOTED_NAME = re.compile(r"[`‘'\"“]([\w.@/-]{2,40})[`’'\"”]")

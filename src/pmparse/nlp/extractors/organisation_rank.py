@@ -39,6 +39,7 @@ from pmparse.nlp.extractors import organisation as rules
 from pmparse.nlp.extractors.organisation_words import refused
 from pmparse.nlp.extractors.report_voice import NOT_NAMES, speaks_as_publisher
 from pmparse.nlp.extractors.url_owner import on_forge, slug_name
+from pmparse.nlp.extractors.publisher_cues import provider_speaks
 
 Fact = dict[str, Any]
 
@@ -156,7 +157,7 @@ def candidates(text: str, body_start: int = 0, location: str = "", title: tuple[
                 name = re.split(r"\.\s", match.group("n"), maxsplit=1)[0].rstrip(".")
                 if name.split()[0] not in NOT_NAMES:
                     add(name, feature, 1.0, [(match.start("n"), match.start("n") + len(name))], "self_reference")
-    spoken = rules.provider_speaks(gaz, text, body_start, title)
+    spoken = provider_speaks(gaz, text, body_start, title)
     if spoken is not None:
         add(spoken["value"], "product_speaks", 1.0, spoken["evidence"], "product")
     site = (meta or {}).get("sitename")

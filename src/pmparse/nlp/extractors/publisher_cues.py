@@ -10,6 +10,10 @@ as often as any other organisation, in a text speaking in the first person, as t
 post. On the corpus it named GitHub or Amazon Web Services on seven reports of their users and
 gave no publisher its own post.
 
+A provider's report told by its products' names ("customers using Azure Functions", a title naming
+"Compute Engine" beside an incident number, "Summary of the Amazon Kinesis ... Service Event") is
+read here too.
+
 Pure functions over strings; :func:`pmparse.nlp.extractors.organisation.find_organisation` calls them.
 """
 
@@ -17,6 +21,8 @@ from __future__ import annotations
 
 import functools
 import re
+
+from pmparse.nlp.extractors.gazetteer import Fact, Gazetteer
 
 #: A capitalised name of one to four words ("Zorbq Speech Service").
 _PRODUCT = re.compile(r"(?<![\w.@/-])([A-Z][\w.+-]*[\w+](?:\s[A-Z][\w.+-]*[\w+]){1,3})(?![\w-])")
@@ -56,4 +62,79 @@ def customers_brand(text: str, body_start: int, window: int = 20000) -> tuple[st
         if match is not None:
             group = next(i for i in (1, 2, 3) if match.group(i))
             return brand, match.span(group)
+    return None
+
+
+#: An incident number beside a product in a provider's title ("Incident 4821", "Tracking ID: XY-12").
+_INCIDENT_NUMBER = re.compile(r"(?:\b(?:incident|tracking\s+id|issue|ref(?:erence)?)\s*(?:#|no\.?|number|id)?\s*:?\s*"
+                              r"[A-Z0-9][A-Z0-9_-]{3,}\b)|#\d{3,}", re.IGNORECASE)
+#: A title calling the text a provider's account of an event ("Summary of the Zorbq Queue Service
+#: Event", "Post Incident Review", "Root Cause Analysis").
+_EVENT_SUMMARY = re.compile(r"\b(?:summary\s+of\s+the|post[- ]event\s+summary|service\s+(?:event|disruption|interruption)"
+                            r"|post[- ]incident\s+review|root\s+cause\s+analysis)\b", re.IGNORECASE)
+#: A title in the first person is a customer's ("How the Zorbq outage took down our builds").
+#: Case kept: "US" in "US-EAST-1" is a region, not "us".
+_FIRST_PERSON = re.compile(r"\b(?:[Ww]e|W[Ee]|[Oo]ur|OUR|[Uu]s|[Mm]y|MY|I)\b(?!-)")
+
+
+def provider_speaks(gaz: Gazetteer, text: str, body_start: int, title: tuple[str, list] | None) -> Fact | None:
+    """The organisation whose own report this is by its products: the text speaks of customers
+    using one ("customers using Azure Functions may have seen errors"), or the title names one
+    beside an incident number ("Compute Engine - incident 4821")."""
+    window = text[body_start:body_start + 20000]
+    summary = event_summary(gaz, text, body_start, title)
+    if summary is not None:
+        return summary
+    if title and title[0] and _INCIDENT_NUMBER.search(title[0]):
+        for product, entry in gaz.products:
+            where = title[0].find(product)
+            # matched at its place in the title, not on a slice, so the look-behind sees the word before
+            if where >= 0 and re.compile(r"(?<!\w)" + re.escape(product) + r"(?!\w)").match(title[0], where):
+                evidence = [(title[1][0][0] + where, title[1][0][0] + where + len(product))] if title[1] else []
+                return {"value": entry.name, "evidence": evidence, "confidence": 0.75, "origin": "product"}
+    for product, entry in gaz.products:
+        if product not in window:
+            continue
+        name = re.escape(product)
+        pattern = re.compile(r"\bcustomers?\s+(?:using|of|on|with|in)\s+(?:the\s+)?(" + name + r")(?!\w)"
+                             r"|(?<![\w.])(" + name + r")\s+customers\b")
+        match = pattern.search(text, body_start, body_start + 20000)
+        if match is not None:
+            span = match.span(1) if match.group(1) else match.span(2)
+            return {"value": entry.name, "evidence": [span], "confidence": 0.75, "origin": "product"}
+    return None
+
+
+def event_summary(gaz: Gazetteer, text: str, body_start: int, title: tuple[str, list] | None) -> Fact | None:
+    """The provider whose account of an event this is: a title calling the text a summary of a
+    service event and naming a product or name of one provider of the table, the title not in the
+    first person (a customer's title says "our"), and a body that speaks to customers ("customers",
+    "you") and names that provider's products or names twice or more.
+
+    "Summary of the Zorbq Queue Service Event in the Western Region" is Zorbq's; "How the Zorbq
+    Queue event took down our builds" is not.
+    """
+    if not title or not title[0] or not _EVENT_SUMMARY.search(title[0]) or _FIRST_PERSON.search(title[0]):
+        return None
+    window = text[body_start:body_start + 20000]
+    if not re.search(r"\b(?:customers?|you)\b", window, re.IGNORECASE):
+        return None
+    heading, spans = title
+    for entry in gaz.entries:
+        if not entry.provider:
+            continue
+        names = sorted({entry.name, *entry.aliases, *entry.products}, key=len, reverse=True)
+        found = None
+        for name in names:
+            match = re.search(r"(?<![\w.-])" + re.escape(name) + r"(?!\w)", heading)
+            if match is not None:
+                found = match
+                break
+        if found is None:
+            continue
+        said = re.compile(r"(?<![\w.-])(?:" + "|".join(re.escape(n) for n in names) + r")(?!\w)")
+        if len(said.findall(window)) < 2:
+            continue
+        evidence = [(spans[0][0] + found.start(), spans[0][0] + found.end())] if spans else []
+        return {"value": entry.name, "evidence": evidence, "confidence": 0.75, "origin": "product"}
     return None

@@ -52,6 +52,10 @@ _SENTENCE_OPENER = re.compile(r"(?:upon|at|on|in|during|after|before|when|while|
                               re.IGNORECASE)
 #: Most words of an unmarked title (a heading may be longer).
 _UNMARKED_WORDS = 14
+#: Most words of an unmarked title standing alone above a blank line, without a stop at its end.
+_UNMARKED_WORDS_ALONE = 20
+#: A blank line right under a line.
+_ALONE = re.compile(r"[ \t]*\n[ \t]*(?:\n|$)")
 #: Lines looked at for a title below page chrome and comments.
 _TITLE_LINES = 6
 
@@ -130,20 +134,23 @@ def first_line(text: str, body_start: int) -> tuple[str, tuple[int, int]] | None
             # the first line of a paragraph hard-wrapped mid-sentence ("... for most of the\nworking
             # day"): the document opens with its body
             return None
-        elif not marked and _reads_as_sentence(title):
+        elif not marked and _reads_as_sentence(title, _ALONE.match(text, match.end()) is not None):
             return None
         return title, (offset, offset + len(title))
     return None
 
 
-def _reads_as_sentence(line: str) -> bool:
+def _reads_as_sentence(line: str, alone: bool = False) -> bool:
     """Whether an unmarked first line is a sentence of the body: it opens with a lower-case word,
     a clock time in code or a sentence opener followed by a clause, ends with a full stop after
-    several words, or is longer than a title."""
+    several words, or is longer than a title. A line standing alone (a blank line under it) and
+    ending without a stop may be a longer title ("Summary of the Zorbq Queue Service Event in the
+    Western (WEST-2) Region", 16 words)."""
     words = line.split()
     if not words or words[0][0].islower() or "`" in line:
         return True
-    if len(words) > _UNMARKED_WORDS or (len(words) >= 6 and line.rstrip().endswith((".", ",", ";"))):
+    longest = _UNMARKED_WORDS_ALONE if alone and not line.rstrip().endswith((".", ",", ";", ":")) else _UNMARKED_WORDS
+    if len(words) > longest or (len(words) >= 6 and line.rstrip().endswith((".", ",", ";"))):
         return True
     # "On 2031-03-02 the queue stalled": an opener, then a clause of five words or more
     return _SENTENCE_OPENER.match(line) is not None and len(words) >= 6 and re.search(
