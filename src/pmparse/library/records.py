@@ -17,7 +17,7 @@ from pmparse.card.schema import TEXT_FIELDS, Card
 from pmparse.errors import RecordError
 from pmparse.library import yaml_text
 from pmparse.locations import split_location
-from pmparse.util import sha256_text
+from pmparse.util import read_regular_file, sha256_text
 from pmparse.yaml_problems import line_of, syntax_error
 
 RecordFormat = Literal["yaml", "json"]
@@ -533,10 +533,13 @@ def source_text_of(card: Card) -> str | None:
     """The text a card's offsets index, when it can be had unchanged."""
     if card.source.extracted_text is not None:
         return card.source.extracted_text
+    # an entry of a many-incident file indexes the whole file (its location names the entry); the
+    # record may name any path, so only a regular file of bounded size is read
+    data = read_regular_file(split_location(card.source.location)[0])
+    if data is None:
+        return None
     try:
-        # an entry of a many-incident file indexes the whole file (its location names the entry)
-        with open(split_location(card.source.location)[0], encoding="utf-8", newline="") as handle:
-            text = handle.read()
-    except (OSError, UnicodeDecodeError):
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
         return None
     return text if sha256_text(text) == card.source.sha256 else None

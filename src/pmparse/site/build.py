@@ -40,7 +40,7 @@ from pmparse.review.session import open_diff
 from pmparse.rules.taxonomy import load_taxonomy
 from pmparse.site import pages
 from pmparse.site.view import Anchors, field_views, invalid_summary, summary
-from pmparse.util import atomic_write, write_errors
+from pmparse.util import atomic_write, read_regular_file, write_errors
 
 MANIFEST = ".pmparse-site.json"
 
@@ -106,11 +106,10 @@ def _bytes(path: Path) -> bytes:
 def _source_bytes(location: str | None) -> bytes:
     if not location or location == "-" or is_url(location):
         return b""
-    try:
-        # an entry of a many-incident file is read from the whole file, as its record's text is
-        return Path(split_location(location)[0]).read_bytes()
-    except (OSError, ValueError):
-        return b"\0missing"
+    # an entry of a many-incident file is read from the whole file, as its record's text is; a
+    # device, a FIFO or a huge file a record names counts as missing (never read)
+    data = read_regular_file(split_location(location)[0])
+    return b"\0missing" if data is None else data
 
 
 def record_files(root: Path) -> dict[str, Path]:
