@@ -33,7 +33,7 @@ from pmparse import __version__
 from pmparse.errors import RecordError, UnsafePathError, UsageError
 from pmparse.locations import is_url, split_location
 from pmparse.library.records import source_text_of
-from pmparse.library.folder import library_root
+from pmparse.library.folder import RECORD_FILE, library_root
 from pmparse.library.store import Library
 from pmparse.paths import inside
 from pmparse.review.session import open_diff
@@ -47,7 +47,7 @@ MANIFEST = ".pmparse-site.json"
 #: Version of the manifest's format; another version is ignored (every page is rendered again).
 MANIFEST_VERSION = 2
 
-_RECORD = re.compile(r"^IL-(\d{4})\.(yaml|yml|json)$")
+_RECORD = RECORD_FILE  # the library's own test of a record's name
 
 ASSETS = ("site.css", "site.js", "favicon.svg")
 
