@@ -112,7 +112,8 @@ def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, base_model, 
     except PmparseError as exc:
         _fail_usage(exc)
     if model_dir is None and config.model_dir and Path(config.model_dir).parent.parent == Path(library):
-        click.echo(f"using the library's own field model ({config.model_dir}); --base-model ignores it", err=True)
+        click.echo(shown(f"using the library's own field model ({config.model_dir}); --base-model ignores it",
+                         one_line=True), err=True)
     show = sys.stderr.isatty() if progress is None else progress
     bar = None
 
@@ -212,7 +213,7 @@ def eval_command(gold_files, corpus, model_dir, rules_only, variants, report_pat
                 rounds, report_path, plot_path, check_floors, update_floors, allow_lower)
     except PmparseError as exc:
         _fail_usage(exc)
-    click.echo(output)
+    click.echo(shown(output))
     sys.exit(code)
 
 
@@ -354,10 +355,10 @@ def train_categories_command(corpus, gold_files, output, taxonomy_path, label_fi
                                "--component-agreement, found them crossed"))
     if second_pass is not None or component_second_pass is not None:
         try:
-            click.echo(agreement_text(Path(second_pass or component_second_pass),
-                                     [Path(f) for f in (component_label_files if component_second_pass
-                                                        else label_files)] or None,
-                                     taxonomy_path, components=component_second_pass is not None))
+            click.echo(shown(agreement_text(Path(second_pass or component_second_pass),
+                                            [Path(f) for f in (component_label_files if component_second_pass
+                                                               else label_files)] or None,
+                                            taxonomy_path, components=component_second_pass is not None)))
         except PmparseError as exc:
             _fail_usage(exc)
         return
@@ -370,9 +371,9 @@ def train_categories_command(corpus, gold_files, output, taxonomy_path, label_fi
             cards=not no_cards, written=written, jobs=jobs)
     except PmparseError as exc:
         _fail_usage(exc)
-    click.echo(text)
+    click.echo(shown(text))
     for note in notes:
-        click.echo(note, err=True)
+        click.echo(shown(note, one_line=True), err=True)
     sys.exit(code)
 
 
@@ -455,7 +456,8 @@ def train_command(seed, out, corpus, loso, tune_settings, report_path, rounds, c
     try:
         output, code = run_train_command(corpus, out, seed, loso, tune_settings, report_path, check_floors,
                                          update_floors, allow_lower, rounds,
-                                         progress=lambda message: click.echo(message, err=True), dataset=dataset,
+                                         progress=lambda message: click.echo(shown(message, one_line=True), err=True),
+                                         dataset=dataset,
                                          boilerplate=boilerplate, holdout=list(holdout), use_spans=spans,
                                          dev=list(dev),
                                          warn=_warn,
@@ -465,7 +467,7 @@ def train_command(seed, out, corpus, loso, tune_settings, report_path, rounds, c
                                          document_context=document_context)
     except PmparseError as exc:
         _fail_usage(exc)
-    click.echo(output)
+    click.echo(shown(output))
     sys.exit(code)
 
 
@@ -488,12 +490,12 @@ def bench(size, corpus, repeat, json_path, workdir):
 
     try:
         report = run_bench(size=size, corpus=corpus, repeat=repeat, workdir=workdir,
-                           progress=lambda message: click.echo(f"measuring: {message}", err=True))
+                           progress=lambda message: click.echo(shown(f"measuring: {message}", one_line=True), err=True))
     except PmparseError as exc:
         _fail_usage(exc)
     if json_path:
         Path(json_path).write_text(report.to_json() + "\n", encoding="utf-8")
-    click.echo(report.table())
+    click.echo(shown(report.table()))
 
 
 @main.command()
