@@ -69,6 +69,12 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
     return []
 
 
+#: Where an anchor may start: a node's properties follow the start of the text, white space, a
+#: flow indicator or a flow mapping's colon (``{"a":&x [1]}``); an ``&`` anywhere else is text.
+#: (It may match text too: the check then runs for nothing.)
+_ANCHOR = re.compile(r"(?:^|[\s\[{,:])&")
+
+
 class _RecordLoader(_SAFE_LOADER):  # type: ignore[misc,valid-type]
     """The safe loader, refusing a key given twice in one mapping and aliases that expand the
     record past its own size.
@@ -85,7 +91,9 @@ class _RecordLoader(_SAFE_LOADER):  # type: ignore[misc,valid-type]
 
     def __init__(self, stream) -> None:  # noqa: ANN001 - PyYAML's signature
         super().__init__(stream)
-        self._budget = len(stream) if isinstance(stream, (str, bytes)) else None
+        # without an anchor no value is shared, so nothing can expand: no walk (most records)
+        text = stream.decode("utf-8", "replace") if isinstance(stream, bytes) else stream
+        self._budget = len(stream) if isinstance(text, str) and _ANCHOR.search(text) else None
 
     def construct_document(self, node):  # noqa: ANN001, ANN201 - PyYAML's signature
         if self._budget is not None:
