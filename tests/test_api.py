@@ -47,3 +47,10 @@ def test_python_dash_m_pmparse_runs_the_command_line():
     done = subprocess.run([sys.executable, "-m", "pmparse", "--help"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0
     assert "convert" in done.stdout and "review" in done.stdout
+
+
+@pytest.mark.parametrize("url", ["https://[::1/x", "http://[zz]:80/a", "https://example.com:99999/a"])
+def test_extract_refuses_an_address_that_does_not_parse(url):
+    # hypothesis found it: urlsplit raised ValueError from inside the organisation finder
+    with pytest.raises(UsageError, match="address"):
+        pmparse.extract("# Outage\n\n## Root cause\n\nThe disk filled up.\n", url=url)

@@ -39,3 +39,20 @@ def test_an_unreadable_file_is_the_typed_error(tmp_path, make):
     make(path)
     with pytest.raises(GoldError, match="expected a readable UTF-8 file of things"):
         list(model_lines(path, _Line, GoldError, "thing"))
+
+
+def test_only_a_regular_file_within_the_limit_is_read(tmp_path):
+    import os
+
+    from pmparse.util import read_regular_file
+
+    (tmp_path / "a.md").write_bytes(b"four")
+    os.mkfifo(tmp_path / "fifo")
+    assert read_regular_file(tmp_path / "a.md") == b"four"
+    assert read_regular_file(tmp_path / "a.md", limit=3) is None
+    assert read_regular_file(tmp_path / "fifo") is None  # returns at once: no writer is waited for
+    assert read_regular_file(tmp_path) is None
+    assert read_regular_file(tmp_path / "missing") is None
+    assert read_regular_file("a\0b") is None
+    if os.path.exists("/dev/zero"):
+        assert read_regular_file("/dev/zero") is None  # never ends: not read at all

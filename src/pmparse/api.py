@@ -16,6 +16,7 @@ from pmparse.card.build import build_card
 from pmparse.card.schema import Card
 from pmparse.errors import UsageError
 from pmparse.ingest.read import Format, ingest_bytes
+from pmparse.locations import is_url, url_parts
 from pmparse.nlp.pipeline import PipelineConfig, analyse, get, pipeline_config, version_info
 
 _FORMATS = ("md", "txt", "html")
@@ -43,6 +44,8 @@ def extract(text: str, *, url: str | None = None, fmt: Format = "md", card_id: s
     """
     if fmt not in _FORMATS:
         raise UsageError(f"expected fmt to be one of {', '.join(_FORMATS)}, found {fmt!r}")
+    if url is not None and is_url(url) and url_parts(url) is None:
+        raise UsageError(f"expected url to be an http(s) address that parses, found {url!r} (its host or port)")
     source = ingest_bytes(text.encode("utf-8"), url or f"<text>.{fmt}", fmt=fmt)
     nlp = get(config or pipeline_config())
     return build_card(analyse(nlp, source), source, card_id, version_info(nlp))

@@ -19,6 +19,43 @@ _Model = TypeVar("_Model")
 CONTROL_CHARACTERS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
+#: The largest source file read back for a record (its evidence, the site's source view): a
+#: record names its source by path, and a record edited by hand or shared may name any file.
+SOURCE_READ_LIMIT = 128 * 1024 * 1024
+
+
+def read_regular_file(path: str | Path, limit: int = SOURCE_READ_LIMIT) -> bytes | None:
+    """The bytes of ``path`` when it is a regular file of at most ``limit`` bytes, else None.
+
+    A path a record names may be a device (``/dev/zero`` never ends), a FIFO (an open for
+    reading waits for a writer for ever) or a huge file: it is opened without blocking, checked
+    to be a regular file on the open descriptor (no swap between a check and the read), and read
+    no further than ``limit``. Missing or unreadable files are None as well.
+    """
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except (OSError, ValueError):  # ValueError: a NUL in the path
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        chunks, total = [], 0
+        while total <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        return None if total > limit else b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def available_cores() -> int:
     """How many CPU cores this process may use (the default number of jobs)."""
     try:

@@ -5,6 +5,7 @@ several lines, name ``<unicode string>`` and link to a web page)."""
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from typing import Callable
 
 import yaml
@@ -34,21 +35,42 @@ def syntax_error(exc: Exception) -> tuple[int | None, str]:
 def line_of(text: str, loc: tuple) -> int | None:
     """The line (from 1) of the value at ``loc`` (keys and list indexes, as pydantic names a
     problem) in a record's text; None for a value the text does not hold (a field left out) or
-    text that cannot be composed. JSON is read as the YAML it also is."""
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except (yaml.YAMLError, RecursionError):
-        # the pure-Python composer recurses per level of nesting: a value nested deeper than it
-        # can follow (one the record loader read) is named without its line, not a traceback
-        return None
+    text that cannot be composed. JSON is read as the YAML it also is.
+
+    The text is composed once for all the problems of one file, and each mapping's keys are
+    looked up in a table made once: composing it again for every problem took over a minute for
+    a 41 kB record of 20,000 invalid items.
+    """
+    node = _composed(text)
     for step in loc:
         if isinstance(node, yaml.MappingNode):
-            node = next((value for key, value in node.value if key.value == str(step)), None)
+            node = _keys_of(node).get(str(step))
         elif isinstance(node, yaml.SequenceNode) and isinstance(step, int) and 0 <= step < len(node.value):
             node = node.value[step]
         else:
             return None
     return node.start_mark.line + 1 if node is not None else None
+
+
+@lru_cache(maxsize=4)
+def _composed(text: str) -> yaml.Node | None:
+    try:
+        return yaml.compose(text, Loader=yaml.SafeLoader)
+    except (yaml.YAMLError, RecursionError):
+        # the pure-Python composer recurses per level of nesting: a value nested deeper than it
+        # can follow (one the record loader read) is named without its line, not a traceback
+        return None
+
+
+def _keys_of(node: yaml.MappingNode) -> dict[str, yaml.Node]:
+    """The values of a mapping node by key (the first of a key given twice), made once per node."""
+    keys = getattr(node, "_pmparse_keys", None)
+    if keys is None:
+        keys = {}
+        for key, value in node.value:
+            keys.setdefault(key.value if isinstance(key, yaml.ScalarNode) else None, value)
+        node._pmparse_keys = keys  # type: ignore[attr-defined]
+    return keys
 
 
 def syntax_problem(exc: Exception) -> str:

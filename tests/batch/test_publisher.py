@@ -212,3 +212,47 @@ def test_the_batch_option_wins_over_reviewed_cards(tmp_path):
     (tmp_path / "in" / "z9.md").write_text(_UNNAMED.replace("slow", "late"), encoding="utf-8")
     convert([str(tmp_path / "in")], tmp_path / "lib", organisation="Bolt Freight")
     assert _cards(tmp_path / "lib")["z9.md"].organisation == "Bolt Freight"
+
+
+def test_a_settings_file_anyone_could_have_written_is_passed_over_with_a_warning(tmp_path):
+    # the search goes up past the folder the curator named: a /tmp/.pmparse.yaml anyone can plant
+    # named the publisher of every card below it, and, broken, failed every input below it
+    shared = tmp_path / "shared"
+    _write(shared / "team" / "2031", 0, 1)
+    shared.chmod(0o1777)  # as /tmp is
+    (shared / ".pmparse.yaml").write_text("organisation: Planted Inc\n", encoding="utf-8")
+    warned: list[str] = []
+    report = convert([str(shared / "team")], tmp_path / "lib", on_result=lambda r: warned.extend(r.warnings))
+    assert report.counts["failed"] == 0
+    assert {c.organisation for c in _cards(tmp_path / "lib").values()} != {"Planted Inc"}
+    assert [w for w in warned if ".pmparse.yaml" in w] == [
+        f"{shared / '.pmparse.yaml'}: ignored, its folder is writable by every account"]
+    # broken, it fails nothing; the curator's own file nearer the reports still names the publisher
+    (shared / ".pmparse.yaml").write_text("organization: [\n", encoding="utf-8")
+    (shared / "team" / ".pmparse.yaml").write_text("organisation: Acme Rockets\n", encoding="utf-8")
+    report = convert([str(shared / "team")], tmp_path / "lib", force=True)
+    assert report.counts["failed"] == 0
+    assert {c.organisation for c in _cards(tmp_path / "lib").values()} == {"Acme Rockets"}
+
+
+def test_a_settings_file_writable_by_anyone_or_another_accounts_is_passed_over(tmp_path):
+    import os
+
+    (tmp_path / ".pmparse.yaml").write_text("organisation: Planted Inc\n", encoding="utf-8")
+    (tmp_path / ".pmparse.yaml").chmod(0o666)
+    ignored: list[str] = []
+    assert folder_settings(str(tmp_path / "a.md"), ignored=ignored) is None
+    assert ignored == [f"{tmp_path / '.pmparse.yaml'}: ignored, it is writable by every account"]
+    (tmp_path / ".pmparse.yaml").chmod(0o644)
+    assert folder_settings(str(tmp_path / "a.md"))[0].organisation == "Planted Inc"
+    if os.geteuid() == 0:  # only root can give a file away
+        os.chown(tmp_path / ".pmparse.yaml", 65534, 65534)
+        ignored.clear()
+        assert folder_settings(str(tmp_path / "a.md"), ignored=ignored) is None
+        assert ignored == [f"{tmp_path / '.pmparse.yaml'}: ignored, another account owns it"]
+
+
+def test_a_settings_file_too_large_is_refused_unread(tmp_path):
+    (tmp_path / ".pmparse.yaml").write_text("organisation: Acme\n" + "#" * (1 << 20) + "\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="larger than 64 KiB"):
+        folder_settings(str(tmp_path / "a.md"))

@@ -211,3 +211,11 @@ def test_every_command_that_reads_a_library_says_the_same_of_a_path_that_is_none
         assert result.exit_code == 2, (command, result.output)
         assert f"{path}: expected a library folder (records IL-0001.yaml ... or .pmparse/), {found}" \
             in result.output, (command, result.output)
+
+
+def test_a_url_base_that_does_not_parse_is_a_usage_error(tmp_path):
+    (tmp_path / "a.md").write_text("# Outage\n\n## Root cause\n\nThe disk filled up.\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["convert", str(tmp_path / "a.md"), "-o", str(tmp_path / "lib"), "-j", "1",
+                                       "--url-base", "https://[::1/"])
+    assert result.exit_code == 2, result.output
+    assert "--url-base" in result.output and "internal error" not in result.output

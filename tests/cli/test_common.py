@@ -6,6 +6,7 @@ from click.testing import CliRunner
 
 from pmparse.cli import main
 from pmparse.cli.common import shown
+from pmparse.card.schema import Card
 from pmparse.library.records import dumps
 from pmparse.library.store import Library
 from tests.helpers import text_card
@@ -243,3 +244,31 @@ def test_ctrl_c_while_a_finished_review_ends_is_not_a_death_by_signal(tmp_path):
                           timeout=120, env={**__import__("os").environ, "PYTHONPATH": str(REPO / "src")})
     assert done.returncode == 0, (done.returncode, done.stderr[-1000:])
     assert "2 accepted (0 edited), 0 rejected, 0 skipped; 0 record(s) still pending" in done.stderr
+
+
+def test_train_library_notes_show_a_hand_edited_source_escaped(tmp_path):
+    # a record edited by hand (or a library shared by someone else) names its source: the note
+    # that leaves it out of training prints that name
+    lib = tmp_path / "lib"
+    card = text_card("IL-0001", "The database failed.", title="Outage", root_cause=[(0, 20, 0.9)])
+    data = card.model_dump(mode="json")
+    data["status"] = "reviewed"
+    data["source"]["location"] = f"/nowhere/{HOSTILE}.md"
+    Library(lib).write(Card.model_validate(data), "yaml")
+    result = CliRunner().invoke(main, ["train", "--library", str(lib)], color=True)
+    assert result.exit_code == 1, result.output
+    assert "left out: its source /nowhere/\\x1b]0;pwned" in result.output
+    assert raw_in(result.output) == []
+
+
+def test_a_line_break_in_a_file_name_cannot_fake_a_line_of_output(tmp_path):
+    # a crawled folder names its files: one whose name holds a line break would print a line of
+    # its choosing (a summary saying nothing failed) after the failure it is the subject of
+    fake = "0 converted, 0 updated, 0 unchanged, 0 pending review, 0 failed"
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / f"report\n{fake}\n.txt").write_bytes(b"\x00\x01")
+    result = CliRunner().invoke(main, ["convert", str(tmp_path / "in"), "-o", str(tmp_path / "lib"), "--rules-only",
+                                       "-j", "1"], color=True)
+    assert result.exit_code == 1, result.output
+    assert fake not in result.output.splitlines()
+    assert "report\\x0a0 converted" in result.output

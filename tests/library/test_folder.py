@@ -53,3 +53,16 @@ def test_a_folder_another_convert_holds_the_lock_of_is_left_alone(tmp_path):
         assert (lib / ".pmparse" / "lock").is_file() and (lib / ".pmparse" / "index.json").is_file()
     remove_if_unused(lib)  # once nobody holds it, it goes
     assert not lib.exists()
+
+
+def test_only_ascii_record_names_without_a_trailing_line_break_are_records(tmp_path):
+    # '$' also matches before a final line break and '\d' any script's digits: 'IL-0003.yaml\n'
+    # and 'IL-<Arabic-Indic digits>.yaml' were records to the library and the site (a page named
+    # after them), and not to validate
+    from pmparse.library.folder import RECORD_FILE
+    from pmparse.site.build import record_files
+
+    for name in ("IL-0003.yaml\n", "IL-\u0660\u0660\u0660\u0667.yaml", "IL-0001.yaml"):
+        (tmp_path / name).write_text("id: x\n", encoding="utf-8")
+    assert [name for name in sorted(p.name for p in tmp_path.iterdir()) if RECORD_FILE.match(name)] == ["IL-0001.yaml"]
+    assert list(record_files(tmp_path)) == ["IL-0001"]

@@ -565,3 +565,65 @@ def test_a_deeply_nested_value_is_a_record_error_not_a_crash(fmt):
     with pytest.raises(RecordError) as info:
         loads(text, fmt, "IL-0001")
     assert "title: " in str(info.value)
+
+
+def _alias_bomb(width: int = 4000) -> str:
+    """A record of about 270 kB whose aliases reuse one list of ``width`` evidence stretches in
+    ``width`` items: ``width ** 2`` values once expanded (16 million here)."""
+    text = dumps(make_card())
+    spans = "[" + ", ".join(f"{{start: {i}, end: {i + 1}}}" for i in range(width)) + "]"
+    items = ", ".join(["{text: b, evidence: *ev, confidence: 0.5}"] * width)
+    bomb = f"trigger: [{{text: a, evidence: &ev {spans}, confidence: 0.5}}, {items}]\n"
+    assert "trigger: []\n" in text
+    return text.replace("trigger: []\n", bomb)
+
+
+def test_a_record_whose_aliases_expand_past_its_size_is_refused_quickly():
+    # a hand-edited or shared record is read by validate, diff, review, site and export: its
+    # aliases must not make a 150 kB file millions of values (a 1.3 MB one took over 7 GB)
+    text = _alias_bomb()
+    started = time.perf_counter()
+    with pytest.raises(RecordError, match=r"aliases.*expand"):
+        loads(text, "yaml", "IL-0001.yaml")
+    assert time.perf_counter() - started < 5
+
+
+@pytest.mark.parametrize("value", ["&t [*t]", '[{"x":&t [*t]}]'])
+def test_a_record_that_refers_to_itself_is_refused(value):
+    # the second: an anchor right after a flow mapping's colon, which YAML readers take
+    text = dumps(make_card()).replace("trigger: []\n", f"trigger: {value}\n")
+    with pytest.raises(RecordError, match="aliases"):
+        loads(text, "yaml", "IL-0001.yaml")
+
+
+def test_a_record_sharing_a_value_through_an_alias_still_reads():
+    # an anchor a person uses to repeat a value costs no more than writing it out
+    text = dumps(make_card()).replace("action_items:\n", "action_items: &same\n").replace("lessons: []", "lessons: *same")
+    card = loads(text, "yaml", "IL-0001.yaml")
+    assert card.lessons == card.action_items and card.lessons
+
+
+def test_validate_names_an_alias_bomb_and_goes_on(tmp_path):
+    (tmp_path / "IL-0001.yaml").write_text(_alias_bomb(), encoding="utf-8")
+    (tmp_path / "IL-0002.yaml").write_text(dumps(make_card("IL-0002")), encoding="utf-8")
+    started = time.perf_counter()
+    checked, problems = validate_library(tmp_path)
+    assert time.perf_counter() - started < 10
+    assert checked == 2
+    assert [p.file for p in problems] == ["IL-0001.yaml"]
+    assert "expand" in str(problems[0])
+
+
+def test_a_record_of_many_invalid_items_is_named_in_linear_time(tmp_path):
+    # each problem's line was found by composing the whole text again: 20,000 invalid items in a
+    # 41 kB record kept validate busy for over a minute
+    text = dumps(make_card()).replace("trigger: []\n", "trigger: [" + ", ".join(["1"] * 20_000) + "]\n")
+    line = text[:text.index("trigger:")].count("\n") + 1
+    started = time.perf_counter()
+    with pytest.raises(RecordError) as info:
+        loads(text, "yaml", "IL-0001.yaml")
+    (tmp_path / "IL-0001.yaml").write_text(text, encoding="utf-8")
+    _, problems = validate_library(tmp_path)
+    assert time.perf_counter() - started < 10
+    assert f"line {line}: trigger.19999: Input should be a valid dictionary" in str(info.value)
+    assert len(problems) == 20_000 and {p.line for p in problems} == {line}

@@ -3,6 +3,8 @@ waits beside a record a person broke by hand (texts written for these tests)."""
 
 from __future__ import annotations
 
+import os
+
 from pmparse.batch.convert import convert
 from pmparse.library.validate import validate_library
 from pmparse.nlp.pipeline import pipeline_config
@@ -54,3 +56,46 @@ def test_a_record_of_the_wrong_shape_says_a_suggestion_waits_beside_it(tmp_path)
     _, problems = validate_library(tmp_path / "lib")
     assert problems and all("a suggestion waits for review in .pmparse/pending/IL-0001.json" in p.reason
                             for p in problems)
+
+
+def _record_naming(folder, location):
+    from pmparse.card.schema import Card
+    from pmparse.library.records import dumps
+    from tests.helpers import text_card
+
+    data = text_card("IL-0001", "The database failed.", root_cause=[(0, 20, 0.9)]).model_dump(mode="json")
+    data["source"]["location"], data["source"]["extracted_text"] = str(location), None
+    (folder / "IL-0001.yaml").write_text(dumps(Card.model_validate(data)), encoding="utf-8")
+
+
+def _unblock_later(fifo, seconds: float) -> None:
+    """Open ``fifo`` for writing after ``seconds`` and close it: a reader stuck on it gets its end
+    (so the test fails rather than hangs)."""
+    import threading
+    import time
+
+    def run():
+        time.sleep(seconds)
+        try:
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:  # no reader waits: nothing to unblock
+            pass
+
+    threading.Thread(target=run, daemon=True).start()
+
+
+def test_a_record_naming_a_fifo_as_its_source_is_checked_without_reading_it(tmp_path):
+    # a hand-edited or shared record may name any path as its source: a FIFO blocked validate,
+    # diff, review and site for ever, /dev/zero was read until the memory ran out (24 GB in 13 s)
+    import time
+
+    source = tmp_path / "source.md"
+    os.mkfifo(source)
+    _unblock_later(source, 4)
+    library = tmp_path / "lib"
+    library.mkdir()
+    _record_naming(library, source)
+    started = time.perf_counter()
+    checked, problems = validate_library(library)
+    assert time.perf_counter() - started < 3
+    assert checked == 1 and problems == []

@@ -336,3 +336,19 @@ def test_a_model_folder_carries_its_learnt_headings(tmp_path):
     assert load_headings(folder / "headings.yaml").lookup("the gory details")[0] == "root_cause"
     write_headings(folder / "headings.yaml", {})
     assert pipeline_config(model_dir=str(folder)).headings_path is None
+
+
+def test_train_library_writes_nothing_through_a_model_folder_that_is_a_link(reviewed, tmp_path):
+    # a library from someone else's repository may hold .pmparse/model -> /somewhere: the model's
+    # files (and the removal of a headings table no longer learnt) must not land there
+    _, lib = reviewed
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "headings.yaml").write_text("mine\n", encoding="utf-8")
+    (victim / "meta.json").write_text("mine\n", encoding="utf-8")
+    (lib / ".pmparse" / "model").symlink_to(victim, target_is_directory=True)
+    trained = run("train", "--library", lib)
+    assert trained.exit_code == 2, trained.output
+    assert "symbolic link" in trained.output
+    assert sorted(p.name for p in victim.iterdir()) == ["headings.yaml", "meta.json"]
+    assert (victim / "meta.json").read_text(encoding="utf-8") == "mine\n"

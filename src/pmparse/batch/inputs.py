@@ -10,7 +10,7 @@ from typing import Iterable, Iterator, Sequence
 
 from pmparse.errors import UsageError
 from pmparse.ingest.read import normal_url
-from pmparse.locations import is_url
+from pmparse.locations import is_url, url_parts
 
 #: File name endings a folder walk picks up (files without any ending are read as text too).
 SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".mdown", ".mkd", ".mdx", ".qmd", ".erb", ".html", ".htm", ".rst",
@@ -170,3 +170,5 @@ def check_url_base(base: str) -> None:
     """
     if not is_url(base):
         raise UsageError(f"expected --url-base to start with http:// or https://, found {base!r}")
+    if url_parts(base) is None:
+        raise UsageError(f"expected --url-base to be an address that parses, found {base!r} (its host or port)")

@@ -25,6 +25,7 @@ curator states, or what the folder's own texts say.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -43,6 +44,8 @@ if TYPE_CHECKING:
 SETTINGS_FILE = ".pmparse.yaml"
 #: How many folders up a settings file is looked for.
 SETTINGS_DEPTH = 8
+#: The largest settings file read (it holds one line; a larger one is refused, not read).
+SETTINGS_LIMIT = 64 * 1024
 #: Fewest cards of one folder naming the same publisher before it is offered to the others.
 CONSENSUS_CARDS = 3
 #: Least confidence of a card's organisation for it to count towards a folder's consensus.
@@ -61,10 +64,13 @@ class FolderSettings(BaseModel):
     organisation: str | None = Field(default=None, min_length=1, description="The publisher of every report below.")
 
 
-def folder_settings(location: str, cache: dict[str, FolderSettings | UsageError | None] | None = None
-                    ) -> tuple[FolderSettings, str] | None:
+def folder_settings(location: str, cache: dict[str, FolderSettings | UsageError | str | None] | None = None,
+                    ignored: list[str] | None = None) -> tuple[FolderSettings, str] | None:
     """The nearest ``.pmparse.yaml`` above a source file, with its path; None when there is none.
     ``cache`` keeps each file's reading, a broken one's error too (read once a batch).
+
+    A settings file anyone else could have written is passed over (:func:`untrusted`), and the
+    search goes on above it; ``ignored`` gets a line naming each one passed over.
 
     Raises:
         UsageError: the nearest settings file is unreadable or invalid.
@@ -78,13 +84,20 @@ def folder_settings(location: str, cache: dict[str, FolderSettings | UsageError 
         key = str(path)
         if key not in cache:
             try:
-                cache[key] = _read(path) if path.is_file() else None
+                if not path.is_file():
+                    cache[key] = None
+                else:
+                    reason = untrusted(path)
+                    cache[key] = reason if reason is not None else _read(path)
             except UsageError as exc:
                 cache[key] = exc
         found = cache[key]
         if isinstance(found, UsageError):
             raise found.with_traceback(None)  # the same error each time, not a growing traceback
-        if found is not None:
+        if isinstance(found, str):
+            if ignored is not None:
+                ignored.append(f"{key}: ignored, {found}")
+        elif found is not None:
             return found, key
         if folder.parent == folder:
             break
@@ -92,16 +105,44 @@ def folder_settings(location: str, cache: dict[str, FolderSettings | UsageError 
     return None
 
 
+def untrusted(path: Path) -> str | None:
+    """Why a settings file may be someone else's word rather than the curator's, or None.
+
+    The search for a settings file goes up from each report past the folder the curator named
+    (a folder of postmortems states its publisher once for every subfolder): up there a file in
+    a folder anyone may write (``/tmp/.pmparse.yaml``), one anyone may change, or one another
+    account owns would name the publisher of every card below it, or, broken, fail them all.
+    Such a file is passed over, as git passes over a repository another account owns.
+    """
+    try:
+        info, parent = path.stat(), path.parent.stat()
+    except OSError:
+        return None  # gone or unreadable: _read names the reason
+    if parent.st_mode & stat.S_IWOTH:
+        return "its folder is writable by every account"
+    if info.st_mode & stat.S_IWOTH:
+        return "it is writable by every account"
+    uid = getattr(os, "geteuid", lambda: None)()
+    if uid is not None and info.st_uid not in (uid, 0):
+        return "another account owns it"
+    return None
+
+
 def _read(path: Path) -> FolderSettings:
     """A folder's settings; a broken file is named in one line, with the line and the reason
     (PyYAML's and pydantic's own messages span several lines)."""
+    from pmparse.util import read_regular_file
     from pmparse.yaml_problems import syntax_problem, validation_summary
 
     expected = "expected a settings file with `organisation: NAME`"
+    raw = read_regular_file(path, SETTINGS_LIMIT)
+    if raw is None:
+        raise UsageError(f"{expected}, found one that is unreadable or larger than {SETTINGS_LIMIT // 1024} KiB",
+                         str(path))
     try:
-        text = path.read_text(encoding="utf-8")
+        text = raw.decode("utf-8")
         data = yaml.safe_load(text)
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
         raise UsageError(f"{expected}, found it unreadable ({exc})", str(path)) from exc
     except yaml.YAMLError as exc:
         raise UsageError(f"{expected}, found {syntax_problem(exc)}", str(path)) from exc

@@ -45,17 +45,25 @@ class BatchPublishers:
         if self.organisation:
             name, origin, confidence = self.organisation, "batch", 1.0
         else:
+            ignored: list[str] = []
             try:
-                found = publisher.folder_settings(task.location, self.settings)
+                found = publisher.folder_settings(task.location, self.settings, ignored)
             except UsageError as exc:
                 # a broken .pmparse.yaml fails the inputs under it (their publisher is the
                 # curator's to state, not ours to guess); the rest of the batch goes on
                 return dataclasses.replace(outcome, kind="failed", card_json=None, card=None, entries=(),
                                            error_kind="settings", message=str(exc))
+            outcome = self._note_ignored(outcome, ignored)
             if found is None or not found[0].organisation:
                 return self._from_reviewed(task, outcome)
             name, origin, confidence = found[0].organisation, "setting", 0.95
         return self._map(outcome, lambda card: publisher.with_organisation(card, name, origin, confidence))
+
+    def _note_ignored(self, outcome: Outcome, ignored: list[str]) -> Outcome:
+        """The outcome warning of each settings file passed over as someone else's (once a batch)."""
+        new = [note for note in ignored if note not in self.reported]
+        self.reported.update(new)
+        return dataclasses.replace(outcome, warnings=tuple(outcome.warnings) + tuple(new)) if new else outcome
 
     def _warn_if_broken(self, task: Task, outcome: Outcome) -> Outcome:
         """An unchanged input is not read again, but a broken settings file above it is still

@@ -16,6 +16,7 @@ import click
 from pmparse import __version__
 from pmparse.cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_SOME_FAILED, shown
 from pmparse.cli.common import fail_usage as _fail_usage
+from pmparse.cli.common import warn as _warn
 from pmparse.cli.site import export_command, site_command
 from pmparse.errors import PmparseError, UsageError
 
@@ -135,23 +136,24 @@ def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, base_model, 
 
     try:
         config = pipeline_config(model_dir=model_dir, rules_only=rules_only, taxonomy_path=taxonomy_path,
-                                 warn=lambda message: click.echo(f"warning: {shown(message)}", err=True),
+                                 warn=_warn,
                                  library_dir=library, base_model=base_model)
     except PmparseError as exc:
         _fail_usage(exc)
     if model_dir is None and config.model_dir and Path(config.model_dir).parent.parent == Path(library):
-        click.echo(f"using the library's own field model ({config.model_dir}); --base-model ignores it", err=True)
+        click.echo(shown(f"using the library's own field model ({config.model_dir}); --base-model ignores it",
+                         one_line=True), err=True)
     show = sys.stderr.isatty() if progress is None else progress
     bar = None
 
     def on_result(result) -> None:
         # results are printed as they come: the report keeps only counts, so memory stays flat
         for warning in result.warnings:
-            click.echo(shown(f"warning: {result.input}: {warning}"), err=True)
+            click.echo(shown(f"warning: {result.input}: {warning}", one_line=True), err=True)
         if result.status == "failed":
-            click.echo(shown(f"failed: {result.input}: {result.message}"), err=True)
+            click.echo(shown(f"failed: {result.input}: {result.message}", one_line=True), err=True)
         elif result.status == "skipped":
-            click.echo(shown(f"skipped: {result.input}: {result.message}"), err=True)
+            click.echo(shown(f"skipped: {result.input}: {result.message}", one_line=True), err=True)
         if bar is not None:
             bar.update(1)
 
@@ -194,11 +196,11 @@ def validate(library):
 
     try:
         checked, problems = validate_library(library,
-                                             warn=lambda message: click.echo(shown(f"warning: {message}"), err=True))
+                                             warn=_warn)
     except PmparseError as exc:
         _fail_usage(exc)
     for problem in problems:
-        click.echo(shown(problem))
+        click.echo(shown(problem, one_line=True))
     bad = len({p.file for p in problems})
     click.echo(f"{checked} records checked, {bad} invalid", err=True)
     sys.exit(EXIT_SOME_FAILED if problems else EXIT_OK)
@@ -234,13 +236,13 @@ def eval_command(gold_files, corpus, model_dir, rules_only, variants, report_pat
             from pmparse.nlp.pipeline import pipeline_config
 
             config = pipeline_config(model_dir=model_dir, rules_only=rules_only,
-                                     warn=lambda message: click.echo(f"warning: {message}", err=True))
+                                     warn=_warn)
             output, code = eval_text(
                 [Path(g) for g in gold_files] or None, corpus, config.model_dir, list(variants) or ["headed", "stripped"],
                 rounds, report_path, plot_path, check_floors, update_floors, allow_lower)
     except PmparseError as exc:
         _fail_usage(exc)
-    click.echo(output)
+    click.echo(shown(output))
     sys.exit(code)
 
 
@@ -278,7 +280,7 @@ def diff_command(paths, fmt, patch, color):
         if not report.has_changes and not report.errors:
             click.echo(nothing_pending(report, library=len(paths) == 1))
     for error in report.errors:
-        click.echo(shown(f"failed: {error}"), err=True)
+        click.echo(shown(f"failed: {error}", one_line=True), err=True)
     sys.exit(EXIT_SOME_FAILED if report.has_changes or report.errors else EXIT_OK)
 
 
@@ -321,9 +323,9 @@ def review(library, accept, reject, items, accept_all, records, reviewer, color,
     if not interactive:
         for outcome in report.outcomes:
             taken = f" {','.join(map(str, sorted(outcome.items)))}" if outcome.action == "items" else ""
-            click.echo(shown(f"{outcome.id}: {outcome.field}: {outcome.action}{taken}"))
+            click.echo(shown(f"{outcome.id}: {outcome.field}: {outcome.action}{taken}", one_line=True))
     for error in report.errors:
-        click.echo(shown(f"failed: {error}"), err=True)
+        click.echo(shown(f"failed: {error}", one_line=True), err=True)
     click.echo(
         f"{report.count('accept') + report.count('edit')} accepted ({report.count('edit')} edited), "
         f"{report.count('reject')} rejected, "
@@ -389,10 +391,10 @@ def train_categories_command(corpus, gold_files, output, taxonomy_path, label_fi
                                "--component-agreement, found them crossed"))
     if second_pass is not None or component_second_pass is not None:
         try:
-            click.echo(agreement_text(Path(second_pass or component_second_pass),
-                                     [Path(f) for f in (component_label_files if component_second_pass
-                                                        else label_files)] or None,
-                                     taxonomy_path, components=component_second_pass is not None))
+            click.echo(shown(agreement_text(Path(second_pass or component_second_pass),
+                                            [Path(f) for f in (component_label_files if component_second_pass
+                                                               else label_files)] or None,
+                                            taxonomy_path, components=component_second_pass is not None)))
         except PmparseError as exc:
             _fail_usage(exc)
         return
@@ -400,14 +402,14 @@ def train_categories_command(corpus, gold_files, output, taxonomy_path, label_fi
         text, notes, code = train_categories_text(
             output, corpus, [Path(g) for g in gold_files] or None, seed, taxonomy_path, not no_eval,
             [Path(f) for f in label_files] or None, check_floors, update_floors, allow_lower,
-            warn=lambda message: click.echo(f"warning: {message}", err=True),
+            warn=_warn,
             component_label_files=[Path(f) for f in component_label_files] or None, spans=not no_spans,
             cards=not no_cards, written=written, jobs=jobs)
     except PmparseError as exc:
         _fail_usage(exc)
-    click.echo(text)
+    click.echo(shown(text))
     for note in notes:
-        click.echo(note, err=True)
+        click.echo(shown(note, one_line=True), err=True)
     sys.exit(code)
 
 
@@ -484,22 +486,24 @@ def train_command(seed, out, corpus, loso, tune_settings, report_path, rounds, c
             output, code = run_library_command(library)
         except PmparseError as exc:
             _fail_usage(exc)
-        click.echo(output)
+        # its notes name the sources of records a person may have edited by hand
+        click.echo(shown(output))
         sys.exit(code)
     try:
         output, code = run_train_command(corpus, out, seed, loso, tune_settings, report_path, check_floors,
                                          update_floors, allow_lower, rounds,
-                                         progress=lambda message: click.echo(message, err=True), dataset=dataset,
+                                         progress=lambda message: click.echo(shown(message, one_line=True), err=True),
+                                         dataset=dataset,
                                          boilerplate=boilerplate, holdout=list(holdout), use_spans=spans,
                                          dev=list(dev),
-                                         warn=lambda message: click.echo(f"warning: {message}", err=True),
+                                         warn=_warn,
                                          labels=labels, calibrate=calibrate, calibration_path=calibration_path,
                                          written=written_weight if written else 0.0,
                                          heading_model=heading_model, heading_context=heading_context,
                                          document_context=document_context)
     except PmparseError as exc:
         _fail_usage(exc)
-    click.echo(output)
+    click.echo(shown(output))
     sys.exit(code)
 
 
@@ -522,12 +526,12 @@ def bench(size, corpus, repeat, json_path, workdir):
 
     try:
         report = run_bench(size=size, corpus=corpus, repeat=repeat, workdir=workdir,
-                           progress=lambda message: click.echo(f"measuring: {message}", err=True))
+                           progress=lambda message: click.echo(shown(f"measuring: {message}", one_line=True), err=True))
     except PmparseError as exc:
         _fail_usage(exc)
     if json_path:
         Path(json_path).write_text(report.to_json() + "\n", encoding="utf-8")
-    click.echo(report.table())
+    click.echo(shown(report.table()))
 
 
 @main.command()

@@ -32,9 +32,10 @@ def site_command(library, out, force):
     except PmparseError as exc:
         _fail_usage(exc)
     for problem in report.invalid:
-        click.echo(shown(f"invalid: {problem}"), err=True)
+        click.echo(shown(f"invalid: {problem}", one_line=True), err=True)
     for rel in report.refused:
-        click.echo(shown(f"warning: {out}: left alone, not a plain file inside the site: {rel}"), err=True)
+        click.echo(shown(f"warning: {out}: left alone, not a plain file inside the site: {rel}", one_line=True),
+                   err=True)
     click.echo(shown(f"{report.cards} cards, {report.rendered} pages rendered; {len(report.written)} files written, "
                f"{report.unchanged} unchanged, {len(report.removed)} removed: {out}/index.html"))
     sys.exit(EXIT_SOME_FAILED if report.invalid else EXIT_OK)
@@ -64,5 +65,5 @@ def export_command(library, fmt, output):
         # raw for a pipe or file; escaped on a terminal, where a record's control characters would act
         click.echo(shown(text) if sys.stdout.isatty() else text, nl=False)
     for error in errors:
-        click.echo(shown(f"invalid: {error}"), err=True)
+        click.echo(shown(f"invalid: {error}", one_line=True), err=True)
     sys.exit(EXIT_SOME_FAILED if errors else EXIT_OK)

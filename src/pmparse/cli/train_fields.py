@@ -6,6 +6,7 @@ import json
 import time
 from pathlib import Path
 
+from pmparse.cli.common import shown
 from pmparse.errors import UsageError
 from pmparse.evaluation.corpus import corpus_root
 from pmparse.nlp.components.classifier import MODEL_FILE
@@ -149,7 +150,8 @@ def run_library_command(library: str) -> tuple[str, int]:
 
     done = train_library(library)
     rows = done.rows
-    lines = list(rows.notes)
+    # a note names a record's source, one line each however the record spells it
+    lines = [shown(note, one_line=True) for note in rows.notes]
     taught = (f"{len(rows.docs)} reviewed record(s): {rows.count('field')} field units, {rows.count('none')} "
               f"units of no field, {rows.count('negative')} rejected")
     if done.adapted is None:

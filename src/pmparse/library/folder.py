@@ -10,7 +10,7 @@ from pmparse.errors import PmparseError, UsageError
 from pmparse.library.lock import write_lock
 
 #: A record file's name: its id and format.
-RECORD_FILE = re.compile(r"^IL-(\d{4})\.(yaml|yml|json)$")
+RECORD_FILE = re.compile(r"^IL-([0-9]{4})\.(yaml|yml|json)\Z")
 
 
 def looks_like_library(root: Path) -> bool:

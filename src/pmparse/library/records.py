@@ -17,7 +17,7 @@ from pmparse.card.schema import TEXT_FIELDS, Card
 from pmparse.errors import RecordError
 from pmparse.library import yaml_text
 from pmparse.locations import split_location
-from pmparse.util import sha256_text
+from pmparse.util import read_regular_file, sha256_text
 from pmparse.yaml_problems import line_of, syntax_error
 
 RecordFormat = Literal["yaml", "json"]
@@ -29,12 +29,82 @@ class DuplicateKeyError(yaml.constructor.ConstructorError):
     """A mapping of a record names one key twice (YAML readers keep the last, silently)."""
 
 
+class AliasBombError(yaml.constructor.ConstructorError):
+    """A record's aliases expand to more values than its text has characters, or refer to
+    themselves (a "billion laughs": a small file that becomes millions of values once read)."""
+
+
+def _expanded_size(root: yaml.Node) -> int | None:
+    """How many nodes ``root`` stands for with every alias written out, counted with each shared
+    node's size memoised (linear in the distinct nodes); None when a node contains itself.
+
+    Iterative, as the composer may hand over a value nested thousands of levels deep.
+    """
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            on_path.discard(key)
+            children = _children(node)
+            sizes[key] = 1 + sum(sizes[id(child)] for child in children)
+            continue
+        if key in sizes:
+            continue
+        if key in on_path:
+            return None
+        on_path.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in _children(node) if id(child) not in sizes)
+    return sizes[id(root)]
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+#: Where an anchor may start: a node's properties follow the start of the text, white space, a
+#: flow indicator or a flow mapping's colon (``{"a":&x [1]}``); an ``&`` anywhere else is text.
+#: (It may match text too: the check then runs for nothing.)
+_ANCHOR = re.compile(r"(?:^|[\s\[{,:])&")
+
+
 class _RecordLoader(_SAFE_LOADER):  # type: ignore[misc,valid-type]
-    """The safe loader, refusing a key given twice in one mapping.
+    """The safe loader, refusing a key given twice in one mapping and aliases that expand the
+    record past its own size.
 
     A second ``title:`` line a person adds above the first would otherwise be dropped without a
     word (the last one wins), and the record would read as pmparse's own, to be rewritten.
+
+    YAML shares an aliased value, but the card schema, the comparison and every writer walk it
+    once per reference: a 1.3 MB record of one list of 20,000 evidence stretches aliased by
+    20,000 items took over 7 GB before ``validate`` was stopped. Written out without aliases a
+    value takes at least a character, so a record whose expansion stays within its length costs
+    no more than that record written plainly; one that expands further is refused.
     """
+
+    def __init__(self, stream) -> None:  # noqa: ANN001 - PyYAML's signature
+        super().__init__(stream)
+        # without an anchor no value is shared, so nothing can expand: no walk (most records)
+        text = stream.decode("utf-8", "replace") if isinstance(stream, bytes) else stream
+        self._budget = len(stream) if isinstance(text, str) and _ANCHOR.search(text) else None
+
+    def construct_document(self, node):  # noqa: ANN001, ANN201 - PyYAML's signature
+        if self._budget is not None:
+            size = _expanded_size(node)
+            if size is None or size > self._budget:
+                raise AliasBombError(
+                    None, None, "expected a record whose aliases expand to at most one value per character "
+                    f"({self._budget}), found " + ("aliases that refer to themselves" if size is None
+                                                   else f"aliases that expand to {size} values"),
+                    node.start_mark)
+        return super().construct_document(node)
 
     def construct_mapping(self, node, deep=False):  # noqa: ANN001, ANN201 - PyYAML's signature
         first: dict = {}
@@ -368,7 +438,8 @@ def loads(text: str, fmt: RecordFormat, where: str) -> Card:
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         line, reason = syntax_error(exc)
         at = f" at line {line}" if line is not None else ""
-        found = "a key given twice" if isinstance(exc, DuplicateKeyError) else "a syntax error"
+        found = ("a key given twice" if isinstance(exc, DuplicateKeyError)
+                 else "aliases that expand it" if isinstance(exc, AliasBombError) else "a syntax error")
         raise RecordError(f"expected a {fmt.upper()} record, found {found}{at}: {reason}", where) from exc
     except ValueError as exc:  # a JSON key given twice (json names no line for it)
         raise RecordError(f"{exc}", where) from exc
@@ -470,10 +541,13 @@ def source_text_of(card: Card) -> str | None:
     """The text a card's offsets index, when it can be had unchanged."""
     if card.source.extracted_text is not None:
         return card.source.extracted_text
+    # an entry of a many-incident file indexes the whole file (its location names the entry); the
+    # record may name any path, so only a regular file of bounded size is read
+    data = read_regular_file(split_location(card.source.location)[0])
+    if data is None:
+        return None
     try:
-        # an entry of a many-incident file indexes the whole file (its location names the entry)
-        with open(split_location(card.source.location)[0], encoding="utf-8", newline="") as handle:
-            text = handle.read()
-    except (OSError, UnicodeDecodeError):
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
         return None
     return text if sha256_text(text) == card.source.sha256 else None

@@ -33,21 +33,21 @@ from pmparse import __version__
 from pmparse.errors import RecordError, UnsafePathError, UsageError
 from pmparse.locations import is_url, split_location
 from pmparse.library.records import source_text_of
-from pmparse.library.folder import library_root
+from pmparse.library.folder import RECORD_FILE, library_root
 from pmparse.library.store import Library
 from pmparse.paths import inside
 from pmparse.review.session import open_diff
 from pmparse.rules.taxonomy import load_taxonomy
 from pmparse.site import pages
 from pmparse.site.view import Anchors, field_views, invalid_summary, summary
-from pmparse.util import atomic_write, write_errors
+from pmparse.util import atomic_write, read_regular_file, write_errors
 
 MANIFEST = ".pmparse-site.json"
 
 #: Version of the manifest's format; another version is ignored (every page is rendered again).
 MANIFEST_VERSION = 2
 
-_RECORD = re.compile(r"^IL-(\d{4})\.(yaml|yml|json)$")
+_RECORD = RECORD_FILE  # the library's own test of a record's name
 
 ASSETS = ("site.css", "site.js", "favicon.svg")
 
@@ -106,11 +106,10 @@ def _bytes(path: Path) -> bytes:
 def _source_bytes(location: str | None) -> bytes:
     if not location or location == "-" or is_url(location):
         return b""
-    try:
-        # an entry of a many-incident file is read from the whole file, as its record's text is
-        return Path(split_location(location)[0]).read_bytes()
-    except (OSError, ValueError):
-        return b"\0missing"
+    # an entry of a many-incident file is read from the whole file, as its record's text is; a
+    # device, a FIFO or a huge file a record names counts as missing (never read)
+    data = read_regular_file(split_location(location)[0])
+    return b"\0missing" if data is None else data
 
 
 def record_files(root: Path) -> dict[str, Path]:

@@ -322,15 +322,19 @@ def train_library(library_dir: str | Path, weight: float = DEFAULT_WEIGHT, base_
     from pmparse.library.folder import library_root
     from pmparse.library.store import local_model_dir
     from pmparse.nlp.pipeline import DEFAULT_MODEL_DIR
+    from pmparse.paths import inside
     from pmparse.training.library_rows import library_rows
 
     root = library_root(library_dir)
     base_dir = Path(base_dir or DEFAULT_MODEL_DIR)
     found = library_rows(root)
-    folder = local_model_dir(root)
+    # a library from someone else may hold .pmparse/model -> elsewhere: the model's files are
+    # replaced (and a headings table removed) in that folder, so no part of it may be a link
+    folder = inside(root, local_model_dir(root).relative_to(root).as_posix())
     if found.count("field") < MIN_FIELD_ROWS:
         return LibraryTraining(found, None, folder)
     adapted = adapt(base_dir, found, weight, own_calibration, min_calibration_pairs)
     with write_lock(root):  # not while a convert reads the model it replaces
+        inside(root, folder.relative_to(root).as_posix())  # checked again just before the write
         size = save_adapted(adapted, folder, base_dir, weight)
     return LibraryTraining(found, adapted, folder, size)

@@ -141,3 +141,12 @@ def test_the_written_owner_wins_over_a_name_only_the_title_gives():
     # without the address the title's name stands, as before
     fact = find_organisation(text, title=(title, [span]))
     assert fact["value"] == "Quillon" and fact["origin"] == "title_subject"
+
+
+@pytest.mark.parametrize("location", ["https://[::1/x", "http://[zz]/a", "https://example.com:99999/a"])
+def test_an_address_that_does_not_parse_names_no_one(location):
+    # a location a record or a caller gives as an http(s) address is not always one urlsplit reads
+    assert address_names(location) == []
+    assert slug_name(location) is None
+    fact = find_organisation("# Outage\n\nThe disk filled up.\n", 0, location)
+    assert fact is None or fact.value

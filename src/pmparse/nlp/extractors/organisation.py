@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
-from urllib.parse import urlsplit
-
-from pmparse.locations import is_url
+from pmparse.locations import url_parts
 from pmparse.nlp.extractors.gazetteer import GAZETTEERS, Fact, Gazetteer, clear_gazetteers, inner_alias, load_gazetteer
 from pmparse.nlp.extractors.hosts import find_hosts
 from pmparse.nlp.extractors.organisation_words import refused
@@ -132,8 +130,8 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
     # account is often a project's, not the organisation's: jupyterhub for mybinder.org)
     guessed: Fact | None = None
     forge_guess = False  # the guess is a forge account's slug
-    if is_url(location):
-        parts = urlsplit(location)
+    parts = url_parts(location)
+    if parts is not None:
         host = (parts.hostname or "").lower()
         if on_forge(host):
             owner = next((p for p in parts.path.split("/") if p), None)

@@ -29,12 +29,11 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any, Sequence
-from urllib.parse import urlsplit
 
 import numpy as np
 
 from pmparse.errors import ModelError
-from pmparse.locations import is_url
+from pmparse.locations import url_parts
 from pmparse.nlp.extractors import organisation as rules
 from pmparse.nlp.extractors.organisation_words import refused
 from pmparse.nlp.extractors.report_voice import NOT_NAMES, speaks_as_publisher
@@ -188,9 +187,9 @@ def _origin(origin: str) -> str:
 
 def _url_candidates(gaz, location: str, add) -> None:
     """The source URL's owner: a known organisation's domain or forge account, or a guessed name."""
-    if not is_url(location):
+    parts = url_parts(location)
+    if parts is None:
         return
-    parts = urlsplit(location)
     host = (parts.hostname or "").lower()
     if on_forge(host):
         owner = next((p for p in parts.path.split("/") if p), None)

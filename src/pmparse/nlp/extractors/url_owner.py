@@ -24,9 +24,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from urllib.parse import urlsplit
 
-from pmparse.locations import is_url
+from pmparse.locations import url_parts
 
 #: Hosts of code forges: the first path segment of a URL there names the owner, the second its repository.
 FORGES = ("github.com", "gitlab.com", "bitbucket.org", "codeberg.org")
@@ -63,9 +62,9 @@ def _key(value: str) -> str:
 def address_names(location: str) -> list[tuple[str, str]]:
     """The names an address gives, as ``(kind, name)``: ``account`` and ``repository`` on a forge,
     ``host`` labels elsewhere (the top-level domain and generic labels left out)."""
-    if not is_url(location):
+    parts = url_parts(location)
+    if parts is None:
         return []
-    parts = urlsplit(location)
     host = (parts.hostname or "").lower()
     if on_forge(host):
         segments = [p for p in parts.path.split("/") if p]
