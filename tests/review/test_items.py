@@ -289,3 +289,29 @@ def test_ctrl_c_half_way_through_the_items_writes_nothing_of_the_field_and_exits
     assert result.exit_code == 130, result.output
     assert (root / "IL-0001.yaml").read_bytes() == before and proposed(root) == ["action_items"]
     assert load_rejections(Library.open(root), "IL-0001").rejected == []
+
+
+def test_item_numbers_one_of_several_records_lacks_are_refused_before_anything_is_written(lib):
+    root, _ = lib
+    # a second record, of another text, whose suggestion adds two items where IL-0001's adds three
+    other = TEXT + "\nWritten up by the platform team.\n"
+    source = root.parent / "other.md"
+    source.write_text(other, encoding="utf-8")
+
+    def second(items: list[dict]) -> Card:
+        data = card_data(card(source, items))
+        data["id"], data["source"]["sha256"] = "IL-0002", sha256_text(other)
+        return Card.model_validate(data)
+
+    assert store(Library.open(root), second([item(0)]), "yaml")[0] == "converted"
+    record = root / "IL-0002.yaml"
+    record.write_text(record.read_text(encoding="utf-8").replace("status: suggested", "status: reviewed"),
+                      encoding="utf-8")
+    assert store(Library.open(root), second([item(0), item(1), item(2)]), "yaml")[0] == "pending"
+    before = {path.name: path.read_bytes() for path in root.glob("IL-*.yaml")}
+    result = CliRunner().invoke(main, ["review", str(root), "--items", "action_items:1,3", "--reviewer", "ann"])
+    assert result.exit_code == 2 and "IL-0002: action_items: expected item numbers among 1-2, found 3" in result.output
+    # IL-0001 has a third change, but it was not decided alone before the usage error
+    assert {path.name: path.read_bytes() for path in root.glob("IL-*.yaml")} == before
+    assert proposed(root) == ["action_items", "action_items"]
+    assert load_rejections(Library.open(root), "IL-0001").rejected == []

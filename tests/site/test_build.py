@@ -324,3 +324,30 @@ def test_a_fact_set_by_hand_stays_shown_as_theirs_after_the_record_follows_an_am
     page = (tmp_path / "site" / "cards" / "IL-0002.html").read_text()
     section = page.split('id="field-organisation"')[1].split("</section>")[0]
     assert "set by hand (pmparse had GoCardless" in section and 'class="conf"' not in section
+
+
+def test_a_fact_kept_by_rejecting_a_new_reading_is_not_shown_as_set_by_hand_after_a_move(library, tmp_path):
+    from pmparse.card.schema import Card
+    from pmparse.library.records import card_data
+    from pmparse.nlp.pipeline import PipelineConfig
+    from pmparse.review.session import review
+
+    kept = Library.read(library / "IL-0002.yaml").organisation
+    source = Path(Library.read(library / "IL-0002.yaml").source.location)
+    with source.open("a", encoding="utf-8") as handle:
+        handle.write("\nAction items: Write the failover steps into the runbook.\n")
+    assert convert([str(source.parent)], library, config=PipelineConfig()).counts["pending"] == 1
+    # the new reading names another publisher; the curator turns it down and takes the rest
+    lib = Library.open(library)
+    data = card_data(lib.read_state("pending", "IL-0002"))
+    data["organisation"] = "Zorbq Payments"
+    lib.write_state("pending", Card.model_validate(data))
+    review(library, reject=["organisation"], accept_all=True, reviewer="bob")
+    record = Library.read(library / "IL-0002.yaml")
+    assert record.organisation == kept and record.source.sha256 == Library.open(library).read_state(
+        "base", "IL-0002").source.sha256
+    build_site(library, tmp_path / "site")
+    page = (tmp_path / "site" / "cards" / "IL-0002.html").read_text()
+    section = page.split('id="field-organisation"')[1].split("</section>")[0]
+    # pmparse's own earlier reading, kept: never a person's hand
+    assert "set by hand" not in section

@@ -364,12 +364,13 @@ def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), re
         try:
             # a full disk or a record name too long for it: one line naming the file, not a traceback
             with write_errors(root, "the reviewed records"):
-                return _review(library, records, ask, by, now, order)
+                return _review(library, records, ask, by, now, order, by_items)
         finally:
             library.save_index()  # the stamps of the bases a review settled
 
 
-def _review(library: Library, records, ask: Ask, by: str, now: Callable[[], str], order: str = "record") -> ReviewReport:
+def _review(library: Library, records, ask: Ask, by: str, now: Callable[[], str], order: str = "record",
+            by_items: dict[str, frozenset[int]] | None = None) -> ReviewReport:
     """The decisions of :func:`review`, with the library's write lock held."""
     ids = pending_ids(library)
     unknown = sorted(set(records) - set(ids))
@@ -377,6 +378,8 @@ def _review(library: Library, records, ask: Ask, by: str, now: Callable[[], str]
         raise UsageError(f"expected records with a pending suggestion, found none for {', '.join(unknown)}")
     if records:
         ids = [card_id for card_id in ids if card_id in set(records)]
+    if by_items:
+        _check_item_numbers(library, ids, by_items)
     report = ReviewReport()
     try:
         _decide_each(library, ids, ask, by, now, report, order)
@@ -387,6 +390,35 @@ def _review(library: Library, records, ask: Ask, by: str, now: Callable[[], str]
         report.still_pending.extend(card_id for card_id in ids if card_id not in counted
                                     and library.state_path("pending", card_id).is_file())
     return report
+
+
+def _check_item_numbers(library: Library, ids: list[str], by_items: dict[str, frozenset[int]]) -> None:
+    """Refuse ``--items`` numbers a record's field does not have before anything is written.
+
+    The numbers apply to the field in every record reviewed; checked only as each record came up,
+    a number one later record lacks stopped the review with a usage error after the earlier records
+    were already decided, and a script reading exit 2 as "nothing done" would be wrong. A record
+    that cannot be read is left to the review, which reports it.
+
+    Raises:
+        UsageError: a named number is not among a record's item changes of that field.
+    """
+    wrong = []
+    for card_id in ids:
+        try:
+            entry, suggestion = load_pending(library, card_id)
+            diff = open_diff(library, entry, suggestion)
+        except RecordError:
+            continue
+        for change in diff.changes:
+            if change.field in by_items:
+                numbers = {c.number for c in item_changes(change)}
+                extra = sorted(by_items[change.field] - numbers)
+                if extra:
+                    wrong.append(f"{card_id}: {change.field}: expected item numbers among 1-{len(numbers)}, "
+                                 f"found {', '.join(map(str, extra))}")
+    if wrong:
+        raise UsageError("; ".join(wrong) + " (nothing was written)")
 
 
 def _decide_each(library: Library, ids: list[str], ask: Ask, by: str, now: Callable[[], str],

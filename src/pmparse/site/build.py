@@ -30,12 +30,15 @@ from importlib import resources
 from pathlib import Path
 
 from pmparse import __version__
+from pmparse.card.schema import FACT_FIELDS, Card
 from pmparse.errors import RecordError, UnsafePathError, UsageError
 from pmparse.locations import is_url, split_location
-from pmparse.library.records import source_text_of
+from pmparse.library.records import card_data, source_text_of
 from pmparse.library.folder import RECORD_FILE, library_root
 from pmparse.library.store import Library
 from pmparse.paths import inside
+from pmparse.review.compare import value_hash
+from pmparse.review.rejections import load_rejections
 from pmparse.review.session import open_diff
 from pmparse.rules.taxonomy import load_taxonomy
 from pmparse.site import pages
@@ -184,8 +187,25 @@ def render_card(scanned: _Scanned, card_id: str, path: Path, names: dict[str, st
                 note = (note or "A newer suggestion waits for review.") + (
                     " It was made from an amended source text: its evidence indexes that text, not the one below.")
     base = scanned.states.read_state("base", card_id)
-    views = field_views(card, names, anchors, suggestion if changes else None, changes, text, base)
+    views = field_views(card, names, anchors, suggestion if changes else None, changes, text, base,
+                        _refused_facts(scanned.states, card_id, base))
     return summary(card, names, open_), pages.card_page(card, text, views, anchors, note), card.source.location
+
+
+def _refused_facts(states: Library, card_id: str, base: Card | None) -> frozenset[str]:
+    """The facts whose base value a person turned down in a review (a reject advances the base to
+    the suggestion refused): the record's value there is pmparse's earlier reading, kept, not a
+    value set by hand, also once the record followed an amended source and that reading's
+    evidence indexes the earlier text."""
+    if base is None:
+        return frozenset()
+    try:
+        memory = load_rejections(states, card_id)
+    except RecordError:
+        return frozenset()
+    data = card_data(base)
+    return frozenset(r.field for r in memory.rejected if r.decision == "rejected" and r.field in FACT_FIELDS
+                     and r.sha256 == base.source.sha256 and r.value_sha256 == value_hash(data[r.field]))
 
 
 class _Writer:

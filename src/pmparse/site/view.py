@@ -178,11 +178,12 @@ def _supported(card: Card, key: str, text: str, name: str, anchors: Anchors, pre
     return Shown(text, support.confidence, links, f"{detail}; {origin}" if detail else origin)
 
 
-def _set_by_hand(card: Card, name: str, base: Card | None) -> str | None:
+def _set_by_hand(card: Card, name: str, base: Card | None, refused: frozenset[str] = frozenset()) -> str | None:
     """What pmparse last wrote for fact ``name`` when a person changed its value in the record
     file by hand, leaving pmparse's support for that value under theirs (the value differs from
-    the base's, the support is the base's); else None."""
-    if base is None or getattr(base, name) == getattr(card, name):
+    the base's, the support is the base's); else None. ``refused`` names the facts whose base value
+    a person turned down in a review: the record's value there is pmparse's earlier reading, kept."""
+    if base is None or name in refused or getattr(base, name) == getattr(card, name):
         return None
     support = card.support.get(name)
     if support is None:
@@ -197,10 +198,12 @@ def _set_by_hand(card: Card, name: str, base: Card | None) -> str | None:
 
 
 def field_values(card: Card, name: str, names: dict[str, str], anchors: Anchors, pending: bool = False,
-                 text: str | None = None, base: Card | None = None) -> list[Shown]:
+                 text: str | None = None, base: Card | None = None,
+                 refused: frozenset[str] = frozenset()) -> list[Shown]:
     """What a page lists for one field of ``card`` (the record's, or a pending suggestion's);
     ``text``, the source text the record indexes, finds items a person reworded by hand, and
-    ``base``, what pmparse last wrote for the record, facts a person set by hand."""
+    ``base``, what pmparse last wrote for the record, facts a person set by hand (less the facts
+    ``refused``, whose base value a person turned down)."""
     prefix = "p-" if pending else "ev-"
     if name in TEXT_FIELDS:
         return _items(card, name, anchors, prefix, pending, text)
@@ -211,7 +214,7 @@ def field_values(card: Card, name: str, names: dict[str, str], anchors: Anchors,
     if value in (None, ""):
         return []
     shown = f"{value} minutes" if name == "duration_minutes" else str(value)
-    before = None if pending else _set_by_hand(card, name, base)
+    before = None if pending else _set_by_hand(card, name, base, refused)
     if before is not None:
         # pmparse's confidence and evidence were for the value it found, not the person's
         return [Shown(shown, None, [], f"set by hand (pmparse had {before}; the record's evidence and "
@@ -220,14 +223,15 @@ def field_values(card: Card, name: str, names: dict[str, str], anchors: Anchors,
 
 
 def field_views(card: Card, names: dict[str, str], anchors: Anchors, suggestion: Card | None,
-                changes: list[FieldChange], text: str | None = None, base: Card | None = None) -> list[FieldView]:
+                changes: list[FieldChange], text: str | None = None, base: Card | None = None,
+                refused: frozenset[str] = frozenset()) -> list[FieldView]:
     """Every field of a card page, in card order, each with its pending suggestion if any
     (``text``: the source text the record indexes, when it can be read; ``base``: what pmparse
-    last wrote for the record)."""
+    last wrote for the record; ``refused``: the facts whose base value a person turned down)."""
     pending = {change.field: change.kind for change in changes}
     views = []
     for name in FILLABLE:
-        view = FieldView(name, field_values(card, name, names, anchors, text=text, base=base))
+        view = FieldView(name, field_values(card, name, names, anchors, text=text, base=base, refused=refused))
         if suggestion is not None and name in pending:
             view.pending = field_values(suggestion, name, names, anchors, pending=True)
             view.kind = pending[name]

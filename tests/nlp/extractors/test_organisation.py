@@ -47,6 +47,14 @@ def test_a_providers_summary_of_a_service_event_is_the_providers():
     assert [_EVENT[s:e] for s, e in fact["evidence"]] == ["Amazon Kinesis"]
 
 
+def test_a_providers_summary_speaking_of_its_own_customers_is_still_the_providers():
+    # customers named by the provider's products, by no name, or by a region are the provider's
+    text = (_EVENT + "Some US-EAST-7 customers saw errors. Enterprise customers were told first. Amazon EC2 "
+            "customers and customers of Amazon S3 saw delays; many of our customers who rely on Amazon S3 retried.\n")
+    fact = find_organisation(text, title=(text.split("\n")[0], [(0, text.index("\n"))]))
+    assert fact["value"] == "Amazon Web Services" and fact["origin"] == "product"
+
+
 @pytest.mark.parametrize("title, body", [
     # a customer's title says "our"
     ("Summary of the Amazon Kinesis event that stalled our builds",
@@ -55,6 +63,15 @@ def test_a_providers_summary_of_a_service_event_is_the_providers():
     ("Summary of the Amazon Kinesis Service Event", "The queue failed. AWS fixed Amazon EC2 later."),
     # the provider is named once only
     ("Summary of the Amazon Kinesis Service Event", "Customers saw errors for an hour."),
+    # a customer's own account of a provider's outage: its system runs on the provider's
+    ("Root Cause Analysis: AWS us-east-1 Service Disruption",
+     "On 4 May 2031 AWS had a service disruption in one region. Our checkout API runs on Amazon EC2 and "
+     "Amazon S3, so customers could not pay for forty minutes. We moved traffic to another region."),
+    # the customers it speaks of are another organisation's
+    ("Post Incident Review - Cloudflare service disruption impact on Brindlewick",
+     "Brindlewick customers saw errors while Cloudflare was down. Cloudflare Workers failed and Cloudflare DNS too."),
+    ("Summary of the AWS Service Event and how it reached the shop",
+     "For an hour customers of Fenwick Shop could not log in while AWS was impaired. Amazon EC2 instances stopped."),
 ])
 def test_a_summary_title_alone_does_not_name_the_provider(title, body):
     text = title + "\n\n" + body + "\n"

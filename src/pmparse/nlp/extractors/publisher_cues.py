@@ -23,6 +23,7 @@ import functools
 import re
 
 from pmparse.nlp.extractors.gazetteer import Fact, Gazetteer
+from pmparse.nlp.extractors.report_voice import NOT_NAMES
 
 #: A capitalised name of one to four words ("Zorbq Speech Service").
 _PRODUCT = re.compile(r"(?<![\w.@/-])([A-Z][\w.+-]*[\w+](?:\s[A-Z][\w.+-]*[\w+]){1,3})(?![\w-])")
@@ -105,6 +106,39 @@ def provider_speaks(gaz: Gazetteer, text: str, body_start: int, title: tuple[str
     return None
 
 
+#: Customers named as an organisation's ("Brindlewick customers", "customers of Brindlewick").
+_WHOSE_CUSTOMERS = re.compile(r"(?<![\w.-])([A-Z][\w.&'-]*(?:\s[A-Z][\w.&'-]*){0,2})\s+customers\b"
+                              r"|\bcustomers\s+of\s+([A-Z][\w.&'-]*(?:\s[A-Z][\w.&'-]*){0,2})")
+#: Capitalised words before "customers" that name no organisation (a sentence's first word).
+_NOT_WHOSE = {"affected", "impacted", "many", "most", "few", "several", "other", "these", "those", "such", "your",
+              "their", "any", "new", "existing", "enterprise", "business", "premium", "free", "paying", "paid",
+              "retail", "individual", "corporate", "government", "end", "internal", "external", "downstream"}
+#: A writer's own system said to run on another's ("our checkout API runs on ..."), the subject not
+#: the writer's customers (a provider writes "our customers who rely on ...").
+_OWN_USE = (r"\b(?:[Oo]ur|[Ww]e)\b(?:(?!customer)[^.\n]){0,60}?\b(?:runs?|running|ran|hosted|hosts?|built|"
+            r"depends?|depended|relies|rely|relied)\s+(?:on|in|with)\s+(?:the\s+)?")
+
+
+def _customer_of(window: str, names: list[str]) -> bool:
+    """True when a body that names a provider's products reads as one of its customers' reports:
+    the customers it speaks of are another organisation's ("Brindlewick customers could not log
+    in"), or the writer's own system runs on the provider ("our checkout API runs on Amazon EC2").
+    A provider's title alone ("Root Cause Analysis: ... Service Disruption") does not tell the two
+    apart."""
+    own = {name.lower() for name in names}
+    for match in _WHOSE_CUSTOMERS.finditer(window):
+        whose = match.group(1) or match.group(2)
+        first, lowered = whose.split()[0], whose.lower()
+        # "Amazon EC2 customers" and "affected AWS Lambda customers" are the provider's; "Some
+        # customers", "Enterprise customers" and "US-EAST-1 customers" name nobody
+        if (first in NOT_NAMES or first.lower() in _NOT_WHOSE or any(c.isdigit() for c in whose)
+                or any(name in lowered or lowered in name for name in own)):
+            continue
+        return True
+    used = "|".join(re.escape(name) for name in names)
+    return re.search(_OWN_USE + r"(?:" + used + r")(?!\w)", window) is not None
+
+
 def event_summary(gaz: Gazetteer, text: str, body_start: int, title: tuple[str, list] | None) -> Fact | None:
     """The provider whose account of an event this is: a title calling the text a summary of a
     service event and naming a product or name of one provider of the table, the title not in the
@@ -133,7 +167,7 @@ def event_summary(gaz: Gazetteer, text: str, body_start: int, title: tuple[str, 
         if found is None:
             continue
         said = re.compile(r"(?<![\w.-])(?:" + "|".join(re.escape(n) for n in names) + r")(?!\w)")
-        if len(said.findall(window)) < 2:
+        if len(said.findall(window)) < 2 or _customer_of(window, names):
             continue
         evidence = [(spans[0][0] + found.start(), spans[0][0] + found.end())] if spans else []
         return {"value": entry.name, "evidence": evidence, "confidence": 0.75, "origin": "product"}
