@@ -1,6 +1,6 @@
 """``python -m pmparse``: the same as the ``pmparse`` command."""
 
-from pmparse.cli import main
+from pmparse.cli import run
 
 if __name__ == "__main__":
-    main()
+    run()

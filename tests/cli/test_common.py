@@ -237,13 +237,35 @@ def test_ctrl_c_while_a_finished_review_ends_is_not_a_death_by_signal(tmp_path):
              "    def __del__(self):\n"
              "        os.kill(os.getpid(), signal.SIGINT)\n"
              "builtins._late = Late()\n"
-             "from pmparse.cli import main\n"
+             "from pmparse.cli import run\n"
              f"sys.argv = ['pmparse', 'review', {str(lib)!r}, '--no-color']\n"
-             "main()\n")
+             "run()\n")
     done = subprocess.run([sys.executable, "-c", child], input="y\ny\n", capture_output=True, text=True,
                           timeout=120, env={**__import__("os").environ, "PYTHONPATH": str(REPO / "src")})
     assert done.returncode == 0, (done.returncode, done.stderr[-1000:])
     assert "2 accepted (0 edited), 0 rejected, 0 skipped; 0 record(s) still pending" in done.stderr
+
+
+def test_a_command_run_inside_another_program_leaves_its_exit_signal_handling_alone(tmp_path):
+    import subprocess
+    import sys
+
+    from tests.helpers import REPO
+
+    # the host calls the CLI in its own process, then its own exit handler starts a child: the
+    # child must not inherit ignored stop signals from pmparse
+    child = ("import atexit, subprocess, sys\n"
+             "from click.testing import CliRunner\n"
+             "from pmparse.cli import main\n"
+             "def later():\n"
+             "    out = subprocess.run(['grep', 'SigIgn', '/proc/self/status'], capture_output=True, text=True)\n"
+             "    print(out.stdout.strip(), flush=True)\n"
+             "atexit.register(later)\n"
+             "assert CliRunner().invoke(main, ['validate', '--help']).exit_code == 0\n")
+    done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=120,
+                          env={**__import__("os").environ, "PYTHONPATH": str(REPO / "src")})
+    ignored = int(done.stdout.split()[-1], 16)
+    assert ignored & (1 << (2 - 1)) == 0 and ignored & (1 << (15 - 1)) == 0, done.stdout  # SIGINT, SIGTERM
 
 
 def test_train_library_notes_show_a_hand_edited_source_escaped(tmp_path):

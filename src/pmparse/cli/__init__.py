@@ -29,9 +29,10 @@ def _quiet_teardown() -> None:
 
     While Python tears itself down it puts the default disposition back, so a Ctrl-C in that
     window (a review that has just written its last record and printed its summary) killed the
-    process: exit -2, no code of ours. An ignored signal stays ignored through the teardown. The
-    hook runs at the process's end only (atexit), so a command run inside another program keeps
-    that program's handlers while it runs.
+    process: exit -2, no code of ours. An ignored signal stays ignored through the teardown.
+    Registered only by :func:`run`, the ``pmparse`` command's own entry point: a program that
+    calls :data:`main` in its process (click's CliRunner, ``main(standalone_mode=False)``) keeps
+    its own signal handling in its own exit handlers and the children they start.
     """
     global _TEARDOWN_QUIET
     if _TEARDOWN_QUIET:
@@ -61,7 +62,6 @@ class _WholeHelpGroup(click.Group):
                 formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context):
-        _quiet_teardown()
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
@@ -547,4 +547,11 @@ main.add_command(export_command)
 
 
 if __name__ == "__main__":  # pragma: no cover
+    main()
+
+
+def run() -> None:
+    """The ``pmparse`` command (its console script and ``python -m pmparse``): :data:`main`, with
+    the stop signals ignored while the finished process tears down (:func:`_quiet_teardown`)."""
+    _quiet_teardown()
     main()
