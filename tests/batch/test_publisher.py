@@ -15,6 +15,9 @@ _NAMED = ("# Queue stalled on {day}\n\n## Summary\n\nAt Zorbq Labs, we saw the j
 _UNNAMED = ("# Builds slow\n\n## Summary\n\nBuilds were slow for an hour on 2031-04-02 because the cache "
             "filled up.\n\n## Root cause\n\nThe cache had no eviction.\n")
 
+#: What the warning about a settings file passed over tells the curator to do.
+_REMEDY = " (make it yours and not writable by others, or give the publisher with --organisation)"
+
 
 def _cards(library):
     return {entry.card.source.location.rsplit("/", 1)[-1]: entry.card for entry in Library.open(library).entries.values()}
@@ -226,7 +229,7 @@ def test_a_settings_file_anyone_could_have_written_is_passed_over_with_a_warning
     assert report.counts["failed"] == 0
     assert {c.organisation for c in _cards(tmp_path / "lib").values()} != {"Planted Inc"}
     assert [w for w in warned if ".pmparse.yaml" in w] == [
-        f"{shared / '.pmparse.yaml'}: ignored, its folder is writable by every account"]
+        f"{shared / '.pmparse.yaml'}: ignored, its folder is writable by every account" + _REMEDY]
     # broken, it fails nothing; the curator's own file nearer the reports still names the publisher
     (shared / ".pmparse.yaml").write_text("organization: [\n", encoding="utf-8")
     (shared / "team" / ".pmparse.yaml").write_text("organisation: Acme Rockets\n", encoding="utf-8")
@@ -242,14 +245,14 @@ def test_a_settings_file_writable_by_anyone_or_another_accounts_is_passed_over(t
     (tmp_path / ".pmparse.yaml").chmod(0o666)
     ignored: list[str] = []
     assert folder_settings(str(tmp_path / "a.md"), ignored=ignored) is None
-    assert ignored == [f"{tmp_path / '.pmparse.yaml'}: ignored, it is writable by every account"]
+    assert ignored == [f"{tmp_path / '.pmparse.yaml'}: ignored, it is writable by every account" + _REMEDY]
     (tmp_path / ".pmparse.yaml").chmod(0o644)
     assert folder_settings(str(tmp_path / "a.md"))[0].organisation == "Planted Inc"
     if os.geteuid() == 0:  # only root can give a file away
         os.chown(tmp_path / ".pmparse.yaml", 65534, 65534)
         ignored.clear()
         assert folder_settings(str(tmp_path / "a.md"), ignored=ignored) is None
-        assert ignored == [f"{tmp_path / '.pmparse.yaml'}: ignored, another account owns it"]
+        assert ignored == [f"{tmp_path / '.pmparse.yaml'}: ignored, another account owns it" + _REMEDY]
 
 
 def test_a_settings_file_too_large_is_refused_unread(tmp_path):

@@ -96,7 +96,8 @@ def folder_settings(location: str, cache: dict[str, FolderSettings | UsageError 
             raise found.with_traceback(None)  # the same error each time, not a growing traceback
         if isinstance(found, str):
             if ignored is not None:
-                ignored.append(f"{key}: ignored, {found}")
+                ignored.append(f"{key}: ignored, {found} (make it yours and not writable by others, "
+                               "or give the publisher with --organisation)")
         elif found is not None:
             return found, key
         if folder.parent == folder:
