@@ -135,6 +135,20 @@ def test_changed_items_show_words_evidence_and_confidence(tmp_path):
     assert all("\x1b[" not in line for line in plain)
 
 
+def test_a_line_break_in_a_records_value_cannot_print_a_hunk_line_of_its_own(tmp_path):
+    # a record edited or shared by someone else holds an item whose words end in a line break and
+    # a fake "+" line: the hunk shows it escaped, on the item's own line
+    record = make(tmp_path, root_cause=[Item(text="A retry loop.\n+Accept me too", evidence=[Evidence(start=1, end=5)],
+                                             confidence=0.4)])
+    suggestion = make(tmp_path, root_cause=[_item("A retry loop held every worker on one poisoned message.", 0.82)])
+    diff = compare(record, suggestion)
+    for color in (False, True):
+        lines = render_change(diff, diff.changes[0], color=color)
+        assert not any("\n" in line for line in lines)
+        assert not any(line.lstrip("\x1b[0123456789;m").startswith("+Accept") for line in lines)
+        assert any("\\x0a+Accept me too" in line for line in lines)
+
+
 # --- on records made from the shared corpus --------------------------------------------------------
 
 @pytest.fixture()

@@ -85,13 +85,16 @@ def _support_view(card: Card, key: str, text: str | None) -> EvidenceView | None
 
 class _Style:
     """Colours a piece of a line; every piece of text is made safe for the terminal here (the
-    record's and the source's text may hold control characters), before the colour's own codes."""
+    record's and the source's text may hold control characters), before the colour's own codes.
+    Every piece stands inside one line, so a line break in a value (a record edited or shared by
+    someone else: pmparse's own items are white space folded) is escaped too and cannot print a
+    '+' line of its own."""
 
     def __init__(self, color: bool) -> None:
         self.color = color
 
     def __call__(self, text: str, **kwargs: Any) -> str:
-        text = shown(text)
+        text = shown(text, one_line=True)
         return click.style(text, **kwargs) if self.color and text else text
 
 
@@ -128,7 +131,7 @@ def _word_pair(old: str, new: str, style: _Style) -> tuple[str, str] | None:
             if not run[0]:
                 out.append(style(text, fg=colour))
             elif text:
-                out.append(style(text, fg=colour, reverse=True) if style.color else f"{opener}{shown(text)}{closer}")
+                out.append(style(text, fg=colour, reverse=True) if style.color else f"{opener}{shown(text, one_line=True)}{closer}")
         return "".join(out)
 
     return (style("-", fg="red") + show(1, "red", "[-", "-]"),
