@@ -315,3 +315,21 @@ def test_item_numbers_one_of_several_records_lacks_are_refused_before_anything_i
     assert {path.name: path.read_bytes() for path in root.glob("IL-*.yaml")} == before
     assert proposed(root) == ["action_items", "action_items"]
     assert load_rejections(Library.open(root), "IL-0001").rejected == []
+
+
+def test_items_of_a_field_whose_words_stay_are_refused_with_what_to_do_instead(tmp_path):
+    # the suggestion says the record's item in the same words, at other offsets: nothing to take
+    # item by item (the review's answer would be y or n)
+    source = tmp_path / "outage.md"
+    source.write_text(TEXT, encoding="utf-8")
+    root = tmp_path / "lib"
+    assert store(Library(root), card(source, [item(0)]), "yaml")[0] == "converted"
+    record = root / "IL-0001.yaml"
+    record.write_text(record.read_text(encoding="utf-8").replace("status: suggested", "status: reviewed"),
+                      encoding="utf-8")
+    moved = {**item(0), "evidence": [{"start": 0, "end": 12}]}
+    assert store(Library.open(root), card(source, [moved]), "yaml")[0] == "pending"
+    result = CliRunner().invoke(main, ["review", str(root), "--items", "action_items:1"])
+    assert result.exit_code == 2
+    assert "found only its evidence or confidences changing (decide it with --accept or --reject)" in result.output
+    assert "among 1-0" not in result.output

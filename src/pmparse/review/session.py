@@ -415,10 +415,18 @@ def _check_item_numbers(library: Library, ids: list[str], by_items: dict[str, fr
                 numbers = {c.number for c in item_changes(change)}
                 extra = sorted(by_items[change.field] - numbers)
                 if extra:
-                    wrong.append(f"{card_id}: {change.field}: expected item numbers among 1-{len(numbers)}, "
-                                 f"found {', '.join(map(str, extra))}")
+                    wrong.append(f"{card_id}: {change.field}: {_expected_numbers(numbers, extra)}")
     if wrong:
         raise UsageError("; ".join(wrong) + " (nothing was written)")
+
+
+def _expected_numbers(numbers: set[int], extra: list[int]) -> str:
+    """Why ``--items`` cannot take the numbers ``extra`` of a field whose item changes are
+    ``numbers`` (none: only its evidence or confidences change, a decision for --accept or --reject)."""
+    if not numbers:
+        return "expected a field whose items change, found only its evidence or confidences changing " \
+               "(decide it with --accept or --reject)"
+    return f"expected item numbers among 1-{len(numbers)}, found {', '.join(map(str, extra))}"
 
 
 def _decide_each(library: Library, ids: list[str], ask: Ask, by: str, now: Callable[[], str],
@@ -510,8 +518,8 @@ def _ask_one(library: Library, plan, change: FieldChange, ask: Ask, position: in
     if decision.action == "items":
         numbers = {c.number for c in item_changes(change)}
         if set(decision.items) - numbers:
-            raise UsageError(f"{card_id}: {change.field}: expected item numbers among 1-{len(numbers)}, "
-                             f"found {', '.join(map(str, sorted(set(decision.items) - numbers)))}")
+            raise UsageError(f"{card_id}: {change.field}: "
+                             f"{_expected_numbers(numbers, sorted(set(decision.items) - numbers))}")
         if numbers <= decision.items or not decision.items & numbers:
             # every change taken is the whole suggestion, none taken is a reject: the same records
             # and memories as y and n
