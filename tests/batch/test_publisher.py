@@ -255,6 +255,35 @@ def test_a_settings_file_writable_by_anyone_or_another_accounts_is_passed_over(t
         assert ignored == [f"{tmp_path / '.pmparse.yaml'}: ignored, another account owns it" + _REMEDY]
 
 
+def test_another_accounts_settings_file_in_a_folder_the_curator_named_is_taken(tmp_path):
+    import os
+
+    team = tmp_path / "team"
+    _write(team / "2031", 0, 1)
+    (team / ".pmparse.yaml").write_text("organisation: Acme Rockets\n", encoding="utf-8")
+    location = str(team / "2031" / "a.md")
+    # named as an input (or a folder above it named): the curator chose this folder's reports
+    assert folder_settings(location, named={str(team)})[0].organisation == "Acme Rockets"
+    if os.geteuid() != 0:
+        pytest.skip("only root can give a file to another account")
+    os.chown(team / ".pmparse.yaml", 65534, 65534)  # a colleague wrote it in the team's folder
+    assert folder_settings(location, named={str(team)})[0].organisation == "Acme Rockets"
+    assert folder_settings(location, named={str(tmp_path)})[0].organisation == "Acme Rockets"
+    # a folder below it named: the file is above what the curator chose
+    ignored: list[str] = []
+    assert folder_settings(location, ignored=ignored, named={str(team / "2031")}) is None
+    assert ignored == [f"{team / '.pmparse.yaml'}: ignored, another account owns it" + _REMEDY]
+    # a name that only starts like the folder's is not below it
+    assert folder_settings(location, named={str(team) + "-old"}) is None
+    # writable by everyone, it is passed over even in a named folder
+    (team / ".pmparse.yaml").chmod(0o666)
+    assert folder_settings(location, named={str(team)}) is None
+    # through convert: the folder given on the command line is the named one
+    (team / ".pmparse.yaml").chmod(0o644)
+    convert([str(team)], tmp_path / "lib")
+    assert {c.organisation for c in _cards(tmp_path / "lib").values()} == {"Acme Rockets"}
+
+
 def test_a_settings_file_too_large_is_refused_unread(tmp_path):
     (tmp_path / ".pmparse.yaml").write_text("organisation: Acme\n" + "#" * (1 << 20) + "\n", encoding="utf-8")
     with pytest.raises(UsageError, match="larger than 64 KiB"):

@@ -422,6 +422,14 @@ def convert(
             remove_if_unused(library_path)
 
 
+def _noting_folders(inputs: Iterable[str], named: set[str]) -> Iterator[str]:
+    """``inputs`` as they come, each one that is a folder added to ``named`` (absolute) first."""
+    for item in inputs:
+        if item != "-" and not is_url(item) and os.path.isdir(item):
+            named.add(os.path.abspath(item))
+        yield item
+
+
 def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, on_result, jobs, errors_path,
                     keep_results, url_base, timeout, exclude, all_files, fetch, isolate, organisation) -> ConvertReport:
     with write_lock(library_path):  # held until the batch ends: one writer per library
@@ -430,7 +438,9 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
         remove_temporaries(library.root)  # what a killed run left half written
         report = ConvertReport(keep_results=keep_results)
         entries = _entry_index(library)
-        tasks = _tasks(library, inputs, max_bytes, force, stdin, url_base, tuple(exclude), all_files, fetch, entries)
+        named: set[str] = set()  # the folders named as inputs: their settings files are the curator's choice
+        tasks = _tasks(library, _noting_folders(inputs, named), max_bytes, force, stdin, url_base, tuple(exclude),
+                       all_files, fetch, entries)
         # a pool costs start-up time: only worth it for more than one input
         head = list(itertools.islice(tasks, 2))
         tasks = itertools.chain(head, tasks)
@@ -452,7 +462,8 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
                             runner = InProcess(config, max_bytes, timeout)
                     interrupts.check()
                     report.jobs, report.startup_seconds = runner.jobs, time.perf_counter() - started
-                    publishers = BatchPublishers(organisation, None if organisation else publisher.ReviewedCards(library))
+                    publishers = BatchPublishers(organisation, None if organisation else publisher.ReviewedCards(library),
+                                                 named)
 
                     def emit(task: Task, outcome: Outcome) -> None:
                         # the record and the count of it together: a Ctrl-C between the two left a

@@ -65,12 +65,16 @@ class FolderSettings(BaseModel):
 
 
 def folder_settings(location: str, cache: dict[str, FolderSettings | UsageError | str | None] | None = None,
-                    ignored: list[str] | None = None) -> tuple[FolderSettings, str] | None:
+                    ignored: list[str] | None = None, named: set[str] | frozenset[str] = frozenset()
+                    ) -> tuple[FolderSettings, str] | None:
     """The nearest ``.pmparse.yaml`` above a source file, with its path; None when there is none.
     ``cache`` keeps each file's reading, a broken one's error too (read once a batch).
 
     A settings file anyone else could have written is passed over (:func:`untrusted`), and the
-    search goes on above it; ``ignored`` gets a line naming each one passed over.
+    search goes on above it; ``ignored`` gets a line naming each one passed over. In a folder the
+    curator named as an input, or below one (``named``: absolute paths), a file another account
+    owns is taken: the curator chose that folder's reports, a team's shared folder among them; one
+    anyone may write is still passed over.
 
     Raises:
         UsageError: the nearest settings file is unreadable or invalid.
@@ -82,16 +86,18 @@ def folder_settings(location: str, cache: dict[str, FolderSettings | UsageError 
     for _ in range(SETTINGS_DEPTH):
         path = folder / SETTINGS_FILE
         key = str(path)
-        if key not in cache:
+        chosen = any(key.startswith(root.rstrip(os.sep) + os.sep) for root in named)
+        slot = f"{key}\0chosen" if chosen else key  # the same file may be taken below a named folder only
+        if slot not in cache:
             try:
                 if not path.is_file():
-                    cache[key] = None
+                    cache[slot] = None
                 else:
-                    reason = untrusted(path)
-                    cache[key] = reason if reason is not None else _read(path)
+                    reason = untrusted(path, owner=not chosen)
+                    cache[slot] = reason if reason is not None else _read(path)
             except UsageError as exc:
-                cache[key] = exc
-        found = cache[key]
+                cache[slot] = exc
+        found = cache[slot]
         if isinstance(found, UsageError):
             raise found.with_traceback(None)  # the same error each time, not a growing traceback
         if isinstance(found, str):
@@ -106,8 +112,9 @@ def folder_settings(location: str, cache: dict[str, FolderSettings | UsageError 
     return None
 
 
-def untrusted(path: Path) -> str | None:
-    """Why a settings file may be someone else's word rather than the curator's, or None.
+def untrusted(path: Path, owner: bool = True) -> str | None:
+    """Why a settings file may be someone else's word rather than the curator's, or None
+    (``owner``: whether another account's file counts as someone else's word).
 
     The search for a settings file goes up from each report past the folder the curator named
     (a folder of postmortems states its publisher once for every subfolder): up there a file in
@@ -124,7 +131,7 @@ def untrusted(path: Path) -> str | None:
     if info.st_mode & stat.S_IWOTH:
         return "it is writable by every account"
     uid = getattr(os, "geteuid", lambda: None)()
-    if uid is not None and info.st_uid not in (uid, 0):
+    if owner and uid is not None and info.st_uid not in (uid, 0):
         return "another account owns it"
     return None
 

@@ -18,8 +18,11 @@ class BatchPublishers:
     cards of each folder, and each folder's consensus offered to its cards naming none
     (:mod:`pmparse.batch.publisher`)."""
 
-    def __init__(self, organisation: str | None, reviewed: publisher.ReviewedCards | None = None) -> None:
+    def __init__(self, organisation: str | None, reviewed: publisher.ReviewedCards | None = None,
+                 named: set[str] | None = None) -> None:
         self.organisation = organisation
+        # the folders the curator named as inputs (absolute), filled as the inputs are read
+        self.named = named if named is not None else set()
         self.settings: dict = {}
         self.reported: set[str] = set()  # broken settings files already named in this batch
         self.consensus = publisher.Consensus()
@@ -47,7 +50,7 @@ class BatchPublishers:
         else:
             ignored: list[str] = []
             try:
-                found = publisher.folder_settings(task.location, self.settings, ignored)
+                found = publisher.folder_settings(task.location, self.settings, ignored, self.named)
             except UsageError as exc:
                 # a broken .pmparse.yaml fails the inputs under it (their publisher is the
                 # curator's to state, not ours to guess); the rest of the batch goes on
@@ -69,7 +72,7 @@ class BatchPublishers:
         """An unchanged input is not read again, but a broken settings file above it is still
         named (once a batch): the curator who just wrote it would otherwise hear nothing."""
         try:
-            publisher.folder_settings(task.location, self.settings)
+            publisher.folder_settings(task.location, self.settings, named=self.named)
         except UsageError as exc:
             if str(exc) not in self.reported:
                 self.reported.add(str(exc))
