@@ -24,7 +24,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -50,7 +49,6 @@ MANIFEST = ".pmparse-site.json"
 #: Version of the manifest's format; another version is ignored (every page is rendered again).
 MANIFEST_VERSION = 2
 
-_RECORD = RECORD_FILE  # the library's own test of a record's name
 
 ASSETS = ("site.css", "site.js", "favicon.svg")
 
@@ -119,7 +117,7 @@ def record_files(root: Path) -> dict[str, Path]:
     """The record file of each id, as :meth:`Library.scan` picks them (sorted names, the last wins)."""
     found: dict[str, Path] = {}
     for path in sorted(root.iterdir()):
-        match = _RECORD.match(path.name)
+        match = RECORD_FILE.match(path.name)
         if match and path.is_file():
             found[f"IL-{match.group(1)}"] = path
     return found

@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pmparse.nlp.extractors import hosts, publisher_cues
-from pmparse.nlp.extractors.organisation import load_gazetteer, clear_gazetteers, find_organisation, inner_alias
+from pmparse.nlp.extractors.gazetteer import clear_gazetteers, inner_alias, load_gazetteer
+from pmparse.nlp.extractors.organisation import find_organisation
 from pmparse.rules.taxonomy import OrganisationsFile
 
 

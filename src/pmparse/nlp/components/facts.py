@@ -22,12 +22,10 @@ from spacy.tokens import Doc
 from pmparse.nlp.extractors import clock, dates, durations
 
 # the organisation and title rules live in extractors; their names stay importable from here
+from pmparse.nlp.extractors.gazetteer import GAZETTEERS, clear_gazetteers, load_gazetteer  # noqa: F401
 from pmparse.nlp.extractors.organisation import (  # noqa: F401
-    GAZETTEERS,
     NAME_PATTERN,
     SELF_PATTERNS,
-    load_gazetteer,
-    clear_gazetteers,
     find_organisation,
     name_from_host,
 )

@@ -32,8 +32,6 @@ _ATTRIBUTES = re.compile(r"^[ \t]*\{:[^}\n]*\}[ \t]*$")
 _TIME_NOTE = re.compile(r"\(?(?i:all\s+)?(?i:times?|timestamps?)(?:\s+(?i:are|shown|listed|given|reported))*"
                         r"\s+(?:(?i:in|as)\s+)?(?:[A-Z]{2,5}|UTC\s*[+-]\s*\d{1,2}(?::?\d{2})?)"
                         r"(?:\s*[,;]?\s*(?i:and\s+)?(?i:approximate|approx\.|roughly))?[.:]?\)?")
-#: A table's rule line: pipes, dashes and colons (each optional pipe carries its own blanks).
-_RULE_LINE = re.compile(r"[ \t]*(?:\|[ \t]*)?:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*(?:\|[ \t]*)?$", re.MULTILINE)
 _HRULE = re.compile(r"^[ \t]{0,3}([-*_])([ \t]*\1){2,}[ \t]*$")
 _TIMESTAMP = re.compile(
     r"^[ \t]*(?:\*\*)?(?:\d{4}-\d{2}-\d{2}[ T]?)?\d{1,2}:\d{2}(?::\d{2})?\b|^[ \t]*(?:\*\*)?\d{4}-\d{2}-\d{2}\b"
@@ -293,11 +291,11 @@ def says_nothing(text: str, start: int, end: int) -> bool:
     if _TIME_NOTE.fullmatch(text, start, end):
         return True
     newline = text.find("\n", end)
-    if newline < 0 or "|" not in text[start:end]:
+    if newline < 0 or text.find("|", start, end) < 0:
         return False
     after = text.find("\n", newline + 1)
     rule = text[newline + 1:after if after >= 0 else len(text)]
-    return "|" in rule and _RULE_LINE.fullmatch(rule) is not None
+    return "|" in rule and _TABLE_RULE.match(rule) is not None
 
 
 def assign_units(doc: Doc, boilerplate: tuple[frozenset[str], int] | None = None) -> None:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import functools
 import re
+
 from pmparse.locations import url_parts
-from pmparse.nlp.extractors.gazetteer import GAZETTEERS, Fact, Gazetteer, clear_gazetteers, inner_alias, load_gazetteer
+from pmparse.nlp.extractors.gazetteer import Fact, Gazetteer, load_gazetteer
 from pmparse.nlp.extractors.hosts import find_hosts
 from pmparse.nlp.extractors.organisation_words import refused
 from pmparse.nlp.extractors.publisher_cues import customers_brand, provider_speaks
@@ -18,8 +19,6 @@ from pmparse.nlp.extractors.report_voice import (
     defined_subject, has_timeline, is_sign_off, sentence_around, speaks_as_publisher)
 from pmparse.nlp.extractors.titles import locate
 from pmparse.nlp.extractors.url_owner import address_names, name_keys, on_forge, slug_name, written_owner
-
-__all__ = ["GAZETTEERS", "Fact", "Gazetteer", "clear_gazetteers", "find_organisation", "inner_alias", "load_gazetteer"]
 
 
 ORG_KEYS = ("organisation", "organization", "company", "org", "owner_org", "publisher", "site", "sitename",

@@ -35,10 +35,11 @@ import numpy as np
 from pmparse.errors import ModelError
 from pmparse.locations import url_parts
 from pmparse.nlp.extractors import organisation as rules
+from pmparse.nlp.extractors.gazetteer import load_gazetteer
 from pmparse.nlp.extractors.organisation_words import refused
+from pmparse.nlp.extractors.publisher_cues import provider_speaks
 from pmparse.nlp.extractors.report_voice import NOT_NAMES, speaks_as_publisher
 from pmparse.nlp.extractors.url_owner import on_forge, slug_name
-from pmparse.nlp.extractors.publisher_cues import provider_speaks
 
 Fact = dict[str, Any]
 
@@ -108,7 +109,7 @@ def candidates(text: str, body_start: int = 0, location: str = "", title: tuple[
     Returns:
         The candidates, strongest origin first.
     """
-    gaz = rules.load_gazetteer(gazetteer_path)
+    gaz = load_gazetteer(gazetteer_path)
     front = front or {}
     found: dict[str, Candidate] = {}
     limit = min(len(text), body_start + _WINDOW)
