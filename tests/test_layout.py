@@ -104,6 +104,29 @@ def test_records_layer_knows_records_only():
     assert {name: found for name, found in offenders.items() if found} == {}
 
 
+def _token_joins(path: Path) -> list[int]:
+    """Lines of ``path`` that read ``doc.text``, which spaCy rebuilds from every token each time."""
+    return [node.lineno for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.Attribute) and node.attr == "text"
+            and isinstance(node.value, ast.Name) and node.value.id == "doc"]
+
+
+def test_pipeline_stages_read_the_kept_text():
+    """A stage reads the document's text through ``nlp.lines.doc_text`` (kept once per Doc):
+    ``Doc.text`` joins every token again (the field labeler reading it cost 0.2-0.3 s of the
+    pipeline's 13 s over the bench files)."""
+    readers = {name: lines for name, path in _modules().items()
+               if name.startswith("pmparse.nlp") and name != "pmparse.nlp.lines"
+               and (lines := _token_joins(path))}
+    assert readers == {}
+
+
+def test_text_check_sees_doc_text(tmp_path):
+    path = tmp_path / "mod.py"
+    path.write_text("def f(doc):\n    return doc.text\n", encoding="utf-8")
+    assert _token_joins(path) == [2]
+
+
 def test_layout_check_sees_a_forbidden_import(tmp_path):
     path = tmp_path / "mod.py"
     path.write_text("def f():\n    from pmparse.nlp.pipeline import get\n", encoding="utf-8")

@@ -20,6 +20,7 @@ from spacy.tokens import Doc
 from pmparse.card.schema import TEXT_FIELDS
 from pmparse.errors import ModelError
 from pmparse.nlp.components.units import says_nothing
+from pmparse.nlp.lines import doc_text
 
 #: ``(scores, probabilities)``: increasing scores and the probability each is right.
 Calibration = tuple[list[float], list[float]]
@@ -173,7 +174,7 @@ def label_fields(doc: Doc, heading_weight: float = 0.6, threshold: float = 0.5, 
     spans, scores = [], []
     opening = 0 if headed else followup_opening * len(units)
     chosen: dict[int, tuple[str, float]] = {}
-    text = doc.text
+    text = doc_text(doc)
     quiet = {i for i, unit in enumerate(units) if says_nothing(text, unit.start_char, unit.end_char)}
     for i, (unit, (label, conf)) in enumerate(zip(units, sections)):
         if i in quiet:
