@@ -13,6 +13,7 @@ from pmparse.nlp.tokenizer import (
     MAX_WORD,
     GuardedTokenizer,
     coarse_words,
+    lean_lexemes,
     mask_runs,
     risky_runs,
 )
@@ -34,6 +35,25 @@ def test_ordinary_text_is_tokenized_by_spacy_unchanged():
     assert risky_runs(text) == []
     assert [(t.text, t.whitespace_, t.norm_) for t in tokenizer(text)] == [
         (t.text, t.whitespace_, t.norm_) for t in tokenizer.tokenizer(text)]
+
+
+def test_lean_lexemes_keep_the_attributes_the_stages_read():
+    """Words new to a lean vocabulary get spaCy's lower case and norms (the tagger's phrase matcher
+    reads LOWER), and the shape nobody reads is no longer worked out."""
+    text = "Zorbqflux DIDN'T restart the Plinkr-API at 10:42 -- see https://example.org/Q."
+    full = spacy.blank("en")
+    lean = spacy.blank("en")
+    lean_lexemes(lean.vocab)
+    wanted = [(t.text, t.whitespace_, t.lower_, t.norm_) for t in full.make_doc(text)]
+    assert [(t.text, t.whitespace_, t.lower_, t.norm_) for t in lean.make_doc(text)] == wanted
+    assert full.vocab["Zorbqflux"].shape_ == "Xxxxx"
+    assert lean.vocab["Zorbqflux"].shape_ == ""
+
+
+def test_the_pipeline_vocabulary_is_lean():
+    nlp = get(PipelineConfig())
+    assert nlp.vocab["Qwrtzplox"].lower_ == "qwrtzplox"
+    assert nlp.vocab["Qwrtzplox"].shape_ == ""
 
 
 def test_risky_runs_are_long_punctuation_and_overlong_words():

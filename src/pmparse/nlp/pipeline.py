@@ -31,7 +31,7 @@ from pmparse.nlp.components import tagger as _tagger  # noqa: F401
 from pmparse.nlp.components import units as _units  # noqa: F401
 from pmparse.nlp.components.classifier import META_FILE, MODEL_FILE  # noqa: E402
 from pmparse.nlp.heading_model import META_FILE as HEADINGS_META
-from pmparse.nlp.tokenizer import GuardedTokenizer
+from pmparse.nlp.tokenizer import GuardedTokenizer, lean_lexemes
 
 #: A heading table a model folder may carry (``pmparse train --library`` writes one when the
 #: curator's cards name sections the packaged table does not know); used with that model.
@@ -187,6 +187,7 @@ def build(config: PipelineConfig = PipelineConfig()) -> Language:
     nlp.max_length = 10**9
     # spaCy's affix rules cost quadratic time on long punctuation runs: see pmparse/tokenizer.py
     nlp.tokenizer = GuardedTokenizer(nlp.tokenizer)
+    lean_lexemes(nlp.vocab)
     # the heading model travels with the field model it was trained with; a rules-only pipeline
     # (and the headings-alone baseline) reads headings through the table alone
     nlp.add_pipe("pmparse_sectionizer", config={"headings_path": config.headings_path,
