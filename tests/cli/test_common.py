@@ -246,6 +246,35 @@ def test_ctrl_c_while_a_finished_review_ends_is_not_a_death_by_signal(tmp_path):
     assert "2 accepted (0 edited), 0 rejected, 0 skipped; 0 record(s) still pending" in done.stderr
 
 
+def test_a_ctrl_c_inside_code_run_by_exec_still_exits_130_under_python_m(tmp_path):
+    import subprocess
+    import sys
+
+    from tests.helpers import REPO
+
+    # Ctrl-C while a module imports often lands inside code a dataclass or named tuple runs with
+    # exec(); after such a KeyboardInterrupt CPython's `python -m` killed the process with SIGINT
+    # at its very end (-2), though the command had printed 'interrupted' and chosen 130
+    (tmp_path / "interrupted_in_exec.py").write_text(
+        "import sys\n"
+        "from pmparse import cli\n"
+        "@cli.main.command('stop')\n"
+        "def stop():\n"
+        "    exec('raise KeyboardInterrupt')\n"
+        "sys.argv = ['pmparse', 'stop']\n"
+        "cli.run()\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "interrupted_in_exec"], capture_output=True, text=True, timeout=120,
+                          env={**__import__("os").environ, "PYTHONPATH": f"{tmp_path}:{REPO / 'src'}"})
+    assert (done.returncode, done.stderr) == (130, "interrupted\n")
+
+
+def test_only_a_stop_signal_s_code_leaves_the_teardown_early():
+    from pmparse.cli import _stopped_with
+
+    assert [_stopped_with(code) for code in (130, 143, 129, 0, 1, 2, 137, None, "x")] == [
+        130, 143, 129, None, None, None, None, None, None]
+
+
 def test_a_command_run_inside_another_program_leaves_its_exit_signal_handling_alone(tmp_path):
     import subprocess
     import sys

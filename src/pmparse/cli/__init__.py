@@ -22,6 +22,8 @@ from pmparse.errors import PmparseError, UsageError
 
 
 _TEARDOWN_QUIET = False
+#: The exit code a stop signal made the command choose (128 + its number), kept for the teardown.
+_STOPPED_WITH: int | None = None
 
 
 def _quiet_teardown() -> None:
@@ -30,6 +32,11 @@ def _quiet_teardown() -> None:
     While Python tears itself down it puts the default disposition back, so a Ctrl-C in that
     window (a review that has just written its last record and printed its summary) killed the
     process: exit -2, no code of ours. An ignored signal stays ignored through the teardown.
+    A command a stop signal ended then leaves at once with the code it chose: under ``python -m``
+    CPython kills itself with SIGINT after the teardown when a KeyboardInterrupt once left code run
+    by ``exec`` (a dataclass or named tuple being made while a module imports; 3 Ctrl-Cs in 40 at
+    a batch's start-up), whatever the command made of that interrupt. The exit handlers registered
+    after this one (multiprocessing's, the temporary folders') have run by then.
     Registered only by :func:`run`, the ``pmparse`` command's own entry point: a program that
     calls :data:`main` in its process (click's CliRunner, ``main(standalone_mode=False)``) keeps
     its own signal handling in its own exit handlers and the children they start.
@@ -38,6 +45,7 @@ def _quiet_teardown() -> None:
     if _TEARDOWN_QUIET:
         return
     import atexit
+    import os
     import signal
 
     from pmparse.interrupts import STOP_SIGNALS
@@ -45,9 +53,23 @@ def _quiet_teardown() -> None:
     def ignore() -> None:
         for signum in STOP_SIGNALS:
             signal.signal(signum, signal.SIG_IGN)
+        if _STOPPED_WITH is not None:
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except (OSError, ValueError):  # a closed pipe or stream: nothing more can be said
+                    pass
+            os._exit(_STOPPED_WITH)
 
     atexit.register(ignore)
     _TEARDOWN_QUIET = True
+
+
+def _stopped_with(code: object) -> int | None:
+    """``code`` when it is the exit code of a stop signal (128 + the signal's number), else None."""
+    from pmparse.interrupts import STOP_SIGNALS
+
+    return code if isinstance(code, int) and code - 128 in STOP_SIGNALS else None
 
 
 class _WholeHelpGroup(click.Group):
@@ -553,5 +575,10 @@ if __name__ == "__main__":  # pragma: no cover
 def run() -> None:
     """The ``pmparse`` command (its console script and ``python -m pmparse``): :data:`main`, with
     the stop signals ignored while the finished process tears down (:func:`_quiet_teardown`)."""
+    global _STOPPED_WITH
     _quiet_teardown()
-    main()
+    try:
+        main()
+    except SystemExit as exc:
+        _STOPPED_WITH = _stopped_with(exc.code)
+        raise
