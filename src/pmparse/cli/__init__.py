@@ -52,7 +52,14 @@ def _quiet_teardown() -> None:
 
 class _WholeHelpGroup(click.Group):
     """A group whose command list shows each command's whole first sentence, wrapped, where
-    click cuts it to the width left beside the longest command name."""
+    click cuts it to the width left beside the longest command name, and whose commands run with
+    the libraries' log records escaped and held back unless ``-v`` (:mod:`pmparse.logs`)."""
+
+    def main(self, *args, **kwargs):
+        from pmparse.logs import command_logs
+
+        with command_logs():
+            return super().main(*args, **kwargs)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, command.get_short_help_str(limit=10_000)) for name in self.list_commands(ctx)
@@ -74,8 +81,14 @@ class _WholeHelpGroup(click.Group):
 
 @click.group(cls=_WholeHelpGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="pmparse")
-def main() -> None:
+@click.option("-v", "--verbose", is_flag=True,
+              help="Also show the messages of the libraries that read PDF and HTML (pdfminer, trafilatura), "
+                   "escaped; without it only pmparse's own lines, which name the input.")
+def main(verbose) -> None:
     """Turn incident postmortems into structured, evidence-backed library cards."""
+    from pmparse.logs import set_verbose
+
+    set_verbose(verbose)
 
 
 @main.command()
