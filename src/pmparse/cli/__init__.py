@@ -56,10 +56,23 @@ class _WholeHelpGroup(click.Group):
     the libraries' log records escaped and held back unless ``-v`` (:mod:`pmparse.logs`)."""
 
     def main(self, *args, **kwargs):
+        from pmparse.interrupts import Interrupts
         from pmparse.logs import command_logs
 
-        with command_logs():
-            return super().main(*args, **kwargs)
+        # held once the command has chosen its exit code (see invoke)
+        self._ending = ending = Interrupts()
+        try:
+            with command_logs():
+                return super().main(*args, **kwargs)
+        except SystemExit:
+            if ending.pending:
+                # Ctrl-C after the command's summary, while click wound down its contexts: it
+                # said 'Aborted!' and exited 1, the code of failed inputs; now the documented 130
+                click.echo("interrupted", err=True)
+                sys.exit(128 + ending.signum if ending.signum else EXIT_INTERRUPTED)
+            raise
+        finally:
+            ending.__exit__(None, None, None)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, command.get_short_help_str(limit=10_000)) for name in self.list_commands(ctx)
@@ -77,6 +90,12 @@ class _WholeHelpGroup(click.Group):
             # of failed inputs
             click.echo("interrupted", err=True)
             sys.exit(EXIT_INTERRUPTED)
+        finally:
+            ending = getattr(self, "_ending", None)
+            if ending is not None:
+                # the command has chosen its exit code (and printed its summary): a stop signal from
+                # here until main returns is noted, not raised inside click's own teardown
+                ending.hold()
 
 
 @click.group(cls=_WholeHelpGroup, context_settings={"help_option_names": ["-h", "--help"]})
