@@ -35,7 +35,7 @@ def test_without_verbose_only_pmparse_own_records_are_shown(capsys):
             warnings.warn(HOSTILE, UserWarning)  # a library's warnings.warn() is library chatter too
     err = capsys.readouterr().err
     assert "chatter" not in err and "UserWarning" not in err, err
-    assert err.startswith("pmparse.nlp.components.tagger: no category model at \\x1b]0;owned\\x07") and err.count("\n") == 1
+    assert err.startswith("warning: no category model at \\x1b]0;owned\\x07") and err.count("\n") == 1
     assert "\x1b" not in err
 
 

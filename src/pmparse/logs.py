@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import types
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -35,12 +36,23 @@ class _Visibility(logging.Filter):
         self.verbose = verbose
 
     def filter(self, record: logging.LogRecord) -> bool:
-        own = record.name == OWN_LOGGER or record.name.startswith(OWN_LOGGER + ".")
-        return own or self.verbose
+        return _own(record) or self.verbose
+
+
+def _own(record: logging.LogRecord) -> bool:
+    return record.name == OWN_LOGGER or record.name.startswith(OWN_LOGGER + ".")
+
+
+class _LineFormat(logging.Formatter):
+    """pmparse's own records as its other lines (``warning: ...``), a library's as ``logger: ...``."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        who = record.levelname.lower() if _own(record) else record.name
+        return f"{who}: {record.message}"
 
 
 class _StderrLines(logging.Handler):
-    """Writes ``logger: message`` to the standard error click has now (a test's, the terminal)."""
+    """Writes each record as one line to the standard error click has now (a test's, the terminal)."""
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
@@ -87,7 +99,7 @@ class LibraryLogs:
     def __init__(self, verbose: bool = False) -> None:
         self._visibility = _Visibility(verbose)
         self._handler = _StderrLines(logging.WARNING)
-        self._handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+        self._handler.setFormatter(_LineFormat())
         self._handler.addFilter(self._visibility)
         self._undo: list = []
 
@@ -113,9 +125,11 @@ class LibraryLogs:
         level = root.level
         root.setLevel(logging.WARNING)
         self._undo.append(lambda: root.setLevel(level))
-        # a library's warnings.warn() printed its text raw through warnings.showwarning
-        logging.captureWarnings(True)
-        self._undo.append(lambda: logging.captureWarnings(False))
+        # a library's warnings.warn() printed its text raw through warnings.showwarning (left
+        # alone where the calling program captures warnings itself)
+        if getattr(warnings.showwarning, "__module__", None) != "logging":
+            logging.captureWarnings(True)
+            self._undo.append(lambda: logging.captureWarnings(False))
 
     def uninstall(self) -> None:
         """Put back the logging there was before :meth:`install`."""
