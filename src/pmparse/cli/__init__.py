@@ -72,7 +72,11 @@ class _WholeHelpGroup(click.Group):
                 sys.exit(128 + ending.signum if ending.signum else EXIT_INTERRUPTED)
             raise
         finally:
-            ending.__exit__(None, None, None)
+            self._ending = None
+            if not _TEARDOWN_QUIET:
+                # the pmparse command itself (run) keeps them held until its teardown ignores
+                # them: nothing of its own is left to do once main returns
+                ending.__exit__(None, None, None)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, command.get_short_help_str(limit=10_000)) for name in self.list_commands(ctx)
