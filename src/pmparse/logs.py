@@ -15,12 +15,11 @@ only the command line installs this.
 from __future__ import annotations
 
 import logging
+import sys
 import types
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-
-import click
 
 from pmparse.cli.common import shown
 
@@ -52,11 +51,13 @@ class _LineFormat(logging.Formatter):
 
 
 class _StderrLines(logging.Handler):
-    """Writes each record as one line to the standard error click has now (a test's, the terminal)."""
+    """Writes each record as one line to the standard error there is now (a test's, the terminal)."""
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            click.echo(self.format(record), err=True)
+            stream = sys.stderr
+            stream.write(self.format(record) + "\n")
+            stream.flush()
         except Exception:  # a log line must never end the command
             self.handleError(record)
 

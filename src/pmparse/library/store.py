@@ -27,7 +27,7 @@ from pathlib import Path
 
 from pmparse import __version__
 from pmparse.card.schema import SCHEMA_VERSION, Card
-from pmparse.errors import RecordError, UnsafePathError
+from pmparse.errors import RecordError
 from pmparse.library.folder import RECORD_FILE
 from pmparse.library.records import RecordFormat, card_data, dumps, format_of, loads, source_keys
 from pmparse.locations import is_url, split_location
@@ -573,25 +573,14 @@ class Library:
 def local_model_dir(root: str | Path) -> Path:
     """Where a library keeps its own field model (``pmparse train --library``; convert uses it).
 
-    A library from someone else may hold ``.pmparse/model -> /elsewhere`` (or a link for one of
-    its files): ``train --library`` would write there, and ``convert`` would read any model folder
-    it points at. Neither follows one.
-
     Raises:
-        UnsafePathError: ``.pmparse``, ``.pmparse/model`` or a file in it is a symbolic link
-            (the error names the link).
+        UnsafePathError: ``.pmparse/model``, or a file in it, is a symbolic link: a library from
+            someone else could point it at any model folder, to be read by convert and written by
+            train (the error names the link).
     """
-    from pmparse.paths import inside
+    from pmparse.paths import plain_folder
 
-    folder = inside(Path(root), ".pmparse/model")
-    try:
-        entries = list(os.scandir(folder))
-    except (FileNotFoundError, NotADirectoryError):
-        return folder
-    for entry in entries:
-        if entry.is_symlink():
-            raise UnsafePathError(f"expected a file or folder inside {root}, found a symbolic link", entry.path)
-    return folder
+    return plain_folder(Path(root), ".pmparse/model")
 
 
 def is_edited(library: Library, entry: Entry) -> bool:
