@@ -63,6 +63,12 @@ class Interrupts:
         finally:
             self._depth -= 1
 
+    def hold(self) -> None:
+        """Install the handlers (as ``with``) inside a critical section that never ends: from now
+        until :meth:`__exit__`, a stop signal is only noted (:attr:`pending`, :attr:`signum`)."""
+        self.__enter__()
+        self._depth += 1
+
     def check(self) -> None:
         """Raise the Ctrl-C that arrived during a critical section."""
         if self.pending:

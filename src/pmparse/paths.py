@@ -50,3 +50,22 @@ def inside(root: Path, rel: str) -> Path:
         if stat.S_ISLNK(mode):
             raise UnsafePathError(f"expected a file or folder inside {root}, found a symbolic link", str(path))
     return Path(root) / rel
+
+
+def plain_folder(root: Path, rel: str) -> Path:
+    """:func:`inside`, for a folder read as a whole (a model): none of its entries may be a
+    symbolic link either.
+
+    Raises:
+        UnsafePathError: ``rel`` is not plain, a component of it or an entry of the folder is a
+            symbolic link (named).
+    """
+    folder = inside(root, rel)
+    try:
+        entries = list(os.scandir(folder))
+    except (FileNotFoundError, NotADirectoryError):
+        return folder
+    for entry in entries:
+        if entry.is_symlink():
+            raise UnsafePathError(f"expected a file or folder inside {root}, found a symbolic link", entry.path)
+    return folder

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from click.testing import CliRunner
 
 from pmparse.cli import main
@@ -198,6 +199,30 @@ def test_ctrl_c_at_the_review_prompt_or_between_prompts_exits_130_with_the_summa
     monkeypatch.setattr(prompter, "render_change", ctrl_c_while_showing)
     result = CliRunner().invoke(main, ["review", str(lib)])
     assert result.exit_code == 130 and "1 record(s) still pending" in result.output, result.output
+
+
+@pytest.mark.parametrize("options", [["--accept-all"], []])
+def test_ctrl_c_between_the_review_summary_and_its_exit_exits_130(tmp_path, monkeypatch, options):
+    import os
+    import signal
+
+    import click
+
+    lib = pending_library(tmp_path)
+    leave = click.Context.__exit__
+
+    def ctrl_c_as_click_winds_down(self, exc_type, exc_value, tb):
+        if self.parent is None and exc_type is SystemExit:
+            # the summary is printed and the exit code chosen: the outermost context is closing
+            os.kill(os.getpid(), signal.SIGINT)
+        return leave(self, exc_type, exc_value, tb)
+
+    monkeypatch.setattr(click.Context, "__exit__", ctrl_c_as_click_winds_down)
+    result = CliRunner().invoke(main, ["review", str(lib), *options], input="q\n")
+    assert result.exit_code == 130, result.output  # click said 'Aborted!' and exited 1
+    assert "record(s) still pending" in result.output and "Aborted!" not in result.output
+    assert result.output.rstrip().endswith("interrupted")
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 def test_the_end_of_the_input_at_the_review_prompt_is_a_quit(tmp_path):

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -125,8 +126,9 @@ def test_changed_items_show_words_evidence_and_confidence(tmp_path):
     diff = compare(record, suggestion)
     plain = render_change(diff, diff.changes[0])
     assert plain[0] == "@@ root_cause @@"
-    assert plain[1] == "-A retry loop held [-a worker.-]"
-    assert plain[2] == "+A retry loop held {+every worker on one poisoned message.+}"
+    # numbered as review --items takes them: the reworded item is change 1 (drop) and 2 (add)
+    assert plain[1] == "-[1] A retry loop held [-a worker.-]"
+    assert plain[2] == "+[2] A retry loop held {+every worker on one poisoned message.+}"
     line = TEXT[: TEXT.index("A retry")].count("\n") + 1
     assert plain[3] == (f"    evidence line {line}, confidence 0.82: "
                         "A retry loop held every worker on one poisoned message.")
@@ -185,7 +187,7 @@ def test_diff_library_shows_changes_with_evidence_and_folds_the_rest(pending_lib
     first = diff.suggestion.root_cause[0]
     ev = first.evidence[0]
     lines = out.splitlines()
-    at = lines.index(f"+{first.text}")
+    at = next(i for i, line in enumerate(lines) if re.fullmatch(rf"\+\[\d+\] {re.escape(first.text)}", line))
     assert lines[at + 1] == (f"    evidence line {source.count(chr(10), 0, ev.start) + 1}, confidence {first.confidence:.2f}: "
                              f"{evidence_sentence(source, ev.start, ev.end)}")
     assert any(line.startswith("  ") and "fields unchanged:" in line and "symptoms" in line for line in lines)

@@ -333,3 +333,26 @@ def test_items_of_a_field_whose_words_stay_are_refused_with_what_to_do_instead(t
     assert result.exit_code == 2
     assert "found only its evidence or confidences changing (decide it with --accept or --reject)" in result.output
     assert "among 1-0" not in result.output
+
+
+def test_the_text_diff_numbers_each_item_change_as_the_json_and_items_do(tmp_path):
+    # a record holding sentences 0 and 4, a new reading with 0, 1 and 2: 4 is dropped beside the
+    # add of 1 (a pair), and 2 added; the text diff is what a person reads before --items
+    source = tmp_path / "outage.md"
+    source.write_text(TEXT, encoding="utf-8")
+    root = tmp_path / "lib"
+    assert store(Library(root), card(source, [item(0), item(4)]), "yaml")[0] == "converted"
+    record = root / "IL-0001.yaml"
+    record.write_text(record.read_text(encoding="utf-8").replace("status: suggested", "status: reviewed"),
+                      encoding="utf-8")
+    assert store(Library.open(root), card(source, [item(0), item(1), item(2)]), "yaml")[0] == "pending"
+    runner = CliRunner()
+    listed = json.loads(runner.invoke(main, ["diff", str(root), "--format", "json"]).output)
+    items = [(i["number"], i["kind"], i["item"]) for i in listed["records"][0]["changes"][0]["items"]]
+    assert items == [(1, "drop", SENTENCES[4]), (2, "add", SENTENCES[1]), (3, "add", SENTENCES[2])]
+    text = runner.invoke(main, ["diff", str(root), "--no-color"]).output
+    numbered = [line for line in text.splitlines() if line[:2] in ("-[", "+[")]
+    assert numbered == [f"-[1] {SENTENCES[4]}", f"+[2] {SENTENCES[1]}", f"+[3] {SENTENCES[2]}"], text
+    # the numbers the text shows are the ones review --items takes
+    assert runner.invoke(main, ["review", str(root), "--items", "action_items:1,3"]).exit_code == 0
+    assert texts(root) == [SENTENCES[0], SENTENCES[2]]

@@ -11,6 +11,7 @@ import yaml
 from click.testing import CliRunner
 
 from pmparse.cli import main
+from pmparse.errors import UnsafePathError
 from pmparse.library.records import card_data
 from pmparse.library.store import Library, local_model_dir
 from pmparse.nlp.components.classifier import META_FILE, MODEL_FILE, UnitModel
@@ -336,6 +337,32 @@ def test_a_model_folder_carries_its_learnt_headings(tmp_path):
     assert load_headings(folder / "headings.yaml").lookup("the gory details")[0] == "root_cause"
     write_headings(folder / "headings.yaml", {})
     assert pipeline_config(model_dir=str(folder)).headings_path is None
+
+
+@pytest.mark.parametrize("linked", ["folder", "file"])
+def test_convert_reads_no_library_model_through_a_link(tmp_path, linked):
+    # a library from someone else may point .pmparse/model (or its weights) at any model folder:
+    # convert refuses it as train --library refuses to write through it, naming the link
+    sources = write(tmp_path / "reports", POSTMORTEMS)
+    lib = tmp_path / "lib"
+    (lib / ".pmparse").mkdir(parents=True)
+    model = lib / ".pmparse" / "model"
+    if linked == "folder":
+        model.symlink_to(DEFAULT_MODEL_DIR, target_is_directory=True)
+        link = model
+    else:
+        model.mkdir()
+        (model / META_FILE).write_bytes((DEFAULT_MODEL_DIR / META_FILE).read_bytes())
+        link = model / MODEL_FILE
+        link.symlink_to(DEFAULT_MODEL_DIR / MODEL_FILE)
+    result = run("convert", sources, "-o", lib, "--no-progress", "--jobs", "1")
+    assert result.exit_code == 2, result.output
+    assert f"pmparse: {link}: expected a file or folder inside {lib}, found a symbolic link" in result.output
+    assert not list(lib.glob("IL-*"))
+    with pytest.raises(UnsafePathError):
+        pipeline_config(library_dir=str(lib))
+    # told to use the bundled model, convert does not read the library's at all
+    assert pipeline_config(library_dir=str(lib), base_model=True).model_dir == str(DEFAULT_MODEL_DIR)
 
 
 def test_train_library_writes_nothing_through_a_model_folder_that_is_a_link(reviewed, tmp_path):

@@ -20,6 +20,7 @@ from typing import Iterable, Iterator, Literal
 
 from pmparse.errors import InputError, PmparseError, UsageError
 from pmparse.ingest.fetch import FetchSettings
+from pmparse.logs import install_in_worker, worker_setting
 from pmparse.ingest.read import ingest, ingest_bytes
 from pmparse.batch.inputs import SKIPPED, not_incident_content
 from pmparse.batch.suggest import suggest_cards
@@ -197,7 +198,10 @@ def _watch_parent(parent: int) -> None:
 
 
 def _init_worker(config: PipelineConfig, max_bytes: int, parent: int | None = None,
-                 timeout: float | None = None) -> None:
+                 timeout: float | None = None, library_logs: bool | None = None) -> None:
+    # the libraries' log records escaped (and held back without -v) as in the command that
+    # started this worker: the fork server's fresh interpreter has none of its logging
+    install_in_worker(library_logs)
     # Ctrl-C and a closed terminal reach the whole process group: the parent decides what to do,
     # workers carry on (SIGTERM stays: it is how the parent stops a worker)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -337,7 +341,7 @@ class WorkerPool:
     def __init__(self, jobs: int, config: PipelineConfig, max_bytes: int, timeout: float | None = None) -> None:
         self.jobs = jobs
         self.timeout = timeout
-        self._args = (config, max_bytes, os.getpid(), timeout)
+        self._args = (config, max_bytes, os.getpid(), timeout, worker_setting())
         self._executor = self._start(jobs)
 
     def _start(self, workers: int) -> ProcessPoolExecutor:

@@ -74,7 +74,31 @@ def _stopped_with(code: object) -> int | None:
 
 class _WholeHelpGroup(click.Group):
     """A group whose command list shows each command's whole first sentence, wrapped, where
-    click cuts it to the width left beside the longest command name."""
+    click cuts it to the width left beside the longest command name, and whose commands run with
+    the libraries' log records escaped and held back unless ``-v`` (:mod:`pmparse.logs`)."""
+
+    def main(self, *args, **kwargs):
+        from pmparse.interrupts import Interrupts
+        from pmparse.logs import command_logs
+
+        # held once the command has chosen its exit code (see invoke)
+        self._ending = ending = Interrupts()
+        try:
+            with command_logs():
+                return super().main(*args, **kwargs)
+        except SystemExit:
+            if ending.pending:
+                # Ctrl-C after the command's summary, while click wound down its contexts: it
+                # said 'Aborted!' and exited 1, the code of failed inputs; now the documented 130
+                click.echo("interrupted", err=True)
+                sys.exit(128 + ending.signum if ending.signum else EXIT_INTERRUPTED)
+            raise
+        finally:
+            self._ending = None
+            if not _TEARDOWN_QUIET:
+                # the pmparse command itself (run) keeps them held until its teardown ignores
+                # them: nothing of its own is left to do once main returns
+                ending.__exit__(None, None, None)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, command.get_short_help_str(limit=10_000)) for name in self.list_commands(ctx)
@@ -92,12 +116,24 @@ class _WholeHelpGroup(click.Group):
             # of failed inputs
             click.echo("interrupted", err=True)
             sys.exit(EXIT_INTERRUPTED)
+        finally:
+            ending = getattr(self, "_ending", None)
+            if ending is not None:
+                # the command has chosen its exit code (and printed its summary): a stop signal from
+                # here until main returns is noted, not raised inside click's own teardown
+                ending.hold()
 
 
 @click.group(cls=_WholeHelpGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="pmparse")
-def main() -> None:
+@click.option("-v", "--verbose", is_flag=True,
+              help="Also show the messages of the libraries that read PDF and HTML (pdfminer, trafilatura), "
+                   "escaped; without it only pmparse's own lines, which name the input.")
+def main(verbose) -> None:
     """Turn incident postmortems into structured, evidence-backed library cards."""
+    from pmparse.logs import set_verbose
+
+    set_verbose(verbose)
 
 
 @main.command()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import itertools
 import json
 import re
 from dataclasses import dataclass
@@ -110,8 +111,9 @@ def _runs(segments: list[list]) -> list[list]:
     return runs
 
 
-def _word_pair(old: str, new: str, style: _Style) -> tuple[str, str] | None:
-    """Both lines with the changed words marked, or None when they share too little to pair."""
+def _word_pair(old: str, new: str, style: _Style, labels: tuple[str, str] = ("", "")) -> tuple[str, str] | None:
+    """Both lines with the changed words marked, or None when they share too little to pair;
+    ``labels`` go after each line's sign (the item changes' numbers)."""
     a, b = WORDS.findall(old), WORDS.findall(new)
     matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
     if matcher.ratio() < 0.4:
@@ -134,8 +136,8 @@ def _word_pair(old: str, new: str, style: _Style) -> tuple[str, str] | None:
                 out.append(style(text, fg=colour, reverse=True) if style.color else f"{opener}{shown(text, one_line=True)}{closer}")
         return "".join(out)
 
-    return (style("-", fg="red") + show(1, "red", "[-", "-]"),
-            style("+", fg="green") + show(2, "green", "{+", "+}"))
+    return (style("-" + labels[0], fg="red") + show(1, "red", "[-", "-]"),
+            style("+" + labels[1], fg="green") + show(2, "green", "{+", "+}"))
 
 
 def _evidence_lines(view: EvidenceView | None, style: _Style) -> list[str]:
@@ -157,11 +159,16 @@ def _scalar(value: Any) -> str:
     return "(none)" if value is None else str(value)
 
 
-def _pair_lines(old: str, new: str, style: _Style) -> list[str]:
-    marked = _word_pair(old, new, style)
+def _pair_lines(old: str, new: str, style: _Style, labels: tuple[str, str] = ("", "")) -> list[str]:
+    marked = _word_pair(old, new, style, labels)
     if marked is not None:
         return list(marked)
-    return [style(f"-{old}", fg="red"), style(f"+{new}", fg="green")]
+    return [style(f"-{labels[0]}{old}", fg="red"), style(f"+{labels[1]}{new}", fg="green")]
+
+
+def _number(number: int) -> str:
+    """The label of an item change in a hunk: the number ``review --items FIELD:N`` takes."""
+    return f"[{number}] "
 
 
 def render_change(diff: CardDiff, change: FieldChange, color: bool = False) -> list[str]:
@@ -197,6 +204,9 @@ def render_change(diff: CardDiff, change: FieldChange, color: bool = False) -> l
             lines.append(style(f" ({len(kept)} unchanged: {', '.join(kept)})", dim=True))
         return lines
     old_items, new_items = change.record, change.suggestion
+    # each added and dropped item is numbered as diff --format json and review --items number
+    # them (review.compare.item_changes walks the hunk in this order)
+    numbers = itertools.count(1)
     matcher = difflib.SequenceMatcher(a=[i["text"] for i in old_items], b=[i["text"] for i in new_items],
                                       autojunk=False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -209,12 +219,12 @@ def render_change(diff: CardDiff, change: FieldChange, color: bool = False) -> l
         paired = min(i2 - i1, j2 - j1) if op == "replace" else 0
         for k in range(paired):
             old, new = old_items[i1 + k], new_items[j1 + k]
-            lines.extend(_pair_lines(old["text"], new["text"], style))
+            lines.extend(_pair_lines(old["text"], new["text"], style, (_number(next(numbers)), _number(next(numbers)))))
             lines.extend(_evidence_lines(_view(new["evidence"], new["confidence"], text), style))
         for old in old_items[i1 + paired:i2]:
-            lines.append(style(f"-{old['text']}", fg="red"))
+            lines.append(style(f"-{_number(next(numbers))}{old['text']}", fg="red"))
         for new in new_items[j1 + paired:j2]:
-            lines.append(style(f"+{new['text']}", fg="green"))
+            lines.append(style(f"+{_number(next(numbers))}{new['text']}", fg="green"))
             lines.extend(_evidence_lines(_view(new["evidence"], new["confidence"], text), style))
     return lines
 

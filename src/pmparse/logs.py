@@ -1,0 +1,177 @@
+"""The log records of the libraries pmparse reads with, as they may reach a terminal.
+
+pdfminer, trafilatura, spaCy and the ``warnings`` module write through Python's logging (or
+their own stream handlers) with values taken from the page: an object of a PDF, a fragment of
+HTML. A hostile page can put control characters (ESC, OSC, C1, bidirectional overrides) into
+those messages, and pdfminer writes some of them with ``%s``. While the ``pmparse`` command
+runs (and in its worker processes), every log record is escaped by :func:`pmparse.cli.common.shown`
+whatever handler prints it, and the libraries' records are shown only with ``pmparse -v``:
+pmparse's own lines name the input and the reason; a library's say neither.
+
+A program that calls :func:`pmparse.extract` or :func:`pmparse.convert` keeps its own logging:
+only the command line installs this.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import types
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from pmparse.cli.common import shown
+
+#: The records of these loggers are pmparse's own: always shown (warnings and above).
+OWN_LOGGER = "pmparse"
+
+
+class _Visibility(logging.Filter):
+    """Lets pmparse's own records through, a library's only when verbose."""
+
+    def __init__(self, verbose: bool) -> None:
+        super().__init__()
+        self.verbose = verbose
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return _own(record) or self.verbose
+
+
+def _own(record: logging.LogRecord) -> bool:
+    return record.name == OWN_LOGGER or record.name.startswith(OWN_LOGGER + ".")
+
+
+class _LineFormat(logging.Formatter):
+    """pmparse's own records as its other lines (``warning: ...``), a library's as ``logger: ...``."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        who = record.levelname.lower() if _own(record) else record.name
+        return f"{who}: {record.message}"
+
+
+class _StderrLines(logging.Handler):
+    """Writes each record as one line to the standard error there is now (a test's, the terminal)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            stream = sys.stderr
+            stream.write(self.format(record) + "\n")
+            stream.flush()
+        except Exception:  # a log line must never end the command
+            self.handleError(record)
+
+
+def _escaping_factory(previous):
+    """A log record factory whose records print only escaped text, whatever formats them.
+
+    The message, the traceback and the stack are escaped where the record is made, so a
+    library's own stream handler (spaCy's) prints them escaped too.
+    """
+    formatter = logging.Formatter()
+
+    def make(*args, **kwargs) -> logging.LogRecord:
+        record = previous(*args, **kwargs)
+        raw_message = record.getMessage
+
+        def get_message(self) -> str:
+            # one line: a message cannot print a line of its own choosing (a fake 'failed:')
+            return shown(raw_message(), one_line=True)
+
+        record.getMessage = types.MethodType(get_message, record)
+        if record.exc_info and not record.exc_text:
+            # a Formatter uses exc_text as it is once set: the traceback is escaped here, once
+            record.exc_text = shown(formatter.formatException(record.exc_info))
+        if record.stack_info:
+            record.stack_info = shown(record.stack_info)
+        return record
+
+    make.pmparse_escapes = True
+    return make
+
+
+class LibraryLogs:
+    """The command line's logging while it runs: records escaped, libraries' shown only when verbose.
+
+    Attributes:
+        verbose: Show the libraries' records (``pmparse -v``).
+    """
+
+    def __init__(self, verbose: bool = False) -> None:
+        self._visibility = _Visibility(verbose)
+        self._handler = _StderrLines(logging.WARNING)
+        self._handler.setFormatter(_LineFormat())
+        self._handler.addFilter(self._visibility)
+        self._undo: list = []
+
+    @property
+    def verbose(self) -> bool:
+        return self._visibility.verbose
+
+    @verbose.setter
+    def verbose(self, value: bool) -> None:
+        self._visibility.verbose = value
+
+    def install(self) -> None:
+        """Route every record through :func:`shown` and the root logger's one handler."""
+        previous = logging.getLogRecordFactory()
+        if not getattr(previous, "pmparse_escapes", False):
+            logging.setLogRecordFactory(_escaping_factory(previous))
+            self._undo.append(lambda: logging.setLogRecordFactory(previous))
+        root = logging.getLogger()
+        # with a handler on the root, logging's last resort (which printed pdfminer's warnings
+        # as they were) is not used
+        root.addHandler(self._handler)
+        self._undo.append(lambda: root.removeHandler(self._handler))
+        level = root.level
+        root.setLevel(logging.WARNING)
+        self._undo.append(lambda: root.setLevel(level))
+        # a library's warnings.warn() printed its text raw through warnings.showwarning (left
+        # alone where the calling program captures warnings itself)
+        if getattr(warnings.showwarning, "__module__", None) != "logging":
+            logging.captureWarnings(True)
+            self._undo.append(lambda: logging.captureWarnings(False))
+
+    def uninstall(self) -> None:
+        """Put back the logging there was before :meth:`install`."""
+        while self._undo:
+            self._undo.pop()()
+
+
+#: The command line's logging while a command runs in this process (None: not the command line).
+_CURRENT: LibraryLogs | None = None
+
+
+@contextmanager
+def command_logs(verbose: bool = False) -> Iterator[LibraryLogs]:
+    """The command line's logging for the length of one command, put back after it (so a program
+    that runs the command in its process, click's CliRunner, keeps its own)."""
+    global _CURRENT
+    logs, outer = LibraryLogs(verbose), _CURRENT
+    logs.install()
+    _CURRENT = logs
+    try:
+        yield logs
+    finally:
+        _CURRENT = outer
+        logs.uninstall()
+
+
+def set_verbose(verbose: bool) -> None:
+    """Show the libraries' records for the rest of the command (``pmparse -v``)."""
+    if _CURRENT is not None:
+        _CURRENT.verbose = verbose
+
+
+def worker_setting() -> bool | None:
+    """What a worker process of this command installs: verbose or not, None outside the command line."""
+    return None if _CURRENT is None else _CURRENT.verbose
+
+
+def install_in_worker(verbose: bool | None) -> None:
+    """A worker's logging for its life, as the command that started it has it (None: left alone).
+
+    The fork server starts workers from a fresh interpreter, which has none of the parent's logging.
+    """
+    if verbose is not None:
+        LibraryLogs(verbose).install()

@@ -1,0 +1,91 @@
+"""The libraries' log records as the command line prints them: escaped, and only with -v."""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import subprocess
+import sys
+import warnings
+
+from pmparse.logs import command_logs, worker_setting
+
+#: Hostile text a page could put into a library's message: a terminal title (OSC), a colour
+#: (CSI), a C1 control, a right-to-left override and a line break faking a line of pmparse's own.
+HOSTILE = "\x1b]0;owned\x07\x1b[31mred\x9b\u202eevil\nfailed: nothing"
+
+
+def test_a_library_message_with_s_formatting_is_printed_escaped_with_verbose(capsys):
+    with command_logs(verbose=True):
+        # pdfminer's cmapdb writes its message with %s, not %r
+        logging.getLogger("pdfminer.cmapdb").warning("%s%s", "bad cmap: ", HOSTILE)
+    err = capsys.readouterr().err
+    assert err == ("pdfminer.cmapdb: bad cmap: \\x1b]0;owned\\x07\\x1b[31mred\\x9b\\u202eevil\\x0afailed: "
+                   "nothing\n")
+
+
+def test_without_verbose_only_pmparse_own_records_are_shown(capsys):
+    with command_logs():
+        logging.getLogger("pdfminer.pdfinterp").warning("chatter %s", HOSTILE)
+        logging.getLogger("trafilatura.core").error("chatter %s", HOSTILE)
+        logging.getLogger("pmparse.nlp.components.tagger").warning("no category model at %s", HOSTILE)
+        with warnings.catch_warnings():
+            warnings.simplefilter("always")
+            warnings.warn(HOSTILE, UserWarning)  # a library's warnings.warn() is library chatter too
+    err = capsys.readouterr().err
+    assert "chatter" not in err and "UserWarning" not in err, err
+    assert err.startswith("warning: no category model at \\x1b]0;owned\\x07") and err.count("\n") == 1
+    assert "\x1b" not in err
+
+
+def test_a_library_own_stream_handler_and_a_traceback_print_escaped_too():
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)  # as spaCy writes through its own handler
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    library = logging.getLogger("some_library")
+    library.addHandler(handler)
+    library.propagate = False
+    try:
+        with command_logs():
+            try:
+                raise ValueError(HOSTILE)
+            except ValueError:
+                library.exception("parse failed on %s", HOSTILE)
+    finally:
+        library.removeHandler(handler)
+        library.propagate = True
+    written = stream.getvalue()
+    assert "\x1b" not in written and "\u202e" not in written and "\x9b" not in written
+    assert "parse failed on \\x1b]0;owned" in written and "ValueError: \\x1b]0;owned" in written
+
+
+def test_the_logging_of_the_calling_program_is_put_back():
+    factory, handlers = logging.getLogRecordFactory(), list(logging.getLogger().handlers)
+    with command_logs():
+        assert worker_setting() is False
+    assert worker_setting() is None
+    assert logging.getLogRecordFactory() is factory and logging.getLogger().handlers == handlers
+    record = logging.getLogger("x").makeRecord("x", logging.WARNING, __file__, 1, "%s", (HOSTILE,), None)
+    assert record.getMessage() == HOSTILE  # an API user's records are theirs, unescaped
+
+
+def test_convert_shows_pdfminer_messages_only_with_verbose_and_escaped(tmp_path):
+    from tests.helpers import REPO
+    from tests.ingest.test_pdf import LINE, raw_pdf
+
+    # operands that are no numbers: pdfminer warns, naming them, from the worker process
+    pdf = tmp_path / "odd.pdf"
+    pdf.write_bytes(raw_pdf(b"1 0 0 1 0 (\x1b]0;owned\x07) cm\n" + LINE))
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+
+    def run(*options: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "pmparse", *options, "convert", str(pdf), "-o",
+                               str(tmp_path / f"lib{len(options)}"), "--jobs", "1", "--no-progress"],
+                              capture_output=True, text=True, timeout=300, env=env)
+
+    quiet, verbose = run(), run("-v")
+    assert quiet.returncode == 0 and verbose.returncode == 0, (quiet.stderr, verbose.stderr)
+    assert quiet.stderr == "", quiet.stderr
+    assert "pdfminer.pdfinterp: Cannot concatenate matrix" in verbose.stderr, verbose.stderr
+    assert "\x1b" not in verbose.stderr
