@@ -4,7 +4,7 @@ pdfminer, trafilatura, spaCy and the ``warnings`` module write through Python's 
 their own stream handlers) with values taken from the page: an object of a PDF, a fragment of
 HTML. A hostile page can put control characters (ESC, OSC, C1, bidirectional overrides) into
 those messages, and pdfminer writes some of them with ``%s``. While the ``pmparse`` command
-runs (and in its worker processes), every log record is escaped by :func:`pmparse.cli.common.shown`
+runs (and in its worker processes), every log record is escaped by :func:`pmparse.util.shown`
 whatever handler prints it, and the libraries' records are shown only with ``pmparse -v``:
 pmparse's own lines name the input and the reason; a library's say neither.
 
@@ -21,7 +21,7 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from pmparse.cli.common import shown
+from pmparse.util import shown
 
 #: The records of these loggers are pmparse's own: always shown (warnings and above).
 OWN_LOGGER = "pmparse"

@@ -1,4 +1,5 @@
-"""The few helpers every stage shares: an atomic file write and the digest of a text."""
+"""The few helpers every stage shares: an atomic file write, the digest of a text, and text made
+safe for a terminal."""
 
 from __future__ import annotations
 
@@ -15,8 +16,10 @@ _Model = TypeVar("_Model")
 #: What a terminal acts on instead of showing: C0 controls but tab and newline, DEL, C1 controls
 #: (ESC starts CSI and OSC sequences that clear the screen or set the window title; CR rewrites a
 #: line), and the bidirectional overrides that reorder what a line seems to say. The CLI prints
-#: them escaped (``pmparse.cli.common.shown``); ``validate`` warns about records holding them.
+#: them escaped (:func:`shown`); ``validate`` warns about records holding them.
 CONTROL_CHARACTERS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+#: :data:`CONTROL_CHARACTERS` with the line break and the tab: for a message that is one line by design.
+LINE_CONTROL_CHARACTERS = re.compile(f"[\t\n{CONTROL_CHARACTERS.pattern[1:-1]}]")
 
 
 #: The largest source file read back for a record (its evidence, the site's source view): a
@@ -153,3 +156,21 @@ def model_lines(path: Path, model: type[_Model], error: type[Exception], kind: s
         except ValidationError as exc:
             raise error(f"line {number}: expected a {kind}, found: {exc}", str(path)) from exc
         yield number, parsed
+
+
+def shown(text: object, one_line: bool = False) -> str:
+    """``text`` as it may reach a terminal: every control character written as an escape (``\\x1b``).
+
+    The one place terminal output is made safe: source text, titles and file names come from
+    pages and folders of other people, and a page must not be able to hide or fake what the
+    reviewer is accepting. Records keep the text; only what is printed is escaped.
+
+    Args:
+        text: What is printed.
+        one_line: Escape line breaks and tabs too (``\\x0a``): for a message that is one line by
+            design (a failure, a warning, a problem), where a file name or a record's value
+            holding a line break would otherwise print a line of its own choosing.
+    """
+    pattern = LINE_CONTROL_CHARACTERS if one_line else CONTROL_CHARACTERS
+    return pattern.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                       else f"\\u{ord(m.group()):04x}", str(text))

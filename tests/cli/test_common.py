@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from pmparse.cli import main
-from pmparse.cli.common import shown
+from pmparse.util import shown
 from pmparse.card.schema import Card
 from pmparse.library.records import dumps
 from pmparse.library.store import Library
@@ -294,9 +294,9 @@ def test_a_ctrl_c_inside_code_run_by_exec_still_exits_130_under_python_m(tmp_pat
 
 
 def test_only_a_stop_signal_s_code_leaves_the_teardown_early():
-    from pmparse.cli import _stopped_with
+    from pmparse.cli.group import stopped_with
 
-    assert [_stopped_with(code) for code in (130, 143, 129, 0, 1, 2, 137, None, "x")] == [
+    assert [stopped_with(code) for code in (130, 143, 129, 0, 1, 2, 137, None, "x")] == [
         130, 143, 129, None, None, None, None, None, None]
 
 

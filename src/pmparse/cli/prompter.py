@@ -8,7 +8,7 @@ import click
 import yaml
 
 from pmparse.card.schema import Card
-from pmparse.cli.common import shown
+from pmparse.util import shown
 from pmparse.cli.render import render_change, render_folded, render_header, render_item
 from pmparse.errors import RecordError
 from pmparse.library.records import dumps

@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from pmparse.card.schema import FACT_FIELDS, TAG_FIELDS, TEXT_FIELDS, Card
-from pmparse.cli.common import shown
+from pmparse.util import shown
 from pmparse.library.records import card_data, source_text_of
 from pmparse.library.splice import patched_text
 from pmparse.review.anchor import BOUNDARY, MARKER, WORDS

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from pmparse.cli.common import EXIT_OK, EXIT_SOME_FAILED, shown
+from pmparse.cli.common import EXIT_OK, EXIT_SOME_FAILED
+from pmparse.util import shown
 from pmparse.cli.common import fail_usage as _fail_usage
 from pmparse.errors import PmparseError
 

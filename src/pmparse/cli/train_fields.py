@@ -6,7 +6,7 @@ import json
 import time
 from pathlib import Path
 
-from pmparse.cli.common import shown
+from pmparse.util import shown
 from pmparse.errors import UsageError
 from pmparse.evaluation.corpus import corpus_root
 from pmparse.nlp.components.classifier import MODEL_FILE
