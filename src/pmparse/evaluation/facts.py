@@ -389,6 +389,12 @@ def measure(gold_files=None, corpus: str | None = None, config=None,
     scores["per_source"] = {name: _scores([pairs[i] for i in rows], [text_only[i] for i in rows])
                             for name, rows in sorted(by_source.items())}
     if rules_held_out is not None:
+        # the ranker's wrong names, to set beside the rules' (a wrong publisher is worse than none)
+        wrong = ("organisation_wrong", "organisation_text_only_wrong")
+        for figures, rows in [(scores, range(len(pairs)))] + [(scores["per_source"][name], rows)
+                                                              for name, rows in sorted(by_source.items())]:
+            found = organisation_scores([pairs[i] for i in rows], [text_only[i] for i in rows])
+            figures.update({key: found[key] for key in wrong})
         scores["rules_held_out"] = rules_held_out
         scores["tables_dropped"] = sorted({gold["_group"] for gold, _ in pairs if gold["_table_dropped"]})
     return scores, pairs
