@@ -78,12 +78,3 @@ def test_the_model_is_numbers_and_names_read_without_pickles(tmp_path):
     (tmp_path / "meta.json").write_text(json.dumps({**meta, "features": ["other"]}))
     with pytest.raises(ModelError):
         load_ranker(tmp_path)
-
-
-def test_how_the_text_speaks_of_a_name_is_a_feature_whatever_the_table_knows():
-    text = ("# Sign-in errors\n\n## Summary\n\nAt noon Zorbq's portal failed and we rolled back the Zorbq release. "
-            "Users of Quibb saw errors, and later Zorbq was back.\n")
-    found = {c.value: c for c in candidates(text, 0, "", ("Sign-in errors", [(2, 16)]))}
-    zorbq = found["Zorbq"].features
-    assert zorbq["possessive"] > 0 and zorbq["we_near"] > 0 and zorbq["most_mentioned"] == 1.0
-    assert abs(sum(c.features["mention_share"] for c in found.values()) - 1.0) < 1e-9

@@ -50,8 +50,6 @@ FEATURES = (
     "product_speaks", "html_meta", "table_mentions", "title_subject", "named_team", "our_context", "repeated",
     "brand_prefix", "known", "provider", "in_title", "body_mentions", "first_position", "dependency_share",
     "subject_share", "speaks", "speaks_x_mentions", "several_words", "all_caps",
-    # how the text speaks of the name, whether or not the table knows it (a publisher never seen)
-    "we_near", "possessive", "sentence_start_share", "lower_case_share", "mention_share", "most_mentioned",
 )
 #: How far into the body candidates and their mentions are read.
 _WINDOW = 60000
@@ -65,9 +63,6 @@ _SUBJECT = re.compile(r"^(?:'s|’s|\s+(?:was|were|is|are|had|has|experienced|su
                       r"|engineers|infrastructure|service|services|platform|site|status))\b")
 # bounded runs: the pattern is searched in a few characters, but must stay linear on any text
 _SENTENCE_START = re.compile(r"(?:^|[.!?:][ \t\n]{1,4}|\n[ \t]{0,4}(?:[-*+#>|]{1,3}[ \t]{0,2})?|\|[ \t]{0,2})$")
-#: The first person of the publisher's authors, in the sentence around a mention.
-_WE = re.compile(r"\b(?:we|our|us|We|Our)\b")
-_POSSESSIVE = re.compile(r"^(?:'s|’s)\b")
 
 
 @dataclass
@@ -184,7 +179,6 @@ def candidates(text: str, body_start: int = 0, location: str = "", title: tuple[
     title_text = title[0] if title and title[0] else ""
     for cand in found.values():
         _describe(cand, gaz, text, body_start, limit, title_text, speaks)
-    _relative(list(found.values()))
     return sorted(found.values(), key=lambda c: (_ORIGIN_RANK.index(c.origin), -c.features.get("body_mentions", 0)))
 
 
@@ -254,40 +248,12 @@ def _describe(cand: Candidate, gaz, text: str, body_start: int, limit: int, titl
         subject = sum(1 for _, e in spans if _SUBJECT.search(text[e:e + 30]))
         f["dependency_share"] = dependent / len(spans)
         f["subject_share"] = subject / len(spans)
-        f["we_near"] = sum(1 for s, e in spans if _WE.search(_sentence_around(text, s, e))) / len(spans)
-        f["possessive"] = sum(1 for _, e in spans if _POSSESSIVE.match(text[e:e + 3])) / len(spans)
-        f["sentence_start_share"] = sum(1 for s, _ in spans
-                                        if _SENTENCE_START.search(text, max(body_start, s - 8), s)) / len(spans)
-    if cand.value[:1].isupper() and " " not in cand.value:
-        # a common word capitalised ("Multiple", "Retry") is written in lower case too; a name is not
-        lower = len(re.findall(r"(?<![\w.-])" + re.escape(cand.value.lower()) + r"(?![\w-])", text[body_start:limit]))
-        f["lower_case_share"] = lower / (lower + len(spans)) if lower + len(spans) else 0.0
-    f["_mentions"] = float(len(spans))
     f["speaks"] = speaks
     f["speaks_x_mentions"] = speaks * f["body_mentions"]
     f["several_words"] = 1.0 if len(cand.value.split()) > 1 else 0.0
     f["all_caps"] = 1.0 if cand.value.isupper() else 0.0
     if not cand.evidence and spans:
         cand.evidence = spans[:3]
-
-
-def _sentence_around(text: str, start: int, end: int) -> str:
-    """The sentence (at most 120 characters either side) holding ``text[start:end]``."""
-    before = text[max(0, start - 120):start]
-    after = text[end:end + 120]
-    cut = max(before.rfind(". "), before.rfind("\n\n"))
-    stop = min((i for i in (after.find(". "), after.find("\n\n")) if i >= 0), default=len(after))
-    return before[cut + 1:] + text[start:end] + after[:stop]
-
-
-def _relative(cands: list[Candidate]) -> None:
-    """Features that compare a document's candidates: a candidate's share of their mentions, and
-    whether no other is mentioned more."""
-    counts = [c.features.pop("_mentions", 0.0) for c in cands]
-    total, most = sum(counts), max(counts, default=0.0)
-    for cand, count in zip(cands, counts):
-        cand.features["mention_share"] = count / total if total else 0.0
-        cand.features["most_mentioned"] = 1.0 if count and count == most else 0.0
 
 
 # --- the model ------------------------------------------------------------------------------
