@@ -50,3 +50,31 @@ def test_the_held_out_views_choose_among_the_candidates_found_without_the_own_pu
     assert scores["organisation_text_only"] == 0.0 and scores["organisation_text_only_wrong"] == 2
     table = held_out_table({**scores, "per_source": {}, "rules_held_out": {**scores, "per_source": {}}})
     assert "| all | 3 | 0.667 (0) | 0.000 (2) |" in table
+
+
+def test_the_held_out_table_shows_the_share_whose_organisation_is_among_the_candidates():
+    from pmparse.card.schema import Card
+    from pmparse.evaluation.facts_held_out import candidate_ceiling, held_out_table, organisation_scores
+    from pmparse.nlp.extractors.organisation_rank import Candidate
+
+    def cands(*names):
+        return [Candidate(n) for n in names]
+
+    golds = [
+        # with the address the name is a candidate (case and spacing aside), from the text alone not
+        {"organisation": "Zorbq  Labs", "_candidates_free": cands("Other", "zorbq labs"),
+         "_candidates_text_free": cands("Other")},
+        {"organisation": "Quill", "_candidates_free": cands("Quill"), "_candidates_text_free": cands("Quill")},
+        {"organisation": "Vantor", "_candidates_free": [], "_candidates_text_free": []},
+        {"organisation": "Drelm", "_candidates_free": cands("Drelm Cloud"), "_candidates_text_free": cands()},
+        {"_candidates_free": cands("Anyone"), "_candidates_text_free": cands("Anyone")},  # unlabelled: not counted
+    ]
+    assert candidate_ceiling(golds) == {"organisation_among_candidates": 0.5,
+                                        "organisation_text_only_among_candidates": 0.25}
+    card = Card.model_construct(organisation=None)
+    scores = organisation_scores([(g, card) for g in golds], [(g, None, True) for g in golds])
+    assert scores["organisation_among_candidates"] == 0.5
+    ranker = {**scores, "organisation_wrong": 1, "per_source": {}}
+    table = held_out_table({**ranker, "rules_held_out": {**scores, "per_source": {}}})
+    assert "among candidates" in table.splitlines()[0]
+    assert "| all | 4 | 0.000 (0) | 0.000 (0) | 0.000 (1) | 0.000 (0) | 0.500 | 0.250 |" in table

@@ -389,6 +389,12 @@ def measure(gold_files=None, corpus: str | None = None, config=None,
     scores["per_source"] = {name: _scores([pairs[i] for i in rows], [text_only[i] for i in rows])
                             for name, rows in sorted(by_source.items())}
     if rules_held_out is not None:
+        # the ranker's wrong names, to set beside the rules' (a wrong publisher is worse than none)
+        wrong = ("organisation_wrong", "organisation_text_only_wrong")
+        for figures, rows in [(scores, range(len(pairs)))] + [(scores["per_source"][name], rows)
+                                                              for name, rows in sorted(by_source.items())]:
+            found = organisation_scores([pairs[i] for i in rows], [text_only[i] for i in rows])
+            figures.update({key: found[key] for key in wrong})
         scores["rules_held_out"] = rules_held_out
         scores["tables_dropped"] = sorted({gold["_group"] for gold, _ in pairs if gold["_table_dropped"]})
     return scores, pairs
@@ -514,7 +520,8 @@ def main(argv: list[str] | None = None) -> None:  # pragma: no cover - a measuri
     set (corpus/field_spans/batch_f*.jsonl), ``--all`` every labelled card (gold and every
     field_spans batch, the sources not labelled yet listed), ``--held-out`` the organisation with
     nothing of the scored document's source helping (its own publisher dropped from the table, the
-    ranker fitted without its source; the rules' choice printed beside)."""
+    ranker fitted without its source; the rules' choice printed beside, and the share of documents
+    whose organisation is among the candidates)."""
     import argparse
 
     from pmparse.evaluation.corpus import REPO_ROOT
@@ -527,7 +534,8 @@ def main(argv: list[str] | None = None) -> None:  # pragma: no cover - a measuri
     parser.add_argument("--held-out", action="store_true",
                         help="nothing of the scored source helps: its candidates found with the organisation "
                              "table less its own publisher, chosen by the ranker fitted without its source "
-                             "(group); the rules' choice among them is printed beside")
+                             "(group); the rules' choice among them is printed beside, and the share of documents "
+                             "whose organisation is among those candidates (no choice can score more)")
     parser.add_argument("--misses", action="store_true", help="list the duration misses with their evidence")
     args = parser.parse_args(argv)
     files = (args.gold or []) + ([str(REPO_ROOT / f) for f in DEV_FILES] if args.dev else [])

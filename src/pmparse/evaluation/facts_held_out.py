@@ -106,11 +106,34 @@ def organisation_scores(pairs: list[tuple[dict, Card]], text_only: list[tuple[di
     result.update(score_organisation(alone, "organisation_text_only"))
     result["organisation_wrong"] = sum(1 for g, v in scored if v and not same_organisation(g["organisation"], v))
     result["organisation_text_only_wrong"] = sum(1 for g, v in alone if v and not same_organisation(g["organisation"], v))
+    result.update(candidate_ceiling([g for g, _ in scored]))
     return result
 
 
+def among_candidates(gold: dict, key: str) -> bool:
+    """Whether ``gold``'s organisation is one of its candidates ``gold[key]`` (:func:`normalised` names)."""
+    wanted = normalised(gold["organisation"])
+    return any(normalised(c.value) == wanted for c in gold.get(key) or ())
+
+
+def candidate_ceiling(golds: list[dict]) -> dict:
+    """The share of labelled documents whose organisation is among their candidates found with the
+    table less their own publisher (``_candidates_free``; ``_candidates_text_free`` from the text
+    alone): no choice among those candidates, by the rules or a ranker, can score more."""
+    labelled = [g for g in golds if g.get("organisation") and "_candidates_free" in g]
+    if not labelled:
+        return {}
+    share = {}
+    for key, name in (("_candidates_free", "organisation_among_candidates"),
+                      ("_candidates_text_free", "organisation_text_only_among_candidates")):
+        share[name] = round(sum(among_candidates(g, key) for g in labelled) / len(labelled), 4)
+    return share
+
+
 def held_out_table(scores: dict) -> str:
-    """The rules' and the ranker's organisation figures with sources held out, overall and per source."""
+    """The rules' and the ranker's organisation figures with sources held out (wrong names in brackets),
+    overall and per source, and beside them the ceiling of any choice: the share of documents whose
+    organisation is among the candidates (:func:`candidate_ceiling`)."""
     rules = scores["rules_held_out"]
 
     def cell(figures: dict, key: str, wrong: int | None = None) -> str:
@@ -118,12 +141,16 @@ def held_out_table(scores: dict) -> str:
         text = "-" if value is None else f"{value:.3f}"
         return text if wrong is None else f"{text} ({wrong})"
 
-    lines = ["| source | docs | rules | rules, text alone | ranker | ranker, text alone |", "|---|---|---|---|---|---|"]
+    lines = ["| source | docs | rules | rules, text alone | ranker | ranker, text alone | among candidates "
+             "| among candidates, text alone |", "|---|---|---|---|---|---|---|---|"]
     rows = [("all", scores, rules)] + [(name, figures, rules["per_source"][name])
                                        for name, figures in scores["per_source"].items()]
     for name, ranker, rule in rows:
         lines.append(f"| {name} | {rule.get('organisation_documents', 0)} | "
                      f"{cell(rule, 'organisation', rule['organisation_wrong'])} | "
                      f"{cell(rule, 'organisation_text_only', rule['organisation_text_only_wrong'])} | "
-                     f"{cell(ranker, 'organisation')} | {cell(ranker, 'organisation_text_only')} |")
+                     f"{cell(ranker, 'organisation', ranker.get('organisation_wrong'))} | "
+                     f"{cell(ranker, 'organisation_text_only', ranker.get('organisation_text_only_wrong'))} | "
+                     f"{cell(rule, 'organisation_among_candidates')} | "
+                     f"{cell(rule, 'organisation_text_only_among_candidates')} |")
     return "\n".join(lines)
