@@ -138,6 +138,25 @@ def test_one_path_spelled_several_ways_has_one_record(samples, tmp_path, monkeyp
     assert len(list((tmp_path / "lib").glob("IL-*"))) == 3
 
 
+def test_a_file_converted_by_its_absolute_path_is_found_again_by_another_spelling(samples, tmp_path, monkeypatch):
+    # a curator converts by absolute path once, then from the folder by a relative one, or through
+    # a link to the folder: the same file, so no second record of every source
+    convert([str(samples)], tmp_path / "lib")
+    (tmp_path / "link").symlink_to(samples, target_is_directory=True)
+    monkeypatch.chdir(tmp_path)
+    for spelling in ("in", "link", str(tmp_path / "link")):
+        report = convert([spelling], tmp_path / "lib")
+        assert report.counts["unchanged"] == 3, spelling
+    md = samples / "gocardless-postgres-failover.md"
+    md.write_text(md.read_text() + "\nAn amendment added later.\n")
+    report = convert(["link/gocardless-postgres-failover.md"], tmp_path / "lib")
+    assert report.results[0].status == "updated"
+    library = Library.open(tmp_path / "lib")
+    assert sorted(library.entries) == ["IL-0001", "IL-0002", "IL-0003"]
+    # the record keeps the name it was first read by
+    assert {e.card.source.location for e in library.entries.values()} == {str(p) for p in samples.iterdir()}
+
+
 def test_the_same_relative_path_in_two_folders_is_two_sources(tmp_path, monkeypatch):
     for name, words in (("a", "The payments API was down for ten minutes."),
                         ("b", "The search cluster lost a shard for two hours.")):
