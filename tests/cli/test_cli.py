@@ -178,6 +178,18 @@ def test_the_cli_reference_in_docs_is_current():
     assert "## pmparse convert" in (script.parent / "cli.md").read_text(encoding="utf-8")
 
 
+def test_the_cli_reference_says_what_help_prints():
+    """Each block of docs/cli.md is what ``pmparse [COMMAND] --help`` prints (README: "prints the
+    same"), help options included: it once listed only --help where -h works too."""
+    text = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
+    for args in [[]] + [[name] for name in sorted(main.commands)]:
+        result = CliRunner().invoke(main, args + ["--help"], prog_name="pmparse", terminal_width=100,
+                                    max_content_width=100)
+        assert result.exit_code == 0
+        assert f"```\n{result.output.rstrip()}\n```" in text, args
+        assert "-h, --help" in result.output
+
+
 def test_train_written_weight_must_be_above_zero():
     result = CliRunner().invoke(main, ["train", "--loso", "--written", "--written-weight", "0"])
     assert result.exit_code == 2 and "--written-weight" in result.output
