@@ -231,3 +231,48 @@ def test_a_url_base_that_does_not_parse_is_a_usage_error(tmp_path):
                                        "--url-base", "https://[::1/"])
     assert result.exit_code == 2, result.output
     assert "--url-base" in result.output and "internal error" not in result.output
+
+
+@pytest.mark.parametrize("date", ["2018-13-01", "2019-02-29"])
+def test_a_hand_edited_date_that_is_no_calendar_date_is_named_not_a_traceback(tmp_path, date):
+    # YAML reads an unquoted 2018-13-01 as a timestamp and PyYAML raises ValueError, not a YAML
+    # error: every command that reads the library stopped with a traceback
+    folder = tmp_path / "in"
+    shutil.copytree(SAMPLES, folder)
+    runner = CliRunner()
+    lib = tmp_path / "lib"
+    assert runner.invoke(main, ["convert", str(folder), "-o", str(lib), "--rules-only"]).exit_code == 0
+    record = lib / "IL-0002.yaml"
+    lines = record.read_text().splitlines(keepends=True)
+    number = next(i for i, line in enumerate(lines) if line.startswith("date:"))
+    lines[number] = f"date: {date}\n"
+    record.write_text("".join(lines))
+    result = runner.invoke(main, ["validate", str(lib)])
+    assert result.exit_code == 1
+    assert f"IL-0002.yaml:{number + 1}:" in result.output and "calendar date" in result.output, result.output
+    for args in (["diff", str(lib)], ["export", str(lib)], ["site", str(lib), "-o", str(tmp_path / "site")],
+                 ["review", str(lib), "--accept-all"], ["train", "--library", str(lib)],
+                 ["convert", str(folder), "-o", str(lib), "--rules-only"]):
+        result = runner.invoke(main, args)
+        assert not isinstance(result.exception, ValueError), (args, result.output)
+        assert result.exit_code in (0, 1), (args, result.output)
+    # the record is still known by its source: no second record of the sample
+    assert len(list(lib.glob("IL-*.yaml"))) == 3
+
+
+def test_a_settings_file_with_no_calendar_date_is_named_not_a_traceback(tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "a.md").write_text("# Outage\n\n## Impact\n\nThe API was down for ten minutes.\n")
+    (folder / ".pmparse.yaml").write_text("organisation: Acme\nreviewed: 2018-02-30\n")
+    result = CliRunner().invoke(main, ["convert", str(folder), "-o", str(tmp_path / "lib"), "--rules-only"])
+    assert not isinstance(result.exception, ValueError), result.output
+    assert result.exit_code in (1, 2) and ".pmparse.yaml" in result.output and "line 2" in result.output, result.output
+
+
+def test_an_edit_with_no_calendar_date_is_a_record_error():
+    from pmparse.cli.prompter import parse_edit
+    from pmparse.errors import RecordError
+
+    with pytest.raises(RecordError, match="calendar date"):
+        parse_edit("date: 2018-04-31\n", "date")

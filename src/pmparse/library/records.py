@@ -18,11 +18,11 @@ from pmparse.errors import RecordError
 from pmparse.library import yaml_text
 from pmparse.locations import split_location
 from pmparse.util import read_regular_file, sha256_text
-from pmparse.yaml_problems import line_of, syntax_error
+from pmparse.yaml_problems import SAFE_LOADER, line_of, syntax_error
 
 RecordFormat = Literal["yaml", "json"]
 
-_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_SAFE_LOADER = SAFE_LOADER  # a date that is no calendar day is a YAML error, with its line
 
 
 class DuplicateKeyError(yaml.constructor.ConstructorError):

@@ -10,7 +10,8 @@ from pmparse.card.schema import TEXT_FIELDS, Card
 from pmparse.errors import RecordError
 from pmparse.library.records import RecordFormat, card_data, dumps, flow_text, format_of, loads
 from pmparse.review.anchor import last_end
-from pmparse.review.compare import MISSING, SAFE_LOADER, CardDiff, merge, same_words
+from pmparse.review.compare import MISSING, CardDiff, merge, same_words
+from pmparse.yaml_problems import SAFE_LOADER
 
 
 def top_regions(text: str) -> dict[str, tuple[int, int]] | None:
