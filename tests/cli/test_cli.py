@@ -276,3 +276,11 @@ def test_an_edit_with_no_calendar_date_is_a_record_error():
 
     with pytest.raises(RecordError, match="calendar date"):
         parse_edit("date: 2018-04-31\n", "date")
+
+
+def test_diff_of_one_record_file_says_it_takes_a_library_or_two_files(tmp_path):
+    record = tmp_path / "IL-0001.yaml"
+    record.write_text("schema_version: 1\n")
+    result = CliRunner().invoke(main, ["diff", str(record)])
+    assert result.exit_code == 2
+    assert "two record files" in result.output and str(record) in result.output, result.output
