@@ -239,7 +239,8 @@ def eval_command(gold_files, corpus, model_dir, rules_only, variants, report_pat
                                      warn=_warn)
             output, code = eval_text(
                 [Path(g) for g in gold_files] or None, corpus, config.model_dir, list(variants) or ["headed", "stripped"],
-                rounds, report_path, plot_path, check_floors, update_floors, allow_lower)
+                rounds, report_path, plot_path, check_floors, update_floors, allow_lower,
+                progress=lambda message: click.echo(shown(f"eval: {message}", one_line=True), err=True))
     except PmparseError as exc:
         _fail_usage(exc)
     click.echo(shown(output))
