@@ -238,7 +238,8 @@ def _tasks(library: Library, inputs: Iterable[str], max_bytes: int, force: bool,
             known = None if force else _known(library, location, url)
             if known is None and not force and location in entries:
                 known = _known_entries(library, entries[location], url)
-            yield Task(location, known=known, url=url, check_content=not all_files)
+            namesake = None if location in library.by_location or location in entries else same_files.namesake(location)
+            yield Task(location, known=known, url=url, check_content=not all_files, namesake=namesake)
 
 
 class _SameFiles:
@@ -254,6 +255,7 @@ class _SameFiles:
     def __init__(self, library: Library):
         self._library = library
         self._by_file: dict[tuple[int, int], str] | None = None  # built at the first input it is asked about
+        self._gone: dict[str, list[tuple[str, str]]] | None = None
 
     def _index(self) -> dict[tuple[int, int], str]:
         by_file: dict[tuple[int, int], str] = {}
@@ -275,6 +277,28 @@ class _SameFiles:
         if self._by_file is None:
             self._by_file = self._index()
         return self._by_file.get(identity, location)
+
+    def namesake(self, location: str) -> tuple[str, str] | None:
+        """``(record id, location)`` of a record read by a relative name that ``location`` ends
+        with and that is not found from here, or None.
+
+        Run from another folder, ``convert`` cannot tell such a record's file from this one:
+        the record is found again by its text when the text is the same, but an amended file gets
+        a second record. That is said, so the curator can run convert from the first folder.
+        """
+        if self._gone is None:
+            self._gone = {}
+            for known, card_id in sorted(self._library.by_location.items(), key=lambda item: (item[1], item[0])):
+                path = split_location(known)[0]
+                if (known == "-" or is_url(path) or os.path.isabs(path) or os.pardir in path.split(os.sep)
+                        or os.path.isfile(path)):
+                    continue
+                self._gone.setdefault(os.path.basename(path), []).append((card_id, path))
+        absolute = os.path.abspath(location)
+        for card_id, path in self._gone.get(os.path.basename(location), ()):
+            if absolute.endswith(os.sep + path):
+                return card_id, path
+        return None
 
 
 def _identity(path: str) -> tuple[int, int] | None:
@@ -373,6 +397,11 @@ def _finish(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, f
     except OSError as exc:
         return FileResult(task.location, "failed", error_kind="record",
                           message=f"expected to write the record, found {exc.strerror or exc}", warnings=warnings)
+    if status == "converted" and task.namesake is not None:
+        card_id, named = task.namesake
+        warnings.append(f"new record {Path(path).stem}, but {card_id} was read from {named!r}, a relative name "
+                        f"not found from this folder ({os.getcwd()}); if that is this file, run convert from the "
+                        f"folder it was first run in and delete {Path(path).name}")
     # the record the suggestion was stored against (its file is named by its id)
     broken = library.entries.get(Path(path).stem) if status == "pending" else None
     if broken is not None and broken.error is not None:
