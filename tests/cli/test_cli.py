@@ -284,3 +284,21 @@ def test_diff_of_one_record_file_says_it_takes_a_library_or_two_files(tmp_path):
     result = CliRunner().invoke(main, ["diff", str(record)])
     assert result.exit_code == 2
     assert "two record files" in result.output and str(record) in result.output, result.output
+
+
+def test_a_review_with_nothing_to_ask_says_how_the_drafts_are_reviewed(tmp_path):
+    folder = tmp_path / "in"
+    shutil.copytree(SAMPLES, folder)
+    runner = CliRunner()
+    lib = str(tmp_path / "lib")
+    assert runner.invoke(main, ["convert", str(folder), "-o", lib, "--rules-only"]).exit_code == 0
+    for args in ([], ["--accept-all"]):
+        result = runner.invoke(main, ["review", lib] + args, input="")
+        assert result.exit_code == 0
+        assert "3 record(s) here are drafts (status: suggested)" in result.stderr, result.output
+        assert "set `status: reviewed`" in result.stderr
+    # once every draft is a person's, nothing more is said
+    for path in (tmp_path / "lib").glob("IL-*.yaml"):
+        path.write_text(path.read_text().replace("status: suggested", "status: reviewed", 1))
+    result = runner.invoke(main, ["review", lib])
+    assert result.exit_code == 0 and "drafts" not in result.output

@@ -327,6 +327,8 @@ def review(library, accept, reject, items, accept_all, records, reviewer, color,
             click.echo(shown(f"{outcome.id}: {outcome.field}: {outcome.action}{taken}", one_line=True))
     for error in report.errors:
         click.echo(shown(f"failed: {error}", one_line=True), err=True)
+    if not (report.outcomes or report.still_pending or report.errors or report.interrupted or records):
+        _say_how_drafts_are_reviewed(library)
     click.echo(
         f"{report.count('accept') + report.count('edit')} accepted ({report.count('edit')} edited), "
         f"{report.count('reject')} rejected, "
@@ -339,6 +341,26 @@ def review(library, accept, reject, items, accept_all, records, reviewer, color,
         click.echo("interrupted: every decision made so far is kept; run the same command again to go on", err=True)
         sys.exit(128 + interrupts.signum if interrupts.signum else EXIT_INTERRUPTED)
     sys.exit(EXIT_SOME_FAILED if report.errors else EXIT_OK)
+
+
+def _say_how_drafts_are_reviewed(library: str) -> None:
+    """After a review that had nothing to ask: how the library's drafts are reviewed, if it has any.
+
+    A curator's first ``review`` after ``convert`` asked nothing and said "0 accepted": review
+    asks only about new suggestions for records a person reviewed or edited, which a fresh
+    library has none of.
+    """
+    from pmparse.library.store import Library
+
+    try:
+        drafts = sum(1 for entry in Library.open(library).entries.values() if entry.status == "suggested")
+    except PmparseError:
+        return
+    if drafts:
+        click.echo(f"nothing pending: review asks about what convert suggests anew for records a person reviewed "
+                   f"or edited; {drafts} record(s) here are drafts (status: suggested): review one in its file "
+                   "(correct what is wrong, then set `status: reviewed`), and convert leaves it to you from then on",
+                   err=True)
 
 
 @main.command(name="train-categories")
