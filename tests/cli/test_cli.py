@@ -302,3 +302,48 @@ def test_a_review_with_nothing_to_ask_says_how_the_drafts_are_reviewed(tmp_path)
         path.write_text(path.read_text().replace("status: suggested", "status: reviewed", 1))
     result = runner.invoke(main, ["review", lib])
     assert result.exit_code == 0 and "drafts" not in result.output
+
+
+@pytest.mark.parametrize("written, read", [("2017-10-11", "2017-10-11"), ("2017", "2017")])
+def test_a_date_typed_unquoted_in_a_record_is_that_date(tmp_path, written, read):
+    # YAML reads date: 2017-10-11 as a date and date: 2017 as a number; validate said 'Input should
+    # be a valid string' of a date a curator typed the natural way
+    folder = tmp_path / "in"
+    shutil.copytree(SAMPLES, folder)
+    runner = CliRunner()
+    lib = tmp_path / "lib"
+    assert runner.invoke(main, ["convert", str(folder), "-o", str(lib), "--rules-only"]).exit_code == 0
+    record = lib / "IL-0002.yaml"
+    lines = record.read_text().splitlines(keepends=True)
+    number = next(i for i, line in enumerate(lines) if line.startswith("date:"))
+    lines[number] = f"date: {written}  # checked with the team\n"
+    record.write_text("".join(lines))
+    result = runner.invoke(main, ["validate", str(lib)])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(main, ["export", str(lib)])
+    rows = {row["id"]: row for row in map(json.loads, result.output.splitlines())}
+    assert rows["IL-0002"]["date"] == read
+    # the person's date is kept by a later convert, comment and all
+    result = runner.invoke(main, ["convert", str(folder), "-o", str(lib), "--rules-only", "--force"])
+    assert result.exit_code == 0, result.output
+    assert f"date: {written}  # checked with the team\n" in record.read_text()
+
+
+def test_a_date_and_time_in_a_record_is_still_refused(tmp_path):
+    import datetime
+
+    from pydantic import ValidationError
+
+    from pmparse.card.schema import Card
+    from pmparse.library.records import card_data
+
+    folder = tmp_path / "in"
+    shutil.copytree(SAMPLES, folder)
+    assert CliRunner().invoke(main, ["convert", str(folder), "-o", str(tmp_path / "lib"), "--rules-only"]).exit_code == 0
+    data = card_data(Card.model_validate_json(json.dumps(
+        __import__("yaml").safe_load((tmp_path / "lib" / "IL-0002.yaml").read_text()))))
+    for value in (datetime.datetime(2017, 10, 11, 9, 0), 17, True):
+        with pytest.raises(ValidationError) as caught:
+            Card.model_validate({**data, "date": value})
+        assert [error["loc"] for error in caught.value.errors()] == [("date",)], value
+    assert Card.model_validate({**data, "date": datetime.date(2017, 10, 11)}).date == "2017-10-11"
