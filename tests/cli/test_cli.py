@@ -347,3 +347,25 @@ def test_a_date_and_time_in_a_record_is_still_refused(tmp_path):
             Card.model_validate({**data, "date": value})
         assert [error["loc"] for error in caught.value.errors()] == [("date",)], value
     assert Card.model_validate({**data, "date": datetime.date(2017, 10, 11)}).date == "2017-10-11"
+
+
+def test_messages_during_the_progress_bar_start_on_a_line_of_their_own(tmp_path):
+    import os
+    import sys
+
+    pexpect = pytest.importorskip("pexpect")
+    folder = tmp_path / "in"
+    shutil.copytree(SAMPLES, folder)
+    (folder / "README.md").write_text("# Our reports\n\nOne file per incident.\n")
+    child = pexpect.spawn(sys.executable, ["-m", "pmparse.cli", "convert", str(folder), "-o", str(tmp_path / "lib"),
+                                           "-j", "1", "--rules-only"],
+                          env=dict(os.environ, PYTHONPATH=str(REPO / "src"), TERM="xterm"), encoding="utf-8",
+                          timeout=120, dimensions=(40, 200))
+    child.expect(pexpect.EOF)
+    output = child.before
+    assert "converting" in output  # a terminal gets the bar
+    line = next(line for line in output.split("\n") if "skipped:" in line)
+    # what the terminal shows of that line: the text after its last carriage return, the clear
+    # sequence dropped; it was the bar with the message run on from its end
+    shown_text = line.rstrip("\r").rsplit("\r", 1)[-1].replace("\x1b[K", "")
+    assert shown_text.startswith("skipped: "), repr(line)

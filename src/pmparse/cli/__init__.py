@@ -148,6 +148,11 @@ def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, base_model, 
 
     def on_result(result) -> None:
         # results are printed as they come: the report keeps only counts, so memory stays flat
+        if bar is not None and sys.stderr.isatty() and (
+                result.warnings or result.status in ("failed", "skipped")):
+            # the bar's line has no line break: a message ran on from its end ("... 41/44
+            # 00:00:03skipped: ..."); the line is cleared first and the bar drawn again below
+            sys.stderr.write("\r\x1b[K")
         for warning in result.warnings:
             click.echo(shown(f"warning: {result.input}: {warning}", one_line=True), err=True)
         if result.status == "failed":
