@@ -369,3 +369,21 @@ def test_messages_during_the_progress_bar_start_on_a_line_of_their_own(tmp_path)
     # sequence dropped; it was the bar with the message run on from its end
     shown_text = line.rstrip("\r").rsplit("\r", 1)[-1].replace("\x1b[K", "")
     assert shown_text.startswith("skipped: "), repr(line)
+
+
+def test_a_misspelt_key_in_a_record_is_named_with_the_field_meant(tmp_path):
+    folder = tmp_path / "in"
+    shutil.copytree(SAMPLES, folder)
+    runner = CliRunner()
+    lib = tmp_path / "lib"
+    assert runner.invoke(main, ["convert", str(folder), "-o", str(lib), "--rules-only"]).exit_code == 0
+    record = lib / "IL-0002.yaml"
+    text = record.read_text()
+    record.write_text(text.replace("\ntitle:", "\ntitel:", 1).replace("  evidence:", "  evidense:", 1))
+    result = runner.invoke(main, ["validate", str(lib)])
+    assert result.exit_code == 1
+    assert "IL-0002.yaml:4: titel: not a card field (did you mean title?)" in result.output, result.output
+    assert ": not a key this value has" in result.output and "Extra inputs" not in result.output
+    # convert names it the same way where it parks the suggestion beside the record
+    result = runner.invoke(main, ["convert", str(folder), "-o", str(lib), "--rules-only", "--force"])
+    assert "titel: not a card field (did you mean title?)" in result.output, result.output

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import io
 import json
 import math
@@ -452,8 +453,23 @@ def loads(text: str, fmt: RecordFormat, where: str) -> Card:
         problems = []
         for error in exc.errors():
             line = line_of(text, error["loc"])
-            problems.append(f"{f'line {line}: ' if line is not None else ''}{field_path(error['loc'])}: {error['msg']}")
+            problems.append(f"{f'line {line}: ' if line is not None else ''}{field_path(error['loc'])}: {problem_text(error)}")
         raise RecordError("; ".join(problems), where) from exc
+
+
+def problem_text(error: dict) -> str:
+    """The reason of one schema problem of a record; a key the card does not have is named as such.
+
+    pydantic says "Extra inputs are not permitted" of a misspelt key (``titel:``), which did not
+    tell a person that the key is the problem, nor which one was meant.
+    """
+    if error["type"] != "extra_forbidden":
+        return error["msg"]
+    loc = error["loc"]
+    if len(loc) == 1:
+        close = difflib.get_close_matches(str(loc[0]), list(Card.model_fields), n=1)
+        return "not a card field" + (f" (did you mean {close[0]}?)" if close else "")
+    return "not a key this value has"
 
 
 def field_path(loc: tuple) -> str:
