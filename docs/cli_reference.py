@@ -28,12 +28,14 @@ is complete, run it again to continue; `review` the same (every decision made is
 def reference() -> str:
     """The markdown reference of ``pmparse`` and each of its commands."""
     parts = [HEAD]
-    context = click.Context(main, info_name="pmparse", terminal_width=100, max_content_width=100)
+    # the group's context settings (its help options: -h too) as a run of pmparse applies them, and
+    # each command's context under it, as ``pmparse COMMAND --help`` makes it
+    context = click.Context(main, info_name="pmparse", terminal_width=100, max_content_width=100,
+                            **main.context_settings)
     parts.append(f"## pmparse\n\n```\n{main.get_help(context)}\n```\n")
     for name in sorted(main.list_commands(context)):
         command = main.get_command(context, name)
-        sub = click.Context(command, info_name=f"pmparse {name}", parent=None, terminal_width=100,
-                            max_content_width=100)
+        sub = click.Context(command, info_name=name, parent=context, **command.context_settings)
         parts.append(f"## pmparse {name}\n\n```\n{command.get_help(sub)}\n```\n")
     return "\n".join(parts)
 

@@ -12,6 +12,37 @@ import yaml
 from pydantic import ValidationError
 
 
+def _calendar_timestamp(loader: yaml.constructor.SafeConstructor, node: yaml.ScalarNode) -> object:
+    """A YAML timestamp, or a YAML error at its line when it is shaped like a date but names no
+    calendar day (``2018-13-01``, ``2019-02-29``).
+
+    PyYAML raises ValueError there, which no ``except yaml.YAMLError`` catches: a date a person
+    typed unquoted into a record, a settings file or an edit in ``review`` stopped every command
+    with a traceback instead of naming the file and the line.
+    """
+    try:
+        return yaml.constructor.SafeConstructor.construct_yaml_timestamp(loader, node)
+    except ValueError as exc:
+        raise yaml.constructor.ConstructorError(
+            None, None, f"expected a calendar date, found {node.value!r} ({exc}; quote it to keep it as text)",
+            node.start_mark) from exc
+
+
+class PureCalendarLoader(yaml.SafeLoader):
+    """PyYAML's pure-Python safe loader (``yaml.safe_load``'s), a date that is no calendar day a YAML error."""
+
+
+PureCalendarLoader.add_constructor("tag:yaml.org,2002:timestamp", _calendar_timestamp)
+
+
+class CalendarLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """libyaml's safe loader when PyYAML was built with it (else the pure one), a date that is no
+    calendar day a YAML error."""
+
+
+CalendarLoader.add_constructor("tag:yaml.org,2002:timestamp", _calendar_timestamp)
+
+
 def syntax_error(exc: Exception) -> tuple[int | None, str]:
     """The line (1-based) and a one-line reason of a YAML or JSON syntax error.
 

@@ -138,6 +138,47 @@ def test_one_path_spelled_several_ways_has_one_record(samples, tmp_path, monkeyp
     assert len(list((tmp_path / "lib").glob("IL-*"))) == 3
 
 
+def test_a_file_converted_by_its_absolute_path_is_found_again_by_another_spelling(samples, tmp_path, monkeypatch):
+    # a curator converts by absolute path once, then from the folder by a relative one, or through
+    # a link to the folder: the same file, so no second record of every source
+    convert([str(samples)], tmp_path / "lib")
+    (tmp_path / "link").symlink_to(samples, target_is_directory=True)
+    monkeypatch.chdir(tmp_path)
+    for spelling in ("in", "link", str(tmp_path / "link")):
+        report = convert([spelling], tmp_path / "lib")
+        assert report.counts["unchanged"] == 3, spelling
+    md = samples / "gocardless-postgres-failover.md"
+    md.write_text(md.read_text() + "\nAn amendment added later.\n")
+    report = convert(["link/gocardless-postgres-failover.md"], tmp_path / "lib")
+    assert report.results[0].status == "updated"
+    library = Library.open(tmp_path / "lib")
+    assert sorted(library.entries) == ["IL-0001", "IL-0002", "IL-0003"]
+    # the record keeps the name it was first read by
+    assert {e.card.source.location for e in library.entries.values()} == {str(p) for p in samples.iterdir()}
+
+
+def test_an_amended_file_named_from_another_folder_says_which_record_it_may_be(tmp_path, monkeypatch):
+    # read as pm/x.md from one folder, then by its absolute path from another: the relative name
+    # is not found from there, so the amended text gets a new record; the curator is told which
+    (tmp_path / "a" / "pm").mkdir(parents=True)
+    source = tmp_path / "a" / "pm" / "x.md"
+    source.write_text("# Outage\n\n## Impact\n\nThe payments API was down for ten minutes.\n")
+    monkeypatch.chdir(tmp_path / "a")
+    convert(["pm/x.md"], tmp_path / "lib")
+    source.write_text(source.read_text() + "\n## Root cause\n\nA certificate expired on the gateway.\n")
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    report = convert([str(source)], tmp_path / "lib")
+    result = report.results[0]
+    assert result.status == "converted"
+    assert any("IL-0001 was read from 'pm/x.md', a relative name not found from this folder" in w
+               and "delete IL-0002.yaml" in w for w in result.warnings), result.warnings
+    # run from the first folder, the same file is the first record's: no note
+    monkeypatch.chdir(tmp_path / "a")
+    again = convert(["pm/x.md"], tmp_path / "lib")
+    assert not any("relative name" in w for r in again.results for w in r.warnings)
+
+
 def test_the_same_relative_path_in_two_folders_is_two_sources(tmp_path, monkeypatch):
     for name, words in (("a", "The payments API was down for ten minutes."),
                         ("b", "The search cluster lost a shard for two hours.")):

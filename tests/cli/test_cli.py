@@ -178,6 +178,18 @@ def test_the_cli_reference_in_docs_is_current():
     assert "## pmparse convert" in (script.parent / "cli.md").read_text(encoding="utf-8")
 
 
+def test_the_cli_reference_says_what_help_prints():
+    """Each block of docs/cli.md is what ``pmparse [COMMAND] --help`` prints (README: "prints the
+    same"), help options included: it once listed only --help where -h works too."""
+    text = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
+    for args in [[]] + [[name] for name in sorted(main.commands)]:
+        result = CliRunner().invoke(main, args + ["--help"], prog_name="pmparse", terminal_width=100,
+                                    max_content_width=100)
+        assert result.exit_code == 0
+        assert f"```\n{result.output.rstrip()}\n```" in text, args
+        assert "-h, --help" in result.output
+
+
 def test_train_written_weight_must_be_above_zero():
     result = CliRunner().invoke(main, ["train", "--loso", "--written", "--written-weight", "0"])
     assert result.exit_code == 2 and "--written-weight" in result.output
@@ -219,3 +231,159 @@ def test_a_url_base_that_does_not_parse_is_a_usage_error(tmp_path):
                                        "--url-base", "https://[::1/"])
     assert result.exit_code == 2, result.output
     assert "--url-base" in result.output and "internal error" not in result.output
+
+
+@pytest.mark.parametrize("date", ["2018-13-01", "2019-02-29"])
+def test_a_hand_edited_date_that_is_no_calendar_date_is_named_not_a_traceback(tmp_path, date):
+    # YAML reads an unquoted 2018-13-01 as a timestamp and PyYAML raises ValueError, not a YAML
+    # error: every command that reads the library stopped with a traceback
+    folder = tmp_path / "in"
+    shutil.copytree(SAMPLES, folder)
+    runner = CliRunner()
+    lib = tmp_path / "lib"
+    assert runner.invoke(main, ["convert", str(folder), "-o", str(lib), "--rules-only"]).exit_code == 0
+    record = lib / "IL-0002.yaml"
+    lines = record.read_text().splitlines(keepends=True)
+    number = next(i for i, line in enumerate(lines) if line.startswith("date:"))
+    lines[number] = f"date: {date}\n"
+    record.write_text("".join(lines))
+    result = runner.invoke(main, ["validate", str(lib)])
+    assert result.exit_code == 1
+    assert f"IL-0002.yaml:{number + 1}:" in result.output and "calendar date" in result.output, result.output
+    for args in (["diff", str(lib)], ["export", str(lib)], ["site", str(lib), "-o", str(tmp_path / "site")],
+                 ["review", str(lib), "--accept-all"], ["train", "--library", str(lib)],
+                 ["convert", str(folder), "-o", str(lib), "--rules-only"]):
+        result = runner.invoke(main, args)
+        assert not isinstance(result.exception, ValueError), (args, result.output)
+        assert result.exit_code in (0, 1), (args, result.output)
+    # the record is still known by its source: no second record of the sample
+    assert len(list(lib.glob("IL-*.yaml"))) == 3
+
+
+def test_a_settings_file_with_no_calendar_date_is_named_not_a_traceback(tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "a.md").write_text("# Outage\n\n## Impact\n\nThe API was down for ten minutes.\n")
+    (folder / ".pmparse.yaml").write_text("organisation: Acme\nreviewed: 2018-02-30\n")
+    result = CliRunner().invoke(main, ["convert", str(folder), "-o", str(tmp_path / "lib"), "--rules-only"])
+    assert not isinstance(result.exception, ValueError), result.output
+    assert result.exit_code in (1, 2) and ".pmparse.yaml" in result.output and "line 2" in result.output, result.output
+
+
+def test_an_edit_with_no_calendar_date_is_a_record_error():
+    from pmparse.cli.prompter import parse_edit
+    from pmparse.errors import RecordError
+
+    with pytest.raises(RecordError, match="calendar date"):
+        parse_edit("date: 2018-04-31\n", "date")
+
+
+def test_diff_of_one_record_file_says_it_takes_a_library_or_two_files(tmp_path):
+    record = tmp_path / "IL-0001.yaml"
+    record.write_text("schema_version: 1\n")
+    result = CliRunner().invoke(main, ["diff", str(record)])
+    assert result.exit_code == 2
+    assert "two record files" in result.output and str(record) in result.output, result.output
+
+
+def test_a_review_with_nothing_to_ask_says_how_the_drafts_are_reviewed(tmp_path):
+    folder = tmp_path / "in"
+    shutil.copytree(SAMPLES, folder)
+    runner = CliRunner()
+    lib = str(tmp_path / "lib")
+    assert runner.invoke(main, ["convert", str(folder), "-o", lib, "--rules-only"]).exit_code == 0
+    for args in ([], ["--accept-all"]):
+        result = runner.invoke(main, ["review", lib] + args, input="")
+        assert result.exit_code == 0
+        assert "3 record(s) here are drafts (status: suggested)" in result.stderr, result.output
+        assert "set `status: reviewed`" in result.stderr
+    # once every draft is a person's, nothing more is said
+    for path in (tmp_path / "lib").glob("IL-*.yaml"):
+        path.write_text(path.read_text().replace("status: suggested", "status: reviewed", 1))
+    result = runner.invoke(main, ["review", lib])
+    assert result.exit_code == 0 and "drafts" not in result.output
+
+
+@pytest.mark.parametrize("written, read", [("2017-10-11", "2017-10-11"), ("2017", "2017")])
+def test_a_date_typed_unquoted_in_a_record_is_that_date(tmp_path, written, read):
+    # YAML reads date: 2017-10-11 as a date and date: 2017 as a number; validate said 'Input should
+    # be a valid string' of a date a curator typed the natural way
+    folder = tmp_path / "in"
+    shutil.copytree(SAMPLES, folder)
+    runner = CliRunner()
+    lib = tmp_path / "lib"
+    assert runner.invoke(main, ["convert", str(folder), "-o", str(lib), "--rules-only"]).exit_code == 0
+    record = lib / "IL-0002.yaml"
+    lines = record.read_text().splitlines(keepends=True)
+    number = next(i for i, line in enumerate(lines) if line.startswith("date:"))
+    lines[number] = f"date: {written}  # checked with the team\n"
+    record.write_text("".join(lines))
+    result = runner.invoke(main, ["validate", str(lib)])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(main, ["export", str(lib)])
+    rows = {row["id"]: row for row in map(json.loads, result.output.splitlines())}
+    assert rows["IL-0002"]["date"] == read
+    # the person's date is kept by a later convert, comment and all
+    result = runner.invoke(main, ["convert", str(folder), "-o", str(lib), "--rules-only", "--force"])
+    assert result.exit_code == 0, result.output
+    assert f"date: {written}  # checked with the team\n" in record.read_text()
+
+
+def test_a_date_and_time_in_a_record_is_still_refused(tmp_path):
+    import datetime
+
+    from pydantic import ValidationError
+
+    from pmparse.card.schema import Card
+    from pmparse.library.records import card_data
+
+    folder = tmp_path / "in"
+    shutil.copytree(SAMPLES, folder)
+    assert CliRunner().invoke(main, ["convert", str(folder), "-o", str(tmp_path / "lib"), "--rules-only"]).exit_code == 0
+    data = card_data(Card.model_validate_json(json.dumps(
+        __import__("yaml").safe_load((tmp_path / "lib" / "IL-0002.yaml").read_text()))))
+    for value in (datetime.datetime(2017, 10, 11, 9, 0), 17, True):
+        with pytest.raises(ValidationError) as caught:
+            Card.model_validate({**data, "date": value})
+        assert [error["loc"] for error in caught.value.errors()] == [("date",)], value
+    assert Card.model_validate({**data, "date": datetime.date(2017, 10, 11)}).date == "2017-10-11"
+
+
+def test_messages_during_the_progress_bar_start_on_a_line_of_their_own(tmp_path):
+    import os
+    import sys
+
+    pexpect = pytest.importorskip("pexpect")
+    folder = tmp_path / "in"
+    shutil.copytree(SAMPLES, folder)
+    (folder / "README.md").write_text("# Our reports\n\nOne file per incident.\n")
+    child = pexpect.spawn(sys.executable, ["-m", "pmparse.cli", "convert", str(folder), "-o", str(tmp_path / "lib"),
+                                           "-j", "1", "--rules-only"],
+                          env=dict(os.environ, PYTHONPATH=str(REPO / "src"), TERM="xterm"), encoding="utf-8",
+                          timeout=120, dimensions=(40, 200))
+    child.expect(pexpect.EOF)
+    output = child.before
+    assert "converting" in output  # a terminal gets the bar
+    line = next(line for line in output.split("\n") if "skipped:" in line)
+    # what the terminal shows of that line: the text after its last carriage return, the clear
+    # sequence dropped; it was the bar with the message run on from its end
+    shown_text = line.rstrip("\r").rsplit("\r", 1)[-1].replace("\x1b[K", "")
+    assert shown_text.startswith("skipped: "), repr(line)
+
+
+def test_a_misspelt_key_in_a_record_is_named_with_the_field_meant(tmp_path):
+    folder = tmp_path / "in"
+    shutil.copytree(SAMPLES, folder)
+    runner = CliRunner()
+    lib = tmp_path / "lib"
+    assert runner.invoke(main, ["convert", str(folder), "-o", str(lib), "--rules-only"]).exit_code == 0
+    record = lib / "IL-0002.yaml"
+    text = record.read_text()
+    record.write_text(text.replace("\ntitle:", "\ntitel:", 1).replace("  evidence:", "  evidense:", 1))
+    result = runner.invoke(main, ["validate", str(lib)])
+    assert result.exit_code == 1
+    assert "IL-0002.yaml:4: titel: not a card field (did you mean title?)" in result.output, result.output
+    assert ": not a key this value has" in result.output and "Extra inputs" not in result.output
+    # convert names it the same way where it parks the suggestion beside the record
+    result = runner.invoke(main, ["convert", str(folder), "-o", str(lib), "--rules-only", "--force"])
+    assert "titel: not a card field (did you mean title?)" in result.output, result.output

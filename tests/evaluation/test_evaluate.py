@@ -119,6 +119,17 @@ def test_eval_cli_on_inline_gold(tmp_path, corpus_root):
     assert "organisation_text_only" in report["headed"]["pipeline"]["facts"]
 
 
+def test_eval_says_what_it_scores_on_stderr_and_keeps_stdout_the_report(tmp_path, corpus_root):
+    # a minute of silence looked hung; the report on standard output stays what it was
+    path = tmp_path / "g.jsonl"
+    path.write_text(json.dumps(inline_doc()) + "\n")
+    result = CliRunner().invoke(main, ["eval", "--gold", str(path), "--variant", "headed", "--rules-only",
+                                       "--rounds", "10"])
+    assert result.exit_code == 0, result.output
+    assert "eval: headed: scoring 1 gold document (pipeline, headings, keywords)" in result.stderr
+    assert "scoring" not in result.stdout and "| symptoms |" in result.stdout
+
+
 def test_committed_floors_hold(corpus_root):
     """The pipeline stays above the floors in eval/baseline.json (noise margin included)."""
     from pmparse.evaluation.evaluate import run_eval

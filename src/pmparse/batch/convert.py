@@ -21,6 +21,7 @@ import itertools
 import json
 import os
 import signal
+import stat
 import tempfile
 import time
 from collections import Counter
@@ -206,6 +207,7 @@ def _tasks(library: Library, inputs: Iterable[str], max_bytes: int, force: bool,
            all_files: bool = False, fetch: FetchSettings | None = None,
            entries: dict[str, list[str]] | None = None) -> Iterator[Task]:
     entries = entries or {}
+    same_files = _SameFiles(library)
     for location, problem, relative in expand_inputs_relative(inputs):
         url = (join_url(url_base, relative) if url_base and location != "-" and not is_url(location)
                and problem is None else None)
@@ -229,12 +231,83 @@ def _tasks(library: Library, inputs: Iterable[str], max_bytes: int, force: bool,
             yield Task(location, known=None if force else _known(library, location), fetch=fetch, check_content=not all_files)
         else:
             # one spelling per path: "./pm/a.md" and "pm//a.md" are "pm/a.md" and find its record
-            # (an absolute path or a link to it is another spelling still: see README, "Limits")
+            # (another name of a file the library read by its absolute path is that path: _SameFiles)
             location = os.path.normpath(location)
+            if location not in library.by_location and location not in entries:
+                location = same_files.spelling(location)
             known = None if force else _known(library, location, url)
             if known is None and not force and location in entries:
                 known = _known_entries(library, entries[location], url)
-            yield Task(location, known=known, url=url, check_content=not all_files)
+            namesake = None if location in library.by_location or location in entries else same_files.namesake(location)
+            yield Task(location, known=known, url=url, check_content=not all_files, namesake=namesake)
+
+
+class _SameFiles:
+    """The library's spelling of a file it has a record of, for an input naming that file otherwise.
+
+    A curator who converted ``/home/me/pm`` and later runs ``convert pm`` from ``/home/me``, or
+    goes through a link to the folder, names the same files: without this each got a second
+    record, its first one left behind. Only absolute locations are compared by the file they
+    name: a relative one is looked up from the folder convert runs in, and a record read from
+    ``pm/x.md`` in one folder says nothing about ``x.md`` of another folder's ``pm``.
+    """
+
+    def __init__(self, library: Library):
+        self._library = library
+        self._by_file: dict[tuple[int, int], str] | None = None  # built at the first input it is asked about
+        self._gone: dict[str, list[tuple[str, str]]] | None = None
+
+    def _index(self) -> dict[tuple[int, int], str]:
+        by_file: dict[tuple[int, int], str] = {}
+        # the oldest record's name wins where two records already name one file
+        for location, card_id in sorted(self._library.by_location.items(), key=lambda item: (item[1], item[0])):
+            path = split_location(location)[0]
+            if location == "-" or is_url(path) or not os.path.isabs(path):
+                continue
+            identity = _identity(path)
+            if identity is not None:
+                by_file.setdefault(identity, path)
+        return by_file
+
+    def spelling(self, location: str) -> str:
+        """``location``, or the library's name for the same file when it has a record under another."""
+        identity = _identity(location)
+        if identity is None:
+            return location
+        if self._by_file is None:
+            self._by_file = self._index()
+        return self._by_file.get(identity, location)
+
+    def namesake(self, location: str) -> tuple[str, str] | None:
+        """``(record id, location)`` of a record read by a relative name that ``location`` ends
+        with and that is not found from here, or None.
+
+        Run from another folder, ``convert`` cannot tell such a record's file from this one:
+        the record is found again by its text when the text is the same, but an amended file gets
+        a second record. That is said, so the curator can run convert from the first folder.
+        """
+        if self._gone is None:
+            self._gone = {}
+            for known, card_id in sorted(self._library.by_location.items(), key=lambda item: (item[1], item[0])):
+                path = split_location(known)[0]
+                if (known == "-" or is_url(path) or os.path.isabs(path) or os.pardir in path.split(os.sep)
+                        or os.path.isfile(path)):
+                    continue
+                self._gone.setdefault(os.path.basename(path), []).append((card_id, path))
+        absolute = os.path.abspath(location)
+        for card_id, path in self._gone.get(os.path.basename(location), ()):
+            if absolute.endswith(os.sep + path):
+                return card_id, path
+        return None
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    """The device and inode of a regular file, None for anything else or a path that cannot be read."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) else None
 
 
 def _entry_index(library: Library) -> dict[str, list[str]]:
@@ -324,6 +397,11 @@ def _finish(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, f
     except OSError as exc:
         return FileResult(task.location, "failed", error_kind="record",
                           message=f"expected to write the record, found {exc.strerror or exc}", warnings=warnings)
+    if status == "converted" and task.namesake is not None:
+        card_id, named = task.namesake
+        warnings.append(f"new record {Path(path).stem}, but {card_id} was read from {named!r}, a relative name "
+                        f"not found from this folder ({os.getcwd()}); if that is this file, run convert from the "
+                        f"folder it was first run in and delete {Path(path).name}")
     # the record the suggestion was stored against (its file is named by its id)
     broken = library.entries.get(Path(path).stem) if status == "pending" else None
     if broken is not None and broken.error is not None:

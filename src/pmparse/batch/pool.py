@@ -72,6 +72,9 @@ class Task:
         fetch: Download limits when ``location`` is a URL (None: the defaults).
         check_content: Skip a text that is no incident report by what it holds (a directory
             listing, a page of links); False with ``--all-files``.
+        namesake: ``(record id, location)`` of a record read by a relative name that this path
+            ends with and that is not found from the folder convert runs in: maybe this file,
+            named from elsewhere (said when the input gets a new record).
     """
 
     location: str
@@ -81,6 +84,7 @@ class Task:
     url: str | None = None
     fetch: FetchSettings | None = None
     check_content: bool = True
+    namesake: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)

@@ -141,7 +141,7 @@ def _read(path: Path) -> FolderSettings:
     """A folder's settings; a broken file is named in one line, with the line and the reason
     (PyYAML's and pydantic's own messages span several lines)."""
     from pmparse.util import read_regular_file
-    from pmparse.yaml_problems import syntax_problem, validation_summary
+    from pmparse.yaml_problems import PureCalendarLoader, syntax_problem, validation_summary
 
     expected = "expected a settings file with `organisation: NAME`"
     raw = read_regular_file(path, SETTINGS_LIMIT)
@@ -150,7 +150,7 @@ def _read(path: Path) -> FolderSettings:
                          str(path))
     try:
         text = raw.decode("utf-8")
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=PureCalendarLoader)  # yaml.safe_load, a date that is no day an error
     except UnicodeDecodeError as exc:
         raise UsageError(f"{expected}, found it unreadable ({exc})", str(path)) from exc
     except yaml.YAMLError as exc:

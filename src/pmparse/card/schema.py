@@ -221,6 +221,17 @@ class Card(_Strict):
     pipeline: Pipeline = Field(description="What produced the suggestion.")
     reviewed: ReviewMark | None = Field(default=None, description="Set when a person reviewed the card.")
 
+    @field_validator("date", mode="before")
+    @classmethod
+    def _date_as_written(cls, value: object) -> object:
+        # a person who types date: 2018-06-19 (or date: 2018) unquoted in a record gets a YAML date
+        # (or number), not text: it is the same date, so it is read as the text it stands for
+        if isinstance(value, _dt.date) and not isinstance(value, _dt.datetime):
+            return value.isoformat()
+        if isinstance(value, int) and not isinstance(value, bool) and 1000 <= value <= 9999:
+            return str(value)
+        return value
+
     @field_validator("date")
     @classmethod
     def _date(cls, value: str | None) -> str | None:

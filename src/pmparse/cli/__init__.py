@@ -105,6 +105,11 @@ def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, base_model, 
 
     def on_result(result) -> None:
         # results are printed as they come: the report keeps only counts, so memory stays flat
+        if bar is not None and sys.stderr.isatty() and (
+                result.warnings or result.status in ("failed", "skipped")):
+            # the bar's line has no line break: a message ran on from its end ("... 41/44
+            # 00:00:03skipped: ..."); the line is cleared first and the bar drawn again below
+            sys.stderr.write("\r\x1b[K")
         for warning in result.warnings:
             click.echo(shown(f"warning: {result.input}: {warning}", one_line=True), err=True)
         if result.status == "failed":
@@ -196,7 +201,8 @@ def eval_command(gold_files, corpus, model_dir, rules_only, variants, report_pat
                                      warn=_warn)
             output, code = eval_text(
                 [Path(g) for g in gold_files] or None, corpus, config.model_dir, list(variants) or ["headed", "stripped"],
-                rounds, report_path, plot_path, check_floors, update_floors, allow_lower)
+                rounds, report_path, plot_path, check_floors, update_floors, allow_lower,
+                progress=lambda message: click.echo(shown(f"eval: {message}", one_line=True), err=True))
     except PmparseError as exc:
         _fail_usage(exc)
     click.echo(shown(output))
@@ -283,6 +289,8 @@ def review(library, accept, reject, items, accept_all, records, reviewer, color,
             click.echo(shown(f"{outcome.id}: {outcome.field}: {outcome.action}{taken}", one_line=True))
     for error in report.errors:
         click.echo(shown(f"failed: {error}", one_line=True), err=True)
+    if not (report.outcomes or report.still_pending or report.errors or report.interrupted or records):
+        _say_how_drafts_are_reviewed(library)
     click.echo(
         f"{report.count('accept') + report.count('edit')} accepted ({report.count('edit')} edited), "
         f"{report.count('reject')} rejected, "
@@ -295,6 +303,26 @@ def review(library, accept, reject, items, accept_all, records, reviewer, color,
         click.echo("interrupted: every decision made so far is kept; run the same command again to go on", err=True)
         sys.exit(128 + interrupts.signum if interrupts.signum else EXIT_INTERRUPTED)
     sys.exit(EXIT_SOME_FAILED if report.errors else EXIT_OK)
+
+
+def _say_how_drafts_are_reviewed(library: str) -> None:
+    """After a review that had nothing to ask: how the library's drafts are reviewed, if it has any.
+
+    A curator's first ``review`` after ``convert`` asked nothing and said "0 accepted": review
+    asks only about new suggestions for records a person reviewed or edited, which a fresh
+    library has none of.
+    """
+    from pmparse.library.store import Library
+
+    try:
+        drafts = sum(1 for entry in Library.open(library).entries.values() if entry.status == "suggested")
+    except PmparseError:
+        return
+    if drafts:
+        click.echo(f"nothing pending: review asks about what convert suggests anew for records a person reviewed "
+                   f"or edited; {drafts} record(s) here are drafts (status: suggested): review one in its file "
+                   "(correct what is wrong, then set `status: reviewed`), and convert leaves it to you from then on",
+                   err=True)
 
 
 @main.command(name="train-categories")

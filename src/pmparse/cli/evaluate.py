@@ -32,9 +32,9 @@ def agreement_text(corpus: str | None, second_files: list[Path] | None = None) -
 
 
 def eval_text(gold_files, corpus, model_dir, variants, rounds, report_path, plot_path,
-                     check, update, allow_lower) -> tuple[str, int]:
-    """What ``pmparse eval`` prints and its exit code."""
-    results = run_eval(gold_files, corpus, model_dir, variants, rounds)
+                     check, update, allow_lower, progress=None) -> tuple[str, int]:
+    """What ``pmparse eval`` prints and its exit code (``progress`` is told each step, as run_eval does)."""
+    results = run_eval(gold_files, corpus, model_dir, variants, rounds, progress=progress)
     parts = []
     for variant, report in results.items():
         docs = report["pipeline"]["documents"]

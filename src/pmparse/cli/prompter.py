@@ -15,6 +15,7 @@ from pmparse.library.records import dumps
 from pmparse.library.splice import top_regions
 from pmparse.review.compare import CardDiff, FieldChange, ItemChange, item_changes, merge
 from pmparse.review.session import Decision
+from pmparse.yaml_problems import PureCalendarLoader
 
 _HELP = """y - accept this suggestion (rewrites this field of the record and marks it reviewed)
 n - reject it (the record stays; not proposed again for this source and model)
@@ -50,7 +51,7 @@ def parse_edit(text: str, name: str) -> Any:
         RecordError: not YAML, or not a mapping holding only ``name``.
     """
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=PureCalendarLoader)  # yaml.safe_load, a date that is no day an error
     except yaml.YAMLError as exc:
         raise RecordError(f"expected YAML, found a syntax error: {exc}", "(edit)") from exc
     if not isinstance(data, dict) or set(data) != {name}:

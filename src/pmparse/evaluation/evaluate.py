@@ -147,8 +147,12 @@ def scored_card(doc: GoldDoc, text: str) -> dict:
 
 
 def run_eval(gold_files: list[Path] | None, corpus: str | None, model_dir: str | None, variants: list[str],
-             rounds: int = 1000, with_facts: bool = True) -> dict:
-    """Everything ``pmparse eval`` reports, for each variant (``headed``, ``stripped``)."""
+             rounds: int = 1000, with_facts: bool = True, progress: Callable[[str], None] | None = None) -> dict:
+    """Everything ``pmparse eval`` reports, for each variant (``headed``, ``stripped``).
+
+    ``progress`` is told what is being scored before each variant: the two take about a minute
+    on a laptop, and a command silent that long looks hung.
+    """
     root = corpus_root(corpus)
     facts_scorer = None
     if with_facts:
@@ -157,6 +161,9 @@ def run_eval(gold_files: list[Path] | None, corpus: str | None, model_dir: str |
     for variant in variants:
         files = gold_files if (gold_files and variant == "headed") else default_gold_files(variant)
         gold = load_gold(files, root)
+        if progress is not None:
+            progress(f"{variant}: scoring {len(gold)} gold document{'s' if len(gold) != 1 else ''} "
+                     "(pipeline, headings, keywords)")
         results[variant] = evaluate(gold, root, systems_for(model_dir), rounds, facts_scorer)
     return results
 

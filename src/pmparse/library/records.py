@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import io
 import json
 import math
@@ -18,11 +19,9 @@ from pmparse.errors import RecordError
 from pmparse.library import yaml_text
 from pmparse.locations import split_location
 from pmparse.util import read_regular_file, sha256_text
-from pmparse.yaml_problems import line_of, syntax_error
+from pmparse.yaml_problems import CalendarLoader, line_of, syntax_error
 
 RecordFormat = Literal["yaml", "json"]
-
-_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class DuplicateKeyError(yaml.constructor.ConstructorError):
@@ -75,7 +74,7 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
 _ANCHOR = re.compile(r"(?:^|[\s\[{,:])&")
 
 
-class _RecordLoader(_SAFE_LOADER):  # type: ignore[misc,valid-type]
+class _RecordLoader(CalendarLoader):  # type: ignore[misc,valid-type]
     """The safe loader, refusing a key given twice in one mapping and aliases that expand the
     record past its own size.
 
@@ -452,8 +451,23 @@ def loads(text: str, fmt: RecordFormat, where: str) -> Card:
         problems = []
         for error in exc.errors():
             line = line_of(text, error["loc"])
-            problems.append(f"{f'line {line}: ' if line is not None else ''}{field_path(error['loc'])}: {error['msg']}")
+            problems.append(f"{f'line {line}: ' if line is not None else ''}{field_path(error['loc'])}: {problem_text(error)}")
         raise RecordError("; ".join(problems), where) from exc
+
+
+def problem_text(error: dict) -> str:
+    """The reason of one schema problem of a record; a key the card does not have is named as such.
+
+    pydantic says "Extra inputs are not permitted" of a misspelt key (``titel:``), which did not
+    tell a person that the key is the problem, nor which one was meant.
+    """
+    if error["type"] != "extra_forbidden":
+        return error["msg"]
+    loc = error["loc"]
+    if len(loc) == 1:
+        close = difflib.get_close_matches(str(loc[0]), list(Card.model_fields), n=1)
+        return "not a card field" + (f" (did you mean {close[0]}?)" if close else "")
+    return "not a key this value has"
 
 
 def field_path(loc: tuple) -> str:
@@ -473,7 +487,7 @@ def source_keys(path: Path) -> tuple[str | None, str | None]:
     except (OSError, UnicodeDecodeError):
         return None, None
     try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.load(text, Loader=_SAFE_LOADER)
+        data = json.loads(text) if path.suffix == ".json" else yaml.load(text, Loader=CalendarLoader)
     except (json.JSONDecodeError, yaml.YAMLError):
         # a slip elsewhere in the file (a person's edit) must not hide which source the record is
         # of, or the next convert would make that source a second record: read the source block
@@ -498,7 +512,7 @@ def _salvage_source_lines(text: str) -> tuple[str | None, str | None]:
     try:
         # the block alone is YAML when the slip is elsewhere: a long location folded over two
         # lines reads back whole
-        data = yaml.load("source:\n" + block.group(1), Loader=_SAFE_LOADER)
+        data = yaml.load("source:\n" + block.group(1), Loader=CalendarLoader)
         source = data.get("source") if isinstance(data, dict) else None
     except yaml.YAMLError:
         source = None
@@ -508,7 +522,7 @@ def _salvage_source_lines(text: str) -> tuple[str | None, str | None]:
     found: dict[str, str] = {}
     for key, raw in _SOURCE_KEY.findall(block.group(1)):
         try:
-            value = yaml.load(raw, Loader=_SAFE_LOADER)  # one scalar: quotes and escapes as written
+            value = yaml.load(raw, Loader=CalendarLoader)  # one scalar: quotes and escapes as written
         except yaml.YAMLError:
             continue
         if isinstance(value, str) and key not in found:

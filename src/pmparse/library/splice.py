@@ -10,7 +10,8 @@ from pmparse.card.schema import TEXT_FIELDS, Card
 from pmparse.errors import RecordError
 from pmparse.library.records import RecordFormat, card_data, dumps, flow_text, format_of, loads
 from pmparse.review.anchor import last_end
-from pmparse.review.compare import MISSING, SAFE_LOADER, CardDiff, merge, same_words
+from pmparse.review.compare import MISSING, CardDiff, merge, same_words
+from pmparse.yaml_problems import CalendarLoader
 
 
 def top_regions(text: str) -> dict[str, tuple[int, int]] | None:
@@ -115,7 +116,7 @@ def splice(text: str, fmt: RecordFormat, new: Card) -> str:
     """
     fresh = dumps(new, fmt)
     try:
-        old_data = json.loads(text) if fmt == "json" else yaml.load(text, Loader=SAFE_LOADER)
+        old_data = json.loads(text) if fmt == "json" else yaml.load(text, Loader=CalendarLoader)
     except (json.JSONDecodeError, yaml.YAMLError):
         return fresh
     new_data = card_data(new)
@@ -123,7 +124,7 @@ def splice(text: str, fmt: RecordFormat, new: Card) -> str:
         patched = patch_items(text, old_data, new_data)
         if patched != text:
             try:
-                patched_data = yaml.load(patched, Loader=SAFE_LOADER)
+                patched_data = yaml.load(patched, Loader=CalendarLoader)
             except yaml.YAMLError:
                 patched_data = None  # not what was meant: the fields are spliced whole instead
             if isinstance(patched_data, dict):

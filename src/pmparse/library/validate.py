@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from pmparse.card.schema import TEXT_FIELDS, Card, Evidence, Item
 from pmparse.library.folder import library_root
-from pmparse.library.records import field_path, format_of, parse_data, source_text_of
+from pmparse.library.records import field_path, format_of, parse_data, problem_text, source_text_of
 from pmparse.util import CONTROL_CHARACTERS
 from pmparse.yaml_problems import line_of, syntax_error
 
@@ -84,7 +84,7 @@ def validate_library(root: str | Path, warn: Callable[[str], None] | None = None
             # a field a person wrote by hand with the wrong type: the line of its value, and the
             # suggestion that waits beside the record, as for a syntax error
             note = _pending_note(root, path.stem)
-            problems.extend(Problem(path.name, field_path(e["loc"]), e["msg"] + note, line_of(text, e["loc"]))
+            problems.extend(Problem(path.name, field_path(e["loc"]), problem_text(e) + note, line_of(text, e["loc"]))
                             for e in exc.errors())
             continue
         if path.stem != card.id:

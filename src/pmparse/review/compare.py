@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal
 
-import yaml
 from pydantic import ValidationError
 
 from pmparse.card.schema import FACT_FIELDS, TAG_FIELDS, TEXT_FIELDS, Card
@@ -30,8 +29,6 @@ from pmparse.review.anchor import REVIEW_FIELDS, reanchor, person_items
 from pmparse.util import sha256_text
 
 ChangeKind = Literal["change", "update", "conflict"]
-
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 MISSING = object()
 

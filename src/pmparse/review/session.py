@@ -578,6 +578,11 @@ def diff_paths(paths: list[str] | tuple[str, ...]) -> DiffReport:
         UsageError: neither one library folder nor two record files were given.
         RecordError: one of two record files is unreadable or invalid.
     """
+    if len(paths) == 1 and Path(paths[0]).is_file():
+        # one record file: the other half of a pair is missing, not a library
+        raise UsageError("expected a library folder (records IL-0001.yaml ... or .pmparse/), found a file; diff "
+                         "also compares two record files: pmparse diff A B (B read as a suggestion for A)",
+                         str(paths[0]))
     if len(paths) == 1:
         return pending_diffs(paths[0])
     if len(paths) == 2 and all(Path(p).is_file() for p in paths):
