@@ -39,6 +39,20 @@ def test_the_batch_option_names_every_cards_publisher(tmp_path):
     assert {c.support["organisation"].origin for c in cards.values()} == {"batch"}
 
 
+@pytest.mark.parametrize("name", ["", "   "])
+def test_an_empty_batch_publisher_is_a_usage_error_before_anything_is_written(tmp_path, name):
+    from click.testing import CliRunner
+
+    from pmparse.cli import main
+
+    _write(tmp_path / "in", 1, 0)
+    result = CliRunner().invoke(main, ["convert", str(tmp_path / "in"), "-o", str(tmp_path / "lib"),
+                                       "--organisation", name, "--no-progress"])
+    assert result.exit_code == 2, result.output
+    assert "--organisation" in result.output and "expected a publisher's name" in result.output
+    assert not (tmp_path / "lib").exists()
+
+
 def test_a_folder_setting_names_the_publisher_of_the_files_below_it(tmp_path):
     _write(tmp_path / "in" / "2031", 0, 2)
     (tmp_path / "in" / ".pmparse.yaml").write_text("organisation: Acme Rockets\n", encoding="utf-8")

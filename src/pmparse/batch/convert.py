@@ -479,13 +479,16 @@ def convert(
     guard.
 
     Raises:
-        UsageError: the library path exists and is not a folder, another pmparse process is
-            writing the library (:func:`pmparse.library.store.write_lock`), or the failures report cannot
-            be written.
+        UsageError: ``organisation`` is empty, the library path exists and is not a folder, another
+            pmparse process is writing the library (:func:`pmparse.library.store.write_lock`), or the
+            failures report cannot be written.
         PmparseError: the pipeline cannot be built (a model or rules file is broken).
     """
     if url_base is not None:
         check_url_base(url_base)  # a usage error before any input is read
+    if organisation is not None and not organisation.strip():
+        # an empty name named no publisher: the batch went on as if the option were not given
+        raise UsageError(f"expected a publisher's name for the batch, found {organisation!r}", "--organisation")
     library_path = Path(library_dir)
     if library_path.exists() and not library_path.is_dir():
         raise UsageError("expected a library folder, found a file", str(library_path))
