@@ -56,7 +56,8 @@ def _label(text: str) -> str:
 
 def _outside_code(text: str) -> str:
     """``text`` with its fenced code blocks and code spans blanked (same length, line breaks
-    kept): a block's ``[x]: y`` line is no definition, and ``a[i][j]`` in code no reference."""
+    kept): a block's ``[x]: y`` line is no definition, ``a[i][j]`` in code no reference, and
+    ``[x](y.md)`` in code no link."""
     out, fenced = [], False
     for line in text.splitlines(keepends=True):
         if line.startswith("```"):
@@ -81,7 +82,7 @@ def links(text: str) -> list[tuple[str, int | None]]:
         # the first definition of a label wins, as in CommonMark
         definitions.setdefault(_label(match.group(1)), target)
         found.append((target, None))
-    for match in _LINK.finditer(text):
+    for match in _LINK.finditer(plain):
         found.append((match.group(1) if match.group(1) is not None else match.group(2), match.end()))
     for match in _REFERENCE.finditer(plain):
         label = _label(match.group(2) or match.group(1))
@@ -152,3 +153,12 @@ def test_links_with_a_title_and_reference_links_are_read(tmp_path):
         "gone-too.md: no such file", "gone-too.md: no such file",
         "card.md#old: no such section", "card.md#old: no such section",
         "[nowhere]: no definition"])
+
+
+def test_a_link_written_as_code_is_no_link(tmp_path):
+    # markdown prints `[x](y.md)` and a fenced block as they are: an example, not a link to check
+    (tmp_path / "card.md").write_text("# Card\n\n## Limits\n", encoding="utf-8")
+    page = tmp_path / "page.md"
+    page.write_text("Write a link as `[the card](card.md#nowhere)`; [`diff`](card.md#limits) is one, "
+                    "[this](gone.md) too.\n\n```markdown\nSee [a file](example.md).\n```\n", encoding="utf-8")
+    assert broken_links(page) == ["gone.md: no such file"]

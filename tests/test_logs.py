@@ -89,3 +89,38 @@ def test_convert_shows_pdfminer_messages_only_with_verbose_and_escaped(tmp_path)
     assert quiet.stderr == "", quiet.stderr
     assert "pdfminer.pdfinterp: Cannot concatenate matrix" in verbose.stderr, verbose.stderr
     assert "\x1b" not in verbose.stderr
+
+
+def test_a_command_run_inside_a_command_prints_each_record_once(capsys):
+    # click's CliRunner inside a command (a test host, a program driving pmparse): the inner
+    # command's handler replaces the outer one while it runs, not prints beside it
+    with command_logs(verbose=False):
+        with command_logs(verbose=True):
+            logging.getLogger("pdfminer.pdfpage").warning("inner %s", HOSTILE)
+            logging.getLogger("pmparse.batch").warning("own inner")
+        logging.getLogger("pdfminer.pdfpage").warning("outer chatter")
+        logging.getLogger("pmparse.batch").warning("own outer")
+    err = capsys.readouterr().err
+    assert err.count("pdfminer.pdfpage: inner \\x1b]0;owned") == 1, err
+    assert err.count("warning: own inner\n") == 1 and err.count("warning: own outer\n") == 1, err
+    assert "outer chatter" not in err  # the outer command's own setting is back
+
+
+def test_a_message_that_cannot_be_formatted_prints_no_raw_control_characters(capsys, monkeypatch):
+    # pytest's own capture handler re-raises such an error: the command's handler alone here
+    monkeypatch.setattr(logging.getLogger(), "handlers", [])
+
+    class PageValue:
+        """A library's object whose text cannot be made, with the page's words in the error."""
+
+        def __str__(self) -> str:
+            raise ValueError(HOSTILE)
+
+    with command_logs(verbose=True):
+        logging.getLogger("pdfminer.psparser").warning("bad token %s", PageValue())
+        logging.getLogger("pmparse.ingest").warning("%d pages", "not a number")
+    err = capsys.readouterr().err
+    assert not set(err) & set("\x1b\x07\x9b\u202e"), err
+    assert "--- Logging error ---" not in err
+    assert err.count("\n") == 2, err  # one line each, naming the logger
+    assert err.startswith("pdfminer.psparser: ") and "\nwarning: " in err

@@ -61,6 +61,25 @@ class _StderrLines(logging.Handler):
         except Exception:  # a log line must never end the command
             self.handleError(record)
 
+    def handleError(self, record: logging.LogRecord) -> None:
+        """One escaped line for a record whose message cannot be made (``"%d" % "x"``, an argument
+        whose ``str`` fails): logging's own report prints the error's text and the arguments raw,
+        and the error of a library's object may carry the page's text."""
+        if not logging.raiseExceptions:
+            return
+        error = sys.exc_info()[1]
+        try:
+            who = record.levelname.lower() if _own(record) else record.name
+            try:
+                reason = f"{type(error).__name__}: {error}"
+            except Exception:  # the error's own text cannot be made either
+                reason = type(error).__name__
+            sys.stderr.write(shown(f"{who}: a log message that could not be written ({reason}): "
+                                   f"{record.msg!r}", one_line=True) + "\n")
+            sys.stderr.flush()
+        except Exception:  # nowhere left to say it
+            pass
+
 
 def _escaping_factory(previous):
     """A log record factory whose records print only escaped text, whatever formats them.
@@ -119,6 +138,12 @@ class LibraryLogs:
             logging.setLogRecordFactory(_escaping_factory(previous))
             self._undo.append(lambda: logging.setLogRecordFactory(previous))
         root = logging.getLogger()
+        # a command run inside a command (click's CliRunner in a program that is one): the inner
+        # one's handler stands in for the outer one's while it runs, else every record printed twice
+        for index, outer in reversed(list(enumerate(root.handlers))):
+            if isinstance(outer, _StderrLines):
+                root.removeHandler(outer)
+                self._undo.append(lambda index=index, outer=outer: _put_back(root, index, outer))
         # with a handler on the root, logging's last resort (which printed pdfminer's warnings
         # as they were) is not used
         root.addHandler(self._handler)
@@ -136,6 +161,12 @@ class LibraryLogs:
         """Put back the logging there was before :meth:`install`."""
         while self._undo:
             self._undo.pop()()
+
+
+def _put_back(logger: logging.Logger, index: int, handler: logging.Handler) -> None:
+    """``handler`` on ``logger`` again, where it was among its handlers."""
+    if handler not in logger.handlers:
+        logger.handlers.insert(min(index, len(logger.handlers)), handler)
 
 
 #: The command line's logging while a command runs in this process (None: not the command line).

@@ -348,3 +348,32 @@ def test_a_line_break_in_a_file_name_cannot_fake_a_line_of_output(tmp_path):
     assert result.exit_code == 1, result.output
     assert fake not in result.output.splitlines()
     assert "report\\x0a0 converted" in result.output
+
+
+def test_a_command_that_runs_pmparse_inside_it_still_holds_ctrl_c_at_its_end(monkeypatch):
+    import os
+    import signal
+
+    import click
+
+    # a program driving pmparse in its process (click's CliRunner) from inside a command: the inner
+    # run ended, the outer command's end must still turn a late Ctrl-C into 130
+    done = []
+
+    @click.command("outer")
+    def outer():
+        assert CliRunner().invoke(main, ["--version"]).exit_code == 0
+        done.append(True)
+
+    monkeypatch.setitem(main.commands, "outer", outer)
+    leave = click.Context.__exit__
+
+    def ctrl_c_as_click_winds_down(self, exc_type, exc_value, tb):
+        if done and self.parent is None and exc_type in (SystemExit, click.exceptions.Exit):
+            os.kill(os.getpid(), signal.SIGINT)
+        return leave(self, exc_type, exc_value, tb)
+
+    monkeypatch.setattr(click.Context, "__exit__", ctrl_c_as_click_winds_down)
+    result = CliRunner().invoke(main, ["outer"])
+    assert result.exit_code == 130 and "Aborted!" not in result.output, result.output
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -72,7 +72,9 @@ class WholeHelpGroup(click.Group):
         from pmparse.interrupts import Interrupts
         from pmparse.logs import command_logs
 
-        # held once the command has chosen its exit code (see invoke)
+        # held once the command has chosen its exit code (see invoke); a run inside a command (click's
+        # CliRunner in it) puts back the outer run's, which its command's end still needs
+        outer = getattr(self, "_ending", None)
         self._ending = ending = Interrupts()
         try:
             with command_logs():
@@ -85,7 +87,7 @@ class WholeHelpGroup(click.Group):
                 sys.exit(128 + ending.signum if ending.signum else EXIT_INTERRUPTED)
             raise
         finally:
-            self._ending = None
+            self._ending = outer
             if not _TEARDOWN_QUIET:
                 # the pmparse command itself (run) keeps them held until its teardown ignores
                 # them: nothing of its own is left to do once main returns
