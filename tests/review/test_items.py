@@ -211,7 +211,9 @@ def test_scripted_item_numbers_are_checked(lib):
     for option, words in ((["--items", "action_items:4"], "expected item numbers among 1-3, found 4"),
                           (["--items", "title:1"], "expected a list field"),
                           (["--items", "action_items:x"], "expected FIELD:N[,N...]"),
-                          (["--items", "action_items:1", "--reject", "action_items"], "both")):
+                          (["--items", "action_items:1", "--reject", "action_items"], "both"),
+                          (["--items", "lessons:1"],
+                           "lessons: expected a pending change of this field, found none in the 1 record(s) reviewed")):
         result = runner.invoke(main, ["review", str(root), *option])
         assert result.exit_code == 2 and words in result.output, (option, result.output)
     assert proposed(root) == ["action_items"]

@@ -401,21 +401,30 @@ def _check_item_numbers(library: Library, ids: list[str], by_items: dict[str, fr
     that cannot be read is left to the review, which reports it.
 
     Raises:
-        UsageError: a named number is not among a record's item changes of that field.
+        UsageError: a named number is not among a record's item changes of that field, or no
+            record reviewed changes the field at all.
     """
     wrong = []
+    read, changing = 0, set()
     for card_id in ids:
         try:
             entry, suggestion = load_pending(library, card_id)
             diff = open_diff(library, entry, suggestion)
         except RecordError:
             continue
+        read += 1
         for change in diff.changes:
             if change.field in by_items:
+                changing.add(change.field)
                 numbers = {c.number for c in item_changes(change)}
                 extra = sorted(by_items[change.field] - numbers)
                 if extra:
                     wrong.append(f"{card_id}: {change.field}: {_expected_numbers(numbers, extra)}")
+    if read:
+        # numbers for a field no reviewed record changes name nothing: the review decided nothing
+        # and exited 0, which a script reads as "those items taken"
+        wrong.extend(f"{field}: expected a pending change of this field, found none in the {read} record(s) reviewed"
+                     for field in sorted(set(by_items) - changing))
     if wrong:
         raise UsageError("; ".join(wrong) + " (nothing was written)")
 
