@@ -248,6 +248,18 @@ def test_diff_two_record_files(pending_library, tmp_path):
     assert same.exit_code == 0 and same.output == "no differences: the two records agree on every field\n"
 
 
+def test_two_record_files_of_other_sources_are_said_to_be_so_without_review_words(pending_library, tmp_path):
+    record = loads((pending_library / "IL-0001.yaml").read_text(encoding="utf-8"), "yaml", "x")
+    other = record.model_copy(update={"source": record.source.model_copy(
+        update={"location": "elsewhere/other.md", "sha256": "0" * 64})})
+    b = tmp_path / "IL-0009.yaml"
+    b.write_text(dumps(other), encoding="utf-8")
+    result = CliRunner().invoke(main, ["diff", str(pending_library / "IL-0001.yaml"), str(b)])
+    assert "the two records were read from different sources (" in result.output
+    assert "elsewhere/other.md)" in result.output
+    assert "once a field is accepted" not in result.output, result.output
+
+
 def test_diff_usage_errors_exit_two(pending_library, tmp_path):
     runner = CliRunner()
     record = str(pending_library / "IL-0001.yaml")

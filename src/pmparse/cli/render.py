@@ -250,7 +250,14 @@ def render_header(diff: CardDiff, color: bool = False) -> list[str]:
     lines = [style(f"diff {diff.id} ({diff.record.source.location})", bold=True),
              style(f"--- {diff.record_path.name} ({_pipeline(diff.record)})", bold=True),
              style(f"+++ {diff.suggestion_label} ({_pipeline(diff.suggestion)})", bold=True)]
-    if diff.source_changed:
+    if diff.two_files:
+        # nothing is accepted between two files: the note says only what differs in their sources
+        if diff.record.source.location != diff.suggestion.source.location:
+            lines.append(style(f"  the two records were read from different sources ({diff.record.source.location} "
+                               f"and {diff.suggestion.source.location})", fg="yellow"))
+        elif diff.source_changed:
+            lines.append(style("  the two records were read from different texts of the same source", fg="yellow"))
+    elif diff.source_changed:
         lines.append(style("  the source text changed since the record was made; once a field is accepted, or "
                            "every field decided, the record follows the new text, the evidence of the fields "
                            "you keep with it", fg="yellow"))

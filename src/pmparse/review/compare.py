@@ -79,6 +79,7 @@ class CardDiff:
             nothing to decide, and the record keeps the confidences it was decided with.
         kept: Fields a person edited that pmparse did not change (never proposed).
         rejected: Fields whose suggestion was rejected or edited before (never proposed again).
+        two_files: Two record files compared (``pmparse diff A B``), not a record and its suggestion.
     """
 
     id: str
@@ -94,6 +95,7 @@ class CardDiff:
     rescored: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)
+    two_files: bool = False
 
     @property
     def source_changed(self) -> bool:
@@ -382,4 +384,6 @@ def diff_files(a: str | Path, b: str | Path) -> CardDiff:
     a, b = Path(a), Path(b)
     record, text = _read_record(a)
     suggestion, _ = _read_record(b)
-    return compare(record, suggestion, record_path=a, record_text=text, suggestion_label=str(b))
+    diff = compare(record, suggestion, record_path=a, record_text=text, suggestion_label=str(b))
+    diff.two_files = True
+    return diff
