@@ -233,20 +233,27 @@ def test_a_url_base_that_does_not_parse_is_a_usage_error(tmp_path):
     assert "--url-base" in result.output and "internal error" not in result.output
 
 
+def _samples_with_date_line(tmp_path, line: str):
+    """The samples converted into a library whose IL-0002 has ``line`` as typed for its date:
+    ``(inputs, library, record, line index)``."""
+    folder = tmp_path / "in"
+    shutil.copytree(SAMPLES, folder)
+    lib = tmp_path / "lib"
+    assert CliRunner().invoke(main, ["convert", str(folder), "-o", str(lib), "--rules-only"]).exit_code == 0
+    record = lib / "IL-0002.yaml"
+    lines = record.read_text().splitlines(keepends=True)
+    number = next(i for i, text in enumerate(lines) if text.startswith("date:"))
+    lines[number] = line
+    record.write_text("".join(lines))
+    return folder, lib, record, number
+
+
 @pytest.mark.parametrize("date", ["2018-13-01", "2019-02-29"])
 def test_a_hand_edited_date_that_is_no_calendar_date_is_named_not_a_traceback(tmp_path, date):
     # YAML reads an unquoted 2018-13-01 as a timestamp and PyYAML raises ValueError, not a YAML
     # error: every command that reads the library stopped with a traceback
-    folder = tmp_path / "in"
-    shutil.copytree(SAMPLES, folder)
+    folder, lib, record, number = _samples_with_date_line(tmp_path, f"date: {date}\n")
     runner = CliRunner()
-    lib = tmp_path / "lib"
-    assert runner.invoke(main, ["convert", str(folder), "-o", str(lib), "--rules-only"]).exit_code == 0
-    record = lib / "IL-0002.yaml"
-    lines = record.read_text().splitlines(keepends=True)
-    number = next(i for i, line in enumerate(lines) if line.startswith("date:"))
-    lines[number] = f"date: {date}\n"
-    record.write_text("".join(lines))
     result = runner.invoke(main, ["validate", str(lib)])
     assert result.exit_code == 1
     assert f"IL-0002.yaml:{number + 1}:" in result.output and "calendar date" in result.output, result.output
@@ -308,16 +315,8 @@ def test_a_review_with_nothing_to_ask_says_how_the_drafts_are_reviewed(tmp_path)
 def test_a_date_typed_unquoted_in_a_record_is_that_date(tmp_path, written, read):
     # YAML reads date: 2017-10-11 as a date and date: 2017 as a number; validate said 'Input should
     # be a valid string' of a date a curator typed the natural way
-    folder = tmp_path / "in"
-    shutil.copytree(SAMPLES, folder)
+    folder, lib, record, _ = _samples_with_date_line(tmp_path, f"date: {written}  # checked with the team\n")
     runner = CliRunner()
-    lib = tmp_path / "lib"
-    assert runner.invoke(main, ["convert", str(folder), "-o", str(lib), "--rules-only"]).exit_code == 0
-    record = lib / "IL-0002.yaml"
-    lines = record.read_text().splitlines(keepends=True)
-    number = next(i for i, line in enumerate(lines) if line.startswith("date:"))
-    lines[number] = f"date: {written}  # checked with the team\n"
-    record.write_text("".join(lines))
     result = runner.invoke(main, ["validate", str(lib)])
     assert result.exit_code == 0, result.output
     result = runner.invoke(main, ["export", str(lib)])
