@@ -169,6 +169,8 @@ def accept_field(library: Library, entry: Entry, suggestion: Card, name: str, by
 
     new = _rewrite(library, entry, suggestion, take)
     assert new is not None  # take always gives a card
+    if mark:
+        library.drop_state("drafts", entry.id)  # a whole reviewed card: its draft decisions say no more
     _advance_base(library, made or suggestion, name)
     if edited:
         remember(library, made or suggestion, name, "edited", by, at, card_data(new)[name])
@@ -212,6 +214,8 @@ def accept_items(library: Library, entry: Entry, suggestion: Card, name: str, ac
 
     new = _rewrite(library, entry, suggestion, take)
     assert new is not None  # take always gives a card
+    if not draft:
+        library.drop_state("drafts", entry.id)  # a whole reviewed card: its draft decisions say no more
     _advance_base(library, made or suggestion, name)
     # remembered even when only drops were refused: the value as made is then turned down as a
     # whole (a library without a base would otherwise offer the same drops again)
