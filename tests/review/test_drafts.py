@@ -234,3 +234,20 @@ def test_order_uncertain_asks_drafts_fields_least_certain_first(tmp_path):
     # through the CLI too: the prompts come in the same order
     result = run("review", lib, "--drafts", "--order", "uncertain", "--no-color", input="s\n" * len(seen))
     assert [m.group(3) for m in PROMPT.finditer(result.output)] == [name for _, _, name in seen]
+
+
+def test_a_partly_reviewed_draft_is_not_refreshed_in_place_by_another_model(drafted):
+    sources, lib = drafted
+    draft = record(lib)
+    assert run("review", lib, "--drafts", "--record", "IL-0001", "--accept", "root_cause").exit_code == 0
+    before = (lib / "IL-0001.yaml").read_bytes()
+    untouched = (lib / "IL-0002.yaml").read_bytes()
+    # the shipped model reads the reports otherwise than the heading rules did
+    result = run("convert", sources, "-o", lib, "--no-progress")
+    assert result.exit_code == 0, result.output
+    # the untouched draft is refreshed in place; the one a person decided a field of is theirs:
+    # what the model suggests anew waits for review, the record stays as it was
+    assert (lib / "IL-0002.yaml").read_bytes() != untouched
+    assert (lib / "IL-0001.yaml").read_bytes() == before and record(lib)["root_cause"] == draft["root_cause"]
+    assert (lib / ".pmparse" / "pending" / "IL-0001.json").is_file()
+    assert "IL-0001" not in draft_ids(Library.open(lib))  # asked by the plain review from now on

@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from pmparse.card.schema import FACT_FIELDS, TEXT_FIELDS, Card
+from pmparse.card.schema import FACT_FIELDS, Card
 from pmparse.errors import RecordError
 from pmparse.library.records import card_data
 from pmparse.library.store import Entry, Library
