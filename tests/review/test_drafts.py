@@ -113,6 +113,7 @@ def test_review_drafts_keeps_drops_and_takes_items_then_convert_and_train_respec
     assert "+[1] A schema migration took a table lock" in result.output
     assert re.search(r"evidence line \d+, confidence 0\.\d\d: ", result.output)
     assert "1 accepted (0 edited), 1 rejected, 1 decided item by item" in result.stderr
+    assert "2 draft(s) with fields still open" in result.stderr
     after = record(lib)
     # the file holds exactly that: the kept field as it was, the dropped one empty, one item of three
     assert after["root_cause"] == draft["root_cause"]

@@ -304,7 +304,8 @@ def review(library, accept, reject, items, accept_all, records, reviewer, color,
         + f"{report.count('skip')} skipped"
         + (f", {report.count('settled')} settled by the move to the new text" if report.count("settled") else "")
         + "; "
-        f"{len(report.still_pending)} record(s) still pending", err=True)
+        + (f"{len(report.still_pending)} draft(s) with fields still open" if drafts
+           else f"{len(report.still_pending)} record(s) still pending"), err=True)
     if report.interrupted:
         click.echo("interrupted: every decision made so far is kept; run the same command again to go on", err=True)
         sys.exit(128 + interrupts.signum if interrupts.signum else EXIT_INTERRUPTED)
