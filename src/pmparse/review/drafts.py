@@ -2,7 +2,8 @@
 walked field by field as if it were an empty person's record with the draft as its suggestion.
 
 Each non-empty field of the draft is offered against nothing, and the answer goes through the same
-decision code as a pending suggestion's (:mod:`pmparse.review.session`):
+decision code as a pending suggestion's (:mod:`pmparse.review.apply`, which also writes what is
+particular to a draft: ``note_decision``, ``drop_field``; this module only reads drafts):
 
 - **keep** (``y``): the record keeps the value (``accept_field``, a no-op on its words); the field
   is the person's from now on;
@@ -30,12 +31,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pmparse.card.schema import FACT_FIELDS, Card
-from pmparse.errors import RecordError
 from pmparse.library.records import card_data
 from pmparse.library.store import Entry, Library
 from pmparse.review.anchor import REVIEW_FIELDS
-from pmparse.review.compare import CardDiff, _support_keys, compare, link_title, read_text
-from pmparse.util import atomic_write
+from pmparse.review.compare import CardDiff, support_keys, compare, link_title, read_text
 
 #: The state folder of drafts partly decided (``LIBRARY/.pmparse/drafts/``).
 DRAFTS = "drafts"
@@ -81,7 +80,8 @@ def decided_fields(library: Library, card: Card) -> dict[str, DraftDecision]:
     return {name: field.decision for name, field in state.decided.items()}
 
 
-def _empty(name: str) -> Any:
+def empty_value(name: str) -> Any:
+    """A field's value when it holds nothing: None for the title and facts, else an empty list."""
     return None if name in FACT_FIELDS or name == "title" else []
 
 
@@ -110,9 +110,9 @@ def open_draft(library: Library, entry: Entry) -> tuple[CardDiff, Card] | None:
     # the person's record: the draft with its open fields empty (their supports with them)
     person = dict(record)
     person["support"] = {key: value for key, value in record["support"].items()
-                         if not any(key in _support_keys(name, record["support"]) for name in asked)}
+                         if not any(key in support_keys(name, record["support"]) for name in asked)}
     for name in asked:
-        person[name] = _empty(name)
+        person[name] = empty_value(name)
     diff = compare(Card.model_validate(person), made, None, None, entry.path, read_text(entry.path),
                    f"draft {entry.id} (what convert suggested)")
     diff.changes = [change for change in diff.changes if change.field in asked]
@@ -127,62 +127,3 @@ def open_draft(library: Library, entry: Entry) -> tuple[CardDiff, Card] | None:
 def draft_ids(library: Library) -> list[str]:
     """Ids of the library's drafts with a field to decide, sorted."""
     return sorted(card_id for card_id, entry in library.entries.items() if open_draft(library, entry) is not None)
-
-
-def note_decision(library: Library, card_id: str, made: Card, name: str, decision: DraftDecision,
-                  by: str, at: str) -> Card | None:
-    """Remember a decided draft field; once every field the draft suggested is decided, mark the
-    record reviewed (only its status and review lines rewritten) and forget the draft state.
-
-    The record is written before the state goes, so a crash in between leaves a reviewed record
-    with a state that says no more than it does (read as decided fields of a reviewed card).
-
-    Returns:
-        The record as written when it was marked reviewed, else None.
-
-    Raises:
-        RecordError: the record cannot be read or written.
-    """
-    from pmparse.review.session import _marked, _rewrite
-
-    state = load_draft_state(library, card_id) or DraftState(sha256=made.source.sha256)
-    if state.sha256 != made.source.sha256:
-        state = DraftState(sha256=made.source.sha256)
-    state.decided[name] = DraftField(decision=decision, by=by, at=at)
-    draft = card_data(made)
-    if any(draft[field] not in (None, []) and field not in state.decided for field in REVIEW_FIELDS):
-        atomic_write(library.state_path(DRAFTS, card_id), state.model_dump_json(indent=2) + "\n")
-        return None
-    entry = library.entries[card_id]
-    new = _rewrite(library, entry, made, lambda current: _marked(current, by, at))
-    library.drop_state(DRAFTS, card_id)
-    return new
-
-
-def drop_field(library: Library, entry: Entry, made: Card, name: str, by: str, at: str) -> Card:
-    """Drop a draft field: the record's value (the suggestion's) is emptied, its supports with
-    it, then the suggestion is remembered as rejected (:func:`pmparse.review.session.reject_field`).
-
-    The record is written first: should the process die before the memory is, the record already
-    differs from its base, so ``convert`` keeps the person's empty field (three-way).
-
-    Raises:
-        RecordError: the record cannot be read or written.
-    """
-    from pmparse.review.session import _rewrite, reject_field
-
-    def emptied(current: Card) -> Card:
-        data = card_data(current)
-        for key in _support_keys(name, data["support"]):
-            del data["support"][key]
-        data[name] = _empty(name)
-        try:
-            return Card.model_validate(data)
-        except ValidationError as exc:  # pragma: no cover - an empty field always fits the schema
-            raise RecordError(f"expected a valid card without {name}, found: {exc}", current.id) from exc
-
-    new = _rewrite(library, entry, made, emptied)
-    assert new is not None
-    reject_field(library, made, name, by, at)
-    return new
-

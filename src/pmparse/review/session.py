@@ -15,6 +15,11 @@ fields, never half-written:
   ``convert`` proposes none of them again;
 - **skip** leaves the field pending.
 
+The writes themselves are :mod:`pmparse.review.apply`'s.
+
+With ``drafts`` the same decisions walk the drafts ``convert`` wrote that nobody touched, each as
+an empty person's record with the draft as its suggestion (:mod:`pmparse.review.drafts`).
+
 For every decided field the base (``LIBRARY/.pmparse/base``) takes the suggested value: the base
 holds, per field, the latest pmparse value a person has seen, which keeps three-way comparisons
 honest. When nothing is left to decide, the suggestion becomes the base and the pending file goes.
@@ -24,24 +29,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from pmparse.card.schema import TEXT_FIELDS, Card
 from pmparse.errors import RecordError, UsageError
 from pmparse.library.leftovers import remove_temporaries
 from pmparse.library.lock import write_lock
-from pmparse.library.records import card_data, format_of, loads, source_text_of
+from pmparse.library.records import card_data
 from pmparse.library.folder import library_root
-from pmparse.library.splice import keep_own_address, splice
 from pmparse.library.store import Entry, Library
-from pmparse.review.anchor import REVIEW_FIELDS, reanchor_evidence
+from pmparse.review.anchor import REVIEW_FIELDS
+from pmparse.review.apply import (accept_field, accept_items, drop_field, follow_source, note_decision,
+                                  reject_field)
 from pmparse.review.compare import (CardDiff, DiffReport, FieldChange, compare, diff_files, item_changes,
-                                    item_key, link_title, merge, picked_items, read_text, three_way_items)
+                                    link_title, read_text, three_way_items)
+from pmparse.review.drafts import draft_ids, open_draft
 from pmparse.review.decisions import (Action, Ask, Decision, field_names, item_options, now_iso, reviewer_name,
                                       scripted)
-from pmparse.review.rejections import (adds_nothing, load_rejections, rejected_check, remember,
-                                       without_rejected_items)
-from pmparse.util import atomic_write, write_errors
+from pmparse.review.rejections import adds_nothing, load_rejections, rejected_check, without_rejected_items
+from pmparse.util import write_errors
 
 
 def open_diff(library: Library, entry: Entry, suggestion: Card) -> CardDiff:
@@ -140,136 +146,6 @@ def pending_diffs(library_dir: str | Path) -> DiffReport:
     return report
 
 
-def _advance_base(library: Library, suggestion: Card, name: str) -> None:
-    base = library.read_state("base", suggestion.id)
-    if base is not None:
-        library.write_state("base", merge(base, suggestion, [name]))
-
-
-def accept_field(library: Library, entry: Entry, suggestion: Card, name: str, by: str, at: str,
-                 value: Any = None, edited: bool = False, made: Card | None = None, mark: bool = True) -> Card:
-    """Take one field from the suggestion (or the reviewer's ``value`` when ``edited``) into the record.
-
-    Only the record's lines of that field (and of status, review mark, source and pipeline when
-    they change) are rewritten; the file is replaced atomically. ``made`` is the suggestion as
-    pmparse made it when ``suggestion`` is what the review offered (:func:`open_diff`: less items
-    turned down, onto a person's item edits): the base and the memory take pmparse's reading, so
-    the same reading converted again is nothing new. ``mark`` False leaves the record's status and
-    review mark as they are (a draft field decided while others of the draft are still open).
-
-    Returns:
-        The record as written.
-
-    Raises:
-        RecordError: the record cannot be read, or the edited value does not fit the schema.
-    """
-    def take(current: Card) -> Card:
-        taken = merge(current, suggestion, [name], {name: value} if edited else None)
-        return _marked(taken, by, at) if mark else taken
-
-    new = _rewrite(library, entry, suggestion, take)
-    assert new is not None  # take always gives a card
-    if mark:
-        library.drop_state("drafts", entry.id)  # a whole reviewed card: its draft decisions say no more
-    _advance_base(library, made or suggestion, name)
-    if edited:
-        remember(library, made or suggestion, name, "edited", by, at, card_data(new)[name])
-    return new
-
-
-def accept_items(library: Library, entry: Entry, suggestion: Card, name: str, accepted: set[int] | frozenset[int],
-                 by: str, at: str, made: Card | None = None, draft: bool = False) -> Card:
-    """Decide a text field item by item: the record keeps its own items as they are, loses the
-    drops accepted and gains the adds accepted (each the suggestion's item, its origin, evidence
-    and confidence as suggested); the refused adds are remembered item by item.
-
-    ``accepted`` holds the numbers (:func:`pmparse.review.compare.item_changes`, in the hunk's
-    order) of the item changes taken; ``suggestion`` and ``made`` are as in :func:`accept_field`.
-    The record is marked reviewed and rewritten at once, atomically, as an accept is. Taking every
-    change is an accept, refusing every one a reject: use those for them. With ``draft`` the record
-    is a draft whose field holds the suggestion itself: the person's record starts from nothing
-    (every suggested item is an add) and its status and review mark stay (:func:`decide_draft`).
-
-    Returns:
-        The record as written.
-
-    Raises:
-        RecordError: the record cannot be read or written.
-    """
-    refused: list[dict] = []
-
-    def take(current: Card) -> Card:
-        data = card_data(current)
-        if draft:
-            data[name] = []  # the draft's items are the suggestion's, not a person's
-        if current.source.sha256 != suggestion.source.sha256:
-            # an amended source: the record's own items move onto the text the suggestion read,
-            # as a field kept by an accept elsewhere does (reanchor_evidence)
-            reanchor_evidence(data, source_text_of(current), source_text_of(suggestion), card_data(suggestion), [name])
-        offered = card_data(suggestion)[name]
-        change = FieldChange(name, "change", data[name], offered)
-        refused.extend(c.item for c in item_changes(change) if c.kind == "add" and c.number not in accepted)
-        taken = merge(current, suggestion, [name], taken={name: picked_items(data[name], offered, accepted)})
-        return taken if draft else _marked(taken, by, at)
-
-    new = _rewrite(library, entry, suggestion, take)
-    assert new is not None  # take always gives a card
-    if not draft:
-        library.drop_state("drafts", entry.id)  # a whole reviewed card: its draft decisions say no more
-    _advance_base(library, made or suggestion, name)
-    # remembered even when only drops were refused: the value as made is then turned down as a
-    # whole (a library without a base would otherwise offer the same drops again)
-    remember(library, made or suggestion, name, "rejected", by, at, card_data(new)[name],
-             items=[item_key(item) for item in refused])
-    return new
-
-
-def _marked(card: Card, by: str, at: str) -> Card:
-    """The card marked reviewed by ``by`` at ``at``."""
-    return Card.model_validate({**card_data(card), "status": "reviewed", "reviewed": {"by": by, "at": at}})
-
-
-def _rewrite(library: Library, entry: Entry, suggestion: Card, change: Callable[[Card], Card | None]) -> Card | None:
-    """Read a record, make its new card with ``change`` (None: leave it as it is), keep the
-    record's own public address (:func:`keep_own_address`), and write only the lines that change,
-    atomically. Returns the card written, or None."""
-    text = read_text(entry.path)
-    fmt = format_of(entry.path)
-    current = loads(text, fmt, str(entry.path))
-    taken = change(current)
-    if taken is None:
-        return None
-    new = keep_own_address(current, library.read_state("base", current.id), suggestion, taken)
-    atomic_write(entry.path, splice(text, fmt, new))
-    library.add(new, entry.path)
-    return new
-
-
-def follow_source(library: Library, entry: Entry, suggestion: Card) -> Card | None:
-    """Move a record whose every field is decided onto the amended source its suggestion read.
-
-    Its values stay as they are; their evidence moves onto the new text (words found nowhere keep
-    their offsets, marked with the old text's sha256), and its source and pipeline become the
-    suggestion's. The status and review mark stay: nothing was decided here. Only the record's
-    lines that change are rewritten, atomically.
-
-    Returns:
-        The record as written, or None when it already reads the suggestion's text.
-    """
-    return _rewrite(library, entry, suggestion, lambda current: None if current.source.sha256 == suggestion.source.sha256
-                    else merge(current, suggestion, [], follow=True))
-
-
-def reject_field(library: Library, suggestion: Card, name: str, by: str, at: str) -> None:
-    """Turn a suggested field down: the record stays as it is, the suggestion is remembered."""
-    # the base first: should the process die before the memory is written, the base alone
-    # already keeps the field from being proposed again or refreshed in place
-    _advance_base(library, suggestion, name)
-    entry = library.entries.get(suggestion.id)
-    remember(library, suggestion, name, "rejected", by, at,
-             card_data(entry.card)[name] if entry is not None and entry.card is not None else None)
-
-
 def finish_if_done(library: Library, card_id: str, suggestion: Card) -> bool:
     """Drop a pending suggestion once it proposes nothing more; it becomes the base.
 
@@ -290,7 +166,6 @@ def finish_if_done(library: Library, card_id: str, suggestion: Card) -> bool:
     library.write_state("base", suggestion, settled=True)
     library.drop_state("pending", card_id)
     return True
-
 
 
 @dataclass
@@ -388,8 +263,6 @@ def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), re
 def _review(library: Library, records, ask: Ask, by: str, now: Callable[[], str], order: str = "record",
             by_items: dict[str, frozenset[int]] | None = None, drafts: bool = False) -> ReviewReport:
     """The decisions of :func:`review`, with the library's write lock held."""
-    from pmparse.review.drafts import draft_ids, open_draft
-
     ids = draft_ids(library) if drafts else pending_ids(library)
     unknown = sorted(set(records) - set(ids))
     if unknown:
@@ -514,8 +387,6 @@ def _open(library: Library, card_id: str, drafts: bool) -> tuple[CardDiff, Card]
             any more.
     """
     if drafts:
-        from pmparse.review.drafts import open_draft
-
         entry = library.entries.get(card_id)
         opened = open_draft(library, entry) if entry is not None else None
         if opened is None:
@@ -596,8 +467,6 @@ def _decide_draft(library: Library, card_id: str, diff: CardDiff, change: FieldC
         RecordError: the record cannot be read or written.
         UsageError: item numbers the field does not have.
     """
-    from pmparse.review.drafts import drop_field, note_decision
-
     if decision.action == "skip":
         report.outcomes.extend(Outcome(card_id, name, "skip") for name in [change.field, *change.linked])
         return
@@ -637,8 +506,6 @@ def _close(library: Library, plan, report: ReviewReport) -> None:
     """
     card_id, diff, _, suggestion, drafts = plan
     if drafts:
-        from pmparse.review.drafts import open_draft
-
         if open_draft(library, library.entries[card_id]) is not None:
             report.still_pending.append(card_id)  # fields of the draft were skipped
         return
