@@ -263,12 +263,18 @@ def diff_command(paths, fmt, patch, color):
 @click.option("--order", type=click.Choice(["record", "uncertain"]), default="record", show_default=True,
               help="Record by record, or the least certain suggestions first, across records (what a review "
                    "teaches pmparse train --library most).")
-def review(library, accept, reject, items, accept_all, records, reviewer, color, order):
+@click.option("--drafts", is_flag=True,
+              help="Review the drafts instead (records convert wrote that nobody touched): each field they "
+                   "suggest, against nothing; y keeps it, n drops it (not proposed again). A draft is marked "
+                   "reviewed once every field is decided.")
+def review(library, accept, reject, items, accept_all, records, reviewer, color, order, drafts):
     """Review pending suggestions field by field, like 'git add -p'.
 
     Without --accept, --reject, --items or --accept-all, asks for each changed field: y accept,
     n reject, e edit in $EDITOR, i item by item (a list field adding or dropping several items:
     y or n for each, q leaves the field pending), s skip, q quit. Every decision is written at once.
+    With --drafts the same questions walk the drafts: y keeps a field as the person's decision, n
+    empties it and remembers the refusal, s leaves it a draft field.
     """
     from pmparse.cli.prompter import Prompter
     from pmparse.interrupts import Interrupts
@@ -280,7 +286,7 @@ def review(library, accept, reject, items, accept_all, records, reviewer, color,
         # SIGTERM and SIGHUP end a review as Ctrl-C does: the decisions made are kept, the summary shown
         with Interrupts() as interrupts:
             report = run(library, accept=accept, reject=reject, accept_all=accept_all, reviewer=reviewer,
-                         records=records, ask=ask, order=order, items=items)
+                         records=records, ask=ask, order=order, items=items, drafts=drafts)
     except PmparseError as exc:
         _fail_usage(exc)
     if not interactive:
@@ -289,7 +295,7 @@ def review(library, accept, reject, items, accept_all, records, reviewer, color,
             click.echo(shown(f"{outcome.id}: {outcome.field}: {outcome.action}{taken}", one_line=True))
     for error in report.errors:
         click.echo(shown(f"failed: {error}", one_line=True), err=True)
-    if not (report.outcomes or report.still_pending or report.errors or report.interrupted or records):
+    if not (report.outcomes or report.still_pending or report.errors or report.interrupted or records or drafts):
         _say_how_drafts_are_reviewed(library)
     click.echo(
         f"{report.count('accept') + report.count('edit')} accepted ({report.count('edit')} edited), "
@@ -298,7 +304,8 @@ def review(library, accept, reject, items, accept_all, records, reviewer, color,
         + f"{report.count('skip')} skipped"
         + (f", {report.count('settled')} settled by the move to the new text" if report.count("settled") else "")
         + "; "
-        f"{len(report.still_pending)} record(s) still pending", err=True)
+        + (f"{len(report.still_pending)} draft(s) with fields still open" if drafts
+           else f"{len(report.still_pending)} record(s) still pending"), err=True)
     if report.interrupted:
         click.echo("interrupted: every decision made so far is kept; run the same command again to go on", err=True)
         sys.exit(128 + interrupts.signum if interrupts.signum else EXIT_INTERRUPTED)
@@ -320,9 +327,9 @@ def _say_how_drafts_are_reviewed(library: str) -> None:
         return
     if drafts:
         click.echo(f"nothing pending: review asks about what convert suggests anew for records a person reviewed "
-                   f"or edited; {drafts} record(s) here are drafts (status: suggested): review one in its file "
-                   "(correct what is wrong, then set `status: reviewed`), and convert leaves it to you from then on",
-                   err=True)
+                   f"or edited; {drafts} record(s) here are drafts (status: suggested): review them field by field "
+                   f"with `pmparse review {library} --drafts` (or correct one in its file and set "
+                   "`status: reviewed`), and convert leaves them to you from then on", err=True)
 
 
 @main.command(name="train-categories")

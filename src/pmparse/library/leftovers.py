@@ -9,7 +9,7 @@ from pathlib import Path
 from pmparse.paths import inside
 
 #: The folders of ``.pmparse/`` that hold state files.
-STATE_KINDS = ("base", "intent", "pending", "rejected")
+STATE_KINDS = ("base", "drafts", "intent", "pending", "rejected")
 
 #: A temporary file of atomic_write: ``.`` + the file it replaces + mkstemp's 8 characters + ``.tmp``.
 _TEMPORARY = re.compile(r"^\.(?:IL-\d{4}\.(?:yaml|yml|json)|index\.json)\.[A-Za-z0-9_]{8}\.tmp$")

@@ -589,6 +589,9 @@ def is_edited(library: Library, entry: Entry) -> bool:
         return True
     if entry.card.status == "reviewed":
         return True
+    if library.state_path("drafts", entry.id).is_file():
+        # a draft a person decided fields of (review --drafts): theirs, though still a draft
+        return True
     base = library.read_state("base", entry.id)
     if base is None:
         # no memory of what pmparse wrote: treat the record as a person's

@@ -299,7 +299,7 @@ def picked_items(record_value: list, suggested_value: list, accepted: set[int] |
     return out
 
 
-def _support_keys(name: str, support: dict) -> list[str]:
+def support_keys(name: str, support: dict) -> list[str]:
     if name in FACT_FIELDS:
         return [name] if name in support else []
     if name in TAG_FIELDS:
@@ -341,9 +341,9 @@ def merge(record: Card, suggestion: Card, fields: list[str] | tuple[str, ...],
                           else values[name])
         else:
             data[name] = new[name]
-        for key in _support_keys(name, support):
+        for key in support_keys(name, support):
             del support[key]
-        for key in _support_keys(name, new["support"]):
+        for key in support_keys(name, new["support"]):
             support[key] = new["support"][key]
     data["support"] = support
     if fields or follow:

@@ -15,6 +15,11 @@ fields, never half-written:
   ``convert`` proposes none of them again;
 - **skip** leaves the field pending.
 
+The writes themselves are :mod:`pmparse.review.apply`'s.
+
+With ``drafts`` the same decisions walk the drafts ``convert`` wrote that nobody touched, each as
+an empty person's record with the draft as its suggestion (:mod:`pmparse.review.drafts`).
+
 For every decided field the base (``LIBRARY/.pmparse/base``) takes the suggested value: the base
 holds, per field, the latest pmparse value a person has seen, which keeps three-way comparisons
 honest. When nothing is left to decide, the suggestion becomes the base and the pending file goes.
@@ -24,24 +29,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from pmparse.card.schema import TEXT_FIELDS, Card
 from pmparse.errors import RecordError, UsageError
 from pmparse.library.leftovers import remove_temporaries
 from pmparse.library.lock import write_lock
-from pmparse.library.records import card_data, format_of, loads, source_text_of
+from pmparse.library.records import card_data
 from pmparse.library.folder import library_root
-from pmparse.library.splice import keep_own_address, splice
 from pmparse.library.store import Entry, Library
-from pmparse.review.anchor import REVIEW_FIELDS, reanchor_evidence
+from pmparse.review.anchor import REVIEW_FIELDS
+from pmparse.review.apply import (accept_field, accept_items, drop_field, follow_source, note_decision,
+                                  reject_field)
 from pmparse.review.compare import (CardDiff, DiffReport, FieldChange, compare, diff_files, item_changes,
-                                    item_key, link_title, merge, picked_items, read_text, three_way_items)
+                                    link_title, read_text, three_way_items)
+from pmparse.review.drafts import draft_ids, open_draft
 from pmparse.review.decisions import (Action, Ask, Decision, field_names, item_options, now_iso, reviewer_name,
                                       scripted)
-from pmparse.review.rejections import (adds_nothing, load_rejections, rejected_check, remember,
-                                       without_rejected_items)
-from pmparse.util import atomic_write, write_errors
+from pmparse.review.rejections import adds_nothing, load_rejections, rejected_check, without_rejected_items
+from pmparse.util import write_errors
 
 
 def open_diff(library: Library, entry: Entry, suggestion: Card) -> CardDiff:
@@ -140,122 +146,6 @@ def pending_diffs(library_dir: str | Path) -> DiffReport:
     return report
 
 
-def _advance_base(library: Library, suggestion: Card, name: str) -> None:
-    base = library.read_state("base", suggestion.id)
-    if base is not None:
-        library.write_state("base", merge(base, suggestion, [name]))
-
-
-def accept_field(library: Library, entry: Entry, suggestion: Card, name: str, by: str, at: str,
-                 value: Any = None, edited: bool = False, made: Card | None = None) -> Card:
-    """Take one field from the suggestion (or the reviewer's ``value`` when ``edited``) into the record.
-
-    Only the record's lines of that field (and of status, review mark, source and pipeline when
-    they change) are rewritten; the file is replaced atomically. ``made`` is the suggestion as
-    pmparse made it when ``suggestion`` is what the review offered (:func:`open_diff`: less items
-    turned down, onto a person's item edits): the base and the memory take pmparse's reading, so
-    the same reading converted again is nothing new.
-
-    Returns:
-        The record as written.
-
-    Raises:
-        RecordError: the record cannot be read, or the edited value does not fit the schema.
-    """
-    def take(current: Card) -> Card:
-        taken = merge(current, suggestion, [name], {name: value} if edited else None)
-        return Card.model_validate({**card_data(taken), "status": "reviewed", "reviewed": {"by": by, "at": at}})
-
-    new = _rewrite(library, entry, suggestion, take)
-    assert new is not None  # take always gives a card
-    _advance_base(library, made or suggestion, name)
-    if edited:
-        remember(library, made or suggestion, name, "edited", by, at, card_data(new)[name])
-    return new
-
-
-def accept_items(library: Library, entry: Entry, suggestion: Card, name: str, accepted: set[int] | frozenset[int],
-                 by: str, at: str, made: Card | None = None) -> Card:
-    """Decide a text field item by item: the record keeps its own items as they are, loses the
-    drops accepted and gains the adds accepted (each the suggestion's item, its origin, evidence
-    and confidence as suggested); the refused adds are remembered item by item.
-
-    ``accepted`` holds the numbers (:func:`pmparse.review.compare.item_changes`, in the hunk's
-    order) of the item changes taken; ``suggestion`` and ``made`` are as in :func:`accept_field`.
-    The record is marked reviewed and rewritten at once, atomically, as an accept is. Taking every
-    change is an accept, refusing every one a reject: use those for them.
-
-    Returns:
-        The record as written.
-
-    Raises:
-        RecordError: the record cannot be read or written.
-    """
-    refused: list[dict] = []
-
-    def take(current: Card) -> Card:
-        data = card_data(current)
-        if current.source.sha256 != suggestion.source.sha256:
-            # an amended source: the record's own items move onto the text the suggestion read,
-            # as a field kept by an accept elsewhere does (reanchor_evidence)
-            reanchor_evidence(data, source_text_of(current), source_text_of(suggestion), card_data(suggestion), [name])
-        offered = card_data(suggestion)[name]
-        change = FieldChange(name, "change", data[name], offered)
-        refused.extend(c.item for c in item_changes(change) if c.kind == "add" and c.number not in accepted)
-        taken = merge(current, suggestion, [name], taken={name: picked_items(data[name], offered, accepted)})
-        return Card.model_validate({**card_data(taken), "status": "reviewed", "reviewed": {"by": by, "at": at}})
-
-    new = _rewrite(library, entry, suggestion, take)
-    assert new is not None  # take always gives a card
-    _advance_base(library, made or suggestion, name)
-    # remembered even when only drops were refused: the value as made is then turned down as a
-    # whole (a library without a base would otherwise offer the same drops again)
-    remember(library, made or suggestion, name, "rejected", by, at, card_data(new)[name],
-             items=[item_key(item) for item in refused])
-    return new
-
-
-def _rewrite(library: Library, entry: Entry, suggestion: Card, change: Callable[[Card], Card | None]) -> Card | None:
-    """Read a record, make its new card with ``change`` (None: leave it as it is), keep the
-    record's own public address (:func:`keep_own_address`), and write only the lines that change,
-    atomically. Returns the card written, or None."""
-    text = read_text(entry.path)
-    fmt = format_of(entry.path)
-    current = loads(text, fmt, str(entry.path))
-    taken = change(current)
-    if taken is None:
-        return None
-    new = keep_own_address(current, library.read_state("base", current.id), suggestion, taken)
-    atomic_write(entry.path, splice(text, fmt, new))
-    library.add(new, entry.path)
-    return new
-
-
-def follow_source(library: Library, entry: Entry, suggestion: Card) -> Card | None:
-    """Move a record whose every field is decided onto the amended source its suggestion read.
-
-    Its values stay as they are; their evidence moves onto the new text (words found nowhere keep
-    their offsets, marked with the old text's sha256), and its source and pipeline become the
-    suggestion's. The status and review mark stay: nothing was decided here. Only the record's
-    lines that change are rewritten, atomically.
-
-    Returns:
-        The record as written, or None when it already reads the suggestion's text.
-    """
-    return _rewrite(library, entry, suggestion, lambda current: None if current.source.sha256 == suggestion.source.sha256
-                    else merge(current, suggestion, [], follow=True))
-
-
-def reject_field(library: Library, suggestion: Card, name: str, by: str, at: str) -> None:
-    """Turn a suggested field down: the record stays as it is, the suggestion is remembered."""
-    # the base first: should the process die before the memory is written, the base alone
-    # already keeps the field from being proposed again or refreshed in place
-    _advance_base(library, suggestion, name)
-    entry = library.entries.get(suggestion.id)
-    remember(library, suggestion, name, "rejected", by, at,
-             card_data(entry.card)[name] if entry is not None and entry.card is not None else None)
-
-
 def finish_if_done(library: Library, card_id: str, suggestion: Card) -> bool:
     """Drop a pending suggestion once it proposes nothing more; it becomes the base.
 
@@ -276,7 +166,6 @@ def finish_if_done(library: Library, card_id: str, suggestion: Card) -> bool:
     library.write_state("base", suggestion, settled=True)
     library.drop_state("pending", card_id)
     return True
-
 
 
 @dataclass
@@ -318,7 +207,7 @@ class ReviewReport:
 def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), reject: tuple[str, ...] | list[str] = (),
            accept_all: bool = False, reviewer: str | None = None, records: tuple[str, ...] | list[str] = (),
            ask: Ask | None = None, now: Callable[[], str] = now_iso, order: str = "record",
-           items: tuple[str, ...] | list[str] = ()) -> ReviewReport:
+           items: tuple[str, ...] | list[str] = (), drafts: bool = False) -> ReviewReport:
     """Walk the pending suggestions of a library field by field and apply each decision at once.
 
     Args:
@@ -336,10 +225,12 @@ def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), re
         items: ``FIELD:N[,N...]``: decide that list field item by item in every pending record,
             taking the item changes numbered N (:func:`pmparse.review.compare.item_changes`, as
             ``diff --format json`` numbers them) and refusing the others.
+        drafts: Walk the drafts instead (records ``convert`` wrote that nobody touched): each
+            field they suggest, offered against nothing (:mod:`pmparse.review.drafts`).
 
     Raises:
         UsageError: no library folder, unknown fields, a field both accepted and rejected, no
-            decision source, a record id without a pending suggestion, or
+            decision source, a record id without a pending suggestion (a draft with ``drafts``), or
             another pmparse process writing the library.
     """
     root = library_root(library_dir)
@@ -364,35 +255,39 @@ def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), re
         try:
             # a full disk or a record name too long for it: one line naming the file, not a traceback
             with write_errors(root, "the reviewed records"):
-                return _review(library, records, ask, by, now, order, by_items)
+                return _review(library, records, ask, by, now, order, by_items, drafts)
         finally:
             library.save_index()  # the stamps of the bases a review settled
 
 
 def _review(library: Library, records, ask: Ask, by: str, now: Callable[[], str], order: str = "record",
-            by_items: dict[str, frozenset[int]] | None = None) -> ReviewReport:
+            by_items: dict[str, frozenset[int]] | None = None, drafts: bool = False) -> ReviewReport:
     """The decisions of :func:`review`, with the library's write lock held."""
-    ids = pending_ids(library)
+    ids = draft_ids(library) if drafts else pending_ids(library)
     unknown = sorted(set(records) - set(ids))
     if unknown:
-        raise UsageError(f"expected records with a pending suggestion, found none for {', '.join(unknown)}")
+        what = "drafts with a field to decide (status: suggested, untouched)" if drafts \
+            else "records with a pending suggestion"
+        raise UsageError(f"expected {what}, found none for {', '.join(unknown)}")
     if records:
         ids = [card_id for card_id in ids if card_id in set(records)]
     if by_items:
-        _check_item_numbers(library, ids, by_items)
+        _check_item_numbers(library, ids, by_items, drafts)
     report = ReviewReport()
     try:
-        _decide_each(library, ids, ask, by, now, report, order)
+        _decide_each(library, ids, ask, by, now, report, order, drafts)
     except KeyboardInterrupt:
         # every decision is written as it is made: the report says what was done, the rest waits
         report.interrupted = True
         counted = set(report.still_pending)
-        report.still_pending.extend(card_id for card_id in ids if card_id not in counted
-                                    and library.state_path("pending", card_id).is_file())
+        report.still_pending.extend(card_id for card_id in ids if card_id not in counted and (
+            open_draft(library, library.entries[card_id]) is not None if drafts
+            else library.state_path("pending", card_id).is_file()))
     return report
 
 
-def _check_item_numbers(library: Library, ids: list[str], by_items: dict[str, frozenset[int]]) -> None:
+def _check_item_numbers(library: Library, ids: list[str], by_items: dict[str, frozenset[int]],
+                        drafts: bool = False) -> None:
     """Refuse ``--items`` numbers a record's field does not have before anything is written.
 
     The numbers apply to the field in every record reviewed; checked only as each record came up,
@@ -408,8 +303,7 @@ def _check_item_numbers(library: Library, ids: list[str], by_items: dict[str, fr
     read, changing = 0, set()
     for card_id in ids:
         try:
-            entry, suggestion = load_pending(library, card_id)
-            diff = open_diff(library, entry, suggestion)
+            diff = _open(library, card_id, drafts)[0]
         except RecordError:
             continue
         read += 1
@@ -439,13 +333,13 @@ def _expected_numbers(numbers: set[int], extra: list[int]) -> str:
 
 
 def _decide_each(library: Library, ids: list[str], ask: Ask, by: str, now: Callable[[], str],
-                 report: ReviewReport, order: str) -> None:
+                 report: ReviewReport, order: str, drafts: bool = False) -> None:
     plans = []
     for number, card_id in enumerate(ids):
         if report.quit:
             report.still_pending.extend(ids[number:])
             break
-        plan = _plan(library, card_id, ask, report)
+        plan = _plan(library, card_id, ask, report, drafts)
         if plan is None:
             continue
         if order == "uncertain":
@@ -493,12 +387,29 @@ def uncertainty(suggestion: Card, change: FieldChange) -> float:
     return min(found) if found else 1.0
 
 
-def _plan(library: Library, card_id: str, ask: Ask, report: ReviewReport):
-    """``(card_id, diff, questions, suggestion)`` of one pending record, or None when it cannot be
-    read (the error is reported, the suggestion kept)."""
+def _open(library: Library, card_id: str, drafts: bool) -> tuple[CardDiff, Card]:
+    """What one record asks and the suggestion as made: its pending suggestion's diff, or with
+    ``drafts`` its draft's (:func:`pmparse.review.drafts.open_draft`).
+
+    Raises:
+        RecordError: the record or its suggestion cannot be read, or the draft has nothing to ask
+            any more.
+    """
+    if drafts:
+        entry = library.entries.get(card_id)
+        opened = open_draft(library, entry) if entry is not None else None
+        if opened is None:
+            raise RecordError("expected a draft with a field to decide, found none", card_id)
+        return opened
+    entry, suggestion = load_pending(library, card_id)
+    return open_diff(library, entry, suggestion), suggestion
+
+
+def _plan(library: Library, card_id: str, ask: Ask, report: ReviewReport, drafts: bool = False):
+    """``(card_id, diff, questions, suggestion, drafts)`` of one pending record (or draft), or
+    None when it cannot be read (the error is reported, the suggestion kept)."""
     try:
-        entry, suggestion = load_pending(library, card_id)
-        diff = open_diff(library, entry, suggestion)
+        diff, suggestion = _open(library, card_id, drafts)
     except RecordError as exc:
         _broken(library, card_id, exc, ask, report)
         return None
@@ -509,7 +420,7 @@ def _plan(library: Library, card_id: str, ask: Ask, report: ReviewReport):
     tied = {name for change in diff.changes for name in change.linked}
     # the suggestion as made: the base takes it (a base holding the record's items merged in
     # would make pmparse's same reading look new next time); an accept takes diff.suggestion
-    return card_id, diff, [change for change in diff.changes if change.field not in tied], suggestion
+    return card_id, diff, [change for change in diff.changes if change.field not in tied], suggestion, drafts
 
 
 def _ask_one(library: Library, plan, change: FieldChange, ask: Ask, position: int, total: int, by: str,
@@ -519,11 +430,14 @@ def _ask_one(library: Library, plan, change: FieldChange, ask: Ask, position: in
     Raises:
         RecordError: the record cannot be read or written.
     """
-    card_id, diff, _, made = plan
+    card_id, diff, _, made, drafts = plan
     decision = ask(diff, change, position, total)
     if decision.action == "quit":
         report.quit = True
         return False
+    if drafts:
+        _decide_draft(library, card_id, diff, change, decision, by, now, report, made)
+        return True
     if decision.action == "items":
         numbers = {c.number for c in item_changes(change)}
         if set(decision.items) - numbers:
@@ -553,13 +467,57 @@ def _ask_one(library: Library, plan, change: FieldChange, ask: Ask, position: in
     return True
 
 
+def _decide_draft(library: Library, card_id: str, diff: CardDiff, change: FieldChange, decision: Decision, by: str,
+                  now: Callable[[], str], report: ReviewReport, made: Card) -> None:
+    """Apply a person's answer about a draft field (and the facts its title says), through the
+    decisions of pending suggestions (:mod:`pmparse.review.drafts`).
+
+    Raises:
+        RecordError: the record cannot be read or written.
+        UsageError: item numbers the field does not have.
+    """
+    if decision.action == "skip":
+        report.outcomes.extend(Outcome(card_id, name, "skip") for name in [change.field, *change.linked])
+        return
+    if decision.action == "items":
+        numbers = {c.number for c in item_changes(change)}
+        if set(decision.items) - numbers:
+            raise UsageError(f"{card_id}: {change.field}: "
+                             f"{_expected_numbers(numbers, sorted(set(decision.items) - numbers))}")
+        if numbers <= decision.items or not decision.items & numbers:
+            decision = Decision("accept" if decision.items and numbers <= decision.items else "reject")
+        else:
+            at = now()
+            accept_items(library, library.entries[card_id], made, change.field, decision.items, by, at, draft=True)
+            note_decision(library, card_id, made, change.field, "items", by, at)
+            report.outcomes.append(Outcome(card_id, change.field, "items", decision.items))
+            return
+    for name in [change.field, *change.linked]:
+        edited = decision.action == "edit" and name == change.field
+        action = "accept" if decision.action == "edit" and not edited else decision.action
+        at = now()
+        if action == "reject":
+            drop_field(library, library.entries[card_id], made, name, by, at)
+            note_decision(library, card_id, made, name, "dropped", by, at)
+        else:
+            # kept: the record's words stay; an edit takes the person's value
+            accept_field(library, library.entries[card_id], made, name, by, at,
+                         decision.value if edited else None, edited=edited, mark=False)
+            note_decision(library, card_id, made, name, "edited" if edited else "kept", by, at)
+        report.outcomes.append(Outcome(card_id, name, action))
+
+
 def _close(library: Library, plan, report: ReviewReport) -> None:
     """Settle a record whose questions were asked (or leave it pending).
 
     Raises:
         RecordError: the record cannot be read any more.
     """
-    card_id, diff, _, suggestion = plan
+    card_id, diff, _, suggestion, drafts = plan
+    if drafts:
+        if open_draft(library, library.entries[card_id]) is not None:
+            report.still_pending.append(card_id)  # fields of the draft were skipped
+        return
     done = finish_if_done(library, card_id, suggestion)
     if library.entries[card_id].sha256 == suggestion.source.sha256:
         # same words found elsewhere in an amended source: they moved with the record (an accept

@@ -10,6 +10,8 @@ What a record teaches, per unit of its source (units as ``convert`` splits them)
 * a suggested item a person rejected (``.pmparse/rejected``, its value read back from the base,
   which holds every decided suggestion) makes its units negatives of that field ("not this
   field"), unless the record still holds the item or a person put the unit in a field;
+* a field of a draft a person kept, edited or decided item by item (``review --drafts``, while
+  other fields of the draft are still open) counts as accepted, one they dropped as rejected;
 * suggestions nobody touched teach nothing: a draft is not a decision.
 
 A record whose source is gone or changed since it was read (another sha256) is left out, with a
@@ -29,6 +31,7 @@ from pmparse.library.store import Library
 from pmparse.locations import split_location
 from pmparse.nlp.components.classifier import NONE, unit_rows
 from pmparse.review.compare import value_hash
+from pmparse.review.drafts import decided_fields
 from pmparse.review.rejections import load_rejections
 from pmparse.rules.cues import load_cues
 from pmparse.training.field_labels import analyse_structure, structure_pipeline
@@ -81,12 +84,14 @@ def _stretches(items: list[dict]) -> list[tuple[int, int]]:
     return [(ev["start"], ev["end"]) for item in items for ev in item.get("evidence", []) if not ev.get("sha256")]
 
 
-def _positives(card: Card) -> dict[str, list[tuple[int, int]]]:
-    """Per field, the stretches a person stands behind: every item of a reviewed card, a person's
-    items of any other."""
+def _positives(card: Card, decided: frozenset[str] | set[str] = frozenset()) -> dict[str, list[tuple[int, int]]]:
+    """Per field, the stretches a person stands behind: every item of a reviewed card, of a draft
+    field a person kept, edited or decided item by item (``decided``, ``review --drafts``), and a
+    person's items of any other."""
     data = card_data(card)
     reviewed = card.status == "reviewed"
-    return {name: _stretches([item for item in data[name] if reviewed or item.get("origin") == "person"])
+    return {name: _stretches([item for item in data[name]
+                              if reviewed or name in decided or item.get("origin") == "person"])
             for name in TEXT_FIELDS}
 
 
@@ -178,7 +183,8 @@ def library_rows(library_dir, nlp=None) -> LibraryRows:
         if card is None:
             found.notes.append(f"{card_id}: left out: not a valid record")
             continue
-        positives, negatives = _positives(card), _rejected(library, card)
+        kept = {name for name, decision in decided_fields(library, card).items() if decision != "dropped"}
+        positives, negatives = _positives(card, kept), _rejected(library, card)
         whole = card.status == "reviewed"
         if not whole and not any(positives.values()) and not any(negatives.values()):
             continue  # an untouched draft: nothing decided

@@ -1,0 +1,203 @@
+"""Writing a reviewer's decisions: a record's accepted, edited or item-by-item fields, a rejected
+suggestion remembered, the base advanced, and a draft's decided fields (``review --drafts``).
+
+Each write replaces one file atomically and touches only the record's lines that change
+(:func:`pmparse.library.splice.splice`), so a review stopped at any point leaves every record
+either as it was or with the decisions made. The walk that asks for them is
+:mod:`pmparse.review.session`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from pmparse.card.schema import Card
+from pmparse.library.records import card_data, format_of, loads, source_text_of
+from pmparse.library.splice import keep_own_address, splice
+from pmparse.library.store import Entry, Library
+from pmparse.review.anchor import REVIEW_FIELDS, reanchor_evidence
+from pmparse.review.compare import FieldChange, item_changes, item_key, merge, picked_items, read_text, support_keys
+from pmparse.review.drafts import DRAFTS, DraftDecision, DraftField, DraftState, empty_value, load_draft_state
+from pmparse.review.rejections import remember
+from pmparse.util import atomic_write
+
+
+def _advance_base(library: Library, suggestion: Card, name: str) -> None:
+    base = library.read_state("base", suggestion.id)
+    if base is not None:
+        library.write_state("base", merge(base, suggestion, [name]))
+
+
+def accept_field(library: Library, entry: Entry, suggestion: Card, name: str, by: str, at: str,
+                 value: Any = None, edited: bool = False, made: Card | None = None, mark: bool = True) -> Card:
+    """Take one field from the suggestion (or the reviewer's ``value`` when ``edited``) into the record.
+
+    Only the record's lines of that field (and of status, review mark, source and pipeline when
+    they change) are rewritten; the file is replaced atomically. ``made`` is the suggestion as
+    pmparse made it when ``suggestion`` is what the review offered (:func:`open_diff`: less items
+    turned down, onto a person's item edits): the base and the memory take pmparse's reading, so
+    the same reading converted again is nothing new. ``mark`` False leaves the record's status and
+    review mark as they are (a draft field decided while others of the draft are still open).
+
+    Returns:
+        The record as written.
+
+    Raises:
+        RecordError: the record cannot be read, or the edited value does not fit the schema.
+    """
+    def take(current: Card) -> Card:
+        taken = merge(current, suggestion, [name], {name: value} if edited else None)
+        return mark_reviewed(taken, by, at) if mark else taken
+
+    new = rewrite_record(library, entry, suggestion, take)
+    assert new is not None  # take always gives a card
+    if mark:
+        library.drop_state("drafts", entry.id)  # a whole reviewed card: its draft decisions say no more
+    _advance_base(library, made or suggestion, name)
+    if edited:
+        remember(library, made or suggestion, name, "edited", by, at, card_data(new)[name])
+    return new
+
+
+def accept_items(library: Library, entry: Entry, suggestion: Card, name: str, accepted: set[int] | frozenset[int],
+                 by: str, at: str, made: Card | None = None, draft: bool = False) -> Card:
+    """Decide a text field item by item: the record keeps its own items as they are, loses the
+    drops accepted and gains the adds accepted (each the suggestion's item, its origin, evidence
+    and confidence as suggested); the refused adds are remembered item by item.
+
+    ``accepted`` holds the numbers (:func:`pmparse.review.compare.item_changes`, in the hunk's
+    order) of the item changes taken; ``suggestion`` and ``made`` are as in :func:`accept_field`.
+    The record is marked reviewed and rewritten at once, atomically, as an accept is. Taking every
+    change is an accept, refusing every one a reject: use those for them. With ``draft`` the record
+    is a draft whose field holds the suggestion itself: the person's record starts from nothing
+    (every suggested item is an add) and its status and review mark stay (``review --drafts``).
+
+    Returns:
+        The record as written.
+
+    Raises:
+        RecordError: the record cannot be read or written.
+    """
+    refused: list[dict] = []
+
+    def take(current: Card) -> Card:
+        data = card_data(current)
+        if draft:
+            data[name] = []  # the draft's items are the suggestion's, not a person's
+        if current.source.sha256 != suggestion.source.sha256:
+            # an amended source: the record's own items move onto the text the suggestion read,
+            # as a field kept by an accept elsewhere does (reanchor_evidence)
+            reanchor_evidence(data, source_text_of(current), source_text_of(suggestion), card_data(suggestion), [name])
+        offered = card_data(suggestion)[name]
+        change = FieldChange(name, "change", data[name], offered)
+        refused.extend(c.item for c in item_changes(change) if c.kind == "add" and c.number not in accepted)
+        taken = merge(current, suggestion, [name], taken={name: picked_items(data[name], offered, accepted)})
+        return taken if draft else mark_reviewed(taken, by, at)
+
+    new = rewrite_record(library, entry, suggestion, take)
+    assert new is not None  # take always gives a card
+    if not draft:
+        library.drop_state("drafts", entry.id)  # a whole reviewed card: its draft decisions say no more
+    _advance_base(library, made or suggestion, name)
+    # remembered even when only drops were refused: the value as made is then turned down as a
+    # whole (a library without a base would otherwise offer the same drops again)
+    remember(library, made or suggestion, name, "rejected", by, at, card_data(new)[name],
+             items=[item_key(item) for item in refused])
+    return new
+
+
+def mark_reviewed(card: Card, by: str, at: str) -> Card:
+    """The card marked reviewed by ``by`` at ``at``."""
+    return Card.model_validate({**card_data(card), "status": "reviewed", "reviewed": {"by": by, "at": at}})
+
+
+def rewrite_record(library: Library, entry: Entry, suggestion: Card, change: Callable[[Card], Card | None]) -> Card | None:
+    """Read a record, make its new card with ``change`` (None: leave it as it is), keep the
+    record's own public address (:func:`keep_own_address`), and write only the lines that change,
+    atomically. Returns the card written, or None."""
+    text = read_text(entry.path)
+    fmt = format_of(entry.path)
+    current = loads(text, fmt, str(entry.path))
+    taken = change(current)
+    if taken is None:
+        return None
+    new = keep_own_address(current, library.read_state("base", current.id), suggestion, taken)
+    atomic_write(entry.path, splice(text, fmt, new))
+    library.add(new, entry.path)
+    return new
+
+
+def follow_source(library: Library, entry: Entry, suggestion: Card) -> Card | None:
+    """Move a record whose every field is decided onto the amended source its suggestion read.
+
+    Its values stay as they are; their evidence moves onto the new text (words found nowhere keep
+    their offsets, marked with the old text's sha256), and its source and pipeline become the
+    suggestion's. The status and review mark stay: nothing was decided here. Only the record's
+    lines that change are rewritten, atomically.
+
+    Returns:
+        The record as written, or None when it already reads the suggestion's text.
+    """
+    return rewrite_record(library, entry, suggestion, lambda current: None if current.source.sha256 == suggestion.source.sha256
+                    else merge(current, suggestion, [], follow=True))
+
+
+def reject_field(library: Library, suggestion: Card, name: str, by: str, at: str) -> None:
+    """Turn a suggested field down: the record stays as it is, the suggestion is remembered."""
+    # the base first: should the process die before the memory is written, the base alone
+    # already keeps the field from being proposed again or refreshed in place
+    _advance_base(library, suggestion, name)
+    entry = library.entries.get(suggestion.id)
+    remember(library, suggestion, name, "rejected", by, at,
+             card_data(entry.card)[name] if entry is not None and entry.card is not None else None)
+
+
+def note_decision(library: Library, card_id: str, made: Card, name: str, decision: DraftDecision,
+                  by: str, at: str) -> Card | None:
+    """Remember a decided draft field; once every field the draft suggested is decided, mark the
+    record reviewed (only its status and review lines rewritten) and forget the draft state.
+
+    The record is written before the state goes, so a crash in between leaves a reviewed record
+    with a state that says no more than it does (read as decided fields of a reviewed card).
+
+    Returns:
+        The record as written when it was marked reviewed, else None.
+
+    Raises:
+        RecordError: the record cannot be read or written.
+    """
+    state = load_draft_state(library, card_id) or DraftState(sha256=made.source.sha256)
+    if state.sha256 != made.source.sha256:
+        state = DraftState(sha256=made.source.sha256)
+    state.decided[name] = DraftField(decision=decision, by=by, at=at)
+    draft = card_data(made)
+    if any(draft[other] not in (None, []) and other not in state.decided for other in REVIEW_FIELDS):
+        atomic_write(library.state_path(DRAFTS, card_id), state.model_dump_json(indent=2) + "\n")
+        return None
+    entry = library.entries[card_id]
+    new = rewrite_record(library, entry, made, lambda current: mark_reviewed(current, by, at))
+    library.drop_state(DRAFTS, card_id)
+    return new
+
+
+def drop_field(library: Library, entry: Entry, made: Card, name: str, by: str, at: str) -> Card:
+    """Drop a draft field: the record's value (the suggestion's) is emptied, its supports with
+    it, then the suggestion is remembered as rejected (:func:`reject_field`).
+
+    The record is written first: should the process die before the memory is, the record already
+    differs from its base, so ``convert`` keeps the person's empty field (three-way).
+
+    Raises:
+        RecordError: the record cannot be read or written.
+    """
+    def emptied(current: Card) -> Card:
+        data = card_data(current)
+        for key in support_keys(name, data["support"]):
+            del data["support"][key]
+        data[name] = empty_value(name)
+        return Card.model_validate(data)  # an empty field always fits the schema
+
+    new = rewrite_record(library, entry, made, emptied)
+    assert new is not None
+    reject_field(library, made, name, by, at)
+    return new
