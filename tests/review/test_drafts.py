@@ -112,6 +112,8 @@ def test_review_drafts_keeps_drops_and_takes_items_then_convert_and_train_respec
     # each field offered against nothing, its items with their evidence line and confidence
     assert "+[1] A schema migration took a table lock" in result.output
     assert re.search(r"evidence line \d+, confidence 0\.\d\d: ", result.output)
+    # the fields the draft has no value for are named as empty, not as unchanged
+    assert re.search(r"fields the draft leaves empty: ", result.output) and "fields unchanged" not in result.output
     assert "1 accepted (0 edited), 1 rejected, 1 decided item by item" in result.stderr
     assert "2 draft(s) with fields still open" in result.stderr
     after = record(lib)

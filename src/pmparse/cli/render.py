@@ -269,7 +269,8 @@ def render_folded(diff: CardDiff, color: bool = False) -> list[str]:
     style = _Style(color)
     lines = []
     if diff.unchanged:
-        lines.append(style(f"  {len(diff.unchanged)} fields unchanged: {', '.join(diff.unchanged)}", dim=True))
+        said = "the draft leaves empty" if diff.draft else "unchanged"
+        lines.append(style(f"  {len(diff.unchanged)} fields {said}: {', '.join(diff.unchanged)}", dim=True))
     if diff.moved:
         lines.append(style(f"  same words, found elsewhere in the new text (they move with it, nothing to decide): "
                            f"{', '.join(diff.moved)}", dim=True))

@@ -80,6 +80,8 @@ class CardDiff:
         kept: Fields a person edited that pmparse did not change (never proposed).
         rejected: Fields whose suggestion was rejected or edited before (never proposed again).
         two_files: Two record files compared (``pmparse diff A B``), not a record and its suggestion.
+        draft: A draft offered against nothing (``review --drafts``): ``unchanged`` are the fields
+            the draft leaves empty.
     """
 
     id: str
@@ -96,6 +98,7 @@ class CardDiff:
     kept: list[str] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)
     two_files: bool = False
+    draft: bool = False
 
     @property
     def source_changed(self) -> bool:

@@ -119,6 +119,7 @@ def open_draft(library: Library, entry: Entry) -> tuple[CardDiff, Card] | None:
     for change in diff.changes:
         change.linked = []
     link_title(diff)
+    diff.draft = True
     diff.unchanged = [name for name in REVIEW_FIELDS if draft[name] in (None, [])]
     diff.kept = sorted(decided, key=REVIEW_FIELDS.index)
     return diff, made
