@@ -298,6 +298,29 @@ def says_nothing(text: str, start: int, end: int) -> bool:
     return "|" in rule and _TABLE_RULE.match(rule) is not None
 
 
+#: A table row's time cell and the pipe after it ("11:02 | ", "2031-04-20   11:02 UTC | ",
+#: "**4:05 PM** | ", a date cell "2031-04-20 | "): when a row of a timeline table is a card's item,
+#: the cell is the table's layout, not the item's words (annotators mark the event's words only).
+_TIME_CELL = re.compile(r"[ \t]*(?:\*\*)?(?:\d{4}-\d{2}-\d{2}(?:[ \t]+|T)?)?(?:\d{1,2}:\d{2}(?::\d{2})?"
+                        r"(?:[ \t]*[AaPp]\.?[Mm]\.?)?)?(?:[ \t]+[A-Z]{2,5})?(?:\*\*)?[ \t]*\|[ \t]*")
+#: Most time cells opening a row ("2031-04-20 | 11:02 | ...": a date column, then a time column).
+_TIME_CELLS = 2
+
+
+def after_time_cell(text: str, start: int, end: int) -> int:
+    """Where a unit's words start past a table's time cells ("11:02 | The queue stalled" and
+    "2031-04-20 | 11:02 | The queue stalled" give the offset of "The"), or ``start`` when it opens
+    with none. The unit keeps the cells, since the unit model read rows with them; only the card's
+    item leaves them out."""
+    words = start
+    for _ in range(_TIME_CELLS):
+        cell = _TIME_CELL.match(text, words, end)
+        if cell is None or not any(ch.isdigit() for ch in text[words:cell.end()]) or not _WORD.search(text, cell.end(), end):
+            break
+        words = cell.end()
+    return words
+
+
 def assign_units(doc: Doc, boilerplate: tuple[frozenset[str], int] | None = None) -> None:
     """Split ``doc`` into units and store them in ``doc.spans["units"]``.
 
