@@ -301,7 +301,9 @@ def says_nothing(text: str, start: int, end: int) -> bool:
 #: A table row's time cell and the pipe after it ("11:02 | ", "2031-04-20   11:02 UTC | ",
 #: "**4:05 PM** | ", a date cell "2031-04-20 | "): when a row of a timeline table is a card's item,
 #: the cell is the table's layout, not the item's words (annotators mark the event's words only).
-_TIME_CELL = re.compile(r"[ \t]*(?:\*\*)?(?:\d{4}-\d{2}-\d{2}(?:[ \t]+|T)?)?(?:\d{1,2}:\d{2}(?::\d{2})?"
+# matched where a unit's words start (no blank first); each blank run is followed by a mark of its
+# own (a digit, a letter, the pipe), so no two runs compete for the same blanks (linear time)
+_TIME_CELL = re.compile(r"(?:\*\*)?(?:\d{4}-\d{2}-\d{2}(?:(?:[ \t]+|T)(?=\d))?)?(?:\d{1,2}:\d{2}(?::\d{2})?"
                         r"(?:[ \t]*[AaPp]\.?[Mm]\.?)?)?(?:[ \t]+[A-Z]{2,5})?(?:\*\*)?[ \t]*\|[ \t]*")
 #: Most time cells opening a row ("2031-04-20 | 11:02 | ...": a date column, then a time column).
 _TIME_CELLS = 2
@@ -314,8 +316,11 @@ def after_time_cell(text: str, start: int, end: int) -> int:
     item leaves them out."""
     words = start
     for _ in range(_TIME_CELLS):
-        cell = _TIME_CELL.match(text, words, end)
-        if cell is None or not any(ch.isdigit() for ch in text[words:cell.end()]) or not _WORD.search(text, cell.end(), end):
+        at = words
+        while at < end and text[at] in " \t":
+            at += 1
+        cell = _TIME_CELL.match(text, at, end)
+        if cell is None or not any(ch.isdigit() for ch in text[at:cell.end()]) or not _WORD.search(text, cell.end(), end):
             break
         words = cell.end()
     return words
