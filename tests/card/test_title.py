@@ -33,6 +33,14 @@ def test_full_title_says_who_what_how_long_and_why():
                      "caused by a hardware failure")
 
 
+def test_a_title_too_long_for_its_limit_drops_the_cause_and_never_ends_on_dangling_punctuation():
+    facts = card(organisation="Acme", duration_minutes=110, root_cause_categories=["hardware_failure"])
+    assert make_title(facts, NAMES, PHRASES, max_length=45) == "Acme incident lasting 1 hour 50 minutes"
+    for limit in range(12, 90):
+        title = make_title(facts, NAMES, PHRASES, max_length=limit)
+        assert len(title) <= limit and not title.endswith((",", ";", ":", "-", " by", " caused")), (limit, title)
+
+
 def test_no_why_clause_without_a_root_cause_category_and_no_length_without_a_duration():
     title = make_title(card(organisation="Acme", components=["dns"]), NAMES, PHRASES)
     assert title == "Acme DNS incident"

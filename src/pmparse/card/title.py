@@ -80,7 +80,8 @@ def make_title(card: Card, names: Mapping[str, str] | None = None, phrases: Mapp
         card: The card (facts and tags already set).
         names: Display names keyed ``group.id`` (the taxonomy's); the id when missing.
         phrases: How a title says a root-cause category, keyed ``group.id`` ("a hardware failure").
-        max_length: Longest title; components beyond the first are dropped to fit.
+        max_length: Longest title; components beyond the first are dropped to fit, then the cause,
+            then the words past the limit (marked with an ellipsis).
 
     Returns:
         The title, or None when the card has nothing to say (no organisation, component, duration
@@ -121,4 +122,7 @@ def make_title(card: Card, names: Mapping[str, str] | None = None, phrases: Mapp
             title = build(n_components, n_causes)
             if len(title) <= max_length:
                 return title
-    return build(0, 1 if why_words else 0)[:max_length].rsplit(" ", 1)[0]
+    # nothing fits: the cause clause goes first (cut inside it, the title would end on "," or "caused
+    # by"), then the line is cut at a word with an ellipsis, never on dangling punctuation
+    title = build(0, 0)
+    return title if len(title) <= max_length else shorten(title, max_length)

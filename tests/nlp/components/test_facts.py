@@ -303,6 +303,30 @@ def test_a_wiki_page_name_below_its_chrome_is_the_title():
     assert text[evidence[0][0]:evidence[0][1]] == title
 
 
+def test_a_wiki_page_name_the_print_wrapped_goes_on_to_its_next_line():
+    # cut after a hyphen inside the name: the rest follows without a space
+    text = "Incident\tdocumentation/20990101-\nQueueStall\nSome chrome line\nThe queue stalled.\n"
+    title, evidence = document_title(text)
+    assert title == "Incident\tdocumentation/20990101-QueueStall"
+    assert evidence == [(0, text.index("QueueStall") + len("QueueStall"))]
+    # cut inside a parenthesis after a word no name ends on
+    text = "Incident\tdocumentation/20990101-q1\t(Queue\tand\nbilling)\tstalled\nThe queue stalled.\n"
+    assert " ".join(document_title(text)[0].split()) == "Incident documentation/20990101-q1 (Queue and billing) stalled"
+    # a whole name keeps to its line
+    text = "Incident\tdocumentation/20990101-Queue\nSome chrome line\n"
+    assert document_title(text)[0] == "Incident\tdocumentation/20990101-Queue"
+
+
+@pytest.mark.parametrize("heading", ["# ISSUE NAME", "# INCIDENT TITLE", "## [Incident name]", "# <Title>",
+                                     "# {{ page.title }}", "TBD"])
+def test_a_templates_unfilled_title_field_is_no_title(heading):
+    assert document_title(heading + "\nThe queue of the billing service stalled for an hour.\n\nBody.\n") is None
+    front = "---\ntitle: INCIDENT NAME\n---\n"
+    assert document_title(front + "# Queue stalled\n\nBody.\n", body_start=len(front),
+                          front={"title": "INCIDENT NAME"})[0] == "Queue stalled"
+    # a title in capitals that names an incident stays a title
+    assert document_title("# DNS OUTAGE\n\nBody.\n")[0] == "DNS OUTAGE"
+
 def test_comments_notes_and_title_labels_above_the_title_are_skipped():
     text = "<!-- spell: ignore zorbq -->\n\n# Zorbq mirror served stale files\n\nBody."
     title, evidence = document_title(text)

@@ -154,11 +154,38 @@ def test_a_header_row_or_a_time_zone_note_is_never_an_item_however_sure_the_mode
     doc.spans["units"].attrs["probs"] = [probs(symptoms=0.9), probs(symptoms=0.9), probs(symptoms=0.9)]
     label_fields(doc, heading_weight=0.5, threshold=0.2, root_cause_floor=0.1)
     assert [(s.label_, s.text) for s in doc.spans["fields"]] == [
-        ("symptoms", "10:00 | The queue stalled on every worker")]
+        ("symptoms", "The queue stalled on every worker")]
     # nor the root cause of last resort
     doc.spans["units"].attrs["probs"] = [probs(root_cause=0.3), probs(root_cause=0.3), probs(none=0.9)]
     label_fields(doc, heading_weight=0.5, threshold=0.5, root_cause_floor=0.1)
     assert list(doc.spans["fields"]) == []
+
+
+def test_a_timeline_tables_row_is_an_item_without_its_time_cell():
+    from pmparse.ingest.read import ingest_bytes
+    from pmparse.nlp.pipeline import PipelineConfig, build
+    from pmparse.training.field_labels import analyse_structure
+
+    # a table without outer pipes: the row's first sentence carries the time cell in its unit
+    text = ("# Queue stall\n\n## Timeline\n\nTime  | State\n---   | ---\n"
+            "09:12 | The billing queue stopped taking jobs. Workers were restarted by hand.\n"
+            "2031-04-20 10:40 UTC | Every worker drained its backlog again\n"
+            "2031-04-20 | 10:52 | The owners paged the storage team\n"
+            "2031-04-20   10:58 | Billing resumed for every tenant\n\n"
+            "11:02: The owners were told about the stall.\n")
+    doc = analyse_structure(build(PipelineConfig()), ingest_bytes(text.encode(), "q.md"))
+    units = [s.text for s in doc.spans["units"]]
+    assert "09:12 | The billing queue stopped taking jobs." in units  # the model reads the row as it was trained
+    doc.spans["units"].attrs["probs"] = [probs(symptoms=0.9) for _ in units]
+    label_fields(doc, heading_weight=0.5, threshold=0.2)
+    items = [s.text for s in doc.spans["fields"]]
+    assert "The billing queue stopped taking jobs." in items
+    assert "Workers were restarted by hand." in items
+    assert "Every worker drained its backlog again" in items
+    assert "The owners paged the storage team" in items and "Billing resumed for every tenant" in items
+    assert not any("|" in item for item in items)
+    # a timeline line's own clock time, not a table's cell, stays in its item
+    assert "11:02: The owners were told about the stall." in items
 
 
 def test_label_fields_on_an_empty_doc():

@@ -23,8 +23,8 @@ PLAIN = {
     "_COMPACT": re.compile(r"(?<!\d)(?P<y>(?:19|20)\d{2})(?P<m>[01]\d)(?P<d>[0-3]\d)(?!\d)"),
     "_DMY": re.compile(r"(?<!\w)(?P<d>[0-3]?\d)" + _O + r"\.?\s+(?:of\s+)?" + _M
                        + r"\.?,?\s+(?P<y>(?:19|20)\d{2})(?!\d)", re.IGNORECASE),
-    "_NUMERIC": re.compile(r"(?<![\w/.-])(?P<a>[0-3]?\d)(?P<sep>[/-])(?P<b>[0-3]?\d)(?P=sep)"
-                           r"(?P<y>(?:19|20)\d{2}|\d{2})(?![\w/-])"),
+    "_NUMERIC": re.compile(r"(?<![^\W_])(?<![/.-])(?P<a>[0-3]?\d)(?P<sep>[/-])(?P<b>[0-3]?\d)(?P=sep)"
+                           r"(?P<y>(?:19|20)\d{2}|\d{2})(?![^\W_]|[/-])"),
     "_DOTTED": re.compile(r"(?<![\w.])(?P<d>[0-3]?\d)\.(?P<m>[01]?\d)\.(?P<y>(?:19|20)\d{2})(?![\w.])"),
     "_YEAR": re.compile(r"(?<!\d)(?P<y>(?:19|20)\d{2})(?!\d)"),
     "_CLOCK": re.compile(r"(?<![\d:.])(?P<h>[01]?\d|2[0-3]):(?P<mi>[0-5]\d)(?::[0-5]\d(?:\.\d+)?)?(?!\d|:\d)"
@@ -56,7 +56,8 @@ def _found(pattern: re.Pattern, text: str, pos: int, endpos: int) -> list:
 def test_fast_pattern_finds_what_the_plain_one_does_on_dates_and_near_misses(name):
     texts = ["on 2021-03-09 at 23:45 UTC", "x2021-03-09", "12/31/2020 and 1/2/21", "20211231", "1250 UTC",
              "9am-11 am", "1-3pm", "10.05.2016", "v1.2.2016", "24:00 and 23:59:59", "4th of March 2021",
-             "\u0661\u0662:30", "0am 00:61 012:30"]
+             "\u0661\u0662:30", "0am 00:61 012:30",
+             "_4/21/23_", "x4/21/23", "4/21/23x"]
     for text in texts:
         assert _found(_pattern(name), text, 0, len(text)) == _found(PLAIN[name], text, 0, len(text)), text
 

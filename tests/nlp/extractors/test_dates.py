@@ -17,6 +17,12 @@ def _evidence(text: str, found) -> list[str]:
     return [text[s:e] for s, e in found[1]]
 
 
+
+def test_a_numeric_date_in_markdown_emphasis_is_a_date():
+    # "_4/21/23_" is the date in italics; letters or digits around it are still no date
+    text = "## Timeline\n_4/21/23_\n\n*10/2/2031*\n\nx4/21/23 and 4/21/23b\n"
+    assert [value for value, *_ in find_dates(text)] == ["2023-04-21", "2031-10-02"]
+
 # --- parsing --------------------------------------------------------------------------------
 
 

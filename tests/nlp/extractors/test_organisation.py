@@ -108,6 +108,25 @@ def test_a_third_person_note_names_its_own_team():
     assert fact["value"] == "Velmora" and fact["origin"] == "self_reference"
 
 
+
+def test_a_team_named_after_its_function_is_no_publisher():
+    # the university's computing team named by what it runs: a department, not who wrote the report
+    text = ("# Share down\n\nWe got a mail from the HPC team that the file share failed. We restarted "
+            "our workers.\n\nThe HPC team will add an alert.\n")
+    fact = find_organisation(text, title=("Share down", [(2, 12)]))
+    assert fact is None or fact["value"] != "HPC"
+    # a community's moderation team is the community's: the function is no part of its name
+    text = ("# Policy review\n\nThe Velmora Moderation team reviewed our policy. We changed it.\n\n"
+            "The Velmora Moderation team will post again.\n")
+    assert find_organisation(text, title=("Policy review", [(2, 15)]))["value"] == "Velmora"
+
+
+def test_a_team_that_shortens_its_name_keeps_the_name_the_text_writes_in_full():
+    text = ("# Builds stalled\n\nThe Velmora team found that our build queue had stopped. We restarted "
+            "it.\n\nThanks for using Velmora CI.\n")
+    fact = find_organisation(text, title=("Builds stalled", [(2, 16)]))
+    assert fact["value"] == "Velmora CI" and fact["origin"] == "self_reference"
+
 @pytest.mark.parametrize("body", [
     # a coordinator who says "we" names the client teams it works with in the third person
     "We paused the rollout. The Quorvex team found the bug. We shipped the fix.\n",

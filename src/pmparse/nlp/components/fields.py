@@ -19,7 +19,7 @@ from spacy.tokens import Doc
 
 from pmparse.card.schema import TEXT_FIELDS
 from pmparse.errors import ModelError
-from pmparse.nlp.components.units import says_nothing
+from pmparse.nlp.components.units import after_time_cell, says_nothing
 from pmparse.nlp.lines import doc_text
 
 #: ``(scores, probabilities)``: increasing scores and the probability each is right.
@@ -193,7 +193,10 @@ def label_fields(doc: Doc, heading_weight: float = 0.6, threshold: float = 0.5, 
         if found is not None:
             chosen[found[0]] = ("root_cause", calibrated(found[1], calibration))
     for i in sorted(chosen):
-        spans.append(doc[units[i].start : units[i].end])
+        # a timeline table's row is the item without its time cell ("11:02 | ")
+        words = after_time_cell(text, units[i].start_char, units[i].end_char)
+        span = doc.char_span(words, units[i].end_char, alignment_mode="contract") if words > units[i].start_char else None
+        spans.append(span if span is not None and len(span) else doc[units[i].start : units[i].end])
         spans[-1].label_ = chosen[i][0]
         scores.append(round(chosen[i][1], 3))
     doc.spans["fields"] = spans

@@ -298,6 +298,34 @@ def says_nothing(text: str, start: int, end: int) -> bool:
     return "|" in rule and _TABLE_RULE.match(rule) is not None
 
 
+#: A table row's time cell and the pipe after it ("11:02 | ", "2031-04-20   11:02 UTC | ",
+#: "**4:05 PM** | ", a date cell "2031-04-20 | "): when a row of a timeline table is a card's item,
+#: the cell is the table's layout, not the item's words (annotators mark the event's words only).
+# matched where a unit's words start (no blank first); each blank run is followed by a mark of its
+# own (a digit, a letter, the pipe), so no two runs compete for the same blanks (linear time)
+_TIME_CELL = re.compile(r"(?:\*\*)?(?:\d{4}-\d{2}-\d{2}(?:(?:[ \t]+|T)(?=\d))?)?(?:\d{1,2}:\d{2}(?::\d{2})?"
+                        r"(?:[ \t]*[AaPp]\.?[Mm]\.?)?)?(?:[ \t]+[A-Z]{2,5})?(?:\*\*)?[ \t]*\|[ \t]*")
+#: Most time cells opening a row ("2031-04-20 | 11:02 | ...": a date column, then a time column).
+_TIME_CELLS = 2
+
+
+def after_time_cell(text: str, start: int, end: int) -> int:
+    """Where a unit's words start past a table's time cells ("11:02 | The queue stalled" and
+    "2031-04-20 | 11:02 | The queue stalled" give the offset of "The"), or ``start`` when it opens
+    with none. The unit keeps the cells, since the unit model read rows with them; only the card's
+    item leaves them out."""
+    words = start
+    for _ in range(_TIME_CELLS):
+        at = words
+        while at < end and text[at] in " \t":
+            at += 1
+        cell = _TIME_CELL.match(text, at, end)
+        if cell is None or not any(ch.isdigit() for ch in text[at:cell.end()]) or not _WORD.search(text, cell.end(), end):
+            break
+        words = cell.end()
+    return words
+
+
 def assign_units(doc: Doc, boilerplate: tuple[frozenset[str], int] | None = None) -> None:
     """Split ``doc`` into units and store them in ``doc.spans["units"]``.
 

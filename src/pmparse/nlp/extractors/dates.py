@@ -34,7 +34,9 @@ _DMY = re.compile(r"(?P<d>\d(?<!\w\d)(?:(?<=[0-3])\d)?)" + _ORD + r"\.?\s+(?:of\
 _MDY = re.compile(r"(?<!\w)" + _MONTH + r"\.?\s+(?P<d>[0-3]?\d)" + _ORD + r",?\s+(?P<y>(?:19|20)\d{2})(?!\d)", re.IGNORECASE)
 
 # 10/14/2022, 4/21/23, 06-10-2025: month first unless the first number cannot be a month
-_NUMERIC = re.compile(r"(?P<a>\d(?<![\w/.-]\d)(?:(?<=[0-3])\d)?)(?P<sep>[/-])(?P<b>[0-3]?\d)(?P=sep)(?P<y>(?:19|20)\d{2}|\d{2})(?![\w/-])")
+# (an underscore around it is Markdown emphasis, "_4/21/23_", not part of a word)
+_NUMERIC = re.compile(r"(?P<a>\d(?<![^\W_]\d)(?<![/.-]\d)(?:(?<=[0-3])\d)?)(?P<sep>[/-])(?P<b>[0-3]?\d)(?P=sep)"
+                      r"(?P<y>(?:19|20)\d{2}|\d{2})(?![^\W_]|[/-])")
 
 # 10.05.2016: day first (the European form); a four-digit year keeps version numbers out
 _DOTTED = re.compile(r"(?P<d>\d(?<![\w.]\d)(?:(?<=[0-3])\d)?)\.(?P<m>[01]?\d)\.(?P<y>(?:19|20)\d{2})(?![\w.])")

@@ -15,8 +15,8 @@ from pmparse.nlp.extractors.hosts import find_hosts
 from pmparse.nlp.extractors.organisation_words import refused
 from pmparse.nlp.extractors.publisher_cues import customers_brand, provider_speaks
 from pmparse.nlp.extractors.report_voice import (
-    DEFINITION_WINDOW, FIRST_PERSON, NOT_NAMES, SOFTWARE_USE, TEAM_KIND, calls_itself_a_report,
-    defined_subject, has_timeline, is_sign_off, sentence_around, speaks_as_publisher)
+    DEFINITION_WINDOW, FIRST_PERSON, NOT_NAMES, ORGANISATION_SUFFIX, SOFTWARE_USE, TEAM_FUNCTION, TEAM_KIND,
+    calls_itself_a_report, defined_subject, has_timeline, is_sign_off, sentence_around, speaks_as_publisher)
 from pmparse.nlp.extractors.titles import locate
 from pmparse.nlp.extractors.url_owner import address_names, name_keys, on_forge, slug_name, written_owner
 
@@ -484,8 +484,8 @@ def _named_team(gaz: Gazetteer, text: str, body_start: int, speaks: bool) -> Fac
     for match in TEAM_PATTERN.finditer(text, body_start, min(len(text), body_start + 30000)):
         # "the Acme Infrastructure team" is Acme's: a capitalised kind of team is no part of the name
         name = TEAM_KIND.sub("", match.group("n").rstrip("."))
-        if name.split()[0] in NOT_NAMES or refused(name, "self_reference"):
-            continue
+        if name.split()[0] in NOT_NAMES or refused(name, "self_reference") or TEAM_FUNCTION.fullmatch(name):
+            continue  # "the HPC team" names a function, the university's or the writer's, no publisher
         if re.search(r"(?<![\w-])" + re.escape(name) + SOFTWARE_USE, window):
             continue
         if speaks and not FIRST_PERSON.search(sentence_around(text, *match.span())) and not is_sign_off(text, match):
@@ -495,5 +495,10 @@ def _named_team(gaz: Gazetteer, text: str, body_start: int, speaks: bool) -> Fac
         return None
     name = max(counts, key=lambda n: (len(counts[n]), -counts[n][0][0]))
     entry = gaz.by_alias.get(name.lower())
-    return {"value": entry.name if entry else name, "evidence": counts[name][:3], "confidence": 0.55,
-            "origin": "self_reference"}
+    value = entry.name if entry else name
+    if entry is None:
+        # "the Zorbq team" of a text that writes "Zorbq CI" elsewhere: the team shortens its name
+        full = re.search(r"(?<![\w-])" + re.escape(name) + ORGANISATION_SUFFIX, window)
+        if full is not None:
+            value = " ".join(full.group(0).split())
+    return {"value": value, "evidence": counts[name][:3], "confidence": 0.55, "origin": "self_reference"}

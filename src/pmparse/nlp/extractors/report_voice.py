@@ -63,9 +63,19 @@ SOFTWARE_USE = (r"\s+(?:nodes?|clients?|process(?:es)?|binar(?:y|ies)|v?\d+\.\d+
                  r"|features?|(?:debug\s+)?logs)\b")
 
 
-#: The kind of team closing a team's name ("the Acme Infrastructure team").
-TEAM_KIND = re.compile(r"(?<=\S)\s+(?:infrastructure|infra|operations|ops|SRE|engineering|platform|devops)$",
-                        re.IGNORECASE)
+#: Functions and technologies a team is named after ("Infrastructure", "Moderation", "HPC"): a
+#: kind of team, never a publisher's name. Words that also close company names ("Network",
+#: "Systems", "Cloud") are left out: "the Acme Network team" may be Acme Network's.
+_TEAM_FUNCTIONS = (r"infrastructure|infra|operations|ops|SRE|engineering|platform|devops|moderation|security|"
+                   r"support|database|DBA|storage|HPC|IT|sysadmins?|release|QA|admins?")
+#: The kind of team closing a team's name ("the Acme Infrastructure team", "the Acme Moderation team").
+TEAM_KIND = re.compile(r"(?<=\S)\s+(?:" + _TEAM_FUNCTIONS + r")$", re.IGNORECASE)
+#: A team's name that is only its function or technology ("the HPC team", "the IT Security team"):
+#: a department of whoever writes, or of the university or host it works for, not a publisher.
+TEAM_FUNCTION = re.compile(r"(?:" + _TEAM_FUNCTIONS + r")(?:\s+(?:" + _TEAM_FUNCTIONS + r"))*", re.IGNORECASE)
+#: What a team leaves off its organisation's name when it says "the Acme team" and the text writes
+#: "Acme CI" elsewhere: the longer form is the publisher's name.
+ORGANISATION_SUFFIX = r"\s+(?:CI|Labs|Foundation|Inc\.|Ltd\.|LLC|GmbH)(?![\w-])"
 
 
 def is_sign_off(text: str, match: re.Match) -> bool:

@@ -58,6 +58,17 @@ _UNMARKED_WORDS_ALONE = 20
 _ALONE = re.compile(r"[ \t]*\n[ \t]*(?:\n|$)")
 #: Lines looked at for a title below page chrome and comments.
 _TITLE_LINES = 6
+#: A template's title field left unfilled: words in capitals naming the field ("ISSUE NAME",
+#: "INCIDENT TITLE"), a bracketed field ("[Incident name]", "<title>"), a template variable
+#: ("{{ title }}") or a to-do mark ("TBD"). It names no incident, so it is no author's title.
+PLACEHOLDER = re.compile(r"[\[<(]?\s*(?:[A-Z][A-Z-]*\s+){0,3}(?:NAME|TITLE|HERE)\s*[\]>)]?"
+                         r"|\[[^\]\n]{0,40}\b(?i:name|title|here)\s*\]|<[^>\n]{0,40}\b(?i:name|title|here)\s*>"
+                         r"|\{\{[^}\n]{1,40}\}\}|(?i:tbd|todo|tba|placeholder|untitled)\W*")
+
+
+def is_placeholder(title: str) -> bool:
+    """Whether ``title`` is a template's unfilled title field ("ISSUE NAME", "[Incident title]")."""
+    return PLACEHOLDER.fullmatch(" ".join(title.replace("*", " ").replace("_", " ").split())) is not None
 
 
 def document_title(text: str, body_start: int = 0, front: dict | None = None,
@@ -71,7 +82,9 @@ def document_title(text: str, body_start: int = 0, front: dict | None = None,
     section heading ("## Summary": the document starts with its first section), nor an unmarked
     line holding a link. A marked heading or a longer line that merely names such a page ("#
     Privacy policy page deploy broke sign-in") stays a title, and so does a wiki page's own name
-    ("Incident documentation/20990101-Queue") wherever it stands among the chrome above the body.
+    ("Incident documentation/20990101-Queue") wherever it stands among the chrome above the body,
+    with the line it wrapped onto when the print cut it (:func:`page_name`). A template's unfilled
+    title field ("# ISSUE NAME", "title: [Incident name]") is no title (:func:`is_placeholder`).
 
     Returns:
         ``(title, evidence)`` or None. A front-matter title's evidence is its value in the front
@@ -79,7 +92,7 @@ def document_title(text: str, body_start: int = 0, front: dict | None = None,
     """
     front = front or {}
     for key in _TITLE_KEYS:
-        if front.get(key):
+        if front.get(key) and not is_placeholder(str(front[key])):
             value = str(front[key])
             evidence = locate(text, value, region)
             first = first_line(text, body_start)
@@ -88,9 +101,31 @@ def document_title(text: str, body_start: int = 0, front: dict | None = None,
             return value, evidence
     page = PAGE_NAME_LINE.search(text, body_start, min(len(text), body_start + 4000))
     if page is not None:
-        return page.group(1), [page.span(1)]
+        return page_name(text, page)
     first = first_line(text, body_start)
     return (first[0], [first[1]]) if first is not None else None
+
+
+#: A page name cut where the printed page wrapped it: it stops on a hyphen or slash inside a word
+#: ("20990101-Queue-"), on a word no name ends on ("... and") or inside a parenthesis.
+_NAME_CUT = re.compile(r"(?:[-/]|\b(?i:and|or|of|the|a|an|for|in|on|to|with|from|by|at))$")
+#: The rest of a wrapped page name: the next line, short and not blank.
+_NAME_REST = re.compile(r"\r?\n[ \t]*(\S[^\n]{0,79}?)[ \t]*(?:\r?\n|$)")
+
+
+def page_name(text: str, page: re.Match) -> tuple[str, list[tuple[int, int]]]:
+    """A wiki print's page name (:data:`PAGE_NAME_LINE`'s match), with the line it wrapped onto
+    when the name is cut (:data:`_NAME_CUT`, or a parenthesis left open): a name ending on
+    "20990101-" or "(Queue and" is half a title. A name cut after a hyphen goes on without a
+    space ("20990101-" and "QueueStall" are "20990101-QueueStall")."""
+    name, (start, end) = page.group(1), page.span(1)
+    if not (_NAME_CUT.search(name) or name.count("(") > name.count(")")):
+        return name, [(start, end)]
+    rest = _NAME_REST.match(text, end)
+    if rest is None:
+        return name, [(start, end)]
+    glue = "" if name.endswith(("-", "/")) else " "
+    return name + glue + rest.group(1), [(start, rest.end(1))]
 
 
 def first_line(text: str, body_start: int) -> tuple[str, tuple[int, int]] | None:
@@ -127,7 +162,7 @@ def first_line(text: str, body_start: int) -> tuple[str, tuple[int, int]] | None
         if label is not None:
             title, offset = title[label.end():], offset + label.end()
         elif _footer_line(line, title) or load_headings().is_known(title) or _META_LINE.match(title) or (
-                not marked and "://" in title):
+                not marked and "://" in title) or is_placeholder(title):
             # a metadata line is no title even marked as a heading: a template's "## Owner: @x"
             return None
         elif not marked and len(line) >= _WRAPPED and _WRAP_GOES_ON.match(text, match.end()):
