@@ -254,3 +254,32 @@ def test_a_partly_reviewed_draft_is_not_refreshed_in_place_by_another_model(draf
     assert (lib / "IL-0001.yaml").read_bytes() == before and record(lib)["root_cause"] == draft["root_cause"]
     assert (lib / ".pmparse" / "pending" / "IL-0001.json").is_file()
     assert "IL-0001" not in draft_ids(Library.open(lib))  # asked by the plain review from now on
+
+
+def test_a_field_edited_by_hand_while_its_question_waits_is_not_overwritten(drafted):
+    """A curator who edits the draft's file while the review asks about it (the file open in an
+    editor beside the prompt) keeps their words: the answer given to the draft as it was asked
+    writes nothing over them."""
+    _, lib = drafted
+    draft = record(lib)
+    path = lib / "IL-0001.yaml"
+    typed = "A person's own reading of the cause."
+
+    def ask(diff, change, position, total):
+        if diff.id == "IL-0001" and change.field == "root_cause":
+            text = path.read_text(encoding="utf-8")
+            first = draft["root_cause"][0]["text"]
+            assert first in text
+            path.write_text(text.replace(first, typed, 1), encoding="utf-8")
+            return Decision("accept")  # y: keep the draft's value, as it was shown
+        if diff.id == "IL-0001" and change.field == "remediation":
+            return Decision("reject")
+        return Decision("skip")
+
+    report = review(lib, ask=ask, drafts=True, records=["IL-0001"])
+    after = record(lib)
+    assert after["root_cause"][0]["text"] == typed  # the hand edit stays
+    assert after["remediation"] == []  # the next answer was still applied
+    assert report.errors and "root_cause" in report.errors[0]
+    library = Library.open(lib)
+    assert "root_cause" not in decided_fields(library, library.entries["IL-0001"].card)
