@@ -283,3 +283,23 @@ def test_a_field_edited_by_hand_while_its_question_waits_is_not_overwritten(draf
     assert report.errors and "root_cause" in report.errors[0]
     library = Library.open(lib)
     assert "root_cause" not in decided_fields(library, library.entries["IL-0001"].card)
+
+
+def test_a_partly_reviewed_draft_follows_its_amended_source_with_its_decisions(drafted):
+    """The source of a partly reviewed draft gains a sentence; the review that moves the record
+    onto the new text moves its draft decisions with it: the kept field still teaches, the open
+    fields are still asked by review --drafts."""
+    sources, lib = drafted
+    assert run("review", lib, "--drafts", "--record", "IL-0001", "--accept", "root_cause",
+               "--reject", "remediation").exit_code == 0
+    source = sources / "ledger.md"
+    source.write_text(source.read_text(encoding="utf-8").replace(
+        "## Why it happened", "A few refunds were held back too.\n\n## Why it happened"), encoding="utf-8")
+    assert run("convert", sources, "-o", lib, "--rules-only", "--no-progress").exit_code == 0
+    assert run("review", lib, "--accept-all").exit_code == 0  # moves the record onto the new text
+    library = Library.open(lib)
+    card = library.entries["IL-0001"].card
+    assert card.status == "suggested"
+    assert decided_fields(library, card) == {"root_cause": "kept", "remediation": "dropped"}
+    assert "IL-0001" in draft_ids(library)
+    assert [doc.id for doc in library_rows(lib).docs] == ["IL-0001"]
