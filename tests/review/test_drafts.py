@@ -303,3 +303,14 @@ def test_a_partly_reviewed_draft_follows_its_amended_source_with_its_decisions(d
     assert decided_fields(library, card) == {"root_cause": "kept", "remediation": "dropped"}
     assert "IL-0001" in draft_ids(library)
     assert [doc.id for doc in library_rows(lib).docs] == ["IL-0001"]
+
+
+def test_the_pointer_to_drafts_prints_a_library_name_escaped_and_quoted(drafted):
+    """The command it suggests names the library as typed: a folder name with a space is quoted
+    (the command can be copied), one with a control character is escaped (it reaches a terminal)."""
+    _, lib = drafted
+    odd = lib.parent / "my lib\x1b[2J"
+    lib.rename(odd)
+    result = run("review", odd, "--accept-all")
+    assert "\x1b" not in result.stderr
+    assert "review 'my lib\\x1b[2J' --drafts" in result.stderr.replace(str(lib.parent) + "/", "")
