@@ -314,3 +314,25 @@ def test_the_pointer_to_drafts_prints_a_library_name_escaped_and_quoted(drafted)
     result = run("review", odd, "--accept-all")
     assert "\x1b" not in result.stderr
     assert "review 'my lib\\x1b[2J' --drafts" in result.stderr.replace(str(lib.parent) + "/", "")
+
+
+def test_a_deleted_partly_reviewed_draft_leaves_no_decisions_to_the_record_that_replaces_it(drafted):
+    """A curator deletes a partly reviewed draft to start over; convert makes it again under the
+    same id (the highest): a fresh draft, every field asked, none decided."""
+    sources, lib = drafted
+    assert run("review", lib, "--drafts", "--record", "IL-0002", "--accept", "title",
+               "--reject", "remediation").exit_code == 0
+    (lib / "IL-0002.yaml").unlink()
+    assert run("convert", sources, "-o", lib, "--rules-only", "--no-progress").exit_code == 0
+    fresh = record(lib, "IL-0002")
+    assert fresh["remediation"] and fresh["status"] == "suggested"
+    library = Library.open(lib)
+    assert decided_fields(library, library.entries["IL-0002"].card) == {}
+    seen = []
+
+    def ask(diff, change, position, total):
+        seen.append(change.field)
+        return Decision("skip")
+
+    review(lib, ask=ask, drafts=True, records=["IL-0002"])
+    assert seen == asked(fresh)
