@@ -254,3 +254,85 @@ def test_a_partly_reviewed_draft_is_not_refreshed_in_place_by_another_model(draf
     assert (lib / "IL-0001.yaml").read_bytes() == before and record(lib)["root_cause"] == draft["root_cause"]
     assert (lib / ".pmparse" / "pending" / "IL-0001.json").is_file()
     assert "IL-0001" not in draft_ids(Library.open(lib))  # asked by the plain review from now on
+
+
+def test_a_field_edited_by_hand_while_its_question_waits_is_not_overwritten(drafted):
+    """A curator who edits the draft's file while the review asks about it (the file open in an
+    editor beside the prompt) keeps their words: the answer given to the draft as it was asked
+    writes nothing over them."""
+    _, lib = drafted
+    draft = record(lib)
+    path = lib / "IL-0001.yaml"
+    typed = "A person's own reading of the cause."
+
+    def ask(diff, change, position, total):
+        if diff.id == "IL-0001" and change.field == "root_cause":
+            text = path.read_text(encoding="utf-8")
+            first = draft["root_cause"][0]["text"]
+            assert first in text
+            path.write_text(text.replace(first, typed, 1), encoding="utf-8")
+            return Decision("accept")  # y: keep the draft's value, as it was shown
+        if diff.id == "IL-0001" and change.field == "remediation":
+            return Decision("reject")
+        return Decision("skip")
+
+    report = review(lib, ask=ask, drafts=True, records=["IL-0001"])
+    after = record(lib)
+    assert after["root_cause"][0]["text"] == typed  # the hand edit stays
+    assert after["remediation"] == []  # the next answer was still applied
+    assert report.errors and "root_cause" in report.errors[0]
+    library = Library.open(lib)
+    assert "root_cause" not in decided_fields(library, library.entries["IL-0001"].card)
+
+
+def test_a_partly_reviewed_draft_follows_its_amended_source_with_its_decisions(drafted):
+    """The source of a partly reviewed draft gains a sentence; the review that moves the record
+    onto the new text moves its draft decisions with it: the kept field still teaches, the open
+    fields are still asked by review --drafts."""
+    sources, lib = drafted
+    assert run("review", lib, "--drafts", "--record", "IL-0001", "--accept", "root_cause",
+               "--reject", "remediation").exit_code == 0
+    source = sources / "ledger.md"
+    source.write_text(source.read_text(encoding="utf-8").replace(
+        "## Why it happened", "A few refunds were held back too.\n\n## Why it happened"), encoding="utf-8")
+    assert run("convert", sources, "-o", lib, "--rules-only", "--no-progress").exit_code == 0
+    assert run("review", lib, "--accept-all").exit_code == 0  # moves the record onto the new text
+    library = Library.open(lib)
+    card = library.entries["IL-0001"].card
+    assert card.status == "suggested"
+    assert decided_fields(library, card) == {"root_cause": "kept", "remediation": "dropped"}
+    assert "IL-0001" in draft_ids(library)
+    assert [doc.id for doc in library_rows(lib).docs] == ["IL-0001"]
+
+
+def test_the_pointer_to_drafts_prints_a_library_name_escaped_and_quoted(drafted):
+    """The command it suggests names the library as typed: a folder name with a space is quoted
+    (the command can be copied), one with a control character is escaped (it reaches a terminal)."""
+    _, lib = drafted
+    odd = lib.parent / "my lib\x1b[2J"
+    lib.rename(odd)
+    result = run("review", odd, "--accept-all")
+    assert "\x1b" not in result.stderr
+    assert "review 'my lib\\x1b[2J' --drafts" in result.stderr.replace(str(lib.parent) + "/", "")
+
+
+def test_a_deleted_partly_reviewed_draft_leaves_no_decisions_to_the_record_that_replaces_it(drafted):
+    """A curator deletes a partly reviewed draft to start over; convert makes it again under the
+    same id (the highest): a fresh draft, every field asked, none decided."""
+    sources, lib = drafted
+    assert run("review", lib, "--drafts", "--record", "IL-0002", "--accept", "title",
+               "--reject", "remediation").exit_code == 0
+    (lib / "IL-0002.yaml").unlink()
+    assert run("convert", sources, "-o", lib, "--rules-only", "--no-progress").exit_code == 0
+    fresh = record(lib, "IL-0002")
+    assert fresh["remediation"] and fresh["status"] == "suggested"
+    library = Library.open(lib)
+    assert decided_fields(library, library.entries["IL-0002"].card) == {}
+    seen = []
+
+    def ask(diff, change, position, total):
+        seen.append(change.field)
+        return Decision("skip")
+
+    review(lib, ask=ask, drafts=True, records=["IL-0002"])
+    assert seen == asked(fresh)

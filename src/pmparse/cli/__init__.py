@@ -319,6 +319,8 @@ def _say_how_drafts_are_reviewed(library: str) -> None:
     asks only about new suggestions for records a person reviewed or edited, which a fresh
     library has none of.
     """
+    import shlex
+
     from pmparse.library.store import Library
 
     try:
@@ -326,10 +328,12 @@ def _say_how_drafts_are_reviewed(library: str) -> None:
     except PmparseError:
         return
     if drafts:
-        click.echo(f"nothing pending: review asks about what convert suggests anew for records a person reviewed "
-                   f"or edited; {drafts} record(s) here are drafts (status: suggested): review them field by field "
-                   f"with `pmparse review {library} --drafts` (or correct one in its file and set "
-                   "`status: reviewed`), and convert leaves them to you from then on", err=True)
+        # the folder as typed, quoted so the command can be copied, escaped as all printed text
+        click.echo(shown(f"nothing pending: review asks about what convert suggests anew for records a person "
+                         f"reviewed or edited; {drafts} record(s) here are drafts (status: suggested): review them "
+                         f"field by field with `pmparse review {shlex.quote(str(library))} --drafts` (or correct "
+                         "one in its file and set `status: reviewed`), and convert leaves them to you from then on",
+                         one_line=True), err=True)
 
 
 @main.command(name="train-categories")

@@ -23,6 +23,12 @@ def store(library: Library, card: Card, fmt: RecordFormat, force: bool = False) 
     entry = library.find(card.source.sha256, card.source.location)
     if entry is None:
         card = card.model_copy(update={"id": library.next_id()})
+        # the id of a record a person deleted comes back when it was the highest: its draft
+        # decisions were about that record, and read with this one's (same source, same sha256)
+        # they made a fresh draft a person's (never refreshed) and kept review --drafts from
+        # asking the fields decided there. Dropped before the record is written: a crash between
+        # leaves no state, never a stale one
+        library.drop_state("drafts", card.id)
         return "converted", str(library.write(card, fmt))
     card = card.model_copy(update={"id": entry.id})
     moved = False

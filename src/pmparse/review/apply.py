@@ -124,7 +124,24 @@ def rewrite_record(library: Library, entry: Entry, suggestion: Card, change: Cal
     new = keep_own_address(current, library.read_state("base", current.id), suggestion, taken)
     atomic_write(entry.path, splice(text, fmt, new))
     library.add(new, entry.path)
+    if new.source.sha256 != current.source.sha256:
+        _follow_draft_state(library, new.id, current.source.sha256, new.source.sha256)
     return new
+
+
+def _follow_draft_state(library: Library, card_id: str, old: str, new: str) -> None:
+    """A partly reviewed draft's decisions follow its record onto an amended source text.
+
+    The fields decided hold the person's values, whose evidence moved with the record: without
+    this, the state still names the old text, so ``train --library`` no longer counts the kept
+    fields and ``review --drafts`` no longer asks the open ones (the record stays a person's, its
+    state file a leftover). Written after the record: a crash in between leaves the old sha256,
+    read as no decision, which overwrites nothing.
+    """
+    state = load_draft_state(library, card_id)
+    if state is not None and state.sha256 == old:
+        state.sha256 = new
+        atomic_write(library.state_path(DRAFTS, card_id), state.model_dump_json(indent=2) + "\n")
 
 
 def follow_source(library: Library, entry: Entry, suggestion: Card) -> Card | None:

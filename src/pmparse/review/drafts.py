@@ -31,7 +31,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pmparse.card.schema import FACT_FIELDS, Card
-from pmparse.library.records import card_data
+from pmparse.library.records import card_data, format_of, loads
 from pmparse.library.store import Entry, Library
 from pmparse.review.anchor import REVIEW_FIELDS
 from pmparse.review.compare import CardDiff, support_keys, compare, link_title, read_text
@@ -123,6 +123,23 @@ def open_draft(library: Library, entry: Entry) -> tuple[CardDiff, Card] | None:
     diff.unchanged = [name for name in REVIEW_FIELDS if draft[name] in (None, [])]
     diff.kept = sorted(decided, key=REVIEW_FIELDS.index)
     return diff, made
+
+
+def changed_since_asked(library: Library, entry: Entry, made: Card, names: list[str]) -> list[str]:
+    """The fields of ``names`` a draft's answer must no longer write: the record's file, read
+    now, holds another value than the draft's (edited by hand, or refreshed by ``convert``, while
+    the question waited), or a pending suggestion came meanwhile (the draft is then asked by the
+    plain review). A keep would write the draft's words over the person's, a drop or items answer
+    would empty them.
+
+    Raises:
+        RecordError: the record cannot be read any more.
+    """
+    if library.state_path("pending", entry.id).is_file():
+        return list(names)
+    now = card_data(loads(read_text(entry.path), format_of(entry.path), str(entry.path)))
+    draft = card_data(made)
+    return [name for name in names if now[name] != draft[name]]
 
 
 def draft_ids(library: Library) -> list[str]:

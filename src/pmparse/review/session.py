@@ -43,7 +43,7 @@ from pmparse.review.apply import (accept_field, accept_items, drop_field, follow
                                   reject_field)
 from pmparse.review.compare import (CardDiff, DiffReport, FieldChange, compare, diff_files, item_changes,
                                     link_title, read_text, three_way_items)
-from pmparse.review.drafts import draft_ids, open_draft
+from pmparse.review.drafts import changed_since_asked, draft_ids, open_draft
 from pmparse.review.decisions import (Action, Ask, Decision, field_names, item_options, now_iso, reviewer_name,
                                       scripted)
 from pmparse.review.rejections import adds_nothing, load_rejections, rejected_check, without_rejected_items
@@ -476,7 +476,12 @@ def _decide_draft(library: Library, card_id: str, diff: CardDiff, change: FieldC
         RecordError: the record cannot be read or written.
         UsageError: item numbers the field does not have.
     """
-    if decision.action == "skip":
+    changed = [] if decision.action == "skip" else \
+        changed_since_asked(library, library.entries[card_id], made, [change.field, *change.linked])
+    if decision.action == "skip" or changed:
+        if changed:  # the answer was to the draft as shown: the record's words now are a person's
+            report.errors.append(f"{card_id}: {', '.join(changed)} changed since it was asked (by hand, or by "
+                                 "convert): nothing of it was written; run review --drafts again")
         report.outcomes.extend(Outcome(card_id, name, "skip") for name in [change.field, *change.linked])
         return
     if decision.action == "items":

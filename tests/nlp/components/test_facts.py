@@ -327,6 +327,20 @@ def test_a_templates_unfilled_title_field_is_no_title(heading):
     # a title in capitals that names an incident stays a title
     assert document_title("# DNS OUTAGE\n\nBody.\n")[0] == "DNS OUTAGE"
 
+
+@pytest.mark.parametrize("title", ["EXPIRED DOMAIN NAME", "WRONG HOST NAME", "STALE CACHE HERE", "BAD PAGE TITLE"])
+def test_a_title_in_capitals_ending_on_name_is_a_title(title):
+    """Only a template's own field words make a placeholder: an incident about a name is none."""
+    assert document_title(f"# {title}\n\nBody.\n")[0] == title
+    front = f"---\ntitle: {title}\n---\n"
+    assert document_title(front + "Body.\n", body_start=len(front), front={"title": title})[0] == title
+
+
+@pytest.mark.parametrize("heading", ["# INSERT TITLE HERE", "# YOUR INCIDENT NAME", "# POSTMORTEM TITLE",
+                                     "# [ISSUE NAME]", "# TITLE"])
+def test_more_unfilled_title_fields_are_no_title(heading):
+    assert document_title(heading + "\nThe queue stalled for an hour.\n\nBody.\n") is None
+
 def test_comments_notes_and_title_labels_above_the_title_are_skipped():
     text = "<!-- spell: ignore zorbq -->\n\n# Zorbq mirror served stale files\n\nBody."
     title, evidence = document_title(text)

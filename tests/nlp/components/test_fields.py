@@ -188,6 +188,27 @@ def test_a_timeline_tables_row_is_an_item_without_its_time_cell():
     assert "11:02: The owners were told about the stall." in items
 
 
+def test_a_time_cell_without_a_blank_after_its_pipe_never_cuts_the_items_first_word():
+    from pmparse.ingest.read import ingest_bytes
+    from pmparse.nlp.pipeline import PipelineConfig, build
+    from pmparse.training.field_labels import analyse_structure
+
+    # "09:12|The" is one token: the item may keep its cell, never lose its first word
+    text = ("# Queue stall\n\n## Timeline\n\nTime|State\n---|---\n"
+            "09:12|The billing queue stopped taking jobs\n"
+            "**10:40**|(API) workers drained their backlog\n"
+            "10:52 |Owners paged the storage team\n"
+            "11:02 | Billing resumed for every tenant\n")
+    doc = analyse_structure(build(PipelineConfig()), ingest_bytes(text.encode(), "q.md"))
+    doc.spans["units"].attrs["probs"] = [probs(symptoms=0.9) for _ in doc.spans["units"]]
+    label_fields(doc, heading_weight=0.5, threshold=0.2)
+    items = [s.text for s in doc.spans["fields"]]
+    for words in ("The billing queue stopped taking jobs", "(API) workers drained their backlog",
+                  "Owners paged the storage team"):
+        assert any(item.endswith(words) for item in items), (words, items)
+    assert "Billing resumed for every tenant" in items  # a cell the tokens separate still goes
+
+
 def test_label_fields_on_an_empty_doc():
     nlp = spacy.blank("en")
     doc = nlp("")

@@ -193,9 +193,11 @@ def label_fields(doc: Doc, heading_weight: float = 0.6, threshold: float = 0.5, 
         if found is not None:
             chosen[found[0]] = ("root_cause", calibrated(found[1], calibration))
     for i in sorted(chosen):
-        # a timeline table's row is the item without its time cell ("11:02 | ")
+        # a timeline table's row is the item without its time cell ("11:02 | "); only where its
+        # words start a token: "09:12|The" is one token, and a contracted span lost "The" (the
+        # item read "billing queue stopped"), so such a row keeps its cell, as before
         words = after_time_cell(text, units[i].start_char, units[i].end_char)
-        span = doc.char_span(words, units[i].end_char, alignment_mode="contract") if words > units[i].start_char else None
+        span = doc.char_span(words, units[i].end_char) if words > units[i].start_char else None
         spans.append(span if span is not None and len(span) else doc[units[i].start : units[i].end])
         spans[-1].label_ = chosen[i][0]
         scores.append(round(chosen[i][1], 3))

@@ -16,7 +16,7 @@ from pmparse.nlp.extractors.organisation_words import refused
 from pmparse.nlp.extractors.publisher_cues import customers_brand, provider_speaks
 from pmparse.nlp.extractors.report_voice import (
     DEFINITION_WINDOW, FIRST_PERSON, NOT_NAMES, ORGANISATION_SUFFIX, SOFTWARE_USE, TEAM_FUNCTION, TEAM_KIND,
-    calls_itself_a_report, defined_subject, has_timeline, is_sign_off, sentence_around, speaks_as_publisher)
+    TEAM_QUALIFIED_FUNCTION, calls_itself_a_report, defined_subject, has_timeline, is_sign_off, sentence_around, speaks_as_publisher)
 from pmparse.nlp.extractors.titles import locate
 from pmparse.nlp.extractors.url_owner import address_names, name_keys, on_forge, slug_name, written_owner
 
@@ -483,6 +483,8 @@ def _named_team(gaz: Gazetteer, text: str, body_start: int, speaks: bool) -> Fac
     counts: dict[str, list[tuple[int, int]]] = {}
     for match in TEAM_PATTERN.finditer(text, body_start, min(len(text), body_start + 30000)):
         # "the Acme Infrastructure team" is Acme's: a capitalised kind of team is no part of the name
+        if TEAM_QUALIFIED_FUNCTION.fullmatch(match.group("n").rstrip(".")):
+            continue  # "the Cloud Security team": a department named by what it does, no publisher
         name = TEAM_KIND.sub("", match.group("n").rstrip("."))
         if name.split()[0] in NOT_NAMES or refused(name, "self_reference") or TEAM_FUNCTION.fullmatch(name):
             continue  # "the HPC team" names a function, the university's or the writer's, no publisher

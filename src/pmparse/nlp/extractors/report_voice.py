@@ -73,6 +73,14 @@ TEAM_KIND = re.compile(r"(?<=\S)\s+(?:" + _TEAM_FUNCTIONS + r")$", re.IGNORECASE
 #: A team's name that is only its function or technology ("the HPC team", "the IT Security team"):
 #: a department of whoever writes, or of the university or host it works for, not a publisher.
 TEAM_FUNCTION = re.compile(r"(?:" + _TEAM_FUNCTIONS + r")(?:\s+(?:" + _TEAM_FUNCTIONS + r"))*", re.IGNORECASE)
+#: A function qualified by the words a department's name puts before it ("the Cloud Security team",
+#: "the Customer Support team", "the Site Reliability Engineering team"): with the function taken
+#: off as a kind of team, "Cloud", "Customer" or "Site Reliability" were read as the publisher.
+#: Only the whole name counts: "the Acme Cloud Security team" is still Acme Cloud's.
+TEAM_QUALIFIED_FUNCTION = re.compile(
+    r"(?:(?:cloud|network|systems|data|information|technical|customer|product|application|site|reliability"
+    r"|production|internal|corporate|enterprise|" + _TEAM_FUNCTIONS + r")\s+){1,3}(?:" + _TEAM_FUNCTIONS + r")",
+    re.IGNORECASE)
 #: What a team leaves off its organisation's name when it says "the Acme team" and the text writes
 #: "Acme CI" elsewhere: the longer form is the publisher's name.
 ORGANISATION_SUFFIX = r"\s+(?:CI|Labs|Foundation|Inc\.|Ltd\.|LLC|GmbH)(?![\w-])"

@@ -58,10 +58,14 @@ _UNMARKED_WORDS_ALONE = 20
 _ALONE = re.compile(r"[ \t]*\n[ \t]*(?:\n|$)")
 #: Lines looked at for a title below page chrome and comments.
 _TITLE_LINES = 6
+# in capitals only a template's own words come before the field's name: any capital words did,
+# and a real title in capitals about a name ("EXPIRED DOMAIN NAME") was taken for a field
+_FIELD_WORDS = (r"(?:INSERT|ENTER|ADD|PUT|YOUR|THE|SHORT|ISSUE|INCIDENT|EVENT|OUTAGE|PROBLEM|POST-?MORTEM|REPORT"
+                r"|DOCUMENT|PAGE|TITLE|NAME)")
 #: A template's title field left unfilled: words in capitals naming the field ("ISSUE NAME",
 #: "INCIDENT TITLE"), a bracketed field ("[Incident name]", "<title>"), a template variable
 #: ("{{ title }}") or a to-do mark ("TBD"). It names no incident, so it is no author's title.
-PLACEHOLDER = re.compile(r"[\[<(]?\s*(?:[A-Z][A-Z-]*\s+){0,3}(?:NAME|TITLE|HERE)\s*[\]>)]?"
+PLACEHOLDER = re.compile(r"[\[<(]?\s*(?:" + _FIELD_WORDS + r"\s+){0,3}(?:NAME|TITLE|HERE)\s*[\]>)]?"
                          r"|\[[^\]\n]{0,40}\b(?i:name|title|here)\s*\]|<[^>\n]{0,40}\b(?i:name|title|here)\s*>"
                          r"|\{\{[^}\n]{1,40}\}\}|(?i:tbd|todo|tba|placeholder|untitled)\W*")
 
