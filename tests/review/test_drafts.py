@@ -69,17 +69,22 @@ def run(*args, **kwargs):
     return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False, **kwargs)
 
 
-@pytest.fixture()
-def drafted(tmp_path):
-    """A fresh library: two made-up reports converted by the heading rules, nobody touched them."""
+def convert_reports(tmp_path, *options: str):
+    """The made-up reports converted into a fresh library nobody touched: ``(sources, library)``."""
     sources = tmp_path / "reports"
     sources.mkdir()
     for name, text in REPORTS.items():
         (sources / name).write_text(text, encoding="utf-8")
     lib = tmp_path / "lib"
-    result = run("convert", sources, "-o", lib, "--rules-only", "--no-progress")
+    result = run("convert", sources, "-o", lib, *options, "--no-progress")
     assert result.exit_code == 0, result.output
     return sources, lib
+
+
+@pytest.fixture()
+def drafted(tmp_path):
+    """A fresh library: two made-up reports converted by the heading rules, nobody touched them."""
+    return convert_reports(tmp_path, "--rules-only")
 
 
 def record(lib, card_id="IL-0001") -> dict:
@@ -219,12 +224,7 @@ def test_ctrl_c_keeps_what_was_decided_and_leaves_the_open_field(drafted):
 
 
 def test_order_uncertain_asks_drafts_fields_least_certain_first(tmp_path):
-    sources = tmp_path / "reports"
-    sources.mkdir()
-    for name, text in REPORTS.items():
-        (sources / name).write_text(text, encoding="utf-8")
-    lib = tmp_path / "lib"
-    assert run("convert", sources, "-o", lib, "--no-progress").exit_code == 0  # the model: varied confidences
+    sources, lib = convert_reports(tmp_path)  # the model: varied confidences
     seen = []
 
     def ask(diff, change, position, total):

@@ -439,15 +439,8 @@ def _ask_one(library: Library, plan, change: FieldChange, ask: Ask, position: in
         _decide_draft(library, card_id, diff, change, decision, by, now, report, made)
         return True
     if decision.action == "items":
-        numbers = {c.number for c in item_changes(change)}
-        if set(decision.items) - numbers:
-            raise UsageError(f"{card_id}: {change.field}: "
-                             f"{_expected_numbers(numbers, sorted(set(decision.items) - numbers))}")
-        if numbers <= decision.items or not decision.items & numbers:
-            # every change taken is the whole suggestion, none taken is a reject: the same records
-            # and memories as y and n
-            decision = Decision("accept" if decision.items and numbers <= decision.items else "reject")
-        else:
+        decision = _whole_or_items(card_id, change, decision)
+        if decision.action == "items":
             accept_items(library, library.entries[card_id], diff.suggestion, change.field, decision.items, by, now(),
                          made=made)
             report.outcomes.append(Outcome(card_id, change.field, "items", decision.items))
@@ -465,6 +458,22 @@ def _ask_one(library: Library, plan, change: FieldChange, ask: Ask, position: in
             reject_field(library, made, name, by, now())
         report.outcomes.append(Outcome(card_id, name, action))
     return True
+
+
+def _whole_or_items(card_id: str, change: FieldChange, decision: Decision) -> Decision:
+    """An item-by-item answer as it is applied: every item change taken is the whole suggestion
+    (an accept), none taken a reject (the same records and memories as y and n), else the items.
+
+    Raises:
+        UsageError: item numbers the field does not have.
+    """
+    numbers = {c.number for c in item_changes(change)}
+    if set(decision.items) - numbers:
+        extra = sorted(set(decision.items) - numbers)
+        raise UsageError(f"{card_id}: {change.field}: {_expected_numbers(numbers, extra)}")
+    if numbers <= decision.items or not decision.items & numbers:
+        return Decision("accept" if decision.items and numbers <= decision.items else "reject")
+    return decision
 
 
 def _decide_draft(library: Library, card_id: str, diff: CardDiff, change: FieldChange, decision: Decision, by: str,
@@ -485,13 +494,8 @@ def _decide_draft(library: Library, card_id: str, diff: CardDiff, change: FieldC
         report.outcomes.extend(Outcome(card_id, name, "skip") for name in [change.field, *change.linked])
         return
     if decision.action == "items":
-        numbers = {c.number for c in item_changes(change)}
-        if set(decision.items) - numbers:
-            raise UsageError(f"{card_id}: {change.field}: "
-                             f"{_expected_numbers(numbers, sorted(set(decision.items) - numbers))}")
-        if numbers <= decision.items or not decision.items & numbers:
-            decision = Decision("accept" if decision.items and numbers <= decision.items else "reject")
-        else:
+        decision = _whole_or_items(card_id, change, decision)
+        if decision.action == "items":
             at = now()
             accept_items(library, library.entries[card_id], made, change.field, decision.items, by, at, draft=True)
             note_decision(library, card_id, made, change.field, "items", by, at)
