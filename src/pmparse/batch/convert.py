@@ -257,12 +257,18 @@ class _SameFiles:
         self._by_file: dict[tuple[int, int], str] | None = None  # built at the first input it is asked about
         self._gone: dict[str, list[tuple[str, str]]] | None = None
 
+    def _file_records(self) -> Iterator[tuple[str, str]]:
+        """``(record id, path)`` of each record read from a file, the oldest record first."""
+        for location, card_id in sorted(self._library.by_location.items(), key=lambda item: (item[1], item[0])):
+            path = split_location(location)[0]
+            if location != "-" and not is_url(path):
+                yield card_id, path
+
     def _index(self) -> dict[tuple[int, int], str]:
         by_file: dict[tuple[int, int], str] = {}
         # the oldest record's name wins where two records already name one file
-        for location, card_id in sorted(self._library.by_location.items(), key=lambda item: (item[1], item[0])):
-            path = split_location(location)[0]
-            if location == "-" or is_url(path) or not os.path.isabs(path):
+        for _, path in self._file_records():
+            if not os.path.isabs(path):
                 continue
             identity = _identity(path)
             if identity is not None:
@@ -288,10 +294,8 @@ class _SameFiles:
         """
         if self._gone is None:
             self._gone = {}
-            for known, card_id in sorted(self._library.by_location.items(), key=lambda item: (item[1], item[0])):
-                path = split_location(known)[0]
-                if (known == "-" or is_url(path) or os.path.isabs(path) or os.pardir in path.split(os.sep)
-                        or os.path.isfile(path)):
+            for card_id, path in self._file_records():
+                if os.path.isabs(path) or os.pardir in path.split(os.sep) or os.path.isfile(path):
                     continue
                 self._gone.setdefault(os.path.basename(path), []).append((card_id, path))
         absolute = os.path.abspath(location)

@@ -52,7 +52,7 @@ def accept_field(library: Library, entry: Entry, suggestion: Card, name: str, by
     new = rewrite_record(library, entry, suggestion, take)
     assert new is not None  # take always gives a card
     if mark:
-        library.drop_state("drafts", entry.id)  # a whole reviewed card: its draft decisions say no more
+        library.drop_state(DRAFTS, entry.id)  # a whole reviewed card: its draft decisions say no more
     _advance_base(library, made or suggestion, name)
     if edited:
         remember(library, made or suggestion, name, "edited", by, at, card_data(new)[name])
@@ -97,7 +97,7 @@ def accept_items(library: Library, entry: Entry, suggestion: Card, name: str, ac
     new = rewrite_record(library, entry, suggestion, take)
     assert new is not None  # take always gives a card
     if not draft:
-        library.drop_state("drafts", entry.id)  # a whole reviewed card: its draft decisions say no more
+        library.drop_state(DRAFTS, entry.id)  # a whole reviewed card: its draft decisions say no more
     _advance_base(library, made or suggestion, name)
     # remembered even when only drops were refused: the value as made is then turned down as a
     # whole (a library without a base would otherwise offer the same drops again)
@@ -141,7 +141,11 @@ def _follow_draft_state(library: Library, card_id: str, old: str, new: str) -> N
     state = load_draft_state(library, card_id)
     if state is not None and state.sha256 == old:
         state.sha256 = new
-        atomic_write(library.state_path(DRAFTS, card_id), state.model_dump_json(indent=2) + "\n")
+        _write_draft_state(library, card_id, state)
+
+
+def _write_draft_state(library: Library, card_id: str, state: DraftState) -> None:
+    atomic_write(library.state_path(DRAFTS, card_id), state.model_dump_json(indent=2) + "\n")
 
 
 def follow_source(library: Library, entry: Entry, suggestion: Card) -> Card | None:
@@ -183,13 +187,13 @@ def note_decision(library: Library, card_id: str, made: Card, name: str, decisio
     Raises:
         RecordError: the record cannot be read or written.
     """
-    state = load_draft_state(library, card_id) or DraftState(sha256=made.source.sha256)
-    if state.sha256 != made.source.sha256:
+    state = load_draft_state(library, card_id)
+    if state is None or state.sha256 != made.source.sha256:
         state = DraftState(sha256=made.source.sha256)
     state.decided[name] = DraftField(decision=decision, by=by, at=at)
     draft = card_data(made)
     if any(draft[other] not in (None, []) and other not in state.decided for other in REVIEW_FIELDS):
-        atomic_write(library.state_path(DRAFTS, card_id), state.model_dump_json(indent=2) + "\n")
+        _write_draft_state(library, card_id, state)
         return None
     entry = library.entries[card_id]
     new = rewrite_record(library, entry, made, lambda current: mark_reviewed(current, by, at))
