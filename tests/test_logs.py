@@ -60,6 +60,36 @@ def test_a_library_own_stream_handler_and_a_traceback_print_escaped_too():
     assert "parse failed on \\x1b]0;owned" in written and "ValueError: \\x1b]0;owned" in written
 
 
+def test_a_library_console_handler_prints_nothing_of_its_own_while_a_command_runs(capsys):
+    # spaCy adds a handler to the standard error of its logger when it is imported, which a
+    # command does after it started; its records reach the root's handler too
+    library = logging.getLogger("console_library")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("[raw] %(message)s"))
+    library.addHandler(handler)
+    try:
+        with command_logs():
+            library.warning("held back")
+        assert capsys.readouterr().err == ""
+        with command_logs(verbose=True):
+            library.warning("shown once")
+        assert capsys.readouterr().err == "console_library: shown once\n"
+        assert library.handlers == [handler]  # the library's own, put back after the command
+    finally:
+        library.removeHandler(handler)
+
+
+def test_a_message_ending_on_a_line_break_prints_no_escaped_break(capsys):
+    with command_logs(verbose=True):
+        with warnings.catch_warnings():
+            warnings.simplefilter("always")
+            warnings.warn("chatter", UserWarning)  # a captured warning's text ends on a line break
+        logging.getLogger("some_library").warning("two\nlines\n")
+    err = capsys.readouterr().err
+    assert err.endswith("some_library: two\\x0alines\n"), err
+    assert "UserWarning: chatter\n" in err and err.count("\n") == 2  # without its source line
+
+
 def test_the_logging_of_the_calling_program_is_put_back():
     factory, handlers = logging.getLogRecordFactory(), list(logging.getLogger().handlers)
     with command_logs():

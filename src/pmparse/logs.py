@@ -5,7 +5,8 @@ their own stream handlers) with values taken from the page: an object of a PDF, 
 HTML. A hostile page can put control characters (ESC, OSC, C1, bidirectional overrides) into
 those messages, and pdfminer writes some of them with ``%s``. While the ``pmparse`` command
 runs (and in its worker processes), every log record is escaped by :func:`pmparse.util.shown`
-whatever handler prints it, and the libraries' records are shown only with ``pmparse -v``:
+whatever handler prints it, and the libraries' records are shown only with ``pmparse -v``, once
+each (a library's own handler to the standard error is taken off while the command runs):
 pmparse's own lines name the input and the reason; a library's say neither.
 
 A program that calls :func:`pmparse.extract` or :func:`pmparse.convert` keeps its own logging:
@@ -81,21 +82,30 @@ class _StderrLines(logging.Handler):
             pass
 
 
-def _escaping_factory(previous):
+def _escaping_factory(previous, detached: list):
     """A log record factory whose records print only escaped text, whatever formats them.
 
     The message, the traceback and the stack are escaped where the record is made, so a
-    library's own stream handler (spaCy's) prints them escaped too.
+    library's own stream handler prints them escaped too. A library's own handler to the
+    standard error on a logger whose records also reach the root's handler (spaCy adds one when
+    it is imported, after the command started) is taken off when its first record is made, into
+    ``detached``: else each of its records printed twice, once not held back without ``-v``.
     """
     formatter = logging.Formatter()
 
     def make(*args, **kwargs) -> logging.LogRecord:
         record = previous(*args, **kwargs)
+        _detach_console_handlers(record.name, detached)
         raw_message = record.getMessage
 
         def get_message(self) -> str:
-            # one line: a message cannot print a line of its own choosing (a fake 'failed:')
-            return shown(raw_message(), one_line=True)
+            # one line: a message cannot print a line of its own choosing (a fake 'failed:');
+            # the line break a message ends on is no line of its own, and a captured warning's
+            # second line is the library's source line that called warn(), nothing of the input
+            message = raw_message()
+            if self.name == "py.warnings":
+                message = message.split("\n", 1)[0]
+            return shown(message.rstrip("\r\n"), one_line=True)
 
         record.getMessage = types.MethodType(get_message, record)
         if record.exc_info and not record.exc_text:
@@ -107,6 +117,29 @@ def _escaping_factory(previous):
 
     make.pmparse_escapes = True
     return make
+
+
+def _detach_console_handlers(name: str, detached: list) -> None:
+    """Take a library's own standard-error handlers off the loggers from ``name`` up to the root,
+    where the records also propagate to the root (whose handler prints them once, by the rules
+    of :class:`LibraryLogs`); each ``(logger, handler)`` taken off goes into ``detached``."""
+    logger: logging.Logger | None = logging.getLogger(name)
+    while logger is not None and logger.parent is not None:
+        if not logger.propagate:
+            return  # its records never reach the root: its own handlers are all that prints them
+        for handler in list(logger.handlers):
+            if _console(handler):
+                logger.removeHandler(handler)
+                detached.append((logger, handler))
+        logger = logger.parent
+
+
+def _console(handler: logging.Handler) -> bool:
+    """Whether ``handler`` writes to the standard error (a library's console handler)."""
+    if type(handler) is not logging.StreamHandler:
+        return False  # a file, a socket, one of the calling program's own kinds: left alone
+    stream = handler.stream
+    return stream is sys.stderr or stream is sys.__stderr__ or getattr(stream, "name", None) == "<stderr>"
 
 
 class LibraryLogs:
@@ -135,8 +168,11 @@ class LibraryLogs:
         """Route every record through :func:`shown` and the root logger's one handler."""
         previous = logging.getLogRecordFactory()
         if not getattr(previous, "pmparse_escapes", False):
-            logging.setLogRecordFactory(_escaping_factory(previous))
+            detached: list = []
+            logging.setLogRecordFactory(_escaping_factory(previous, detached))
             self._undo.append(lambda: logging.setLogRecordFactory(previous))
+            self._undo.append(lambda: [_put_back(logger, len(logger.handlers), handler)
+                                       for logger, handler in detached])
         root = logging.getLogger()
         # a command run inside a command (click's CliRunner in a program that is one): the inner
         # one's handler stands in for the outer one's while it runs, else every record printed twice
