@@ -170,3 +170,49 @@ def test_a_header_row_and_a_time_zone_note_say_nothing_but_stay_units():
     assert not says_nothing(sentence, 0, len(sentence))
     rows = "| 10:00 | Alert fired |\n| 10:05 | Paged |\n"
     assert not says_nothing(rows, 2, 20)
+
+
+def test_markup_lines_are_no_units():
+    # invisible or decorative markup is no prose: a comment (one line or several, a template's
+    # prompt), a line of tags alone, an image, a link reference definition
+    text = ("<!-- spellcheck:ignore zorbq -->\nThe zorbq queue stalled at noon.\n\n"
+            "<!-- What happened, and who\nwas impacted by it? -->\n\n"
+            "<div class=\"box wide\" markdown=\"1\">\n<details> <summary>Old runbook steps</summary>\n\n"
+            "![queue depth graph](queue-depth.png)\n\n"
+            "<a href=\"/img/a.png\"> <img src=\"/img/a.png\" alt=\"Worker load graph\" /> </a>\n\n"
+            "Workers were restarted by hand.\n\n"
+            "[issue-12]: https://example.org/zorbq/issues/12\n[pr 7]: https://example.org/zorbq/pull/7\n\n"
+            "</div>\n")
+    assert [t for _, t in units(text)] == ["The zorbq queue stalled at noon.", "Workers were restarted by hand."]
+
+
+def test_a_comment_inside_prose_and_an_address_in_brackets_stay():
+    # only a line that is markup alone is masked: a sentence naming a tag, and a link written
+    # as an address in angle brackets (an action item's issue), are words
+    text = ("We removed the extra <div> tag from the page template.\n\n"
+            "- <https://example.org/zorbq/issues/44>\n")
+    assert [t for _, t in units(text)] == ["We removed the extra <div> tag from the page template.",
+                                            "<https://example.org/zorbq/issues/44>"]
+
+
+def test_closing_words_signatures_apologies_and_handles_say_nothing():
+    for line in ("Much love,", "Kind regards,", "Love, the Zorbq team!", "Jo and the Zorbq team.",
+                 "— The Zorbq Team", "Thanks for using Zorbq!", "Thank you for your patience.",
+                 "Again, our apologies for the queue outage.", "We're very sorry for the trouble this caused.",
+                 "We apologise for any inconvenience.", "**We are sorry about these issues!**",
+                 "@jdoe", "@jdoe, @asmith", "[Final message]"):
+        assert says_nothing(line, 0, len(line)), line
+    # an apology that goes on to say what happened, a team doing something, a checkbox: words
+    for line in ("We're sorry our users had to wait for their builds for six hours.",
+                 "I'm sorry for paging everyone, I should have silenced the alert first.",
+                 "The on-call engineer paged the Zorbq team.", "Jo and the Zorbq team rolled the release back.",
+                 "Thanks to the Zorbq team, the fix shipped within an hour.", "@jdoe restarted the workers.",
+                 "[ ] write an incident report"):
+        assert not says_nothing(line, 0, len(line)), line
+
+
+def test_a_chat_nick_or_an_aside_in_angle_brackets_is_no_markup():
+    text = "<alertbot> PROBLEM - api latency is CRITICAL\n\n<more alerts arriving, not pasted here>\n"
+    assert [t for _, t in units(text)] == ["<alertbot> PROBLEM - api latency is CRITICAL",
+                                            "<more alerts arriving, not pasted here>"]
+    assert len(units(text, plain=True)) == 2

@@ -59,6 +59,51 @@ _CHROME_WORDS = 5
 _LAST_EDITED = re.compile(r"^\W*this page was last edited on\b", re.I)
 
 
+#: An HTML comment (bounded, so an unclosed "<!--" costs linear time): invisible in the rendered page.
+_COMMENT = re.compile(r"<!--.{0,20000}?-->", re.DOTALL)
+#: An HTML element's tag ("<div class=...>", "</details>", "<img ... />"); not an address in angle
+#: brackets ("<https://...>"), nor a chat log's nick ("<alertbot>") or an aside ("<more alerts>").
+_TAG = (r"</?(?i:a|img|div|span|p|br|hr|details|summary|figure|figcaption|picture|source|video|audio|iframe|center|"
+        r"section|article|aside|header|footer|main|nav|small|sup|sub|b|i|em|strong|u|font|blockquote|object|embed)"
+        r"(?:\s[^<>\n]*)?/?>")
+#: A line of markup alone: tags (an image, a wrapper, a disclosure widget's label between its
+#: tags), a Markdown image or a linked image, or a link reference definition ("[12]: https://..."):
+#: layout, not the report's words.
+_MARKUP_LINE = re.compile(
+    r"[ \t]*(?:(?:" + _TAG + r"|<summary>[^<>\n]{0,200}</summary>|\[?!\[[^\]\n]*\]\([^)\n]*\)(?:\]\([^)\n]*\))?)[ \t]*)+"
+    r"|[ \t]{0,3}\[[^\]\n]{1,80}\]:[ \t]*\S+.*")
+
+
+def markup_regions(text: str, lines) -> list[tuple[int, int]]:
+    """Lines that are markup alone, which a rendered page never shows as words: those inside an
+    HTML comment or made of comments (a spell checker's note, a template's prompt written over
+    several lines), of tags ("<div ...>", "<img ... />"), of an image ("![graph](a.png)") or of a
+    link reference definition ("[issue-12]: https://..."). A comment or a tag inside a sentence's
+    line leaves the line alone: the line has words."""
+    comments = [m.span() for m in _COMMENT.finditer(text)] if "<!--" in text else []
+    out = []
+    c = 0
+    for line in lines:
+        if line.blank:
+            continue
+        while c < len(comments) and comments[c][1] <= line.start:
+            c += 1
+        if c < len(comments) and comments[c][0] < line.end:
+            # what the line holds outside the comments it overlaps
+            rest, at, k = [], line.start, c
+            while k < len(comments) and comments[k][0] < line.end:
+                rest.append(text[at:max(at, comments[k][0])])
+                at = max(at, comments[k][1])
+                k += 1
+            rest.append(text[at:line.end] if at < line.end else "")
+            if not "".join(rest).strip():
+                out.append((line.start, line.end))
+                continue
+        if ("<" in line.text or "[" in line.text) and _MARKUP_LINE.fullmatch(line.text):
+            out.append((line.start, line.end))
+    return out
+
+
 @dataclass(frozen=True)
 class Unit:
     """A unit of text: ``text[start:end]``."""
@@ -193,6 +238,9 @@ def segment(text: str, masked: list[tuple[int, int]], skip: list[tuple[int, int]
     """
     lines = shared_lines(text)
     regions = list(masked) + code_fence_regions(lines)
+    if not plain_text:
+        # a printed page's text has no markup: "<alertbot>" there is a chat log's nick
+        regions += markup_regions(text, lines)
     if plain_text:
         regions += navigation_regions(lines) + chrome_regions(lines)
     if boilerplate is not None:
@@ -283,12 +331,40 @@ def segment(text: str, masked: list[tuple[int, int]], skip: list[tuple[int, int]
     return units
 
 
+#: Words a letter closes with, alone or before its signature ("Much love,", "Cheers, the Acme team!").
+_CLOSING = r"(?:(?:much\s+|with\s+)?love|cheers|(?:many\s+)?thanks|thank\s+you|(?:best|kind|warm|warmest)(?:\s+regards)?|regards|sincerely|yours(?:\s+truly)?|all\s+the\s+best)"
+#: The writers signing a post: "the Acme team", "Jo and the Acme team", "— The Acme Team" (the
+#: team's name written as a name: "the on-call engineer paged the Acme team" is a sentence).
+_SIGNATURE = r"(?:(?:[A-Z][\w'-]+(?:\s*,\s*|\s+and\s+)){0,3}(?i:the)\s+(?:[A-Z0-9][\w.&'-]*\s+){1,4}(?i:team))"
+#: A unit that only closes the post, signs it, thanks its readers, apologises for the incident
+#: ("Again, our apologies for the outage.", "We're sorry for the trouble.": the apology's object
+#: is the incident the card already tells; one that goes on, "..., we should have ...", says more),
+#: names people by their handles alone ("@jdoe, @asmith": a participants list) or is a bracketed
+#: label ("[Final message]", a status note's update marker).
+_SAYS_NOTHING = re.compile(
+    r"[\W_]*(?:"
+    r"(?i:" + _CLOSING + r")[,!.]?(?:\s+" + _SIGNATURE + r")?"
+    r"|[-\u2013\u2014]*\s*" + _SIGNATURE + r""
+    r"|(?i:thanks?(?:\s+you)?\s+(?:for\s+(?:using|reading|your\s+(?:patience|understanding|support))|again)\b[^,;:.!?]{0,60})"
+    r"|(?i:(?:(?:again|once\s+again|first(?:\s+up)?|finally),?\s+)?(?:"
+    r"(?:we(?:'re|\u2019re|\s+are)|i(?:'m|\u2019m|\s+am))\s+(?:(?:very|truly|so|deeply|really|sincerely|extremely)\s+)*sorry\s+(?:for|about)\b"
+    r"|(?:our|my)\s+(?:(?:sincere|sincerest|deepest|humble)\s+)?apologies(?:\s+for\b)?"
+    r"|we\s+(?:(?:sincerely|deeply|truly)\s+)?apologi[sz]e(?:\s+for\b)?)[^,;:.!?]{0,120})"
+    r"|@[\w-]+(?:\s*(?:,|and)\s*@[\w-]+)*"
+    r"|\[[A-Za-z][A-Za-z ]{0,30}\]"
+    r")[\W_]*")
+
+
 def says_nothing(text: str, start: int, end: int) -> bool:
-    """Whether the unit ``text[start:end]`` only tells how to read the others: a table's header row
-    (the line under it is the table's rule: "Time | Event" over "--- | ---") or a note giving the
-    time zone ("All times in UTC."). Such a unit stays a unit, since the unit model reads each unit
-    beside its neighbours, but is never an item of a field."""
+    """Whether the unit ``text[start:end]`` says nothing of the incident: it only tells how to read
+    the others, as a table's header row (the line under it is the table's rule: "Time | Event"
+    over "--- | ---") or a note giving the time zone ("All times in UTC."), or it closes, signs or
+    apologises for the post, or names people or a label alone (``_SAYS_NOTHING``). Such a unit
+    stays a unit, since the unit model reads each unit beside its neighbours, but is never an item
+    of a field."""
     if _TIME_NOTE.fullmatch(text, start, end):
+        return True
+    if end - start <= 200 and _SAYS_NOTHING.fullmatch(text, start, end):
         return True
     newline = text.find("\n", end)
     if newline < 0 or text.find("|", start, end) < 0:
