@@ -178,6 +178,7 @@ def test_markup_lines_are_no_units():
     text = ("<!-- spellcheck:ignore zorbq -->\nThe zorbq queue stalled at noon.\n\n"
             "<!-- What happened, and who\nwas impacted by it? -->\n\n"
             "<div class=\"box wide\" markdown=\"1\">\n<details> <summary>Old runbook steps</summary>\n\n"
+            "<h2 id=\"back\">When will the queue be back?</h2>\n\n"
             "![queue depth graph](queue-depth.png)\n\n"
             "<a href=\"/img/a.png\"> <img src=\"/img/a.png\" alt=\"Worker load graph\" /> </a>\n\n"
             "Workers were restarted by hand.\n\n"
@@ -200,7 +201,7 @@ def test_closing_words_signatures_apologies_and_handles_say_nothing():
                  "— The Zorbq Team", "Thanks for using Zorbq!", "Thank you for your patience.",
                  "Again, our apologies for the queue outage.", "We're very sorry for the trouble this caused.",
                  "We apologise for any inconvenience.", "**We are sorry about these issues!**",
-                 "@jdoe", "@jdoe, @asmith", "[Final message]"):
+                 "@jdoe", "@jdoe, @asmith", "[Final message]", "[Update - 2031-03-29 15:50 UTC]"):
         assert says_nothing(line, 0, len(line)), line
     # an apology that goes on to say what happened, a team doing something, a checkbox: words
     for line in ("We're sorry our users had to wait for their builds for six hours.",

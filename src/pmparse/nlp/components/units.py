@@ -66,11 +66,11 @@ _COMMENT = re.compile(r"<!--.{0,20000}?-->", re.DOTALL)
 _TAG = (r"</?(?i:a|img|div|span|p|br|hr|details|summary|figure|figcaption|picture|source|video|audio|iframe|center|"
         r"section|article|aside|header|footer|main|nav|small|sup|sub|b|i|em|strong|u|font|blockquote|object|embed)"
         r"(?:\s[^<>\n]*)?/?>")
-#: A line of markup alone: tags (an image, a wrapper, a disclosure widget's label between its
-#: tags), a Markdown image or a linked image, or a link reference definition ("[12]: https://..."):
+#: A line of markup alone: tags (an image, a wrapper, a disclosure widget's label or an HTML
+#: heading between its tags: a heading is no item), a Markdown image or a linked image, or a link reference definition ("[12]: https://..."):
 #: layout, not the report's words.
 _MARKUP_LINE = re.compile(
-    r"[ \t]*(?:(?:" + _TAG + r"|<summary>[^<>\n]{0,200}</summary>|\[?!\[[^\]\n]*\]\([^)\n]*\)(?:\]\([^)\n]*\))?)[ \t]*)+"
+    r"[ \t]*(?:(?:" + _TAG + r"|<summary>[^<>\n]{0,200}</summary>|<(h[1-6])\b[^<>\n]*>[^<>\n]{0,200}</\1>|\[?!\[[^\]\n]*\]\([^)\n]*\)(?:\]\([^)\n]*\))?)[ \t]*)+"
     r"|[ \t]{0,3}\[[^\]\n]{1,80}\]:[ \t]*\S+.*")
 
 
@@ -340,7 +340,7 @@ _SIGNATURE = r"(?:(?:[A-Z][\w'-]+(?:\s*,\s*|\s+and\s+)){0,3}(?i:the)\s+(?:[A-Z0-
 #: ("Again, our apologies for the outage.", "We're sorry for the trouble.": the apology's object
 #: is the incident the card already tells; one that goes on, "..., we should have ...", says more),
 #: names people by their handles alone ("@jdoe, @asmith": a participants list) or is a bracketed
-#: label ("[Final message]", a status note's update marker).
+#: label ("[Final message]", "[Update - 2031-03-29 15:50 UTC]": a status note's update marker).
 _SAYS_NOTHING = re.compile(
     r"[\W_]*(?:"
     r"(?i:" + _CLOSING + r")[,!.]?(?:\s+" + _SIGNATURE + r")?"
@@ -351,7 +351,7 @@ _SAYS_NOTHING = re.compile(
     r"|(?:our|my)\s+(?:(?:sincere|sincerest|deepest|humble)\s+)?apologies(?:\s+for\b)?"
     r"|we\s+(?:(?:sincerely|deeply|truly)\s+)?apologi[sz]e(?:\s+for\b)?)[^,;:.!?]{0,120})"
     r"|@[\w-]+(?:\s*(?:,|and)\s*@[\w-]+)*"
-    r"|\[[A-Za-z][A-Za-z ]{0,30}\]"
+    r"|\[[A-Za-z][\w :.,/+-]{0,40}\]"
     r")[\W_]*")
 
 
