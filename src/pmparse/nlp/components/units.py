@@ -28,9 +28,10 @@ _TABLE_RULE = re.compile(r"^[ \t]*(?:\|[ \t]*)?:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}
 #: A kramdown attribute list on a line of its own ("{: .table.table-striped }"): markup, not words.
 _ATTRIBUTES = re.compile(r"^[ \t]*\{:[^}\n]*\}[ \t]*$")
 #: A note saying which time zone a timeline uses ("All times in UTC.", "Times are in PDT, and
-#: approximate"): it says how to read other lines, not what happened.
-_TIME_NOTE = re.compile(r"\(?(?i:all\s+)?(?i:times?|timestamps?)(?:\s+(?i:are|shown|listed|given|reported))*"
-                        r"\s+(?:(?i:in|as)\s+)?(?:[A-Z]{2,5}|UTC\s*[+-]\s*\d{1,2}(?::?\d{2})?)"
+#: approximate", "All events are documented in [UTC](https://...) time."): it says how to read
+#: other lines, not what happened.
+_TIME_NOTE = re.compile(r"\(?(?i:all\s+)?(?i:times?|timestamps?|events)(?:\s+(?i:are|shown|listed|given|reported|documented|below))*"
+                        r"\s+(?:(?i:in|as)\s+)?\[?(?:[A-Z]{2,5}|UTC\s*[+-]\s*\d{1,2}(?::?\d{2})?)(?:\]\([^)\s]{1,300}\))?(?:\s+(?i:time))?"
                         r"(?:\s*[,;]?\s*(?i:and\s+)?(?i:approximate|approx\.|roughly))?[.:]?\)?")
 _HRULE = re.compile(r"^[ \t]{0,3}([-*_])([ \t]*\1){2,}[ \t]*$")
 _TIMESTAMP = re.compile(
@@ -43,6 +44,9 @@ _ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|Mr|Mrs|Ms|Dr|St|N
 #: A month's abbreviation before a day ("Sept. 18th", "Nov. 3"): a date, not a sentence's end.
 _MONTH_ABBREV = re.compile(r"\b(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.$")
 _MARKER = re.compile(r"(?:[-*+•]|\d{1,3}[.)])[ \t]+|[|>]")
+#: A bracketed label on a line of its own ("[Final message]", "[Update - 2031-03-29 15:50 UTC]"): a
+#: status note's update marker over its words, no part of them.
+_LABEL_LINE = re.compile(r"\[[A-Za-z][\w :.,/+-]{0,40}\][ \t]*\n")
 _WORD = re.compile(r"[^\W\d_]{2,}")
 #: A unit is split into sentences only above this length when it is a list item.
 LONG_ITEM = 400
@@ -122,7 +126,8 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     for _ in range(8):
         while start < end and text[start].isspace():
             start += 1
-        marker = _MARKER.match(text, start, end)
+        # a marker, or a bracketed label on a line of its own above the words ("[Final message]")
+        marker = _MARKER.match(text, start, end) or _LABEL_LINE.match(text, start, end)
         if not marker:
             break
         start = marker.end()
@@ -339,6 +344,8 @@ _SIGNATURE = r"(?:(?:[A-Z][\w'-]+(?:\s*,\s*|\s+and\s+)){0,3}(?i:the)\s+(?:[A-Z0-
 #: A unit that only closes the post, signs it, thanks its readers, apologises for the incident
 #: ("Again, our apologies for the outage.", "We're sorry for the trouble.": the apology's object
 #: is the incident the card already tells; one that goes on, "..., we should have ...", says more),
+#: only attributes the quotation below it ("From the original article [1]:", "According to the
+#: researchers:"),
 #: names people by their handles alone ("@jdoe, @asmith": a participants list) or is a bracketed
 #: label ("[Final message]", "[Update - 2031-03-29 15:50 UTC]": a status note's update marker).
 _SAYS_NOTHING = re.compile(
@@ -350,21 +357,32 @@ _SAYS_NOTHING = re.compile(
     r"(?:we(?:'re|\u2019re|\s+are)|i(?:'m|\u2019m|\s+am))\s+(?:(?:very|truly|so|deeply|really|sincerely|extremely)\s+)*sorry\s+(?:for|about)\b"
     r"|(?:our|my)\s+(?:(?:sincere|sincerest|deepest|humble)\s+)?apologies(?:\s+for\b)?"
     r"|we\s+(?:(?:sincerely|deeply|truly)\s+)?apologi[sz]e(?:\s+for\b)?)[^,;:.!?]{0,120})"
+    r"|(?i:from|according\s+to|statement\s+from|quoting|as\s+reported\s+by|in\s+the\s+words\s+of)\s"
+    r"(?:\[[^\]\n]{0,80}\]\([^)\s]{0,300}\)|[^.!?:\n]){1,100}:"
     r"|@[\w-]+(?:\s*(?:,|and)\s*@[\w-]+)*"
     r"|\[[A-Za-z][\w :.,/+-]{0,40}\]"
     r")[\W_]*")
+
+
+#: A word of the language standing alone: three letters or more, not part of an identifier
+#: ("zx1c36py3de", "v8.1.0") or an address.
+_PLAIN_WORD = re.compile(r"(?<![\w.-])[^\W\d_]{3,}(?![\w-])")
 
 
 def says_nothing(text: str, start: int, end: int) -> bool:
     """Whether the unit ``text[start:end]`` says nothing of the incident: it only tells how to read
     the others, as a table's header row (the line under it is the table's rule: "Time | Event"
     over "--- | ---") or a note giving the time zone ("All times in UTC."), or it closes, signs or
-    apologises for the post, or names people or a label alone (``_SAYS_NOTHING``). Such a unit
+    apologises for the post, or names people or a label alone (``_SAYS_NOTHING``), or it is a
+    table row of data without a word (a wallet address, an amount and a time). Such a unit
     stays a unit, since the unit model reads each unit beside its neighbours, but is never an item
     of a field."""
     if _TIME_NOTE.fullmatch(text, start, end):
         return True
     if end - start <= 200 and _SAYS_NOTHING.fullmatch(text, start, end):
+        return True
+    if text.find("|", start, end) >= 0 and not _PLAIN_WORD.search(text, start, end):
+        # a table row of data alone (an address, an amount, a time): no cell says what happened
         return True
     newline = text.find("\n", end)
     if newline < 0 or text.find("|", start, end) < 0:
@@ -374,13 +392,17 @@ def says_nothing(text: str, start: int, end: int) -> bool:
     return "|" in rule and _TABLE_RULE.match(rule) is not None
 
 
+#: A month's name in a date cell ("March 18 | 16:00 | ...", "18 Mar | ...").
+_CELL_MONTH = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sept?(?:ember)?|"
+               r"Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?")
 #: A table row's time cell and the pipe after it ("11:02 | ", "2031-04-20   11:02 UTC | ",
-#: "**4:05 PM** | ", a date cell "2031-04-20 | "): when a row of a timeline table is a card's item,
+#: "**4:05 PM** | ", "2031-04-20 16:10:16+01:00 | ", a date cell "2031-04-20 | " or "March 18 | "): when a row of a timeline table is a card's item,
 #: the cell is the table's layout, not the item's words (annotators mark the event's words only).
 # matched where a unit's words start (no blank first); each blank run is followed by a mark of its
 # own (a digit, a letter, the pipe), so no two runs compete for the same blanks (linear time)
-_TIME_CELL = re.compile(r"(?:\*\*)?(?:\d{4}-\d{2}-\d{2}(?:(?:[ \t]+|T)(?=\d))?)?(?:\d{1,2}:\d{2}(?::\d{2})?"
-                        r"(?:[ \t]*[AaPp]\.?[Mm]\.?)?)?(?:[ \t]+[A-Z]{2,5})?(?:\*\*)?[ \t]*\|[ \t]*")
+_TIME_CELL = re.compile(r"(?:\*\*)?(?:(?:\d{4}-\d{2}-\d{2}|" + _CELL_MONTH + r"[ \t]+\d{1,2}(?:st|nd|rd|th)?|\d{1,2}(?:st|nd|rd|th)?[ \t]+"
+                        + _CELL_MONTH + r")(?:(?:[ \t]+|T)(?=\d))?)?(?:\d{1,2}:\d{2}(?::\d{2})?"
+                        r"(?:[ \t]*[AaPp]\.?[Mm]\.?|[+-]\d{2}:?\d{2}|Z)?)?(?:[ \t]+[A-Z]{2,5})?(?:\*\*)?[ \t]*\|[ \t]*")
 #: Most time cells opening a row ("2031-04-20 | 11:02 | ...": a date column, then a time column).
 _TIME_CELLS = 2
 
