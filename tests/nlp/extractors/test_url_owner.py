@@ -164,3 +164,13 @@ def test_a_slug_running_words_together_is_no_name_but_its_acronym_the_text_write
     assert find_organisation("The API and the API gateway failed. We lost a disk.", 0, location) is None
     # one word of a usual length is still a name
     assert slug_name("https://github.com/zorbqdigital/y/blob/a/x.md") == "Zorbqdigital"
+
+
+def test_the_owners_capitalised_form_wins_over_its_host_in_lower_case():
+    location = "https://github.com/zorbq-eu/website/blob/a/_posts/x.md"
+    text = ("We could not reach zorbq.eu. DNS for zorbq.eu and stats.zorbq.eu failed, "
+            "so ZorbQ.eu users saw errors; zorbq.eu was back within the hour.\n")
+    assert written_owner(text, location)[0] == "ZorbQ.eu"
+    # a capital where a sentence starts is no spelling of the name
+    text = "Zorbq.eu was down. We moved zorbq.eu to another host, and zorbq.eu came back.\n"
+    assert written_owner(text, location)[0] == "zorbq.eu"

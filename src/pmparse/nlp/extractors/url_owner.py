@@ -141,7 +141,8 @@ def written_forms(text: str, key: str, start: int = 0, end: int | None = None) -
 
 def written_owner(text: str, location: str, start: int = 0, end: int | None = None) -> tuple[str, list[tuple[int, int]], str] | None:
     """The address's name the text writes most often, as ``(written form, every span, kind)``; None when
-    the text writes none of them. The form is the one written most often, with an organisation
+    the text writes none of them. The form is the one written most often (one with a capital
+    inside, "ZorbQ.io", before the host in lower case, "zorbq.io"), with an organisation
     word that follows it ("Wikimedia Foundation") when the text writes that."""
     best: tuple[bool, int, int, str, list[tuple[int, int]], str] | None = None
     for rank, (kind, name) in enumerate(address_names(location)):
@@ -159,7 +160,9 @@ def written_owner(text: str, location: str, start: int = 0, end: int | None = No
         return None
     _, _, _, kind, spans, _ = best
     forms = Counter(_written(text, s, e) for s, e in spans)
-    form = max(forms, key=lambda f: (forms[f], any(c.isupper() for c in f)))
+    # a form with a capital inside ("UseGalaxy.eu") is how the owner writes its name, however often
+    # the text writes the host in lower case ("usegalaxy.eu"): one publisher, one spelling
+    form = max(forms, key=lambda f: (any(c.isupper() for c in f[1:]), forms[f], any(c.isupper() for c in f)))
     longer = Counter()
     for s, e in spans:
         match = re.match(r" (" + "|".join(ORG_WORDS) + r")\b", text[e:e + 20])
