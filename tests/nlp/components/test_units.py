@@ -4,10 +4,13 @@ from pmparse.nlp.components.units import (
     MAX_UNIT_CHARS,
     after_time_cell,
     cap_length,
+    item_bounds,
+    markup_regions,
     says_nothing,
     segment,
     split_sentences,
 )
+from pmparse.nlp.lines import split_lines
 
 
 def units(text: str, plain: bool = False, skip=()) -> list[tuple[str, str]]:
@@ -180,28 +183,50 @@ def test_a_header_row_and_a_time_zone_note_say_nothing_but_stay_units():
     assert not says_nothing(rows, 2, 20)
 
 
-def test_markup_lines_are_no_units():
+def items(text: str) -> list[str]:
+    """The words each unit gives a card's item, units that say nothing left out."""
+    markup = markup_regions(text, split_lines(text))
+    out = []
+    for unit in segment(text, [], []):
+        start, end = item_bounds(text, unit.start, unit.end, markup)
+        if not says_nothing(text, start, end):
+            out.append(text[start:end])
+    return out
+
+
+def test_markup_lines_are_no_item_words():
     # invisible or decorative markup is no prose: a comment (one line or several, a template's
-    # prompt), a line of tags alone, an image, a link reference definition
+    # prompt), a line of tags alone, an HTML heading, an image, a link reference definition
     text = ("<!-- spellcheck:ignore zorbq -->\nThe zorbq queue stalled at noon.\n\n"
             "<!-- What happened, and who\nwas impacted by it? -->\n\n"
             "<div class=\"box wide\" markdown=\"1\">\n<details> <summary>Old runbook steps</summary>\n\n"
             "<h2 id=\"back\">When will the queue be back?</h2>\n\n"
             "![queue depth graph](queue-depth.png)\n\n"
             "<a href=\"/img/a.png\"> <img src=\"/img/a.png\" alt=\"Worker load graph\" /> </a>\n\n"
-            "Workers were restarted by hand.\n\n"
-            "[issue-12]: https://example.org/zorbq/issues/12\n[pr 7]: https://example.org/zorbq/pull/7\n\n"
-            "</div>\n")
-    assert [t for _, t in units(text)] == ["The zorbq queue stalled at noon.", "Workers were restarted by hand."]
+            "Workers were restarted by hand.\n</div>\n\n"
+            "[issue-12]: https://example.org/zorbq/issues/12\n[pr 7]: https://example.org/zorbq/pull/7\n")
+    assert items(text) == ["The zorbq queue stalled at noon.", "Workers were restarted by hand."]
+    # the units stay as they were: the unit model reads them with their markup
+    assert [t for _, t in units(text)][0] == "<!-- spellcheck:ignore zorbq -->\nThe zorbq queue stalled at noon."
 
 
-def test_a_comment_inside_prose_and_an_address_in_brackets_stay():
-    # only a line that is markup alone is masked: a sentence naming a tag, and a link written
-    # as an address in angle brackets (an action item's issue), are words
+def test_a_comment_inside_prose_an_address_in_brackets_and_a_chat_nick_stay():
+    # only a line that is markup alone is left out: a sentence naming a tag, a link written as an
+    # address in angle brackets (an action item's issue), a chat log's nick are words
     text = ("We removed the extra <div> tag from the page template.\n\n"
-            "- <https://example.org/zorbq/issues/44>\n")
-    assert [t for _, t in units(text)] == ["We removed the extra <div> tag from the page template.",
-                                            "<https://example.org/zorbq/issues/44>"]
+            "- <https://example.org/zorbq/issues/44>\n\n"
+            "<alertbot> PROBLEM - api latency is CRITICAL\n\n<more alerts arriving, not pasted here>\n")
+    assert items(text) == ["We removed the extra <div> tag from the page template.",
+                           "<https://example.org/zorbq/issues/44>", "<alertbot> PROBLEM - api latency is CRITICAL",
+                           "<more alerts arriving, not pasted here>"]
+
+
+def test_a_bracketed_label_over_a_paragraph_is_no_part_of_its_item():
+    text = ("[Final message]\nOur artifact store is hosted by a cloud vendor. It ran out of disk.\n\n"
+            "[PR 12] fixed the disk alert.\n")
+    assert items(text) == ["Our artifact store is hosted by a cloud vendor.", "It ran out of disk.",
+                           "[PR 12] fixed the disk alert."]
+    assert units(text)[0][1] == "[Final message]\nOur artifact store is hosted by a cloud vendor."
 
 
 def test_closing_words_signatures_apologies_and_handles_say_nothing():
@@ -218,16 +243,11 @@ def test_closing_words_signatures_apologies_and_handles_say_nothing():
                  "I'm sorry for paging everyone, I should have silenced the alert first.",
                  "The on-call engineer paged the Zorbq team.", "Jo and the Zorbq team rolled the release back.",
                  "Thanks to the Zorbq team, the fix shipped within an hour.", "@jdoe restarted the workers.",
-                 "[ ] write an incident report", "From 10:02 the queue stalled:",
+                 "[ ] write an incident report", "From 10:02 the queue stalled:", "[QUEUE OUTAGE BEGINS]",
+                 "We apologize in advance for this disruption and will keep the window short.",
                  "ds-admin received an email from the cloud vendor:"):
         assert not says_nothing(line, 0, len(line)), line
 
-
-def test_a_chat_nick_or_an_aside_in_angle_brackets_is_no_markup():
-    text = "<alertbot> PROBLEM - api latency is CRITICAL\n\n<more alerts arriving, not pasted here>\n"
-    assert [t for _, t in units(text)] == ["<alertbot> PROBLEM - api latency is CRITICAL",
-                                            "<more alerts arriving, not pasted here>"]
-    assert len(units(text, plain=True)) == 2
 
 
 def test_a_table_row_of_data_alone_says_nothing():
@@ -249,9 +269,3 @@ def test_a_date_cell_written_with_the_months_name_or_a_time_with_its_offset_is_l
     for row in ("March madness | The queue stalled", "May 2031 planning | Owners paged"):
         assert after_time_cell(row, 0, len(row)) == 0, row
 
-
-def test_a_bracketed_label_over_a_paragraph_is_no_part_of_its_sentence():
-    text = ("[Final message]\nOur artifact store is hosted by a cloud vendor. It ran out of disk.\n\n"
-            "[PR 12] fixed the disk alert.\n")
-    assert [t for _, t in units(text)] == ["Our artifact store is hosted by a cloud vendor.", "It ran out of disk.",
-                                            "[PR 12] fixed the disk alert."]

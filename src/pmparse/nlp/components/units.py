@@ -9,6 +9,7 @@ Writes ``doc.spans["units"]``, label: ``sentence``, ``list_item``, ``table_row``
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -45,8 +46,9 @@ _ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|Mr|Mrs|Ms|Dr|St|N
 _MONTH_ABBREV = re.compile(r"\b(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.$")
 _MARKER = re.compile(r"(?:[-*+•]|\d{1,3}[.)])[ \t]+|[|>]")
 #: A bracketed label on a line of its own ("[Final message]", "[Update - 2031-03-29 15:50 UTC]"): a
-#: status note's update marker over its words, no part of them.
-_LABEL_LINE = re.compile(r"\[[A-Za-z][\w :.,/+-]{0,40}\][ \t]*\n")
+#: status note's update marker over its words, no part of them (one in capitals is a log's event,
+#: as in ``_SAYS_NOTHING``).
+_LABEL_LINE = re.compile(r"\[(?![A-Z\d\W_]{1,42}\])[A-Za-z][\w :.,/+-]{0,40}\][ \t]*\n")
 _WORD = re.compile(r"[^\W\d_]{2,}")
 #: A unit is split into sentences only above this length when it is a list item.
 LONG_ITEM = 400
@@ -79,7 +81,8 @@ _MARKUP_LINE = re.compile(
 
 
 def markup_regions(text: str, lines) -> list[tuple[int, int]]:
-    """Lines that are markup alone, which a rendered page never shows as words: those inside an
+    """Lines that are markup alone, which a rendered page never shows as words (no card item holds
+    them, :func:`item_bounds`): those inside an
     HTML comment or made of comments (a spell checker's note, a template's prompt written over
     several lines), of tags ("<div ...>", "<img ... />"), of an image ("![graph](a.png)") or of a
     link reference definition ("[issue-12]: https://..."). A comment or a tag inside a sentence's
@@ -126,8 +129,7 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     for _ in range(8):
         while start < end and text[start].isspace():
             start += 1
-        # a marker, or a bracketed label on a line of its own above the words ("[Final message]")
-        marker = _MARKER.match(text, start, end) or _LABEL_LINE.match(text, start, end)
+        marker = _MARKER.match(text, start, end)
         if not marker:
             break
         start = marker.end()
@@ -243,9 +245,6 @@ def segment(text: str, masked: list[tuple[int, int]], skip: list[tuple[int, int]
     """
     lines = shared_lines(text)
     regions = list(masked) + code_fence_regions(lines)
-    if not plain_text:
-        # a printed page's text has no markup: "<alertbot>" there is a chat log's nick
-        regions += markup_regions(text, lines)
     if plain_text:
         regions += navigation_regions(lines) + chrome_regions(lines)
     if boilerplate is not None:
@@ -347,20 +346,25 @@ _SIGNATURE = r"(?:(?:[A-Z][\w'-]+(?:\s*,\s*|\s+and\s+)){0,3}(?i:the)\s+(?:[A-Z0-
 #: only attributes the quotation below it ("From the original article [1]:", "According to the
 #: researchers:"),
 #: names people by their handles alone ("@jdoe, @asmith": a participants list) or is a bracketed
-#: label ("[Final message]", "[Update - 2031-03-29 15:50 UTC]": a status note's update marker).
+#: label ("[Final message]", "[Update - 2031-03-29 15:50 UTC]": a status note's update marker; one
+#: in capitals, "[FIRST OUTAGE BEGINS]", is a log's event). An apology that goes on with "and",
+#: "but" or "as" ("... and will keep the window short") says more.
 _SAYS_NOTHING = re.compile(
     r"[\W_]*(?:"
     r"(?i:" + _CLOSING + r")[,!.]?(?:\s+" + _SIGNATURE + r")?"
-    r"|[-\u2013\u2014]*\s*" + _SIGNATURE + r""
+    # every alternative opens on a letter, "@" or "[": the leading run of marks ("— ", "**") is
+    # the first group's alone, so a run of blanks is tried once per position (linear time)
+    r"|" + _SIGNATURE + r""
     r"|(?i:thanks?(?:\s+you)?\s+(?:for\s+(?:using|reading|your\s+(?:patience|understanding|support))|again)\b[^,;:.!?]{0,60})"
     r"|(?i:(?:(?:again|once\s+again|first(?:\s+up)?|finally),?\s+)?(?:"
     r"(?:we(?:'re|\u2019re|\s+are)|i(?:'m|\u2019m|\s+am))\s+(?:(?:very|truly|so|deeply|really|sincerely|extremely)\s+)*sorry\s+(?:for|about)\b"
     r"|(?:our|my)\s+(?:(?:sincere|sincerest|deepest|humble)\s+)?apologies(?:\s+for\b)?"
-    r"|we\s+(?:(?:sincerely|deeply|truly)\s+)?apologi[sz]e(?:\s+for\b)?)[^,;:.!?]{0,120})"
+    r"|we\s+(?:(?:sincerely|deeply|truly)\s+)?apologi[sz]e(?:\s+(?:in\s+advance\s+)?for\b)?)"
+    r"(?:(?!\s(?:and|but|as)\s)[^,;:.!?]){0,120})"
     r"|(?i:from|according\s+to|statement\s+from|quoting|as\s+reported\s+by|in\s+the\s+words\s+of)\s"
     r"(?:\[[^\]\n]{0,80}\]\([^)\s]{0,300}\)|[^.!?:\n]){1,100}:"
     r"|@[\w-]+(?:\s*(?:,|and)\s*@[\w-]+)*"
-    r"|\[[A-Za-z][\w :.,/+-]{0,40}\]"
+    r"|\[(?![A-Z\d\W_]{1,42}\])[A-Za-z][\w :.,/+-]{0,40}\]"
     r")[\W_]*")
 
 
@@ -370,14 +374,15 @@ _PLAIN_WORD = re.compile(r"(?<![\w.-])[^\W\d_]{3,}(?![\w-])")
 
 
 def says_nothing(text: str, start: int, end: int) -> bool:
-    """Whether the unit ``text[start:end]`` says nothing of the incident: it only tells how to read
-    the others, as a table's header row (the line under it is the table's rule: "Time | Event"
-    over "--- | ---") or a note giving the time zone ("All times in UTC."), or it closes, signs or
-    apologises for the post, or names people or a label alone (``_SAYS_NOTHING``), or it is a
-    table row of data without a word (a wallet address, an amount and a time). Such a unit
-    stays a unit, since the unit model reads each unit beside its neighbours, but is never an item
-    of a field."""
-    if _TIME_NOTE.fullmatch(text, start, end):
+    """Whether the unit (or the item :func:`item_bounds` leaves of it) ``text[start:end]`` says
+    nothing of the incident: it holds fewer than two words; it only tells how to read the others,
+    as a table's header row (the line under it is the table's rule: "Time | Event" over
+    "--- | ---") or a note giving the time zone ("All times in UTC."); it closes, signs or
+    apologises for the post, or names people or a label alone (``_SAYS_NOTHING``); or it is a
+    table row of data without a word (a wallet address, an amount and a time). Such a unit stays
+    a unit, since the unit model reads each unit beside its neighbours, but is never an item of a
+    field."""
+    if len(_WORD.findall(text, start, end)) < 2 or _TIME_NOTE.fullmatch(text, start, end):
         return True
     if end - start <= 200 and _SAYS_NOTHING.fullmatch(text, start, end):
         return True
@@ -422,6 +427,38 @@ def after_time_cell(text: str, start: int, end: int) -> int:
             break
         words = cell.end()
     return words
+
+
+def item_bounds(text: str, start: int, end: int, markup: list[tuple[int, int]] = ()) -> tuple[int, int]:
+    """The part of the unit ``text[start:end]`` that is a card's item: without the markup lines
+    (``markup``, sorted and apart, as :func:`markup_regions` gives them) it opens or ends with
+    ("<!-- spellcheck: ... -->" above a sentence, a closing "</div>" under it), a bracketed label on
+    a line of its own above its words ("[Final message]") and a table's time cells
+    (:func:`after_time_cell`). The unit keeps them, since the unit model read units with them
+    (cutting them out of the units moved other units' fields); only the item leaves them out.
+    ``(start, start)`` when nothing is left."""
+    starts = [s for s, _ in markup]
+
+    def holding(at: int) -> tuple[int, int] | None:
+        k = bisect.bisect_right(starts, at) - 1
+        return markup[k] if k >= 0 and markup[k][0] <= at < markup[k][1] else None
+
+    while start < end:
+        while start < end and text[start].isspace():
+            start += 1
+        region = holding(start) if start < end else None
+        label = _LABEL_LINE.match(text, start, end) if region is None else None
+        if region is None and label is None:
+            break
+        start = min(region[1], end) if region is not None else label.end()
+    while end > start:
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        region = holding(end - 1) if end > start else None
+        if region is None:
+            break
+        end = max(region[0], start)
+    return (after_time_cell(text, start, end), end) if end > start else (start, start)
 
 
 def assign_units(doc: Doc, boilerplate: tuple[frozenset[str], int] | None = None) -> None:
