@@ -209,6 +209,20 @@ def test_a_time_cell_without_a_blank_after_its_pipe_never_cuts_the_items_first_w
     assert "Billing resumed for every tenant" in items  # a cell the tokens separate still goes
 
 
+def test_an_item_leaves_out_markup_lines_labels_and_what_says_nothing():
+    from pmparse.ingest.read import ingest_bytes
+    from pmparse.nlp.pipeline import PipelineConfig, build
+    from pmparse.training.field_labels import analyse_structure
+
+    text = ("# Queue stall\n\n## What happened\n\n<!-- spellcheck:ignore zorbq -->\nThe zorbq queue stalled.\n\n"
+            "[Final message]\nWorkers were restarted by hand.\n</div>\n\n![depth graph](depth.png)\n\n"
+            "Again, our apologies for the stall.\n\nMuch love,\n\nJo and the Zorbq team.\n")
+    doc = analyse_structure(build(PipelineConfig()), ingest_bytes(text.encode(), "q.md"))
+    doc.spans["units"].attrs["probs"] = [probs(symptoms=0.9) for _ in doc.spans["units"]]
+    label_fields(doc, heading_weight=0.5, threshold=0.2)
+    assert [s.text for s in doc.spans["fields"]] == ["The zorbq queue stalled.", "Workers were restarted by hand."]
+
+
 def test_label_fields_on_an_empty_doc():
     nlp = spacy.blank("en")
     doc = nlp("")

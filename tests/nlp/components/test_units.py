@@ -1,6 +1,16 @@
 from __future__ import annotations
 
-from pmparse.nlp.components.units import MAX_UNIT_CHARS, cap_length, says_nothing, segment, split_sentences
+from pmparse.nlp.components.units import (
+    MAX_UNIT_CHARS,
+    after_time_cell,
+    cap_length,
+    item_bounds,
+    markup_regions,
+    says_nothing,
+    segment,
+    split_sentences,
+)
+from pmparse.nlp.lines import split_lines
 
 
 def units(text: str, plain: bool = False, skip=()) -> list[tuple[str, str]]:
@@ -163,10 +173,99 @@ def test_a_header_row_and_a_time_zone_note_say_nothing_but_stay_units():
     quiet = [text[u.start:u.end] for u in segment(text, [], []) if says_nothing(text, u.start, u.end)]
     assert quiet == ["All times in UTC.", "Time | Event", "Step | What"]
     for note in ("Times are in PDT", "All times are in UTC, and approximate.", "(all times UTC)",
-                 "Timestamps in CEST:", "All times in UTC+2"):
+                 "Timestamps in CEST:", "All times in UTC+2",
+                 "All events are documented in [UTC](https://example.org/wiki/UTC) time.", "Times below are in UTC."):
         assert says_nothing(note, 0, len(note)), note
     # a sentence that says more, or a row under another row, says something
     sentence = "All times in UTC were off by an hour on the status page."
     assert not says_nothing(sentence, 0, len(sentence))
     rows = "| 10:00 | Alert fired |\n| 10:05 | Paged |\n"
     assert not says_nothing(rows, 2, 20)
+
+
+def items(text: str) -> list[str]:
+    """The words each unit gives a card's item, units that say nothing left out."""
+    markup = markup_regions(text, split_lines(text))
+    out = []
+    for unit in segment(text, [], []):
+        start, end = item_bounds(text, unit.start, unit.end, markup)
+        if not says_nothing(text, start, end):
+            out.append(text[start:end])
+    return out
+
+
+def test_markup_lines_are_no_item_words():
+    # invisible or decorative markup is no prose: a comment (one line or several, a template's
+    # prompt), a line of tags alone, an HTML heading, an image, a link reference definition
+    text = ("<!-- spellcheck:ignore zorbq -->\nThe zorbq queue stalled at noon.\n\n"
+            "<!-- What happened, and who\nwas impacted by it? -->\n\n"
+            "<div class=\"box wide\" markdown=\"1\">\n<details> <summary>Old runbook steps</summary>\n\n"
+            "<h2 id=\"back\">When will the queue be back?</h2>\n\n"
+            "![queue depth graph](queue-depth.png)\n\n"
+            "<a href=\"/img/a.png\"> <img src=\"/img/a.png\" alt=\"Worker load graph\" /> </a>\n\n"
+            "Workers were restarted by hand.\n</div>\n\n"
+            "[issue-12]: https://example.org/zorbq/issues/12\n[pr 7]: https://example.org/zorbq/pull/7\n")
+    assert items(text) == ["The zorbq queue stalled at noon.", "Workers were restarted by hand."]
+    # the units stay as they were: the unit model reads them with their markup
+    assert [t for _, t in units(text)][0] == "<!-- spellcheck:ignore zorbq -->\nThe zorbq queue stalled at noon."
+
+
+def test_a_comment_inside_prose_an_address_in_brackets_and_a_chat_nick_stay():
+    # only a line that is markup alone is left out: a sentence naming a tag, a link written as an
+    # address in angle brackets (an action item's issue), a chat log's nick are words
+    text = ("We removed the extra <div> tag from the page template.\n\n"
+            "- <https://example.org/zorbq/issues/44>\n\n"
+            "<alertbot> PROBLEM - api latency is CRITICAL\n\n<more alerts arriving, not pasted here>\n")
+    assert items(text) == ["We removed the extra <div> tag from the page template.",
+                           "<https://example.org/zorbq/issues/44>", "<alertbot> PROBLEM - api latency is CRITICAL",
+                           "<more alerts arriving, not pasted here>"]
+
+
+def test_a_bracketed_label_over_a_paragraph_is_no_part_of_its_item():
+    text = ("[Final message]\nOur artifact store is hosted by a cloud vendor. It ran out of disk.\n\n"
+            "[PR 12] fixed the disk alert.\n")
+    assert items(text) == ["Our artifact store is hosted by a cloud vendor.", "It ran out of disk.",
+                           "[PR 12] fixed the disk alert."]
+    assert units(text)[0][1] == "[Final message]\nOur artifact store is hosted by a cloud vendor."
+
+
+def test_closing_words_signatures_apologies_and_handles_say_nothing():
+    for line in ("Much love,", "Kind regards,", "Love, the Zorbq team!", "Jo and the Zorbq team.",
+                 "— The Zorbq Team", "Thanks for using Zorbq!", "Thank you for your patience.",
+                 "Again, our apologies for the queue outage.", "We're very sorry for the trouble this caused.",
+                 "We apologise for any inconvenience.", "**We are sorry about these issues!**",
+                 "@jdoe", "@jdoe, @asmith", "[Final message]", "[Update - 2031-03-29 15:50 UTC]",
+                 "From the original article [1]:", "According to the researchers:", "Statement from Zorbq:",
+                 "From [the database wiki](https://example.org/wiki/Toast):"):
+        assert says_nothing(line, 0, len(line)), line
+    # an apology that goes on to say what happened, a team doing something, a checkbox: words
+    for line in ("We're sorry our users had to wait for their builds for six hours.",
+                 "I'm sorry for paging everyone, I should have silenced the alert first.",
+                 "The on-call engineer paged the Zorbq team.", "Jo and the Zorbq team rolled the release back.",
+                 "Thanks to the Zorbq team, the fix shipped within an hour.", "@jdoe restarted the workers.",
+                 "[ ] write an incident report", "From 10:02 the queue stalled:", "[QUEUE OUTAGE BEGINS]",
+                 "We apologize in advance for this disruption and will keep the window short.",
+                 "ds-admin received an email from the cloud vendor:"):
+        assert not says_nothing(line, 0, len(line)), line
+
+
+
+def test_a_table_row_of_data_alone_says_nothing():
+    text = ("| Wallet | Amount | Time |\n|---|---|---|\n| zx1c36py3de66vmdx6ss98 | 4.413023 | 16/12/2031 00:50:10 |\n"
+            "| zx1acszd5jt3ky65zlaej | 23.3982 | 16/12/2031 02:59:44 |\n| 10:02 | Queue workers restarted |\n")
+    quiet = [text[u.start:u.end] for u in segment(text, [], []) if says_nothing(text, u.start, u.end)]
+    assert quiet == ["Wallet | Amount | Time", "zx1c36py3de66vmdx6ss98 | 4.413023 | 16/12/2031 00:50:10",
+                     "zx1acszd5jt3ky65zlaej | 23.3982 | 16/12/2031 02:59:44"]
+
+
+def test_a_date_cell_written_with_the_months_name_or_a_time_with_its_offset_is_layout_too():
+    for row, words in [("March 18 | 16:00 | We began the upgrade", "We began the upgrade"),
+                       ("18 Mar | 9:05 PM | Workers drained", "Workers drained"),
+                       ("Sept. 3rd | The queue stalled", "The queue stalled"),
+                       ("2031-04-20 | 10:52 | Owners paged", "Owners paged"),
+                       ("2031-12-11 16:10:16+01:00 | We noticed failing jobs", "We noticed failing jobs")]:
+        assert row[after_time_cell(row, 0, len(row)):] == words, row
+    # a cell of words that only opens with a month's name is the item's
+    for row in ("March madness | The queue stalled", "May 2031 planning | Owners paged"):
+        assert after_time_cell(row, 0, len(row)) == 0, row
+

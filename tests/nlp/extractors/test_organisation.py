@@ -371,3 +371,16 @@ def test_the_host_scan_finds_what_the_host_pattern_finds(parts, start, end):
     text = "".join(parts)
     found = [m.span(1) for m in hosts.find_hosts(text, start, end)]
     assert found == [m.span(1) for m in hosts.HOST.finditer(text, start, end)]
+
+
+def test_an_organisation_word_in_a_title_keeps_the_words_it_closes():
+    # "Free" and "Widget" are common words in the body, "Foundation" is written as a name there:
+    # the name is the whole "Free Widget Foundation", never the organisation word alone
+    text = ("# Free Widget Foundation Website Hack\n\nThe website of the Foundation was defaced. "
+            "Attackers got free access to its widget store.\n")
+    fact = find_organisation(text, title=("Free Widget Foundation Website Hack", [(2, 37)]))
+    assert fact["value"] == "Free Widget Foundation" and fact["origin"] == "title_subject"
+    assert text[fact["evidence"][0][0]:fact["evidence"][0][1]] == "Free Widget Foundation"
+    alone = "# Foundation Website Hack\n\nThe website of the Foundation was defaced.\n"
+    found = find_organisation(alone, title=("Foundation Website Hack", [(2, 25)]))
+    assert found is None or found["value"] != "Foundation"

@@ -150,3 +150,27 @@ def test_an_address_that_does_not_parse_names_no_one(location):
     assert slug_name(location) is None
     fact = find_organisation("# Outage\n\nThe disk filled up.\n", 0, location)
     assert fact is None or fact.value
+
+
+def test_a_slug_running_words_together_is_no_name_but_its_acronym_the_text_writes_is():
+    location = "https://github.com/zorbqdigitalresponse/queue/blob/a/docs/x.md"
+    assert slug_name(location) is None
+    assert find_organisation("We lost a disk at noon.", 0, location) is None
+    text = "ZDR runs the queue. We lost a disk at noon; the ZDR on-call engineer replaced it.\n"
+    found = find_organisation(text, 0, location)
+    assert found["value"] == "ZDR" and found["evidence"] == [(0, 3), (48, 51)]
+    # once is not enough, and capitals that do not follow the slug's letters are no acronym
+    assert find_organisation("ZDR runs the queue. We lost a disk.", 0, location) is None
+    assert find_organisation("The API and the API gateway failed. We lost a disk.", 0, location) is None
+    # one word of a usual length is still a name
+    assert slug_name("https://github.com/zorbqdigital/y/blob/a/x.md") == "Zorbqdigital"
+
+
+def test_the_owners_capitalised_form_wins_over_its_host_in_lower_case():
+    location = "https://github.com/zorbq-eu/website/blob/a/_posts/x.md"
+    text = ("We could not reach zorbq.eu. DNS for zorbq.eu and stats.zorbq.eu failed, "
+            "so ZorbQ.eu users saw errors; zorbq.eu was back within the hour.\n")
+    assert written_owner(text, location)[0] == "ZorbQ.eu"
+    # a capital where a sentence starts is no spelling of the name
+    text = "Zorbq.eu was down. We moved zorbq.eu to another host, and zorbq.eu came back.\n"
+    assert written_owner(text, location)[0] == "zorbq.eu"

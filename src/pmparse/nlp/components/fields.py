@@ -19,8 +19,8 @@ from spacy.tokens import Doc
 
 from pmparse.card.schema import TEXT_FIELDS
 from pmparse.errors import ModelError
-from pmparse.nlp.components.units import after_time_cell, says_nothing
-from pmparse.nlp.lines import doc_text
+from pmparse.nlp.components.units import item_bounds, markup_regions, says_nothing
+from pmparse.nlp.lines import doc_text, shared_lines
 
 #: ``(scores, probabilities)``: increasing scores and the probability each is right.
 Calibration = tuple[list[float], list[float]]
@@ -175,7 +175,11 @@ def label_fields(doc: Doc, heading_weight: float = 0.6, threshold: float = 0.5, 
     opening = 0 if headed else followup_opening * len(units)
     chosen: dict[int, tuple[str, float]] = {}
     text = doc_text(doc)
-    quiet = {i for i, unit in enumerate(units) if says_nothing(text, unit.start_char, unit.end_char)}
+    # a printed page's text has no markup: "<alertbot>" there is a chat log's nick
+    plain = doc.user_data.get("pmparse_format", "md") in ("txt", "pdf")
+    markup = [] if plain else markup_regions(text, shared_lines(text))
+    bounds = [item_bounds(text, unit.start_char, unit.end_char, markup) for unit in units]
+    quiet = {i for i, (start, end) in enumerate(bounds) if says_nothing(text, start, end)}
     for i, (unit, (label, conf)) in enumerate(zip(units, sections)):
         if i in quiet:
             continue
@@ -193,11 +197,12 @@ def label_fields(doc: Doc, heading_weight: float = 0.6, threshold: float = 0.5, 
         if found is not None:
             chosen[found[0]] = ("root_cause", calibrated(found[1], calibration))
     for i in sorted(chosen):
-        # a timeline table's row is the item without its time cell ("11:02 | "); only where its
-        # words start a token: "09:12|The" is one token, and a contracted span lost "The" (the
-        # item read "billing queue stopped"), so such a row keeps its cell, as before
-        words = after_time_cell(text, units[i].start_char, units[i].end_char)
-        span = doc.char_span(words, units[i].end_char) if words > units[i].start_char else None
+        # the item without the unit's markup lines, label line and time cells ("11:02 | "); only
+        # where its words start and end a token: "09:12|The" is one token, and a contracted span
+        # lost "The" (the item read "billing queue stopped"), so such a row keeps its cell, as before
+        start, end = bounds[i]
+        span = (doc.char_span(start, end) if (start, end) != (units[i].start_char, units[i].end_char)
+                else None)
         spans.append(span if span is not None and len(span) else doc[units[i].start : units[i].end])
         spans[-1].label_ = chosen[i][0]
         scores.append(round(chosen[i][1], 3))

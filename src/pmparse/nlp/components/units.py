@@ -9,6 +9,7 @@ Writes ``doc.spans["units"]``, label: ``sentence``, ``list_item``, ``table_row``
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -28,9 +29,10 @@ _TABLE_RULE = re.compile(r"^[ \t]*(?:\|[ \t]*)?:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}
 #: A kramdown attribute list on a line of its own ("{: .table.table-striped }"): markup, not words.
 _ATTRIBUTES = re.compile(r"^[ \t]*\{:[^}\n]*\}[ \t]*$")
 #: A note saying which time zone a timeline uses ("All times in UTC.", "Times are in PDT, and
-#: approximate"): it says how to read other lines, not what happened.
-_TIME_NOTE = re.compile(r"\(?(?i:all\s+)?(?i:times?|timestamps?)(?:\s+(?i:are|shown|listed|given|reported))*"
-                        r"\s+(?:(?i:in|as)\s+)?(?:[A-Z]{2,5}|UTC\s*[+-]\s*\d{1,2}(?::?\d{2})?)"
+#: approximate", "All events are documented in [UTC](https://...) time."): it says how to read
+#: other lines, not what happened.
+_TIME_NOTE = re.compile(r"\(?(?i:all\s+)?(?i:times?|timestamps?|events)(?:\s+(?i:are|shown|listed|given|reported|documented|below))*"
+                        r"\s+(?:(?i:in|as)\s+)?\[?(?:[A-Z]{2,5}|UTC\s*[+-]\s*\d{1,2}(?::?\d{2})?)(?:\]\([^)\s]{1,300}\))?(?:\s+(?i:time))?"
                         r"(?:\s*[,;]?\s*(?i:and\s+)?(?i:approximate|approx\.|roughly))?[.:]?\)?")
 _HRULE = re.compile(r"^[ \t]{0,3}([-*_])([ \t]*\1){2,}[ \t]*$")
 _TIMESTAMP = re.compile(
@@ -43,6 +45,10 @@ _ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|Mr|Mrs|Ms|Dr|St|N
 #: A month's abbreviation before a day ("Sept. 18th", "Nov. 3"): a date, not a sentence's end.
 _MONTH_ABBREV = re.compile(r"\b(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.$")
 _MARKER = re.compile(r"(?:[-*+•]|\d{1,3}[.)])[ \t]+|[|>]")
+#: A bracketed label on a line of its own ("[Final message]", "[Update - 2031-03-29 15:50 UTC]"): a
+#: status note's update marker over its words, no part of them (one in capitals is a log's event,
+#: as in ``_SAYS_NOTHING``).
+_LABEL_LINE = re.compile(r"\[(?![A-Z\d\W_]{1,42}\])[A-Za-z][\w :.,/+-]{0,40}\][ \t]*\n")
 _WORD = re.compile(r"[^\W\d_]{2,}")
 #: A unit is split into sentences only above this length when it is a list item.
 LONG_ITEM = 400
@@ -57,6 +63,52 @@ _LINK_LINE = re.compile(r"^\W*(https?://\S+|www\.\S+)\W*$")
 #: Most words of a chrome line ("Text is available under the", "Server admin log (Prod)").
 _CHROME_WORDS = 5
 _LAST_EDITED = re.compile(r"^\W*this page was last edited on\b", re.I)
+
+
+#: An HTML comment (bounded, so an unclosed "<!--" costs linear time): invisible in the rendered page.
+_COMMENT = re.compile(r"<!--.{0,20000}?-->", re.DOTALL)
+#: An HTML element's tag ("<div class=...>", "</details>", "<img ... />"); not an address in angle
+#: brackets ("<https://...>"), nor a chat log's nick ("<alertbot>") or an aside ("<more alerts>").
+_TAG = (r"</?(?i:a|img|div|span|p|br|hr|details|summary|figure|figcaption|picture|source|video|audio|iframe|center|"
+        r"section|article|aside|header|footer|main|nav|small|sup|sub|b|i|em|strong|u|font|blockquote|object|embed)"
+        r"(?:\s[^<>\n]*)?/?>")
+#: A line of markup alone: tags (an image, a wrapper, a disclosure widget's label or an HTML
+#: heading between its tags: a heading is no item), a Markdown image or a linked image, or a link reference definition ("[12]: https://..."):
+#: layout, not the report's words.
+_MARKUP_LINE = re.compile(
+    r"[ \t]*(?:(?:" + _TAG + r"|<summary>[^<>\n]{0,200}</summary>|<(h[1-6])\b[^<>\n]*>[^<>\n]{0,200}</\1>|\[?!\[[^\]\n]*\]\([^)\n]*\)(?:\]\([^)\n]*\))?)[ \t]*)+"
+    r"|[ \t]{0,3}\[[^\]\n]{1,80}\]:[ \t]*\S+.*")
+
+
+def markup_regions(text: str, lines) -> list[tuple[int, int]]:
+    """Lines that are markup alone, which a rendered page never shows as words (no card item holds
+    them, :func:`item_bounds`): those inside an
+    HTML comment or made of comments (a spell checker's note, a template's prompt written over
+    several lines), of tags ("<div ...>", "<img ... />"), of an image ("![graph](a.png)") or of a
+    link reference definition ("[issue-12]: https://..."). A comment or a tag inside a sentence's
+    line leaves the line alone: the line has words."""
+    comments = [m.span() for m in _COMMENT.finditer(text)] if "<!--" in text else []
+    out = []
+    c = 0
+    for line in lines:
+        if line.blank:
+            continue
+        while c < len(comments) and comments[c][1] <= line.start:
+            c += 1
+        if c < len(comments) and comments[c][0] < line.end:
+            # what the line holds outside the comments it overlaps
+            rest, at, k = [], line.start, c
+            while k < len(comments) and comments[k][0] < line.end:
+                rest.append(text[at:max(at, comments[k][0])])
+                at = max(at, comments[k][1])
+                k += 1
+            rest.append(text[at:line.end] if at < line.end else "")
+            if not "".join(rest).strip():
+                out.append((line.start, line.end))
+                continue
+        if ("<" in line.text or "[" in line.text) and _MARKUP_LINE.fullmatch(line.text):
+            out.append((line.start, line.end))
+    return out
 
 
 @dataclass(frozen=True)
@@ -283,12 +335,59 @@ def segment(text: str, masked: list[tuple[int, int]], skip: list[tuple[int, int]
     return units
 
 
+#: Words a letter closes with, alone or before its signature ("Much love,", "Cheers, the Acme team!").
+_CLOSING = r"(?:(?:much\s+|with\s+)?love|cheers|(?:many\s+)?thanks|thank\s+you|(?:best|kind|warm|warmest)(?:\s+regards)?|regards|sincerely|yours(?:\s+truly)?|all\s+the\s+best)"
+#: The writers signing a post: "the Acme team", "Jo and the Acme team", "— The Acme Team" (the
+#: team's name written as a name: "the on-call engineer paged the Acme team" is a sentence).
+_SIGNATURE = r"(?:(?:[A-Z][\w'-]+(?:\s*,\s*|\s+and\s+)){0,3}(?i:the)\s+(?:[A-Z0-9][\w.&'-]*\s+){1,4}(?i:team))"
+#: A unit that only closes the post, signs it, thanks its readers, apologises for the incident
+#: ("Again, our apologies for the outage.", "We're sorry for the trouble.": the apology's object
+#: is the incident the card already tells; one that goes on, "..., we should have ...", says more),
+#: only attributes the quotation below it ("From the original article [1]:", "According to the
+#: researchers:"),
+#: names people by their handles alone ("@jdoe, @asmith": a participants list) or is a bracketed
+#: label ("[Final message]", "[Update - 2031-03-29 15:50 UTC]": a status note's update marker; one
+#: in capitals, "[FIRST OUTAGE BEGINS]", is a log's event). An apology that goes on with "and",
+#: "but" or "as" ("... and will keep the window short") says more.
+_SAYS_NOTHING = re.compile(
+    r"[\W_]*(?:"
+    r"(?i:" + _CLOSING + r")[,!.]?(?:\s+" + _SIGNATURE + r")?"
+    # every alternative opens on a letter, "@" or "[": the leading run of marks ("— ", "**") is
+    # the first group's alone, so a run of blanks is tried once per position (linear time)
+    r"|" + _SIGNATURE + r""
+    r"|(?i:thanks?(?:\s+you)?\s+(?:for\s+(?:using|reading|your\s+(?:patience|understanding|support))|again)\b[^,;:.!?]{0,60})"
+    r"|(?i:(?:(?:again|once\s+again|first(?:\s+up)?|finally),?\s+)?(?:"
+    r"(?:we(?:'re|\u2019re|\s+are)|i(?:'m|\u2019m|\s+am))\s+(?:(?:very|truly|so|deeply|really|sincerely|extremely)\s+)*sorry\s+(?:for|about)\b"
+    r"|(?:our|my)\s+(?:(?:sincere|sincerest|deepest|humble)\s+)?apologies(?:\s+for\b)?"
+    r"|we\s+(?:(?:sincerely|deeply|truly)\s+)?apologi[sz]e(?:\s+(?:in\s+advance\s+)?for\b)?)"
+    r"(?:(?!\s(?:and|but|as)\s)[^,;:.!?]){0,120})"
+    r"|(?i:from|according\s+to|statement\s+from|quoting|as\s+reported\s+by|in\s+the\s+words\s+of)\s"
+    r"(?:\[[^\]\n]{0,80}\]\([^)\s]{0,300}\)|[^.!?:\n]){1,100}:"
+    r"|@[\w-]+(?:\s*(?:,|and)\s*@[\w-]+)*"
+    r"|\[(?![A-Z\d\W_]{1,42}\])[A-Za-z][\w :.,/+-]{0,40}\]"
+    r")[\W_]*")
+
+
+#: A word of the language standing alone: three letters or more, not part of an identifier
+#: ("zx1c36py3de", "v8.1.0") or an address.
+_PLAIN_WORD = re.compile(r"(?<![\w.-])[^\W\d_]{3,}(?![\w-])")
+
+
 def says_nothing(text: str, start: int, end: int) -> bool:
-    """Whether the unit ``text[start:end]`` only tells how to read the others: a table's header row
-    (the line under it is the table's rule: "Time | Event" over "--- | ---") or a note giving the
-    time zone ("All times in UTC."). Such a unit stays a unit, since the unit model reads each unit
-    beside its neighbours, but is never an item of a field."""
-    if _TIME_NOTE.fullmatch(text, start, end):
+    """Whether the unit (or the item :func:`item_bounds` leaves of it) ``text[start:end]`` says
+    nothing of the incident: it holds fewer than two words; it only tells how to read the others,
+    as a table's header row (the line under it is the table's rule: "Time | Event" over
+    "--- | ---") or a note giving the time zone ("All times in UTC."); it closes, signs or
+    apologises for the post, or names people or a label alone (``_SAYS_NOTHING``); or it is a
+    table row of data without a word (a wallet address, an amount and a time). Such a unit stays
+    a unit, since the unit model reads each unit beside its neighbours, but is never an item of a
+    field."""
+    if len(_WORD.findall(text, start, end)) < 2 or _TIME_NOTE.fullmatch(text, start, end):
+        return True
+    if end - start <= 200 and _SAYS_NOTHING.fullmatch(text, start, end):
+        return True
+    if text.find("|", start, end) >= 0 and not _PLAIN_WORD.search(text, start, end):
+        # a table row of data alone (an address, an amount, a time): no cell says what happened
         return True
     newline = text.find("\n", end)
     if newline < 0 or text.find("|", start, end) < 0:
@@ -298,13 +397,17 @@ def says_nothing(text: str, start: int, end: int) -> bool:
     return "|" in rule and _TABLE_RULE.match(rule) is not None
 
 
+#: A month's name in a date cell ("March 18 | 16:00 | ...", "18 Mar | ...").
+_CELL_MONTH = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sept?(?:ember)?|"
+               r"Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?")
 #: A table row's time cell and the pipe after it ("11:02 | ", "2031-04-20   11:02 UTC | ",
-#: "**4:05 PM** | ", a date cell "2031-04-20 | "): when a row of a timeline table is a card's item,
+#: "**4:05 PM** | ", "2031-04-20 16:10:16+01:00 | ", a date cell "2031-04-20 | " or "March 18 | "): when a row of a timeline table is a card's item,
 #: the cell is the table's layout, not the item's words (annotators mark the event's words only).
 # matched where a unit's words start (no blank first); each blank run is followed by a mark of its
 # own (a digit, a letter, the pipe), so no two runs compete for the same blanks (linear time)
-_TIME_CELL = re.compile(r"(?:\*\*)?(?:\d{4}-\d{2}-\d{2}(?:(?:[ \t]+|T)(?=\d))?)?(?:\d{1,2}:\d{2}(?::\d{2})?"
-                        r"(?:[ \t]*[AaPp]\.?[Mm]\.?)?)?(?:[ \t]+[A-Z]{2,5})?(?:\*\*)?[ \t]*\|[ \t]*")
+_TIME_CELL = re.compile(r"(?:\*\*)?(?:(?:\d{4}-\d{2}-\d{2}|" + _CELL_MONTH + r"[ \t]+\d{1,2}(?:st|nd|rd|th)?|\d{1,2}(?:st|nd|rd|th)?[ \t]+"
+                        + _CELL_MONTH + r")(?:(?:[ \t]+|T)(?=\d))?)?(?:\d{1,2}:\d{2}(?::\d{2})?"
+                        r"(?:[ \t]*[AaPp]\.?[Mm]\.?|[+-]\d{2}:?\d{2}|Z)?)?(?:[ \t]+[A-Z]{2,5})?(?:\*\*)?[ \t]*\|[ \t]*")
 #: Most time cells opening a row ("2031-04-20 | 11:02 | ...": a date column, then a time column).
 _TIME_CELLS = 2
 
@@ -324,6 +427,38 @@ def after_time_cell(text: str, start: int, end: int) -> int:
             break
         words = cell.end()
     return words
+
+
+def item_bounds(text: str, start: int, end: int, markup: list[tuple[int, int]] = ()) -> tuple[int, int]:
+    """The part of the unit ``text[start:end]`` that is a card's item: without the markup lines
+    (``markup``, sorted and apart, as :func:`markup_regions` gives them) it opens or ends with
+    ("<!-- spellcheck: ... -->" above a sentence, a closing "</div>" under it), a bracketed label on
+    a line of its own above its words ("[Final message]") and a table's time cells
+    (:func:`after_time_cell`). The unit keeps them, since the unit model read units with them
+    (cutting them out of the units moved other units' fields); only the item leaves them out.
+    ``(start, start)`` when nothing is left."""
+    starts = [s for s, _ in markup]
+
+    def holding(at: int) -> tuple[int, int] | None:
+        k = bisect.bisect_right(starts, at) - 1
+        return markup[k] if k >= 0 and markup[k][0] <= at < markup[k][1] else None
+
+    while start < end:
+        while start < end and text[start].isspace():
+            start += 1
+        region = holding(start) if start < end else None
+        label = _LABEL_LINE.match(text, start, end) if region is None else None
+        if region is None and label is None:
+            break
+        start = min(region[1], end) if region is not None else label.end()
+    while end > start:
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        region = holding(end - 1) if end > start else None
+        if region is None:
+            break
+        end = max(region[0], start)
+    return (after_time_cell(text, start, end), end) if end > start else (start, start)
 
 
 def assign_units(doc: Doc, boilerplate: tuple[frozenset[str], int] | None = None) -> None:

@@ -18,7 +18,15 @@ from pmparse.nlp.extractors.report_voice import (
     DEFINITION_WINDOW, FIRST_PERSON, NOT_NAMES, ORGANISATION_SUFFIX, SOFTWARE_USE, TEAM_FUNCTION, TEAM_KIND,
     TEAM_QUALIFIED_FUNCTION, calls_itself_a_report, defined_subject, has_timeline, is_sign_off, sentence_around, speaks_as_publisher)
 from pmparse.nlp.extractors.titles import locate
-from pmparse.nlp.extractors.url_owner import address_names, name_keys, on_forge, slug_name, written_owner
+from pmparse.nlp.extractors.url_owner import (
+    address_names,
+    name_keys,
+    ORG_WORDS,
+    on_forge,
+    slug_acronym,
+    slug_name,
+    written_owner,
+)
 
 
 ORG_KEYS = ("organisation", "organization", "company", "org", "owner_org", "publisher", "site", "sitename",
@@ -162,7 +170,9 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
     elif forge_guess:
         # a forge account the text never writes: a name only when it marks itself as an organisation's
         slug = slug_name(location)
-        guessed = None if slug is None else {**guessed, "value": slug}
+        acronym = slug_acronym(text, location, body_start) if slug is None else None
+        guessed = ({**guessed, "value": slug} if slug is not None
+                   else {**guessed, "value": acronym[0], "evidence": acronym[1][:5]} if acronym is not None else None)
     # self-references: the text speaks as the organisation, or a site line names its owner
     for pattern in [*SELF_PATTERNS, *OWNER_LINES]:
         for match in pattern.finditer(text, body_start, min(len(text), body_start + 30000)):
@@ -411,7 +421,8 @@ def title_subject(gaz: Gazetteer, text: str, body_start: int, title: tuple[str, 
     # the body after the title: the heading itself would count each of its words as capitalised
     body = text[after:after + 20000]
     run: list[re.Match] = []
-    for match in _TITLE_WORD.finditer(words_text):
+    words = list(_TITLE_WORD.finditer(words_text))
+    for match in words:
         word = match.group(0)
         bare = re.sub(r"'s$|’s$", "", word)
         name_like = False
@@ -430,6 +441,7 @@ def title_subject(gaz: Gazetteer, text: str, body_start: int, title: tuple[str, 
             run.append(match)
         elif run:
             break
+    run = _with_organisation_word(words_text, words, run)
     if known and (not run or known[0][0] <= run[0].start()):
         start, name = min(known)
         return fact(name, start)
@@ -438,6 +450,25 @@ def title_subject(gaz: Gazetteer, text: str, body_start: int, title: tuple[str, 
     start, end = run[0].start(), run[-1].end()
     name = re.sub(r"'s$|’s$", "", words_text[start:end])
     return fact(name, start)
+
+
+def _with_organisation_word(words_text: str, words: list[re.Match], run: list[re.Match]) -> list[re.Match]:
+    """A title's run of name words that opens on an organisation word ("Foundation", "Network")
+    goes back over the capitalised title words the word closes: "Free Zorbq Foundation" is the
+    name, however its words are written in the body. An organisation word alone names nobody, so
+    such a run with none before it is no name (issue 35: "Foundation" on a catalogue entry)."""
+    if not run or re.sub(r"'s$|’s$", "", run[0].group(0)) not in ORG_WORDS:
+        return run
+    i = next(k for k, match in enumerate(words) if match.start() == run[0].start())
+    before: list[re.Match] = []
+    while i > 0 and len(before) + len(run) <= _TITLE_NAME_WORDS:
+        word, first = words[i - 1], (before or run)[0]
+        if (not word.group(0)[0].isupper() or word.group(0).lower() in _TITLE_STOP
+                or words_text[word.end():first.start()] != " "):
+            break
+        before.insert(0, word)
+        i -= 1
+    return before + run if before else []
 
 
 #: A sentence saying what was compromised: "The update servers of Zorbq were compromised".

@@ -14,7 +14,9 @@ keeps it.
 
 Without a written form a forge account is a name only when one word is left once its generic
 parts are dropped ("comdex-official" gives "Comdex"); a slug of several words the text never
-writes ("berkeley-dsep-infra") gives no name (on the labelled cards every such guess was wrong).
+writes ("berkeley-dsep-infra") gives no name (on the labelled cards every such guess was wrong),
+nor does one word too long to be one ("zorbqdigitalresponse" runs words together: no
+capitalisation of it is its owner's name), unless the text writes its acronym ("ZDR").
 
 Pure functions over strings; :func:`pmparse.nlp.extractors.organisation.find_organisation` and the
 candidate ranker call them.
@@ -39,7 +41,7 @@ GENERIC_PARTS = frozenset({
 _TLDS = frozenset({"com", "org", "net", "io", "edu", "gov", "co", "uk", "au", "de", "eu", "fr", "dev", "app", "sh",
                    "ai", "cloud", "tech", "info", "me", "us", "ca", "nl", "ac", "jp", "in", "ch", "se", "no"})
 #: Words that continue an organisation's name after its short form ("Wikimedia Foundation").
-_ORG_WORDS = ("Foundation", "Network", "Networks", "Inc", "Ltd", "LLC", "GmbH", "Labs", "Corporation", "Corp",
+ORG_WORDS = ("Foundation", "Network", "Networks", "Inc", "Ltd", "LLC", "GmbH", "Labs", "Corporation", "Corp",
               "Group", "Company", "Institute", "University", "Association", "Society", "Consortium")
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
 _SEPARATORS = frozenset(" .-_")
@@ -139,7 +141,8 @@ def written_forms(text: str, key: str, start: int = 0, end: int | None = None) -
 
 def written_owner(text: str, location: str, start: int = 0, end: int | None = None) -> tuple[str, list[tuple[int, int]], str] | None:
     """The address's name the text writes most often, as ``(written form, every span, kind)``; None when
-    the text writes none of them. The form is the one written most often, with an organisation
+    the text writes none of them. The form is the one written most often (one with a capital
+    inside, "ZorbQ.io", before the host in lower case, "zorbq.io"), with an organisation
     word that follows it ("Wikimedia Foundation") when the text writes that."""
     best: tuple[bool, int, int, str, list[tuple[int, int]], str] | None = None
     for rank, (kind, name) in enumerate(address_names(location)):
@@ -157,10 +160,12 @@ def written_owner(text: str, location: str, start: int = 0, end: int | None = No
         return None
     _, _, _, kind, spans, _ = best
     forms = Counter(_written(text, s, e) for s, e in spans)
-    form = max(forms, key=lambda f: (forms[f], any(c.isupper() for c in f)))
+    # a form with a capital inside ("UseGalaxy.eu") is how the owner writes its name, however often
+    # the text writes the host in lower case ("usegalaxy.eu"): one publisher, one spelling
+    form = max(forms, key=lambda f: (any(c.isupper() for c in f[1:]), forms[f], any(c.isupper() for c in f)))
     longer = Counter()
     for s, e in spans:
-        match = re.match(r" (" + "|".join(_ORG_WORDS) + r")\b", text[e:e + 20])
+        match = re.match(r" (" + "|".join(ORG_WORDS) + r")\b", text[e:e + 20])
         if match and _written(text, s, e) == form:
             longer[form + match.group(0)] += 1
     if longer:
@@ -185,11 +190,59 @@ def slug_name(location: str) -> str | None:
     names = address_names(location)
     if not names or names[0][0] != "account":
         return None
-    parts = [p for p in re.split(r"[-_.]", names[0][1]) if p]
+    kept = _one_word(names[0][1])
+    if kept is None or run_together(kept):
+        return None
+    return kept[0].upper() + kept[1:] if kept.islower() else kept
+
+
+#: Most letters of one word in lower case: a longer slug runs several words together.
+_LONGEST_WORD = 14
+
+
+def _one_word(account: str) -> str | None:
+    """The one part left of a forge account once its generic parts are dropped, or None."""
+    parts = [p for p in re.split(r"[-_.]", account) if p]
     kept = [p for p in parts if p.casefold() not in GENERIC_PARTS]
     if len(kept) != 1 or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9]{1,40}", kept[0]):
         return None
-    return kept[0][0].upper() + kept[0][1:] if kept[0].islower() else kept[0]
+    return kept[0]
+
+
+def run_together(slug: str) -> bool:
+    """Whether a slug in lower case runs several words together ("zorbqdigitalresponse"): longer
+    than one word is. No capitalisation of it is the name its owner writes ("Zorbq Digital
+    Response"), so it names no publisher by itself."""
+    return slug.islower() and len(slug) > _LONGEST_WORD
+
+
+def slug_acronym(text: str, location: str, start: int = 0, end: int | None = None) -> tuple[str, list[tuple[int, int]]] | None:
+    """The acronym a text writes for a forge account that runs words together, with its spans:
+    capitals whose letters come in order in the slug, the first its first letter
+    ("ZDR" for "zorbqdigitalresponse"), written twice or more as a word of its own. None for any
+    other account, or when the text writes no such acronym."""
+    names = address_names(location)
+    if not names or names[0][0] != "account":
+        return None
+    slug = _one_word(names[0][1])
+    if slug is None or not run_together(slug):
+        return None
+    found: dict[str, list[tuple[int, int]]] = {}
+    for match in re.finditer(r"(?<![\w/.@-])[A-Z]{3,6}(?![\w/@-])", text[start:end] if end is not None else text[start:]):
+        acronym = match.group(0)
+        if acronym[0].lower() != slug[0]:
+            continue
+        at = 1
+        for letter in acronym[1:].lower():
+            at = slug.find(letter, at) + 1
+            if at == 0:
+                break
+        else:
+            found.setdefault(acronym, []).append((start + match.start(), start + match.end()))
+    if not found:
+        return None
+    acronym = max(found, key=lambda a: (len(found[a]), len(a)))
+    return (acronym, found[acronym]) if len(found[acronym]) >= 2 else None
 
 
 def expansion(text: str, short: str, start: int = 0, end: int | None = None) -> tuple[str, tuple[int, int]] | None:
