@@ -220,3 +220,42 @@ def test_a_document_s_source_is_its_path_s_first_folder():
     dev = GoldDoc(id="dev/acme/2021-01-02", path="acme/2021-01-02 - *.md", sha256="0" * 64, annotated=[])
     assert dev.source == "acme"
     assert GoldDoc(id="acme/x", text="written here", sha256="0" * 64, annotated=[]).source == "acme"
+
+
+def test_eval_of_one_gold_file_scores_the_stripped_variants_of_its_documents_alone(tmp_path, corpus_root):
+    # the stripped variant scored the whole eval/stripped set beside a single --gold file
+    from pmparse.evaluation.gold import GOLD_DIR, STRIPPED_DIR, load_gold
+
+    name = next(p.name for p in sorted(STRIPPED_DIR.glob("*.jsonl")) if (GOLD_DIR / p.name).is_file())
+    wanted = {doc.id for doc in load_gold([GOLD_DIR / name], corpus_root)}
+    stripped = [doc for doc in load_gold([STRIPPED_DIR / name], corpus_root) if doc.id in wanted]
+    result = CliRunner().invoke(main, ["eval", "--gold", str(GOLD_DIR / name), "--rules-only", "--rounds", "10",
+                                       "--report", str(tmp_path / "r.json")])
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["stripped"]["pipeline"]["documents"] == len(stripped) > 0
+
+
+def test_eval_of_a_curator_s_own_gold_file_skips_the_stripped_variant_it_has_none_of(tmp_path, corpus_root):
+    # it printed a table of zeros over "stripped gold documents (0)"
+    path = tmp_path / "g.jsonl"
+    path.write_text(json.dumps(inline_doc()) + "\n")
+    result = CliRunner().invoke(main, ["eval", "--gold", str(path), "--rules-only", "--rounds", "10"])
+    assert result.exit_code == 0, result.output
+    assert "stripped: skipped" in result.stderr
+    assert "headed gold documents (1)" in result.stdout and "stripped gold documents" not in result.stdout
+    alone = CliRunner().invoke(main, ["eval", "--gold", str(path), "--variant", "stripped", "--rules-only"])
+    assert alone.exit_code == 2 and "--variant headed" in alone.stderr
+
+
+@pytest.mark.parametrize("flag", ["--check-floors", "--update-floors"])
+def test_eval_refuses_floors_for_one_gold_file(tmp_path, flag, patch_all):
+    # --update-floors with --gold wrote one file's figures over the whole set's floors
+    path = tmp_path / "g.jsonl"
+    path.write_text(json.dumps(inline_doc()) + "\n")
+    floors = tmp_path / "baseline.json"  # a copy: the run must not reach the project's floors
+    floors.write_bytes(FLOORS_PATH.read_bytes())
+    patch_all("pmparse.evaluation.floors.FLOORS_PATH", floors)
+    result = CliRunner().invoke(main, ["eval", "--gold", str(path), flag, "--rules-only", "--rounds", "10"])
+    assert result.exit_code == 2 and "whole gold set" in result.stderr
+    assert floors.read_bytes() == FLOORS_PATH.read_bytes()

@@ -191,6 +191,11 @@ def eval_command(gold_files, corpus, model_dir, rules_only, variants, report_pat
     """Measure extraction accuracy against the gold eval set (pipeline and two baselines)."""
     from pmparse.cli.evaluate import agreement_text, eval_text
 
+    if gold_files and (check_floors or update_floors) and not agreement:
+        # the floors are figures of the whole gold set: one file's figures checked against them
+        # said nothing, and --update-floors wrote them over the project's
+        _fail_usage(UsageError("expected the whole gold set for --check-floors and --update-floors, found --gold "
+                               "(the floors in eval/baseline.json are figures of all its documents)"))
     try:
         if agreement:
             output, code = agreement_text(corpus, [Path(g) for g in gold_files] or None)
