@@ -302,3 +302,17 @@ def test_a_settings_file_too_large_is_refused_unread(tmp_path):
     (tmp_path / ".pmparse.yaml").write_text("organisation: Acme\n" + "#" * (1 << 20) + "\n", encoding="utf-8")
     with pytest.raises(UsageError, match="larger than 64 KiB"):
         folder_settings(str(tmp_path / "a.md"))
+
+
+def test_a_publisher_s_name_is_kept_without_the_spaces_around_it_and_spaces_alone_name_none(tmp_path):
+    # "organisation: '  '" named a publisher of two spaces, and a padded name was kept padded
+    _write(tmp_path / "in", 0, 1)
+    (tmp_path / "in" / ".pmparse.yaml").write_text("organisation: ' Acme Rockets  '\n", encoding="utf-8")
+    assert folder_settings(str(tmp_path / "in" / "z0.md"))[0].organisation == "Acme Rockets"
+    convert([str(tmp_path / "in")], tmp_path / "lib")
+    assert {c.organisation for c in _cards(tmp_path / "lib").values()} == {"Acme Rockets"}
+    convert([str(tmp_path / "in")], tmp_path / "lib2", organisation="  Bolt Works ")
+    assert {c.organisation for c in _cards(tmp_path / "lib2").values()} == {"Bolt Works"}
+    (tmp_path / "in" / ".pmparse.yaml").write_text("organisation: '   '\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="at least 1 character"):
+        folder_settings(str(tmp_path / "in" / "z0.md"))
