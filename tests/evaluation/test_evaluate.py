@@ -259,3 +259,21 @@ def test_eval_refuses_floors_for_one_gold_file(tmp_path, flag, patch_all):
     result = CliRunner().invoke(main, ["eval", "--gold", str(path), flag, "--rules-only", "--rounds", "10"])
     assert result.exit_code == 2 and "whole gold set" in result.stderr
     assert floors.read_bytes() == FLOORS_PATH.read_bytes()
+
+
+@pytest.mark.parametrize("option", ["--report", "--plot"])
+def test_eval_says_in_one_line_when_its_report_cannot_be_written(tmp_path, corpus_root, option):
+    # a report whose folder could not be made ended the run on a FileNotFoundError traceback
+    path = tmp_path / "g.jsonl"
+    path.write_text(json.dumps(inline_doc()) + "\n")
+    (tmp_path / "file").write_text("a file where a folder should be", encoding="utf-8")
+    target = tmp_path / "file" / "out"
+    result = CliRunner().invoke(main, ["eval", "--gold", str(path), "--variant", "headed", "--rules-only",
+                                       "--rounds", "10", option, str(target)])
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert f"pmparse: {target}: expected to write the" in result.stderr
+    made = tmp_path / "new" / "folder" / "r.json"  # a missing folder is made, as for every file pmparse writes
+    done = CliRunner().invoke(main, ["eval", "--gold", str(path), "--variant", "headed", "--rules-only",
+                                     "--rounds", "10", "--report", str(made)])
+    assert done.exit_code == 0 and json.loads(made.read_text())["headed"]

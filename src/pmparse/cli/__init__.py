@@ -530,9 +530,15 @@ def bench(size, corpus, repeat, json_path, workdir):
                            progress=lambda message: click.echo(shown(f"measuring: {message}", one_line=True), err=True))
     except PmparseError as exc:
         _fail_usage(exc)
+    click.echo(shown(report.table()))  # before the file: the figures survive a --json that cannot be written
     if json_path:
-        Path(json_path).write_text(report.to_json() + "\n", encoding="utf-8")
-    click.echo(shown(report.table()))
+        from pmparse.util import atomic_write, write_errors
+
+        try:
+            with write_errors(json_path, "the figures"):
+                atomic_write(Path(json_path), report.to_json() + "\n")
+        except PmparseError as exc:
+            _fail_usage(exc)
 
 
 @main.command()
