@@ -102,8 +102,19 @@ def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, base_model, 
                          one_line=True), err=True)
     show = sys.stderr.isatty() if progress is None else progress
     bar = None
+    missed: list[str] = []  # records up to date that name another publisher than --organisation
 
     def on_result(result) -> None:
+        if organisation and not force and result.status == "unchanged" and result.record:
+            # an up-to-date source is not converted again: the option reached none of them, silently
+            from pmparse.library.store import Library
+
+            try:
+                named = Library.read(Path(result.record)).organisation
+            except PmparseError:
+                named = None
+            if named != organisation.strip():
+                missed.append(result.record)
         # results are printed as they come: the report keeps only counts, so memory stays flat
         if bar is not None and sys.stderr.isatty() and (
                 result.warnings or result.status in ("failed", "skipped")):
@@ -142,6 +153,11 @@ def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, base_model, 
         f"{counts['converted']} converted, {counts['updated']} updated, {counts['unchanged']} unchanged, "
         f"{counts['pending']} pending review, {skipped}{counts['failed']} failed"
     )
+    if missed:
+        click.echo(shown(f"note: {len(missed)} record(s) already up to date name another publisher than "
+                         f"--organisation and were left as they are (add --force to give it to them): "
+                         f"{', '.join(Path(m).name for m in missed[:5])}{' ...' if len(missed) > 5 else ''}",
+                         one_line=True), err=True)
     if report.interrupted:
         click.echo(f"interrupted after {report.done} inputs: every record written is complete; "
                    "run the same command again to continue", err=True)
