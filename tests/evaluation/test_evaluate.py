@@ -65,6 +65,19 @@ def test_summary_micro_macro_and_intervals():
     assert result["interval95"]["macro_f1"] == pytest.approx(result["interval95"]["symptoms"])
 
 
+def test_a_field_no_document_annotates_shows_no_figure_in_the_table():
+    # a development file annotating root cause alone printed 0.000 for the seven other fields
+    from pmparse.evaluation.metrics import markdown_table
+
+    scores = [score_spans("a/1", "a", "x y z", ["root_cause"], {"root_cause": [(0, 3)]}, {"root_cause": [(0, 1)]})]
+    report = {"pipeline": summarise(scores, rounds=20)}
+    assert report["pipeline"]["fields"]["symptoms"]["documents"] == 0
+    assert report["pipeline"]["fields"]["root_cause"]["documents"] == 1
+    table = markdown_table(report, "dev")
+    assert "| symptoms | - |" in table and "| root_cause | 0.667 |" in table
+    assert "Worst documents (pipeline): root_cause: a/1 0.67" in table and "symptoms:" not in table
+
+
 def test_gold_validation_and_sha_check(tmp_path):
     path = tmp_path / "g.jsonl"
     path.write_text(json.dumps(inline_doc()) + "\n")
