@@ -107,3 +107,12 @@ def test_the_api_document_example_runs_as_written(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "'converted': 3" in done.stdout
     assert len(list((tmp_path / "library").glob("IL-*.yaml"))) == 3
+
+
+@pytest.mark.parametrize("option", [{"fmt": "md"}, {"jobs": 0}, {"max_bytes": 0}, {"timeout": 0}, {"jobs": "2"}])
+def test_convert_refuses_what_the_command_line_s_options_refuse(tmp_path, option):
+    # fmt="md" wrote YAML in silence, jobs=0 converted in this process
+    (tmp_path / "queue.md").write_text(REPORT, encoding="utf-8")
+    with pytest.raises(UsageError, match=next(iter(option))):
+        pmparse.convert([tmp_path / "queue.md"], tmp_path / "lib", **option)
+    assert not (tmp_path / "lib").exists()

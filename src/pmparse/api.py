@@ -88,6 +88,17 @@ def convert(inputs: Iterable[str | Path], library: str | Path, **options) -> Con
     if isinstance(inputs, (str, Path)):
         # iterated, "postmortems/" was ten inputs, the last of them "/": the whole disk
         inputs = [inputs]
+    # what the command line's option types refuse: fmt="md" (the extract's meaning) wrote YAML in
+    # silence, and jobs=0 converted in this process
+    if options.get("fmt", "yaml") not in ("yaml", "json"):
+        raise UsageError(f"expected fmt to be 'yaml' or 'json' (the records' format), found {options['fmt']!r}")
+    for name in ("jobs", "max_bytes"):
+        value = options.get(name, 1)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise UsageError(f"expected {name} to be a whole number of 1 or more, found {value!r}")
+    timeout = options.get("timeout", 1)
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0):
+        raise UsageError(f"expected timeout to be seconds above 0 or None, found {timeout!r}")
     if isinstance(options.get("exclude"), str):
         options["exclude"] = (options["exclude"],)  # a glob iterated: "*.txt" gave "*", excluding all
     options.setdefault("config", pipeline_config(library_dir=str(library)))
