@@ -91,6 +91,26 @@ def test_gold_validation_and_sha_check(tmp_path):
         load_gold([path])
 
 
+@pytest.mark.parametrize("start, end", [(10, len(TEXT) + 5), (12, 12), (20, 15)])
+def test_a_gold_span_outside_its_text_or_empty_is_refused(tmp_path, start, end):
+    # a span ending past the text was scored as whatever the slice held, in silence
+    path = tmp_path / "g.jsonl"
+    path.write_text(json.dumps(inline_doc(spans=[{"field": "lessons", "start": start, "end": end}])) + "\n")
+    with pytest.raises(GoldError, match=f"lessons {start}-{end}"):
+        gold_text(load_gold([path])[0], None)
+
+
+def test_a_gold_file_s_bad_line_is_named_in_one_line(tmp_path):
+    # pydantic's message spanned several lines and carried its web address
+    path = tmp_path / "g.jsonl"
+    path.write_text('{"id": "x"\n')
+    with pytest.raises(GoldError) as info:
+        load_gold([path])
+    message = str(info.value)
+    assert "\n" not in message and "pydantic" not in message, message
+    assert message.startswith(f"{path}: line 1: expected a gold document, found Invalid JSON"), message
+
+
 def test_heading_rules_score_their_sections_and_keywords_differ():
     doc = GoldDoc.model_validate(inline_doc())
     report = evaluate([doc], None, systems_for(None), rounds=20)
