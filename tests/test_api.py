@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 import pmparse
 from pmparse.card.schema import TEXT_FIELDS, Card
-from pmparse.errors import UsageError
+from pmparse.errors import InputError, UsageError
 
 REPORT = ("# Queue outage\n\nOn 2025-02-03 the job queue stopped for 25 minutes and uploads failed.\n\n"
           "## Root cause\n\nA worker upgrade removed the retry limit, so one bad job blocked the rest.\n\n"
@@ -54,3 +56,63 @@ def test_extract_refuses_an_address_that_does_not_parse(url):
     # hypothesis found it: urlsplit raised ValueError from inside the organisation finder
     with pytest.raises(UsageError, match="address"):
         pmparse.extract("# Outage\n\n## Root cause\n\nThe disk filled up.\n", url=url)
+
+
+@pytest.mark.parametrize("text", [b"# Outage\n", None])
+def test_extract_refuses_what_is_not_text_with_a_usage_error(text):
+    # bytes and None reached str.encode and raised AttributeError
+    with pytest.raises(UsageError, match="expected text as a str"):
+        pmparse.extract(text)
+
+
+def test_extract_refuses_a_card_id_the_schema_would_refuse_before_the_analysis():
+    with pytest.raises(UsageError, match="card_id"):
+        pmparse.extract(REPORT, card_id="incident 7")
+
+
+def test_extract_reads_a_lone_surrogate_as_text_that_cannot_be_read():
+    # a str decoded with surrogateescape: UnicodeEncodeError escaped the API
+    with pytest.raises(InputError, match="surrogate"):
+        pmparse.extract("# Outage\n\nThe disk \udcff filled up.\n")
+
+
+def test_convert_reads_one_string_as_one_input_and_one_exclude_glob_as_one_glob(tmp_path, monkeypatch):
+    # a string was iterated: "in" became the inputs "i" and "n", and "postmortems/" ended on "/"
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "queue.md").write_text(REPORT, encoding="utf-8")
+    (tmp_path / "in" / "other.txt").write_text(REPORT, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    report = pmparse.convert("in", "lib", exclude="*.txt")
+    assert sorted((r.status, Path(r.input).name) for r in report.results) == [
+        ("converted", "queue.md"), ("skipped", "other.txt")]
+    again = pmparse.convert(Path("in"), "lib", exclude="*.txt")
+    assert again.counts["unchanged"] == 1
+
+
+def test_the_api_document_example_runs_as_written(tmp_path):
+    """docs/api.md's example, saved as a script beside the bundled samples and run: it once lacked
+    the guard the worker processes of jobs=2 need, and stopped with a UsageError."""
+    import re
+    import shutil
+
+    from tests.helpers import REPO
+
+    block = re.search(r"```python\n(.*?)```", (REPO / "docs" / "api.md").read_text(encoding="utf-8"), re.DOTALL)
+    (tmp_path / "example.py").write_text(block.group(1), encoding="utf-8")
+    shutil.copytree(REPO / "corpus" / "samples", tmp_path / "postmortems")
+    shutil.copy(REPO / "corpus" / "samples" / "gocardless-postgres-failover.md", tmp_path / "postmortem.md")
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    done = subprocess.run([sys.executable, "example.py"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300, env=env)
+    assert done.returncode == 0, done.stderr
+    assert "'converted': 3" in done.stdout
+    assert len(list((tmp_path / "library").glob("IL-*.yaml"))) == 3
+
+
+@pytest.mark.parametrize("option", [{"fmt": "md"}, {"jobs": 0}, {"max_bytes": 0}, {"timeout": 0}, {"jobs": "2"}])
+def test_convert_refuses_what_the_command_line_s_options_refuse(tmp_path, option):
+    # fmt="md" wrote YAML in silence, jobs=0 converted in this process
+    (tmp_path / "queue.md").write_text(REPORT, encoding="utf-8")
+    with pytest.raises(UsageError, match=next(iter(option))):
+        pmparse.convert([tmp_path / "queue.md"], tmp_path / "lib", **option)
+    assert not (tmp_path / "lib").exists()

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Iterable
 
@@ -14,12 +15,13 @@ from pmparse.batch.convert import ConvertReport
 from pmparse.batch.convert import convert as _convert
 from pmparse.card.build import build_card
 from pmparse.card.schema import Card
-from pmparse.errors import UsageError
+from pmparse.errors import DecodeInputError, UsageError
 from pmparse.ingest.read import Format, ingest_bytes
 from pmparse.locations import is_url, url_parts
 from pmparse.nlp.pipeline import PipelineConfig, analyse, get, pipeline_config, version_info
 
 _FORMATS = ("md", "txt", "html")
+_CARD_ID = re.compile(r"IL-\d{4}")  # the schema's pattern for a card id
 
 
 def extract(text: str, *, url: str | None = None, fmt: Format = "md", card_id: str = "IL-0001",
@@ -39,14 +41,31 @@ def extract(text: str, *, url: str | None = None, fmt: Format = "md", card_id: s
         extracted text, kept in the card's source).
 
     Raises:
-        UsageError: ``fmt`` is not one of the three formats.
-        InputError: the text cannot be read (for example it holds NUL bytes).
+        UsageError: ``text`` is not a string (bytes: decode them first), ``fmt`` is not one of the
+            three formats, ``card_id`` is not ``IL-`` and four digits, or ``url`` does not parse.
+        InputError: the text cannot be read (for example it holds NUL bytes, or lone surrogates
+            that no UTF-8 file can hold).
     """
+    if not isinstance(text, str):
+        # bytes or None reached text.encode and surfaced as an AttributeError
+        raise UsageError(f"expected text as a str, found {type(text).__name__}"
+                         + (" (decode the bytes first)" if isinstance(text, (bytes, bytearray)) else ""))
     if fmt not in _FORMATS:
         raise UsageError(f"expected fmt to be one of {', '.join(_FORMATS)}, found {fmt!r}")
+    if not isinstance(card_id, str) or not _CARD_ID.fullmatch(card_id):
+        # pydantic's ValidationError came only after the whole analysis
+        raise UsageError(f"expected card_id to be 'IL-' and four digits, found {card_id!r}")
     if url is not None and is_url(url) and url_parts(url) is None:
         raise UsageError(f"expected url to be an http(s) address that parses, found {url!r} (its host or port)")
-    source = ingest_bytes(text.encode("utf-8"), url or f"<text>.{fmt}", fmt=fmt)
+    location = url or f"<text>.{fmt}"
+    try:
+        raw = text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        # a lone surrogate (a str decoded with surrogateescape, or a broken JSON string) is no
+        # text a file could hold: the same refusal a file that is not UTF-8 gets
+        raise DecodeInputError(f"expected text that UTF-8 can encode, found a lone surrogate at offset "
+                               f"{error.start}", location) from None
+    source = ingest_bytes(raw, location, fmt=fmt)
     nlp = get(config or pipeline_config())
     return build_card(analyse(nlp, source), source, card_id, version_info(nlp))
 
@@ -55,7 +74,7 @@ def convert(inputs: Iterable[str | Path], library: str | Path, **options) -> Con
     """Convert postmortems into draft records of a library, as ``pmparse convert`` does.
 
     Args:
-        inputs: Files, folders and globs.
+        inputs: Files, folders, globs and http(s) URLs; a single string or path is one input.
         library: The library folder (created when missing).
         **options: Those of :func:`pmparse.batch.convert.convert`: ``fmt`` ("yaml" or "json"),
             ``force``, ``jobs``, ``max_bytes``, ``errors_path``, ``url_base``, ``timeout``, ``isolate``,
@@ -66,5 +85,21 @@ def convert(inputs: Iterable[str | Path], library: str | Path, **options) -> Con
         The batch summary: one result per input (converted, updated, unchanged, pending or
         failed, with the reason) and the counts.
     """
+    if isinstance(inputs, (str, Path)):
+        # iterated, "postmortems/" was ten inputs, the last of them "/": the whole disk
+        inputs = [inputs]
+    # what the command line's option types refuse: fmt="md" (the extract's meaning) wrote YAML in
+    # silence, and jobs=0 converted in this process
+    if options.get("fmt", "yaml") not in ("yaml", "json"):
+        raise UsageError(f"expected fmt to be 'yaml' or 'json' (the records' format), found {options['fmt']!r}")
+    for name in ("jobs", "max_bytes"):
+        value = options.get(name, 1)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise UsageError(f"expected {name} to be a whole number of 1 or more, found {value!r}")
+    timeout = options.get("timeout", 1)
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0):
+        raise UsageError(f"expected timeout to be seconds above 0 or None, found {timeout!r}")
+    if isinstance(options.get("exclude"), str):
+        options["exclude"] = (options["exclude"],)  # a glob iterated: "*.txt" gave "*", excluding all
     options.setdefault("config", pipeline_config(library_dir=str(library)))
     return _convert([str(i) for i in inputs], library, **options)

@@ -154,7 +154,11 @@ def model_lines(path: Path, model: type[_Model], error: type[Exception], kind: s
         try:
             parsed = model.model_validate_json(line)
         except ValidationError as exc:
-            raise error(f"line {number}: expected a {kind}, found: {exc}", str(path)) from exc
+            from pmparse.yaml_problems import validation_summary
+
+            # one line: pydantic's own message spans several, with its web address
+            found = validation_summary(exc).removeprefix("(file): ")
+            raise error(f"line {number}: expected a {kind}, found {found}", str(path)) from exc
         yield number, parsed
 
 

@@ -302,3 +302,37 @@ def test_a_settings_file_too_large_is_refused_unread(tmp_path):
     (tmp_path / ".pmparse.yaml").write_text("organisation: Acme\n" + "#" * (1 << 20) + "\n", encoding="utf-8")
     with pytest.raises(UsageError, match="larger than 64 KiB"):
         folder_settings(str(tmp_path / "a.md"))
+
+
+def test_a_publisher_s_name_is_kept_without_the_spaces_around_it_and_spaces_alone_name_none(tmp_path):
+    # "organisation: '  '" named a publisher of two spaces, and a padded name was kept padded
+    _write(tmp_path / "in", 0, 1)
+    (tmp_path / "in" / ".pmparse.yaml").write_text("organisation: ' Acme Rockets  '\n", encoding="utf-8")
+    assert folder_settings(str(tmp_path / "in" / "z0.md"))[0].organisation == "Acme Rockets"
+    convert([str(tmp_path / "in")], tmp_path / "lib")
+    assert {c.organisation for c in _cards(tmp_path / "lib").values()} == {"Acme Rockets"}
+    convert([str(tmp_path / "in")], tmp_path / "lib2", organisation="  Bolt Works ")
+    assert {c.organisation for c in _cards(tmp_path / "lib2").values()} == {"Bolt Works"}
+    (tmp_path / "in" / ".pmparse.yaml").write_text("organisation: '   '\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="at least 1 character"):
+        folder_settings(str(tmp_path / "in" / "z0.md"))
+
+
+def test_convert_notes_the_up_to_date_records_the_batch_option_did_not_reach(tmp_path):
+    # --organisation on a second run changed nothing and said nothing: the sources were up to date
+    from click.testing import CliRunner
+
+    from pmparse.cli import main
+
+    _write(tmp_path / "in", 0, 2)
+    args = ["convert", str(tmp_path / "in"), "-o", str(tmp_path / "lib"), "--no-progress"]
+    assert CliRunner().invoke(main, args).exit_code == 0
+    again = CliRunner().invoke(main, [*args, "--organisation", "Acme Rockets"])
+    assert again.exit_code == 0
+    assert "note: 2 record(s) already up to date name another publisher than --organisation" in again.stderr
+    assert "--force" in again.stderr and "IL-0001.yaml" in again.stderr
+    forced = CliRunner().invoke(main, [*args, "--organisation", "Acme Rockets", "--force"])
+    assert forced.exit_code == 0 and "note:" not in forced.stderr
+    assert {c.organisation for c in _cards(tmp_path / "lib").values()} == {"Acme Rockets"}
+    # once they name it, a run with the same option has nothing to say
+    assert "note:" not in CliRunner().invoke(main, [*args, "--organisation", "Acme Rockets"]).stderr

@@ -101,3 +101,20 @@ def test_start_up_is_the_median_of_fresh_processes(monkeypatch):
                         lambda: (lambda t: {"import": t - 0.3, "build": 0.3, "total": t, "process": t + 0.2})(next(totals)))
     median, probes = bench_module.measure_startup()
     assert median["total"] == 1.4 and probes == [1.1, 1.4, 1.9]
+
+
+def test_bench_prints_its_figures_and_says_in_one_line_when_json_cannot_be_written(tmp_path, patch_all):
+    # a --json whose folder could not be made lost the whole measurement to a traceback
+    from click.testing import CliRunner
+
+    from pmparse.cli import main
+
+    patch_all("pmparse.evaluation.bench.run_bench", lambda **_: report())  # the measured figures of a run
+    (tmp_path / "file").write_text("a file where a folder should be", encoding="utf-8")
+    target = tmp_path / "file" / "bench.json"
+    result = CliRunner().invoke(main, ["bench", "--json", str(target)])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert "convert_jobs2" in result.stdout and f"pmparse: {target}: expected to write the figures" in result.stderr
+    made = tmp_path / "new" / "bench.json"
+    assert CliRunner().invoke(main, ["bench", "--json", str(made)]).exit_code == 0
+    assert json.loads(made.read_text())["rates"]

@@ -65,6 +65,19 @@ def test_summary_micro_macro_and_intervals():
     assert result["interval95"]["macro_f1"] == pytest.approx(result["interval95"]["symptoms"])
 
 
+def test_a_field_no_document_annotates_shows_no_figure_in_the_table():
+    # a development file annotating root cause alone printed 0.000 for the seven other fields
+    from pmparse.evaluation.metrics import markdown_table
+
+    scores = [score_spans("a/1", "a", "x y z", ["root_cause"], {"root_cause": [(0, 3)]}, {"root_cause": [(0, 1)]})]
+    report = {"pipeline": summarise(scores, rounds=20)}
+    assert report["pipeline"]["fields"]["symptoms"]["documents"] == 0
+    assert report["pipeline"]["fields"]["root_cause"]["documents"] == 1
+    table = markdown_table(report, "dev")
+    assert "| symptoms | - |" in table and "| root_cause | 0.667 |" in table
+    assert "Worst documents (pipeline): root_cause: a/1 0.67" in table and "symptoms:" not in table
+
+
 def test_gold_validation_and_sha_check(tmp_path):
     path = tmp_path / "g.jsonl"
     path.write_text(json.dumps(inline_doc()) + "\n")
@@ -76,6 +89,26 @@ def test_gold_validation_and_sha_check(tmp_path):
     path.write_text(json.dumps(inline_doc(spans=[{"field": "vibes", "start": 0, "end": 3}])) + "\n")
     with pytest.raises(GoldError, match="line 1"):
         load_gold([path])
+
+
+@pytest.mark.parametrize("start, end", [(10, len(TEXT) + 5), (12, 12), (20, 15)])
+def test_a_gold_span_outside_its_text_or_empty_is_refused(tmp_path, start, end):
+    # a span ending past the text was scored as whatever the slice held, in silence
+    path = tmp_path / "g.jsonl"
+    path.write_text(json.dumps(inline_doc(spans=[{"field": "lessons", "start": start, "end": end}])) + "\n")
+    with pytest.raises(GoldError, match=f"lessons {start}-{end}"):
+        gold_text(load_gold([path])[0], None)
+
+
+def test_a_gold_file_s_bad_line_is_named_in_one_line(tmp_path):
+    # pydantic's message spanned several lines and carried its web address
+    path = tmp_path / "g.jsonl"
+    path.write_text('{"id": "x"\n')
+    with pytest.raises(GoldError) as info:
+        load_gold([path])
+    message = str(info.value)
+    assert "\n" not in message and "pydantic" not in message, message
+    assert message.startswith(f"{path}: line 1: expected a gold document, found Invalid JSON"), message
 
 
 def test_heading_rules_score_their_sections_and_keywords_differ():
@@ -220,3 +253,60 @@ def test_a_document_s_source_is_its_path_s_first_folder():
     dev = GoldDoc(id="dev/acme/2021-01-02", path="acme/2021-01-02 - *.md", sha256="0" * 64, annotated=[])
     assert dev.source == "acme"
     assert GoldDoc(id="acme/x", text="written here", sha256="0" * 64, annotated=[]).source == "acme"
+
+
+def test_eval_of_one_gold_file_scores_the_stripped_variants_of_its_documents_alone(tmp_path, corpus_root):
+    # the stripped variant scored the whole eval/stripped set beside a single --gold file
+    from pmparse.evaluation.gold import GOLD_DIR, STRIPPED_DIR, load_gold
+
+    name = next(p.name for p in sorted(STRIPPED_DIR.glob("*.jsonl")) if (GOLD_DIR / p.name).is_file())
+    wanted = {doc.id for doc in load_gold([GOLD_DIR / name], corpus_root)}
+    stripped = [doc for doc in load_gold([STRIPPED_DIR / name], corpus_root) if doc.id in wanted]
+    result = CliRunner().invoke(main, ["eval", "--gold", str(GOLD_DIR / name), "--rules-only", "--rounds", "10",
+                                       "--report", str(tmp_path / "r.json")])
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["stripped"]["pipeline"]["documents"] == len(stripped) > 0
+
+
+def test_eval_of_a_curator_s_own_gold_file_skips_the_stripped_variant_it_has_none_of(tmp_path, corpus_root):
+    # it printed a table of zeros over "stripped gold documents (0)"
+    path = tmp_path / "g.jsonl"
+    path.write_text(json.dumps(inline_doc()) + "\n")
+    result = CliRunner().invoke(main, ["eval", "--gold", str(path), "--rules-only", "--rounds", "10"])
+    assert result.exit_code == 0, result.output
+    assert "stripped: skipped" in result.stderr
+    assert "headed gold documents (1)" in result.stdout and "stripped gold documents" not in result.stdout
+    alone = CliRunner().invoke(main, ["eval", "--gold", str(path), "--variant", "stripped", "--rules-only"])
+    assert alone.exit_code == 2 and "--variant headed" in alone.stderr
+
+
+@pytest.mark.parametrize("flag", ["--check-floors", "--update-floors"])
+def test_eval_refuses_floors_for_one_gold_file(tmp_path, flag, patch_all):
+    # --update-floors with --gold wrote one file's figures over the whole set's floors
+    path = tmp_path / "g.jsonl"
+    path.write_text(json.dumps(inline_doc()) + "\n")
+    floors = tmp_path / "baseline.json"  # a copy: the run must not reach the project's floors
+    floors.write_bytes(FLOORS_PATH.read_bytes())
+    patch_all("pmparse.evaluation.floors.FLOORS_PATH", floors)
+    result = CliRunner().invoke(main, ["eval", "--gold", str(path), flag, "--rules-only", "--rounds", "10"])
+    assert result.exit_code == 2 and "whole gold set" in result.stderr
+    assert floors.read_bytes() == FLOORS_PATH.read_bytes()
+
+
+@pytest.mark.parametrize("option", ["--report", "--plot"])
+def test_eval_says_in_one_line_when_its_report_cannot_be_written(tmp_path, corpus_root, option):
+    # a report whose folder could not be made ended the run on a FileNotFoundError traceback
+    path = tmp_path / "g.jsonl"
+    path.write_text(json.dumps(inline_doc()) + "\n")
+    (tmp_path / "file").write_text("a file where a folder should be", encoding="utf-8")
+    target = tmp_path / "file" / "out"
+    result = CliRunner().invoke(main, ["eval", "--gold", str(path), "--variant", "headed", "--rules-only",
+                                       "--rounds", "10", option, str(target)])
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert f"pmparse: {target}: expected to write the" in result.stderr
+    made = tmp_path / "new" / "folder" / "r.json"  # a missing folder is made, as for every file pmparse writes
+    done = CliRunner().invoke(main, ["eval", "--gold", str(path), "--variant", "headed", "--rules-only",
+                                     "--rounds", "10", "--report", str(made)])
+    assert done.exit_code == 0 and json.loads(made.read_text())["headed"]

@@ -351,3 +351,20 @@ def test_a_fact_kept_by_rejecting_a_new_reading_is_not_shown_as_set_by_hand_afte
     section = page.split('id="field-organisation"')[1].split("</section>")[0]
     # pmparse's own earlier reading, kept: never a person's hand
     assert "set by hand" not in section
+
+
+def test_bidirectional_controls_in_a_record_show_as_escapes_on_every_page(tmp_path):
+    # a title holding U+202E displayed the rest of its index row reversed, count and status included
+    text = "Queue stalled \u202eTUO\u202c for an hour.\n\nA typo \u2067set\u2069 the pool size to zero.\n"
+    card = text_card("IL-0001", text, title="Queue \u202estalled", organisation="Acme \u202dCo",
+                     root_cause=[(text.index("A typo"), len(text) - 1, 0.6)], components=["dns"])
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    Library.open(lib).write(card, "yaml")
+    site = tmp_path / "site"
+    build_site(lib, site)
+    pages = {name: data.decode() for name, data in files_of(site).items() if name.endswith(".html")}
+    for name, page in pages.items():
+        assert not re.search("[\u202a-\u202e\u2066-\u2069]", page), name
+    assert "Queue \\u202estalled" in pages["index.html"]
+    assert "Acme \\u202dCo" in pages["cards/IL-0001.html"] and "\\u2067set\\u2069" in pages["cards/IL-0001.html"]

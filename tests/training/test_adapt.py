@@ -379,3 +379,24 @@ def test_train_library_writes_nothing_through_a_model_folder_that_is_a_link(revi
     assert "symbolic link" in trained.output
     assert sorted(p.name for p in victim.iterdir()) == ["headings.yaml", "meta.json"]
     assert (victim / "meta.json").read_text(encoding="utf-8") == "mine\n"
+
+
+def test_convert_says_so_when_the_library_model_folder_lost_its_weights(tmp_path):
+    # a curator who removed weights.npz by hand got the bundled model in silence
+    sources = write(tmp_path / "reports", dict(list(POSTMORTEMS.items())[:1]))
+    lib = tmp_path / "lib"
+    assert run("convert", sources, "-o", lib, "--rules-only", "--no-progress").exit_code == 0
+    folder = local_model_dir(lib)
+    folder.mkdir()
+    (folder / META_FILE).write_text("{}", encoding="utf-8")
+    warnings = []
+    assert pipeline_config(library_dir=str(lib), warn=warnings.append).model_dir == str(DEFAULT_MODEL_DIR)
+    assert len(warnings) == 1 and MODEL_FILE in warnings[0] and "train --library" in warnings[0]
+    write(sources, {"later.md": "# Later\n\nOn 2025-03-01 the export job failed for an hour.\n"})
+    result = run("convert", sources, "-o", lib, "--no-progress")
+    assert result.exit_code == 0 and f"found no {MODEL_FILE}" in result.output
+    # asked for the bundled model, or with no model folder at all, nothing is said
+    assert pipeline_config(library_dir=str(lib), base_model=True, warn=warnings.append) and len(warnings) == 1
+    (folder / META_FILE).unlink()
+    folder.rmdir()
+    assert pipeline_config(library_dir=str(lib), warn=warnings.append) and len(warnings) == 1

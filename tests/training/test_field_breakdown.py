@@ -56,6 +56,15 @@ def test_style_f1_sums_counts_per_style_and_macro_over_eight_fields():
     assert f1_table({}, only_gold=True)["macro_f1"] == 0.0
 
 
+def test_style_f1_of_documents_annotating_one_field_averages_that_field_alone():
+    # train --loso --dev eval/dev/root_cause.jsonl printed a style macro of 0.044 for a root-cause F1
+    # of 0.349: seven fields no document annotates were averaged in as zeros
+    found = style_f1([("dfds", {"root_cause": (1, 1, 0)}), ("posthog", {"root_cause": (1, 0, 1)})],
+                     {"posthog": "free-form"})
+    assert found["templated"]["macro_f1"] == found["templated"]["root_cause"] == 2 / 3
+    assert found["free-form"]["macro_f1"] == 2 / 3
+
+
 def test_group_calibration_keeps_groups_of_five_documents_and_splits_styles():
     pairs = [("a", 0.9, True), ("a", 0.85, False), ("b", 0.5, True)]
     found = group_calibration(pairs, {"a": 5, "b": 4}, {"a": "templated", "b": "free-form"})

@@ -493,6 +493,8 @@ def convert(
     if organisation is not None and not organisation.strip():
         # an empty name named no publisher: the batch went on as if the option were not given
         raise UsageError(f"expected a publisher's name for the batch, found {organisation!r}", "--organisation")
+    if organisation is not None:
+        organisation = organisation.strip()  # a name pasted with its spaces went into every card so
     library_path = Path(library_dir)
     if library_path.exists() and not library_path.is_dir():
         raise UsageError("expected a library folder, found a file", str(library_path))

@@ -61,7 +61,8 @@ REVIEWED_CONFIDENCE = 0.7
 class FolderSettings(BaseModel):
     """What a curator says about every postmortem below a folder (``.pmparse.yaml``)."""
 
-    model_config = ConfigDict(extra="forbid")
+    # stripped before the length check: "organisation: '  '" named a publisher of two spaces
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     organisation: str | None = Field(default=None, min_length=1, description="The publisher of every report below.")
 
 

@@ -102,8 +102,19 @@ def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, base_model, 
                          one_line=True), err=True)
     show = sys.stderr.isatty() if progress is None else progress
     bar = None
+    missed: list[str] = []  # records up to date that name another publisher than --organisation
 
     def on_result(result) -> None:
+        if organisation and not force and result.status == "unchanged" and result.record:
+            # an up-to-date source is not converted again: the option reached none of them, silently
+            from pmparse.library.store import Library
+
+            try:
+                named = Library.read(Path(result.record)).organisation
+            except PmparseError:
+                named = None
+            if named != organisation.strip():
+                missed.append(result.record)
         # results are printed as they come: the report keeps only counts, so memory stays flat
         if bar is not None and sys.stderr.isatty() and (
                 result.warnings or result.status in ("failed", "skipped")):
@@ -142,6 +153,11 @@ def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, base_model, 
         f"{counts['converted']} converted, {counts['updated']} updated, {counts['unchanged']} unchanged, "
         f"{counts['pending']} pending review, {skipped}{counts['failed']} failed"
     )
+    if missed:
+        click.echo(shown(f"note: {len(missed)} record(s) already up to date name another publisher than "
+                         f"--organisation and were left as they are (add --force to give it to them): "
+                         f"{', '.join(Path(m).name for m in missed[:5])}{' ...' if len(missed) > 5 else ''}",
+                         one_line=True), err=True)
     if report.interrupted:
         click.echo(f"interrupted after {report.done} inputs: every record written is complete; "
                    "run the same command again to continue", err=True)
@@ -191,6 +207,11 @@ def eval_command(gold_files, corpus, model_dir, rules_only, variants, report_pat
     """Measure extraction accuracy against the gold eval set (pipeline and two baselines)."""
     from pmparse.cli.evaluate import agreement_text, eval_text
 
+    if gold_files and (check_floors or update_floors) and not agreement:
+        # the floors are figures of the whole gold set: one file's figures checked against them
+        # said nothing, and --update-floors wrote them over the project's
+        _fail_usage(UsageError("expected the whole gold set for --check-floors and --update-floors, found --gold "
+                               "(the floors in eval/baseline.json are figures of all its documents)"))
     try:
         if agreement:
             output, code = agreement_text(corpus, [Path(g) for g in gold_files] or None)
@@ -525,9 +546,15 @@ def bench(size, corpus, repeat, json_path, workdir):
                            progress=lambda message: click.echo(shown(f"measuring: {message}", one_line=True), err=True))
     except PmparseError as exc:
         _fail_usage(exc)
+    click.echo(shown(report.table()))  # before the file: the figures survive a --json that cannot be written
     if json_path:
-        Path(json_path).write_text(report.to_json() + "\n", encoding="utf-8")
-    click.echo(shown(report.table()))
+        from pmparse.util import atomic_write, write_errors
+
+        try:
+            with write_errors(json_path, "the figures"):
+                atomic_write(Path(json_path), report.to_json() + "\n")
+        except PmparseError as exc:
+            _fail_usage(exc)
 
 
 @main.command()

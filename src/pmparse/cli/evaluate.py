@@ -13,6 +13,7 @@ from pmparse.evaluation.evaluate import run_eval, second_pass_agreement
 from pmparse.evaluation.facts import confusion_markdown, facts_table
 from pmparse.evaluation.floors import FLOORS_PATH, check_floors, floors_verdict, new_floors, read_floors, save_floors
 from pmparse.evaluation.metrics import markdown_table
+from pmparse.util import atomic_write, write_errors
 
 
 def agreement_text(corpus: str | None, second_files: list[Path] | None = None) -> tuple[str, int]:
@@ -57,10 +58,15 @@ def eval_text(gold_files, corpus, model_dir, variants, rounds, report_path, plot
     if check:
         line, code = floors_verdict(check_floors(results, floors))
         parts.append(line)
+    # a folder missing or not writable ended minutes of scoring on a traceback: a WriteError
+    # (one line, exit 1) instead, the report's folder made as every other written file's is
     if report_path:
-        Path(report_path).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+        with write_errors(report_path, "the report"):
+            atomic_write(Path(report_path), json.dumps(results, indent=2) + "\n")
     if plot_path:
-        plot_report(results, plot_path)
+        with write_errors(plot_path, "the plot"):
+            Path(plot_path).parent.mkdir(parents=True, exist_ok=True)
+            plot_report(results, plot_path)
     return "\n\n".join(parts), code
 
 

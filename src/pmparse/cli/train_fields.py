@@ -52,7 +52,7 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
             file, or no corpus.
     """
     from pmparse.evaluation.floors import check_floors, floors_verdict, new_floors, read_floors, save_floors
-    from pmparse.util import atomic_write
+    from pmparse.util import atomic_write, write_errors
 
     if (tune_settings or check or update or allow_lower or report_path) and not loso:
         raise UsageError("expected --loso with --tune, --report, --check-floors, --update-floors or --allow-lower, "
@@ -124,7 +124,8 @@ def run_train_command(corpus: str | None, out: str | None, seed: int, loso: bool
         parts.append("tuned on these folds (set DEFAULT_SETTINGS in pmparse/train.py to adopt them)")
     code = 0
     if report_path:
-        atomic_write(Path(report_path), json.dumps(report, indent=2) + "\n")
+        with write_errors(report_path, "the report"):
+            atomic_write(Path(report_path), json.dumps(report, indent=2) + "\n")
     floors = read_floors(LOSO_FLOORS_PATH)
     if update:
         updated, lowered = new_floors({v: report[v] for v in VARIANTS}, floors, allow_lower)

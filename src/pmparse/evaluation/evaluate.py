@@ -150,21 +150,42 @@ def run_eval(gold_files: list[Path] | None, corpus: str | None, model_dir: str |
              rounds: int = 1000, with_facts: bool = True, progress: Callable[[str], None] | None = None) -> dict:
     """Everything ``pmparse eval`` reports, for each variant (``headed``, ``stripped``).
 
-    ``progress`` is told what is being scored before each variant: the two take about a minute
-    on a laptop, and a command silent that long looks hung.
+    With ``gold_files``, ``headed`` scores those files and ``stripped`` the heading-stripped
+    variants (``eval/stripped/``) of their documents, matched by id; a variant with none of them
+    is left out of the result. ``progress`` is told what is being scored before each variant: the
+    two take about a minute on a laptop, and a command silent that long looks hung.
+
+    Raises:
+        GoldError: no variant asked for holds a document of ``gold_files``.
     """
     root = corpus_root(corpus)
     facts_scorer = None
     if with_facts:
         from pmparse.evaluation.facts import score_facts as facts_scorer
     results = {}
+    chosen = {doc.id for doc in load_gold(gold_files, root)} if gold_files else None
     for variant in variants:
-        files = gold_files if (gold_files and variant == "headed") else default_gold_files(variant)
-        gold = load_gold(files, root)
+        if chosen is None:
+            gold = load_gold(default_gold_files(variant), root)
+        elif variant == "headed":
+            gold = load_gold(gold_files, root)
+        else:
+            # the heading-stripped variants of the chosen documents alone: the whole stripped set
+            # was scored beside one gold file, and a curator's own file has none
+            gold = [doc for doc in load_gold(default_gold_files(variant), root) if doc.id in chosen]
+            if not gold:
+                if progress is not None:
+                    progress(f"{variant}: skipped, eval/stripped holds no variant of the given gold documents "
+                             "(python eval/make_stripped.py makes them for eval/gold files)")
+                continue
         if progress is not None:
             progress(f"{variant}: scoring {len(gold)} gold document{'s' if len(gold) != 1 else ''} "
                      "(pipeline, headings, keywords)")
         results[variant] = evaluate(gold, root, systems_for(model_dir), rounds, facts_scorer)
+    if not results:
+        raise GoldError(f"expected documents of the given gold files in the {' and '.join(variants)} variant, "
+                        "found none (--variant headed scores a gold file as written)",
+                        ", ".join(str(f) for f in gold_files or []))
     return results
 
 

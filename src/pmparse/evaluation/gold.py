@@ -102,7 +102,8 @@ def gold_text(doc: GoldDoc, root: Path | None) -> str:
     """The text a gold document's offsets index, checked against its sha256.
 
     Raises:
-        GoldError: the source is missing or changed since it was annotated.
+        GoldError: the source is missing or changed since it was annotated, or a span does not
+            lie inside it.
     """
     if doc.text is not None:
         text = doc.text
@@ -118,6 +119,12 @@ def gold_text(doc: GoldDoc, root: Path | None) -> str:
         text = remove_ranges(text, doc.deleted)
     if sha256_text(text) != doc.sha256:
         raise GoldError("expected the annotated text, found a different sha256 (the source changed)", doc.id)
+    for span in doc.spans:
+        # a span past the text's end (or empty) was scored as what the slice happened to hold:
+        # a curator's offset slip in a gold file of their own went unnoticed
+        if not span.start < span.end <= len(text):
+            raise GoldError(f"expected each span inside the text ({len(text)} characters) and ending after it "
+                            f"starts, found {span.field} {span.start}-{span.end}", doc.id)
     return text
 
 

@@ -113,7 +113,8 @@ def _summary(arr: np.ndarray) -> dict:
     fields = {}
     for j, name in enumerate(TEXT_FIELDS):
         p, r, f = prf(*sums[j])
-        fields[name] = {"precision": p, "recall": r, "f1": f, "gold_tokens": int(sums[j][0] + sums[j][2])}
+        fields[name] = {"precision": p, "recall": r, "f1": f, "gold_tokens": int(sums[j][0] + sums[j][2]),
+                        "documents": int(valid[:, j].sum())}  # those that annotate the field
     micro = prf(*sums.sum(axis=0))
     # the macro average is over the fields some document annotates (a development file may
     # annotate one field alone; the gold set annotates all eight)
@@ -183,7 +184,11 @@ def markdown_table(report: dict, title: str) -> str:
     names = [n for n in report if isinstance(report[n], dict) and "fields" in report[n]]
     lines = [f"### {title}", "", "| field | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
     for name in TEXT_FIELDS:
-        lines.append(f"| {name} | " + " | ".join(f"{report[s]['fields'][name]['f1']:.3f}" for s in names) + " |")
+        # a field no document annotates (a development file of one field) has no figure: its 0.000
+        # read as a measured miss
+        lines.append(f"| {name} | " + " | ".join(
+            "-" if report[s]["fields"][name].get("documents") == 0 else f"{report[s]['fields'][name]['f1']:.3f}"
+            for s in names) + " |")
     lines.append("| **macro F1** | " + " | ".join(
         f"**{report[s]['macro_f1']:.3f}** [{report[s]['interval95']['macro_f1'][0]:.2f}-{report[s]['interval95']['macro_f1'][1]:.2f}]"
         for s in names) + " |")
@@ -193,5 +198,6 @@ def markdown_table(report: dict, title: str) -> str:
             f"{src} {v['macro_f1']:.2f} ({v['documents']})" for src, v in report["pipeline"]["per_source"].items())]
         worst = report["pipeline"]["worst"]
         lines += ["", "Worst documents (pipeline): " + "; ".join(
-            f"{name}: " + ", ".join(f"{w['id']} {w['f1']:.2f}" for w in worst[name][:2]) for name in TEXT_FIELDS)]
+            f"{name}: " + ", ".join(f"{w['id']} {w['f1']:.2f}" for w in worst[name][:2])
+            for name in TEXT_FIELDS if worst[name])]
     return "\n".join(lines)

@@ -98,12 +98,26 @@ def pipeline_config(model_dir: str | None = None, rules_only: bool = False, taxo
             chosen = _local_model(library_dir)
         elif (DEFAULT_MODEL_DIR / MODEL_FILE).is_file():
             chosen = str(DEFAULT_MODEL_DIR)
+            if library_dir is not None and not base_model and warn is not None:
+                _warn_partial_local_model(library_dir, warn)
         elif warn is not None:
             warn(f"no field model at {DEFAULT_MODEL_DIR}; using heading rules only (run 'pmparse train')")
     if headings_path is None and chosen is not None and (Path(chosen) / MODEL_HEADINGS).is_file():
         # a library's own model carries the headings its curator's cards taught it
         headings_path = str(Path(chosen) / MODEL_HEADINGS)
     return PipelineConfig(model_dir=chosen, headings_path=headings_path, taxonomy_path=taxonomy_path)
+
+
+def _warn_partial_local_model(library_dir: str, warn) -> None:
+    """Tell ``warn`` when the library's model folder holds files but no weights: a model removed
+    by hand in part was passed over in silence, the batch converted with the bundled one."""
+    from pmparse.library.store import local_model_dir
+
+    folder = local_model_dir(library_dir)
+    if folder.is_dir() and any(folder.iterdir()):
+        warn(f"expected the library's own field model in {folder}, found no {MODEL_FILE} there; converting with "
+             f"the bundled model (pmparse train --library {library_dir} makes it again; removing the folder "
+             "silences this)")
 
 
 def _local_model(library_dir: str) -> str | None:

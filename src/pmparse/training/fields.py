@@ -322,7 +322,10 @@ def train(root: Path, out: Path, gold_dir: Path = GOLD_DIR, seed: int = 0,
     examples = training_examples(Path(root), gold | extra, spans=spans, warn=warn, labels=labels, written=written,
                                  features=settings.row_features())
     if dataset is not None:
-        write_dataset(examples, Path(dataset))
+        from pmparse.util import write_errors
+
+        with write_errors(dataset, "the dataset"):  # an OSError ended the training on a traceback
+            write_dataset(examples, Path(dataset))
     result = fit(examples, seed, settings)
     note = {"weak": "weak labels from the headings and cues of ../shared/corpus",
             "annotated": "the fields annotators marked in corpus/field_spans",
