@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as _dt
 import re
 
-from pmparse.nlp.extractors import dates as _dates
-from pmparse.nlp.extractors.dates import MONTH_HINT, non_overlapping, find_dates, find_partial_dates, resolve_year
+from pmparse.nlp.extractors.dates import (
+    MONTH_HINT, active_index, find_dates, find_partial_dates, non_overlapping, resolve_year)
 
 # 13:19, 4:11 AM, 2:08pm, 21:43:05, 1250 UTC; the hour may be followed by a time zone (or by the colon of
 # a list entry, "20:39: deploy starts")
@@ -66,11 +66,11 @@ def clock_minutes(match: re.Match) -> int | None:
 def find_times(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int, int]]:
     """Clock times in ``text[start:end]``: ``(minutes_after_midnight, start, end)`` in order."""
     end = len(text) if end is None else end
-    index = _dates._ACTIVE[-1] if _dates._ACTIVE else None
-    if index is not None and index.covers(text, end):
+    index = active_index(text, end)
+    if index is not None:
         if index.times is None:
             # the whole indexed text once (see dates.ScanIndex): (start, match end, minutes, stop)
-            index.times = [index._listed([(s, e, minutes, stop) for minutes, s, stop, e in _time_matches(
+            index.times = [index.listed([(s, e, minutes, stop) for minutes, s, stop, e in _time_matches(
                 pattern, text, 0, index.limit)]) for pattern in _TIME_PATTERNS]
         return non_overlapping([(minutes, s, stop) for listed in index.times
                                 for s, _, minutes, stop in index.inside(listed, start, end)])

@@ -11,7 +11,6 @@ import functools
 import re
 
 from pmparse.rules.cues import caseless_start, caseless_word_start, without_captures
-from pmparse.rules.cues import _caseless_class  # noqa: PLC2701 - the class the rewrites share
 
 _MONTHS = {
     "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9,
@@ -126,8 +125,8 @@ def find_dates(text: str, start: int = 0, end: int | None = None, order: str = "
         ``(iso_date, start, end)`` tuples; a stretch is reported once, by its longest reading.
     """
     end = len(text) if end is None else end
-    index = _ACTIVE[-1] if _ACTIVE else None
-    if index is not None and index.covers(text, end):
+    index = active_index(text, end)
+    if index is not None:
         return index.dates(start, end, order)
     if months is None:
         months = MONTH_HINT.search(text, start, end) is not None
@@ -177,8 +176,8 @@ def find_partial_dates(text: str, start: int = 0, end: int | None = None,
         ``(month, day, start, end)`` tuples in order of position.
     """
     end = len(text) if end is None else end
-    index = _ACTIVE[-1] if _ACTIVE else None
-    if index is not None and index.covers(text, end):
+    index = active_index(text, end)
+    if index is not None:
         return index.partial_dates(start, end, index.dates(start, end) if full is None else full)
     if months is None:
         months = MONTH_HINT.search(text, start, end) is not None
@@ -262,7 +261,8 @@ _MD_SKIP = re.compile(caseless_word_start("\\b(?:" + _WEEKDAY_NAMED + _MONTH_DAY
 # _DM opens with a weekday or a digit: the class holds both, and each branch checks its first
 # character looking back ([0-3]?\d: a first digit 0-3 may take a second; any digit may stand alone)
 _DM_SKIP = re.compile(
-    _caseless_class(set("mtwfs")).replace("[", "[\\d", 1) + "(?<!\\w.)"
+    # every character IGNORECASE takes for a weekday's first letter (long s too), and any digit
+    "(?-i:[\\dFMSTWfmstw\u017f])(?<!\\w.)"
     "(?:(?:(?<=m)on|(?<=t)ues?|(?<=w)ed(?:nes)?|(?<=t)hu(?:rs)?|(?<=f)ri|(?<=s)at(?:ur)?|(?<=s)un)"
     "(?:day)?\\.?,?\\s+[0-3]?\\d|(?<=[0-3])\\d?|(?<=\\d))"
     + _ORD + r"\.?\s+(?:of\s+)?" + without_captures(_MONTH) + r"\b\.?",
@@ -288,7 +288,7 @@ def scan(pattern: re.Pattern, text: str, end: int) -> list[re.Match]:
     return found
 
 #: The index :func:`scanned` made current (innermost last); the finders above read from it.
-_ACTIVE: list[ScanIndex | None] = []
+_ACTIVE: list[ScanIndex] = []
 
 
 class ScanIndex:
@@ -318,7 +318,7 @@ class ScanIndex:
         return text is self.text and end <= self.limit
 
     @staticmethod
-    def _listed(items: list[tuple]) -> tuple[list[int], list[tuple]]:
+    def listed(items: list[tuple]) -> tuple[list[int], list[tuple]]:
         return [item[0] for item in items], items
 
     @staticmethod
@@ -343,7 +343,7 @@ class ScanIndex:
                     dmy = mdy if pattern is not _NUMERIC else _from_match(match, pattern, "dmy")
                     if mdy or dmy:
                         items.append((match.start(), match.end(), mdy, dmy))
-                self._full.append(self._listed(items))
+                self._full.append(self.listed(items))
         column = 2 if order == "mdy" else 3
         found = [(item[column], item[0], item[1]) for listed in self._full
                  for item in self.inside(listed, start, end) if item[column]]
@@ -357,7 +357,7 @@ class ScanIndex:
                 items = []
                 for match in scan(pattern, self.text, self.limit):
                     items.append((match.start(), match.end(), _month(match.group("mon")), int(match.group("d"))))
-                self._partial.append(self._listed(items))
+                self._partial.append(self.listed(items))
         found = []
         for listed in self._partial:
             for s, e, month, day in self.inside(listed, start, end):
@@ -365,6 +365,12 @@ class ScanIndex:
                     continue
                 found.append((month, day, s, e))
         return non_overlapping(found, 2, 3)
+
+
+def active_index(text: str, end: int) -> ScanIndex | None:
+    """The current :class:`ScanIndex` when it holds ``text`` up to ``end``, else None."""
+    index = _ACTIVE[-1] if _ACTIVE else None
+    return index if index is not None and index.covers(text, end) else None
 
 
 class scanned:
