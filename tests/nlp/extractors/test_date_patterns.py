@@ -143,3 +143,69 @@ def test_length_phrases_equal_their_plain_forms_on_random_text_and_windows(parts
     for name, plain in durations.PLAIN.items():
         assert _found(getattr(durations, name), text, pos, endpos) == \
             _found(re.compile(plain, re.IGNORECASE), text, pos, endpos), name
+
+
+# --- the one-scan index of the facts finders (dates.ScanIndex) and its pattern twins
+
+TWIN_PIECES = PIECES + ["Mon", "monday", "Tues", "WEDNESDAY", "thurs", "Fri", "sat", "Sunday", "sept", "Sept.",
+                        "June", "july", "dec", "\u017fat", "\u017fept", "st", "nd", ", ", ".", "of ", "\u0663"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(TWIN_PIECES), min_size=1, max_size=16), st.data())
+def test_each_index_twin_finds_what_its_pattern_finds(parts, data):
+    text = "".join(parts)
+    endpos = data.draw(st.integers(0, len(text)))
+    for pattern, twin in dates.SKIPPING.items():
+        assert [m.span() for m in twin.finditer(text, 0, endpos)] == \
+            [m.span() for m in pattern.finditer(text, 0, endpos)], pattern.pattern
+        assert [(m.span(), m.groupdict()) for m in dates.scan(pattern, text, endpos)] == \
+            _found(pattern, text, 0, endpos)
+
+
+def test_index_twins_on_dates_written_out():
+    text = ("Wednesday, March 3rd 2021; 4th of March 2021; Tue 5 Jan; x5 Jan; Mon. Jan 4; "
+            "\u017fat 9 May; sept 31; 10 Dec.")
+    for pattern, twin in dates.SKIPPING.items():
+        assert [m.span() for m in twin.finditer(text)] == [m.span() for m in pattern.finditer(text)]
+        assert [m.span() for m in pattern.finditer(text)], pattern.pattern  # each finds some
+
+
+def _moments(text: str, start: int, end: int, reference, order: str) -> list:
+    return [(m.start, m.end, m.date, m.minutes, m.partial) for m in clock.find_moments(text, start, end, reference,
+                                                                                       order)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(TWIN_PIECES), min_size=1, max_size=20), st.sampled_from(["mdy", "dmy"]))
+def test_the_index_reads_a_whole_text_as_its_own_scans_do(parts, order):
+    text = "".join(parts)
+    reference = dt.date(2021, 3, 1)
+    alone = (_moments(text, 0, len(text), reference, order), dates.find_dates(text, 0, len(text), order),
+             clock.find_times(text))
+    with dates.scanned(text, len(text)) as index:
+        assert index.covers(text, len(text))
+        assert (_moments(text, 0, len(text), reference, order), dates.find_dates(text, 0, len(text), order),
+                clock.find_times(text)) == alone
+
+
+@pytest.mark.parametrize("text", TIMELINES)
+def test_the_index_reads_timeline_lines_as_their_own_scans_do(text):
+    def read():
+        return [(e.moment.start, e.moment.date, e.moment.minutes, e.recovered)
+                for e in timeline._timeline_entries(text, 0, len(text), dt.date(2021, 3, 1), "mdy")]
+
+    alone = read()
+    with dates.scanned(text, len(text)):
+        assert read() == alone
+
+
+def test_the_index_answers_only_for_its_text_and_within_its_limit():
+    text = "On 2021-03-09 at 10:00 UTC the queue stopped. " * 3
+    other = "".join(text)  # equal, but another object: a title or a file name is scanned alone
+    with dates.scanned(text, 50) as index:
+        assert index.covers(text, 50) and not index.covers(text, 51) and not index.covers(other, 10)
+        assert dates.find_dates(text, 0, 120) == dates.find_dates(other, 0, 120)  # past the limit: alone
+        index._full = [([], []) for _ in index._full or dates._FULL]  # an answer from the index shows
+        assert dates.find_dates(text, 0, 40) == [] and dates.find_dates(other, 0, 40)
+    assert dates._ACTIVE == []

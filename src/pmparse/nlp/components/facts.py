@@ -401,9 +401,21 @@ PLANS = ("action_items",)
 LESSONS = ("lessons",)
 
 
+#: How far past the body's start the date and time finders read the document from one scan
+#: (:class:`~pmparse.nlp.extractors.dates.ScanIndex`): the head's 20,000 characters and the
+#: timelines near them; a window beyond is scanned alone.
+SCAN_LIMIT = 30000
+
+
 def extract_facts(doc: Doc, gazetteer_path: str | None = None) -> dict[str, Fact]:
-    """All facts of ``doc``."""
+    """All facts of ``doc``; the dates and times of its windows come from one scan of the text
+    (:func:`~pmparse.nlp.extractors.dates.scanned`)."""
     text = doc_text(doc)
+    with dates.scanned(text, _body_start(doc) + SCAN_LIMIT):
+        return _extract_facts(doc, text, gazetteer_path)
+
+
+def _extract_facts(doc: Doc, text: str, gazetteer_path: str | None) -> dict[str, Fact]:
     front = doc.user_data.get("pmparse_front_matter", {})
     region = doc.user_data.get("pmparse_front_matter_region")
     location = doc.user_data.get("pmparse_location", "")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import datetime as _dt
 import re
 
-from pmparse.nlp.extractors.dates import MONTH_HINT, non_overlapping, find_dates, find_partial_dates, resolve_year
+from pmparse.nlp.extractors.dates import (
+    MONTH_HINT, active_index, find_dates, find_partial_dates, non_overlapping, resolve_year)
 
 # 13:19, 4:11 AM, 2:08pm, 21:43:05, 1250 UTC; the hour may be followed by a time zone (or by the colon of
 # a list entry, "20:39: deploy starts")
@@ -65,16 +66,33 @@ def clock_minutes(match: re.Match) -> int | None:
 def find_times(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int, int]]:
     """Clock times in ``text[start:end]``: ``(minutes_after_midnight, start, end)`` in order."""
     end = len(text) if end is None else end
+    index = active_index(text, end)
+    if index is not None:
+        if index.times is None:
+            # the whole indexed text once (see dates.ScanIndex): (start, match end, minutes, stop)
+            index.times = [index.listed([(s, e, minutes, stop) for minutes, s, stop, e in _time_matches(
+                pattern, text, 0, index.limit)]) for pattern in _TIME_PATTERNS]
+        return non_overlapping([(minutes, s, stop) for listed in index.times
+                                for s, _, minutes, stop in index.inside(listed, start, end)])
     found = []
-    for pattern in (_CLOCK, _MILITARY, _CLOCK_AMPM):
-        for match in pattern.finditer(text, start, end):
-            minutes = clock_minutes(match)
-            if minutes is not None:
-                stop = match.end()
-                while stop > match.start() and text[stop - 1].isspace():
-                    stop -= 1
-                found.append((minutes, match.start(), stop))
+    for pattern in _TIME_PATTERNS:
+        found.extend((minutes, s, stop) for minutes, s, stop, _ in _time_matches(pattern, text, start, end))
     return non_overlapping(found)
+
+
+_TIME_PATTERNS = (_CLOCK, _MILITARY, _CLOCK_AMPM)
+
+
+def _time_matches(pattern: re.Pattern, text: str, start: int, end: int):
+    """``(minutes, start, stop, match end)`` of each clock time ``pattern`` finds in ``text[start:end]``;
+    ``stop`` leaves out white space the match ended on."""
+    for match in pattern.finditer(text, start, end):
+        minutes = clock_minutes(match)
+        if minutes is not None:
+            stop = match.end()
+            while stop > match.start() and text[stop - 1].isspace():
+                stop -= 1
+            yield minutes, match.start(), stop, match.end()
 
 _GLUE = re.compile(r"^(?:\s{0,3}|\s*(?:on|at|,|T|\||-)\s*|\s*,\s*(?:at\s+)?|\s+on\s+the\s+)$", re.IGNORECASE)
 

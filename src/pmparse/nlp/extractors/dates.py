@@ -10,7 +10,7 @@ import datetime as _dt
 import functools
 import re
 
-from pmparse.rules.cues import caseless_start
+from pmparse.rules.cues import caseless_start, caseless_word_start, without_captures
 
 _MONTHS = {
     "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9,
@@ -106,6 +106,8 @@ def numeric_order(text: str) -> str:
 MONTH_HINT = re.compile(caseless_start(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"), re.IGNORECASE)
 
 _NAMED = (_DMY, _MDY)
+#: The full-date patterns, in the order their matches are listed (equal spans keep the first).
+_FULL = (_ISO, _SLASH_YMD, _DMY, _MDY, _NUMERIC, _DOTTED, _COMPACT)
 
 
 def find_dates(text: str, start: int = 0, end: int | None = None, order: str = "mdy",
@@ -123,10 +125,13 @@ def find_dates(text: str, start: int = 0, end: int | None = None, order: str = "
         ``(iso_date, start, end)`` tuples; a stretch is reported once, by its longest reading.
     """
     end = len(text) if end is None else end
+    index = active_index(text, end)
+    if index is not None:
+        return index.dates(start, end, order)
     if months is None:
         months = MONTH_HINT.search(text, start, end) is not None
     found: list[tuple[str, int, int]] = []
-    for pattern in (_ISO, _SLASH_YMD, _DMY, _MDY, _NUMERIC, _DOTTED, _COMPACT):
+    for pattern in _FULL:
         if not months and pattern in _NAMED:
             continue
         for match in pattern.finditer(text, start, end):
@@ -171,6 +176,9 @@ def find_partial_dates(text: str, start: int = 0, end: int | None = None,
         ``(month, day, start, end)`` tuples in order of position.
     """
     end = len(text) if end is None else end
+    index = active_index(text, end)
+    if index is not None:
+        return index.partial_dates(start, end, index.dates(start, end) if full is None else full)
     if months is None:
         months = MONTH_HINT.search(text, start, end) is not None
     if not months:
@@ -235,3 +243,146 @@ def relative_day(text: str, start: int, end: int, written: _dt.date) -> tuple[_d
         return written - _dt.timedelta(days=1), match.span()
     back = (written.weekday() - _WEEKDAYS.index(match.group("weekday").lower())) % 7 or 7
     return written - _dt.timedelta(days=back), match.span()
+
+
+# --- one scan per document ------------------------------------------------------------------
+
+# The three patterns opening with a look-behind (_MDY, _DM, _MD) made re try every position of
+# a text: over the bench files they were two thirds of the index's scanning. For the index each
+# has a capture-free twin opening with a case-sensitive class of its first characters (what
+# ``caseless_word_start`` does for the cue patterns; tests hold each twin to its pattern), and
+# each twin's match is read again by the pattern itself, at its start, for its groups.
+_WEEKDAY_NAMED = _WEEKDAY[3:-2]  # the weekday group without its "?": a weekday then white space
+_MDY_SKIP = re.compile(caseless_word_start("\\b" + without_captures(_MDY.pattern[len("(?<!\\w)"):])),
+                       re.IGNORECASE)
+_MONTH_DAY = without_captures(_MONTH + r"\.?\s+(?P<d>[0-3]?\d)" + _ORD + r"\b(?!:\d)")
+_MD_SKIP = re.compile(caseless_word_start("\\b(?:" + _WEEKDAY_NAMED + _MONTH_DAY + "|" + _MONTH_DAY + ")"),
+                      re.IGNORECASE)
+# _DM opens with a weekday or a digit: the class holds both, and each branch checks its first
+# character looking back ([0-3]?\d: a first digit 0-3 may take a second; any digit may stand alone)
+_DM_SKIP = re.compile(
+    # every character IGNORECASE takes for a weekday's first letter (long s too), and any digit
+    "(?-i:[\\dFMSTWfmstw\u017f])(?<!\\w.)"
+    "(?:(?:(?<=m)on|(?<=t)ues?|(?<=w)ed(?:nes)?|(?<=t)hu(?:rs)?|(?<=f)ri|(?<=s)at(?:ur)?|(?<=s)un)"
+    "(?:day)?\\.?,?\\s+[0-3]?\\d|(?<=[0-3])\\d?|(?<=\\d))"
+    + _ORD + r"\.?\s+(?:of\s+)?" + without_captures(_MONTH) + r"\b\.?",
+    re.IGNORECASE,
+)
+#: Each pattern's twin for the index (see above).
+SKIPPING = {_MDY: _MDY_SKIP, _MD: _MD_SKIP, _DM: _DM_SKIP}
+
+
+def scan(pattern: re.Pattern, text: str, end: int) -> list[re.Match]:
+    """``pattern.finditer(text, 0, end)``, through its twin in :data:`SKIPPING` where it has one
+    (each twin match read again by ``pattern`` at its start; should the two ever differ, the
+    pattern's own scan is returned)."""
+    twin = SKIPPING.get(pattern)
+    if twin is None:
+        return list(pattern.finditer(text, 0, end))
+    found = []
+    for match in twin.finditer(text, 0, end):
+        again = pattern.match(text, match.start(), end)
+        if again is None or again.end() != match.end():
+            return list(pattern.finditer(text, 0, end))
+        found.append(again)
+    return found
+
+#: The index :func:`scanned` made current (innermost last); the finders above read from it.
+_ACTIVE: list[ScanIndex] = []
+
+
+class ScanIndex:
+    """The matches of every date and time pattern in ``text[:limit]``, found in one scan each.
+
+    The facts finders ask for the dates and times of many windows of one document: its head,
+    each timeline, each line of a timeline (about 5,800 windows of 48 characters over the bench
+    files), each a dozen pattern scans and their Python around them. Made current by
+    :func:`scanned`, the index answers :func:`find_dates`, :func:`find_partial_dates` and
+    :func:`~pmparse.nlp.extractors.clock.find_times` for a window ending within ``limit`` with
+    the matches that lie inside it, from one scan per pattern of the document.
+
+    A window's own scan and the index agree except at the window's edges: a match crossing the
+    window's end is left out (a scan stopping there might have found a shorter one), and a match
+    starting before the window and ending inside it may hide one the window's own scan finds.
+    Each list is built when first asked for.
+    """
+
+    def __init__(self, text: str, limit: int) -> None:
+        self.text, self.limit = text, min(len(text), limit)
+        self._full: list[tuple[list[int], list[tuple]]] | None = None
+        self._partial: list[tuple[list[int], list[tuple]]] | None = None
+        self.times: list[tuple[list[int], list[tuple]]] | None = None
+
+    def covers(self, text: str, end: int) -> bool:
+        """True when the index holds ``text`` up to ``end``."""
+        return text is self.text and end <= self.limit
+
+    @staticmethod
+    def listed(items: list[tuple]) -> tuple[list[int], list[tuple]]:
+        return [item[0] for item in items], items
+
+    @staticmethod
+    def inside(listed: tuple[list[int], list[tuple]], start: int, end: int):
+        """The items of one pattern (``(start, end, ...)``, in text order) inside ``start:end``.
+        A pattern's matches do not overlap, so their ends rise with their starts."""
+        starts, items = listed
+        for k in range(bisect.bisect_left(starts, start), len(items)):
+            item = items[k]
+            if item[1] > end:
+                break
+            yield item
+
+    def dates(self, start: int, end: int, order: str = "mdy") -> list[tuple[str, int, int]]:
+        """:func:`find_dates` of ``text[start:end]``."""
+        if self._full is None:
+            self._full = []
+            for pattern in _FULL:
+                items = []
+                for match in scan(pattern, self.text, self.limit):
+                    mdy = _from_match(match, pattern, "mdy")
+                    dmy = mdy if pattern is not _NUMERIC else _from_match(match, pattern, "dmy")
+                    if mdy or dmy:
+                        items.append((match.start(), match.end(), mdy, dmy))
+                self._full.append(self.listed(items))
+        column = 2 if order == "mdy" else 3
+        found = [(item[column], item[0], item[1]) for listed in self._full
+                 for item in self.inside(listed, start, end) if item[column]]
+        return non_overlapping(found)
+
+    def partial_dates(self, start: int, end: int, full: list[tuple[str, int, int]]) -> list[tuple[int, int, int, int]]:
+        """:func:`find_partial_dates` of ``text[start:end]`` whose full dates are ``full``."""
+        if self._partial is None:
+            self._partial = []
+            for pattern in (_DM, _MD):
+                items = []
+                for match in scan(pattern, self.text, self.limit):
+                    items.append((match.start(), match.end(), _month(match.group("mon")), int(match.group("d"))))
+                self._partial.append(self.listed(items))
+        found = []
+        for listed in self._partial:
+            for s, e, month, day in self.inside(listed, start, end):
+                if not 1 <= day <= 31 or any(s < fe and e > fs for _, fs, fe in full):
+                    continue
+                found.append((month, day, s, e))
+        return non_overlapping(found, 2, 3)
+
+
+def active_index(text: str, end: int) -> ScanIndex | None:
+    """The current :class:`ScanIndex` when it holds ``text`` up to ``end``, else None."""
+    index = _ACTIVE[-1] if _ACTIVE else None
+    return index if index is not None and index.covers(text, end) else None
+
+
+class scanned:
+    """Within this block, the date and time finders read ``text[:limit]`` from one
+    :class:`ScanIndex` (see there); ``with scanned(text, limit): ...``."""
+
+    def __init__(self, text: str, limit: int) -> None:
+        self.index = ScanIndex(text, limit)
+
+    def __enter__(self) -> ScanIndex:
+        _ACTIVE.append(self.index)
+        return self.index
+
+    def __exit__(self, *exc) -> None:
+        _ACTIVE.pop()
