@@ -76,6 +76,20 @@ def test_extract_reads_a_lone_surrogate_as_text_that_cannot_be_read():
         pmparse.extract("# Outage\n\nThe disk \udcff filled up.\n")
 
 
+#: A whole page as a browser saves it: the title, the publisher and the items must come from its text.
+PAGE = ("<!DOCTYPE html>\n<html>\n<head><title>Zorbq build outage</title></head>\n<body>\n"
+        "<h1>Zorbq build outage</h1>\n<p>On 3 March the Zorbq build farm failed for two hours because a "
+        "release script dropped a flag.</p>\n</body>\n</html>\n")
+
+
+def test_extract_reads_a_whole_html_page_as_html_without_fmt():
+    # read as markdown by default, the doctype was the title and "DOCTYPE" the publisher
+    card = pmparse.extract(PAGE)
+    assert card.title == "Zorbq build outage" and card.source.location == "<text>.html"
+    assert card.organisation != "DOCTYPE" and not any("<" in item.text for item in card.symptoms)
+    assert pmparse.extract("# Outage\n\nThe disk filled up.\n").source.location == "<text>.md"
+
+
 def test_convert_reads_one_string_as_one_input_and_one_exclude_glob_as_one_glob(tmp_path, monkeypatch):
     # a string was iterated: "in" became the inputs "i" and "n", and "postmortems/" ended on "/"
     (tmp_path / "in").mkdir()

@@ -16,7 +16,7 @@ from pmparse.batch.convert import convert as _convert
 from pmparse.card.build import build_card
 from pmparse.card.schema import Card
 from pmparse.errors import DecodeInputError, UsageError
-from pmparse.ingest.read import Format, ingest_bytes
+from pmparse.ingest.read import Format, ingest_bytes, is_html_page
 from pmparse.locations import is_url, url_parts
 from pmparse.nlp.pipeline import PipelineConfig, analyse, get, pipeline_config, version_info
 
@@ -24,7 +24,7 @@ _FORMATS = ("md", "txt", "html")
 _CARD_ID = re.compile(r"IL-\d{4}")  # the schema's pattern for a card id
 
 
-def extract(text: str, *, url: str | None = None, fmt: Format = "md", card_id: str = "IL-0001",
+def extract(text: str, *, url: str | None = None, fmt: Format | None = None, card_id: str = "IL-0001",
             config: PipelineConfig | None = None) -> Card:
     """Turn one postmortem's text into a draft card.
 
@@ -32,7 +32,8 @@ def extract(text: str, *, url: str | None = None, fmt: Format = "md", card_id: s
         text: The postmortem: markdown, plain text or HTML.
         url: Where it is published; the card cites it (and it counts as evidence of the
             organisation). Nothing is fetched.
-        fmt: ``"md"``, ``"txt"`` or ``"html"``.
+        fmt: ``"md"``, ``"txt"`` or ``"html"``; when None, ``"html"`` for a whole HTML page (a
+            doctype or ``<html>`` first), else ``"md"``.
         card_id: The card's id.
         config: The pipeline to use; the bundled models when None.
 
@@ -50,21 +51,22 @@ def extract(text: str, *, url: str | None = None, fmt: Format = "md", card_id: s
         # bytes or None reached text.encode and surfaced as an AttributeError
         raise UsageError(f"expected text as a str, found {type(text).__name__}"
                          + (" (decode the bytes first)" if isinstance(text, (bytes, bytearray)) else ""))
-    if fmt not in _FORMATS:
+    if fmt is not None and fmt not in _FORMATS:
         raise UsageError(f"expected fmt to be one of {', '.join(_FORMATS)}, found {fmt!r}")
     if not isinstance(card_id, str) or not _CARD_ID.fullmatch(card_id):
         # pydantic's ValidationError came only after the whole analysis
         raise UsageError(f"expected card_id to be 'IL-' and four digits, found {card_id!r}")
     if url is not None and is_url(url) and url_parts(url) is None:
         raise UsageError(f"expected url to be an http(s) address that parses, found {url!r} (its host or port)")
-    location = url or f"<text>.{fmt}"
     try:
         raw = text.encode("utf-8")
     except UnicodeEncodeError as error:
         # a lone surrogate (a str decoded with surrogateescape, or a broken JSON string) is no
         # text a file could hold: the same refusal a file that is not UTF-8 gets
         raise DecodeInputError(f"expected text that UTF-8 can encode, found a lone surrogate at offset "
-                               f"{error.start}", location) from None
+                               f"{error.start}", url or "<text>") from None
+    fmt = fmt or ("html" if is_html_page(raw) else "md")
+    location = url or f"<text>.{fmt}"
     source = ingest_bytes(raw, location, fmt=fmt)
     nlp = get(config or pipeline_config())
     return build_card(analyse(nlp, source), source, card_id, version_info(nlp))

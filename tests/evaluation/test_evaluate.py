@@ -310,3 +310,25 @@ def test_eval_says_in_one_line_when_its_report_cannot_be_written(tmp_path, corpu
     done = CliRunner().invoke(main, ["eval", "--gold", str(path), "--variant", "headed", "--rules-only",
                                      "--rounds", "10", "--report", str(made)])
     assert done.exit_code == 0 and json.loads(made.read_text())["headed"]
+
+
+def test_eval_of_inline_gold_needs_no_corpus_nor_the_projects_checkout(tmp_path, monkeypatch):
+    # run from a curator's own folder: no corpus beside it and no corpus/manifest.yaml above it,
+    # eval stopped asking for a corpus (then for the manifest) that inline texts never read
+    import pmparse.evaluation.corpus as corpus
+    import pmparse.evaluation.evaluate as evaluate_module
+
+    monkeypatch.delenv("PMPARSE_CORPUS", raising=False)
+    monkeypatch.setattr(corpus, "REPO_ROOT", tmp_path / "nowhere")
+    monkeypatch.setattr(evaluate_module, "DEFAULT_MANIFEST", tmp_path / "nowhere" / "manifest.yaml")
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "g.jsonl"
+    path.write_text(json.dumps(inline_doc()) + "\n")
+    result = CliRunner().invoke(main, ["eval", "--gold", str(path), "--variant", "headed", "--rules-only",
+                                       "--rounds", "10"])
+    assert result.exit_code == 0, result.output
+    assert "headed gold documents (1)" in result.stdout
+    # a gold file naming corpus paths still needs the corpus, and says so
+    path.write_text(json.dumps({**inline_doc(text=None), "path": "team/queue.md"}) + "\n")
+    result = CliRunner().invoke(main, ["eval", "--gold", str(path), "--variant", "headed", "--rules-only"])
+    assert result.exit_code == 2 and "corpus" in result.stderr

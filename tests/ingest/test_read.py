@@ -134,6 +134,16 @@ def test_format_detection():
     assert detect_format("-", b"# Heading\n") == "md"
 
 
+def test_a_whole_html_page_named_md_or_txt_is_read_as_html():
+    # a page saved under the wrong name: read as markup, its doctype became the title
+    page = b"\xef\xbb\xbf <!doctype html>\n<html><body><h1>Queue stall</h1><p>The queue stalled.</p></body></html>"
+    assert detect_format("saved.md", page) == "html" and detect_format("saved.txt", page) == "html"
+    assert ingest_bytes(page, "saved.md").text.startswith("# Queue stall")
+    # markdown may open with HTML of its own, which stays markdown
+    assert detect_format("post.md", b"<div align=center>logo</div>\n\n# Outage\n") == "md"
+    assert detect_format("post.md", b"<html-comment>\n# Outage\n") == "md"
+
+
 def test_merge_key_bomb_front_matter_is_cheap():
     # each level merges the previous one nine times: flattening would build 9**12 pairs
     bomb = "---\nk0: &k0 {a: 1, b: 2}\n" + "".join(

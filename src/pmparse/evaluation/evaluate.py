@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Callable
 
 from pmparse.card.schema import TEXT_FIELDS, Card
-from pmparse.errors import GoldError
-from pmparse.evaluation.corpus import corpus_root, load_manifest, source_url
+from pmparse.errors import GoldError, UsageError
+from pmparse.evaluation.corpus import DEFAULT_MANIFEST, corpus_root, load_manifest, source_url
 from pmparse.evaluation.facts import (
     card_agreement,
     card_with_text_only_organisation,
@@ -105,6 +105,8 @@ def public_addresses(gold: list[GoldDoc]) -> dict[str, str]:
     The eval converts each document as a curator would convert a checkout of its source with
     ``--url-base``: the organisation may read the address (a wikitech page has none in the manifest).
     """
+    if not DEFAULT_MANIFEST.is_file():
+        return {}  # run outside the project's checkout, on a curator's own gold set: no address known
     manifest = load_manifest()
     urls = {}
     for doc in gold:
@@ -158,7 +160,7 @@ def run_eval(gold_files: list[Path] | None, corpus: str | None, model_dir: str |
     Raises:
         GoldError: no variant asked for holds a document of ``gold_files``.
     """
-    root = corpus_root(corpus)
+    root = _corpus_for(corpus, gold_files)
     facts_scorer = None
     if with_facts:
         from pmparse.evaluation.facts import score_facts as facts_scorer
@@ -187,6 +189,17 @@ def run_eval(gold_files: list[Path] | None, corpus: str | None, model_dir: str |
                         "found none (--variant headed scores a gold file as written)",
                         ", ".join(str(f) for f in gold_files or []))
     return results
+
+
+def _corpus_for(corpus: str | None, gold_files: list[Path] | None) -> Path | None:
+    """The corpus root, or None for gold files whose every document carries its text (a curator's
+    own gold set needs no corpus; it was refused for want of one)."""
+    try:
+        return corpus_root(corpus)
+    except UsageError:
+        if corpus is None and gold_files and all(doc.text is not None for doc in load_gold(gold_files)):
+            return None
+        raise
 
 
 def second_pass_agreement(corpus: str | None, second_files: list[Path] | None = None) -> dict:

@@ -59,6 +59,8 @@ _FRONT_MATTER = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n")
 _FRONT_MATTER_END = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
 _ERB_TAG = re.compile(r"<%[^%]{0,4000}%>")
 _HTML_SNIFF = re.compile(r"\A\s*(?:<!doctype html|<html|<head|<body|<article|<div|<p>)", re.IGNORECASE)
+#: A whole HTML page, whatever the file is called: markdown may open with a ``<div>``, never so.
+_HTML_PAGE = re.compile(r"\A\ufeff?\s*(?:<!doctype html|<html[\s>])", re.IGNORECASE)
 
 
 
@@ -105,11 +107,14 @@ class Ingested:
 
 
 def detect_format(location: str, raw: bytes | None = None) -> Format:
-    """Choose how to read a source from its name, or its first bytes for standard input."""
+    """Choose how to read a source from its name, or its first bytes for standard input; a whole
+    HTML page is read as HTML whatever its name."""
     suffixes = [s.lower() for s in Path(location).suffixes]
     if (raw is not None and is_pdf(raw)) or suffixes[-1:] == [".pdf"]:
         return "pdf"
-    if any(s in _HTML_SUFFIXES for s in suffixes[-1:]):
+    if any(s in _HTML_SUFFIXES for s in suffixes[-1:]) or (raw is not None and is_html_page(raw)):
+        # a saved page named .md or .txt read as markup gave '<!DOCTYPE html>' as its title and
+        # 'DOCTYPE' as its publisher, and its whole markup as one item
         return "html"
     if suffixes and suffixes[-1] in MD_SUFFIXES:
         return "md"
@@ -122,6 +127,11 @@ def detect_format(location: str, raw: bytes | None = None) -> Format:
         if re.search(r"^#{1,6} \S", head, re.MULTILINE) or head.startswith("---"):
             return "md"
     return "txt"
+
+
+def is_html_page(raw: bytes) -> bool:
+    """Whether ``raw`` is a whole HTML page (it opens with a doctype or ``<html>``)."""
+    return _HTML_PAGE.match(raw[:2048].decode("utf-8", "ignore")) is not None
 
 
 def read_bytes(location: str, max_bytes: int = DEFAULT_MAX_BYTES, stdin: BinaryIO | None = None) -> bytes:

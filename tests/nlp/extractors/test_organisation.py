@@ -384,3 +384,16 @@ def test_an_organisation_word_in_a_title_keeps_the_words_it_closes():
     alone = "# Foundation Website Hack\n\nThe website of the Foundation was defaced.\n"
     found = find_organisation(alone, title=("Foundation Website Hack", [(2, 25)]))
     assert found is None or found["value"] != "Foundation"
+
+
+def test_a_title_name_whose_first_word_opens_every_sentence_keeps_that_word():
+    # "Zorbq" shows its capital only where a sentence starts, "Cloud" mid-sentence too: the name
+    # is the pair the body writes together, never its second word alone
+    text = ("# Zorbq Cloud outage\n\nZorbq Cloud was down for an hour. Zorbq Cloud customers saw "
+            "errors until a deploy was rolled back.\n")
+    fact = find_organisation(text, title=("Zorbq Cloud outage", [(2, 20)]))
+    assert fact["value"] == "Zorbq Cloud" and text[slice(*fact["evidence"][0])] == "Zorbq Cloud"
+    # a capitalised title word the body never writes before the name stays out of it
+    apart = "# Major Zorbq outage\n\nThe Zorbq API was down. Users of Zorbq saw errors.\n"
+    found = find_organisation(apart, title=("Major Zorbq outage", [(2, 20)]))
+    assert found is not None and found["value"] == "Zorbq"

@@ -441,7 +441,7 @@ def title_subject(gaz: Gazetteer, text: str, body_start: int, title: tuple[str, 
             run.append(match)
         elif run:
             break
-    run = _with_organisation_word(words_text, words, run)
+    run = _with_words_written_before(words_text, words, _with_organisation_word(words_text, words, run), body)
     if known and (not run or known[0][0] <= run[0].start()):
         start, name = min(known)
         return fact(name, start)
@@ -469,6 +469,27 @@ def _with_organisation_word(words_text: str, words: list[re.Match], run: list[re
         before.insert(0, word)
         i -= 1
     return before + run if before else []
+
+
+def _with_words_written_before(words_text: str, words: list[re.Match], run: list[re.Match],
+                               body: str) -> list[re.Match]:
+    """A title's run of name words goes back over the capitalised title words the body writes
+    together with it: in "Zorbq Cloud outage" over a body that opens each sentence with "Zorbq
+    Cloud", "Zorbq" never shows its capital mid-sentence, so the run was "Cloud" alone."""
+    if not run:
+        return run
+    i = next(k for k, match in enumerate(words) if match.start() == run[0].start())
+    while i > 0 and len(run) < _TITLE_NAME_WORDS:
+        word = words[i - 1]
+        if (not word.group(0)[0].isupper() or word.group(0).lower() in _TITLE_STOP
+                or words_text[word.end():run[0].start()] != " "):
+            break
+        phrase = words_text[word.start():run[-1].end()]
+        if re.search(r"(?<![\w-])" + re.escape(phrase) + r"(?![\w-])", body) is None:
+            break
+        run = [word, *run]
+        i -= 1
+    return run
 
 
 #: A sentence saying what was compromised: "The update servers of Zorbq were compromised".
