@@ -442,6 +442,9 @@ def loads(text: str, fmt: RecordFormat, where: str) -> Card:
         raise RecordError(f"expected a {fmt.upper()} record, found {found}{at}: {reason}", where) from exc
     except ValueError as exc:  # a JSON key given twice (json names no line for it)
         raise RecordError(f"{exc}", where) from exc
+    except RecursionError as exc:
+        # "[[[[..." 100,000 deep: a state file or record from someone else's library
+        raise RecordError(f"expected a {fmt.upper()} record, found values nested too deep to read", where) from exc
     if not isinstance(data, dict):
         raise RecordError(f"expected a mapping of card fields, found {type(data).__name__}", where)
     try:
