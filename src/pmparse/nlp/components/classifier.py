@@ -387,14 +387,26 @@ def labeler_settings(folder: str | Path | None) -> dict:
     with the confidence calibration fitted with it (``calibration``) when the model has one.
 
     Raises:
-        ModelError: the folder's ``meta.json`` is unreadable.
+        ModelError: the folder's ``meta.json`` is unreadable, or its settings or knots are not numbers.
     """
     if not folder:
         return {}
-    meta = read_json(Path(folder) / META_FILE)
-    settings: dict = {k: float(v) for k, v in (meta.get("labeler") or {}).items() if k in LABELER_KEYS}
-    if meta.get("calibration"):
-        settings["calibration"] = meta["calibration"]
+    where = Path(folder) / META_FILE
+    meta = read_json(where)
+    # a library's own model may come from someone else: a setting that is text, or knots that
+    # are not numbers, ended in an error of spaCy's or the labeler's naming no file
+    try:
+        labeler = meta.get("labeler") or {}
+        settings: dict = {k: float(v) for k, v in labeler.items() if k in LABELER_KEYS}
+        if meta.get("calibration"):
+            from pmparse.nlp.components.fields import _knots
+
+            _knots(meta["calibration"])
+            settings["calibration"] = meta["calibration"]
+    except ModelError as exc:
+        raise ModelError(exc.message, str(where)) from exc
+    except (AttributeError, TypeError, ValueError) as exc:
+        raise ModelError(f"expected numeric labeler settings and calibration knots, found {exc}", str(where)) from exc
     return settings
 
 
