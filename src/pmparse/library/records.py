@@ -33,7 +33,7 @@ class AliasBombError(yaml.constructor.ConstructorError):
     themselves (a "billion laughs": a small file that becomes millions of values once read)."""
 
 
-def _expanded_size(root: yaml.Node) -> int | None:
+def expanded_size(root: yaml.Node) -> int | None:
     """How many nodes ``root`` stands for with every alias written out, counted with each shared
     node's size memoised (linear in the distinct nodes); None when a node contains itself.
 
@@ -96,7 +96,7 @@ class _RecordLoader(CalendarLoader):  # type: ignore[misc,valid-type]
 
     def construct_document(self, node):  # noqa: ANN001, ANN201 - PyYAML's signature
         if self._budget is not None:
-            size = _expanded_size(node)
+            size = expanded_size(node)
             if size is None or size > self._budget:
                 raise AliasBombError(
                     None, None, "expected a record whose aliases expand to at most one value per character "

@@ -188,19 +188,20 @@ def _check_shape(raw: str, where: str) -> None:
     Raises:
         RulesError: naming the file and the limit.
     """
-    from pmparse.ingest.read import _nesting_exceeds
-    from pmparse.library.records import _expanded_size
+    from pmparse.library.records import expanded_size
+    from pmparse.yaml_problems import NestingError, check_depth
 
     try:
-        if _nesting_exceeds(raw, MAX_RULES_DEPTH):
-            raise RulesError(f"expected YAML nested at most {MAX_RULES_DEPTH} levels deep, found deeper", where)
+        check_depth(raw, MAX_RULES_DEPTH)
         if "&" in raw:
             for node in yaml.compose_all(raw, Loader=yaml.SafeLoader):
-                size = _expanded_size(node) if node is not None else 0
+                size = expanded_size(node) if node is not None else 0
                 if size is None or size > len(raw):
                     raise RulesError("expected aliases that expand the file to at most one value per character, "
                                      "found " + ("aliases that refer to themselves" if size is None
                                                  else f"{size} values"), where)
+    except NestingError as exc:
+        raise RulesError(f"expected YAML nested at most {MAX_RULES_DEPTH} levels deep, found deeper", where) from exc
     except yaml.YAMLError as exc:
         raise RulesError(f"expected YAML, found {syntax_problem(exc)}", where) from exc
 

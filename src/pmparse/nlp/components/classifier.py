@@ -398,13 +398,14 @@ def labeler_settings(folder: str | Path | None) -> dict:
     try:
         labeler = meta.get("labeler") or {}
         settings: dict = {k: float(v) for k, v in labeler.items() if k in LABELER_KEYS}
-        if meta.get("calibration"):
-            from pmparse.nlp.components.fields import _knots
-
-            _knots(meta["calibration"])
-            settings["calibration"] = meta["calibration"]
-    except ModelError as exc:
-        raise ModelError(exc.message, str(where)) from exc
+        calibration = meta.get("calibration")
+        if calibration:
+            scores, probabilities = ([float(x) for x in row] for row in calibration) if len(calibration) == 2 else ([], [1])
+            if (len(scores) != len(probabilities) or not scores or any(b < a for a, b in zip(scores, scores[1:]))
+                    or any(not 0.0 <= p <= 1.0 for p in probabilities)):
+                raise ModelError("expected calibration knots [[increasing scores], [probabilities 0-1]] of one "
+                                 "length, found another shape", str(where))
+            settings["calibration"] = calibration
     except (AttributeError, TypeError, ValueError) as exc:
         raise ModelError(f"expected numeric labeler settings and calibration knots, found {exc}", str(where)) from exc
     return settings
