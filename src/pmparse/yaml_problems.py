@@ -28,8 +28,57 @@ def _calendar_timestamp(loader: yaml.constructor.SafeConstructor, node: yaml.Sca
             node.start_mark) from exc
 
 
+#: How deep a YAML file pmparse reads may nest (a record nests 5 levels, a settings file 1).
+MAX_DEPTH = 1000
+
+#: What opens a level of nesting within a line; nesting by indentation alone makes each line
+#: longer than the last, so 20,000 levels take 200 million characters.
+_OPENERS = ("[", "{", "- ", "? ", "-\t", "?\t")
+
+
+class NestingError(yaml.YAMLError):
+    """A YAML text nested deeper than :data:`MAX_DEPTH`."""
+
+
+def check_depth(text: object, limit: int = MAX_DEPTH) -> None:
+    """Refuse YAML nested deeper than ``limit`` before a loader builds it.
+
+    libyaml's loader crashed the process (a segmentation fault, no message) on a record holding
+    ``lessons: [[[[...`` 50,000 deep or ``- - - ...``: every command that read the library died,
+    ``validate`` included; the pure-Python loader raised RecursionError, a traceback. A text with
+    fewer openers than ``limit`` cannot nest that deep (no cost beyond counting); else the depth
+    is measured on the parser's events, which involve no recursion.
+
+    Raises:
+        NestingError: nested deeper than ``limit``.
+    """
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    if not isinstance(text, str) or sum(text.count(opener) for opener in _OPENERS) <= limit:
+        return
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                depth += 1
+                if depth > limit:
+                    raise NestingError(f"expected values nested at most {limit} levels deep, found deeper "
+                                       f"(line {event.start_mark.line + 1})")
+            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                depth -= 1
+    except NestingError:
+        raise
+    except yaml.YAMLError:
+        return  # the loader names the syntax error
+
+
 class PureCalendarLoader(yaml.SafeLoader):
-    """PyYAML's pure-Python safe loader (``yaml.safe_load``'s), a date that is no calendar day a YAML error."""
+    """PyYAML's pure-Python safe loader (``yaml.safe_load``'s), a date that is no calendar day a
+    YAML error, a text nested past :data:`MAX_DEPTH` refused (:func:`check_depth`)."""
+
+    def __init__(self, stream) -> None:  # noqa: ANN001 - PyYAML's signature
+        check_depth(stream)
+        super().__init__(stream)
 
 
 PureCalendarLoader.add_constructor("tag:yaml.org,2002:timestamp", _calendar_timestamp)
@@ -37,7 +86,11 @@ PureCalendarLoader.add_constructor("tag:yaml.org,2002:timestamp", _calendar_time
 
 class CalendarLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
     """libyaml's safe loader when PyYAML was built with it (else the pure one), a date that is no
-    calendar day a YAML error."""
+    calendar day a YAML error, a text nested past :data:`MAX_DEPTH` refused (:func:`check_depth`)."""
+
+    def __init__(self, stream) -> None:  # noqa: ANN001 - PyYAML's signature
+        check_depth(stream)
+        super().__init__(stream)
 
 
 CalendarLoader.add_constructor("tag:yaml.org,2002:timestamp", _calendar_timestamp)

@@ -65,3 +65,24 @@ def test_a_lock_that_cannot_be_opened_is_a_usage_error(tmp_path):
         with write_lock(lib):
             pass
 
+
+
+#: JSON nested past Python's recursion limit: ``json.loads`` raises RecursionError, not a decode error.
+DEEP = '{"a": ' + "[" * 100_000 + "]" * 100_000 + "}"
+
+
+@pytest.mark.parametrize("state", ["index.json", "base/IL-0001.json", "pending/IL-0001.json", "intent/IL-0001.json"])
+def test_state_nested_too_deep_is_read_as_unreadable_state(tmp_path, state):
+    # a library from someone else: its index is only a cache, its state files count as missing
+    lib = tmp_path / "lib"
+    library = Library.open(lib)
+    library.write(text_card("IL-0001", "The database failed."), "yaml")
+    library.save_index()
+    path = lib / ".pmparse" / state
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(DEEP, encoding="utf-8")
+    again = Library.open(lib)
+    assert again.entries["IL-0001"].card.id == "IL-0001"
+    kind = state.partition("/")[0]
+    if kind in ("base", "pending"):
+        assert again.read_state(kind, "IL-0001") is None

@@ -99,3 +99,28 @@ def test_a_record_naming_a_fifo_as_its_source_is_checked_without_reading_it(tmp_
     checked, problems = validate_library(library)
     assert time.perf_counter() - started < 3
     assert checked == 1 and problems == []
+
+
+def _run_cli(*args):
+    """The command line in a child process: the hole this guards crashed the process itself."""
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "pmparse", *map(str, args)], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+
+
+def test_a_record_nested_past_the_limit_is_invalid_not_a_crash(tmp_path):
+    # fourth round of hostile inputs: a record edited by hand (or received with a shared library)
+    # holding "[" 60,000 deep, or "- - - ..." made libyaml's loader end every command that read the
+    # library with a segmentation fault (exit -11, no message)
+    _, record = _library(tmp_path)
+    text = record.read_text(encoding="utf-8")
+    record.write_text(text.replace("lessons: []", "lessons: " + "[" * 60_000, 1), encoding="utf-8")
+    (tmp_path / "lib" / "IL-0002.yaml").write_text(text.replace("IL-0001", "IL-0002").replace(
+        "lessons: []", "lessons:\n  " + "- " * 60_000 + "x", 1), encoding="utf-8")
+    done = _run_cli("validate", tmp_path / "lib")
+    assert done.returncode == 1, (done.returncode, done.stderr[-500:])
+    assert "IL-0001.yaml: (record): not readable as YAML: expected values nested at most 1000 levels deep" in done.stdout
+    assert "IL-0002.yaml: (record): not readable as YAML: expected values nested at most 1000 levels deep" in done.stdout
+    assert "Traceback" not in done.stderr

@@ -314,3 +314,23 @@ def test_features_in_one_pass_equal_block_by_block_to_the_bit(rows):
     assert joined.shape == blocks.shape
     for name in ("indptr", "indices", "data"):
         assert np.array_equal(getattr(joined, name), getattr(blocks, name)), name
+
+
+@pytest.mark.parametrize("change, found", [
+    ({"token_pattern": r"(a|a)*(a|a)*b"}, "word pattern"),  # backtracks for ever over a unit of a's
+    ({"token_pattern": r"(\w)(\w)"}, "word pattern"),  # groups: findall gave tuples, every input failed
+    ({"ngram_range": [1, 100_000]}, "n-gram lengths"),
+    ({"ngram_range": [0, 2]}, "n-gram lengths"),
+    ({"n_features": 2**40}, "hashed columns"),
+])
+def test_a_model_spec_pmparse_never_trains_is_refused_before_it_is_compiled(change, found):
+    # a model's meta.json may come with a library from someone else (fourth round of hostile inputs)
+    spec = {"features": [{"kind": "hashed", "analyzer": "word", "ngram_range": [1, 2], "n_features": 16,
+                          "lowercase": True, "token_pattern": r"(?u)\b\w\w+\b", "sublinear_tf": True,
+                          "norm": "l2", "idf": False, "column": 0, **change}], "classes": ["a", "b"]}
+    arrays = {"head.coef": np.zeros((2, 16)), "head.intercept": np.zeros(2)}
+    ordinary = {"kind": "hashed", "analyzer": "word", "ngram_range": [1, 2], "n_features": 16, "lowercase": True,
+                "token_pattern": r"(?u)\b\w\w+\b", "sublinear_tf": True, "norm": "l2", "idf": False, "column": 0}
+    TextClassifier.from_arrays({**spec, "features": [ordinary]}, arrays)  # the same spec as pmparse trains it loads
+    with pytest.raises(ModelError, match=found):
+        TextClassifier.from_arrays(spec, arrays)

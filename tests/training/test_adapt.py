@@ -400,3 +400,46 @@ def test_convert_says_so_when_the_library_model_folder_lost_its_weights(tmp_path
     (folder / META_FILE).unlink()
     folder.rmdir()
     assert pipeline_config(library_dir=str(lib), warn=warnings.append) and len(warnings) == 1
+
+
+def _shared_model(lib, weights=None, headings=None):
+    """A library whose own model is the bundled one, as received from someone else: its weights
+    changed by ``weights`` (meta.json's digest updated to match), its headings table ``headings``."""
+    from pmparse.nlp.model_files import load_arrays, save_arrays
+
+    folder = lib / ".pmparse" / "model"
+    folder.mkdir(parents=True)
+    meta = json.loads((DEFAULT_MODEL_DIR / META_FILE).read_text(encoding="utf-8"))
+    arrays = load_arrays(DEFAULT_MODEL_DIR / MODEL_FILE)
+    if weights is not None:
+        weights(arrays)
+    meta["weights_sha256"] = save_arrays(folder / MODEL_FILE, arrays)
+    (folder / META_FILE).write_text(json.dumps(meta), encoding="utf-8")
+    if headings is not None:
+        (folder / "headings.yaml").write_text(headings, encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("case", ["nan weights", "foreign heading regex"])
+def test_convert_refuses_a_shared_library_model_it_cannot_trust(tmp_path, case):
+    # fourth round of hostile inputs: NaN weights were used and every field came out empty, with
+    # exit 0; a regex in the model's headings table would run over every heading converted
+    import yaml
+    from importlib import resources
+
+    sources = write(tmp_path / "reports", LATER)
+    lib = tmp_path / "lib"
+    if case == "nan weights":
+        folder = _shared_model(lib, weights=lambda arrays: arrays["head.coef"].fill(np.nan))
+        named, expected = folder / MODEL_FILE, "expected finite weights"
+    else:
+        table = yaml.safe_load(resources.files("pmparse.resources").joinpath("headings.yaml").read_text(encoding="utf-8"))
+        table["patterns"].insert(0, {"field": "root_cause", "regex": "^(a+)+$"})
+        folder = _shared_model(lib, headings=yaml.safe_dump(table))
+        named, expected = folder / "headings.yaml", "expected the packaged heading patterns"
+    result = run("convert", sources, "-o", lib, "--no-progress", "--jobs", "1")
+    assert result.exit_code == 2, result.output
+    assert f"pmparse: {named}: {expected}" in result.output
+    assert not list(lib.glob("IL-*"))
+    # --base-model: the shipped model, and the library's is not read
+    assert run("convert", sources, "-o", lib, "--no-progress", "--jobs", "1", "--base-model").exit_code == 0

@@ -33,7 +33,7 @@ class AliasBombError(yaml.constructor.ConstructorError):
     themselves (a "billion laughs": a small file that becomes millions of values once read)."""
 
 
-def _expanded_size(root: yaml.Node) -> int | None:
+def expanded_size(root: yaml.Node) -> int | None:
     """How many nodes ``root`` stands for with every alias written out, counted with each shared
     node's size memoised (linear in the distinct nodes); None when a node contains itself.
 
@@ -96,7 +96,7 @@ class _RecordLoader(CalendarLoader):  # type: ignore[misc,valid-type]
 
     def construct_document(self, node):  # noqa: ANN001, ANN201 - PyYAML's signature
         if self._budget is not None:
-            size = _expanded_size(node)
+            size = expanded_size(node)
             if size is None or size > self._budget:
                 raise AliasBombError(
                     None, None, "expected a record whose aliases expand to at most one value per character "
@@ -442,6 +442,9 @@ def loads(text: str, fmt: RecordFormat, where: str) -> Card:
         raise RecordError(f"expected a {fmt.upper()} record, found {found}{at}: {reason}", where) from exc
     except ValueError as exc:  # a JSON key given twice (json names no line for it)
         raise RecordError(f"{exc}", where) from exc
+    except RecursionError as exc:
+        # "[[[[..." 100,000 deep: a state file or record from someone else's library
+        raise RecordError(f"expected a {fmt.upper()} record, found values nested too deep to read", where) from exc
     if not isinstance(data, dict):
         raise RecordError(f"expected a mapping of card fields, found {type(data).__name__}", where)
     try:

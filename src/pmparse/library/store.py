@@ -271,7 +271,7 @@ class Library:
                       and isinstance(stamp[6], bool) and name.partition("/")[0] in _STAMPED
                       and re.fullmatch(r"IL-\d{4}", name.partition("/")[2])}
             return rows, states, written
-        except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError):
+        except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
             return {}, {}, 0  # no cache, or one that cannot be trusted: every record is parsed
 
     def save_index(self) -> None:

@@ -498,6 +498,7 @@ def features_from_arrays(specs: list[dict], arrays, prefix: str) -> Features:
     for i, spec in enumerate(specs):
         kind = spec.get("kind")
         if kind == "hashed":
+            _check_hashed(spec, i)
             idf = _array(arrays, f"{prefix}.{i}.idf") if spec.get("idf") else None
             if idf is not None and len(idf) != int(spec["n_features"]):
                 raise ModelError(f"expected {spec['n_features']} idf weights for block {i}, found {len(idf)}")
@@ -509,6 +510,34 @@ def features_from_arrays(specs: list[dict], arrays, prefix: str) -> Features:
             raise ModelError(f"expected a feature block of kind hashed or vocabulary, found {kind!r}")
         blocks.append((int(spec["column"]), block))
     return Features(blocks)
+
+
+#: The word patterns a hashed block may name: those pmparse trains with. A model's ``meta.json``
+#: may come with a library from someone else, and its pattern is compiled and run over every
+#: unit: ``(a|a)*(a|a)*b`` backtracks for ever, a pattern with groups failed every input.
+TOKEN_PATTERNS = (r"(?u)\b\w\w+\b", r"\S+")
+
+#: The longest n-gram and the most hashed columns a block may have (pmparse trains 5 and 2**16):
+#: n-grams of up to 100,000 words multiply a unit's terms by its length.
+MAX_NGRAM = 8
+MAX_HASHED = 2**22
+
+
+def _check_hashed(spec: dict, i: int) -> None:
+    """Refuse a hashed block's settings pmparse never trains, before anything is compiled or allocated.
+
+    Raises:
+        ModelError: an unknown word pattern, n-gram lengths outside 1 to :data:`MAX_NGRAM`, or
+            more than :data:`MAX_HASHED` columns.
+    """
+    pattern, ngrams, width = spec.get("token_pattern"), spec.get("ngram_range"), spec.get("n_features")
+    if pattern not in TOKEN_PATTERNS:
+        raise ModelError(f"expected the word pattern of block {i} among {list(TOKEN_PATTERNS)}, found {pattern!r}")
+    if not (isinstance(ngrams, list | tuple) and len(ngrams) == 2 and all(type(n) is int for n in ngrams)
+            and 1 <= ngrams[0] <= ngrams[1] <= MAX_NGRAM):
+        raise ModelError(f"expected n-gram lengths [low, high] within 1-{MAX_NGRAM} for block {i}, found {ngrams!r}")
+    if not (type(width) is int and 1 <= width <= MAX_HASHED):
+        raise ModelError(f"expected 1 to {MAX_HASHED} hashed columns for block {i}, found {width!r}")
 
 
 def _array(arrays, key: str) -> np.ndarray:

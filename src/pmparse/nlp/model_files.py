@@ -9,12 +9,18 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import math
 import zipfile
 from pathlib import Path
 
 import numpy as np
 
 from pmparse.errors import ModelError
+
+#: The largest weight a model file may hold, in size: a trained model's are below 10 (a curvature
+#: intercept about 1,000); a model from a library shared by someone else holding NaN, infinity or
+#: 1e38 was used and drafted empty fields without a word.
+MAX_WEIGHT = 1e6
 
 
 def save_arrays(path: Path, arrays: dict[str, np.ndarray]) -> str:
@@ -50,7 +56,9 @@ def load_arrays(path: Path, sha256: str | None = None) -> dict[str, np.ndarray]:
         sha256: Its expected digest; None to skip the check.
 
     Raises:
-        ModelError: missing, of another digest, not an npz archive, or holding object arrays.
+        ModelError: missing, of another digest, not an npz archive, holding object arrays, a
+            member larger than the file or compressed, or weights that are not finite or over
+            :data:`MAX_WEIGHT` in size.
     """
     try:
         raw = Path(path).read_bytes()
@@ -62,22 +70,74 @@ def load_arrays(path: Path, sha256: str | None = None) -> dict[str, np.ndarray]:
         raise ModelError("expected the weights meta.json was written with (sha256 differs); retrain or restore "
                          "both files together", str(path))
     try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as members:
+            for info in members.infolist():
+                _check_member(members, info)
         with np.load(io.BytesIO(raw), allow_pickle=False) as archive:
-            return {key: archive[key] for key in archive.files}
+            arrays = {key: archive[key] for key in archive.files}
     except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
         raise ModelError(f"expected numeric weights (npz), found an unreadable file: {exc}", str(path)) from exc
+    for key, value in arrays.items():
+        if value.dtype.kind not in "biuf":
+            raise ModelError(f"expected numeric arrays only, found {key!r} of type {value.dtype}", str(path))
+        if value.dtype.kind == "f" and value.size and not (np.isfinite(value).all()
+                                                         and np.abs(value).max() <= MAX_WEIGHT):
+            raise ModelError(f"expected finite weights of at most {MAX_WEIGHT:g} in size, found "
+                             f"{'NaN or infinity' if not np.isfinite(value).all() else 'larger ones'} in {key!r}",
+                             str(path))
+    return arrays
+
+
+def _check_member(members: zipfile.ZipFile, info: zipfile.ZipInfo) -> None:
+    """Refuse an archive member whose header promises more than it holds, before numpy allocates it.
+
+    A weights file may come with a library from someone else: a 200-byte member declaring an
+    array of a million by a million floats made numpy try to allocate 7 TiB, and a compressed
+    member may inflate without bound. :func:`save_arrays` writes every member stored.
+
+    Raises:
+        ValueError: compressed, not an array, or smaller than its header says.
+    """
+    if info.compress_type != zipfile.ZIP_STORED:
+        raise ValueError(f"{info.filename!r} is compressed (pmparse stores weights uncompressed)")
+    with members.open(info) as member:
+        version = np.lib.format.read_magic(member)
+        read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, _, dtype = read_header(member)
+        header = member.tell()
+    if dtype.hasobject:
+        raise ValueError(f"{info.filename!r} holds objects")
+    if math.prod(shape) * dtype.itemsize > info.file_size - header:
+        raise ValueError(f"{info.filename!r} declares an array of shape {shape}, larger than its {info.file_size} bytes")
 
 
 def read_json(path: Path) -> dict:
     """A JSON object from ``path``.
 
     Raises:
-        ModelError: missing, unreadable or not an object.
+        ModelError: missing, unreadable, not an object, nested too deep, or holding a number
+            that is not finite (``NaN``, ``Infinity``, ``1e999``).
     """
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = json.loads(Path(path).read_text(encoding="utf-8"), parse_constant=_no_constant, parse_float=_finite)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError is a ValueError
         raise ModelError(f"expected a readable JSON file, found {exc}", str(path)) from exc
+    except RecursionError as exc:
+        raise ModelError("expected a readable JSON file, found values nested too deep to read", str(path)) from exc
     if not isinstance(data, dict):
         raise ModelError(f"expected a JSON object, found {type(data).__name__}", str(path))
     return data
+
+
+def _no_constant(name: str) -> float:
+    """Refuse ``NaN`` and ``Infinity``, which Python's json reads (a model's meta from a shared
+    library set a threshold of NaN: a spaCy error naming no file)."""
+    raise ValueError(f"{name}, where a finite number was expected")
+
+
+def _finite(text: str) -> float:
+    """A JSON number that is finite (``1e999`` reads as infinity)."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text}, where a finite number was expected")
+    return value

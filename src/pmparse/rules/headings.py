@@ -166,10 +166,64 @@ def load_yaml(name: str, path: Path | None) -> tuple[str, object, str]:
                else Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise RulesError(f"expected a readable UTF-8 YAML file, found {type(exc).__name__}: {exc}", where) from exc
+    if path is not None:
+        _check_shape(raw, where)
     try:
         return where, yaml.load(raw, Loader=SAFE_LOADER), raw
     except yaml.YAMLError as exc:
         raise RulesError(f"expected YAML, found {syntax_problem(exc)}", where) from exc
+
+
+#: How deep a rules file given by path may nest (the packaged ones nest 4 levels).
+MAX_RULES_DEPTH = 32
+
+
+def _check_shape(raw: str, where: str) -> None:
+    """Refuse a rules file nested past :data:`MAX_RULES_DEPTH` or whose aliases expand it past its size.
+
+    A library's own ``headings.yaml`` comes with the library, from whoever shared it: libyaml's
+    loader crashed the process (a segmentation fault) on 100,000 ``[``, and aliases nested ten
+    by ten by ten make a small file stand for millions of values, each then validated.
+
+    Raises:
+        RulesError: naming the file and the limit.
+    """
+    from pmparse.library.records import expanded_size
+    from pmparse.yaml_problems import NestingError, check_depth
+
+    try:
+        check_depth(raw, MAX_RULES_DEPTH)
+        if "&" in raw:
+            for node in yaml.compose_all(raw, Loader=yaml.SafeLoader):
+                size = expanded_size(node) if node is not None else 0
+                if size is None or size > len(raw):
+                    raise RulesError("expected aliases that expand the file to at most one value per character, "
+                                     "found " + ("aliases that refer to themselves" if size is None
+                                                 else f"{size} values"), where)
+    except NestingError as exc:
+        raise RulesError(f"expected YAML nested at most {MAX_RULES_DEPTH} levels deep, found deeper", where) from exc
+    except yaml.YAMLError as exc:
+        raise RulesError(f"expected YAML, found {syntax_problem(exc)}", where) from exc
+
+
+def check_learnt_headings(path: Path) -> None:
+    """Check a model folder's ``headings.yaml`` (``pmparse train --library`` writes it): the
+    packaged table plus learnt synonyms, its regexes (``patterns``) the packaged ones.
+
+    A library received from someone else carries this file; its regexes would be searched in
+    every heading of every page converted into the library, and a regex that backtracks
+    (``(a+)+$``) stalled each input until its timeout. Synonyms are matched as whole strings, so
+    they may be learnt; regexes are not learnt, so any other than the packaged ones is refused.
+
+    Raises:
+        RulesError: unreadable, invalid, or with patterns other than the packaged ones.
+    """
+    where, data, _ = load_yaml("headings.yaml", Path(path))
+    _, packaged, _ = load_yaml("headings.yaml", None)
+    if isinstance(data, dict) and isinstance(packaged, dict) and data.get("patterns") != packaged.get("patterns"):
+        raise RulesError("expected the packaged heading patterns (a library's model learns synonyms, never "
+                         "regexes), found others: retrain with 'pmparse train --library' or remove the file", where)
+    load_headings(Path(path))
 
 
 @functools.lru_cache(maxsize=4)

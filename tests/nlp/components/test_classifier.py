@@ -197,3 +197,17 @@ def test_document_context_reads_a_wider_window_and_the_documents_voice():
     assert "b_lf_remediation" in found[3] and "b_lf_remediation" not in found[1]  # the neighbour is read already
     assert "__causal" in found[3] and "__causal" not in found[0]
     assert "__doc_past" in found[0] and "__doc_we" not in found[0]
+
+
+@pytest.mark.parametrize("change, found", [
+    ({"labeler": {"threshold": "x"}}, "expected numeric labeler settings"),
+    ({"labeler": ["threshold"]}, "expected numeric labeler settings"),
+    ({"calibration": [["a"]]}, "expected calibration knots"),
+    ({"calibration": [["a", "b"], [0.1, 0.2]]}, "expected numeric labeler settings"),
+])
+def test_labeler_settings_that_are_not_numbers_name_the_meta_file(tmp_path, change, found):
+    # a library's own model from someone else: these ended in a spaCy or labeler error naming no file
+    (tmp_path / "meta.json").write_text(json.dumps({"labeler": {"threshold": 0.2}, **change}), encoding="utf-8")
+    with pytest.raises(ModelError, match=found) as caught:
+        labeler_settings(tmp_path)
+    assert caught.value.path == str(tmp_path / "meta.json")

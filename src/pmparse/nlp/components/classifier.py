@@ -387,14 +387,27 @@ def labeler_settings(folder: str | Path | None) -> dict:
     with the confidence calibration fitted with it (``calibration``) when the model has one.
 
     Raises:
-        ModelError: the folder's ``meta.json`` is unreadable.
+        ModelError: the folder's ``meta.json`` is unreadable, or its settings or knots are not numbers.
     """
     if not folder:
         return {}
-    meta = read_json(Path(folder) / META_FILE)
-    settings: dict = {k: float(v) for k, v in (meta.get("labeler") or {}).items() if k in LABELER_KEYS}
-    if meta.get("calibration"):
-        settings["calibration"] = meta["calibration"]
+    where = Path(folder) / META_FILE
+    meta = read_json(where)
+    # a library's own model may come from someone else: a setting that is text, or knots that
+    # are not numbers, ended in an error of spaCy's or the labeler's naming no file
+    try:
+        labeler = meta.get("labeler") or {}
+        settings: dict = {k: float(v) for k, v in labeler.items() if k in LABELER_KEYS}
+        calibration = meta.get("calibration")
+        if calibration:
+            scores, probabilities = ([float(x) for x in row] for row in calibration) if len(calibration) == 2 else ([], [1])
+            if (len(scores) != len(probabilities) or not scores or any(b < a for a, b in zip(scores, scores[1:]))
+                    or any(not 0.0 <= p <= 1.0 for p in probabilities)):
+                raise ModelError("expected calibration knots [[increasing scores], [probabilities 0-1]] of one "
+                                 "length, found another shape", str(where))
+            settings["calibration"] = calibration
+    except (AttributeError, TypeError, ValueError) as exc:
+        raise ModelError(f"expected numeric labeler settings and calibration knots, found {exc}", str(where)) from exc
     return settings
 
 
