@@ -32,6 +32,22 @@ def test_weights_that_are_not_finite_or_huge_are_refused(tmp_path, bad, found):
     assert caught.value.path == str(tmp_path / "w.npz") and "'head.coef'" in caught.value.message
 
 
+def test_half_precision_arrays_load_without_a_warning(tmp_path):
+    # curvature.npz keeps its hessian in float16 (pmparse train writes it, train --library reads
+    # it): comparing it with MAX_WEIGHT, beyond float16's range, warned "overflow encountered in
+    # cast" on every train --library, and failed under warnings-as-errors (PYTHONWARNINGS=error)
+    import warnings
+
+    digest = save_arrays(tmp_path / "c.npz", {"hessian": np.array([[0.5, 4.9], [0.0, 65504.0]], dtype=np.float16)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        arrays = load_arrays(tmp_path / "c.npz", digest)
+    assert arrays["hessian"].dtype == np.float16 and float(arrays["hessian"].max()) == 65504.0
+    save_arrays(tmp_path / "c.npz", {"hessian": np.array([np.inf], dtype=np.float16)})
+    with pytest.raises(ModelError, match="NaN or infinity"):
+        load_arrays(tmp_path / "c.npz")
+
+
 def _archive(path, name, header, body, compression=zipfile.ZIP_STORED):
     with zipfile.ZipFile(path, "w", compression=compression) as archive:
         with archive.open(name, "w", force_zip64=True) as member:

@@ -80,8 +80,10 @@ def load_arrays(path: Path, sha256: str | None = None) -> dict[str, np.ndarray]:
     for key, value in arrays.items():
         if value.dtype.kind not in "biuf":
             raise ModelError(f"expected numeric arrays only, found {key!r} of type {value.dtype}", str(path))
+        # the largest compared as a Python float: MAX_WEIGHT cast to float16 (the curvature's
+        # hessian) overflowed, a RuntimeWarning on every train --library
         if value.dtype.kind == "f" and value.size and not (np.isfinite(value).all()
-                                                         and np.abs(value).max() <= MAX_WEIGHT):
+                                                         and float(np.abs(value).max()) <= MAX_WEIGHT):
             raise ModelError(f"expected finite weights of at most {MAX_WEIGHT:g} in size, found "
                              f"{'NaN or infinity' if not np.isfinite(value).all() else 'larger ones'} in {key!r}",
                              str(path))
