@@ -72,12 +72,19 @@ def check_depth(text: object, limit: int = MAX_DEPTH) -> None:
         return  # the loader names the syntax error
 
 
+#: How deep a text the pure-Python loader is given may nest: it recurses about twice per level,
+#: so past about 450 levels (of Python's 1000 frames) it raised RecursionError, a traceback,
+#: well within :data:`MAX_DEPTH`. Its texts (a folder's settings, a field edited in review) nest
+#: a few levels.
+PURE_MAX_DEPTH = 100
+
+
 class PureCalendarLoader(yaml.SafeLoader):
     """PyYAML's pure-Python safe loader (``yaml.safe_load``'s), a date that is no calendar day a
-    YAML error, a text nested past :data:`MAX_DEPTH` refused (:func:`check_depth`)."""
+    YAML error, a text nested past :data:`PURE_MAX_DEPTH` refused (:func:`check_depth`)."""
 
     def __init__(self, stream) -> None:  # noqa: ANN001 - PyYAML's signature
-        check_depth(stream)
+        check_depth(stream, PURE_MAX_DEPTH)
         super().__init__(stream)
 
 
