@@ -81,7 +81,10 @@ def test_object_arrays_are_refused(tmp_path):
 
 @pytest.mark.parametrize("text, found", [
     ('{"threshold": NaN}', "NaN"), ('{"threshold": -Infinity}', "-Infinity"), ('{"threshold": 1e999}', "1e999"),
-    ('{"a": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deep"), ("[1]", "JSON object")])
+    ('{"a": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deep"), ("[1]", "JSON object"),
+    # an integer past float's range: float() of it (a threshold, the sequence weight) raised
+    # OverflowError, a traceback from convert naming no file
+    ('{"threshold": 1' + "0" * 400 + "}", "where a finite number was expected")])
 def test_a_meta_file_with_numbers_that_are_not_finite_or_too_deep_is_refused(tmp_path, text, found):
     (tmp_path / "meta.json").write_text(text, encoding="utf-8")
     with pytest.raises(ModelError, match=found) as caught:
@@ -92,3 +95,5 @@ def test_a_meta_file_with_numbers_that_are_not_finite_or_too_deep_is_refused(tmp
 def test_read_json_reads_an_ordinary_meta(tmp_path):
     (tmp_path / "meta.json").write_text(json.dumps({"threshold": 0.25, "n": 3, "big": 1e300}), encoding="utf-8")
     assert read_json(tmp_path / "meta.json") == {"threshold": 0.25, "n": 3, "big": 1e300}
+    (tmp_path / "meta.json").write_text('{"n": -' + "9" * 300 + "}", encoding="utf-8")
+    assert read_json(tmp_path / "meta.json") == {"n": -int("9" * 300)}
