@@ -74,7 +74,10 @@ def test_a_broken_settings_file_is_a_usage_error(tmp_path):
     ("organisation: [Acme, Bolt]\n", "line 1: organisation: Input should be a valid string"),
     ("- Acme\n", "a list"),
     # a shared folder's file nested 60,000 deep (within the 64 KiB read): a RecursionError traceback
-    pytest.param("organisation: " + "[" * 60_000, "expected values nested at most 1000 levels deep", id="nested"),
+    pytest.param("organisation: " + "[" * 60_000, "expected values nested at most", id="nested"),
+    # past the pure-Python loader's recursion (about 450 levels) yet within check_depth's 1000
+    pytest.param("organisation: " + "[" * 800 + "]" * 800, "expected values nested at most", id="nested-800"),
+    pytest.param("organisation:\n  " + "- " * 700 + "x\n", "expected values nested at most", id="nested-block-700"),
 ])
 def test_a_broken_settings_file_is_named_in_one_line_with_its_line_and_reason(tmp_path, text, said):
     # the message reaches a curator's terminal: one line, the file, where and what, not

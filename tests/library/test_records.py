@@ -627,3 +627,27 @@ def test_a_record_of_many_invalid_items_is_named_in_linear_time(tmp_path):
     assert time.perf_counter() - started < 10
     assert f"line {line}: trigger.19999: Input should be a valid dictionary" in str(info.value)
     assert len(problems) == 20_000 and {p.line for p in problems} == {line}
+
+
+@pytest.mark.parametrize("style", ["literal", "folded", "double", "single"])
+def test_openers_inside_scalars_are_never_counted_as_nesting(style):
+    """The depth check (libyaml crashed past 50,000 levels) counts ``[``, ``{``, ``- ``, ``? ``
+    first and then measures real depth on parser events: a postmortem quoting JSON, a shell
+    pipeline or a markdown list thousands of times inside one text must load as written."""
+    quoted = '{"a": [1, [2, {"b": [3]}]]} - - ? x [[ {{ ' * 1500  # 19,500 openers in one scalar
+    text = dumps(make_card(), "yaml")
+    if style == "literal":  # a markdown list quoted line by line
+        value = "|-\n" + "\n".join("    - " + quoted[i:i + 60] for i in range(0, len(quoted), 60))
+    elif style == "folded":
+        value = ">-\n" + "\n".join("    " + quoted[i:i + 60].strip() for i in range(0, len(quoted), 60))
+    elif style == "double":
+        value = json.dumps(quoted)
+    else:
+        value = "'" + quoted.replace("'", "''") + "'"
+    old = "text: Checkout failed for a third of users."
+    assert old in text
+    text = text.replace(old, "text: " + value, 1)
+    assert sum(text.count(o) for o in ("[", "{", "- ", "? ")) > 10_000
+    card = loads(text, "yaml", "IL-0001")
+    said = card.symptoms[0].text
+    assert said.count("[") == quoted.count("[") and said.count("{") == quoted.count("{")

@@ -124,3 +124,25 @@ def test_a_record_nested_past_the_limit_is_invalid_not_a_crash(tmp_path):
     assert "IL-0001.yaml: (record): not readable as YAML: expected values nested at most 1000 levels deep" in done.stdout
     assert "IL-0002.yaml: (record): not readable as YAML: expected values nested at most 1000 levels deep" in done.stdout
     assert "Traceback" not in done.stderr
+
+
+def test_a_json_record_nested_past_the_recursion_limit_is_invalid_not_a_traceback(tmp_path):
+    # the YAML record's twin in a JSON library: json.loads raises RecursionError (no crash, but
+    # no decode error either), which validate, and the scan every command opens the library with
+    # (source_keys), let through as a traceback
+    from pmparse.library.records import dumps, loads, source_keys
+    from pmparse.library.store import Library
+
+    _, record = _library(tmp_path)
+    card = loads(record.read_text(encoding="utf-8"), "yaml", str(record))
+    text = dumps(card, "json")
+    assert '"lessons": []' in text
+    deep = tmp_path / "lib" / "IL-0001.json"
+    deep.write_text(text.replace('"lessons": []', '"lessons": ' + "[" * 100_000 + "]" * 100_000, 1), encoding="utf-8")
+    record.unlink()
+    checked, problems = validate_library(tmp_path / "lib")
+    assert checked == 1 and len(problems) == 1
+    assert "IL-0001.json: (record): " in str(problems[0]) and "nested too deep" in str(problems[0])
+    assert source_keys(deep) == (card.source.sha256, card.source.location)
+    library = Library.open(tmp_path / "lib")
+    assert library.entries["IL-0001"].card is None

@@ -32,6 +32,22 @@ def test_weights_that_are_not_finite_or_huge_are_refused(tmp_path, bad, found):
     assert caught.value.path == str(tmp_path / "w.npz") and "'head.coef'" in caught.value.message
 
 
+def test_half_precision_arrays_load_without_a_warning(tmp_path):
+    # curvature.npz keeps its hessian in float16 (pmparse train writes it, train --library reads
+    # it): comparing it with MAX_WEIGHT, beyond float16's range, warned "overflow encountered in
+    # cast" on every train --library, and failed under warnings-as-errors (PYTHONWARNINGS=error)
+    import warnings
+
+    digest = save_arrays(tmp_path / "c.npz", {"hessian": np.array([[0.5, 4.9], [0.0, 65504.0]], dtype=np.float16)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        arrays = load_arrays(tmp_path / "c.npz", digest)
+    assert arrays["hessian"].dtype == np.float16 and float(arrays["hessian"].max()) == 65504.0
+    save_arrays(tmp_path / "c.npz", {"hessian": np.array([np.inf], dtype=np.float16)})
+    with pytest.raises(ModelError, match="NaN or infinity"):
+        load_arrays(tmp_path / "c.npz")
+
+
 def _archive(path, name, header, body, compression=zipfile.ZIP_STORED):
     with zipfile.ZipFile(path, "w", compression=compression) as archive:
         with archive.open(name, "w", force_zip64=True) as member:
@@ -65,7 +81,10 @@ def test_object_arrays_are_refused(tmp_path):
 
 @pytest.mark.parametrize("text, found", [
     ('{"threshold": NaN}', "NaN"), ('{"threshold": -Infinity}', "-Infinity"), ('{"threshold": 1e999}', "1e999"),
-    ('{"a": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deep"), ("[1]", "JSON object")])
+    ('{"a": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deep"), ("[1]", "JSON object"),
+    # an integer past float's range: float() of it (a threshold, the sequence weight) raised
+    # OverflowError, a traceback from convert naming no file
+    ('{"threshold": 1' + "0" * 400 + "}", "where a finite number was expected")])
 def test_a_meta_file_with_numbers_that_are_not_finite_or_too_deep_is_refused(tmp_path, text, found):
     (tmp_path / "meta.json").write_text(text, encoding="utf-8")
     with pytest.raises(ModelError, match=found) as caught:
@@ -76,3 +95,5 @@ def test_a_meta_file_with_numbers_that_are_not_finite_or_too_deep_is_refused(tmp
 def test_read_json_reads_an_ordinary_meta(tmp_path):
     (tmp_path / "meta.json").write_text(json.dumps({"threshold": 0.25, "n": 3, "big": 1e300}), encoding="utf-8")
     assert read_json(tmp_path / "meta.json") == {"threshold": 0.25, "n": 3, "big": 1e300}
+    (tmp_path / "meta.json").write_text('{"n": -' + "9" * 300 + "}", encoding="utf-8")
+    assert read_json(tmp_path / "meta.json") == {"n": -int("9" * 300)}

@@ -134,10 +134,15 @@ def parse_data(text: str, fmt: RecordFormat) -> object:
     Raises:
         json.JSONDecodeError, yaml.YAMLError: not parseable
             (:func:`pmparse.yaml_problems.syntax_error` says where).
-        ValueError: a JSON object names a key twice.
+        ValueError: a JSON object names a key twice, or nests past Python's recursion limit.
     """
     if fmt == "json":
-        return json.loads(text, object_pairs_hook=_json_pairs)
+        try:
+            return json.loads(text, object_pairs_hook=_json_pairs)
+        except RecursionError:
+            # "[[[[..." 100,000 deep: json raises no decode error, and validate, which calls this
+            # directly, ended on a traceback (YAML is refused before loading: check_depth)
+            raise ValueError("expected a JSON record, found values nested too deep to read") from None
     return yaml.load(text, Loader=_RecordLoader)
 
 
@@ -491,7 +496,7 @@ def source_keys(path: Path) -> tuple[str | None, str | None]:
         return None, None
     try:
         data = json.loads(text) if path.suffix == ".json" else yaml.load(text, Loader=CalendarLoader)
-    except (json.JSONDecodeError, yaml.YAMLError):
+    except (json.JSONDecodeError, yaml.YAMLError, RecursionError):  # RecursionError: JSON nested 100,000 deep
         # a slip elsewhere in the file (a person's edit) must not hide which source the record is
         # of, or the next convert would make that source a second record: read the source block
         # pmparse wrote line by line

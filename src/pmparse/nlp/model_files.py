@@ -80,8 +80,10 @@ def load_arrays(path: Path, sha256: str | None = None) -> dict[str, np.ndarray]:
     for key, value in arrays.items():
         if value.dtype.kind not in "biuf":
             raise ModelError(f"expected numeric arrays only, found {key!r} of type {value.dtype}", str(path))
+        # the largest compared as a Python float: MAX_WEIGHT cast to float16 (the curvature's
+        # hessian) overflowed, a RuntimeWarning on every train --library
         if value.dtype.kind == "f" and value.size and not (np.isfinite(value).all()
-                                                         and np.abs(value).max() <= MAX_WEIGHT):
+                                                         and float(np.abs(value).max()) <= MAX_WEIGHT):
             raise ModelError(f"expected finite weights of at most {MAX_WEIGHT:g} in size, found "
                              f"{'NaN or infinity' if not np.isfinite(value).all() else 'larger ones'} in {key!r}",
                              str(path))
@@ -116,10 +118,11 @@ def read_json(path: Path) -> dict:
 
     Raises:
         ModelError: missing, unreadable, not an object, nested too deep, or holding a number
-            that is not finite (``NaN``, ``Infinity``, ``1e999``).
+            that is not finite (``NaN``, ``Infinity``, ``1e999``) or an integer past float's range.
     """
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"), parse_constant=_no_constant, parse_float=_finite)
+        data = json.loads(Path(path).read_text(encoding="utf-8"), parse_constant=_no_constant, parse_float=_finite,
+                          parse_int=_finite_int)
     except (OSError, UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError is a ValueError
         raise ModelError(f"expected a readable JSON file, found {exc}", str(path)) from exc
     except RecursionError as exc:
@@ -133,6 +136,17 @@ def _no_constant(name: str) -> float:
     """Refuse ``NaN`` and ``Infinity``, which Python's json reads (a model's meta from a shared
     library set a threshold of NaN: a spaCy error naming no file)."""
     raise ValueError(f"{name}, where a finite number was expected")
+
+
+def _finite_int(text: str) -> int:
+    """A JSON integer that a float can hold: settings read as ``float(value)``, and one of 400
+    digits raised OverflowError there (a traceback naming no file)."""
+    value = int(text)
+    try:
+        float(value)
+    except OverflowError:
+        raise ValueError(f"{text[:12]}... ({len(text)} digits), where a finite number was expected") from None
+    return value
 
 
 def _finite(text: str) -> float:
