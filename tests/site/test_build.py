@@ -306,6 +306,15 @@ def test_a_manifest_that_is_a_link_is_refused_not_read(library, tmp_path):
         build_site(library, site)
 
 
+def test_a_manifest_nested_past_the_recursion_limit_is_read_as_none(library, tmp_path):
+    # json.loads raised RecursionError, which ended `pmparse site` with a traceback
+    site = tmp_path / "site"
+    build_site(library, site)
+    (site / MANIFEST).write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    report = build_site(library, site)
+    assert (site / "index.html").is_file() and not report.refused
+
+
 def test_a_fact_set_by_hand_stays_shown_as_theirs_after_the_record_follows_an_amended_source(library, tmp_path):
     from pmparse.nlp.pipeline import PipelineConfig
     from pmparse.review.session import review

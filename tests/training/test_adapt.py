@@ -443,3 +443,7 @@ def test_convert_refuses_a_shared_library_model_it_cannot_trust(tmp_path, case):
     assert not list(lib.glob("IL-*"))
     # --base-model: the shipped model, and the library's is not read
     assert run("convert", sources, "-o", lib, "--no-progress", "--jobs", "1", "--base-model").exit_code == 0
+    if case == "foreign heading regex":
+        # the same folder named by --model is the user's own choice: its table is used as given
+        other = tmp_path / "other"
+        assert run("convert", sources, "-o", other, "--no-progress", "--jobs", "1", "--model", folder).exit_code == 0

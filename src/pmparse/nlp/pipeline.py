@@ -103,12 +103,14 @@ def pipeline_config(model_dir: str | None = None, rules_only: bool = False, taxo
         elif warn is not None:
             warn(f"no field model at {DEFAULT_MODEL_DIR}; using heading rules only (run 'pmparse train')")
     if headings_path is None and chosen is not None and (Path(chosen) / MODEL_HEADINGS).is_file():
-        # a library's own model carries the headings its curator's cards taught it; the library
-        # may come from someone else, so its file is checked here, before any input is read
-        from pmparse.rules.headings import check_learnt_headings
-
         headings_path = str(Path(chosen) / MODEL_HEADINGS)
-        check_learnt_headings(Path(headings_path))
+        if model_dir is None:
+            # a library's own model carries the headings its curator's cards taught it; the
+            # library may come from someone else, so its file is checked here, before any input
+            # is read. A folder named by --model is the user's own choice, its table theirs.
+            from pmparse.rules.headings import check_learnt_headings
+
+            check_learnt_headings(Path(headings_path))
     return PipelineConfig(model_dir=chosen, headings_path=headings_path, taxonomy_path=taxonomy_path)
 
 

@@ -240,7 +240,8 @@ def _read_manifest(path: Path, generator: str) -> tuple[dict, dict]:
         return {str(k): v for k, v in data["cards"].items() if isinstance(v, dict) and isinstance(v.get("key"), str)
                 and isinstance(v.get("source"), str) and isinstance(v.get("summary"), dict)
                 and (v.get("location") is None or isinstance(v.get("location"), str))}, files
-    except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError):
+    except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
+        # a manifest nested past the recursion limit (a hostile copy of the site) is none either
         return {}, {}
 
 
