@@ -286,3 +286,9 @@ def test_each_thread_reads_its_own_index():
     thread.join(5)
     assert seen == {"own": True, "first": None} and dates.active_index(first, 10) is None
 
+
+def test_a_month_written_with_a_long_s_is_read_not_a_key_error():
+    # IGNORECASE reads "\u017fept" as "sept"; the month's lookup lowered it and raised KeyError
+    for text in ("\u017fept 5, 2021", "5 \u017fept"):
+        assert dates.find_partial_dates(text) or dates.find_dates(text)
+    assert dates.find_dates("\u017fept 5, 2021") == [("2021-09-05", 0, 12)]

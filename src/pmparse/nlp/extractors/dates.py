@@ -65,7 +65,8 @@ def _valid(year: int, month: int, day: int) -> str | None:
 
 
 def _month(name: str) -> int:
-    name = name.lower()
+    # casefold: IGNORECASE reads a long s as s ("\u017fept"), which lower() keeps (a KeyError)
+    name = name.casefold()
     return _MONTHS["sept" if name.startswith("sept") else name[:3]]
 
 
