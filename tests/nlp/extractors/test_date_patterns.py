@@ -292,3 +292,15 @@ def test_a_month_written_with_a_long_s_is_read_not_a_key_error():
     for text in ("\u017fept 5, 2021", "5 \u017fept"):
         assert dates.find_partial_dates(text) or dates.find_dates(text)
     assert dates.find_dates("\u017fept 5, 2021") == [("2021-09-05", 0, 12)]
+
+
+@pytest.mark.parametrize("text", [
+    "Mon 5 March 2021, 11:45 AM PDT: x 10:00:05.123 UTC+05:30 on 2021-03-09\n",
+    "Tue, 9 Mar 2021 04/05/21 1250Z 3pm 10.05.2016 20210309 March  5th, 2021\n",
+])
+def test_the_index_reads_every_window_of_a_line_as_its_own_scans_do(text):
+    # every start and end, so each match is cut at each of its characters
+    for start in range(len(text)):
+        for end in range(start, len(text) + 1, 2 if start % 3 else 1):
+            alone, indexed = _windows_alone_and_indexed(text, start, end)
+            assert indexed == alone, (start, end, text[start:end])
