@@ -336,23 +336,24 @@ class ScanIndex:
         self._full: list[tuple[list[int], list[tuple]]] | None = None
         self._partial: list[tuple[list[int], list[tuple]]] | None = None
         self.times: list[tuple[list[int], list[tuple]]] | None = None
-        self._edges: dict[int, int] = {}
+        self._edges: dict[tuple[int, int], int] = {}
 
     def covers(self, text: str, end: int) -> bool:
         """True when the index holds ``text`` up to ``end``."""
         return text is self.text and end <= self.limit
 
-    def _edge(self, end: int) -> int:
+    def _edge(self, start: int, end: int) -> int:
         """Where the :data:`EDGE` characters before ``end`` start, white space and digits not
-        counted (a match may hold any run of them: "March", twenty blanks and "1")."""
-        line = self._edges.get(end)
+        counted (a match may hold any run of them: "March", twenty blanks and "1"); ``start`` at
+        the most (a window of digits and blanks alone is read by its own scan whole)."""
+        line = self._edges.get((start, end))
         if line is None:
             text, line, count = self.text, end, 0
-            while line > 0 and count < EDGE:
+            while line > start and count < EDGE:
                 line -= 1
                 if not (text[line].isspace() or text[line].isdigit()):
                     count += 1
-            self._edges[end] = line
+            self._edges[start, end] = line
         return line
 
     @staticmethod
@@ -379,7 +380,7 @@ class ScanIndex:
         if k and items[k - 1][1] > start:
             return [read(match) for match in scan(pattern, text, end, start)]
         whole = end >= self.limit or text[end].isspace() or (end > start and text[end - 1].isspace())
-        line = end if whole else self._edge(end)
+        line = end if whole else self._edge(start, end)
         found, resume = [], start
         for item in items[k:]:
             if item[1] > line:
