@@ -154,3 +154,46 @@ def test_a_message_that_cannot_be_formatted_prints_no_raw_control_characters(cap
     assert "--- Logging error ---" not in err
     assert err.count("\n") == 2, err  # one line each, naming the logger
     assert err.startswith("pdfminer.psparser: ") and "\nwarning: " in err
+
+
+def test_a_console_handler_under_a_logger_that_stops_propagating_keeps_printing(capsys):
+    # a library whose top logger does not propagate (its file handler is all it keeps): the
+    # records of its module logger never reach the root's handler, so that logger's own console
+    # handler is all that prints them to the console while the command runs
+    top, module = logging.getLogger("stopping_library"), logging.getLogger("stopping_library.module")
+    kept = logging.FileHandler(os.devnull)
+    console = logging.StreamHandler(sys.stderr)
+    console.setFormatter(logging.Formatter("[own] %(message)s"))
+    top.addHandler(kept)
+    top.propagate = False
+    module.addHandler(console)
+    try:
+        with command_logs():
+            module.warning("still printed")
+        assert capsys.readouterr().err == "[own] still printed\n"
+        assert module.handlers == [console]
+    finally:
+        top.removeHandler(kept)
+        kept.close()
+        top.propagate = True
+        module.removeHandler(console)
+
+
+def test_console_handlers_are_put_back_in_their_order(capsys):
+    # one handler shared by two loggers, and a logger with two console handlers and a file one
+    first, second = logging.getLogger("order_library.a"), logging.getLogger("order_library.b")
+    shared, other = logging.StreamHandler(sys.stderr), logging.StreamHandler(sys.stderr)
+    kept = logging.FileHandler(os.devnull)
+    first.handlers[:] = [shared, kept, other]
+    second.handlers[:] = [shared]
+    try:
+        with command_logs():
+            first.warning("one")
+            second.warning("two")
+            assert first.handlers == [kept] and second.handlers == []
+        capsys.readouterr()
+        assert first.handlers == [shared, kept, other] and second.handlers == [shared]
+    finally:
+        first.handlers[:] = []
+        second.handlers[:] = []
+        kept.close()

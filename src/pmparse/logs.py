@@ -122,16 +122,23 @@ def _escaping_factory(previous, detached: list):
 def _detach_console_handlers(name: str, detached: list) -> None:
     """Take a library's own standard-error handlers off the loggers from ``name`` up to the root,
     where the records also propagate to the root (whose handler prints them once, by the rules
-    of :class:`LibraryLogs`); each ``(logger, handler)`` taken off goes into ``detached``."""
+    of :class:`LibraryLogs`); each ``(logger, index, handler)`` taken off goes into ``detached``.
+
+    Only when every logger of the chain propagates: a record stopped on its way (a library's
+    logger with ``propagate = False``) never reaches the root's handler, so the handlers below
+    that logger may be all that prints it to the console."""
+    chain = []
     logger: logging.Logger | None = logging.getLogger(name)
     while logger is not None and logger.parent is not None:
         if not logger.propagate:
             return  # its records never reach the root: its own handlers are all that prints them
-        for handler in list(logger.handlers):
+        chain.append(logger)
+        logger = logger.parent
+    for logger in chain:
+        for index, handler in reversed(list(enumerate(logger.handlers))):
             if _console(handler):
                 logger.removeHandler(handler)
-                detached.append((logger, handler))
-        logger = logger.parent
+                detached.append((logger, index, handler))
 
 
 def _console(handler: logging.Handler) -> bool:
@@ -171,8 +178,9 @@ class LibraryLogs:
             detached: list = []
             logging.setLogRecordFactory(_escaping_factory(previous, detached))
             self._undo.append(lambda: logging.setLogRecordFactory(previous))
-            self._undo.append(lambda: [_put_back(logger, len(logger.handlers), handler)
-                                       for logger, handler in detached])
+            # the last taken off first, each at its index among the handlers it was taken from
+            self._undo.append(lambda: [_put_back(logger, index, handler)
+                                       for logger, index, handler in reversed(detached)])
         root = logging.getLogger()
         # a command run inside a command (click's CliRunner in a program that is one): the inner
         # one's handler stands in for the outer one's while it runs, else every record printed twice

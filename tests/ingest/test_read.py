@@ -12,7 +12,7 @@ from pmparse.errors import (
     TooLargeInputError,
     UnreadableInputError,
 )
-from pmparse.ingest.read import detect_format, ingest, ingest_bytes, parse_front_matter, sha256_text
+from pmparse.ingest.read import detect_format, ingest, ingest_bytes, is_html_page, parse_front_matter, sha256_text
 
 
 def test_text_is_the_file_with_newlines_kept(tmp_path):
@@ -245,3 +245,14 @@ def test_html_rendering_of_a_post_keeps_its_h1_and_date():
             "<ul><li>Add disk alerts to the paging rota</li></ul></div></body></html>")
     source = ingest_bytes(page.encode(), "post.html")
     assert source.text.startswith("# Outage of the widget queue\n\nMarch 3, 2024\n\n## Summary")
+
+
+def test_an_xhtml_page_and_a_saved_page_are_html_whatever_their_name():
+    # an XML declaration, or a browser's "saved from" comment, before the doctype or <html>
+    body = b"<html><head><title>Queue outage</title></head><body><p>The queue stalled.</p></body></html>"
+    xhtml = b'<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" "x">\n' + body
+    saved = b"<!-- saved from url=(0040)https://example.org/blog/queue-outage -->\n" + body
+    for raw in (xhtml, saved):
+        assert is_html_page(raw) and detect_format("page.md", raw) == "html"
+    # markdown opening with a comment is still markdown
+    assert not is_html_page(b"<!-- draft -->\n# Queue outage\n\nThe queue stalled.\n")

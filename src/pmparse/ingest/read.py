@@ -60,7 +60,10 @@ _FRONT_MATTER_END = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
 _ERB_TAG = re.compile(r"<%[^%]{0,4000}%>")
 _HTML_SNIFF = re.compile(r"\A\s*(?:<!doctype html|<html|<head|<body|<article|<div|<p>)", re.IGNORECASE)
 #: A whole HTML page, whatever the file is called: markdown may open with a ``<div>``, never so.
-_HTML_PAGE = re.compile(r"\A\ufeff?\s*(?:<!doctype html|<html[\s>])", re.IGNORECASE)
+#: An XHTML page opens with its XML declaration, and a saved page with the browser's comment
+#: ("<!-- saved from url=... -->") before its doctype or ``<html>``.
+_HTML_PAGE = re.compile(r"\A\ufeff?\s*(?:<\?xml\s[^<>]{0,200}\?>\s*)?(?:<!--(?:(?!-->).){0,500}-->\s*){0,3}"
+                        r"(?:<!doctype html|<html[\s>])", re.IGNORECASE | re.DOTALL)
 
 
 

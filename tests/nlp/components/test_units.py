@@ -269,3 +269,20 @@ def test_a_date_cell_written_with_the_months_name_or_a_time_with_its_offset_is_l
     for row in ("March madness | The queue stalled", "May 2031 planning | Owners paged"):
         assert after_time_cell(row, 0, len(row)) == 0, row
 
+
+
+def test_an_item_opening_with_a_bracketed_owner_and_a_colon_is_no_link_reference():
+    # a link reference definition is a label, one destination and perhaps a quoted title;
+    # an action item written "[Owner]: what to do" is words
+    text = ("[Infra]: add alerting on disk usage of the build hosts\n\n"
+            "[P0]: rotate the leaked deploy credentials\n\n"
+            "[runbook]: https://example.org/zorbq/runbook \"Zorbq runbook\"\n"
+            "[pr 7]: <https://example.org/zorbq/pull/7>\n")
+    assert items(text) == ["[Infra]: add alerting on disk usage of the build hosts",
+                           "[P0]: rotate the leaked deploy credentials"]
+
+
+def test_a_plan_after_a_comma_ending_in_a_colon_is_no_attribution():
+    for line in ("From now on, every deploy needs two approvals:",
+                 "According to the runbook, restart the worker first:"):
+        assert not says_nothing(line, 0, len(line)), line

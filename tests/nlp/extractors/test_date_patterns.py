@@ -206,6 +206,101 @@ def test_the_index_answers_only_for_its_text_and_within_its_limit():
     with dates.scanned(text, 50) as index:
         assert index.covers(text, 50) and not index.covers(text, 51) and not index.covers(other, 10)
         assert dates.find_dates(text, 0, 120) == dates.find_dates(other, 0, 120)  # past the limit: alone
-        index._full = [([], []) for _ in index._full or dates._FULL]  # an answer from the index shows
-        assert dates.find_dates(text, 0, 40) == [] and dates.find_dates(other, 0, 40)
-    assert dates._ACTIVE == []
+    with dates.scanned(text, len(text)) as index:
+        # an answer from the index shows: a date it does not hold, well before the window's end
+        index._full = [([27], [(27, 31, "1999-01-01", "1999-01-01")])] + [([], []) for _ in dates._FULL[1:]]
+        assert text[72] == " "  # a window ending at white space reads the index to its end
+        assert dates.find_dates(text, 26, 72) == [("1999-01-01", 27, 31)]
+        assert dates.find_dates(other, 26, 72) == [("2021-03-09", 49, 59)]
+    assert dates._active() == []
+
+
+def _windows_alone_and_indexed(text: str, start: int, end: int, order: str = "mdy"):
+    def read():
+        return (dates.find_dates(text, start, end, order), dates.find_partial_dates(text, start, end),
+                clock.find_times(text, start, end), _moments(text, start, end, dt.date(2021, 3, 1), order))
+
+    alone = read()
+    with dates.scanned(text, len(text)):
+        return alone, read()
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(TWIN_PIECES + ["11:45 AM PDT", "September 22, 2021 ", "Wed ", "   "]),
+                min_size=1, max_size=20), st.data(), st.sampled_from(["mdy", "dmy"]))
+def test_the_index_reads_any_window_as_its_own_scans_do(parts, data, order):
+    """Windows cut anywhere (the finders read a line's first 48 or 30 characters, 120 before a
+    section): a match across the window's end or start changes what the window's scan finds."""
+    text = "".join(parts)
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    alone, indexed = _windows_alone_and_indexed(text, start, end, order)
+    assert indexed == alone
+
+
+def test_a_time_cut_by_a_window_is_read_as_the_window_reads_it():
+    # a timeline line's first 30 characters end inside its time zone: "11:45 AM" is the window's time
+    line = "September 22, 2021 11:45 AM PDT: the queue backed up\n"
+    alone, indexed = _windows_alone_and_indexed(line, 0, 30)
+    assert alone[2] == [(705, 19, 27)] and indexed == alone
+    # a weekday before the window's start: the window's own scan finds "5 March" after it
+    text = "We met on Mon 5 March to plan."
+    alone, indexed = _windows_alone_and_indexed(text, text.index("5"), len(text))
+    assert alone[1] == [(3, 5, 14, 21)] and indexed == alone
+
+
+def test_a_stated_span_on_a_dated_timeline_line_is_the_same_with_the_index():
+    # the range sits in a line opening with a date and time that runs past the 30 characters read
+    # to tell a timeline entry: with the index, the line's time was lost and the step's range
+    # became the incident's length
+    text = ("# Queue outage\n\n## Timeline\n\nSeptember 22, 2021 11:45 AM PDT: errors between 11:50 and "
+            "12:40 while we restarted\nSeptember 22, 2021 12:45 PM PDT: resolved\n")
+    reference = dt.date(2021, 9, 22)
+    alone = durations.find_stated_spans(text, 0, len(text), reference)
+    with dates.scanned(text, len(text)):
+        assert durations.find_stated_spans(text, 0, len(text), reference) == alone == []
+
+
+def test_each_thread_reads_its_own_index():
+    """Two documents extracted at once in two threads: each thread's block pushes and pops its own
+    index (one shared stack let one thread pop the other's index, its own left current)."""
+    import threading
+
+    first, second = "On 2021-03-09 at 10:00 UTC." * 2, "On 2021-04-01 at 11:00 UTC." * 2
+    entered, left = threading.Event(), threading.Event()
+    seen = {}
+
+    def other():
+        with dates.scanned(second, len(second)) as index:
+            entered.set()
+            left.wait(5)
+            seen["own"] = dates.active_index(second, 10) is index
+            seen["first"] = dates.active_index(first, 10)
+
+    thread = threading.Thread(target=other)
+    with dates.scanned(first, len(first)) as index:
+        thread.start()
+        entered.wait(5)
+        assert dates.active_index(second, 10) is None
+    left.set()
+    thread.join(5)
+    assert seen == {"own": True, "first": None} and dates.active_index(first, 10) is None
+
+
+def test_a_month_written_with_a_long_s_is_read_not_a_key_error():
+    # IGNORECASE reads "\u017fept" as "sept"; the month's lookup lowered it and raised KeyError
+    for text in ("\u017fept 5, 2021", "5 \u017fept"):
+        assert dates.find_partial_dates(text) or dates.find_dates(text)
+    assert dates.find_dates("\u017fept 5, 2021") == [("2021-09-05", 0, 12)]
+
+
+@pytest.mark.parametrize("text", [
+    "Mon 5 March 2021, 11:45 AM PDT: x 10:00:05.123 UTC+05:30 on 2021-03-09\n",
+    "Tue, 9 Mar 2021 04/05/21 1250Z 3pm 10.05.2016 20210309 March  5th, 2021\n",
+])
+def test_the_index_reads_every_window_of_a_line_as_its_own_scans_do(text):
+    # every start and end, so each match is cut at each of its characters
+    for start in range(len(text)):
+        for end in range(start, len(text) + 1, 2 if start % 3 else 1):
+            alone, indexed = _windows_alone_and_indexed(text, start, end)
+            assert indexed == alone, (start, end, text[start:end])

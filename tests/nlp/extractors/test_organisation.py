@@ -397,3 +397,12 @@ def test_a_title_name_whose_first_word_opens_every_sentence_keeps_that_word():
     apart = "# Major Zorbq outage\n\nThe Zorbq API was down. Users of Zorbq saw errors.\n"
     found = find_organisation(apart, title=("Major Zorbq outage", [(2, 20)]))
     assert found is not None and found["value"] == "Zorbq"
+
+
+def test_the_title_written_again_in_the_body_makes_none_of_its_words_a_name():
+    # a breadcrumb repeats the title under it: its capitalised common word is no part of the name
+    title = "Postmortem Zorbq Cloud outage"
+    text = (f"# {title}\n\nBlog / {title}\n\nZorbq Cloud was down for an hour. Zorbq Cloud customers saw "
+            "errors until a deploy was rolled back.\n")
+    fact = find_organisation(text, title=(title, [(2, 2 + len(title))]))
+    assert fact["value"] == "Zorbq Cloud" and text[slice(*fact["evidence"][0])] == "Zorbq Cloud"

@@ -174,3 +174,12 @@ def test_the_owners_capitalised_form_wins_over_its_host_in_lower_case():
     # a capital where a sentence starts is no spelling of the name
     text = "Zorbq.eu was down. We moved zorbq.eu to another host, and zorbq.eu came back.\n"
     assert written_owner(text, location)[0] == "zorbq.eu"
+
+
+def test_a_technical_acronym_whose_letters_a_long_slug_holds_is_no_publisher():
+    # a long slug holds the letters of most acronyms in order: "CPU" in "cloudnativecomputing..."
+    location = "https://github.com/cloudnativecomputingfoundation/queue/blob/a/docs/x.md"
+    text = "CPU on the queue hosts hit 100% at noon. We added hosts; CPU fell back, the SLA held, SLA met.\n"
+    assert find_organisation(text, 0, location) is None
+    named = text + "The CNCF on-call engineer paged the CNCF storage team.\n"
+    assert find_organisation(named, 0, location)["value"] == "CNCF"

@@ -77,7 +77,10 @@ _TAG = (r"</?(?i:a|img|div|span|p|br|hr|details|summary|figure|figcaption|pictur
 #: layout, not the report's words.
 _MARKUP_LINE = re.compile(
     r"[ \t]*(?:(?:" + _TAG + r"|<summary>[^<>\n]{0,200}</summary>|<(h[1-6])\b[^<>\n]*>[^<>\n]{0,200}</\1>|\[?!\[[^\]\n]*\]\([^)\n]*\)(?:\]\([^)\n]*\))?)[ \t]*)+"
-    r"|[ \t]{0,3}\[[^\]\n]{1,80}\]:[ \t]*\S+.*")
+    # a link reference definition as CommonMark reads one: a destination without blanks (or in
+    # angle brackets) and a title in quotes or brackets; "[Infra]: add disk alerts" is an item
+    r"|[ \t]{0,3}\[[^\]\n]{1,80}\]:[ \t]*(?:<[^<>\n]*>|[^\s<][^\s]*)"
+    r"(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*")
 
 
 def markup_regions(text: str, lines) -> list[tuple[int, int]]:
@@ -362,7 +365,9 @@ _SAYS_NOTHING = re.compile(
     r"|we\s+(?:(?:sincerely|deeply|truly)\s+)?apologi[sz]e(?:\s+(?:in\s+advance\s+)?for\b)?)"
     r"(?:(?!\s(?:and|but|as)\s)[^,;:.!?]){0,120})"
     r"|(?i:from|according\s+to|statement\s+from|quoting|as\s+reported\s+by|in\s+the\s+words\s+of)\s"
-    r"(?:\[[^\]\n]{0,80}\]\([^)\s]{0,300}\)|[^.!?:\n]){1,100}:"
+    # the attribution is a name, without a clause after a comma: "From now on, every deploy
+    # needs two approvals:" and "According to the runbook, restart the worker first:" say what to do
+    r"(?:\[[^\]\n]{0,80}\]\([^)\s]{0,300}\)|[^.!?:,\n]){1,100}:"
     r"|@[\w-]+(?:\s*(?:,|and)\s*@[\w-]+)*"
     r"|\[(?![A-Z\d\W_]{1,42}\])[A-Za-z][\w :.,/+-]{0,40}\]"
     r")[\W_]*")

@@ -69,11 +69,13 @@ def find_times(text: str, start: int = 0, end: int | None = None) -> list[tuple[
     index = active_index(text, end)
     if index is not None:
         if index.times is None:
-            # the whole indexed text once (see dates.ScanIndex): (start, match end, minutes, stop)
-            index.times = [index.listed([(s, e, minutes, stop) for minutes, s, stop, e in _time_matches(
-                pattern, text, 0, index.limit)]) for pattern in _TIME_PATTERNS]
-        return non_overlapping([(minutes, s, stop) for listed in index.times
-                                for s, _, minutes, stop in index.inside(listed, start, end)])
+            # the whole indexed text once (see dates.ScanIndex): (start, match end, minutes, stop),
+            # a match past 23 h kept with minutes None (a window's scan goes on after it)
+            index.times = [index.listed([_time_item(match) for match in pattern.finditer(text, 0, index.limit)])
+                           for pattern in _TIME_PATTERNS]
+        return non_overlapping([(minutes, s, stop) for pattern, listed in zip(_TIME_PATTERNS, index.times)
+                                for s, _, minutes, stop in index.window(listed, pattern, start, end, _time_item)
+                                if minutes is not None])
     found = []
     for pattern in _TIME_PATTERNS:
         found.extend((minutes, s, stop) for minutes, s, stop, _ in _time_matches(pattern, text, start, end))
@@ -87,12 +89,17 @@ def _time_matches(pattern: re.Pattern, text: str, start: int, end: int):
     """``(minutes, start, stop, match end)`` of each clock time ``pattern`` finds in ``text[start:end]``;
     ``stop`` leaves out white space the match ended on."""
     for match in pattern.finditer(text, start, end):
-        minutes = clock_minutes(match)
+        s, e, minutes, stop = _time_item(match)
         if minutes is not None:
-            stop = match.end()
-            while stop > match.start() and text[stop - 1].isspace():
-                stop -= 1
-            yield minutes, match.start(), stop, match.end()
+            yield minutes, s, stop, e
+
+
+def _time_item(match: re.Match) -> tuple[int, int, int | None, int]:
+    """``(start, end, minutes, stop)`` of a clock-time match; ``stop`` leaves out white space it ended on."""
+    stop = match.end()
+    while stop > match.start() and match.string[stop - 1].isspace():
+        stop -= 1
+    return match.start(), match.end(), clock_minutes(match), stop
 
 _GLUE = re.compile(r"^(?:\s{0,3}|\s*(?:on|at|,|T|\||-)\s*|\s*,\s*(?:at\s+)?|\s+on\s+the\s+)$", re.IGNORECASE)
 

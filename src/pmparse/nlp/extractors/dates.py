@@ -9,6 +9,7 @@ import bisect
 import datetime as _dt
 import functools
 import re
+import threading
 
 from pmparse.rules.cues import caseless_start, caseless_word_start, without_captures
 
@@ -64,7 +65,8 @@ def _valid(year: int, month: int, day: int) -> str | None:
 
 
 def _month(name: str) -> int:
-    name = name.lower()
+    # casefold: IGNORECASE reads a long s as s ("\u017fept"), which lower() keeps (a KeyError)
+    name = name.casefold()
     return _MONTHS["sept" if name.startswith("sept") else name[:3]]
 
 
@@ -272,23 +274,48 @@ _DM_SKIP = re.compile(
 SKIPPING = {_MDY: _MDY_SKIP, _MD: _MD_SKIP, _DM: _DM_SKIP}
 
 
-def scan(pattern: re.Pattern, text: str, end: int) -> list[re.Match]:
-    """``pattern.finditer(text, 0, end)``, through its twin in :data:`SKIPPING` where it has one
+def scan(pattern: re.Pattern, text: str, end: int, start: int = 0) -> list[re.Match]:
+    """``pattern.finditer(text, start, end)``, through its twin in :data:`SKIPPING` where it has one
     (each twin match read again by ``pattern`` at its start; should the two ever differ, the
     pattern's own scan is returned)."""
     twin = SKIPPING.get(pattern)
     if twin is None:
-        return list(pattern.finditer(text, 0, end))
+        return list(pattern.finditer(text, start, end))
     found = []
-    for match in twin.finditer(text, 0, end):
+    for match in twin.finditer(text, start, end):
         again = pattern.match(text, match.start(), end)
         if again is None or again.end() != match.end():
-            return list(pattern.finditer(text, 0, end))
+            return list(pattern.finditer(text, start, end))
         found.append(again)
     return found
 
-#: The index :func:`scanned` made current (innermost last); the finders above read from it.
-_ACTIVE: list[ScanIndex] = []
+
+#: The patterns that read a month's name (a stretch without MONTH_HINT holds no match of them).
+_NEED_MONTH = frozenset({_DMY, _MDY, _DM, _MD})
+
+#: The index :func:`scanned` made current in this thread (innermost last); the finders above read
+#: from it. Per thread: two threads extracting at once each push and pop their own index (one
+#: shared list popped another's, and a read between another's test and pop raised IndexError).
+_LOCAL = threading.local()
+
+#: Every date and time pattern reads a digit: a stretch without one holds no match.
+_DIGIT = re.compile(r"\d")
+
+#: How far before a window's end a match of the index is taken as the window's own scan's, in
+#: characters other than white space and digits. A scan stopping at the window's end reads the
+#: text as if it ended there: it may find a shorter match where the document goes on ("11:45 AM"
+#: of "11:45 AM PDT"), or one the document's next characters rule out ("5 March" of "5 Marchx").
+#: Such a match ends within the two characters a pattern looks ahead, and holds fewer other
+#: characters than this besides its blanks and digits (a weekday, "of" and a month's name:
+#: "Wednesday., 3rd. of September.", 26).
+EDGE = 32
+
+
+def _active() -> list:
+    stack = getattr(_LOCAL, "stack", None)
+    if stack is None:
+        stack = _LOCAL.stack = []
+    return stack
 
 
 class ScanIndex:
@@ -299,11 +326,8 @@ class ScanIndex:
     files), each a dozen pattern scans and their Python around them. Made current by
     :func:`scanned`, the index answers :func:`find_dates`, :func:`find_partial_dates` and
     :func:`~pmparse.nlp.extractors.clock.find_times` for a window ending within ``limit`` with
-    the matches that lie inside it, from one scan per pattern of the document.
-
-    A window's own scan and the index agree except at the window's edges: a match crossing the
-    window's end is left out (a scan stopping there might have found a shorter one), and a match
-    starting before the window and ending inside it may hide one the window's own scan finds.
+    what the window's own scans find: the index's matches inside the window, but where a window's
+    edge could change what a scan finds, a scan of the window itself (:meth:`window`).
     Each list is built when first asked for.
     """
 
@@ -312,64 +336,115 @@ class ScanIndex:
         self._full: list[tuple[list[int], list[tuple]]] | None = None
         self._partial: list[tuple[list[int], list[tuple]]] | None = None
         self.times: list[tuple[list[int], list[tuple]]] | None = None
+        self._edges: dict[tuple[int, int], int] = {}
 
     def covers(self, text: str, end: int) -> bool:
         """True when the index holds ``text`` up to ``end``."""
         return text is self.text and end <= self.limit
 
+    def _edge(self, start: int, end: int) -> int:
+        """Where the :data:`EDGE` characters before ``end`` start, white space and digits not
+        counted (a match may hold any run of them: "March", twenty blanks and "1"); ``start`` at
+        the most (a window of digits and blanks alone is read by its own scan whole)."""
+        line = self._edges.get((start, end))
+        if line is None:
+            text, line, count = self.text, end, 0
+            while line > start and count < EDGE:
+                line -= 1
+                if not (text[line].isspace() or text[line].isdigit()):
+                    count += 1
+            self._edges[start, end] = line
+        return line
+
     @staticmethod
     def listed(items: list[tuple]) -> tuple[list[int], list[tuple]]:
         return [item[0] for item in items], items
 
-    @staticmethod
-    def inside(listed: tuple[list[int], list[tuple]], start: int, end: int):
-        """The items of one pattern (``(start, end, ...)``, in text order) inside ``start:end``.
-        A pattern's matches do not overlap, so their ends rise with their starts."""
+    def window(self, listed: tuple[list[int], list[tuple]], pattern: re.Pattern, start: int, end: int,
+               read) -> list[tuple]:
+        """The items (``(start, end, ...)``, in text order, one per match: ``read(match)``) that
+        ``pattern.finditer(text, start, end)`` gives, from ``listed``, the index's items of
+        ``pattern``, where that is sure.
+
+        A window ending at white space (or at the text's end) reads as the text does: no pattern's
+        match ends on white space, and no look-ahead tells white space from the end. The index's
+        matches are taken to the window's end there, up to :data:`EDGE` characters before it
+        elsewhere; from a match crossing that line on (or from the line), the window is scanned
+        (when a digit is left to read, and a month's name for a pattern that needs one). A match of the index across the
+        window's start (a weekday before "5 March") leaves the window to its own scan, which may
+        find a match inside it.
+        """
+        text = self.text
         starts, items = listed
-        for k in range(bisect.bisect_left(starts, start), len(items)):
-            item = items[k]
-            if item[1] > end:
+        k = bisect.bisect_left(starts, start)
+        if k and items[k - 1][1] > start:
+            return [read(match) for match in scan(pattern, text, end, start)]
+        whole = end >= self.limit or text[end].isspace() or (end > start and text[end - 1].isspace())
+        line = end if whole else self._edge(start, end)
+        found, resume = [], start
+        for item in items[k:]:
+            if item[1] > line:
+                if whole and item[0] >= end:
+                    return found  # the next match starts past the window: its scan finds no more
+                # the window's scan differs from the text's from this match on, or from a match
+                # the text's next characters rule out, which ends at the edge, EDGE at most long
+                resume = max(resume, item[0] if whole else min(item[0], line))
                 break
-            yield item
+            found.append(item)
+            resume = item[1]
+        else:
+            if whole:
+                return found
+            resume = max(resume, line)
+        if _DIGIT.search(text, resume, end) and (pattern not in _NEED_MONTH or MONTH_HINT.search(text, resume, end)):
+            found.extend(read(match) for match in scan(pattern, text, end, resume))
+        return found
 
     def dates(self, start: int, end: int, order: str = "mdy") -> list[tuple[str, int, int]]:
         """:func:`find_dates` of ``text[start:end]``."""
         if self._full is None:
-            self._full = []
-            for pattern in _FULL:
-                items = []
-                for match in scan(pattern, self.text, self.limit):
-                    mdy = _from_match(match, pattern, "mdy")
-                    dmy = mdy if pattern is not _NUMERIC else _from_match(match, pattern, "dmy")
-                    if mdy or dmy:
-                        items.append((match.start(), match.end(), mdy, dmy))
-                self._full.append(self.listed(items))
+            self._full = [self.listed([_full_item(match, pattern) for match in scan(pattern, self.text, self.limit)])
+                          for pattern in _FULL]
         column = 2 if order == "mdy" else 3
-        found = [(item[column], item[0], item[1]) for listed in self._full
-                 for item in self.inside(listed, start, end) if item[column]]
+        found = [(item[column], item[0], item[1])
+                 for pattern, listed in zip(_FULL, self._full)
+                 for item in self.window(listed, pattern, start, end, functools.partial(_full_item, pattern=pattern))
+                 if item[column]]
         return non_overlapping(found)
 
     def partial_dates(self, start: int, end: int, full: list[tuple[str, int, int]]) -> list[tuple[int, int, int, int]]:
         """:func:`find_partial_dates` of ``text[start:end]`` whose full dates are ``full``."""
         if self._partial is None:
-            self._partial = []
-            for pattern in (_DM, _MD):
-                items = []
-                for match in scan(pattern, self.text, self.limit):
-                    items.append((match.start(), match.end(), _month(match.group("mon")), int(match.group("d"))))
-                self._partial.append(self.listed(items))
+            self._partial = [self.listed([_partial_item(match) for match in scan(pattern, self.text, self.limit)])
+                             for pattern in _PARTIAL]
         found = []
-        for listed in self._partial:
-            for s, e, month, day in self.inside(listed, start, end):
+        for pattern, listed in zip(_PARTIAL, self._partial):
+            for s, e, month, day in self.window(listed, pattern, start, end, _partial_item):
                 if not 1 <= day <= 31 or any(s < fe and e > fs for _, fs, fe in full):
                     continue
                 found.append((month, day, s, e))
         return non_overlapping(found, 2, 3)
 
 
+_PARTIAL = (_DM, _MD)
+
+
+def _full_item(match: re.Match, pattern: re.Pattern) -> tuple[int, int, str | None, str | None]:
+    """``(start, end, mdy reading, dmy reading)`` of a full-date match (readings None when invalid:
+    the match is kept, a window's scan going on after it)."""
+    mdy = _from_match(match, pattern, "mdy")
+    dmy = mdy if pattern is not _NUMERIC else _from_match(match, pattern, "dmy")
+    return match.start(), match.end(), mdy, dmy
+
+
+def _partial_item(match: re.Match) -> tuple[int, int, int, int]:
+    return match.start(), match.end(), _month(match.group("mon")), int(match.group("d"))
+
+
 def active_index(text: str, end: int) -> ScanIndex | None:
     """The current :class:`ScanIndex` when it holds ``text`` up to ``end``, else None."""
-    index = _ACTIVE[-1] if _ACTIVE else None
+    stack = _active()
+    index = stack[-1] if stack else None
     return index if index is not None and index.covers(text, end) else None
 
 
@@ -381,8 +456,12 @@ class scanned:
         self.index = ScanIndex(text, limit)
 
     def __enter__(self) -> ScanIndex:
-        _ACTIVE.append(self.index)
+        _active().append(self.index)
         return self.index
 
     def __exit__(self, *exc) -> None:
-        _ACTIVE.pop()
+        stack = _active()
+        if stack and stack[-1] is self.index:
+            stack.pop()
+        else:  # left out of order (a generator closed late): take this one out, not another
+            stack.remove(self.index)

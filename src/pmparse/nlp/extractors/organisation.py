@@ -418,8 +418,12 @@ def title_subject(gaz: Gazetteer, text: str, body_start: int, title: tuple[str, 
     if quoted is not None:
         return fact(quoted.group(1), quoted.start(1))
     known = [(m.start(), m.group(0)) for _, _, pattern in gaz.aliases for m in [pattern.search(words_text)] if m]
-    # the body after the title: the heading itself would count each of its words as capitalised
+    # the body after the title: the heading itself would count each of its words as capitalised,
+    # and so would the title written again below it (a breadcrumb, a related-posts list, a page's
+    # header over its h1): "Postmortem Zorbq Cloud" was the name of "Postmortem Zorbq Cloud outage"
     body = text[after:after + 20000]
+    if " " in words_text.strip():
+        body = body.replace(words_text.strip(), " ")
     run: list[re.Match] = []
     words = list(_TITLE_WORD.finditer(words_text))
     for match in words:

@@ -216,11 +216,21 @@ def run_together(slug: str) -> bool:
     return slug.islower() and len(slug) > _LONGEST_WORD
 
 
+#: Acronyms of what an incident report is about, never of who publishes it: a long slug's
+#: letters hold most of them in order ("CPU" in "cloudnativecomputingfoundation", "SLA" in
+#: "stellardevelopmentfoundation"), and a report writes them again and again.
+TECHNICAL_ACRONYMS = frozenset(
+    "ACL ALB API ASAP BGP CDN CIDR CLI CORS CPU CSS CSV CVE DDOS DHCP DNS DOS EBS ELB ETA FAQ FYI GPU GRPC "
+    "HDD HTML HTTP HTTPS IOPS IPV JSON JVM JWT KMS LDAP LTS MFA MTTD MTTR NAT NFS NIC NTP OOM OTP PDF PII "
+    "RAID RAM RCA RDS REST RPC RPO RTO SAML SDK SFTP SLA SLI SLO SMTP SQL SRE SSD SSH SSL SSO SYN TBD TCP "
+    "TLS TODO TTL UDP UUID URL USB UTC VLAN VPC VPN WAF XML YAML ZIP".split())
+
+
 def slug_acronym(text: str, location: str, start: int = 0, end: int | None = None) -> tuple[str, list[tuple[int, int]]] | None:
     """The acronym a text writes for a forge account that runs words together, with its spans:
     capitals whose letters come in order in the slug, the first its first letter
-    ("ZDR" for "zorbqdigitalresponse"), written twice or more as a word of its own. None for any
-    other account, or when the text writes no such acronym."""
+    ("ZDR" for "zorbqdigitalresponse"), written twice or more as a word of its own, and not one of
+    :data:`TECHNICAL_ACRONYMS`. None for any other account, or when the text writes no such acronym."""
     names = address_names(location)
     if not names or names[0][0] != "account":
         return None
@@ -230,7 +240,7 @@ def slug_acronym(text: str, location: str, start: int = 0, end: int | None = Non
     found: dict[str, list[tuple[int, int]]] = {}
     for match in re.finditer(r"(?<![\w/.@-])[A-Z]{3,6}(?![\w/@-])", text[start:end] if end is not None else text[start:]):
         acronym = match.group(0)
-        if acronym[0].lower() != slug[0]:
+        if acronym[0].lower() != slug[0] or acronym in TECHNICAL_ACRONYMS:
             continue
         at = 1
         for letter in acronym[1:].lower():
