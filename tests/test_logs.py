@@ -88,6 +88,11 @@ def test_a_message_ending_on_a_line_break_prints_no_escaped_break(capsys):
     err = capsys.readouterr().err
     assert err.endswith("some_library: two\\x0alines\n"), err
     assert "UserWarning: chatter\n" in err and err.count("\n") == 2  # without its source line
+    with command_logs(verbose=True):
+        with warnings.catch_warnings():
+            warnings.simplefilter("always")
+            warnings.warn("first\nsecond", UserWarning)  # a message of two lines keeps both
+    assert "UserWarning: first\\x0asecond\n" in capsys.readouterr().err
 
 
 def test_the_logging_of_the_calling_program_is_put_back():

@@ -101,11 +101,13 @@ def _escaping_factory(previous, detached: list):
         def get_message(self) -> str:
             # one line: a message cannot print a line of its own choosing (a fake 'failed:');
             # the line break a message ends on is no line of its own, and a captured warning's
-            # second line is the library's source line that called warn(), nothing of the input
-            message = raw_message()
+            # last line is the library's source line that called warn(), nothing of the input
+            message = raw_message().rstrip("\r\n")
             if self.name == "py.warnings":
-                message = message.split("\n", 1)[0]
-            return shown(message.rstrip("\r\n"), one_line=True)
+                head, brk, last = message.rpartition("\n")
+                if brk and last.startswith("  "):
+                    message = head
+            return shown(message, one_line=True)
 
         record.getMessage = types.MethodType(get_message, record)
         if record.exc_info and not record.exc_text:
