@@ -32,6 +32,14 @@ def inline_doc(**extra) -> dict:
     return data
 
 
+def eval_inline_gold(tmp_path):
+    """``(gold file, result)`` of ``pmparse eval`` (headed, rules only) on a file of :func:`inline_doc`."""
+    path = tmp_path / "g.jsonl"
+    path.write_text(json.dumps(inline_doc()) + "\n")
+    return path, CliRunner().invoke(main, ["eval", "--gold", str(path), "--variant", "headed", "--rules-only",
+                                           "--rounds", "10"])
+
+
 def test_token_mask_counts_tokens_inside_spans():
     text = "alpha beta gamma delta"
     tokens = token_bounds(text)
@@ -154,10 +162,7 @@ def test_eval_cli_on_inline_gold(tmp_path, corpus_root):
 
 def test_eval_says_what_it_scores_on_stderr_and_keeps_stdout_the_report(tmp_path, corpus_root):
     # a minute of silence looked hung; the report on standard output stays what it was
-    path = tmp_path / "g.jsonl"
-    path.write_text(json.dumps(inline_doc()) + "\n")
-    result = CliRunner().invoke(main, ["eval", "--gold", str(path), "--variant", "headed", "--rules-only",
-                                       "--rounds", "10"])
+    path, result = eval_inline_gold(tmp_path)
     assert result.exit_code == 0, result.output
     assert "eval: headed: scoring 1 gold document (pipeline, headings, keywords)" in result.stderr
     assert "scoring" not in result.stdout and "| symptoms |" in result.stdout
@@ -322,10 +327,7 @@ def test_eval_of_inline_gold_needs_no_corpus_nor_the_projects_checkout(tmp_path,
     monkeypatch.setattr(corpus, "REPO_ROOT", tmp_path / "nowhere")
     monkeypatch.setattr(evaluate_module, "DEFAULT_MANIFEST", tmp_path / "nowhere" / "manifest.yaml")
     monkeypatch.chdir(tmp_path)
-    path = tmp_path / "g.jsonl"
-    path.write_text(json.dumps(inline_doc()) + "\n")
-    result = CliRunner().invoke(main, ["eval", "--gold", str(path), "--variant", "headed", "--rules-only",
-                                       "--rounds", "10"])
+    path, result = eval_inline_gold(tmp_path)
     assert result.exit_code == 0, result.output
     assert "headed gold documents (1)" in result.stdout
     # a gold file naming corpus paths still needs the corpus, and says so
