@@ -17,7 +17,9 @@ _Model = TypeVar("_Model")
 #: (ESC starts CSI and OSC sequences that clear the screen or set the window title; CR rewrites a
 #: line), and the bidirectional overrides that reorder what a line seems to say. The CLI prints
 #: them escaped (:func:`shown`); ``validate`` warns about records holding them.
-CONTROL_CHARACTERS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+#: The bidirectional embedding, override and isolate controls among them (the site escapes these).
+BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+CONTROL_CHARACTERS = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{BIDI_CONTROLS.pattern[1:-1]}]")
 #: :data:`CONTROL_CHARACTERS` with the line break and the tab: for a message that is one line by design.
 LINE_CONTROL_CHARACTERS = re.compile(f"[\t\n{CONTROL_CHARACTERS.pattern[1:-1]}]")
 
@@ -176,5 +178,10 @@ def shown(text: object, one_line: bool = False) -> str:
             holding a line break would otherwise print a line of its own choosing.
     """
     pattern = LINE_CONTROL_CHARACTERS if one_line else CONTROL_CHARACTERS
-    return pattern.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
-                       else f"\\u{ord(m.group()):04x}", str(text))
+    return pattern.sub(escape, str(text))
+
+
+def escape(match: re.Match) -> str:
+    """The escape :func:`shown` writes for the character ``match`` holds: ``\\x1b``, ``\\u202e``."""
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"

@@ -165,12 +165,13 @@ def run_eval(gold_files: list[Path] | None, corpus: str | None, model_dir: str |
     if with_facts:
         from pmparse.evaluation.facts import score_facts as facts_scorer
     results = {}
-    chosen = {doc.id for doc in load_gold(gold_files, root)} if gold_files else None
+    given = load_gold(gold_files, root) if gold_files else None
+    chosen = {doc.id for doc in given} if given is not None else None
     for variant in variants:
-        if chosen is None:
+        if given is None:
             gold = load_gold(default_gold_files(variant), root)
         elif variant == "headed":
-            gold = load_gold(gold_files, root)
+            gold = given
         else:
             # the heading-stripped variants of the chosen documents alone: the whole stripped set
             # was scored beside one gold file, and a curator's own file has none

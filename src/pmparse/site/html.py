@@ -12,6 +12,7 @@ import html
 import re
 
 from pmparse.card.schema import FACT_FIELDS, TAG_FIELDS, TEXT_FIELDS
+from pmparse.util import BIDI_CONTROLS, escape
 
 #: How pages name each card field.
 FIELD_LABELS: dict[str, str] = {
@@ -46,15 +47,12 @@ CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self';
        "form-action 'none'")
 
 
-#: Bidirectional embedding, override and isolate controls: a title holding U+202E showed the rest
-#: of its line, the count or status beside it included, reversed (the command line escapes them too).
-_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
-
-
 def esc(value: object) -> str:
     """``value`` as HTML text, safe inside an element or a quoted attribute; a bidirectional
     control character is written as its escape (``\\u202e``), as :func:`pmparse.util.shown` does."""
-    return _BIDI_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", html.escape(str(value), quote=True))
+    # a title holding U+202E showed the rest of its line, the count or status beside it
+    # included, reversed (the command line escapes them too)
+    return BIDI_CONTROLS.sub(escape, html.escape(str(value), quote=True))
 
 
 def safe_url(url: str | None) -> str | None:

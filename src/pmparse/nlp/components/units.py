@@ -45,10 +45,12 @@ _ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|Mr|Mrs|Ms|Dr|St|N
 #: A month's abbreviation before a day ("Sept. 18th", "Nov. 3"): a date, not a sentence's end.
 _MONTH_ABBREV = re.compile(r"\b(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.$")
 _MARKER = re.compile(r"(?:[-*+•]|\d{1,3}[.)])[ \t]+|[|>]")
-#: A bracketed label on a line of its own ("[Final message]", "[Update - 2031-03-29 15:50 UTC]"): a
-#: status note's update marker over its words, no part of them (one in capitals is a log's event,
-#: as in ``_SAYS_NOTHING``).
-_LABEL_LINE = re.compile(r"\[(?![A-Z\d\W_]{1,42}\])[A-Za-z][\w :.,/+-]{0,40}\][ \t]*\n")
+#: A bracketed label ("[Final message]", "[Update - 2031-03-29 15:50 UTC]"): a status note's
+#: update marker, no part of the words under it; one in capitals ("[FIRST OUTAGE BEGINS]") is a
+#: log's event.
+_LABEL = r"\[(?![A-Z\d\W_]{1,42}\])[A-Za-z][\w :.,/+-]{0,40}\]"
+#: A bracketed label on a line of its own, over its words.
+_LABEL_LINE = re.compile(_LABEL + r"[ \t]*\n")
 _WORD = re.compile(r"[^\W\d_]{2,}")
 #: A unit is split into sentences only above this length when it is a list item.
 LONG_ITEM = 400
@@ -369,7 +371,7 @@ _SAYS_NOTHING = re.compile(
     # needs two approvals:" and "According to the runbook, restart the worker first:" say what to do
     r"(?:\[[^\]\n]{0,80}\]\([^)\s]{0,300}\)|[^.!?:,\n]){1,100}:"
     r"|@[\w-]+(?:\s*(?:,|and)\s*@[\w-]+)*"
-    r"|\[(?![A-Z\d\W_]{1,42}\])[A-Za-z][\w :.,/+-]{0,40}\]"
+    r"|" + _LABEL +
     r")[\W_]*")
 
 

@@ -67,31 +67,20 @@ def find_times(text: str, start: int = 0, end: int | None = None) -> list[tuple[
     """Clock times in ``text[start:end]``: ``(minutes_after_midnight, start, end)`` in order."""
     end = len(text) if end is None else end
     index = active_index(text, end)
-    if index is not None:
-        if index.times is None:
-            # the whole indexed text once (see dates.ScanIndex): (start, match end, minutes, stop),
-            # a match past 23 h kept with minutes None (a window's scan goes on after it)
-            index.times = [index.listed([_time_item(match) for match in pattern.finditer(text, 0, index.limit)])
-                           for pattern in _TIME_PATTERNS]
-        return non_overlapping([(minutes, s, stop) for pattern, listed in zip(_TIME_PATTERNS, index.times)
-                                for s, _, minutes, stop in index.window(listed, pattern, start, end, _time_item)
-                                if minutes is not None])
+    if index is not None and index.times is None:
+        # the whole indexed text once (see dates.ScanIndex): (start, match end, minutes, stop),
+        # a match past 23 h kept with minutes None (a window's scan goes on after it)
+        index.times = [index.listed([_time_item(match) for match in pattern.finditer(text, 0, index.limit)])
+                       for pattern in _TIME_PATTERNS]
     found = []
-    for pattern in _TIME_PATTERNS:
-        found.extend((minutes, s, stop) for minutes, s, stop, _ in _time_matches(pattern, text, start, end))
+    for k, pattern in enumerate(_TIME_PATTERNS):
+        items = (index.window(index.times[k], pattern, start, end, _time_item) if index is not None
+                 else map(_time_item, pattern.finditer(text, start, end)))
+        found.extend((minutes, s, stop) for s, _, minutes, stop in items if minutes is not None)
     return non_overlapping(found)
 
 
 _TIME_PATTERNS = (_CLOCK, _MILITARY, _CLOCK_AMPM)
-
-
-def _time_matches(pattern: re.Pattern, text: str, start: int, end: int):
-    """``(minutes, start, stop, match end)`` of each clock time ``pattern`` finds in ``text[start:end]``;
-    ``stop`` leaves out white space the match ended on."""
-    for match in pattern.finditer(text, start, end):
-        s, e, minutes, stop = _time_item(match)
-        if minutes is not None:
-            yield minutes, s, stop, e
 
 
 def _time_item(match: re.Match) -> tuple[int, int, int | None, int]:
@@ -100,6 +89,7 @@ def _time_item(match: re.Match) -> tuple[int, int, int | None, int]:
     while stop > match.start() and match.string[stop - 1].isspace():
         stop -= 1
     return match.start(), match.end(), clock_minutes(match), stop
+
 
 _GLUE = re.compile(r"^(?:\s{0,3}|\s*(?:on|at|,|T|\||-)\s*|\s*,\s*(?:at\s+)?|\s+on\s+the\s+)$", re.IGNORECASE)
 

@@ -463,15 +463,11 @@ def _with_organisation_word(words_text: str, words: list[re.Match], run: list[re
     such a run with none before it is no name (issue 35: "Foundation" on a catalogue entry)."""
     if not run or re.sub(r"'s$|’s$", "", run[0].group(0)) not in ORG_WORDS:
         return run
-    i = next(k for k, match in enumerate(words) if match.start() == run[0].start())
     before: list[re.Match] = []
-    while i > 0 and len(before) + len(run) <= _TITLE_NAME_WORDS:
-        word, first = words[i - 1], (before or run)[0]
-        if (not word.group(0)[0].isupper() or word.group(0).lower() in _TITLE_STOP
-                or words_text[word.end():first.start()] != " "):
+    for word in _capitalised_before(words_text, words, run[0]):
+        if len(before) + len(run) > _TITLE_NAME_WORDS:
             break
         before.insert(0, word)
-        i -= 1
     return before + run if before else []
 
 
@@ -482,18 +478,25 @@ def _with_words_written_before(words_text: str, words: list[re.Match], run: list
     Cloud", "Zorbq" never shows its capital mid-sentence, so the run was "Cloud" alone."""
     if not run:
         return run
-    i = next(k for k, match in enumerate(words) if match.start() == run[0].start())
-    while i > 0 and len(run) < _TITLE_NAME_WORDS:
-        word = words[i - 1]
-        if (not word.group(0)[0].isupper() or word.group(0).lower() in _TITLE_STOP
-                or words_text[word.end():run[0].start()] != " "):
-            break
+    for word in _capitalised_before(words_text, words, run[0]):
         phrase = words_text[word.start():run[-1].end()]
-        if re.search(r"(?<![\w-])" + re.escape(phrase) + r"(?![\w-])", body) is None:
+        if len(run) >= _TITLE_NAME_WORDS or re.search(r"(?<![\w-])" + re.escape(phrase) + r"(?![\w-])", body) is None:
             break
         run = [word, *run]
-        i -= 1
     return run
+
+
+def _capitalised_before(words_text: str, words: list[re.Match], first: re.Match):
+    """The title words before ``first``, nearest first, while each is capitalised, no stop word,
+    and one blank before the word after it (the caller takes each it yields, or stops)."""
+    i = next(k for k, match in enumerate(words) if match.start() == first.start())
+    while i > 0:
+        word = words[i - 1]
+        if (not word.group(0)[0].isupper() or word.group(0).lower() in _TITLE_STOP
+                or words_text[word.end():first.start()] != " "):
+            return
+        yield word
+        first, i = word, i - 1
 
 
 #: A sentence saying what was compromised: "The update servers of Zorbq were compromised".

@@ -187,10 +187,7 @@ def slug_name(location: str) -> str | None:
     are dropped ("comdex-official" and "comdex" give "Comdex": a word in lower case is capitalised).
     None for a slug of several words the text never writes ("berkeley-dsep-infra"): it is no
     display name, and a wrong publisher is worse than none."""
-    names = address_names(location)
-    if not names or names[0][0] != "account":
-        return None
-    kept = _one_word(names[0][1])
+    kept = _account_word(location)
     if kept is None or run_together(kept):
         return None
     return kept[0].upper() + kept[1:] if kept.islower() else kept
@@ -200,9 +197,13 @@ def slug_name(location: str) -> str | None:
 _LONGEST_WORD = 14
 
 
-def _one_word(account: str) -> str | None:
-    """The one part left of a forge account once its generic parts are dropped, or None."""
-    parts = [p for p in re.split(r"[-_.]", account) if p]
+def _account_word(location: str) -> str | None:
+    """The one part left of the forge account of ``location`` once its generic parts are dropped,
+    or None (no forge account, or several parts left)."""
+    names = address_names(location)
+    if not names or names[0][0] != "account":
+        return None
+    parts = [p for p in re.split(r"[-_.]", names[0][1]) if p]
     kept = [p for p in parts if p.casefold() not in GENERIC_PARTS]
     if len(kept) != 1 or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9]{1,40}", kept[0]):
         return None
@@ -231,10 +232,7 @@ def slug_acronym(text: str, location: str, start: int = 0, end: int | None = Non
     capitals whose letters come in order in the slug, the first its first letter
     ("ZDR" for "zorbqdigitalresponse"), written twice or more as a word of its own, and not one of
     :data:`TECHNICAL_ACRONYMS`. None for any other account, or when the text writes no such acronym."""
-    names = address_names(location)
-    if not names or names[0][0] != "account":
-        return None
-    slug = _one_word(names[0][1])
+    slug = _account_word(location)
     if slug is None or not run_together(slug):
         return None
     found: dict[str, list[tuple[int, int]]] = {}
