@@ -76,7 +76,15 @@ def check_depth(text: object, limit: int = MAX_DEPTH) -> None:
                 depth -= 1
     except NestingError:
         raise
-    except yaml.YAMLError:
+    except yaml.YAMLError as exc:
+        # PyYAML 6.0.4's libyaml refuses more than 1,000 levels itself, and its scanner reads far
+        # enough ahead that the refusal comes before the events reach ``limit``: a text the C
+        # parser calls too deep is deeper than any limit here, and the pure-Python loader that
+        # comes next would recurse past Python's frames on it
+        if "maximum nesting depth" in str(exc):
+            mark = getattr(exc, "problem_mark", None)
+            where = f" (line {mark.line + 1})" if mark is not None else ""
+            raise NestingError(f"expected values nested at most {limit} levels deep, found deeper{where}") from None
         return  # the loader names the syntax error
 
 
