@@ -183,3 +183,41 @@ def test_a_technical_acronym_whose_letters_a_long_slug_holds_is_no_publisher():
     assert find_organisation(text, 0, location) is None
     named = text + "The CNCF on-call engineer paged the CNCF storage team.\n"
     assert find_organisation(named, 0, location)["value"] == "CNCF"
+
+
+@pytest.mark.parametrize("text, form", [
+    # the text writes the account's first word alone: the account's organisation word completes it
+    ("Zorbq nodes stalled at block 90. Zorbq released a fix.", "Zorbq Network"),
+    # the full name with a legal form after it: the account's name, one name for every report
+    ("Zorbq Network Inc found the bug. Zorbq Network Inc patched it.", "Zorbq Network"),
+    ("Zorbq Network found the bug.", "Zorbq Network"),
+])
+def test_an_account_of_a_name_and_organisation_words_is_the_name_in_full(text, form):
+    assert written_owner(text, "https://github.com/Zorbq-Network/post-mortem/blob/a/x.md")[0] == form
+
+
+def test_an_account_of_other_words_keeps_the_form_the_text_writes():
+    # "Zorbq" of "zorbq-blockchain": the second word is no organisation word
+    text = "Zorbq nodes stalled at block 90. Zorbq released a fix."
+    assert written_owner(text, "https://github.com/zorbq-blockchain/pm/blob/a/x.md")[0] == "Zorbq"
+    # a single-word account still takes the organisation word the text writes after it
+    assert written_owner("The Zorbq Foundation runs it. Zorbq was down.",
+                         "https://github.com/zorbq/pm/blob/a/x.md")[0] == "Zorbq Foundation"
+
+
+@pytest.mark.parametrize("title", ["ci.zorbq.io outage", "repo.zorbq-ci.org SSL certificate expired",
+                                   "issues.zorbq.io unavailable"])
+def test_a_host_of_the_address_owners_domain_in_the_title_is_the_owners_service(title):
+    from pmparse.nlp.extractors.organisation import find_organisation
+
+    text = f"# {title}\n\nThe service was unreachable for two hours; the mirror was switched back at 14:00.\n"
+    span = (2, 2 + len(title))
+    fact = find_organisation(text, location="https://github.com/zorbq-infra/status/blob/a/x.md", title=(title, [span]))
+    assert fact["value"] == "Zorbq" and fact["origin"] == "url"
+    assert [text[s:e] for s, e in fact["evidence"]] == [title.split(" ")[0]]  # the host, cited in the title
+    # a host of another domain stays the title's subject
+    other = title.replace("zorbq", "quillmere")
+    text = f"# {other}\n\nThe service was unreachable for two hours; the mirror was switched back at 14:00.\n"
+    fact = find_organisation(text, location="https://github.com/zorbq-infra/status/blob/a/x.md",
+                             title=(other, [(2, 2 + len(other))]))
+    assert fact["value"].startswith(other.split(" ")[0]) and fact["origin"] == "title_subject"

@@ -76,6 +76,18 @@ def name_from_host(host: str) -> str | None:
     return label[0].upper() + label[1:]
 
 
+def host_of(value: str, name: str) -> bool:
+    """Whether ``value`` opens with a host name on the domain of the organisation ``name``
+    (``ci.zorbq.io``, ``repo.zorbq-ci.org SSL`` for ``Zorbq``): its domain's label is the name, or
+    opens with it before a "-"."""
+    host = value.split()[0] if value.split() else ""
+    if "." not in host or not _HOST_NAME.fullmatch(host):
+        return False
+    label = (name_from_host(host) or "").casefold()
+    wanted = " ".join(name.split()).casefold()
+    return bool(label) and (label == wanted or label.split("-")[0] == wanted)
+
+
 def find_organisation(text: str, body_start: int = 0, location: str = "", title: tuple[str, list] | None = None,
                       front: dict | None = None, front_region: tuple[int, int] | None = None,
                       gazetteer_path: str | None = None, meta: dict | None = None) -> Fact | None:
@@ -213,6 +225,12 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
         subject = title_subject(gaz, text, body_start, title)
         if subject is not None and refused(subject["value"], subject["origin"]):
             subject = None  # a heading word or a tool the title names is nobody's report
+        if subject is not None and guessed is not None and host_of(subject["value"], guessed["value"]):
+            # a host of the address's own domain in the title ("ci.zorbq.io down") is the owner's
+            # service, not a publisher of its own: the title and the address agree on the owner
+            host = subject["value"].split()[0]
+            cited = [(s, s + len(host)) for s, _ in subject["evidence"] if text[s:s + len(host)] == host]
+            return {**guessed, "evidence": cited, "confidence": max(guessed["confidence"], 0.6)}
     # a tool the text names (the chat the team met in) is never the answer: it must not hide the rest
     scores = {name: score for name, score in scores.items() if not refused(name)}
     best = max(scores, key=lambda name: (scores[name], -min(s for s, _ in evidence[name]))) if scores else None

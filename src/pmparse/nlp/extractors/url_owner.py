@@ -144,7 +144,7 @@ def written_owner(text: str, location: str, start: int = 0, end: int | None = No
     the text writes none of them. The form is the one written most often (one with a capital
     inside, "ZorbQ.io", before the host in lower case, "zorbq.io"), with an organisation
     word that follows it ("Wikimedia Foundation") when the text writes that."""
-    best: tuple[bool, int, int, str, list[tuple[int, int]], str] | None = None
+    best: tuple[bool, int, int, str, list[tuple[int, int]], str, str] | None = None
     for rank, (kind, name) in enumerate(address_names(location)):
         for key in name_keys(name, kind):
             spans = written_forms(text, key, start, end)
@@ -152,17 +152,23 @@ def written_owner(text: str, location: str, start: int = 0, end: int | None = No
                 continue
             # a repository named like a host ("mybinder.org-deploy") holds that site: its name wins
             hosted = kind == "repository" and re.search(r"\.[a-z]{2,}", name) is not None
-            candidate = (hosted, len(spans), -rank, kind, spans, key)
+            candidate = (hosted, len(spans), -rank, kind, spans, key, name)
             if best is None or candidate[:3] > best[:3]:
                 best = candidate
             break
     if best is None:
         return None
-    _, _, _, kind, spans, _ = best
+    _, _, _, kind, spans, key, name = best
     forms = Counter(_written(text, s, e) for s, e in spans)
     # a form with a capital inside ("UseGalaxy.eu") is how the owner writes its name, however often
     # the text writes the host in lower case ("usegalaxy.eu"): one publisher, one spelling
     form = max(forms, key=lambda f: (any(c.isupper() for c in f[1:]), forms[f], any(c.isupper() for c in f)))
+    rest = _organisation_rest(name, key) if kind == "account" else None
+    if rest is not None:
+        # the account names the organisation in full ("Zorbq-Network") and the text writes its
+        # first word alone ("Zorbq"), or the full name with a legal form after it ("Zorbq Network
+        # Inc"): the account's name is the organisation's, one name for all its reports
+        return form + rest, spans, kind
     longer = Counter()
     for s, e in spans:
         match = re.match(r" (" + "|".join(ORG_WORDS) + r")\b", text[e:e + 20])
@@ -175,6 +181,19 @@ def written_owner(text: str, location: str, start: int = 0, end: int | None = No
         return expanded[0], [expanded[1]], kind
     return form, [(s, e) for s, e in spans
                   if _written(text, s, e) == form.split(" ")[0] or _written(text, s, s + len(form)) == form], kind
+
+
+def _organisation_rest(account: str, key: str) -> str | None:
+    """The words an account adds to the name ``key`` the text writes, when the account is that name
+    and organisation words (:data:`ORG_WORDS`) and nothing else: " Network" for "Zorbq-Network"
+    written "Zorbq", "" when the text writes the whole name; None for an account of other words."""
+    kept = [p for p in re.split(r"[-_]", account) if p and p.casefold() not in GENERIC_PARTS]
+    if len(kept) < 2 or _key(kept[0]) != key and _key("".join(kept)) != key:
+        return None
+    words = {w.casefold(): w for w in ORG_WORDS}
+    if any(p.casefold() not in words for p in kept[1:]):
+        return None
+    return "" if _key("".join(kept)) == key else "".join(" " + words[p.casefold()] for p in kept[1:])
 
 
 def _written(text: str, start: int, end: int) -> str:
