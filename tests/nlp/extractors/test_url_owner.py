@@ -221,3 +221,26 @@ def test_a_host_of_the_address_owners_domain_in_the_title_is_the_owners_service(
     fact = find_organisation(text, location="https://github.com/zorbq-infra/status/blob/a/x.md",
                              title=(other, [(2, 2 + len(other))]))
     assert fact["value"].startswith(other.split(" ")[0]) and fact["origin"] == "title_subject"
+
+
+def test_a_site_a_repository_holds_is_named_by_the_hosts_the_text_writes_on_it():
+    # the text writes the site only in links and as a subdomain: the repository's site all the same
+    text = ("The hub ran out of disk ([graph](https://grafana.quillmere.org/d/x?from=1)). Quillmere users "
+            "saw errors; see [the issue](https://github.com/zorbqhub/quillmere.org-deploy/issues/3).")
+    found = written_owner(text, "https://github.com/zorbqhub/quillmere.org-deploy/blob/a/x.md")
+    assert found[0] == "quillmere.org" and text[slice(*found[1][0])] == "grafana.quillmere.org"
+    # a repository's path in a link is no host of its site
+    text = "See [the issue](https://github.com/zorbqhub/quillmere.org-deploy/issues/3) on ZorbqHub."
+    assert written_owner(text, "https://github.com/zorbqhub/quillmere.org-deploy/blob/a/x.md")[0] == "ZorbqHub"
+
+
+def test_an_account_the_text_never_writes_is_named_by_two_hosts_on_its_domain():
+    location = "https://github.com/zorbq-infra/status/blob/a/x.md"
+    text = "The mirror updates.zorbq.io stopped syncing; ci.zorbq.io builds failed until it was restarted."
+    found = written_owner(text, location)
+    assert found[0] == "Zorbq" and [text[s:e] for s, e in found[1]] == ["updates.zorbq.io", "ci.zorbq.io"]
+    fact = find_organisation(text, 0, location)
+    assert fact["value"] == "Zorbq" and fact["origin"] == "url"
+    # one host is not enough; file names and other domains are no hosts of it
+    assert written_owner("The mirror updates.zorbq.io stopped; run fix_zorbq.py on zorbq.yaml.", location) is None
+    assert written_owner("The mirror updates.quillmere.io and ci.quillmere.io stopped.", location) is None

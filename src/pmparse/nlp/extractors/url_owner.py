@@ -145,19 +145,27 @@ def written_owner(text: str, location: str, start: int = 0, end: int | None = No
     inside, "ZorbQ.io", before the host in lower case, "zorbq.io"), with an organisation
     word that follows it ("Wikimedia Foundation") when the text writes that."""
     best: tuple[bool, int, int, str, list[tuple[int, int]], str, str] | None = None
+    hosts = None
     for rank, (kind, name) in enumerate(address_names(location)):
+        # a repository named like a host ("mybinder.org-deploy") holds that site: its name wins
+        site = _site_of(name) if kind == "repository" else None
         for key in name_keys(name, kind):
             spans = written_forms(text, key, start, end)
+            if not spans and site is not None:
+                hosts = _hosts(text, start, end) if hosts is None else hosts
+                # the site named only by its hosts ("grafana.zorbq.org", in links too): its name
+                on_site = [span for host, span in hosts if host == site or host.endswith("." + site)]
+                if on_site:
+                    return site, on_site, kind
             if not spans:
                 continue
-            # a repository named like a host ("mybinder.org-deploy") holds that site: its name wins
-            hosted = kind == "repository" and re.search(r"\.[a-z]{2,}", name) is not None
+            hosted = site is not None
             candidate = (hosted, len(spans), -rank, kind, spans, key, name)
             if best is None or candidate[:3] > best[:3]:
                 best = candidate
             break
     if best is None:
-        return None
+        return _account_hosts(text, location, start, end, hosts)
     _, _, _, kind, spans, key, name = best
     forms = Counter(_written(text, s, e) for s, e in spans)
     # a form with a capital inside ("UseGalaxy.eu") is how the owner writes its name, however often
@@ -181,6 +189,49 @@ def written_owner(text: str, location: str, start: int = 0, end: int | None = No
         return expanded[0], [expanded[1]], kind
     return form, [(s, e) for s, e in spans
                   if _written(text, s, e) == form.split(" ")[0] or _written(text, s, s + len(form)) == form], kind
+
+
+#: A host name written in a text, in a link or alone: labels of letters, digits and "-" joined by dots.
+_HOST = re.compile(r"(?<![\w@.-])[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,6}(?![\w-])")
+
+
+def _site_of(repository: str) -> str | None:
+    """The site a repository named like a host holds ("zorbq.org" of "zorbq.org-deploy"), in lower case."""
+    for part in re.split(r"[-_]", repository):
+        if "." in part and part.rsplit(".", 1)[1].lower() in _TLDS:
+            return part.lower()
+    return None
+
+
+def _hosts(text: str, start: int, end: int | None) -> list[tuple[str, tuple[int, int]]]:
+    """Every host name ``text`` writes between ``start`` and ``end`` (one whose last label is a
+    top-level domain), in lower case, with its span."""
+    found = []
+    for match in _HOST.finditer(text, start, len(text) if end is None else end):
+        host = match.group(0).lower().rstrip(".")
+        if host.rsplit(".", 1)[1] in _TLDS and not host.replace(".", "").isdigit():
+            found.append((host, match.span()))
+    return found
+
+
+def _account_hosts(text: str, location: str, start: int, end: int | None,
+                   hosts: list | None) -> tuple[str, list[tuple[int, int]], str] | None:
+    """The account's name when the text never writes it but writes hosts on its domain, twice or
+    more ("ci.zorbq.io", "updates.zorbq.io" behind the account "zorbq-infra"): the services the
+    text is about are the account owner's. The name is the account's one word (:func:`slug_name`)."""
+    name = slug_name(location)
+    if name is None or not any(kind == "account" for kind, _ in address_names(location)):
+        return None
+    key = _key(name)
+    hosts = _hosts(text, start, end) if hosts is None else hosts
+    spans = []
+    for host, span in hosts:
+        labels = host.split(".")
+        label = labels[-3] if len(labels) >= 3 and labels[-2] in ("co", "com", "gov", "ac", "org", "net", "edu") \
+            else labels[-2]
+        if _key(label) == key or _key(label.split("-")[0]) == key:
+            spans.append(span)
+    return (name, spans, "host") if len(spans) >= 2 else None
 
 
 def _organisation_rest(account: str, key: str) -> str | None:
