@@ -341,3 +341,36 @@ def test_convert_notes_the_up_to_date_records_the_batch_option_did_not_reach(tmp
     assert {c.organisation for c in _cards(tmp_path / "lib").values()} == {"Acme Rockets"}
     # once they name it, a run with the same option has nothing to say
     assert "note:" not in CliRunner().invoke(main, [*args, "--organisation", "Acme Rockets"]).stderr
+
+
+@pytest.mark.parametrize("location, folder", [
+    ("blog/2023/05/post.md", "blog"),
+    ("/srv/zorbq/2022-08/x.md", "/srv/zorbq"),
+    ("/srv/zorbq/2023_04_25/x.md", "/srv/zorbq"),
+    ("wiki/11/page.txt", "wiki"),
+    ("zorbq/content/issues/x.md", "zorbq/content/issues"),  # named folders are kept
+    ("zorbq/v2/x.md", "zorbq/v2"),
+    ("2022/x.md", "."),
+    ("x.md", "."),
+    ("zorbq/2022/notes.md#entry-3", "zorbq"),
+])
+def test_folders_that_only_partition_an_archive_by_number_or_date_share_its_publisher(location, folder):
+    from pmparse.batch.publisher import folder_of
+
+    assert folder_of(location) == folder
+
+
+def test_a_publisher_reviewed_in_one_months_folder_names_the_other_months_cards(tmp_path):
+    # an archive kept by month: the curator's word on one month's report is the archive's word
+    (tmp_path / "in" / "2023-05").mkdir(parents=True)
+    (tmp_path / "in" / "2023-05" / "z0.md").write_text(_UNNAMED, encoding="utf-8")
+    convert([str(tmp_path / "in")], tmp_path / "lib")
+    _review(tmp_path / "lib", "z0.md", "Acme Rockets")
+    (tmp_path / "in" / "2024-01").mkdir()
+    (tmp_path / "in" / "2024-01" / "z9.md").write_text(_UNNAMED.replace("slow", "late"), encoding="utf-8")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "z8.md").write_text(_UNNAMED.replace("slow", "stuck"), encoding="utf-8")
+    convert([str(tmp_path / "in"), str(tmp_path / "other")], tmp_path / "lib")
+    cards = _cards(tmp_path / "lib")
+    assert cards["z9.md"].organisation == "Acme Rockets" and cards["z9.md"].support["organisation"].origin == "reviewed"
+    assert cards["z8.md"].organisation is None  # a named folder beside it is another archive

@@ -78,3 +78,32 @@ def test_the_held_out_table_shows_the_share_whose_organisation_is_among_the_cand
     table = held_out_table({**ranker, "rules_held_out": {**scores, "per_source": {}}})
     assert "among candidates" in table.splitlines()[0]
     assert "| all | 4 | 0.000 (0) | 0.000 (0) | 0.000 (1) | 0.000 (0) | 0.500 | 0.250 |" in table
+
+
+def test_after_review_gives_the_folders_reviewed_publisher_to_the_cards_after_the_reviewed_ones():
+    from pmparse.card.schema import Card
+    from pmparse.evaluation.facts_held_out import after_review, after_review_table
+    from pmparse.nlp.extractors.organisation_rank import Candidate
+
+    def gold(path, organisation, pick):
+        cands = [Candidate(pick, features={"rule_pick": 1.0})] if pick else []
+        return {"organisation": organisation, "_source": path.split("/")[0], "_path": path,
+                "_candidates_free": cands}
+
+    golds = [
+        gold("wiki/1/a.md", "Zorbq Foundation", None),
+        gold("wiki/2/b.md", "Zorbq Foundation", "Zorbq"),  # corrected away on a reviewed card
+        gold("wiki/3/c.md", "Zorbq Foundation", "Quill"),
+        gold("wiki/4/d.md", "Zorbq Foundation", None),  # named none: given the reviewed publisher
+        gold("wiki/5/e.md", "Zorbq Foundation", "Zorbq"),  # the name corrected away: replaced
+        gold("wiki/6/f.md", "Zorbq Foundation", "Drelm"),  # its own other name stands
+        gold("other/g.md", "Quill", "Quill"),  # too few documents to score past the third
+    ]
+    card = Card.model_construct(organisation=None)
+    result = after_review([(g, card) for g in golds], (1, 3))
+    assert result["per_source"]["wiki"] == {
+        "documents": 3, "before": 0.0, "wrong_before": 2, "after_1": round(1 / 3, 4), "wrong_after_1": 2,
+        "after_3": round(2 / 3, 4), "wrong_after_3": 1}
+    assert result["per_source"]["other"]["documents"] == 0 and result["all"]["documents"] == 3
+    table = after_review_table(result, (1, 3))
+    assert "| wiki | 3 | 0.000 (2) | 0.333 (2) | 0.667 (1) |" in table and "| other | 0 | - | - | - |" in table

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -219,9 +220,23 @@ class Consensus:
         return None
 
 
+#: A folder named as a number or a date ("11", "2022", "2022-08", "2023_04_25") partitions its
+#: parent's archive by time or sequence; it is no publisher of its own.
+_PARTITION = re.compile(r"\d{1,4}(?:[-_.]\d{1,2}){0,2}")
+
+
 def folder_of(location: str) -> str:
-    """The folder of a source location (an entry's ``#entry-...`` dropped)."""
-    return os.path.dirname(location.split("#entry-", 1)[0]) or "."
+    """The folder whose reports share a publisher: the source location's folder (an entry's
+    ``#entry-...`` dropped), above the folders that only partition an archive by number or date
+    (``blog/2023/05/post.md`` and ``blog/2024/01/post.md`` are both ``blog``'s), so that what a
+    curator settles on one month's report is the archive's word for the other months'."""
+    folder = os.path.dirname(location.split("#entry-", 1)[0])
+    while folder and _PARTITION.fullmatch(os.path.basename(folder)):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    return folder or "."
 
 
 @dataclass

@@ -360,6 +360,7 @@ def measure(gold_files=None, corpus: str | None = None, config=None,
         group = group_of(row)
         gold = dict(row.get("card", {}))
         gold["_source"] = row["path"].split("/", 1)[0]
+        gold["_path"] = row["path"]
         gold["_group"] = group
         gold["_candidates"], gold["_candidates_text"] = cands, cands_text
         gold["_candidates_free"], gold["_candidates_text_free"] = free if free else (cands, cands_text)
@@ -525,6 +526,7 @@ def main(argv: list[str] | None = None) -> None:  # pragma: no cover - a measuri
     import argparse
 
     from pmparse.evaluation.corpus import REPO_ROOT
+    from pmparse.evaluation.facts_held_out import REVIEWED, after_review, after_review_table
 
     parser = argparse.ArgumentParser(prog="python -m pmparse.evaluation.facts", description=main.__doc__)
     parser.add_argument("--gold", action="append", help="gold JSONL file (repeatable); eval/gold/*.jsonl when left out")
@@ -553,6 +555,11 @@ def main(argv: list[str] | None = None) -> None:  # pragma: no cover - a measuri
         print("\nOrganisation with the table less the scored source's own publisher (dropped for: "
               + ", ".join(scores["tables_dropped"]) + "), with the address / text alone (wrong ones):\n")
         print(held_out_table(scores))
+        print("\nThe rules' organisation, own publisher dropped, with the address, before and after a curator reviewed "
+              "each source's first documents by path (the next convert's publisher from the folder's reviewed "
+              "cards); every column scored on each source's documents past its first "
+              f"{max(REVIEWED)} (wrong ones):\n")
+        print(after_review_table(after_review(pairs)))
     if args.misses:
         print("\n| source | gold | predicted | confidence | origin | evidence |\n|---|---|---|---|---|---|")
         for miss in duration_misses(pairs):

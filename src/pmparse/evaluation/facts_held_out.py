@@ -154,3 +154,72 @@ def held_out_table(scores: dict) -> str:
                      f"{cell(rule, 'organisation_among_candidates')} | "
                      f"{cell(rule, 'organisation_text_only_among_candidates')} |")
     return "\n".join(lines)
+
+
+#: How many of a source's first documents a curator reviews in :func:`after_review`'s figures.
+REVIEWED = (1, 3)
+
+
+def after_review(pairs: list[tuple[dict, Card]], reviewed: tuple[int, ...] = REVIEWED) -> dict:
+    """The rules' organisation with each source's own publisher dropped from the table (with the
+    address), before and after a curator reviewed the source's first documents (by path): each
+    reviewed card names the gold publisher, and the source's other cards get what
+    :class:`pmparse.batch.publisher.Reviewed` gives at the next ``convert`` (the publisher most of
+    their folder's reviewed cards name, over none or over the one the curator corrected away).
+
+    Every figure is scored on the same documents: each source's labelled documents past its first
+    ``max(reviewed)``, so the sources with no more than that many have none scored.
+
+    Returns:
+        ``{"all": row, "per_source": {source: row}}``, a row holding ``documents``, ``before`` and
+        ``after_<k>`` (share right) and ``wrong_before`` / ``wrong_after_<k>``.
+    """
+    from pmparse.batch.publisher import Reviewed
+    from pmparse.training.organisation import rule_choice
+
+    by_source: dict[str, list[dict]] = {}
+    for gold, _ in pairs:
+        by_source.setdefault(gold["_source"], []).append(gold)
+    first = max(reviewed)
+    picks: dict[str, list[tuple[str, str | None, list[str | None]]]] = {}
+    for source, golds in sorted(by_source.items()):
+        golds = sorted(golds, key=lambda g: g["_path"])
+        current = [rule_choice(g["_candidates_free"]) for g in golds]
+        rows = []
+        for i, gold in enumerate(golds[first:], start=first):
+            after = []
+            for k in reviewed:
+                found = Reviewed()
+                for j in range(k):
+                    found.add(golds[j]["_path"], golds[j].get("organisation"), current[j], str(j))
+                choice = found.choice(gold["_path"], current[i])
+                after.append(choice[0] if choice else current[i])
+            if gold.get("organisation"):
+                rows.append((gold["organisation"], current[i], after))
+        picks[source] = rows
+
+    def row(items: list[tuple[str, str | None, list[str | None]]]) -> dict:
+        out: dict = {"documents": len(items)}
+        views = [("before", [p for _, p, _ in items])] + [(f"after_{k}", [a[n] for _, _, a in items])
+                                                          for n, k in enumerate(reviewed)]
+        for name, values in views:
+            right = sum(same_organisation(g, v) for (g, _, _), v in zip(items, values))
+            out[name] = round(right / len(items), 4) if items else None
+            out["wrong_" + name] = sum(1 for (g, _, _), v in zip(items, values) if v and not same_organisation(g, v))
+        return out
+
+    return {"all": row([r for rows in picks.values() for r in rows]),
+            "per_source": {source: row(rows) for source, rows in picks.items()}}
+
+
+def after_review_table(result: dict, reviewed: tuple[int, ...] = REVIEWED) -> str:
+    """:func:`after_review`'s figures as a table, overall and per source (wrong names in brackets)."""
+    heads = ["before"] + [f"after {k} reviewed" for k in reviewed]
+    lines = ["| source | docs scored | " + " | ".join(heads) + " |", "|---|---|" + "---|" * len(heads)]
+    for name, figures in [("all", result["all"]), *result["per_source"].items()]:
+        cells = []
+        for key in ["before"] + [f"after_{k}" for k in reviewed]:
+            value = figures[key]
+            cells.append("-" if value is None else f"{value:.3f} ({figures['wrong_' + key]})")
+        lines.append(f"| {name} | {figures['documents']} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
