@@ -102,8 +102,26 @@ def test_after_review_gives_the_folders_reviewed_publisher_to_the_cards_after_th
     card = Card.model_construct(organisation=None)
     result = after_review([(g, card) for g in golds], (1, 3))
     assert result["per_source"]["wiki"] == {
-        "documents": 3, "before": 0.0, "wrong_before": 2, "after_1": round(1 / 3, 4), "wrong_after_1": 2,
-        "after_3": round(2 / 3, 4), "wrong_after_3": 1}
+        "documents": 3, "before": 0.0, "wrong_before": 2, "batch": 0.0, "wrong_batch": 2,
+        "after_1": round(1 / 3, 4), "wrong_after_1": 2, "after_3": round(2 / 3, 4), "wrong_after_3": 1}
     assert result["per_source"]["other"]["documents"] == 0 and result["all"]["documents"] == 3
     table = after_review_table(result, (1, 3))
-    assert "| wiki | 3 | 0.000 (2) | 0.333 (2) | 0.667 (1) |" in table and "| other | 0 | - | - | - |" in table
+    assert "| wiki | 3 | 0.000 (2) | 0.000 (2) | 0.333 (2) | 0.667 (1) |" in table
+    assert "| other | 0 | - | - | - | - |" in table
+
+
+def test_one_batch_offers_a_card_naming_none_its_folders_consensus_of_the_cards_before_it():
+    from pmparse.card.schema import Card
+    from pmparse.evaluation.facts_held_out import after_review
+    from pmparse.nlp.extractors.organisation_rank import Candidate
+
+    def gold(path, pick, confidence=0.9):
+        cands = [Candidate(pick, features={"rule_pick": 1.0, "rule_confidence": confidence})] if pick else []
+        return {"organisation": "Zorbq", "_source": "s", "_path": path, "_candidates_free": cands}
+
+    golds = [gold("s/2021/a.md", "Zorbq"), gold("s/2022/b.md", "Zorbq"), gold("s/2023/c.md", None),
+             gold("s/2023/d.md", "Zorbq", 0.5), gold("s/2024/e.md", "Zorbq"), gold("s/2024/f.md", None)]
+    result = after_review([(g, Card.model_construct()) for g in golds], (1, 3))["per_source"]["s"]
+    # c names none before three confident cards agree: nothing offered; f comes after them (d's 0.5
+    # does not count)
+    assert result["documents"] == 3 and result["before"] == round(2 / 3, 4) and result["batch"] == 1.0

@@ -170,11 +170,14 @@ def after_review(pairs: list[tuple[dict, Card]], reviewed: tuple[int, ...] = REV
     Every figure is scored on the same documents: each source's labelled documents past its first
     ``max(reviewed)``, so the sources with no more than that many have none scored.
 
+    ``batch`` is the source converted as one batch with nothing reviewed: a card naming none is
+    offered the consensus of its folder's cards stored before it (:class:`pmparse.batch.publisher.Consensus`).
+
     Returns:
-        ``{"all": row, "per_source": {source: row}}``, a row holding ``documents``, ``before`` and
-        ``after_<k>`` (share right) and ``wrong_before`` / ``wrong_after_<k>``.
+        ``{"all": row, "per_source": {source: row}}``, a row holding ``documents``, ``before``,
+        ``batch`` and ``after_<k>`` (share right) and ``wrong_`` of each.
     """
-    from pmparse.batch.publisher import Reviewed
+    from pmparse.batch.publisher import Consensus, Reviewed
     from pmparse.training.organisation import rule_choice
 
     by_source: dict[str, list[dict]] = {}
@@ -185,9 +188,17 @@ def after_review(pairs: list[tuple[dict, Card]], reviewed: tuple[int, ...] = REV
     for source, golds in sorted(by_source.items()):
         golds = sorted(golds, key=lambda g: g["_path"])
         current = [rule_choice(g["_candidates_free"]) for g in golds]
+        # one batch of the whole source, in path order: a card naming none is offered its folder's
+        # consensus of the cards stored before it (what convert does with nothing reviewed)
+        batch, consensus = [], Consensus()
+        for i, gold in enumerate(golds):
+            pick, confidence = current[i], _rule_confidence(gold["_candidates_free"])
+            offer = consensus.offer(gold["_path"]) if pick is None else None
+            batch.append(offer[0] if offer else pick)
+            consensus.add(gold["_path"], pick, confidence, str(i))
         rows = []
         for i, gold in enumerate(golds[first:], start=first):
-            after = []
+            after = [batch[i]]
             for k in reviewed:
                 found = Reviewed()
                 for j in range(k):
@@ -200,8 +211,8 @@ def after_review(pairs: list[tuple[dict, Card]], reviewed: tuple[int, ...] = REV
 
     def row(items: list[tuple[str, str | None, list[str | None]]]) -> dict:
         out: dict = {"documents": len(items)}
-        views = [("before", [p for _, p, _ in items])] + [(f"after_{k}", [a[n] for _, _, a in items])
-                                                          for n, k in enumerate(reviewed)]
+        views = [("before", [p for _, p, _ in items]), ("batch", [a[0] for _, _, a in items])] + [
+            (f"after_{k}", [a[n + 1] for _, _, a in items]) for n, k in enumerate(reviewed)]
         for name, values in views:
             right = sum(same_organisation(g, v) for (g, _, _), v in zip(items, values))
             out[name] = round(right / len(items), 4) if items else None
@@ -212,13 +223,18 @@ def after_review(pairs: list[tuple[dict, Card]], reviewed: tuple[int, ...] = REV
             "per_source": {source: row(rows) for source, rows in picks.items()}}
 
 
+def _rule_confidence(cands) -> float:
+    """The confidence the rule cascade gave its choice among ``cands`` (0 when it chose none)."""
+    return next((c.features.get("rule_confidence", 0.0) for c in cands if c.features.get("rule_pick")), 0.0)
+
+
 def after_review_table(result: dict, reviewed: tuple[int, ...] = REVIEWED) -> str:
     """:func:`after_review`'s figures as a table, overall and per source (wrong names in brackets)."""
-    heads = ["before"] + [f"after {k} reviewed" for k in reviewed]
+    heads = ["each alone", "one batch"] + [f"after {k} reviewed" for k in reviewed]
     lines = ["| source | docs scored | " + " | ".join(heads) + " |", "|---|---|" + "---|" * len(heads)]
     for name, figures in [("all", result["all"]), *result["per_source"].items()]:
         cells = []
-        for key in ["before"] + [f"after_{k}" for k in reviewed]:
+        for key in ["before", "batch"] + [f"after_{k}" for k in reviewed]:
             value = figures[key]
             cells.append("-" if value is None else f"{value:.3f} ({figures['wrong_' + key]})")
         lines.append(f"| {name} | {figures['documents']} | " + " | ".join(cells) + " |")
