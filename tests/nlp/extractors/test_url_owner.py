@@ -307,3 +307,19 @@ def test_an_acronym_the_text_writes_out_wins_over_the_accounts_organisation_word
     # without the spelt-out name the account's organisation word still completes it
     assert written_owner("ZDR restarted the nodes. ZDR shipped a fix.",
                          "https://github.com/ZDR-Labs/pm/blob/a/x.md")[0] == "ZDR Labs"
+
+
+def test_a_site_on_a_file_extensions_domain_is_named_by_its_hosts_all_the_same():
+    # ".sh" names scripts, but a host on the repository's own site ("formulae.zorbq.sh") is no file
+    text = "The index at formulae.zorbq.sh served stale files for an hour."
+    assert written_owner(text, "https://github.com/Zorbq/zorbq.sh/blob/a/x.md")[0] == "zorbq.sh"
+
+
+def test_a_repository_that_keeps_another_sites_copy_does_not_hold_that_site():
+    # "quillmere.org-archive" is Zorbq's archive of Quillmere's site: its links to the site do not
+    # make the site the publisher of a text that writes Zorbq's name
+    text = ("Zorbq's archiver stopped fetching pages on 3 May. Zorbq engineers saw https://quillmere.org/data "
+            "and https://www.quillmere.org/news time out; Zorbq restarted the crawler the next day.")
+    assert written_owner(text, "https://github.com/zorbq/quillmere.org-archive/blob/a/x.md")[0] == "Zorbq"
+    # a repository of the site and words that say what it holds ("deploy") holds the site
+    assert written_owner(text, "https://github.com/zorbq/quillmere.org-deploy/blob/a/x.md")[0] == "quillmere.org"

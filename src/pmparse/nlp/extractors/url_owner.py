@@ -195,7 +195,7 @@ def written_owner(text: str, location: str, start: int = 0, end: int | None = No
 
 
 #: Top-level domains that are also the commonest script and template file extensions
-#: ("zorbq-backup.sh", "Makefile.in"): such a name is a host only in an address ("https://zorbq.sh/").
+#: ("zorbq-backup.sh", "Makefile.in"): such a name alone is no host of an account's domain.
 _FILE_TLDS = frozenset({"sh", "in"})
 #: The forges' pages domains: "alice.github.io" is an account's pages on its forge, no site of its own.
 _PAGES = ("github.io", "gitlab.io", "bitbucket.io")
@@ -215,26 +215,27 @@ def domain_label(host: str) -> str | None:
 
 def _site_of(repository: str) -> str | None:
     """The site a repository named like a host holds ("zorbq.org" of "zorbq.org-deploy"), in lower
-    case; None for an account's pages on its forge ("alice.github.io")."""
-    for part in re.split(r"[-_]", repository):
-        site = part.lower()
-        if "." in site and site.rsplit(".", 1)[1] in _TLDS and site not in _PAGES and not site.endswith(_PAGES_SUFFIXES):
-            return site
-    return None
+    case; None for an account's pages on its forge ("alice.github.io"), and for a repository whose
+    other words are not ones that say what it holds (:data:`GENERIC_PARTS`): "zorbq.org-archive"
+    keeps a copy of the site, perhaps someone else's."""
+    parts = [p.lower() for p in re.split(r"[-_]", repository) if p]
+    sites = [p for p in parts if "." in p and p.rsplit(".", 1)[1] in _TLDS]
+    if len(sites) != 1 or any(p not in GENERIC_PARTS for p in parts if p != sites[0]):
+        return None
+    site = sites[0]
+    return None if site in _PAGES or site.endswith(_PAGES_SUFFIXES) else site
 
 
 def _hosts(text: str, start: int, end: int | None) -> list[tuple[str, tuple[int, int], bool]]:
     """Every host name ``text`` writes between ``start`` and ``end`` (one whose last label is a
     top-level domain: :func:`~pmparse.nlp.extractors.hosts.find_hosts`), in lower case, with its
     span and whether it is an address's host (after "://": a link's target, an address the text
-    cites). A script or template file name ("backup.sh") is a host only in an address."""
+    cites)."""
     found = []
     for match in find_hosts(text, start, len(text) if end is None else end):
         host = match.group(0).lower()
-        tld = host.rsplit(".", 1)[1]
-        linked = text[max(0, match.start() - 3):match.start()] == "://"
-        if tld in _TLDS and (linked or tld not in _FILE_TLDS):
-            found.append((host, match.span(), linked))
+        if host.rsplit(".", 1)[1] in _TLDS:
+            found.append((host, match.span(), text[max(0, match.start() - 3):match.start()] == "://"))
     return found
 
 
@@ -245,7 +246,8 @@ def _account_hosts(text: str, location: str, start: int, end: int | None,
     text is about are the account owner's. The name is the account's one word (:func:`slug_name`).
     Only the hosts the text writes as names count: a link's target is an address it cites (a
     catalogue entry's source on its curator's site), and a Markdown link writing its host as its
-    text ("[ci.zorbq.io](https://ci.zorbq.io/)") writes it once."""
+    text ("[ci.zorbq.io](https://ci.zorbq.io/)") writes it once. A script or template file name
+    ("zorbq-backup.sh") is no host of it (a host on a repository's own site is: :func:`_site_of`)."""
     name = slug_name(location)
     if name is None or not any(kind == "account" for kind, _ in address_names(location)):
         return None
@@ -253,8 +255,10 @@ def _account_hosts(text: str, location: str, start: int, end: int | None,
     hosts = _hosts(text, start, end) if hosts is None else hosts
     spans = []
     for host, span, linked in hosts:
+        if linked or host.rsplit(".", 1)[1] in _FILE_TLDS:
+            continue
         label = domain_label(host) or ""
-        if not linked and (_key(label) == key or _key(label.split("-")[0]) == key):
+        if _key(label) == key or _key(label.split("-")[0]) == key:
             spans.append(span)
     return (name, spans, "host") if len(spans) >= 2 else None
 
