@@ -244,3 +244,82 @@ def test_an_account_the_text_never_writes_is_named_by_two_hosts_on_its_domain():
     # one host is not enough; file names and other domains are no hosts of it
     assert written_owner("The mirror updates.zorbq.io stopped; run fix_zorbq.py on zorbq.yaml.", location) is None
     assert written_owner("The mirror updates.quillmere.io and ci.quillmere.io stopped.", location) is None
+
+
+# --- second review (rev-13): wrong publishers the address's hosts gave --------------------------
+
+_CATALOGUE = "https://github.com/zorbq/outage-catalogue/blob/a/x.md"
+_CATALOGUE_TITLE = "Quillmere database outage"
+
+
+def _catalogue_entry(links: str) -> str:
+    return (f"# {_CATALOGUE_TITLE}\n\nQuillmere's primary database ran out of disk and its API failed for six "
+            f"hours. {links}\n")
+
+
+def test_a_catalogue_entry_linking_its_curators_site_is_not_the_curators():
+    # nobody speaks and no timeline: an entry about someone else's incident, its curator's own
+    # site cited in links; the links are addresses it cites, not services it is about
+    title = (_CATALOGUE_TITLE, [(2, 2 + len(_CATALOGUE_TITLE))])
+    plain = _catalogue_entry("See the other entries.")
+    assert find_organisation(plain, 0, _CATALOGUE, title=title) is None
+    linked = _catalogue_entry("Catalogued at https://catalogue.zorbq.io/entries/12; corrections via "
+                              "<https://zorbq.io/submit>.")
+    assert written_owner(linked, _CATALOGUE) is None
+    assert find_organisation(linked, 0, _CATALOGUE, title=title) is None
+
+
+def test_a_host_a_markdown_link_writes_and_targets_is_written_once():
+    # the link's text and its target are one host written once: one host is not enough
+    location = "https://github.com/zorbq-infra/status/blob/a/x.md"
+    assert written_owner("The mirror [ci.zorbq.io](https://ci.zorbq.io/) stopped syncing.", location) is None
+    # the host the link's text writes counts, and a second one named makes two
+    text = "The mirror [ci.zorbq.io](https://ci.zorbq.io/) stopped syncing, and updates.zorbq.io with it."
+    found = written_owner(text, location)
+    assert found[0] == "Zorbq" and [text[s:e] for s, e in found[1]] == ["ci.zorbq.io", "updates.zorbq.io"]
+
+
+@pytest.mark.parametrize("text", [
+    "We ran zorbq-backup.sh and then zorbq-restore.sh on the primary.",
+    "The templates zorbq.in and zorbq-build.in were regenerated.",
+])
+def test_a_script_or_template_file_name_is_no_host(text):
+    # ".sh" and ".in" are top-level domains and the commonest script and template extensions
+    assert written_owner(text, "https://github.com/zorbq-infra/status/blob/a/x.md") is None
+
+
+def test_an_accounts_pages_repository_is_no_site_of_its_own():
+    # "alice.github.io" is a person's pages on the forge, linked from her own posts: no publisher
+    location = "https://github.com/alice/alice.github.io/blob/main/_posts/x.md"
+    text = ("Quillmere's API failed for six hours after a certificate expired. I wrote about certificates "
+            "before (https://alice.github.io/2030/certs) and on [renewals](https://alice.github.io/2030/renewals).")
+    assert written_owner(text, location) is None
+    # a site of its own is still the repository's
+    text = "Graphs at https://grafana.quillmere.org/d/x and https://quillmere.org/status."
+    assert written_owner(text, "https://github.com/zorbqhub/quillmere.org-deploy/blob/a/x.md")[0] == "quillmere.org"
+
+
+def test_an_acronym_the_text_writes_out_wins_over_the_accounts_organisation_words():
+    # the account "ZDR-Labs" and a text that spells its acronym out: the written name, as for "ZDR"
+    text = "The Zorbq Digital Response (ZDR) team restarted the nodes. ZDR shipped a fix. ZDR apologises."
+    assert written_owner(text, "https://github.com/ZDR-Labs/pm/blob/a/x.md")[0] == "Zorbq Digital Response"
+    assert written_owner(text, "https://github.com/ZDR/pm/blob/a/x.md")[0] == "Zorbq Digital Response"
+    # without the spelt-out name the account's organisation word still completes it
+    assert written_owner("ZDR restarted the nodes. ZDR shipped a fix.",
+                         "https://github.com/ZDR-Labs/pm/blob/a/x.md")[0] == "ZDR Labs"
+
+
+def test_a_site_on_a_file_extensions_domain_is_named_by_its_hosts_all_the_same():
+    # ".sh" names scripts, but a host on the repository's own site ("formulae.zorbq.sh") is no file
+    text = "The index at formulae.zorbq.sh served stale files for an hour."
+    assert written_owner(text, "https://github.com/Zorbq/zorbq.sh/blob/a/x.md")[0] == "zorbq.sh"
+
+
+def test_a_repository_that_keeps_another_sites_copy_does_not_hold_that_site():
+    # "quillmere.org-archive" is Zorbq's archive of Quillmere's site: its links to the site do not
+    # make the site the publisher of a text that writes Zorbq's name
+    text = ("Zorbq's archiver stopped fetching pages on 3 May. Zorbq engineers saw https://quillmere.org/data "
+            "and https://www.quillmere.org/news time out; Zorbq restarted the crawler the next day.")
+    assert written_owner(text, "https://github.com/zorbq/quillmere.org-archive/blob/a/x.md")[0] == "Zorbq"
+    # a repository of the site and words that say what it holds ("deploy") holds the site
+    assert written_owner(text, "https://github.com/zorbq/quillmere.org-deploy/blob/a/x.md")[0] == "quillmere.org"

@@ -20,6 +20,7 @@ from pmparse.nlp.extractors.report_voice import (
 from pmparse.nlp.extractors.titles import locate
 from pmparse.nlp.extractors.url_owner import (
     address_names,
+    domain_label,
     name_keys,
     ORG_WORDS,
     on_forge,
@@ -57,7 +58,6 @@ TEAM_PATTERN = re.compile(r"\b[Tt]he\s+" + NAME_PATTERN + r"\s+(?:infrastructure
                    r"(?:team|project|maintainers)\b")
 #: A site name that is a host name: labels joined by dots, the last of letters.
 _HOST_NAME = re.compile(r"[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}")
-_SECOND_LEVEL = {"co", "com", "gov", "ac", "org", "net", "edu"}
 
 
 # --- organisation ---------------------------------------------------------------------------
@@ -65,13 +65,8 @@ _SECOND_LEVEL = {"co", "com", "gov", "ac", "org", "net", "edu"}
 
 def name_from_host(host: str) -> str | None:
     """An organisation name guessed from a host: ``status.acme-corp.co.uk`` -> ``Acme-corp``."""
-    parts = [p for p in host.lower().split(".") if p]
-    if len(parts) < 2:
-        return None
-    label = parts[-2]
-    if label in _SECOND_LEVEL and len(parts) >= 3:
-        label = parts[-3]
-    if not re.fullmatch(r"[a-z][a-z0-9-]{1,40}", label):
+    label = domain_label(host)
+    if label is None or not re.fullmatch(r"[a-z][a-z0-9-]{1,40}", label):
         return None
     return label[0].upper() + label[1:]
 

@@ -28,6 +28,7 @@ import re
 from collections import Counter
 
 from pmparse.locations import url_parts
+from pmparse.nlp.extractors.hosts import find_hosts
 
 #: Hosts of code forges: the first path segment of a URL there names the owner, the second its repository.
 FORGES = ("github.com", "gitlab.com", "bitbucket.org", "codeberg.org")
@@ -154,7 +155,7 @@ def written_owner(text: str, location: str, start: int = 0, end: int | None = No
             if not spans and site is not None:
                 hosts = _hosts(text, start, end) if hosts is None else hosts
                 # the site named only by its hosts ("grafana.zorbq.org", in links too): its name
-                on_site = [span for host, span in hosts if host == site or host.endswith("." + site)]
+                on_site = [span for host, span, _ in hosts if host == site or host.endswith("." + site)]
                 if on_site:
                     return site, on_site, kind
             if not spans:
@@ -172,10 +173,12 @@ def written_owner(text: str, location: str, start: int = 0, end: int | None = No
     # the text writes the host in lower case ("usegalaxy.eu"): one publisher, one spelling
     form = max(forms, key=lambda f: (any(c.isupper() for c in f[1:]), forms[f], any(c.isupper() for c in f)))
     rest = _organisation_rest(name, key) if kind == "account" else None
-    if rest is not None:
+    if rest is not None and expansion(text, form, start, end) is None:
         # the account names the organisation in full ("Zorbq-Network") and the text writes its
         # first word alone ("Zorbq"), or the full name with a legal form after it ("Zorbq Network
-        # Inc"): the account's name is the organisation's, one name for all its reports
+        # Inc"): the account's name is the organisation's, one name for all its reports. An acronym
+        # the text spells out ("Zorbq Digital Response (ZDR)" behind "ZDR-Labs") is the text's own
+        # full name: it wins below, as for an account of the acronym alone
         return form + rest, spans, kind
     longer = Counter()
     for s, e in spans:
@@ -191,26 +194,48 @@ def written_owner(text: str, location: str, start: int = 0, end: int | None = No
                   if _written(text, s, e) == form.split(" ")[0] or _written(text, s, s + len(form)) == form], kind
 
 
-#: A host name written in a text, in a link or alone: labels of letters, digits and "-" joined by dots.
-_HOST = re.compile(r"(?<![\w@.-])[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,6}(?![\w-])")
+#: Top-level domains that are also the commonest script and template file extensions
+#: ("zorbq-backup.sh", "Makefile.in"): such a name alone is no host of an account's domain.
+_FILE_TLDS = frozenset({"sh", "in"})
+#: The forges' pages domains: "alice.github.io" is an account's pages on its forge, no site of its own.
+_PAGES = ("github.io", "gitlab.io", "bitbucket.io")
+_PAGES_SUFFIXES = tuple("." + pages for pages in _PAGES)
+#: Second-level labels under a country's domain ("acme.co.uk", "agency.gov.au").
+SECOND_LEVEL = frozenset({"co", "com", "gov", "ac", "org", "net", "edu"})
+
+
+def domain_label(host: str) -> str | None:
+    """The label of a host that names its domain's owner, in lower case: "acme-corp" of
+    "status.acme-corp.co.uk"; None for a name of one label."""
+    parts = [p for p in host.lower().split(".") if p]
+    if len(parts) < 2:
+        return None
+    return parts[-3] if parts[-2] in SECOND_LEVEL and len(parts) >= 3 else parts[-2]
 
 
 def _site_of(repository: str) -> str | None:
-    """The site a repository named like a host holds ("zorbq.org" of "zorbq.org-deploy"), in lower case."""
-    for part in re.split(r"[-_]", repository):
-        if "." in part and part.rsplit(".", 1)[1].lower() in _TLDS:
-            return part.lower()
-    return None
+    """The site a repository named like a host holds ("zorbq.org" of "zorbq.org-deploy"), in lower
+    case; None for an account's pages on its forge ("alice.github.io"), and for a repository whose
+    other words are not ones that say what it holds (:data:`GENERIC_PARTS`): "zorbq.org-archive"
+    keeps a copy of the site, perhaps someone else's."""
+    parts = [p.lower() for p in re.split(r"[-_]", repository) if p]
+    sites = [p for p in parts if "." in p and p.rsplit(".", 1)[1] in _TLDS]
+    if len(sites) != 1 or any(p not in GENERIC_PARTS for p in parts if p != sites[0]):
+        return None
+    site = sites[0]
+    return None if site in _PAGES or site.endswith(_PAGES_SUFFIXES) else site
 
 
-def _hosts(text: str, start: int, end: int | None) -> list[tuple[str, tuple[int, int]]]:
+def _hosts(text: str, start: int, end: int | None) -> list[tuple[str, tuple[int, int], bool]]:
     """Every host name ``text`` writes between ``start`` and ``end`` (one whose last label is a
-    top-level domain), in lower case, with its span."""
+    top-level domain: :func:`~pmparse.nlp.extractors.hosts.find_hosts`), in lower case, with its
+    span and whether it is an address's host (after "://": a link's target, an address the text
+    cites)."""
     found = []
-    for match in _HOST.finditer(text, start, len(text) if end is None else end):
-        host = match.group(0).lower().rstrip(".")
-        if host.rsplit(".", 1)[1] in _TLDS and not host.replace(".", "").isdigit():
-            found.append((host, match.span()))
+    for match in find_hosts(text, start, len(text) if end is None else end):
+        host = match.group(0).lower()
+        if host.rsplit(".", 1)[1] in _TLDS:
+            found.append((host, match.span(), text[max(0, match.start() - 3):match.start()] == "://"))
     return found
 
 
@@ -218,17 +243,21 @@ def _account_hosts(text: str, location: str, start: int, end: int | None,
                    hosts: list | None) -> tuple[str, list[tuple[int, int]], str] | None:
     """The account's name when the text never writes it but writes hosts on its domain, twice or
     more ("ci.zorbq.io", "updates.zorbq.io" behind the account "zorbq-infra"): the services the
-    text is about are the account owner's. The name is the account's one word (:func:`slug_name`)."""
+    text is about are the account owner's. The name is the account's one word (:func:`slug_name`).
+    Only the hosts the text writes as names count: a link's target is an address it cites (a
+    catalogue entry's source on its curator's site), and a Markdown link writing its host as its
+    text ("[ci.zorbq.io](https://ci.zorbq.io/)") writes it once. A script or template file name
+    ("zorbq-backup.sh") is no host of it (a host on a repository's own site is: :func:`_site_of`)."""
     name = slug_name(location)
     if name is None or not any(kind == "account" for kind, _ in address_names(location)):
         return None
     key = _key(name)
     hosts = _hosts(text, start, end) if hosts is None else hosts
     spans = []
-    for host, span in hosts:
-        labels = host.split(".")
-        label = labels[-3] if len(labels) >= 3 and labels[-2] in ("co", "com", "gov", "ac", "org", "net", "edu") \
-            else labels[-2]
+    for host, span, linked in hosts:
+        if linked or host.rsplit(".", 1)[1] in _FILE_TLDS:
+            continue
+        label = domain_label(host) or ""
         if _key(label) == key or _key(label.split("-")[0]) == key:
             spans.append(span)
     return (name, spans, "host") if len(spans) >= 2 else None
