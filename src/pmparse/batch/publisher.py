@@ -229,11 +229,18 @@ def folder_of(location: str) -> str:
     """The folder whose reports share a publisher: the source location's folder (an entry's
     ``#entry-...`` dropped), above the folders that only partition an archive by number or date
     (``blog/2023/05/post.md`` and ``blog/2024/01/post.md`` are both ``blog``'s), so that what a
-    curator settles on one month's report is the archive's word for the other months'."""
+    curator settles on one month's report is the archive's word for the other months'.
+
+    Only a folder with a name of its own is such an archive: above a relative location's top folder
+    (``2023/post.md``, ``../2023/post.md``) stands whatever folder the curator converted from, which
+    the record does not say (pooled into ``.``, one archive's year folders became the same folder as
+    any other's, and as every file converted by a bare name), and above ``/2023`` only the
+    filesystem's root.
+    """
     folder = os.path.dirname(location.split("#entry-", 1)[0])
     while folder and _PARTITION.fullmatch(os.path.basename(folder)):
         parent = os.path.dirname(folder)
-        if parent == folder:
+        if os.path.basename(parent) in ("", ".", ".."):
             break
         folder = parent
     return folder or "."
