@@ -125,3 +125,35 @@ def test_one_batch_offers_a_card_naming_none_its_folders_consensus_of_the_cards_
     # c names none before three confident cards agree: nothing offered; f comes after them (d's 0.5
     # does not count)
     assert result["documents"] == 3 and result["before"] == round(2 / 3, 4) and result["batch"] == 1.0
+
+
+def test_after_review_takes_a_sources_documents_in_the_order_convert_reads_its_folder(tmp_path):
+    from pmparse.batch.inputs import expand_inputs_relative
+    from pmparse.evaluation.facts_held_out import convert_order
+
+    paths = ["s/2021/05/b.md", "s/z.md", "s/2021/a.md", "s/a.md", "s/2021/05/a.md", "s/10/a.md", "s/9/a.md"]
+    for path in paths:
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("text\n", encoding="utf-8")
+    walked = [relative for _, _, relative in expand_inputs_relative([str(tmp_path / "s")])]
+    assert [p.split("/", 1)[1] for p in sorted(paths, key=convert_order)] == walked
+    assert sorted(paths, key=convert_order)[:2] == ["s/a.md", "s/z.md"]  # a plain sort put s/10/a.md first
+
+
+def test_after_review_converts_the_other_documents_as_one_batch_with_their_folders_consensus():
+    # the two reviewed cards disagree, so they say nothing; the documents converted after the
+    # review are still one batch, where a card naming none is offered its folder's consensus
+    from pmparse.card.schema import Card
+    from pmparse.evaluation.facts_held_out import after_review
+    from pmparse.nlp.extractors.organisation_rank import Candidate
+
+    def gold(path, organisation, pick):
+        cands = [Candidate(pick, features={"rule_pick": 1.0, "rule_confidence": 0.9})] if pick else []
+        return {"organisation": organisation, "_source": "s", "_path": path, "_candidates_free": cands}
+
+    golds = [gold("s/1/a.md", "Acme", None), gold("s/1/b.md", "Quill", None), gold("s/2/c.md", "Zorbq", "Zorbq"),
+             gold("s/2/d.md", "Zorbq", "Zorbq"), gold("s/3/e.md", "Zorbq", "Zorbq"), gold("s/3/f.md", "Zorbq", None)]
+    row = after_review([(g, Card.model_construct()) for g in golds], (2,))["per_source"]["s"]
+    assert row["documents"] == 4 and row["before"] == 0.75
+    assert row["after_2"] == 1.0 and row["wrong_after_2"] == 0
+
