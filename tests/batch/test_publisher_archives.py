@@ -7,8 +7,8 @@ import pytest
 from click.testing import CliRunner
 
 from pmparse.cli import main
-from pmparse.library.store import Library
 from pmparse.library.records import dumps
+from pmparse.library.store import Library
 
 #: A report that names no publisher of its own.
 _UNNAMED = ("# Builds {what}\n\n## Summary\n\nBuilds were {what} for an hour on 2031-04-02 because the cache "
@@ -127,3 +127,50 @@ def test_the_folder_of_a_location(location, folder):
     from pmparse.batch.publisher import folder_of
 
     assert folder_of(location) == folder
+
+
+def test_a_review_in_a_catalogue_filed_by_year_names_no_other_years_report_that_names_none(tmp_path):
+    # incidents/2023/acme.md reviewed as Acme Rockets; the 2024 reports each name a publisher of
+    # their own, another each: the archive is a catalogue of many publishers' incidents, and a
+    # 2025 report naming none failed to name its own; it is not Acme Rockets'
+    lib, root = str(tmp_path / "lib"), tmp_path / "incidents"
+    _write(root / "2023" / "acme.md", _UNNAMED.format(what="slow"))
+    _convert(str(root), "-o", lib)
+    _review(lib, "2023/acme.md", "Acme Rockets")
+    for name, publisher in [("drelm", "Drelm Systems"), ("quill", "Quill Works"), ("zorbq", "Zorbq Labs")]:
+        _write(root / "2024" / f"{name}.md", _ZORBQ.replace("Zorbq Labs", publisher))
+    _write(root / "2025" / "unnamed.md", _UNNAMED.format(what="stuck"))
+    _convert(str(root), "-o", lib)
+    cards = {location.rsplit("incidents/", 1)[-1]: card for location, card in _cards(lib).items()}
+    assert {cards[f"2024/{n}.md"].organisation for n in ("drelm", "quill", "zorbq")} == {
+        "Drelm Systems", "Quill Works", "Zorbq Labs"}
+    assert cards["2025/unnamed.md"].organisation is None
+
+
+def test_a_review_in_one_years_folder_still_names_the_archives_reports_when_they_name_none(tmp_path):
+    # the archive of one publisher whose reports do not name it: its reports naming none are the
+    # archive's, in every year
+    lib, root = str(tmp_path / "lib"), tmp_path / "wiki"
+    _write(root / "2023" / "a.md", _UNNAMED.format(what="slow"))
+    _convert(str(root), "-o", lib)
+    _review(lib, "2023/a.md", "Acme Rockets")
+    for n, what in enumerate(["late", "stuck", "broken"]):
+        _write(root / "2024" / f"b{n}.md", _UNNAMED.format(what=what))
+    _convert(str(root), "-o", lib)
+    cards = {location.rsplit("wiki/", 1)[-1]: card for location, card in _cards(lib).items()}
+    assert {cards[f"2024/b{n}.md"].organisation for n in range(3)} == {"Acme Rockets"}
+
+
+def test_a_catalogues_own_records_say_it_is_a_catalogue_to_a_new_report_converted_alone(tmp_path):
+    # the catalogue was converted before; a new year's report converted by itself is weighed
+    # against the library's records of the catalogue, not only against the batch's own cards
+    lib, root = str(tmp_path / "lib"), tmp_path / "incidents"
+    _write(root / "2023" / "acme.md", _UNNAMED.format(what="slow"))
+    for name, publisher in [("drelm", "Drelm Systems"), ("quill", "Quill Works"), ("zorbq", "Zorbq Labs")]:
+        _write(root / "2024" / f"{name}.md", _ZORBQ.replace("Zorbq Labs", publisher))
+    _convert(str(root), "-o", lib)
+    _review(lib, "2023/acme.md", "Acme Rockets")
+    _write(root / "2025" / "unnamed.md", _UNNAMED.format(what="stuck"))
+    _convert(str(root / "2025"), "-o", lib)
+    cards = {location.rsplit("incidents/", 1)[-1]: card for location, card in _cards(lib).items()}
+    assert cards["2025/unnamed.md"].organisation is None

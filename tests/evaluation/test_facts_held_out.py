@@ -91,12 +91,12 @@ def test_after_review_gives_the_folders_reviewed_publisher_to_the_cards_after_th
                 "_candidates_free": cands}
 
     golds = [
-        gold("wiki/1/a.md", "Zorbq Foundation", None),
-        gold("wiki/2/b.md", "Zorbq Foundation", "Zorbq"),  # corrected away on a reviewed card
-        gold("wiki/3/c.md", "Zorbq Foundation", "Quill"),
-        gold("wiki/4/d.md", "Zorbq Foundation", None),  # named none: given the reviewed publisher
-        gold("wiki/5/e.md", "Zorbq Foundation", "Zorbq"),  # the name corrected away: replaced
-        gold("wiki/6/f.md", "Zorbq Foundation", "Drelm"),  # its own other name stands
+        gold("wiki/a.md", "Zorbq Foundation", None),
+        gold("wiki/b.md", "Zorbq Foundation", "Zorbq"),  # corrected away on a reviewed card
+        gold("wiki/c.md", "Zorbq Foundation", "Quill"),
+        gold("wiki/d.md", "Zorbq Foundation", None),  # named none: given the reviewed publisher
+        gold("wiki/e.md", "Zorbq Foundation", "Zorbq"),  # the name corrected away: replaced
+        gold("wiki/f.md", "Zorbq Foundation", "Drelm"),  # its own other name stands
         gold("other/g.md", "Quill", "Quill"),  # too few documents to score past the third
     ]
     card = Card.model_construct(organisation=None)
@@ -157,3 +157,22 @@ def test_after_review_converts_the_other_documents_as_one_batch_with_their_folde
     assert row["documents"] == 4 and row["before"] == 0.75
     assert row["after_2"] == 1.0 and row["wrong_after_2"] == 0
 
+
+def test_after_review_gives_no_reviewed_publisher_across_years_of_a_catalogue_whose_cards_name_their_own():
+    # a catalogue filed by year: one reviewed victim is not the publisher of the next years' reports
+    # naming none, while most of the catalogue's cards name other publishers of their own
+    from pmparse.card.schema import Card
+    from pmparse.evaluation.facts_held_out import after_review
+    from pmparse.nlp.extractors.organisation_rank import Candidate
+
+    def gold(path, organisation, pick):
+        cands = [Candidate(pick, features={"rule_pick": 1.0, "rule_confidence": 0.6})] if pick else []
+        return {"organisation": organisation, "_source": "c", "_path": path, "_candidates_free": cands}
+
+    golds = [gold("c/1975/a.md", "Bell Labs", "Unix"), gold("c/2003/b.md", "Debian", "Debian"),
+             gold("c/2003/c.md", "Gentoo", "Gentoo"), gold("c/2007/d.md", "Drelm", "Drelm"),
+             gold("c/2007/e.md", "Quill", None), gold("c/2008/f.md", "Zorbq", "Unix")]
+    row = after_review([(g, Card.model_construct()) for g in golds], (1,))["per_source"]["c"]
+    assert row["documents"] == 5 and row["after_1"] == 0.6
+    # neither e (naming none) nor f (naming the name corrected away on a) is given "Bell Labs"
+    assert row["wrong_after_1"] == row["wrong_before"] == 1

@@ -175,13 +175,15 @@ def _one_batch(golds: list[dict], current: list[str | None], reviewed=None) -> l
     None), then, for a card still naming none, its folder's consensus of the cards stored before it;
     each card then counts towards that consensus with the publisher and confidence it was stored
     with (a reviewed cards' publisher at ``REVIEWED_CONFIDENCE``, an offered one at
-    ``OFFERED_CONFIDENCE``)."""
-    from pmparse.batch.publisher import OFFERED_CONFIDENCE, REVIEWED_CONFIDENCE, Consensus
+    ``OFFERED_CONFIDENCE``), and towards its archive's :class:`pmparse.batch.publisher.Archive`
+    with the publisher it names by its own word (the library holds only the reviewed cards)."""
+    from pmparse.batch.publisher import OFFERED_CONFIDENCE, REVIEWED_CONFIDENCE, Archive, Consensus, folder_of
 
-    consensus, out = Consensus(), []
+    consensus, archives, out = Consensus(), {}, []
     for i, gold in enumerate(golds):
         pick, confidence = current[i], _rule_confidence(gold["_candidates_free"])
-        choice = reviewed.choice(gold["_path"], pick) if reviewed is not None else None
+        archive = archives.setdefault(folder_of(gold["_path"]), Archive())
+        choice = reviewed.choice(gold["_path"], pick, archive=archive) if reviewed is not None else None
         if choice is not None:
             pick, confidence = choice[0], REVIEWED_CONFIDENCE
         if pick is None:
@@ -190,6 +192,7 @@ def _one_batch(golds: list[dict], current: list[str | None], reviewed=None) -> l
                 pick, confidence = offer[0], OFFERED_CONFIDENCE
         out.append(pick)
         consensus.add(gold["_path"], pick, confidence, str(i))
+        archive.set(str(i), current[i])
     return out
 
 
