@@ -7,8 +7,8 @@ import pytest
 from click.testing import CliRunner
 
 from pmparse.cli import main
-from pmparse.library.records import dumps
 from pmparse.library.store import Library
+from tests.helpers import review_publisher as _review
 
 #: A report that names no publisher of its own.
 _UNNAMED = ("# Builds {what}\n\n## Summary\n\nBuilds were {what} for an hour on 2031-04-02 because the cache "
@@ -25,16 +25,6 @@ def _convert(*args: str) -> None:
 
 def _cards(library) -> dict:
     return {entry.card.source.location: entry.card for entry in Library.open(library).entries.values()}
-
-
-def _review(library, location_end: str, organisation: str) -> None:
-    """What a curator does by hand: set a record's organisation and mark it reviewed."""
-    for entry in Library.open(library).entries.values():
-        if entry.card.source.location.endswith(location_end):
-            card = entry.card.model_copy(update={"organisation": organisation, "status": "reviewed"})
-            entry.path.write_text(dumps(card, "yaml"), encoding="utf-8")
-            return
-    raise AssertionError(f"no record of {location_end}")
 
 
 def _write(path, text: str) -> None:
