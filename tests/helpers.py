@@ -390,3 +390,17 @@ def two_column_pdf(path: Path, row_by_row: bool = True) -> Path:
                 pdf.text(60 + column * 260, top + i * 14, lines[i])
     pdf.output(str(path))
     return path
+
+
+def review_publisher(library: Path | str, location_end: str, organisation: str) -> None:
+    """What a curator does by hand: set the organisation of the record whose source location ends
+    with ``location_end`` and mark it reviewed."""
+    from pmparse.library.records import dumps
+    from pmparse.library.store import Library
+
+    for entry in Library.open(library).entries.values():
+        if entry.card.source.location.endswith(location_end):
+            card = entry.card.model_copy(update={"organisation": organisation, "status": "reviewed"})
+            entry.path.write_text(dumps(card, "yaml"), encoding="utf-8")
+            return
+    raise AssertionError(f"no record of {location_end}")

@@ -91,12 +91,12 @@ def test_after_review_gives_the_folders_reviewed_publisher_to_the_cards_after_th
                 "_candidates_free": cands}
 
     golds = [
-        gold("wiki/1/a.md", "Zorbq Foundation", None),
-        gold("wiki/2/b.md", "Zorbq Foundation", "Zorbq"),  # corrected away on a reviewed card
-        gold("wiki/3/c.md", "Zorbq Foundation", "Quill"),
-        gold("wiki/4/d.md", "Zorbq Foundation", None),  # named none: given the reviewed publisher
-        gold("wiki/5/e.md", "Zorbq Foundation", "Zorbq"),  # the name corrected away: replaced
-        gold("wiki/6/f.md", "Zorbq Foundation", "Drelm"),  # its own other name stands
+        gold("wiki/a.md", "Zorbq Foundation", None),
+        gold("wiki/b.md", "Zorbq Foundation", "Zorbq"),  # corrected away on a reviewed card
+        gold("wiki/c.md", "Zorbq Foundation", "Quill"),
+        gold("wiki/d.md", "Zorbq Foundation", None),  # named none: given the reviewed publisher
+        gold("wiki/e.md", "Zorbq Foundation", "Zorbq"),  # the name corrected away: replaced
+        gold("wiki/f.md", "Zorbq Foundation", "Drelm"),  # its own other name stands
         gold("other/g.md", "Quill", "Quill"),  # too few documents to score past the third
     ]
     card = Card.model_construct(organisation=None)
@@ -125,3 +125,54 @@ def test_one_batch_offers_a_card_naming_none_its_folders_consensus_of_the_cards_
     # c names none before three confident cards agree: nothing offered; f comes after them (d's 0.5
     # does not count)
     assert result["documents"] == 3 and result["before"] == round(2 / 3, 4) and result["batch"] == 1.0
+
+
+def test_after_review_takes_a_sources_documents_in_the_order_convert_reads_its_folder(tmp_path):
+    from pmparse.batch.inputs import expand_inputs_relative
+    from pmparse.evaluation.facts_held_out import convert_order
+
+    paths = ["s/2021/05/b.md", "s/z.md", "s/2021/a.md", "s/a.md", "s/2021/05/a.md", "s/10/a.md", "s/9/a.md"]
+    for path in paths:
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("text\n", encoding="utf-8")
+    walked = [relative for _, _, relative in expand_inputs_relative([str(tmp_path / "s")])]
+    assert [p.split("/", 1)[1] for p in sorted(paths, key=convert_order)] == walked
+    assert sorted(paths, key=convert_order)[:2] == ["s/a.md", "s/z.md"]  # a plain sort put s/10/a.md first
+
+
+def test_after_review_converts_the_other_documents_as_one_batch_with_their_folders_consensus():
+    # the two reviewed cards disagree, so they say nothing; the documents converted after the
+    # review are still one batch, where a card naming none is offered its folder's consensus
+    from pmparse.card.schema import Card
+    from pmparse.evaluation.facts_held_out import after_review
+    from pmparse.nlp.extractors.organisation_rank import Candidate
+
+    def gold(path, organisation, pick):
+        cands = [Candidate(pick, features={"rule_pick": 1.0, "rule_confidence": 0.9})] if pick else []
+        return {"organisation": organisation, "_source": "s", "_path": path, "_candidates_free": cands}
+
+    golds = [gold("s/1/a.md", "Acme", None), gold("s/1/b.md", "Quill", None), gold("s/2/c.md", "Zorbq", "Zorbq"),
+             gold("s/2/d.md", "Zorbq", "Zorbq"), gold("s/3/e.md", "Zorbq", "Zorbq"), gold("s/3/f.md", "Zorbq", None)]
+    row = after_review([(g, Card.model_construct()) for g in golds], (2,))["per_source"]["s"]
+    assert row["documents"] == 4 and row["before"] == 0.75
+    assert row["after_2"] == 1.0 and row["wrong_after_2"] == 0
+
+
+def test_after_review_gives_no_reviewed_publisher_across_years_of_a_catalogue_whose_cards_name_their_own():
+    # a catalogue filed by year: one reviewed victim is not the publisher of the next years' reports
+    # naming none, while most of the catalogue's cards name other publishers of their own
+    from pmparse.card.schema import Card
+    from pmparse.evaluation.facts_held_out import after_review
+    from pmparse.nlp.extractors.organisation_rank import Candidate
+
+    def gold(path, organisation, pick):
+        cands = [Candidate(pick, features={"rule_pick": 1.0, "rule_confidence": 0.6})] if pick else []
+        return {"organisation": organisation, "_source": "c", "_path": path, "_candidates_free": cands}
+
+    golds = [gold("c/1975/a.md", "Bell Labs", "Unix"), gold("c/2003/b.md", "Debian", "Debian"),
+             gold("c/2003/c.md", "Gentoo", "Gentoo"), gold("c/2007/d.md", "Drelm", "Drelm"),
+             gold("c/2007/e.md", "Quill", None), gold("c/2008/f.md", "Zorbq", "Unix")]
+    row = after_review([(g, Card.model_construct()) for g in golds], (1,))["per_source"]["c"]
+    assert row["documents"] == 5 and row["after_1"] == 0.6
+    # neither e (naming none) nor f (naming the name corrected away on a) is given "Bell Labs"
+    assert row["wrong_after_1"] == row["wrong_before"] == 1

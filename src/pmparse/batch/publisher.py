@@ -10,7 +10,11 @@ curator writes once, and a folder's consensus offered to its cards that name non
   given to the folder's new cards that name none, and replaces a publisher the person corrected
   away on a reviewed card of that folder (what pmparse had suggested there, before the person's
   edit), at confidence :data:`REVIEWED_CONFIDENCE` (origin ``reviewed``), with a warning naming
-  the reviewed cards. A card naming another publisher by its own evidence keeps it.
+  the reviewed cards. A card naming another publisher by its own evidence keeps it. A folder named
+  as a number or a date is its parent archive's (:func:`folder_of`), but a review in one of its
+  folders says nothing to a card of another while most of the archive's other cards name other
+  publishers of their own (:class:`Archive`): that archive is a catalogue of many publishers'
+  reports filed by date, and a report of it naming none failed to name its own.
 - Otherwise, when most cards of one folder stored so far in this batch name the same publisher
   with good confidence (at least :data:`CONSENSUS_CARDS` cards, more than half of them, each at
   :data:`CONSENSUS_CONFIDENCE` or more), that publisher is offered to the folder's next cards that
@@ -28,10 +32,11 @@ import json
 import os
 import re
 import stat
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -229,14 +234,76 @@ def folder_of(location: str) -> str:
     """The folder whose reports share a publisher: the source location's folder (an entry's
     ``#entry-...`` dropped), above the folders that only partition an archive by number or date
     (``blog/2023/05/post.md`` and ``blog/2024/01/post.md`` are both ``blog``'s), so that what a
-    curator settles on one month's report is the archive's word for the other months'."""
+    curator settles on one month's report is the archive's word for the other months'.
+
+    Only a folder with a name of its own is such an archive: above a relative location's top folder
+    (``2023/post.md``, ``../2023/post.md``) stands whatever folder the curator converted from, which
+    the record does not say (pooled into ``.``, one archive's year folders became the same folder as
+    any other's, and as every file converted by a bare name), and above ``/2023`` only the
+    filesystem's root.
+    """
     folder = os.path.dirname(location.split("#entry-", 1)[0])
     while folder and _PARTITION.fullmatch(os.path.basename(folder)):
         parent = os.path.dirname(folder)
-        if parent == folder:
+        if os.path.basename(parent) in ("", ".", ".."):
             break
         folder = parent
     return folder or "."
+
+
+#: Origins of a card's organisation that are not its own word: other cards' (reviewed, folder).
+NOT_ITS_OWN = ("reviewed", "folder")
+
+
+def own_organisation(card_json: str) -> str | None:
+    """The publisher a card (JSON) names by its own word, not given from other cards; None when none."""
+    data = json.loads(card_json)
+    support = (data.get("support") or {}).get("organisation") or {}
+    if support.get("origin") in NOT_ITS_OWN:
+        return None
+    return data.get("organisation") or None
+
+
+def _own_folder(location: str) -> str:
+    return os.path.dirname(location.split("#entry-", 1)[0]) or "."
+
+
+@dataclass
+class Archive:
+    """The publishers an archive's cards other than its reviewed ones name by their own word
+    (:func:`own_organisation`), counted as they are read or stored, one count per card.
+
+    Attributes:
+        named: Each card's id and the publisher it names (case-folded), or None.
+        counts: How many cards name each publisher (case-folded).
+        stored: The library's cards, as ``(id, publisher or None)``, read the first time the archive
+            is weighed (most batches never need it: parsing a large archive's records costs), a card
+            counted before that, as the batch stored it, standing over its library record.
+    """
+
+    named: dict[str, str | None] = field(default_factory=dict)
+    counts: Counter = field(default_factory=Counter)
+    stored: Callable[[], Iterable[tuple[str, str | None]]] | None = None
+
+    def set(self, card_id: str, organisation: str | None) -> None:
+        """Count the card ``card_id`` naming ``organisation`` (a card counted before is recounted)."""
+        if card_id in self.named and self.named[card_id] is not None:
+            self.counts[self.named[card_id]] -= 1
+        key = organisation.casefold() if organisation else None
+        self.named[card_id] = key
+        if key is not None:
+            self.counts[key] += 1
+
+    def mostly_others(self, names: set[str]) -> bool:
+        """Whether more than half of the archive's cards name a publisher other than ``names``."""
+        if self.stored is not None:
+            read, self.stored = self.stored, None
+            for card_id, organisation in read():
+                if card_id not in self.named:
+                    self.set(card_id, organisation)
+        folded = {name.casefold() for name in names}
+        others = sum(count for name, count in self.counts.items() if name not in folded)
+        return others * 2 > len(self.named)
 
 
 @dataclass
@@ -257,9 +324,17 @@ class Reviewed:
             return
         self.cards.setdefault(folder_of(location), []).append((card_id, location, organisation, suggested))
 
-    def choice(self, location: str, current: str | None, own: str | None = None) -> tuple[str, list[str]] | None:
+    def choice(self, location: str, current: str | None, own: str | None = None,
+               archive: Archive | None = None) -> tuple[str, list[str]] | None:
         """The publisher a new card of ``location``'s folder should name, with the reviewed cards
         it comes from; None when the card's own ``current`` stands (or the folder has none).
+
+        ``archive``: what the folder's other cards name by their own word. When the card's own
+        folder holds none of the reviewed cards (they are in other number- or date-named folders of
+        its archive) and most of those cards name publishers other than the reviewed one and the
+        ones corrected away, the reviews say nothing to it: a catalogue of many publishers'
+        reports filed by year (its reviewed "Bell Labs" was given to the next years' reports
+        naming none) is no one publisher's archive.
 
         ``own`` is the location of the card asked about (an entry's ``#entry-...`` kept): its own
         reviewed record is left out. A person's word on a card is the folder's word for its other
@@ -269,9 +344,11 @@ class Reviewed:
         """
         counts: dict[str, list[str]] = {}
         corrected: dict[str, str] = {}
+        here = False  # whether a reviewed card counted stands in the card's own folder
         for card_id, card_location, organisation, suggested in self.cards.get(folder_of(location), []):
             if own is not None and card_location == own:
                 continue
+            here = here or _own_folder(card_location) == _own_folder(location)
             counts.setdefault(organisation, []).append(card_id)
             if suggested and suggested != organisation:
                 corrected[suggested] = organisation
@@ -281,6 +358,8 @@ class Reviewed:
         if len(ids) * 2 <= sum(len(v) for v in counts.values()):
             return None  # the folder's reviewed cards disagree: no word for the others
         if current == name:
+            return None
+        if not here and archive is not None and archive.mostly_others({name, *corrected}):
             return None
         if current is None:
             return name, ids
@@ -297,10 +376,13 @@ class ReviewedCards:
         self.library = library
         self.found = Reviewed()
         self.by_folder: dict[str, list[str]] = {}
+        self.others_by_folder: dict[str, list[str]] = {}
         for entry in library.entries.values():  # the scan's cached status and location: no parsing
-            if entry.status == "reviewed" and entry.location:
-                self.by_folder.setdefault(folder_of(entry.location), []).append(entry.id)
+            if entry.location:
+                index = self.by_folder if entry.status == "reviewed" else self.others_by_folder
+                index.setdefault(folder_of(entry.location), []).append(entry.id)
         self.read: set[str] = set()
+        self.archives: dict[str, Archive] = {}
 
     def of(self, location: str) -> Reviewed:
         """What the reviewed cards say, with the folder of ``location`` read."""
@@ -316,6 +398,32 @@ class ReviewedCards:
                 self.found.add(entry.location, card.organisation, base.organisation if base is not None else None,
                                card_id)
         return self.found
+
+    def archive(self, location: str) -> Archive | None:
+        """What the other cards of ``location``'s folder name by their own word, for a folder
+        holding reviewed cards (None for one holding none): the library's records, read once a
+        batch when first weighed, and the cards the batch stores (:meth:`stored`)."""
+        folder = folder_of(location)
+        if not self.by_folder.get(folder):
+            return None
+        if folder not in self.archives:
+            self.archives[folder] = Archive(stored=lambda: self._others(folder))
+        return self.archives[folder]
+
+    def _others(self, folder: str) -> Iterator[tuple[str, str | None]]:
+        for card_id in self.others_by_folder.get(folder, []):
+            entry = self.library.entries.get(card_id)
+            card = entry.card if entry is not None else None
+            if card is not None and card.status != "reviewed":
+                support = card.support.get("organisation")
+                yield card_id, card.organisation if support is None or support.origin not in NOT_ITS_OWN else None
+
+    def stored(self, location: str, card_id: str, card_json: str) -> None:
+        """Count a card the batch stored towards its folder's archive (one holding reviewed cards)."""
+        archive = self.archive(location)
+        entry = self.library.entries.get(card_id)
+        if archive is not None and not (entry is not None and entry.status == "reviewed"):
+            archive.set(card_id, own_organisation(card_json))
 
 
 def location_of(card_json: str) -> str | None:

@@ -84,11 +84,12 @@ class BatchPublishers:
         names none or names one a person corrected away in that folder."""
         if task.location == "-" or self.reviewed is None or not self.reviewed.by_folder:
             return outcome
-        reviewed = self.reviewed.of(task.location)
+        reviewed, archive = self.reviewed.of(task.location), self.reviewed.archive(task.location)
         notes: list[str] = []
 
         def change(card: str) -> str:
-            choice = reviewed.choice(task.location, publisher.organisation_of(card)[0], own=publisher.location_of(card))
+            choice = reviewed.choice(task.location, publisher.organisation_of(card)[0], own=publisher.location_of(card),
+                                     archive=archive)
             if choice is None:
                 return card
             name, ids = choice
@@ -110,6 +111,9 @@ class BatchPublishers:
             if result.record:
                 name, confidence = publisher.organisation_of(card)
                 self.consensus.add(result.input, name, confidence, Path(result.record).stem)
+                if self.reviewed is not None:
+                    # what the next cards' reviewed publisher is weighed against (Reviewed.choice)
+                    self.reviewed.stored(result.input, Path(result.record).stem, card)
 
     def offer(self, task: Task, outcome: Outcome) -> Outcome:
         """The outcome with its folder's consensus offered to its cards that name no publisher

@@ -556,8 +556,8 @@ def main(argv: list[str] | None = None) -> None:  # pragma: no cover - a measuri
               + ", ".join(scores["tables_dropped"]) + "), with the address / text alone (wrong ones):\n")
         print(held_out_table(scores))
         print("\nThe rules' organisation, own publisher dropped, with the address, before and after a curator reviewed "
-              "each source's first documents by path (the next convert's publisher from the folder's reviewed "
-              "cards); every column scored on each source's documents past its first "
+              "each source's first documents in convert's order, then converted the others as one batch (the "
+              "folder's reviewed cards' publisher, then the batch's consensus); every column scored on each source's documents past its first "
               f"{max(REVIEWED)} (wrong ones):\n")
         print(after_review_table(after_review(pairs)))
     if args.misses:

@@ -160,24 +160,68 @@ def held_out_table(scores: dict) -> str:
 REVIEWED = (1, 3)
 
 
+def convert_order(path: str) -> tuple:
+    """The place of ``path`` in the order ``pmparse convert`` reads a folder: each folder's files
+    (sorted) before its subfolders (sorted), as ``os.walk`` goes top down. A plain sort of the
+    paths put a source's ``chia/2021-05/...`` before its own top files."""
+    *folders, name = path.split("/")
+    return tuple((1, folder) for folder in folders) + ((0, name),)
+
+
+def _one_batch(golds: list[dict], current: list[str | None], reviewed=None) -> list[str | None]:
+    """The publisher each of ``golds`` (one source, in convert's order) gets when they are
+    converted as one batch, as :class:`pmparse.batch.publishing.BatchPublishers` does it: the
+    reviewed cards' choice first (``reviewed``: a :class:`pmparse.batch.publisher.Reviewed`, or
+    None), then, for a card still naming none, its folder's consensus of the cards stored before it;
+    each card then counts towards that consensus with the publisher and confidence it was stored
+    with (a reviewed cards' publisher at ``REVIEWED_CONFIDENCE``, an offered one at
+    ``OFFERED_CONFIDENCE``), and towards its archive's :class:`pmparse.batch.publisher.Archive`
+    with the publisher it names by its own word (the library holds only the reviewed cards)."""
+    from pmparse.batch.publisher import OFFERED_CONFIDENCE, REVIEWED_CONFIDENCE, Archive, Consensus, folder_of
+
+    consensus, archives, out = Consensus(), {}, []
+    for i, gold in enumerate(golds):
+        pick, confidence = current[i], _rule_confidence(gold["_candidates_free"])
+        archive = archives.setdefault(folder_of(gold["_path"]), Archive())
+        choice = reviewed.choice(gold["_path"], pick, archive=archive) if reviewed is not None else None
+        if choice is not None:
+            pick, confidence = choice[0], REVIEWED_CONFIDENCE
+        if pick is None:
+            offer = consensus.offer(gold["_path"])
+            if offer is not None:
+                pick, confidence = offer[0], OFFERED_CONFIDENCE
+        out.append(pick)
+        consensus.add(gold["_path"], pick, confidence, str(i))
+        archive.set(str(i), current[i])
+    return out
+
+
 def after_review(pairs: list[tuple[dict, Card]], reviewed: tuple[int, ...] = REVIEWED) -> dict:
     """The rules' organisation with each source's own publisher dropped from the table (with the
-    address), before and after a curator reviewed the source's first documents (by path): each
-    reviewed card names the gold publisher, and the source's other cards get what
-    :class:`pmparse.batch.publisher.Reviewed` gives at the next ``convert`` (the publisher most of
-    their folder's reviewed cards name, over none or over the one the curator corrected away).
+    address), before and after a curator reviewed the source's first documents.
 
-    Every figure is scored on the same documents: each source's labelled documents past its first
-    ``max(reviewed)``, so the sources with no more than that many have none scored.
+    A source's documents are taken in the order ``pmparse convert`` reads its folder
+    (:func:`convert_order`). ``after_<k>`` is the curator's workflow the reviewed cards serve:
+    convert the first ``k`` documents, review them (each reviewed card names the gold publisher;
+    what pmparse had suggested, the rules' pick, is the base the curator corrected), then convert
+    the source's other documents as one batch, which gives them what ``convert`` gives: the
+    publisher most of their folder's reviewed cards name (:class:`pmparse.batch.publisher.Reviewed`,
+    over none or over the one the curator corrected away), else, to a card still naming none, the
+    consensus of its folder's cards stored before it in that batch. A record converted before the
+    review is not read again by the next ``convert`` (it is up to date) unless with ``--force``: the
+    figure is that of reports converted after the review.
 
-    ``batch`` is the source converted as one batch with nothing reviewed: a card naming none is
-    offered the consensus of its folder's cards stored before it (:class:`pmparse.batch.publisher.Consensus`).
+    ``batch`` is the whole source converted as one batch with nothing reviewed. Every figure is
+    scored on the same documents: each source's labelled documents past its first
+    ``max(reviewed)``, so the sources with no more than that many have none scored. The labelled
+    documents stand for the source's folder: its files that are not labelled are not converted
+    here, so a consensus counts fewer cards than the folder's.
 
     Returns:
         ``{"all": row, "per_source": {source: row}}``, a row holding ``documents``, ``before``,
         ``batch`` and ``after_<k>`` (share right) and ``wrong_`` of each.
     """
-    from pmparse.batch.publisher import Consensus, Reviewed
+    from pmparse.batch.publisher import Reviewed
     from pmparse.training.organisation import rule_choice
 
     by_source: dict[str, list[dict]] = {}
@@ -186,28 +230,17 @@ def after_review(pairs: list[tuple[dict, Card]], reviewed: tuple[int, ...] = REV
     first = max(reviewed)
     picks: dict[str, list[tuple[str, str | None, list[str | None]]]] = {}
     for source, golds in sorted(by_source.items()):
-        golds = sorted(golds, key=lambda g: g["_path"])
+        golds = sorted(golds, key=lambda g: convert_order(g["_path"]))
         current = [rule_choice(g["_candidates_free"]) for g in golds]
-        # one batch of the whole source, in path order: a card naming none is offered its folder's
-        # consensus of the cards stored before it (what convert does with nothing reviewed)
-        batch, consensus = [], Consensus()
-        for i, gold in enumerate(golds):
-            pick, confidence = current[i], _rule_confidence(gold["_candidates_free"])
-            offer = consensus.offer(gold["_path"]) if pick is None else None
-            batch.append(offer[0] if offer else pick)
-            consensus.add(gold["_path"], pick, confidence, str(i))
-        rows = []
-        for i, gold in enumerate(golds[first:], start=first):
-            after = [batch[i]]
-            for k in reviewed:
-                found = Reviewed()
-                for j in range(k):
-                    found.add(golds[j]["_path"], golds[j].get("organisation"), current[j], str(j))
-                choice = found.choice(gold["_path"], current[i])
-                after.append(choice[0] if choice else current[i])
-            if gold.get("organisation"):
-                rows.append((gold["organisation"], current[i], after))
-        picks[source] = rows
+        views = [_one_batch(golds, current)]
+        for k in reviewed:
+            k = min(k, len(golds))
+            found = Reviewed()
+            for j in range(k):
+                found.add(golds[j]["_path"], golds[j].get("organisation"), current[j], str(j))
+            views.append([None] * k + _one_batch(golds[k:], current[k:], found))
+        picks[source] = [(gold["organisation"], current[i], [view[i] for view in views])
+                         for i, gold in enumerate(golds) if i >= first and gold.get("organisation")]
 
     def row(items: list[tuple[str, str | None, list[str | None]]]) -> dict:
         out: dict = {"documents": len(items)}
