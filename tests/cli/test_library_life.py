@@ -69,3 +69,34 @@ def test_a_new_library_under_a_read_only_folder_is_one_line_not_a_traceback(tmp_
     assert result.exit_code == 1, result.output
     assert not isinstance(result.exception, OSError), result.exception
     assert f"pmparse: {shelf / 'lib'}: expected a library folder pmparse can write" in result.output
+
+
+def test_a_source_gone_from_a_converted_folder_is_named_and_its_record_kept(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pm").mkdir()
+    (tmp_path / "pm" / "queue.md").write_text(REPORT, encoding="utf-8")
+    (tmp_path / "pm" / "dns.md").write_text("# DNS outage\n\nNames did not resolve for an hour.\n", encoding="utf-8")
+    runner = CliRunner()
+    args = ["convert", "pm", "-o", "lib", "--rules-only", "-j", "1"]
+    assert runner.invoke(main, args).exit_code == 0
+    queue = next(p for p in (tmp_path / "lib").glob("IL-*.yaml") if "pm/queue.md" in p.read_text(encoding="utf-8"))
+    kept = queue.read_bytes()
+    # renamed and edited in one go: neither name nor text finds the record, the file gets a new one
+    (tmp_path / "pm" / "queue.md").rename(tmp_path / "pm" / "queue-2024.md")
+    with open(tmp_path / "pm" / "queue-2024.md", "a", encoding="utf-8") as out:
+        out.write("\nWe now alert on broker disk use.\n")
+    result = runner.invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "1 converted, 0 updated, 1 unchanged" in result.output
+    notes = [line for line in result.output.splitlines() if line.startswith("note: ")]
+    assert len(notes) == 1 and f"{queue.stem} (pm/queue.md)" in notes[0] and "source is gone" in notes[0], notes
+    assert queue.read_bytes() == kept  # told, never removed: the curator decides
+    # run again: said again until the curator acts; a file alone names no folder, so nothing then
+    assert "source is gone" in runner.invoke(main, args).output
+    alone = runner.invoke(main, ["convert", "pm/dns.md", "-o", "lib", "--rules-only", "-j", "1"])
+    assert alone.exit_code == 0 and "note: " not in alone.output, alone.output
+    # a file renamed with the same text is found again by its text: nothing is gone
+    (tmp_path / "pm" / "dns.md").rename(tmp_path / "pm" / "dns-2024.md")
+    queue.unlink()
+    moved = runner.invoke(main, args)
+    assert "1 updated" in moved.output and "note: " not in moved.output, moved.output

@@ -88,6 +88,10 @@ class ConvertReport:
         jobs: Worker processes used (1: in this process).
         keep_results: Whether ``results`` holds every result (False keeps memory flat).
         startup_seconds: Time spent building the pipeline or starting the workers.
+        gone: ``(record id, location)`` of each record read from a file under a folder this batch
+            converted whose file is no longer there (deleted, or renamed with its text changed:
+            such a file gets a record of its own); the record is kept as it is. Empty when the
+            batch was interrupted.
     """
 
     results: list[FileResult] = field(default_factory=list)
@@ -97,6 +101,7 @@ class ConvertReport:
     jobs: int = 1
     keep_results: bool = True
     startup_seconds: float = 0.0
+    gone: list[tuple[str, str]] = field(default_factory=list)
 
     def add(self, result: FileResult) -> None:
         """Count a result (and keep it when the report keeps results)."""
@@ -584,4 +589,26 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
             raise
         if errors is not None:
             errors.commit()
+        if finished:
+            report.gone = gone_sources(library, named)
         return report
+
+
+def gone_sources(library: Library, folders: set[str]) -> list[tuple[str, str]]:
+    """``(record id, location)`` of each record read from a file under one of ``folders``
+    (absolute) that is no longer there, the oldest record first.
+
+    A file deleted, or renamed and edited in one go (then neither its name nor its text finds its
+    record, and it gets a new one), left its record behind without a word: a curator saw only
+    ``1 converted`` and, in the site, two cards of one incident. Only folders named as inputs are
+    looked in, so converting one file says nothing about the rest of the library.
+    """
+    roots = [folder.rstrip(os.sep) + os.sep for folder in folders]
+    out = []
+    for location, card_id in sorted(library.by_location.items(), key=lambda item: (item[1], item[0])):
+        path = split_location(location)[0]
+        if location == "-" or is_url(path) or not path:
+            continue
+        if any(os.path.abspath(path).startswith(root) for root in roots) and not os.path.lexists(path):
+            out.append((card_id, location))
+    return out
