@@ -100,3 +100,65 @@ def test_a_source_gone_from_a_converted_folder_is_named_and_its_record_kept(tmp_
     queue.unlink()
     moved = runner.invoke(main, args)
     assert "1 updated" in moved.output and "note: " not in moved.output, moved.output
+
+
+ACTIONS = """# Queue stalled on the broker
+
+The job queue stopped delivering messages for forty minutes.
+
+## Root cause
+
+A full disk on the broker host stopped it from accepting writes.
+
+## Action items
+
+- Alert when the broker disk passes eighty percent.
+- Rotate the broker logs every day.
+- Move the broker data to a larger volume.
+"""
+
+
+def test_an_amended_source_offers_only_pmparse_change_never_a_persons_edit_undone(tmp_path, monkeypatch):
+    import json
+
+    import yaml
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "r.md").write_text(ACTIONS, encoding="utf-8")
+    runner = CliRunner()
+    convert = ["convert", "r.md", "-o", "lib", "--rules-only", "-j", "1"]
+    assert runner.invoke(main, convert).exit_code == 0
+    assert runner.invoke(main, ["review", "lib", "--drafts", "--accept-all"]).exit_code == 0
+    record = tmp_path / "lib" / "IL-0001.yaml"
+    card = yaml.safe_load(record.read_text(encoding="utf-8"))
+    assert [i["text"] for i in card["action_items"]] == [
+        "Alert when the broker disk passes eighty percent.", "Rotate the broker logs every day.",
+        "Move the broker data to a larger volume."]
+    # the curator rewords the first action item and deletes the second
+    card["action_items"][:2] = [{"text": "Page the on-call engineer when the broker disk is nearly full.",
+                                 "evidence": [], "confidence": 1.0, "origin": "person"}]
+    record.write_text(yaml.safe_dump(card, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    # then the team amends the report: a line above (every offset moves) and a new action item
+    (tmp_path / "r.md").write_text(ACTIONS.replace("broker\n\n", "broker\n\nUpdated on the second day.\n\n", 1)
+                                   + "- Add a second broker in another zone.\n", encoding="utf-8")
+    assert "1 pending review" in runner.invoke(main, convert).output
+    shown = runner.invoke(main, ["diff", "lib", "--format", "json"])
+    assert shown.exit_code == 1, shown.output
+    changes = {c["field"]: c for d in json.loads(shown.output)["records"] for c in d["changes"]}
+    # pmparse's change alone: the new item, not the reworded one in pmparse's words nor the deleted one
+    assert [(i["kind"], i["item"]) for i in changes["action_items"]["items"]] == [
+        ("add", "Add a second broker in another zone.")], changes["action_items"]
+    result = runner.invoke(main, ["review", "lib", "--accept", "action_items"])
+    assert result.exit_code == 0, result.output
+    items = yaml.safe_load(record.read_text(encoding="utf-8"))["action_items"]
+    assert [i["text"] for i in items] == ["Page the on-call engineer when the broker disk is nearly full.",
+                                          "Move the broker data to a larger volume.",
+                                          "Add a second broker in another zone."]
+    assert items[0]["origin"] == "person" and items[0]["evidence"] == []
+    # the record follows the new text: every kept item's evidence says its words there
+    assert runner.invoke(main, ["validate", "lib"]).exit_code == 0
+    text = (tmp_path / "r.md").read_text(encoding="utf-8")
+    assert [text[i["evidence"][0]["start"]:i["evidence"][0]["end"]] for i in items[1:]] == [
+        i["text"] for i in items[1:]]
+    # and a later run proposes nothing again
+    assert "0 pending review" in runner.invoke(main, convert + ["--force"]).output

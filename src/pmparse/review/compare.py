@@ -239,6 +239,21 @@ def three_way_items(record_value: list, base_value: list, suggested_value: list)
     return kept + [item for item in suggested_value if item_key(item) not in base_keys and item["text"] not in said]
 
 
+def three_way_words(record_value: list, base_value: list, suggested_value: list) -> list:
+    """:func:`three_way_items` for a suggestion made from an amended text: the record and its base
+    read the old text, the suggestion the new one, so pmparse's change (base to suggestion) is
+    told by the items' words, their offsets no longer comparing. Items the suggestion no longer
+    says are dropped where the record still has them as pmparse wrote them (same words, evidence
+    and origin as the base's), items whose words the base did not say are appended, and every
+    other item of the record (a person's, reworded or kept) stays where it is, its evidence still
+    the old text's: the caller moves it onto the new one."""
+    base_words, suggested_words = {i["text"] for i in base_value}, {i["text"] for i in suggested_value}
+    dropped = {item_key(i) for i in base_value if i["text"] not in suggested_words}
+    kept = [item for item in record_value if item_key(item) not in dropped]
+    said = {i["text"] for i in kept}
+    return kept + [item for item in suggested_value if item["text"] not in base_words and item["text"] not in said]
+
+
 @dataclass
 class ItemChange:
     """One item a text field's hunk adds or drops, decided on its own (``review``'s answer ``i``).

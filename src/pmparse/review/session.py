@@ -27,6 +27,7 @@ honest. When nothing is left to decide, the suggestion becomes the base and the 
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -35,14 +36,14 @@ from pmparse.card.schema import TEXT_FIELDS, Card
 from pmparse.errors import RecordError, UsageError
 from pmparse.library.leftovers import remove_temporaries
 from pmparse.library.lock import write_lock
-from pmparse.library.records import card_data
+from pmparse.library.records import card_data, source_text_of
 from pmparse.library.folder import library_root
 from pmparse.library.store import Entry, Library
-from pmparse.review.anchor import REVIEW_FIELDS
+from pmparse.review.anchor import REVIEW_FIELDS, reanchor_evidence
 from pmparse.review.apply import (accept_field, accept_items, drop_field, follow_source, note_decision,
                                   reject_field)
 from pmparse.review.compare import (CardDiff, DiffReport, FieldChange, compare, diff_files, item_changes,
-                                    link_title, read_text, three_way_items)
+                                    link_title, read_text, three_way_items, three_way_words)
 from pmparse.review.drafts import changed_since_asked, draft_ids, open_draft
 from pmparse.review.decisions import (Action, Ask, Decision, field_names, item_options, now_iso, reviewer_name,
                                       scripted)
@@ -65,14 +66,16 @@ def open_diff(library: Library, entry: Entry, suggestion: Card) -> CardDiff:
     # field left with nothing new beside the record's items is rejected, not a proposal to delete
     suggestion, filtered = without_rejected_items(memory, suggestion, entry.card)
     three_way = _one_text(entry.card, base, suggestion)
-    if three_way:
-        suggestion = _onto_persons_edits(entry.card, base, suggestion)
+    merged: set[str] = set()
+    if base is not None and entry.card.source.sha256 == base.source.sha256:
+        suggestion, merged = _onto_persons_edits(entry.card, base, suggestion)
     check = rejected_check(memory, suggestion)
     label = f".pmparse/pending/{entry.id}.json"
     diff = compare(entry.card, suggestion, base, check, entry.path, text, label)
-    # where record, base and suggestion read one text, the three-way merge above already keeps the
-    # person's items: a field that only lacks items the base holds is pmparse's drop to offer
-    emptied = [c.field for c in diff.changes if c.field in filtered and not three_way
+    # where the three-way merge above kept the person's items (all fields when record, base and
+    # suggestion read one text), a field that only lacks items the base holds is pmparse's drop
+    # to offer
+    emptied = [c.field for c in diff.changes if c.field in filtered and not three_way and c.field not in merged
                and adds_nothing(c.record, c.suggestion)]
     if emptied:
         diff.changes = [c for c in diff.changes if c.field not in emptied]
@@ -86,20 +89,42 @@ def _one_text(record: Card, base: Card | None, suggestion: Card) -> bool:
     return base is not None and record.source.sha256 == base.source.sha256 == suggestion.source.sha256
 
 
-def _onto_persons_edits(record: Card, base: Card, suggestion: Card) -> Card:
+def _onto_persons_edits(record: Card, base: Card, suggestion: Card) -> tuple[Card, set[str]]:
     """The suggestion with each text field a person edited (the record's items differ from the
-    base's) replaced by pmparse's change applied to the person's items
-    (:func:`pmparse.review.compare.three_way_items`), so a review offers what pmparse changed
-    without undoing what the person did: an item they deleted or reworded is not put back. The
-    three read one text (:func:`_one_text`)."""
+    base's, which read the same text) replaced by pmparse's change applied to the person's items,
+    so a review offers what pmparse changed without undoing what the person did: an item they
+    deleted or reworded is not put back.
+
+    On the record's text the items compare whole (:func:`pmparse.review.compare.three_way_items`).
+    On an amended text they compare by their words (:func:`pmparse.review.compare.three_way_words`),
+    only where pmparse now says other words than the base (a field it reads the same is the
+    person's, as :func:`pmparse.review.compare.compare` says), and the record's items kept take
+    their evidence on the new text as a field kept by the review does
+    (:func:`pmparse.review.anchor.reanchor_evidence`): before, an amended source offered the
+    person's reworded items back in pmparse's words and their deleted items again.
+
+    Returns:
+        The suggestion, and the names of the fields merged.
+    """
     rec, old, new = card_data(record), card_data(base), card_data(suggestion)
-    changed = False
+    one_text = base.source.sha256 == suggestion.source.sha256
+    merged: set[str] = set()
     for name in TEXT_FIELDS:
-        if rec[name] != old[name] and new[name] != old[name]:
-            merged = three_way_items(rec[name], old[name], new[name])
-            if merged != new[name]:
-                new[name], changed = merged, True
-    return Card.model_validate(new) if changed else suggestion
+        if rec[name] == old[name] or new[name] == old[name]:
+            continue
+        if one_text:
+            value = three_way_items(rec[name], old[name], new[name])
+        elif [i["text"] for i in old[name]] == [i["text"] for i in new[name]]:
+            continue
+        else:
+            value = three_way_words(rec[name], old[name], new[name])
+            held = {"source": rec["source"], "support": {}, name: copy.deepcopy(value)}
+            reanchor_evidence(held, source_text_of(record), source_text_of(suggestion), new, [name])
+            value = held[name]
+        if value != new[name]:
+            new[name] = value
+            merged.add(name)
+    return (Card.model_validate(new) if merged else suggestion), merged
 
 
 def pending_ids(library: Library) -> list[str]:
