@@ -162,3 +162,52 @@ def test_an_amended_source_offers_only_pmparse_change_never_a_persons_edit_undon
         i["text"] for i in items[1:]]
     # and a later run proposes nothing again
     assert "0 pending review" in runner.invoke(main, convert + ["--force"]).output
+
+
+def test_a_deleted_record_leaves_no_suggestion_waiting_and_comes_back_a_fresh_draft(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pm").mkdir()
+    (tmp_path / "pm" / "r.md").write_text(ACTIONS, encoding="utf-8")
+    runner = CliRunner()
+    convert = ["convert", "pm", "-o", "lib", "--rules-only", "-j", "1"]
+    assert runner.invoke(main, convert).exit_code == 0
+    record = tmp_path / "lib" / "IL-0001.yaml"
+    record.write_text(record.read_text(encoding="utf-8").replace("status: suggested", "status: reviewed"),
+                      encoding="utf-8")
+    with open(tmp_path / "pm" / "r.md", "a", encoding="utf-8") as out:
+        out.write("- Add a second broker in another zone.\n")
+    assert "1 pending review" in runner.invoke(main, convert).output
+    # the curator decides the incident leaves the library: no record is left to repair
+    record.unlink()
+    for args in (["diff", "lib"], ["review", "lib", "--accept-all"]):
+        result = runner.invoke(main, args)
+        assert result.exit_code == 0, (args, result.output)
+        assert "repaired" not in result.output and "found none" not in result.output, result.output
+    assert not (tmp_path / "lib" / ".pmparse" / "pending" / "IL-0001.json").exists()
+    # converted again, the source's record is a fresh draft under the same id, for review --drafts
+    again = runner.invoke(main, convert)
+    assert "1 converted" in again.output and record.exists(), again.output
+    drafts = runner.invoke(main, ["review", "lib", "--drafts", "--record", "IL-0001", "--accept", "title"])
+    assert drafts.exit_code == 0, drafts.output
+    assert "status: suggested" in record.read_text(encoding="utf-8")
+
+
+def test_a_record_deleted_with_its_suggestion_waiting_and_converted_again_is_a_draft(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pm").mkdir()
+    (tmp_path / "pm" / "r.md").write_text(ACTIONS, encoding="utf-8")
+    runner = CliRunner()
+    convert = ["convert", "pm", "-o", "lib", "--rules-only", "-j", "1"]
+    assert runner.invoke(main, convert).exit_code == 0
+    record = tmp_path / "lib" / "IL-0001.yaml"
+    record.write_text(record.read_text(encoding="utf-8").replace("status: suggested", "status: reviewed"),
+                      encoding="utf-8")
+    with open(tmp_path / "pm" / "r.md", "a", encoding="utf-8") as out:
+        out.write("- Add a second broker in another zone.\n")
+    assert "1 pending review" in runner.invoke(main, convert).output
+    record.unlink()
+    # no diff or review in between: the next convert makes the fresh draft at once
+    assert "1 converted" in runner.invoke(main, convert).output
+    assert not (tmp_path / "lib" / ".pmparse" / "pending" / "IL-0001.json").exists()
+    drafts = runner.invoke(main, ["review", "lib", "--drafts", "--record", "IL-0001", "--accept", "title"])
+    assert drafts.exit_code == 0, drafts.output

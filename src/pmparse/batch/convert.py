@@ -46,6 +46,7 @@ from pmparse.library.folder import check_new_library_folder, remove_if_unused
 from pmparse.library.store import Library
 from pmparse.library.sync import Status, still_waiting, store
 from pmparse.nlp.pipeline import PipelineConfig
+from pmparse.review.session import drop_orphan_pending
 from pmparse.util import temporary_prefix, write_errors
 
 
@@ -528,6 +529,7 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
         library = Library.open(library_path)
         library.finish_writes()  # a killed run's last record and its base agree before anything is compared
         remove_temporaries(library.root)  # what a killed run left half written
+        drop_orphan_pending(library)  # suggestions for records a person deleted wait for nothing
         report = ConvertReport(keep_results=keep_results)
         entries = _entry_index(library)
         named: set[str] = set()  # the folders named as inputs: their settings files are the curator's choice

@@ -128,7 +128,26 @@ def _onto_persons_edits(record: Card, base: Card, suggestion: Card) -> tuple[Car
 
 
 def pending_ids(library: Library) -> list[str]:
-    """Ids of records with a pending suggestion, sorted."""
+    """Ids of records with a pending suggestion, sorted (a suggestion whose record is gone is
+    none: :func:`orphan_pending_ids`)."""
+    return [card_id for card_id in _pending_files(library) if card_id in library.entries]
+
+
+def orphan_pending_ids(library: Library) -> list[str]:
+    """Ids of pending suggestions whose record file is gone (a person deleted the record, or
+    renamed its file): they wait for nothing, yet ``diff`` and ``review`` reported each as a record
+    to repair, exit 1, for good. A writer drops them (:func:`drop_orphan_pending`); if the source
+    is converted again it gets a record, and a suggestion where one is due, anew."""
+    return [card_id for card_id in _pending_files(library) if card_id not in library.entries]
+
+
+def drop_orphan_pending(library: Library) -> None:
+    """Remove the pending suggestions of records that are gone; call with the write lock held."""
+    for card_id in orphan_pending_ids(library):
+        library.drop_state("pending", card_id)
+
+
+def _pending_files(library: Library) -> list[str]:
     folder = library.state_dir / "pending"
     if not folder.is_dir():
         return []
@@ -277,6 +296,7 @@ def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), re
         library = Library.open(root)
         library.finish_writes()
         remove_temporaries(library.root)  # what a killed run left half written
+        drop_orphan_pending(library)
         try:
             # a full disk or a record name too long for it: one line naming the file, not a traceback
             with write_errors(root, "the reviewed records"):
