@@ -211,3 +211,24 @@ def test_a_record_deleted_with_its_suggestion_waiting_and_converted_again_is_a_d
     assert not (tmp_path / "lib" / ".pmparse" / "pending" / "IL-0001.json").exists()
     drafts = runner.invoke(main, ["review", "lib", "--drafts", "--record", "IL-0001", "--accept", "title"])
     assert drafts.exit_code == 0, drafts.output
+
+
+def test_a_field_a_person_edited_that_a_new_model_only_rescored_is_kept_not_unchanged(tmp_path):
+    from pmparse.library.store import Library
+    from pmparse.review.session import pending_diffs
+    from tests.helpers import text_card
+
+    text = "The broker disk filled up. Writes were refused for an hour. Nobody was paged."
+    lib = tmp_path / "lib"
+    library = Library.open(lib)
+    library.write(text_card("IL-0001", text, root_cause=[(0, 26, 0.8), (27, 58, 0.6)]), "yaml")
+    record = lib / "IL-0001.yaml"
+    edited = record.read_text(encoding="utf-8").replace(
+        "- text: The broker disk filled up.\n  evidence: [{start: 0, end: 26}]\n  confidence: 0.8\n",
+        "- text: The broker's data disk filled up.\n  evidence: []\n  confidence: 1.0\n  origin: person\n")
+    assert edited != record.read_text(encoding="utf-8")
+    record.write_text(edited, encoding="utf-8")
+    # a retrained model reads the same items of the same text with other confidences
+    library.write_state("pending", text_card("IL-0001", text, root_cause=[(0, 26, 0.7), (27, 58, 0.5)]))
+    diff = pending_diffs(lib).diffs[0]
+    assert diff.changes == [] and "root_cause" in diff.kept and "root_cause" not in diff.unchanged

@@ -77,6 +77,12 @@ def open_diff(library: Library, entry: Entry, suggestion: Card) -> CardDiff:
     # to offer
     emptied = [c.field for c in diff.changes if c.field in filtered and not three_way and c.field not in merged
                and adds_nothing(c.record, c.suggestion)]
+    # a field the merge left as the person has it (pmparse only rescored it, or read nothing new
+    # beside their items) is theirs: "unchanged" told a curator their edit was not there
+    theirs = [name for name in diff.unchanged if name in merged]
+    if theirs:
+        diff.unchanged = [name for name in diff.unchanged if name not in theirs]
+        diff.kept = [name for name in REVIEW_FIELDS if name in diff.kept or name in theirs]
     if emptied:
         diff.changes = [c for c in diff.changes if c.field not in emptied]
         diff.rejected = [name for name in REVIEW_FIELDS if name in diff.rejected or name in emptied]
