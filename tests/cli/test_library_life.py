@@ -232,3 +232,20 @@ def test_a_field_a_person_edited_that_a_new_model_only_rescored_is_kept_not_unch
     library.write_state("pending", text_card("IL-0001", text, root_cause=[(0, 26, 0.7), (27, 58, 0.5)]))
     diff = pending_diffs(lib).diffs[0]
     assert diff.changes == [] and "root_cause" in diff.kept and "root_cause" not in diff.unchanged
+
+
+def test_validate_names_the_line_of_an_item_edited_by_hand_under_the_models_evidence(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "r.md").write_text(ACTIONS, encoding="utf-8")
+    runner = CliRunner()
+    assert runner.invoke(main, ["convert", "r.md", "-o", "lib", "--rules-only", "-j", "1"]).exit_code == 0
+    record = tmp_path / "lib" / "IL-0001.yaml"
+    text = record.read_text(encoding="utf-8")
+    assert text.count("- text: Rotate the broker logs every day.\n") == 1
+    record.write_text(text.replace("- text: Rotate the broker logs every day.\n",
+                                   "- text: Rotate and compress the broker logs hourly.\n"), encoding="utf-8")
+    line = text.splitlines().index("- text: Rotate the broker logs every day.") + 2  # its evidence, from 1
+    result = runner.invoke(main, ["validate", "lib"])
+    assert result.exit_code == 1
+    # 'file:line: field: reason' (docs/cli.md, "the line where known"): the curator goes there
+    assert f"IL-0001.yaml:{line}: action_items[2]: evidence " in result.output, result.output
