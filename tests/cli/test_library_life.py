@@ -249,3 +249,37 @@ def test_validate_names_the_line_of_an_item_edited_by_hand_under_the_models_evid
     assert result.exit_code == 1
     # 'file:line: field: reason' (docs/cli.md, "the line where known"): the curator goes there
     assert f"IL-0001.yaml:{line}: action_items[2]: evidence " in result.output, result.output
+
+
+def test_a_tag_a_person_added_is_not_offered_away_when_pmparse_adds_others(tmp_path, monkeypatch):
+    import json
+
+    import yaml
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "r.md").write_text(ACTIONS, encoding="utf-8")
+    runner = CliRunner()
+    convert = ["convert", "r.md", "-o", "lib", "--rules-only", "-j", "1"]
+    assert runner.invoke(main, convert).exit_code == 0
+    assert runner.invoke(main, ["review", "lib", "--drafts", "--accept-all"]).exit_code == 0
+    record = tmp_path / "lib" / "IL-0001.yaml"
+    card = yaml.safe_load(record.read_text(encoding="utf-8"))
+    before = card["components"]
+    assert before and "block_storage" not in before
+    card["components"] = before + ["block_storage"]  # the curator's own tag
+    record.write_text(yaml.safe_dump(card, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    with open(tmp_path / "r.md", "a", encoding="utf-8") as out:
+        out.write("\nThe DNS resolver for the broker hosts also timed out, so the database replicas lost "
+                  "their connection.\n")
+    assert "1 pending review" in runner.invoke(main, convert).output
+    changes = {c["field"]: c for d in json.loads(runner.invoke(main, ["diff", "lib", "--format", "json"]).output)
+               ["records"] for c in d["changes"]}
+    offered = changes["components"]["suggestion"]
+    added = [tag for tag in offered if tag not in before + ["block_storage"]]
+    assert added and "block_storage" in offered, changes["components"]
+    assert runner.invoke(main, ["review", "lib", "--accept", "components"]).exit_code == 0
+    after = yaml.safe_load(record.read_text(encoding="utf-8"))
+    assert after["components"] == before + ["block_storage"] + added
+    assert {key for key in after["support"] if key.startswith("components.")} <= {
+        f"components.{tag}" for tag in after["components"]}
+    assert runner.invoke(main, ["validate", "lib"]).exit_code == 0

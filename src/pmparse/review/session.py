@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from pmparse.card.schema import TEXT_FIELDS, Card
+from pmparse.card.schema import TAG_FIELDS, TEXT_FIELDS, Card
 from pmparse.errors import RecordError, UsageError
 from pmparse.library.leftovers import remove_temporaries
 from pmparse.library.lock import write_lock
@@ -96,10 +96,10 @@ def _one_text(record: Card, base: Card | None, suggestion: Card) -> bool:
 
 
 def _onto_persons_edits(record: Card, base: Card, suggestion: Card) -> tuple[Card, set[str]]:
-    """The suggestion with each text field a person edited (the record's items differ from the
-    base's, which read the same text) replaced by pmparse's change applied to the person's items,
-    so a review offers what pmparse changed without undoing what the person did: an item they
-    deleted or reworded is not put back.
+    """The suggestion with each text or tag field a person edited (the record's value differs from
+    the base's, which read the same text) replaced by pmparse's change applied to the person's
+    items, so a review offers what pmparse changed without undoing what the person did: an item or
+    tag they deleted or reworded is not put back, one they added not taken away.
 
     On the record's text the items compare whole (:func:`pmparse.review.compare.three_way_items`).
     On an amended text they compare by their words (:func:`pmparse.review.compare.three_way_words`),
@@ -129,6 +129,21 @@ def _onto_persons_edits(record: Card, base: Card, suggestion: Card) -> tuple[Car
             value = held[name]
         if value != new[name]:
             new[name] = value
+            merged.add(name)
+    for name in TAG_FIELDS:
+        # tags are words alone, on any text: pmparse's change (tags it adds, tags it no longer
+        # gives) applied to the person's tags; before, the whole new value was offered, and a y to
+        # take one new tag took back a tag the person added or put back one they removed
+        if rec[name] == old[name] or new[name] == old[name]:
+            continue
+        gone = set(old[name]) - set(new[name])
+        value = [tag for tag in rec[name] if tag not in gone]
+        value += [tag for tag in new[name] if tag not in old[name] and tag not in value]
+        if value != new[name]:
+            new[name] = value
+            # the support of a tag the value no longer holds would outlive it in the record
+            new["support"] = {key: sup for key, sup in new["support"].items()
+                              if key.partition(".")[0] != name or key.partition(".")[2] in value}
             merged.add(name)
     return (Card.model_validate(new) if merged else suggestion), merged
 
