@@ -42,7 +42,7 @@ from pmparse.library.leftovers import remove_temporaries
 from pmparse.locations import is_url, split_location
 from pmparse.library.lock import write_lock
 from pmparse.library.records import RecordFormat
-from pmparse.library.folder import check_new_library_folder, remove_if_unused
+from pmparse.library.folder import check_new_library_folder, gone_sources, remove_if_unused
 from pmparse.library.store import Library
 from pmparse.library.sync import Status, still_waiting, store
 from pmparse.nlp.pipeline import PipelineConfig
@@ -592,25 +592,6 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
         if errors is not None:
             errors.commit()
         if finished:
-            report.gone = gone_sources(library, named)
+            report.gone = gone_sources(library.by_location, named)
         return report
 
-
-def gone_sources(library: Library, folders: set[str]) -> list[tuple[str, str]]:
-    """``(record id, location)`` of each record read from a file under one of ``folders``
-    (absolute) that is no longer there, the oldest record first.
-
-    A file deleted, or renamed and edited in one go (then neither its name nor its text finds its
-    record, and it gets a new one), left its record behind without a word: a curator saw only
-    ``1 converted`` and, in the site, two cards of one incident. Only folders named as inputs are
-    looked in, so converting one file says nothing about the rest of the library.
-    """
-    roots = [folder.rstrip(os.sep) + os.sep for folder in folders]
-    out = []
-    for location, card_id in sorted(library.by_location.items(), key=lambda item: (item[1], item[0])):
-        path = split_location(location)[0]
-        if location == "-" or is_url(path) or not path:
-            continue
-        if any(os.path.abspath(path).startswith(root) for root in roots) and not os.path.lexists(path):
-            out.append((card_id, location))
-    return out

@@ -27,23 +27,22 @@ honest. When nothing is left to decide, the suggestion becomes the base and the 
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from pmparse.card.schema import TAG_FIELDS, TEXT_FIELDS, Card
+from pmparse.card.schema import Card
 from pmparse.errors import RecordError, UsageError
 from pmparse.library.leftovers import remove_temporaries
 from pmparse.library.lock import write_lock
-from pmparse.library.records import card_data, source_text_of
+from pmparse.library.records import card_data
 from pmparse.library.folder import library_root
 from pmparse.library.store import Entry, Library
-from pmparse.review.anchor import REVIEW_FIELDS, reanchor_evidence
+from pmparse.review.anchor import REVIEW_FIELDS
 from pmparse.review.apply import (accept_field, accept_items, drop_field, follow_source, note_decision,
                                   reject_field)
 from pmparse.review.compare import (CardDiff, DiffReport, FieldChange, compare, diff_files, item_changes,
-                                    link_title, read_text, three_way_items, three_way_words)
+                                    link_title, onto_persons_edits, read_text)
 from pmparse.review.drafts import changed_since_asked, draft_ids, open_draft
 from pmparse.review.decisions import (Action, Ask, Decision, field_names, item_options, now_iso, reviewer_name,
                                       scripted)
@@ -68,7 +67,7 @@ def open_diff(library: Library, entry: Entry, suggestion: Card) -> CardDiff:
     three_way = _one_text(entry.card, base, suggestion)
     merged: set[str] = set()
     if base is not None and entry.card.source.sha256 == base.source.sha256:
-        suggestion, merged = _onto_persons_edits(entry.card, base, suggestion)
+        suggestion, merged = onto_persons_edits(entry.card, base, suggestion)
     check = rejected_check(memory, suggestion)
     label = f".pmparse/pending/{entry.id}.json"
     diff = compare(entry.card, suggestion, base, check, entry.path, text, label)
@@ -93,59 +92,6 @@ def open_diff(library: Library, entry: Entry, suggestion: Card) -> CardDiff:
 def _one_text(record: Card, base: Card | None, suggestion: Card) -> bool:
     """Whether the record, its base and the suggestion read one text (their offsets compare)."""
     return base is not None and record.source.sha256 == base.source.sha256 == suggestion.source.sha256
-
-
-def _onto_persons_edits(record: Card, base: Card, suggestion: Card) -> tuple[Card, set[str]]:
-    """The suggestion with each text or tag field a person edited (the record's value differs from
-    the base's, which read the same text) replaced by pmparse's change applied to the person's
-    items, so a review offers what pmparse changed without undoing what the person did: an item or
-    tag they deleted or reworded is not put back, one they added not taken away.
-
-    On the record's text the items compare whole (:func:`pmparse.review.compare.three_way_items`).
-    On an amended text they compare by their words (:func:`pmparse.review.compare.three_way_words`),
-    only where pmparse now says other words than the base (a field it reads the same is the
-    person's, as :func:`pmparse.review.compare.compare` says), and the record's items kept take
-    their evidence on the new text as a field kept by the review does
-    (:func:`pmparse.review.anchor.reanchor_evidence`): before, an amended source offered the
-    person's reworded items back in pmparse's words and their deleted items again.
-
-    Returns:
-        The suggestion, and the names of the fields merged.
-    """
-    rec, old, new = card_data(record), card_data(base), card_data(suggestion)
-    one_text = base.source.sha256 == suggestion.source.sha256
-    merged: set[str] = set()
-    for name in TEXT_FIELDS:
-        if rec[name] == old[name] or new[name] == old[name]:
-            continue
-        if one_text:
-            value = three_way_items(rec[name], old[name], new[name])
-        elif [i["text"] for i in old[name]] == [i["text"] for i in new[name]]:
-            continue
-        else:
-            value = three_way_words(rec[name], old[name], new[name])
-            held = {"source": rec["source"], "support": {}, name: copy.deepcopy(value)}
-            reanchor_evidence(held, source_text_of(record), source_text_of(suggestion), new, [name])
-            value = held[name]
-        if value != new[name]:
-            new[name] = value
-            merged.add(name)
-    for name in TAG_FIELDS:
-        # tags are words alone, on any text: pmparse's change (tags it adds, tags it no longer
-        # gives) applied to the person's tags; before, the whole new value was offered, and a y to
-        # take one new tag took back a tag the person added or put back one they removed
-        if rec[name] == old[name] or new[name] == old[name]:
-            continue
-        gone = set(old[name]) - set(new[name])
-        value = [tag for tag in rec[name] if tag not in gone]
-        value += [tag for tag in new[name] if tag not in old[name] and tag not in value]
-        if value != new[name]:
-            new[name] = value
-            # the support of a tag the value no longer holds would outlive it in the record
-            new["support"] = {key: sup for key, sup in new["support"].items()
-                              if key.partition(".")[0] != name or key.partition(".")[2] in value}
-            merged.add(name)
-    return (Card.model_validate(new) if merged else suggestion), merged
 
 
 def pending_ids(library: Library) -> list[str]:
