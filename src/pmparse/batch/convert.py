@@ -42,10 +42,11 @@ from pmparse.library.leftovers import remove_temporaries
 from pmparse.locations import is_url, split_location
 from pmparse.library.lock import write_lock
 from pmparse.library.records import RecordFormat
-from pmparse.library.folder import check_new_library_folder, remove_if_unused
+from pmparse.library.folder import check_new_library_folder, gone_sources, remove_if_unused
 from pmparse.library.store import Library
 from pmparse.library.sync import Status, still_waiting, store
 from pmparse.nlp.pipeline import PipelineConfig
+from pmparse.review.session import drop_orphan_pending
 from pmparse.util import temporary_prefix, write_errors
 
 
@@ -88,6 +89,10 @@ class ConvertReport:
         jobs: Worker processes used (1: in this process).
         keep_results: Whether ``results`` holds every result (False keeps memory flat).
         startup_seconds: Time spent building the pipeline or starting the workers.
+        gone: ``(record id, location)`` of each record read from a file under a folder this batch
+            converted whose file is no longer there (deleted, or renamed with its text changed:
+            such a file gets a record of its own); the record is kept as it is. Empty when the
+            batch was interrupted.
     """
 
     results: list[FileResult] = field(default_factory=list)
@@ -97,6 +102,7 @@ class ConvertReport:
     jobs: int = 1
     keep_results: bool = True
     startup_seconds: float = 0.0
+    gone: list[tuple[str, str]] = field(default_factory=list)
 
     def add(self, result: FileResult) -> None:
         """Count a result (and keep it when the report keeps results)."""
@@ -523,6 +529,7 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
         library = Library.open(library_path)
         library.finish_writes()  # a killed run's last record and its base agree before anything is compared
         remove_temporaries(library.root)  # what a killed run left half written
+        drop_orphan_pending(library)  # suggestions for records a person deleted wait for nothing
         report = ConvertReport(keep_results=keep_results)
         entries = _entry_index(library)
         named: set[str] = set()  # the folders named as inputs: their settings files are the curator's choice
@@ -584,4 +591,7 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
             raise
         if errors is not None:
             errors.commit()
+        if finished:
+            report.gone = gone_sources(library.by_location, named)
         return report
+

@@ -1,13 +1,15 @@
-"""Which folder is a library: the check every command that reads one makes, and the folder
-``convert`` may create or write a new library into."""
+"""Which folder is a library: the check every command that reads one makes, the folder
+``convert`` may create or write a new library into, and the records whose source file left it."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
 from pmparse.errors import PmparseError, UsageError
 from pmparse.library.lock import write_lock
+from pmparse.locations import is_url, split_location
 
 #: A record file's name: its id and format.
 RECORD_FILE = re.compile(r"^IL-([0-9]{4})\.(yaml|yml|json)\Z")
@@ -87,3 +89,24 @@ def remove_if_unused(path: Path) -> None:
             path.rmdir()
     except (OSError, PmparseError):
         pass  # best effort (another process holds the lock): a folder left behind is harmless
+
+
+def gone_sources(by_location: dict[str, str], folders: set[str]) -> list[tuple[str, str]]:
+    """``(record id, location)`` of each record read from a file under one of ``folders``
+    (absolute) that is no longer there, the oldest record first; ``by_location`` is the library's
+    record id of each source location (:attr:`pmparse.library.store.Library.by_location`).
+
+    A file deleted, or renamed and edited in one go (then neither its name nor its text finds its
+    record, and it gets a new one), left its record behind without a word: a curator saw only
+    ``1 converted`` and, in the site, two cards of one incident. Only folders named as inputs are
+    looked in, so converting one file says nothing about the rest of the library.
+    """
+    roots = [folder.rstrip(os.sep) + os.sep for folder in folders]
+    out = []
+    for location, card_id in sorted(by_location.items(), key=lambda item: (item[1], item[0])):
+        path = split_location(location)[0]
+        if location == "-" or is_url(path) or not path:
+            continue
+        if any(os.path.abspath(path).startswith(root) for root in roots) and not os.path.lexists(path):
+            out.append((card_id, location))
+    return out

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from pmparse.errors import UsageError
+from pmparse.errors import UsageError, WriteError
 from pmparse.paths import inside
 
 try:
@@ -26,7 +27,10 @@ def write_lock(root: str | Path) -> Iterator[None]:
     killed run leaves nothing to clean up. Where ``fcntl`` is missing (Windows) no lock is taken.
 
     Raises:
-        UsageError: another process holds the lock, or it cannot be opened.
+        UsageError: another process holds the lock, or a link was put in its place.
+        WriteError: the library folder cannot be written (read-only, no permission, disk full):
+            a command that writes the library cannot run there (exit 1, as any file pmparse
+            cannot write).
         UnsafePathError: ``.pmparse`` or its lock is a symbolic link.
     """
     if fcntl is None:
@@ -35,11 +39,18 @@ def write_lock(root: str | Path) -> Iterator[None]:
     # a library from someone else may hold .pmparse or its lock as a link (a dangling one would
     # make O_CREAT create its target): refused, and O_NOFOLLOW closes the gap to the open
     lock = inside(Path(root), ".pmparse/lock")
-    lock.parent.mkdir(parents=True, exist_ok=True)
     try:
+        # the folder too: a new library under a read-only parent failed here with a traceback
+        lock.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
     except OSError as exc:
-        raise UsageError(f"expected a lock file pmparse can open, found {exc.strerror or exc}", str(lock)) from exc
+        reason = exc.strerror or str(exc)
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EISDIR, errno.EEXIST):  # something in its place
+            raise UsageError(f"expected a lock file pmparse can open, found {reason}", str(lock)) from exc
+        # a read-only or someone else's library: say which folder and why, as a write that fails
+        raise WriteError(f"expected a library folder pmparse can write (convert, review and train --library "
+                         f"keep a lock and their state in .pmparse/), found {reason[:1].lower() + reason[1:]}",
+                         str(root)) from exc
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

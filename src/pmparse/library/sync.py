@@ -29,6 +29,10 @@ def store(library: Library, card: Card, fmt: RecordFormat, force: bool = False) 
         # asking the fields decided there. Dropped before the record is written: a crash between
         # leaves no state, never a stale one
         library.drop_state("drafts", card.id)
+        # so is a suggestion that waited for the deleted record: beside the fresh draft it made
+        # review --drafts pass the draft over ("found none") and review compare it with a text
+        # the new record never had
+        library.drop_state("pending", card.id)
         return "converted", str(library.write(card, fmt))
     card = card.model_copy(update={"id": entry.id})
     moved = False

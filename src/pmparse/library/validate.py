@@ -20,7 +20,7 @@ from pmparse.yaml_problems import line_of, syntax_error
 @dataclass(frozen=True)
 class Problem:
     """One reason a record is invalid: ``file: field: reason``, or ``file:line: field: reason``
-    when the line is known (a syntax error)."""
+    when the line is known (a syntax error, a value of the wrong type, an item's evidence)."""
 
     file: str
     field: str
@@ -101,7 +101,7 @@ def validate_library(root: str | Path, warn: Callable[[str], None] | None = None
                 # a stretch marked with an earlier text's sha256 indexes that text, not this one
                 if ev.current and ev.end > len(source_text):
                     problems.append(Problem(path.name, name, f"evidence {ev.start}-{ev.end} ends past the text ({len(source_text)} characters)"))
-            problems.extend(_unspelled(path.name, card, source_text))
+            problems.extend(_unspelled(path.name, card, source_text, text))
     return checked, problems
 
 
@@ -120,19 +120,22 @@ def unspelled_evidence(item: Item, text: str) -> list[Evidence]:
     return out
 
 
-def _unspelled(file: str, card: Card, text: str) -> list[Problem]:
+def _unspelled(file: str, card: Card, text: str, record_text: str | None = None) -> list[Problem]:
     """Items whose evidence does not say words of their text: each stretch of the current source
     must read, white space aside, as part of the item's text (an item edited by hand keeps the
-    model's offsets under words they no longer say: mark it ``origin: person`` and drop them)."""
+    model's offsets under words they no longer say: mark it ``origin: person`` and drop them).
+    With the record file's text, each problem names the line of the item's evidence, as
+    ``validate`` promises where the line is known (the curator goes there to make the item theirs)."""
     problems = []
     for name in TEXT_FIELDS:
         for number, item in enumerate(getattr(card, name), 1):
             for ev in unspelled_evidence(item, text):
                 said = " ".join(text[ev.start:ev.end].split())
                 shown = said if len(said) <= 60 else said[:57] + "..."
+                line = line_of(record_text, (name, number - 1, "evidence")) if record_text is not None else None
                 problems.append(Problem(file, f"{name}[{number}]", f"evidence {ev.start}-{ev.end} says "
                                         f"{shown!r}, not words of the item's text (edited by hand? make the item "
-                                        "yours: `origin: person`, `confidence: 1.0`, `evidence: []`)"))
+                                        "yours: `origin: person`, `confidence: 1.0`, `evidence: []`)", line))
     return problems
 
 

@@ -13,6 +13,7 @@ record's text, so comments and formatting a person added elsewhere survive byte 
 
 from __future__ import annotations
 
+import copy
 import difflib
 import json
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from pmparse.card.schema import FACT_FIELDS, TAG_FIELDS, TEXT_FIELDS, Card
 from pmparse.card.title import RESTATED_FACTS, restates
 from pmparse.errors import RecordError, UsageError
 from pmparse.library.records import card_data, dumps, format_of, loads, source_text_of
-from pmparse.review.anchor import REVIEW_FIELDS, reanchor, person_items
+from pmparse.review.anchor import REVIEW_FIELDS, reanchor, reanchor_evidence, person_items
 from pmparse.util import sha256_text
 
 ChangeKind = Literal["change", "update", "conflict"]
@@ -237,6 +238,74 @@ def three_way_items(record_value: list, base_value: list, suggested_value: list)
     # model trained on the library now reads it) is nothing new: never the same words twice
     said = {i["text"] for i in kept}
     return kept + [item for item in suggested_value if item_key(item) not in base_keys and item["text"] not in said]
+
+
+def three_way_words(record_value: list, base_value: list, suggested_value: list) -> list:
+    """:func:`three_way_items` for a suggestion made from an amended text: the record and its base
+    read the old text, the suggestion the new one, so pmparse's change (base to suggestion) is
+    told by the items' words, their offsets no longer comparing. Items the suggestion no longer
+    says are dropped where the record still has them as pmparse wrote them (same words, evidence
+    and origin as the base's), items whose words the base did not say are appended, and every
+    other item of the record (a person's, reworded or kept) stays where it is, its evidence still
+    the old text's: the caller moves it onto the new one."""
+    base_words, suggested_words = {i["text"] for i in base_value}, {i["text"] for i in suggested_value}
+    dropped = {item_key(i) for i in base_value if i["text"] not in suggested_words}
+    kept = [item for item in record_value if item_key(item) not in dropped]
+    said = {i["text"] for i in kept}
+    return kept + [item for item in suggested_value if item["text"] not in base_words and item["text"] not in said]
+
+
+def onto_persons_edits(record: Card, base: Card, suggestion: Card) -> tuple[Card, set[str]]:
+    """The suggestion with each text or tag field a person edited (the record's value differs from
+    the base's, which read the same text) replaced by pmparse's change applied to the person's
+    items, so a review offers what pmparse changed without undoing what the person did: an item or
+    tag they deleted or reworded is not put back, one they added not taken away.
+
+    On the record's text the items compare whole (:func:`three_way_items`).
+    On an amended text they compare by their words (:func:`three_way_words`),
+    only where pmparse now says other words than the base (a field it reads the same is the
+    person's, as :func:`compare` says), and the record's items kept take
+    their evidence on the new text as a field kept by the review does
+    (:func:`pmparse.review.anchor.reanchor_evidence`): before, an amended source offered the
+    person's reworded items back in pmparse's words and their deleted items again.
+
+    Returns:
+        The suggestion, and the names of the fields merged.
+    """
+    rec, old, new = card_data(record), card_data(base), card_data(suggestion)
+    one_text = base.source.sha256 == suggestion.source.sha256
+    merged: set[str] = set()
+    for name in TEXT_FIELDS:
+        if rec[name] == old[name] or new[name] == old[name]:
+            continue
+        if one_text:
+            value = three_way_items(rec[name], old[name], new[name])
+        elif [i["text"] for i in old[name]] == [i["text"] for i in new[name]]:
+            continue
+        else:
+            value = three_way_words(rec[name], old[name], new[name])
+            held = {"source": rec["source"], "support": {}, name: copy.deepcopy(value)}
+            reanchor_evidence(held, source_text_of(record), source_text_of(suggestion), new, [name])
+            value = held[name]
+        if value != new[name]:
+            new[name] = value
+            merged.add(name)
+    for name in TAG_FIELDS:
+        # tags are words alone, on any text: pmparse's change (tags it adds, tags it no longer
+        # gives) applied to the person's tags; before, the whole new value was offered, and a y to
+        # take one new tag took back a tag the person added or put back one they removed
+        if rec[name] == old[name] or new[name] == old[name]:
+            continue
+        gone = set(old[name]) - set(new[name])
+        value = [tag for tag in rec[name] if tag not in gone]
+        value += [tag for tag in new[name] if tag not in old[name] and tag not in value]
+        if value != new[name]:
+            new[name] = value
+            # the support of a tag the value no longer holds would outlive it in the record
+            new["support"] = {key: sup for key, sup in new["support"].items()
+                              if key.partition(".")[0] != name or key.partition(".")[2] in value}
+            merged.add(name)
+    return (Card.model_validate(new) if merged else suggestion), merged
 
 
 @dataclass

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from pmparse.card.schema import TEXT_FIELDS, Card
+from pmparse.card.schema import Card
 from pmparse.errors import RecordError, UsageError
 from pmparse.library.leftovers import remove_temporaries
 from pmparse.library.lock import write_lock
@@ -42,7 +42,7 @@ from pmparse.review.anchor import REVIEW_FIELDS
 from pmparse.review.apply import (accept_field, accept_items, drop_field, follow_source, note_decision,
                                   reject_field)
 from pmparse.review.compare import (CardDiff, DiffReport, FieldChange, compare, diff_files, item_changes,
-                                    link_title, read_text, three_way_items)
+                                    link_title, onto_persons_edits, read_text)
 from pmparse.review.drafts import changed_since_asked, draft_ids, open_draft
 from pmparse.review.decisions import (Action, Ask, Decision, field_names, item_options, now_iso, reviewer_name,
                                       scripted)
@@ -65,15 +65,23 @@ def open_diff(library: Library, entry: Entry, suggestion: Card) -> CardDiff:
     # field left with nothing new beside the record's items is rejected, not a proposal to delete
     suggestion, filtered = without_rejected_items(memory, suggestion, entry.card)
     three_way = _one_text(entry.card, base, suggestion)
-    if three_way:
-        suggestion = _onto_persons_edits(entry.card, base, suggestion)
+    merged: set[str] = set()
+    if base is not None and entry.card.source.sha256 == base.source.sha256:
+        suggestion, merged = onto_persons_edits(entry.card, base, suggestion)
     check = rejected_check(memory, suggestion)
     label = f".pmparse/pending/{entry.id}.json"
     diff = compare(entry.card, suggestion, base, check, entry.path, text, label)
-    # where record, base and suggestion read one text, the three-way merge above already keeps the
-    # person's items: a field that only lacks items the base holds is pmparse's drop to offer
-    emptied = [c.field for c in diff.changes if c.field in filtered and not three_way
+    # where the three-way merge above kept the person's items (all fields when record, base and
+    # suggestion read one text), a field that only lacks items the base holds is pmparse's drop
+    # to offer
+    emptied = [c.field for c in diff.changes if c.field in filtered and not three_way and c.field not in merged
                and adds_nothing(c.record, c.suggestion)]
+    # a field the merge left as the person has it (pmparse only rescored it, or read nothing new
+    # beside their items) is theirs: "unchanged" told a curator their edit was not there
+    theirs = [name for name in diff.unchanged if name in merged]
+    if theirs:
+        diff.unchanged = [name for name in diff.unchanged if name not in theirs]
+        diff.kept = [name for name in REVIEW_FIELDS if name in diff.kept or name in theirs]
     if emptied:
         diff.changes = [c for c in diff.changes if c.field not in emptied]
         diff.rejected = [name for name in REVIEW_FIELDS if name in diff.rejected or name in emptied]
@@ -86,24 +94,27 @@ def _one_text(record: Card, base: Card | None, suggestion: Card) -> bool:
     return base is not None and record.source.sha256 == base.source.sha256 == suggestion.source.sha256
 
 
-def _onto_persons_edits(record: Card, base: Card, suggestion: Card) -> Card:
-    """The suggestion with each text field a person edited (the record's items differ from the
-    base's) replaced by pmparse's change applied to the person's items
-    (:func:`pmparse.review.compare.three_way_items`), so a review offers what pmparse changed
-    without undoing what the person did: an item they deleted or reworded is not put back. The
-    three read one text (:func:`_one_text`)."""
-    rec, old, new = card_data(record), card_data(base), card_data(suggestion)
-    changed = False
-    for name in TEXT_FIELDS:
-        if rec[name] != old[name] and new[name] != old[name]:
-            merged = three_way_items(rec[name], old[name], new[name])
-            if merged != new[name]:
-                new[name], changed = merged, True
-    return Card.model_validate(new) if changed else suggestion
-
-
 def pending_ids(library: Library) -> list[str]:
-    """Ids of records with a pending suggestion, sorted."""
+    """Ids of records with a pending suggestion, sorted (a suggestion whose record is gone is
+    none: :func:`orphan_pending_ids`)."""
+    return [card_id for card_id in _pending_files(library) if card_id in library.entries]
+
+
+def orphan_pending_ids(library: Library) -> list[str]:
+    """Ids of pending suggestions whose record file is gone (a person deleted the record, or
+    renamed its file): they wait for nothing, yet ``diff`` and ``review`` reported each as a record
+    to repair, exit 1, for good. A writer drops them (:func:`drop_orphan_pending`); if the source
+    is converted again it gets a record, and a suggestion where one is due, anew."""
+    return [card_id for card_id in _pending_files(library) if card_id not in library.entries]
+
+
+def drop_orphan_pending(library: Library) -> None:
+    """Remove the pending suggestions of records that are gone; call with the write lock held."""
+    for card_id in orphan_pending_ids(library):
+        library.drop_state("pending", card_id)
+
+
+def _pending_files(library: Library) -> list[str]:
     folder = library.state_dir / "pending"
     if not folder.is_dir():
         return []
@@ -252,6 +263,7 @@ def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), re
         library = Library.open(root)
         library.finish_writes()
         remove_temporaries(library.root)  # what a killed run left half written
+        drop_orphan_pending(library)
         try:
             # a full disk or a record name too long for it: one line naming the file, not a traceback
             with write_errors(root, "the reviewed records"):
