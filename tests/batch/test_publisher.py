@@ -363,3 +363,42 @@ def test_a_publisher_reviewed_in_one_months_folder_names_the_other_months_cards(
     cards = _cards(tmp_path / "lib")
     assert cards["z9.md"].organisation == "Acme Rockets" and cards["z9.md"].support["organisation"].origin == "reviewed"
     assert cards["z8.md"].organisation is None  # a named folder beside it is another archive
+
+
+_PLATFORM = ("# Ingress down {n}\n\n## Summary\n\nThe Cloud Platform ingress controllers restarted for 20 minutes on "
+             "2031-04-0{n}. Cloud Platform users saw errors.\n\n## Root cause\n\nA memory limit was too low.\n")
+
+
+def test_the_publisher_an_address_gave_yields_to_the_one_a_curator_settled_for_the_same_address(tmp_path):
+    # a team's repository: its reports name the repository ("Cloud Platform"), which the address
+    # gives as the publisher; the curator reviews a card of that repository (one pmparse named no
+    # publisher on, so nothing was corrected away) and names the ministry
+    base = "https://github.com/zorbq-gov/cloud-platform/blob/main/"
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "p0.md").write_text(_UNNAMED, encoding="utf-8")
+    convert([str(tmp_path / "in")], tmp_path / "lib", url_base=base)
+    assert _cards(tmp_path / "lib")["p0.md"].organisation is None
+    _review(tmp_path / "lib", "p0.md", "Zorbq Ministry")
+    (tmp_path / "in" / "p2.md").write_text(_PLATFORM.format(n=2), encoding="utf-8")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "p3.md").write_text(_PLATFORM.format(n=3), encoding="utf-8")
+    convert([str(tmp_path / "in"), str(tmp_path / "other")], tmp_path / "lib", url_base=base)
+    cards = _cards(tmp_path / "lib")
+    assert cards["p2.md"].organisation == "Zorbq Ministry" and cards["p2.md"].support["organisation"].origin == "reviewed"
+    assert cards["p3.md"].organisation == "Cloud Platform"  # another folder: the curator said nothing of it
+    # the same folder, another owner's address: what that address gives stands
+    (tmp_path / "in" / "p4.md").write_text(_PLATFORM.format(n=4), encoding="utf-8")
+    convert([str(tmp_path / "in" / "p4.md")], tmp_path / "lib", url_base="https://github.com/quillmere/cloud-platform/")
+    assert _cards(tmp_path / "lib")["p4.md"].organisation == "Cloud Platform"
+
+
+def test_a_reviewed_publisher_replaces_a_name_only_when_the_address_gave_it_and_is_the_reviewed_cards_owners():
+    from pmparse.batch.publisher import Reviewed
+
+    found = Reviewed()
+    found.add("in/a.md", "Zorbq Ministry", None, "IL-0001", "github.com/zorbq-gov")
+    assert found.choice("in/b.md", "Cloud Platform", from_address="github.com/zorbq-gov") == ("Zorbq Ministry",
+                                                                                             ["IL-0001"])
+    assert found.choice("in/b.md", "Cloud Platform", from_address="github.com/quillmere") is None
+    assert found.choice("in/b.md", "Cloud Platform") is None  # the text's own name, not the address's
+    assert found.choice("in/b.md", None) == ("Zorbq Ministry", ["IL-0001"])

@@ -313,19 +313,25 @@ class Reviewed:
     Attributes:
         cards: Per folder, each reviewed card as ``(id, location, publisher it names, publisher
             pmparse last suggested for it)``.
+        addresses: Per reviewed card id, whose public address its source has
+            (:func:`~pmparse.nlp.extractors.url_owner.address_key`), where it has one.
     """
 
     cards: dict[str, list[tuple[str, str, str, str | None]]] = field(default_factory=dict)
+    addresses: dict[str, str] = field(default_factory=dict)
 
-    def add(self, location: str, organisation: str | None, suggested: str | None, card_id: str) -> None:
-        """Count one reviewed card: its source's ``location``, the publisher it names and the one
-        pmparse last suggested for it (its base)."""
+    def add(self, location: str, organisation: str | None, suggested: str | None, card_id: str,
+            address: str | None = None) -> None:
+        """Count one reviewed card: its source's ``location``, the publisher it names, the one
+        pmparse last suggested for it (its base) and whose address its source has (``address``)."""
         if not organisation:
             return
         self.cards.setdefault(folder_of(location), []).append((card_id, location, organisation, suggested))
+        if address:
+            self.addresses[card_id] = address
 
     def choice(self, location: str, current: str | None, own: str | None = None,
-               archive: Archive | None = None) -> tuple[str, list[str]] | None:
+               archive: Archive | None = None, from_address: str | None = None) -> tuple[str, list[str]] | None:
         """The publisher a new card of ``location``'s folder should name, with the reviewed cards
         it comes from; None when the card's own ``current`` stands (or the folder has none).
 
@@ -335,6 +341,12 @@ class Reviewed:
         ones corrected away, the reviews say nothing to it: a catalogue of many publishers'
         reports filed by year (its reviewed "Bell Labs" was given to the next years' reports
         naming none) is no one publisher's archive.
+
+        ``from_address``: whose address the card's source has
+        (:func:`~pmparse.nlp.extractors.url_owner.address_key`) when its ``current`` publisher is
+        what that address gave (origin ``url``). The reviewed cards' publisher replaces it where
+        one of those cards has the same owner's address: the curator read the same address and
+        named its publisher otherwise ("Cloud Platform", a repository's name, for a ministry).
 
         ``own`` is the location of the card asked about (an entry's ``#entry-...`` kept): its own
         reviewed record is left out. A person's word on a card is the folder's word for its other
@@ -364,7 +376,11 @@ class Reviewed:
         if current is None:
             return name, ids
         fixed = corrected.get(current)
-        return (fixed, counts.get(fixed, ids)) if fixed else None
+        if fixed:
+            return fixed, counts.get(fixed, ids)
+        if from_address is not None and any(self.addresses.get(i) == from_address for i in ids):
+            return name, ids
+        return None
 
 
 class ReviewedCards:
@@ -396,7 +412,7 @@ class ReviewedCards:
                     continue
                 base = self.library.read_state("base", card_id)
                 self.found.add(entry.location, card.organisation, base.organisation if base is not None else None,
-                               card_id)
+                               card_id, address_of(card.source.url or card.source.location))
         return self.found
 
     def archive(self, location: str) -> Archive | None:
@@ -424,6 +440,24 @@ class ReviewedCards:
         entry = self.library.entries.get(card_id)
         if archive is not None and not (entry is not None and entry.status == "reviewed"):
             archive.set(card_id, own_organisation(card_json))
+
+
+def address_of(location: str | None) -> str | None:
+    """Whose public address ``location`` is (:func:`~pmparse.nlp.extractors.url_owner.address_key`)."""
+    from pmparse.nlp.extractors.url_owner import address_key
+
+    return address_key(location)
+
+
+def address_given(card_json: str) -> str | None:
+    """Whose address the card's source has, when the card's publisher is what that address gave
+    (its support's origin ``url``); else None."""
+    data = json.loads(card_json)
+    support = (data.get("support") or {}).get("organisation") or {}
+    if support.get("origin") != "url":
+        return None
+    source = data.get("source") or {}
+    return address_of(source.get("url") or source.get("location"))
 
 
 def location_of(card_json: str) -> str | None:

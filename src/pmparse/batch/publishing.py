@@ -89,7 +89,7 @@ class BatchPublishers:
 
         def change(card: str) -> str:
             choice = reviewed.choice(task.location, publisher.organisation_of(card)[0], own=publisher.location_of(card),
-                                     archive=archive)
+                                     archive=archive, from_address=publisher.address_given(card))
             if choice is None:
                 return card
             name, ids = choice

@@ -327,7 +327,7 @@ def measure(gold_files=None, corpus: str | None = None, config=None,
         ``_organisation_text_only``, ``_names_publisher`` and the organisation candidates of both
         views (``_candidates``, ``_candidates_text``) added.
     """
-    from pmparse.evaluation.corpus import corpus_root, load_manifest
+    from pmparse.evaluation.corpus import corpus_root, load_manifest, source_url
     from pmparse.evaluation.facts_held_out import (
         held_out_organisations,
         organisation_scores,
@@ -361,6 +361,7 @@ def measure(gold_files=None, corpus: str | None = None, config=None,
         gold = dict(row.get("card", {}))
         gold["_source"] = row["path"].split("/", 1)[0]
         gold["_path"] = row["path"]
+        gold["_url"] = source_url(row["path"], manifest)
         gold["_group"] = group
         gold["_candidates"], gold["_candidates_text"] = cands, cands_text
         gold["_candidates_free"], gold["_candidates_text_free"] = free if free else (cands, cands_text)

@@ -183,7 +183,8 @@ def _one_batch(golds: list[dict], current: list[str | None], reviewed=None) -> l
     for i, gold in enumerate(golds):
         pick, confidence = current[i], _rule_confidence(gold["_candidates_free"])
         archive = archives.setdefault(folder_of(gold["_path"]), Archive())
-        choice = reviewed.choice(gold["_path"], pick, archive=archive) if reviewed is not None else None
+        choice = reviewed.choice(gold["_path"], pick, archive=archive,
+                                 from_address=_address_given(gold)) if reviewed is not None else None
         if choice is not None:
             pick, confidence = choice[0], REVIEWED_CONFIDENCE
         if pick is None:
@@ -221,7 +222,7 @@ def after_review(pairs: list[tuple[dict, Card]], reviewed: tuple[int, ...] = REV
         ``{"all": row, "per_source": {source: row}}``, a row holding ``documents``, ``before``,
         ``batch`` and ``after_<k>`` (share right) and ``wrong_`` of each.
     """
-    from pmparse.batch.publisher import Reviewed
+    from pmparse.batch.publisher import Reviewed, address_of
     from pmparse.training.organisation import rule_choice
 
     by_source: dict[str, list[dict]] = {}
@@ -237,7 +238,8 @@ def after_review(pairs: list[tuple[dict, Card]], reviewed: tuple[int, ...] = REV
             k = min(k, len(golds))
             found = Reviewed()
             for j in range(k):
-                found.add(golds[j]["_path"], golds[j].get("organisation"), current[j], str(j))
+                found.add(golds[j]["_path"], golds[j].get("organisation"), current[j], str(j),
+                          address_of(golds[j].get("_url")))
             views.append([None] * k + _one_batch(golds[k:], current[k:], found))
         picks[source] = [(gold["organisation"], current[i], [view[i] for view in views])
                          for i, gold in enumerate(golds) if i >= first and gold.get("organisation")]
@@ -254,6 +256,15 @@ def after_review(pairs: list[tuple[dict, Card]], reviewed: tuple[int, ...] = REV
 
     return {"all": row([r for rows in picks.values() for r in rows]),
             "per_source": {source: row(rows) for source, rows in picks.items()}}
+
+
+def _address_given(gold: dict) -> str | None:
+    """Whose address the document has, when the rules' publisher for it is what the address gave
+    (as :func:`pmparse.batch.publisher.address_given` reads a stored card)."""
+    from pmparse.batch.publisher import address_of
+
+    rule = next((c.rule for c in gold["_candidates_free"] if c.features.get("rule_pick")), None)
+    return address_of(gold.get("_url")) if rule is not None and rule.get("origin") == "url" else None
 
 
 def _rule_confidence(cands) -> float:

@@ -323,3 +323,12 @@ def test_a_repository_that_keeps_another_sites_copy_does_not_hold_that_site():
     assert written_owner(text, "https://github.com/zorbq/quillmere.org-archive/blob/a/x.md")[0] == "Zorbq"
     # a repository of the site and words that say what it holds ("deploy") holds the site
     assert written_owner(text, "https://github.com/zorbq/quillmere.org-deploy/blob/a/x.md")[0] == "quillmere.org"
+
+
+def test_an_address_key_is_the_forge_account_or_the_hosts_domain_label():
+    from pmparse.nlp.extractors.url_owner import address_key
+
+    assert address_key("https://github.com/Zorbq-Gov/cloud-platform/blob/a/x.md") == "github.com/zorbq-gov"
+    assert address_key("https://status.zorbq.co.uk/incidents/1") == "host:zorbq"
+    assert address_key("https://zorbq.io") == address_key("https://blog.zorbq.io/post") == "host:zorbq"
+    assert address_key("notes/x.md") is None and address_key(None) is None and address_key("https://github.com/") is None

@@ -204,6 +204,21 @@ _PAGES_SUFFIXES = tuple("." + pages for pages in _PAGES)
 SECOND_LEVEL = frozenset({"co", "com", "gov", "ac", "org", "net", "edu"})
 
 
+def address_key(location: str | None) -> str | None:
+    """Whose address ``location`` is, as a key two addresses of one owner share: a forge's account
+    (``github.com/zorbq``), else the host's domain label (``zorbq`` of ``status.zorbq.io``); None
+    for a path or an address that does not parse."""
+    parts = url_parts(location or "")
+    if parts is None:
+        return None
+    host = (parts.hostname or "").lower()
+    if on_forge(host):
+        owner = next((p for p in parts.path.split("/") if p), None)
+        return f"{host}/{owner.lower()}" if owner else None
+    label = domain_label(host)
+    return f"host:{label}" if label else None
+
+
 def domain_label(host: str) -> str | None:
     """The label of a host that names its domain's owner, in lower case: "acme-corp" of
     "status.acme-corp.co.uk"; None for a name of one label."""
