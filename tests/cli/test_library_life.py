@@ -283,3 +283,47 @@ def test_a_tag_a_person_added_is_not_offered_away_when_pmparse_adds_others(tmp_p
     assert {key for key in after["support"] if key.startswith("components.")} <= {
         f"components.{tag}" for tag in after["components"]}
     assert runner.invoke(main, ["validate", "lib"]).exit_code == 0
+
+
+def test_a_persons_edit_survives_an_amended_source_after_a_review_left_a_field_pending(tmp_path):
+    from pmparse.library.store import Library
+    from pmparse.review.session import pending_diffs, review
+    from tests.helpers import text_card
+
+    # a review that decides some fields and leaves one pending gives the base the new text while
+    # the record stays on the old one: the next amendment must still merge, not offer the field whole
+    first = "Disk full. Add an alert on disk use. Rotate logs daily. Move data to a larger volume."
+    second = "Updated later. " + first
+    third = second + " Add a second broker."
+    items = ("Add an alert on disk use.", "Rotate logs daily.", "Move data to a larger volume.")
+
+    def spans(text, *parts):
+        return [(text.index(p), text.index(p) + len(p), 0.9) for p in parts]
+
+    lib = tmp_path / "lib"
+    library = Library.open(lib)
+    base = text_card("IL-0001", first, title="Disk full", action_items=spans(first, *items),
+                     root_cause=spans(first, "Disk full."))
+    library.write(base, "yaml")
+    library.write_state("base", base)
+    record = lib / "IL-0001.yaml"
+    text = record.read_text(encoding="utf-8")
+    reworded = text.replace("- text: Rotate logs daily.\n", "- text: Rotate and compress logs hourly.\n"
+                            "  origin: person\n", 1)
+    assert reworded != text
+    record.write_text(reworded, encoding="utf-8")
+    library.write_state("pending", text_card("IL-0001", second, title="Disk full on the broker",
+                                             action_items=spans(second, *items, "Updated later."),
+                                             root_cause=spans(second, "Disk full.")))
+    review(lib, reject=["action_items"], reviewer="curator")  # the title stays pending
+    library = Library.open(lib)
+    assert library.read_state("base", "IL-0001").source.sha256 != Library.open(lib).entries["IL-0001"].sha256
+    library.write_state("pending", text_card("IL-0001", third, title="Disk full on the broker",
+                                             action_items=spans(third, *items, "Add a second broker.")))
+    changes = {c.field: c for c in pending_diffs(lib).diffs[0].changes}
+    # pmparse's change alone: its new item, never the person's reworded item in pmparse's words
+    assert [i["text"] for i in changes["action_items"].suggestion] == [
+        "Add an alert on disk use.", "Rotate and compress logs hourly.", "Move data to a larger volume.",
+        "Add a second broker."], changes["action_items"].suggestion
+    # a field the person left as pmparse wrote it still takes pmparse's drop
+    assert changes["root_cause"].suggestion == []
