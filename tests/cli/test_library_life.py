@@ -327,3 +327,21 @@ def test_a_persons_edit_survives_an_amended_source_after_a_review_left_a_field_p
         "Add a second broker."], changes["action_items"].suggestion
     # a field the person left as pmparse wrote it still takes pmparse's drop
     assert changes["root_cause"].suggestion == []
+
+
+def test_a_record_read_from_another_folder_is_not_called_gone_beside_its_namesake_warning(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pm").mkdir()
+    (tmp_path / "pm" / "queue.md").write_text(REPORT, encoding="utf-8")
+    runner = CliRunner()
+    assert runner.invoke(main, ["convert", "pm", "-o", "lib", "--rules-only", "-j", "1"]).exit_code == 0
+    with open(tmp_path / "pm" / "queue.md", "a", encoding="utf-8") as out:
+        out.write("\nWe now alert on broker disk use.\n")
+    # run from inside the folder, the relative name the record holds is not found from here: the
+    # warning says to run from the first folder and delete the new record; a note that the first
+    # record's source is gone ("delete the record") told the curator to delete the reviewed one
+    monkeypatch.chdir(tmp_path / "pm")
+    result = runner.invoke(main, ["convert", ".", "-o", "../lib", "--rules-only", "-j", "1"])
+    assert result.exit_code == 0, result.output
+    assert "IL-0001 was read from 'pm/queue.md'" in result.output, result.output
+    assert "source is gone" not in result.output, result.output

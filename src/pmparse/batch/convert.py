@@ -92,7 +92,8 @@ class ConvertReport:
         gone: ``(record id, location)`` of each record read from a file under a folder this batch
             converted whose file is no longer there (deleted, or renamed with its text changed:
             such a file gets a record of its own); the record is kept as it is. Empty when the
-            batch was interrupted.
+            batch was interrupted; a record a file of this batch may be read from another folder
+            (the namesake warning names it) is left to that warning.
     """
 
     results: list[FileResult] = field(default_factory=list)
@@ -533,6 +534,7 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
         report = ConvertReport(keep_results=keep_results)
         entries = _entry_index(library)
         named: set[str] = set()  # the folders named as inputs: their settings files are the curator's choice
+        namesakes: set[str] = set()  # records a relative name not found from here may name (Task.namesake)
         tasks = _tasks(library, _noting_folders(inputs, named), max_bytes, force, stdin, url_base, tuple(exclude),
                        all_files, fetch, entries)
         # a pool costs start-up time: only worth it for more than one input
@@ -560,6 +562,8 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
                                                  named)
 
                     def emit(task: Task, outcome: Outcome) -> None:
+                        if task.namesake is not None:
+                            namesakes.add(task.namesake[0])
                         # the record and the count of it together: a Ctrl-C between the two left a
                         # written record out of the summary
                         with interrupts.critical():
@@ -592,6 +596,10 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
         if errors is not None:
             errors.commit()
         if finished:
-            report.gone = gone_sources(library.by_location, named)
+            # a record read by a relative name from another folder is not gone: its file may be
+            # this run's namesake, whose warning says which record to keep (saying both told the
+            # curator to delete the reviewed record and the new one)
+            report.gone = [(card_id, location) for card_id, location in gone_sources(library.by_location, named)
+                           if card_id not in namesakes]
         return report
 
