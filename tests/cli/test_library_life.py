@@ -316,6 +316,9 @@ def test_a_persons_edit_survives_an_amended_source_after_a_review_left_a_field_p
                                              action_items=spans(second, *items, "Updated later."),
                                              root_cause=spans(second, "Disk full.")))
     review(lib, reject=["action_items"], reviewer="curator")  # the title stays pending
+    # the rejected field is not asked again, nor turned into a drop of the items the person kept
+    waiting = pending_diffs(lib).diffs[0]
+    assert [c.field for c in waiting.changes] == ["title"], [(c.field, c.suggestion) for c in waiting.changes]
     library = Library.open(lib)
     assert library.read_state("base", "IL-0001").source.sha256 != Library.open(lib).entries["IL-0001"].sha256
     library.write_state("pending", text_card("IL-0001", third, title="Disk full on the broker",
