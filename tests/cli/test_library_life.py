@@ -348,3 +348,28 @@ def test_a_record_read_from_another_folder_is_not_called_gone_beside_its_namesak
     assert result.exit_code == 0, result.output
     assert "IL-0001 was read from 'pm/queue.md'" in result.output, result.output
     assert "source is gone" not in result.output, result.output
+
+
+def test_an_entry_gone_from_a_log_in_a_converted_folder_is_named_and_its_record_kept(tmp_path, monkeypatch):
+    from tests.nlp.test_entries import LOG
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pm").mkdir()
+    (tmp_path / "pm" / "log.md").write_text(LOG, encoding="utf-8")
+    runner = CliRunner()
+    args = ["convert", "pm", "-o", "lib", "--rules-only", "-j", "1"]
+    assert "3 converted" in runner.invoke(main, args).output
+    old = next(p for p in (tmp_path / "lib").glob("IL-*.yaml") if "Dashboards blank" in p.read_text(encoding="utf-8"))
+    location = next(line.split(": ", 1)[1] for line in old.read_text(encoding="utf-8").splitlines()
+                    if line.strip().startswith("location: "))
+    assert location.startswith("pm/log.md#entry-")
+    kept = old.read_bytes()
+    # the entry's heading reworded: its key is new, so it gets a record of its own, the old one orphaned
+    (tmp_path / "pm" / "log.md").write_text(LOG.replace("Dashboards blank", "Dashboards went blank"), encoding="utf-8")
+    result = runner.invoke(main, args)
+    assert result.exit_code == 0 and "1 converted" in result.output, result.output
+    notes = [line for line in result.output.splitlines() if line.startswith("note: ")]
+    assert len(notes) == 1 and f"{old.stem} ({location})" in notes[0] and "source is gone" in notes[0], result.output
+    assert old.read_bytes() == kept
+    # said again until the curator acts (the orphan's text is not the log's: the log is read again)
+    assert f"{old.stem} ({location})" in runner.invoke(main, args).output

@@ -93,7 +93,9 @@ class ConvertReport:
             converted whose file is no longer there (deleted, or renamed with its text changed:
             such a file gets a record of its own); the record is kept as it is. Empty when the
             batch was interrupted; a record a file of this batch may be read from another folder
-            (the namesake warning names it) is left to that warning.
+            (the namesake warning names it) is left to that warning. An entry of a file of many
+            incidents read again that the file no longer gives (removed, or its heading
+            reworded) is gone too.
     """
 
     results: list[FileResult] = field(default_factory=list)
@@ -535,6 +537,7 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
         entries = _entry_index(library)
         named: set[str] = set()  # the folders named as inputs: their settings files are the curator's choice
         namesakes: set[str] = set()  # records a relative name not found from here may name (Task.namesake)
+        read: dict[str, set[str]] = {}  # the locations each file read this run gave (gone_sources)
         tasks = _tasks(library, _noting_folders(inputs, named), max_bytes, force, stdin, url_base, tuple(exclude),
                        all_files, fetch, entries)
         # a pool costs start-up time: only worth it for more than one input
@@ -564,6 +567,9 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
                     def emit(task: Task, outcome: Outcome) -> None:
                         if task.namesake is not None:
                             namesakes.add(task.namesake[0])
+                        if outcome.kind == "card":
+                            read[task.location] = ({location for location, _, _ in outcome.entries}
+                                                   if outcome.entries else {task.location})
                         # the record and the count of it together: a Ctrl-C between the two left a
                         # written record out of the summary
                         with interrupts.critical():
@@ -599,7 +605,7 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
             # a record read by a relative name from another folder is not gone: its file may be
             # this run's namesake, whose warning says which record to keep (saying both told the
             # curator to delete the reviewed record and the new one)
-            report.gone = [(card_id, location) for card_id, location in gone_sources(library.by_location, named)
+            report.gone = [(card_id, location) for card_id, location in gone_sources(library.by_location, named, read)
                            if card_id not in namesakes]
         return report
 
