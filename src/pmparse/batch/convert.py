@@ -89,13 +89,9 @@ class ConvertReport:
         jobs: Worker processes used (1: in this process).
         keep_results: Whether ``results`` holds every result (False keeps memory flat).
         startup_seconds: Time spent building the pipeline or starting the workers.
-        gone: ``(record id, location)`` of each record read from a file under a folder this batch
-            converted whose file is no longer there (deleted, or renamed with its text changed:
-            such a file gets a record of its own); the record is kept as it is. Empty when the
-            batch was interrupted; a record a file of this batch may be read from another folder
-            (the namesake warning names it) is left to that warning. An entry of a file of many
-            incidents read again that the file no longer gives (removed, or its heading
-            reworded) is gone too.
+        gone: ``(record id, location)`` of each record whose source left a folder this batch
+            converted: its file deleted, or renamed and edited, or an entry its file no longer gives
+            (:func:`pmparse.library.folder.gone_sources`); kept as it is. Empty when interrupted.
     """
 
     results: list[FileResult] = field(default_factory=list)
@@ -536,8 +532,7 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
         report = ConvertReport(keep_results=keep_results)
         entries = _entry_index(library)
         named: set[str] = set()  # the folders named as inputs: their settings files are the curator's choice
-        namesakes: set[str] = set()  # records a relative name not found from here may name (Task.namesake)
-        read: dict[str, set[str]] = {}  # the locations each file read this run gave (gone_sources)
+        namesakes, read = set(), {}  # for gone_sources: Task.namesake's records, the locations each file read gave
         tasks = _tasks(library, _noting_folders(inputs, named), max_bytes, force, stdin, url_base, tuple(exclude),
                        all_files, fetch, entries)
         # a pool costs start-up time: only worth it for more than one input
@@ -568,8 +563,7 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
                         if task.namesake is not None:
                             namesakes.add(task.namesake[0])
                         if outcome.kind == "card":
-                            read[task.location] = ({location for location, _, _ in outcome.entries}
-                                                   if outcome.entries else {task.location})
+                            read[task.location] = {location for location, _, _ in outcome.entries} or {task.location}
                         # the record and the count of it together: a Ctrl-C between the two left a
                         # written record out of the summary
                         with interrupts.critical():
@@ -602,10 +596,5 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
         if errors is not None:
             errors.commit()
         if finished:
-            # a record read by a relative name from another folder is not gone: its file may be
-            # this run's namesake, whose warning says which record to keep (saying both told the
-            # curator to delete the reviewed record and the new one)
-            report.gone = [(card_id, location) for card_id, location in gone_sources(library.by_location, named, read)
-                           if card_id not in namesakes]
+            report.gone = gone_sources(library.by_location, named, read, namesakes)
         return report
-
