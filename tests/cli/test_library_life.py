@@ -118,9 +118,9 @@ A full disk on the broker host stopped it from accepting writes.
 """
 
 
-def test_an_amended_source_offers_only_pmparse_change_never_a_persons_edit_undone(tmp_path, monkeypatch):
-    import json
-
+def _reviewed_record(tmp_path, monkeypatch):
+    """Record IL-0001 of ``r.md`` (ACTIONS, run from ``tmp_path``) with its draft accepted whole:
+    the CliRunner, the convert command, the record's path and its data."""
     import yaml
 
     monkeypatch.chdir(tmp_path)
@@ -131,6 +131,15 @@ def test_an_amended_source_offers_only_pmparse_change_never_a_persons_edit_undon
     assert runner.invoke(main, ["review", "lib", "--drafts", "--accept-all"]).exit_code == 0
     record = tmp_path / "lib" / "IL-0001.yaml"
     card = yaml.safe_load(record.read_text(encoding="utf-8"))
+    return runner, convert, record, card
+
+
+def test_an_amended_source_offers_only_pmparse_change_never_a_persons_edit_undone(tmp_path, monkeypatch):
+    import json
+
+    import yaml
+
+    runner, convert, record, card = _reviewed_record(tmp_path, monkeypatch)
     assert [i["text"] for i in card["action_items"]] == [
         "Alert when the broker disk passes eighty percent.", "Rotate the broker logs every day.",
         "Move the broker data to a larger volume."]
@@ -164,7 +173,9 @@ def test_an_amended_source_offers_only_pmparse_change_never_a_persons_edit_undon
     assert "0 pending review" in runner.invoke(main, convert + ["--force"]).output
 
 
-def test_a_deleted_record_leaves_no_suggestion_waiting_and_comes_back_a_fresh_draft(tmp_path, monkeypatch):
+def _reviewed_with_a_suggestion_waiting(tmp_path, monkeypatch):
+    """A reviewed record IL-0001 of ``pm/r.md`` (run from ``tmp_path``) whose amended source left
+    a suggestion pending: the CliRunner, the convert command and the record's path."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "pm").mkdir()
     (tmp_path / "pm" / "r.md").write_text(ACTIONS, encoding="utf-8")
@@ -177,6 +188,11 @@ def test_a_deleted_record_leaves_no_suggestion_waiting_and_comes_back_a_fresh_dr
     with open(tmp_path / "pm" / "r.md", "a", encoding="utf-8") as out:
         out.write("- Add a second broker in another zone.\n")
     assert "1 pending review" in runner.invoke(main, convert).output
+    return runner, convert, record
+
+
+def test_a_deleted_record_leaves_no_suggestion_waiting_and_comes_back_a_fresh_draft(tmp_path, monkeypatch):
+    runner, convert, record = _reviewed_with_a_suggestion_waiting(tmp_path, monkeypatch)
     # the curator decides the incident leaves the library: no record is left to repair
     record.unlink()
     for args in (["diff", "lib"], ["review", "lib", "--accept-all"]):
@@ -193,18 +209,7 @@ def test_a_deleted_record_leaves_no_suggestion_waiting_and_comes_back_a_fresh_dr
 
 
 def test_a_record_deleted_with_its_suggestion_waiting_and_converted_again_is_a_draft(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "pm").mkdir()
-    (tmp_path / "pm" / "r.md").write_text(ACTIONS, encoding="utf-8")
-    runner = CliRunner()
-    convert = ["convert", "pm", "-o", "lib", "--rules-only", "-j", "1"]
-    assert runner.invoke(main, convert).exit_code == 0
-    record = tmp_path / "lib" / "IL-0001.yaml"
-    record.write_text(record.read_text(encoding="utf-8").replace("status: suggested", "status: reviewed"),
-                      encoding="utf-8")
-    with open(tmp_path / "pm" / "r.md", "a", encoding="utf-8") as out:
-        out.write("- Add a second broker in another zone.\n")
-    assert "1 pending review" in runner.invoke(main, convert).output
+    runner, convert, record = _reviewed_with_a_suggestion_waiting(tmp_path, monkeypatch)
     record.unlink()
     # no diff or review in between: the next convert makes the fresh draft at once
     assert "1 converted" in runner.invoke(main, convert).output
@@ -256,14 +261,7 @@ def test_a_tag_a_person_added_is_not_offered_away_when_pmparse_adds_others(tmp_p
 
     import yaml
 
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "r.md").write_text(ACTIONS, encoding="utf-8")
-    runner = CliRunner()
-    convert = ["convert", "r.md", "-o", "lib", "--rules-only", "-j", "1"]
-    assert runner.invoke(main, convert).exit_code == 0
-    assert runner.invoke(main, ["review", "lib", "--drafts", "--accept-all"]).exit_code == 0
-    record = tmp_path / "lib" / "IL-0001.yaml"
-    card = yaml.safe_load(record.read_text(encoding="utf-8"))
+    runner, convert, record, card = _reviewed_record(tmp_path, monkeypatch)
     before = card["components"]
     assert before and "block_storage" not in before
     card["components"] = before + ["block_storage"]  # the curator's own tag
