@@ -118,9 +118,9 @@ A full disk on the broker host stopped it from accepting writes.
 """
 
 
-def test_an_amended_source_offers_only_pmparse_change_never_a_persons_edit_undone(tmp_path, monkeypatch):
-    import json
-
+def _reviewed_record(tmp_path, monkeypatch):
+    """Record IL-0001 of ``r.md`` (ACTIONS, run from ``tmp_path``) with its draft accepted whole:
+    the CliRunner, the convert command, the record's path and its data."""
     import yaml
 
     monkeypatch.chdir(tmp_path)
@@ -131,6 +131,15 @@ def test_an_amended_source_offers_only_pmparse_change_never_a_persons_edit_undon
     assert runner.invoke(main, ["review", "lib", "--drafts", "--accept-all"]).exit_code == 0
     record = tmp_path / "lib" / "IL-0001.yaml"
     card = yaml.safe_load(record.read_text(encoding="utf-8"))
+    return runner, convert, record, card
+
+
+def test_an_amended_source_offers_only_pmparse_change_never_a_persons_edit_undone(tmp_path, monkeypatch):
+    import json
+
+    import yaml
+
+    runner, convert, record, card = _reviewed_record(tmp_path, monkeypatch)
     assert [i["text"] for i in card["action_items"]] == [
         "Alert when the broker disk passes eighty percent.", "Rotate the broker logs every day.",
         "Move the broker data to a larger volume."]
@@ -164,7 +173,9 @@ def test_an_amended_source_offers_only_pmparse_change_never_a_persons_edit_undon
     assert "0 pending review" in runner.invoke(main, convert + ["--force"]).output
 
 
-def test_a_deleted_record_leaves_no_suggestion_waiting_and_comes_back_a_fresh_draft(tmp_path, monkeypatch):
+def _reviewed_with_a_suggestion_waiting(tmp_path, monkeypatch):
+    """A reviewed record IL-0001 of ``pm/r.md`` (run from ``tmp_path``) whose amended source left
+    a suggestion pending: the CliRunner, the convert command and the record's path."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "pm").mkdir()
     (tmp_path / "pm" / "r.md").write_text(ACTIONS, encoding="utf-8")
@@ -177,6 +188,11 @@ def test_a_deleted_record_leaves_no_suggestion_waiting_and_comes_back_a_fresh_dr
     with open(tmp_path / "pm" / "r.md", "a", encoding="utf-8") as out:
         out.write("- Add a second broker in another zone.\n")
     assert "1 pending review" in runner.invoke(main, convert).output
+    return runner, convert, record
+
+
+def test_a_deleted_record_leaves_no_suggestion_waiting_and_comes_back_a_fresh_draft(tmp_path, monkeypatch):
+    runner, convert, record = _reviewed_with_a_suggestion_waiting(tmp_path, monkeypatch)
     # the curator decides the incident leaves the library: no record is left to repair
     record.unlink()
     for args in (["diff", "lib"], ["review", "lib", "--accept-all"]):
@@ -193,18 +209,7 @@ def test_a_deleted_record_leaves_no_suggestion_waiting_and_comes_back_a_fresh_dr
 
 
 def test_a_record_deleted_with_its_suggestion_waiting_and_converted_again_is_a_draft(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "pm").mkdir()
-    (tmp_path / "pm" / "r.md").write_text(ACTIONS, encoding="utf-8")
-    runner = CliRunner()
-    convert = ["convert", "pm", "-o", "lib", "--rules-only", "-j", "1"]
-    assert runner.invoke(main, convert).exit_code == 0
-    record = tmp_path / "lib" / "IL-0001.yaml"
-    record.write_text(record.read_text(encoding="utf-8").replace("status: suggested", "status: reviewed"),
-                      encoding="utf-8")
-    with open(tmp_path / "pm" / "r.md", "a", encoding="utf-8") as out:
-        out.write("- Add a second broker in another zone.\n")
-    assert "1 pending review" in runner.invoke(main, convert).output
+    runner, convert, record = _reviewed_with_a_suggestion_waiting(tmp_path, monkeypatch)
     record.unlink()
     # no diff or review in between: the next convert makes the fresh draft at once
     assert "1 converted" in runner.invoke(main, convert).output
@@ -256,14 +261,7 @@ def test_a_tag_a_person_added_is_not_offered_away_when_pmparse_adds_others(tmp_p
 
     import yaml
 
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "r.md").write_text(ACTIONS, encoding="utf-8")
-    runner = CliRunner()
-    convert = ["convert", "r.md", "-o", "lib", "--rules-only", "-j", "1"]
-    assert runner.invoke(main, convert).exit_code == 0
-    assert runner.invoke(main, ["review", "lib", "--drafts", "--accept-all"]).exit_code == 0
-    record = tmp_path / "lib" / "IL-0001.yaml"
-    card = yaml.safe_load(record.read_text(encoding="utf-8"))
+    runner, convert, record, card = _reviewed_record(tmp_path, monkeypatch)
     before = card["components"]
     assert before and "block_storage" not in before
     card["components"] = before + ["block_storage"]  # the curator's own tag
@@ -283,3 +281,93 @@ def test_a_tag_a_person_added_is_not_offered_away_when_pmparse_adds_others(tmp_p
     assert {key for key in after["support"] if key.startswith("components.")} <= {
         f"components.{tag}" for tag in after["components"]}
     assert runner.invoke(main, ["validate", "lib"]).exit_code == 0
+
+
+def test_a_persons_edit_survives_an_amended_source_after_a_review_left_a_field_pending(tmp_path):
+    from pmparse.library.store import Library
+    from pmparse.review.session import pending_diffs, review
+    from tests.helpers import text_card
+
+    # a review that decides some fields and leaves one pending gives the base the new text while
+    # the record stays on the old one: the next amendment must still merge, not offer the field whole
+    first = "Disk full. Add an alert on disk use. Rotate logs daily. Move data to a larger volume."
+    second = "Updated later. " + first
+    third = second + " Add a second broker."
+    items = ("Add an alert on disk use.", "Rotate logs daily.", "Move data to a larger volume.")
+
+    def spans(text, *parts):
+        return [(text.index(p), text.index(p) + len(p), 0.9) for p in parts]
+
+    lib = tmp_path / "lib"
+    library = Library.open(lib)
+    base = text_card("IL-0001", first, title="Disk full", action_items=spans(first, *items),
+                     root_cause=spans(first, "Disk full."))
+    library.write(base, "yaml")
+    library.write_state("base", base)
+    record = lib / "IL-0001.yaml"
+    text = record.read_text(encoding="utf-8")
+    reworded = text.replace("- text: Rotate logs daily.\n", "- text: Rotate and compress logs hourly.\n"
+                            "  origin: person\n", 1)
+    assert reworded != text
+    record.write_text(reworded, encoding="utf-8")
+    library.write_state("pending", text_card("IL-0001", second, title="Disk full on the broker",
+                                             action_items=spans(second, *items, "Updated later."),
+                                             root_cause=spans(second, "Disk full.")))
+    review(lib, reject=["action_items"], reviewer="curator")  # the title stays pending
+    # the rejected field is not asked again, nor turned into a drop of the items the person kept
+    waiting = pending_diffs(lib).diffs[0]
+    assert [c.field for c in waiting.changes] == ["title"], [(c.field, c.suggestion) for c in waiting.changes]
+    library = Library.open(lib)
+    assert library.read_state("base", "IL-0001").source.sha256 != Library.open(lib).entries["IL-0001"].sha256
+    library.write_state("pending", text_card("IL-0001", third, title="Disk full on the broker",
+                                             action_items=spans(third, *items, "Add a second broker.")))
+    changes = {c.field: c for c in pending_diffs(lib).diffs[0].changes}
+    # pmparse's change alone: its new item, never the person's reworded item in pmparse's words
+    assert [i["text"] for i in changes["action_items"].suggestion] == [
+        "Add an alert on disk use.", "Rotate and compress logs hourly.", "Move data to a larger volume.",
+        "Add a second broker."], changes["action_items"].suggestion
+    # a field the person left as pmparse wrote it still takes pmparse's drop
+    assert changes["root_cause"].suggestion == []
+
+
+def test_a_record_read_from_another_folder_is_not_called_gone_beside_its_namesake_warning(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pm").mkdir()
+    (tmp_path / "pm" / "queue.md").write_text(REPORT, encoding="utf-8")
+    runner = CliRunner()
+    assert runner.invoke(main, ["convert", "pm", "-o", "lib", "--rules-only", "-j", "1"]).exit_code == 0
+    with open(tmp_path / "pm" / "queue.md", "a", encoding="utf-8") as out:
+        out.write("\nWe now alert on broker disk use.\n")
+    # run from inside the folder, the relative name the record holds is not found from here: the
+    # warning says to run from the first folder and delete the new record; a note that the first
+    # record's source is gone ("delete the record") told the curator to delete the reviewed one
+    monkeypatch.chdir(tmp_path / "pm")
+    result = runner.invoke(main, ["convert", ".", "-o", "../lib", "--rules-only", "-j", "1"])
+    assert result.exit_code == 0, result.output
+    assert "IL-0001 was read from 'pm/queue.md'" in result.output, result.output
+    assert "source is gone" not in result.output, result.output
+
+
+def test_an_entry_gone_from_a_log_in_a_converted_folder_is_named_and_its_record_kept(tmp_path, monkeypatch):
+    from tests.nlp.test_entries import LOG
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pm").mkdir()
+    (tmp_path / "pm" / "log.md").write_text(LOG, encoding="utf-8")
+    runner = CliRunner()
+    args = ["convert", "pm", "-o", "lib", "--rules-only", "-j", "1"]
+    assert "3 converted" in runner.invoke(main, args).output
+    old = next(p for p in (tmp_path / "lib").glob("IL-*.yaml") if "Dashboards blank" in p.read_text(encoding="utf-8"))
+    location = next(line.split(": ", 1)[1] for line in old.read_text(encoding="utf-8").splitlines()
+                    if line.strip().startswith("location: "))
+    assert location.startswith("pm/log.md#entry-")
+    kept = old.read_bytes()
+    # the entry's heading reworded: its key is new, so it gets a record of its own, the old one orphaned
+    (tmp_path / "pm" / "log.md").write_text(LOG.replace("Dashboards blank", "Dashboards went blank"), encoding="utf-8")
+    result = runner.invoke(main, args)
+    assert result.exit_code == 0 and "1 converted" in result.output, result.output
+    notes = [line for line in result.output.splitlines() if line.startswith("note: ")]
+    assert len(notes) == 1 and f"{old.stem} ({location})" in notes[0] and "source is gone" in notes[0], result.output
+    assert old.read_bytes() == kept
+    # said again until the curator acts (the orphan's text is not the log's: the log is read again)
+    assert f"{old.stem} ({location})" in runner.invoke(main, args).output

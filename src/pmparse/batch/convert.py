@@ -89,10 +89,9 @@ class ConvertReport:
         jobs: Worker processes used (1: in this process).
         keep_results: Whether ``results`` holds every result (False keeps memory flat).
         startup_seconds: Time spent building the pipeline or starting the workers.
-        gone: ``(record id, location)`` of each record read from a file under a folder this batch
-            converted whose file is no longer there (deleted, or renamed with its text changed:
-            such a file gets a record of its own); the record is kept as it is. Empty when the
-            batch was interrupted.
+        gone: ``(record id, location)`` of each record whose source left a folder this batch
+            converted: its file deleted, or renamed and edited, or an entry its file no longer gives
+            (:func:`pmparse.library.folder.gone_sources`); kept as it is. Empty when interrupted.
     """
 
     results: list[FileResult] = field(default_factory=list)
@@ -533,6 +532,7 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
         report = ConvertReport(keep_results=keep_results)
         entries = _entry_index(library)
         named: set[str] = set()  # the folders named as inputs: their settings files are the curator's choice
+        namesakes, read = set(), {}  # for gone_sources: Task.namesake's records, the locations each file read gave
         tasks = _tasks(library, _noting_folders(inputs, named), max_bytes, force, stdin, url_base, tuple(exclude),
                        all_files, fetch, entries)
         # a pool costs start-up time: only worth it for more than one input
@@ -560,6 +560,10 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
                                                  named)
 
                     def emit(task: Task, outcome: Outcome) -> None:
+                        if task.namesake is not None:
+                            namesakes.add(task.namesake[0])
+                        if outcome.kind == "card":
+                            read[task.location] = {location for location, _, _ in outcome.entries} or {task.location}
                         # the record and the count of it together: a Ctrl-C between the two left a
                         # written record out of the summary
                         with interrupts.critical():
@@ -592,6 +596,5 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
         if errors is not None:
             errors.commit()
         if finished:
-            report.gone = gone_sources(library.by_location, named)
+            report.gone = gone_sources(library.by_location, named, read, namesakes)
         return report
-

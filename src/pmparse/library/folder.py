@@ -91,7 +91,8 @@ def remove_if_unused(path: Path) -> None:
         pass  # best effort (another process holds the lock): a folder left behind is harmless
 
 
-def gone_sources(by_location: dict[str, str], folders: set[str]) -> list[tuple[str, str]]:
+def gone_sources(by_location: dict[str, str], folders: set[str], read: dict[str, set[str]] | None = None,
+                 namesakes: set[str] | frozenset[str] = frozenset()) -> list[tuple[str, str]]:
     """``(record id, location)`` of each record read from a file under one of ``folders``
     (absolute) that is no longer there, the oldest record first; ``by_location`` is the library's
     record id of each source location (:attr:`pmparse.library.store.Library.by_location`).
@@ -100,13 +101,24 @@ def gone_sources(by_location: dict[str, str], folders: set[str]) -> list[tuple[s
     record, and it gets a new one), left its record behind without a word: a curator saw only
     ``1 converted`` and, in the site, two cards of one incident. Only folders named as inputs are
     looked in, so converting one file says nothing about the rest of the library.
+
+    ``read`` gives, for each file of many incidents read this run, the locations it gave (its
+    entries', or the file's own when it now reads as one incident): an entry record of that file
+    at another location is gone too (the entry removed, or its heading reworded: a new key and
+    a new record).
+
+    ``namesakes`` are records a file of this run may be read as from another folder (a relative
+    name not found from here): they are not gone, and the warning that names them says which
+    record to keep (saying both asked the curator to delete the reviewed record and the new one).
     """
     roots = [folder.rstrip(os.sep) + os.sep for folder in folders]
+    read = read or {}
     out = []
     for location, card_id in sorted(by_location.items(), key=lambda item: (item[1], item[0])):
-        path = split_location(location)[0]
-        if location == "-" or is_url(path) or not path:
+        path, key = split_location(location)
+        if location == "-" or is_url(path) or not path or card_id in namesakes:
             continue
-        if any(os.path.abspath(path).startswith(root) for root in roots) and not os.path.lexists(path):
+        if any(os.path.abspath(path).startswith(root) for root in roots) and (
+                not os.path.lexists(path) or (key is not None and path in read and location not in read[path])):
             out.append((card_id, location))
     return out

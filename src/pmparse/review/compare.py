@@ -240,24 +240,31 @@ def three_way_items(record_value: list, base_value: list, suggested_value: list)
     return kept + [item for item in suggested_value if item_key(item) not in base_keys and item["text"] not in said]
 
 
-def three_way_words(record_value: list, base_value: list, suggested_value: list) -> list:
+def three_way_words(record_value: list, base_value: list, suggested_value: list, one_old_text: bool = True) -> list:
     """:func:`three_way_items` for a suggestion made from an amended text: the record and its base
     read the old text, the suggestion the new one, so pmparse's change (base to suggestion) is
     told by the items' words, their offsets no longer comparing. Items the suggestion no longer
     says are dropped where the record still has them as pmparse wrote them (same words, evidence
     and origin as the base's), items whose words the base did not say are appended, and every
     other item of the record (a person's, reworded or kept) stays where it is, its evidence still
-    the old text's: the caller moves it onto the new one."""
+    the old text's: the caller moves it onto the new one.
+
+    ``one_old_text`` False: the base reads another text than the record (a review that decided
+    some fields gave the base a newer text and left the record on its own), so a record's item is
+    pmparse's as written when its words and origin are the base's, its offsets not comparing."""
+    def written(item: dict) -> str:
+        return item_key(item) if one_old_text else value_hash([item["text"], item.get("origin")])
+
     base_words, suggested_words = {i["text"] for i in base_value}, {i["text"] for i in suggested_value}
-    dropped = {item_key(i) for i in base_value if i["text"] not in suggested_words}
-    kept = [item for item in record_value if item_key(item) not in dropped]
+    dropped = {written(i) for i in base_value if i["text"] not in suggested_words}
+    kept = [item for item in record_value if written(item) not in dropped]
     said = {i["text"] for i in kept}
     return kept + [item for item in suggested_value if item["text"] not in base_words and item["text"] not in said]
 
 
 def onto_persons_edits(record: Card, base: Card, suggestion: Card) -> tuple[Card, set[str]]:
     """The suggestion with each text or tag field a person edited (the record's value differs from
-    the base's, which read the same text) replaced by pmparse's change applied to the person's
+    the base's; read on another text, in its words or origins) replaced by pmparse's change applied to the person's
     items, so a review offers what pmparse changed without undoing what the person did: an item or
     tag they deleted or reworded is not put back, one they added not taken away.
 
@@ -273,17 +280,21 @@ def onto_persons_edits(record: Card, base: Card, suggestion: Card) -> tuple[Card
         The suggestion, and the names of the fields merged.
     """
     rec, old, new = card_data(record), card_data(base), card_data(suggestion)
-    one_text = base.source.sha256 == suggestion.source.sha256
+    # a review that decided some fields and left others pending gives the base the newer text it
+    # decided on while the record stays on its own: its items then compare with the base's by
+    # their words and origin (before, no merge ran at all and such a field was offered whole)
+    one_old_text = record.source.sha256 == base.source.sha256
+    one_text = one_old_text and base.source.sha256 == suggestion.source.sha256
     merged: set[str] = set()
     for name in TEXT_FIELDS:
-        if rec[name] == old[name] or new[name] == old[name]:
+        if new[name] == old[name] or (rec[name] == old[name] if one_old_text else _as_written(rec[name], old[name])):
             continue
         if one_text:
             value = three_way_items(rec[name], old[name], new[name])
         elif [i["text"] for i in old[name]] == [i["text"] for i in new[name]]:
             continue
         else:
-            value = three_way_words(rec[name], old[name], new[name])
+            value = three_way_words(rec[name], old[name], new[name], one_old_text)
             held = {"source": rec["source"], "support": {}, name: copy.deepcopy(value)}
             reanchor_evidence(held, source_text_of(record), source_text_of(suggestion), new, [name])
             value = held[name]
@@ -306,6 +317,12 @@ def onto_persons_edits(record: Card, base: Card, suggestion: Card) -> tuple[Card
                               if key.partition(".")[0] != name or key.partition(".")[2] in value}
             merged.add(name)
     return (Card.model_validate(new) if merged else suggestion), merged
+
+
+def _as_written(record_value: list, base_value: list) -> bool:
+    """True when a text field's items are the base's, read on another text: the same words and
+    origins in the same order (a person's edit changes one or the other)."""
+    return [(i["text"], i.get("origin")) for i in record_value] == [(i["text"], i.get("origin")) for i in base_value]
 
 
 @dataclass

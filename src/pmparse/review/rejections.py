@@ -80,7 +80,8 @@ def model_family(version: str) -> str:
 def without_rejected_items(rejections: Rejections, suggestion: Card, record: Card) -> tuple[Card, set[str]]:
     """The suggestion less the items of its text fields a person turned down before, inside any
     value of the field (for this source and model family, as :func:`rejected_check`), and the
-    fields that lost one; an item the record holds stays."""
+    fields that lost one; an item the record holds stays (by its words where the record reads
+    another text than the suggestion)."""
     family = model_family(model_version(suggestion))
     turned_down: dict[str, set[str]] = {}
     for rejection in rejections.rejected:
@@ -90,12 +91,17 @@ def without_rejected_items(rejections: Rejections, suggestion: Card, record: Car
     if not turned_down:
         return suggestion, set()
     data, held = card_data(suggestion), card_data(record)
+    # a record still on an older text holds its items at other offsets: an item it holds is told
+    # by its words (a rejection made there remembered every suggested item, the record's own
+    # ones too, so they were taken out and the merge read them as pmparse's drops)
+    by_words = record.source.sha256 != suggestion.source.sha256
     changed: set[str] = set()
     for name, keys in turned_down.items():
         if not is_items(data.get(name)):
             continue
-        kept_keys = {item_key(item) for item in held.get(name) or []}
-        kept = [item for item in data[name] if item_key(item) not in keys or item_key(item) in kept_keys]
+        kept_keys = {item["text"] if by_words else item_key(item) for item in held.get(name) or []}
+        kept = [item for item in data[name] if item_key(item) not in keys
+                or (item["text"] if by_words else item_key(item)) in kept_keys]
         if len(kept) != len(data[name]):
             data[name] = kept
             changed.add(name)

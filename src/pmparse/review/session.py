@@ -66,7 +66,7 @@ def open_diff(library: Library, entry: Entry, suggestion: Card) -> CardDiff:
     suggestion, filtered = without_rejected_items(memory, suggestion, entry.card)
     three_way = _one_text(entry.card, base, suggestion)
     merged: set[str] = set()
-    if base is not None and entry.card.source.sha256 == base.source.sha256:
+    if base is not None:
         suggestion, merged = onto_persons_edits(entry.card, base, suggestion)
     check = rejected_check(memory, suggestion)
     label = f".pmparse/pending/{entry.id}.json"
