@@ -422,3 +422,15 @@ def test_a_reviewed_publisher_of_one_authors_site_on_a_platform_is_not_another_a
     card = _cards(tmp_path / "lib")["p4.md"]
     assert card.organisation != "Zorbq Ministry" and card.support["organisation"].origin != "reviewed"
 
+
+def test_a_name_the_curator_kept_for_an_address_is_not_replaced_by_the_address_rule():
+    from pmparse.batch.publisher import Reviewed
+
+    found = Reviewed()
+    for card_id in ("IL-0001", "IL-0002"):
+        found.add(f"in/{card_id}.md", "Zorbq Ministry", None, card_id, "github.com/zorbq-gov")
+    # the curator kept the repository's name on a card of the same address: it is a right reading
+    found.add("in/IL-0003.md", "Cloud Platform", "Cloud Platform", "IL-0003", "github.com/zorbq-gov")
+    assert found.choice("in/b.md", "Cloud Platform", from_address="github.com/zorbq-gov") is None
+    assert found.choice("in/b.md", "cloud platform", from_address="github.com/zorbq-gov") is None
+    assert found.choice("in/b.md", None) == ("Zorbq Ministry", ["IL-0001", "IL-0002"])
