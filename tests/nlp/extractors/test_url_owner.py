@@ -341,6 +341,9 @@ def test_an_address_key_on_a_platform_of_many_owners_is_the_owners_not_the_platf
     assert address_key("https://zorbq.github.io/notes/x.md") == address_key("https://github.com/Zorbq/notes") \
         == "github.com/zorbq"  # an account's pages are that account's
     assert address_key("https://zorbq.gitlab.io/x") == "gitlab.com/zorbq"
+    # a forge's own pages of many accounts' content are no account's
+    assert address_key("https://github.com/orgs/Zorbq/discussions/1") == "github.com/zorbq"
+    assert address_key("https://github.com/advisories/GHSA-0000-0000-0000") is None
     for one, other in (("https://medium.com/@zorbq/a-1", "https://medium.com/@quillmere/b-2"),
                        ("https://zorbq.substack.com/p/a", "https://quillmere.substack.com/p/b"),
                        ("https://zorbq.wordpress.com/2031/a", "https://quillmere.wordpress.com/2031/b"),

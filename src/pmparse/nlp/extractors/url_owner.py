@@ -216,6 +216,9 @@ PATH_TENANT_HOSTS = frozenset({"medium.com", "dev.to", "substack.com", "hashnode
 #: First path segments of those platforms that name no user ("medium.com/p/<id>" is a post by its id).
 _NOT_TENANTS = frozenset({"p", "m", "t", "s", "tag", "tags", "topic", "topics", "search", "home", "about",
                           "inbox", "notes", "explore"})
+#: A forge's own pages of many owners' content ("github.com/advisories/GHSA-..."): no account.
+_FORGE_PAGES = frozenset({"advisories", "topics", "marketplace", "sponsors", "features", "explore", "search",
+                          "collections", "trending", "settings", "notifications"})
 #: Hosts of documents anyone shares: their address says nothing of whose the document is.
 SHARED_HOSTS = frozenset({"docs.google.com", "drive.google.com", "dropbox.com", "dl.dropboxusercontent.com",
                           "onedrive.live.com", "web.archive.org", "archive.org", "archive.ph", "pastebin.com"})
@@ -235,7 +238,11 @@ def address_key(location: str | None) -> str | None:
     host = host[4:] if host.startswith("www.") else host
     segments = [p for p in parts.path.split("/") if p]
     if on_forge(host):
-        return f"{host}/{segments[0].lower()}" if segments else None
+        if segments and segments[0].lower() == "orgs":
+            segments = segments[1:]  # github.com/orgs/zorbq/discussions: the account zorbq's
+        if not segments or segments[0].lower() in _FORGE_PAGES:
+            return None
+        return f"{host}/{segments[0].lower()}"
     for pages, forge in _PAGES_FORGE.items():
         if host.endswith("." + pages):
             return f"{forge}/{host[:-len(pages) - 1].rsplit('.', 1)[-1]}"
