@@ -348,7 +348,10 @@ def test_an_address_key_on_a_platform_of_many_owners_is_the_owners_not_the_platf
                        ("https://zorbq.substack.com/p/a", "https://quillmere.substack.com/p/b"),
                        ("https://zorbq.wordpress.com/2031/a", "https://quillmere.wordpress.com/2031/b"),
                        ("https://zorbq.blogspot.com/a", "https://quillmere.blogspot.com/b"),
-                       ("https://zorbq.netlify.app/a", "https://quillmere.netlify.app/b")):
+                       ("https://zorbq.netlify.app/a", "https://quillmere.netlify.app/b"),
+                       # a government's shared domains: each department's blog, each service
+                       ("https://zorbq.blog.gov.uk/a", "https://quillmere.blog.gov.uk/b"),
+                       ("https://status.zorbq.service.gov.uk/a", "https://quillmere.service.gov.uk/b")):
         assert address_key(one) is not None and address_key(other) is not None
         assert address_key(one) != address_key(other), (one, other)
     assert address_key("https://medium.com/@zorbq/a-1") == address_key("https://zorbq.medium.com/b-2")

@@ -210,7 +210,9 @@ _PAGES_FORGE = {"github.io": "github.com", "gitlab.io": "gitlab.com", "bitbucket
 #: domain names a site's owner, the platform's own label names no one in particular.
 TENANT_HOSTS = ("substack.com", "wordpress.com", "blogspot.com", "medium.com", "tumblr.com", "ghost.io",
                 "hashnode.dev", "netlify.app", "vercel.app", "herokuapp.com", "pages.dev", "readthedocs.io",
-                "notion.site", "wixsite.com", "webflow.io", "web.app", "firebaseapp.com", "appspot.com")
+                "notion.site", "wixsite.com", "webflow.io", "web.app", "firebaseapp.com", "appspot.com",
+                # a government's shared domains: each department's blog, each service ("notify")
+                "blog.gov.uk", "service.gov.uk")
 #: Platforms whose users' pages are paths: the first segment names the owner ("medium.com/@zorbq").
 PATH_TENANT_HOSTS = frozenset({"medium.com", "dev.to", "substack.com", "hashnode.com"})
 #: First path segments of those platforms that name no user ("medium.com/p/<id>" is a post by its id).
