@@ -402,3 +402,35 @@ def test_a_reviewed_publisher_replaces_a_name_only_when_the_address_gave_it_and_
     assert found.choice("in/b.md", "Cloud Platform", from_address="github.com/quillmere") is None
     assert found.choice("in/b.md", "Cloud Platform") is None  # the text's own name, not the address's
     assert found.choice("in/b.md", None) == ("Zorbq Ministry", ["IL-0001"])
+
+
+_SITE = ("# Deploy stalled {n}\n\n## Summary\n\nThe Quillmere deploy queue stalled for 20 minutes on "
+         "2031-04-0{n}. Quillmere users saw errors.\n\n## Root cause\n\nA worker pool was sized to zero.\n")
+
+
+@pytest.mark.parametrize("base", ["https://{owner}.github.io/notes/", "https://{owner}.substack.com/p/",
+                                  "https://{owner}.wordpress.com/2031/"])
+def test_a_reviewed_publisher_of_one_authors_site_on_a_platform_is_not_another_authors(tmp_path, base):
+    # a folder of pages saved from many authors' sites on one platform: the curator named the
+    # publisher of one author's page; another author's page keeps what its own address gives
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "p0.md").write_text(_UNNAMED, encoding="utf-8")
+    convert([str(tmp_path / "in")], tmp_path / "lib", url_base=base.format(owner="zorbq"))
+    _review(tmp_path / "lib", "p0.md", "Zorbq Ministry")
+    (tmp_path / "in" / "p4.md").write_text(_SITE.format(n=4), encoding="utf-8")
+    convert([str(tmp_path / "in" / "p4.md")], tmp_path / "lib", url_base=base.format(owner="quillmere"))
+    card = _cards(tmp_path / "lib")["p4.md"]
+    assert card.organisation != "Zorbq Ministry" and card.support["organisation"].origin != "reviewed"
+
+
+def test_a_name_the_curator_kept_for_an_address_is_not_replaced_by_the_address_rule():
+    from pmparse.batch.publisher import Reviewed
+
+    found = Reviewed()
+    for card_id in ("IL-0001", "IL-0002"):
+        found.add(f"in/{card_id}.md", "Zorbq Ministry", None, card_id, "github.com/zorbq-gov")
+    # the curator kept the repository's name on a card of the same address: it is a right reading
+    found.add("in/IL-0003.md", "Cloud Platform", "Cloud Platform", "IL-0003", "github.com/zorbq-gov")
+    assert found.choice("in/b.md", "Cloud Platform", from_address="github.com/zorbq-gov") is None
+    assert found.choice("in/b.md", "cloud platform", from_address="github.com/zorbq-gov") is None
+    assert found.choice("in/b.md", None) == ("Zorbq Ministry", ["IL-0001", "IL-0002"])

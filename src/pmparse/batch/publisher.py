@@ -379,7 +379,10 @@ class Reviewed:
         if fixed:
             return fixed, counts.get(fixed, ids)
         if from_address is not None and any(self.addresses.get(i) == from_address for i in ids):
-            return name, ids
+            # the curator who kept the address's name on a card of that same address said it reads right
+            kept = {o.casefold() for i, at, o, _ in self.cards.get(folder_of(location), [])
+                    if self.addresses.get(i) == from_address and at != own}
+            return None if current.casefold() in kept else (name, ids)
         return None
 
 

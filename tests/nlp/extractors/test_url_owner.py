@@ -332,3 +332,39 @@ def test_an_address_key_is_the_forge_account_or_the_hosts_domain_label():
     assert address_key("https://status.zorbq.co.uk/incidents/1") == "host:zorbq"
     assert address_key("https://zorbq.io") == address_key("https://blog.zorbq.io/post") == "host:zorbq"
     assert address_key("notes/x.md") is None and address_key(None) is None and address_key("https://github.com/") is None
+
+
+def test_an_address_key_on_a_platform_of_many_owners_is_the_owners_not_the_platforms():
+    # pages saved from many authors' sites of one platform: the domain label is the platform's
+    from pmparse.nlp.extractors.url_owner import address_key
+
+    assert address_key("https://zorbq.github.io/notes/x.md") == address_key("https://github.com/Zorbq/notes") \
+        == "github.com/zorbq"  # an account's pages are that account's
+    assert address_key("https://zorbq.gitlab.io/x") == "gitlab.com/zorbq"
+    # a forge's own pages of many accounts' content are no account's
+    assert address_key("https://github.com/orgs/Zorbq/discussions/1") == "github.com/zorbq"
+    assert address_key("https://github.com/advisories/GHSA-0000-0000-0000") is None
+    for one, other in (("https://medium.com/@zorbq/a-1", "https://medium.com/@quillmere/b-2"),
+                       ("https://zorbq.substack.com/p/a", "https://quillmere.substack.com/p/b"),
+                       ("https://zorbq.wordpress.com/2031/a", "https://quillmere.wordpress.com/2031/b"),
+                       ("https://zorbq.blogspot.com/a", "https://quillmere.blogspot.com/b"),
+                       ("https://zorbq.netlify.app/a", "https://quillmere.netlify.app/b"),
+                       # a government's shared domains: each department's blog, each service
+                       ("https://zorbq.blog.gov.uk/a", "https://quillmere.blog.gov.uk/b"),
+                       ("https://status.zorbq.service.gov.uk/a", "https://quillmere.service.gov.uk/b")):
+        assert address_key(one) is not None and address_key(other) is not None
+        assert address_key(one) != address_key(other), (one, other)
+    assert address_key("https://medium.com/@zorbq/a-1") == address_key("https://zorbq.medium.com/b-2")
+    # no owner in the address: a platform's bare host, a post by its id, a shared document
+    assert address_key("https://medium.com/p/0123abcd") is None
+    assert address_key("https://substack.com/home") is None
+    assert address_key("https://docs.google.com/document/d/x/edit") is None
+    assert address_key("https://docs.google.com/document/d/x") != address_key("https://status.cloud.google.com/a")
+
+
+def test_an_address_key_ignores_case_ports_and_www():
+    from pmparse.nlp.extractors.url_owner import address_key
+
+    assert address_key("HTTPS://Status.Zorbq.IO:8443/x") == address_key("https://zorbq.io") == "host:zorbq"
+    assert address_key("https://WWW.GitHub.com:443/Zorbq/x") == "github.com/zorbq"
+    assert address_key("https://Zorbq.Substack.com:443/p/a") == address_key("https://zorbq.substack.com/p/b")

@@ -204,17 +204,62 @@ _PAGES_SUFFIXES = tuple("." + pages for pages in _PAGES)
 SECOND_LEVEL = frozenset({"co", "com", "gov", "ac", "org", "net", "edu"})
 
 
+#: The forge each pages domain serves: "zorbq.github.io" is the pages of the account github.com/zorbq.
+_PAGES_FORGE = {"github.io": "github.com", "gitlab.io": "gitlab.com", "bitbucket.io": "bitbucket.org"}
+#: Platforms whose sites are their users' ("zorbq.substack.com"): the label under the platform's
+#: domain names a site's owner, the platform's own label names no one in particular.
+TENANT_HOSTS = ("substack.com", "wordpress.com", "blogspot.com", "medium.com", "tumblr.com", "ghost.io",
+                "hashnode.dev", "netlify.app", "vercel.app", "herokuapp.com", "pages.dev", "readthedocs.io",
+                "notion.site", "wixsite.com", "webflow.io", "web.app", "firebaseapp.com", "appspot.com",
+                # a government's shared domains: each department's blog, each service ("notify")
+                "blog.gov.uk", "service.gov.uk")
+#: Platforms whose users' pages are paths: the first segment names the owner ("medium.com/@zorbq").
+PATH_TENANT_HOSTS = frozenset({"medium.com", "dev.to", "substack.com", "hashnode.com"})
+#: First path segments of those platforms that name no user ("medium.com/p/<id>" is a post by its id).
+_NOT_TENANTS = frozenset({"p", "m", "t", "s", "tag", "tags", "topic", "topics", "search", "home", "about",
+                          "inbox", "notes", "explore"})
+#: A forge's own pages of many owners' content ("github.com/advisories/GHSA-..."): no account.
+_FORGE_PAGES = frozenset({"advisories", "topics", "marketplace", "sponsors", "features", "explore", "search",
+                          "collections", "trending", "settings", "notifications"})
+#: Hosts of documents anyone shares: their address says nothing of whose the document is.
+SHARED_HOSTS = frozenset({"docs.google.com", "drive.google.com", "dropbox.com", "dl.dropboxusercontent.com",
+                          "onedrive.live.com", "web.archive.org", "archive.org", "archive.ph", "pastebin.com"})
+
+
 def address_key(location: str | None) -> str | None:
     """Whose address ``location`` is, as a key two addresses of one owner share: a forge's account
-    (``github.com/zorbq``), else the host's domain label (``zorbq`` of ``status.zorbq.io``); None
-    for a path or an address that does not parse."""
+    (``github.com/zorbq``, its pages ``zorbq.github.io`` too); a user's site or pages on a platform of
+    many owners (``substack.com/zorbq`` of ``zorbq.substack.com``, ``medium.com/zorbq`` of
+    ``medium.com/@zorbq``); else the host's domain label (``host:zorbq`` of ``status.zorbq.io``).
+    None for a path, an address that does not parse, and one that names no owner (a platform's own
+    pages, a post by its id, a shared document's host)."""
     parts = url_parts(location or "")
     if parts is None:
         return None
-    host = (parts.hostname or "").lower()
+    host = (parts.hostname or "").lower().rstrip(".")
+    host = host[4:] if host.startswith("www.") else host
+    segments = [p for p in parts.path.split("/") if p]
     if on_forge(host):
-        owner = next((p for p in parts.path.split("/") if p), None)
-        return f"{host}/{owner.lower()}" if owner else None
+        if segments and segments[0].lower() == "orgs":
+            segments = segments[1:]  # github.com/orgs/zorbq/discussions: the account zorbq's
+        if not segments or segments[0].lower() in _FORGE_PAGES:
+            return None
+        return f"{host}/{segments[0].lower()}"
+    for pages, forge in _PAGES_FORGE.items():
+        if host.endswith("." + pages):
+            return f"{forge}/{host[:-len(pages) - 1].rsplit('.', 1)[-1]}"
+        if host == pages:
+            return None
+    if host in SHARED_HOSTS:
+        return None
+    if host in PATH_TENANT_HOSTS:
+        user = segments[0].lower().lstrip("@") if segments else ""
+        return f"{host}/{user}" if user and segments[0].lower() not in _NOT_TENANTS else None
+    for platform in TENANT_HOSTS:
+        if host == platform:
+            return None
+        if host.endswith("." + platform):
+            return f"{platform}/{host[:-len(platform) - 1].rsplit('.', 1)[-1]}"
     label = domain_label(host)
     return f"host:{label}" if label else None
 
