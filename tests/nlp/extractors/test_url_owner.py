@@ -368,3 +368,20 @@ def test_an_address_key_ignores_case_ports_and_www():
     assert address_key("HTTPS://Status.Zorbq.IO:8443/x") == address_key("https://zorbq.io") == "host:zorbq"
     assert address_key("https://WWW.GitHub.com:443/Zorbq/x") == "github.com/zorbq"
     assert address_key("https://Zorbq.Substack.com:443/p/a") == address_key("https://zorbq.substack.com/p/b")
+
+
+@pytest.mark.parametrize("address, name", [
+    # a user's site on a platform of many owners: the user's name, never the platform's
+    ("https://zorbq.github.io/posts/outage.html", "Zorbq"),
+    ("https://zorbq.substack.com/p/outage", "Zorbq"),
+    ("https://medium.com/@zorbq/outage-123", "Zorbq"),
+    # a shared document's host or an archive names no owner (the table knows google.com)
+    ("https://docs.google.com/document/d/abc/edit", None),
+    ("https://web.archive.org/web/2020/https://x.example/a", None),
+    # an ordinary host is guessed as before
+    ("https://status.zorbq.io/incidents/1", "Zorbq"),
+])
+def test_an_address_on_a_platform_of_many_owners_guesses_its_user_not_the_platform(address, name):
+    text = "We lost the queue for an hour; the workers were restarted and the backlog drained."
+    fact = find_organisation(text, 0, address)
+    assert (fact["value"] if fact else None) == name

@@ -19,11 +19,13 @@ from pmparse.nlp.extractors.report_voice import (
     TEAM_QUALIFIED_FUNCTION, calls_itself_a_report, defined_subject, has_timeline, is_sign_off, sentence_around, speaks_as_publisher)
 from pmparse.nlp.extractors.titles import locate
 from pmparse.nlp.extractors.url_owner import (
+    address_key,
     address_names,
     domain_label,
     name_keys,
     ORG_WORDS,
     on_forge,
+    run_together,
     slug_acronym,
     slug_name,
     written_owner,
@@ -69,6 +71,26 @@ def name_from_host(host: str) -> str | None:
     if label is None or not re.fullmatch(r"[a-z][a-z0-9-]{1,40}", label):
         return None
     return label[0].upper() + label[1:]
+
+
+def host_guess(gaz: Gazetteer, location: str, host: str):
+    """What an address off the forges says of its owner: ``(guessed name, table entry)``.
+
+    The table's organisation of the host's domain, else a name guessed from its label; a user's
+    site on a platform of many owners ("zorbq.github.io", "zorbq.substack.com") guesses the user's
+    name, never the platform's; a platform's own page or a shared document's host
+    ("docs.google.com", "web.archive.org") names no owner
+    (:func:`~pmparse.nlp.extractors.url_owner.address_key`).
+    """
+    key = address_key(location)
+    if key is None:
+        return None, None
+    if not key.startswith("host:"):
+        user = key.rsplit("/", 1)[1]
+        ok = re.fullmatch(r"[a-z][a-z0-9-]{1,40}", user) is not None and not run_together(user)
+        return (user[0].upper() + user[1:] if ok else None), None
+    entry = gaz.domain(host)
+    return (None, entry) if entry is not None else (name_from_host(host), None)
 
 
 def host_of(value: str, name: str) -> bool:
@@ -156,10 +178,9 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
                 guessed = {"value": owner, "evidence": [], "confidence": 0.45, "origin": "url"}
                 forge_guess = True
         else:
-            entry = gaz.domain(host)
+            name, entry = host_guess(gaz, location, host)
             if entry is not None:
                 return {"value": entry.name, "evidence": [], "confidence": 0.9, "origin": "url"}
-            name = name_from_host(host)
             if name:
                 guessed = {"value": name, "evidence": [], "confidence": 0.5, "origin": "url"}
     # the address's owner as the text writes it ("travis-ci" is "Travis CI"): the publisher of a

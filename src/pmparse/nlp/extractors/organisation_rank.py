@@ -199,11 +199,10 @@ def _url_candidates(gaz, location: str, add) -> None:
             add(owner if known else (slug_name(location) or owner), "url_known" if known else "url_guessed", 1.0, (),
                 "url")
         return
-    entry = gaz.domain(host)
+    name, entry = rules.host_guess(gaz, location, host)
     if entry is not None:
         add(entry.name, "url_known", 1.0, (), "url")
         return
-    name = rules.name_from_host(host)
     if name:
         add(name, "url_guessed", 1.0, (), "url")
 
