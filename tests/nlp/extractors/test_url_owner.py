@@ -406,3 +406,14 @@ def test_a_platforms_own_section_is_the_platforms_and_an_odd_user_part_names_no_
     from pmparse.nlp.extractors.url_owner import url_parts
     guess, entry = host_guess(load_gazetteer(), address, url_parts(address).hostname.lower())
     assert (entry.name if entry is not None else guess) == name
+
+
+@pytest.mark.parametrize("pages, account", [
+    ("https://aws.github.io/outage.html", "https://github.com/aws/x"),
+    ("https://2i2c-org.github.io/outage.html", "https://github.com/2i2c-org/x"),
+])
+def test_a_known_accounts_pages_name_the_table_organisation_as_its_account_does(pages, account):
+    # the pages of a forge account are that account's (address_key): the table's name, not "Aws"
+    text = "We lost the queue for an hour; the workers were restarted and the backlog drained."
+    of_pages, of_account = find_organisation(text, 0, pages), find_organisation(text, 0, account)
+    assert (of_pages["value"], of_pages["confidence"]) == (of_account["value"], of_account["confidence"])

@@ -84,13 +84,18 @@ def host_guess(gaz: Gazetteer, location: str, host: str):
     (:func:`~pmparse.nlp.extractors.url_owner.address_key`). A user part of generic words only
     ("blog.medium.com", "medium.com/blog":
     :data:`~pmparse.nlp.extractors.url_owner.GENERIC_PARTS`) is the platform's own section,
-    answered as any host; a user part in punycode ("xn--...") is no name to write.
+    answered as any host; a user part in punycode ("xn--...") is no name to write. A forge's pages
+    of an account the table knows ("aws.github.io") give its entry, as the account's address does.
     """
     key = address_key(location)
     if key is None:
         return None, None
     if not key.startswith("host:"):
-        user = key.rsplit("/", 1)[1]
+        platform, user = key.rsplit("/", 1)
+        # a forge's pages are its account's ("aws.github.io" is github.com/aws): the table's name, as there
+        entry = gaz.by_alias.get(user) if on_forge(platform) else None
+        if entry is not None:
+            return None, entry
         if not all(part in GENERIC_PARTS for part in user.split("-")):
             ok = (re.fullmatch(r"[a-z][a-z0-9-]{1,40}", user) is not None and not user.startswith("xn--")
                   and not run_together(user))
@@ -186,7 +191,9 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
         else:
             name, entry = host_guess(gaz, location, host)
             if entry is not None:
-                return {"value": entry.name, "evidence": [], "confidence": 0.9, "origin": "url"}
+                # a forge's pages of a known account weigh as the account's address does (0.8)
+                confidence = 0.9 if gaz.domain(host) is entry else 0.8
+                return {"value": entry.name, "evidence": [], "confidence": confidence, "origin": "url"}
             if name:
                 guessed = {"value": name, "evidence": [], "confidence": 0.5, "origin": "url"}
     # the address's owner as the text writes it ("travis-ci" is "Travis CI"): the publisher of a
