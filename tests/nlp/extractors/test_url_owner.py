@@ -385,3 +385,35 @@ def test_an_address_on_a_platform_of_many_owners_guesses_its_user_not_the_platfo
     text = "We lost the queue for an hour; the workers were restarted and the backlog drained."
     fact = find_organisation(text, 0, address)
     assert (fact["value"] if fact else None) == name
+
+
+@pytest.mark.parametrize("address, name", [
+    # a platform's own section under its domain is the platform's, no user of it ("blog" is no owner)
+    ("https://blog.substack.com/p/outage", "Substack"),
+    ("https://medium.com/blog/outage-123", "Medium"),
+    ("https://blog.medium.com/outage-123", "Medium"),
+    ("https://en.blog.wordpress.com/2020/01/outage/", "Wordpress"),
+    ("https://engineering.medium.com/outage-123", "Medium"),
+    # a user's label in punycode is no name to write: no guess rather than "Xn--..."
+    ("https://xn--zrbq-0ra.substack.com/p/outage", None),
+    # odd user parts name no one; a user's site keeps its user's name whatever its case, port or fragment
+    ("https://123.substack.com/p/outage", None),
+    ("https://medium.com/@/outage-123", None),
+    ("https://ZORBQ.Substack.com:8443/p/outage#entry-2", "Zorbq"),
+])
+def test_a_platforms_own_section_is_the_platforms_and_an_odd_user_part_names_no_one(address, name):
+    from pmparse.nlp.extractors.organisation import host_guess, load_gazetteer
+    from pmparse.nlp.extractors.url_owner import url_parts
+    guess, entry = host_guess(load_gazetteer(), address, url_parts(address).hostname.lower())
+    assert (entry.name if entry is not None else guess) == name
+
+
+@pytest.mark.parametrize("pages, account", [
+    ("https://aws.github.io/outage.html", "https://github.com/aws/x"),
+    ("https://2i2c-org.github.io/outage.html", "https://github.com/2i2c-org/x"),
+])
+def test_a_known_accounts_pages_name_the_table_organisation_as_its_account_does(pages, account):
+    # the pages of a forge account are that account's (address_key): the table's name, not "Aws"
+    text = "We lost the queue for an hour; the workers were restarted and the backlog drained."
+    of_pages, of_account = find_organisation(text, 0, pages), find_organisation(text, 0, account)
+    assert (of_pages["value"], of_pages["confidence"]) == (of_account["value"], of_account["confidence"])

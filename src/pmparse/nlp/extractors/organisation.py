@@ -22,6 +22,7 @@ from pmparse.nlp.extractors.url_owner import (
     address_key,
     address_names,
     domain_label,
+    GENERIC_PARTS,
     name_keys,
     ORG_WORDS,
     on_forge,
@@ -80,15 +81,25 @@ def host_guess(gaz: Gazetteer, location: str, host: str):
     site on a platform of many owners ("zorbq.github.io", "zorbq.substack.com") guesses the user's
     name, never the platform's; a platform's own page or a shared document's host
     ("docs.google.com", "web.archive.org") names no owner
-    (:func:`~pmparse.nlp.extractors.url_owner.address_key`).
+    (:func:`~pmparse.nlp.extractors.url_owner.address_key`). A user part of generic words only
+    ("blog.medium.com", "medium.com/blog":
+    :data:`~pmparse.nlp.extractors.url_owner.GENERIC_PARTS`) is the platform's own section,
+    answered as any host; a user part in punycode ("xn--...") is no name to write. A forge's pages
+    of an account the table knows ("aws.github.io") give its entry, as the account's address does.
     """
     key = address_key(location)
     if key is None:
         return None, None
     if not key.startswith("host:"):
-        user = key.rsplit("/", 1)[1]
-        ok = re.fullmatch(r"[a-z][a-z0-9-]{1,40}", user) is not None and not run_together(user)
-        return (user[0].upper() + user[1:] if ok else None), None
+        platform, user = key.rsplit("/", 1)
+        # a forge's pages are its account's ("aws.github.io" is github.com/aws): the table's name, as there
+        entry = gaz.by_alias.get(user) if on_forge(platform) else None
+        if entry is not None:
+            return None, entry
+        if not all(part in GENERIC_PARTS for part in user.split("-")):
+            ok = (re.fullmatch(r"[a-z][a-z0-9-]{1,40}", user) is not None and not user.startswith("xn--")
+                  and not run_together(user))
+            return (user[0].upper() + user[1:] if ok else None), None
     entry = gaz.domain(host)
     return (None, entry) if entry is not None else (name_from_host(host), None)
 
@@ -180,7 +191,9 @@ def _cascade(text: str, body_start: int = 0, location: str = "", title: tuple[st
         else:
             name, entry = host_guess(gaz, location, host)
             if entry is not None:
-                return {"value": entry.name, "evidence": [], "confidence": 0.9, "origin": "url"}
+                # a forge's pages of a known account weigh as the account's address does (0.8)
+                confidence = 0.9 if gaz.domain(host) is entry else 0.8
+                return {"value": entry.name, "evidence": [], "confidence": confidence, "origin": "url"}
             if name:
                 guessed = {"value": name, "evidence": [], "confidence": 0.5, "origin": "url"}
     # the address's owner as the text writes it ("travis-ci" is "Travis CI"): the publisher of a
