@@ -19,14 +19,12 @@ from pmparse.nlp.extractors.report_voice import (
     TEAM_QUALIFIED_FUNCTION, calls_itself_a_report, defined_subject, has_timeline, is_sign_off, sentence_around, speaks_as_publisher)
 from pmparse.nlp.extractors.titles import locate
 from pmparse.nlp.extractors.url_owner import (
-    address_key,
     address_names,
-    domain_label,
-    GENERIC_PARTS,
+    host_guess,
+    name_from_host,
     name_keys,
     ORG_WORDS,
     on_forge,
-    run_together,
     slug_acronym,
     slug_name,
     written_owner,
@@ -64,44 +62,6 @@ _HOST_NAME = re.compile(r"[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}")
 
 
 # --- organisation ---------------------------------------------------------------------------
-
-
-def name_from_host(host: str) -> str | None:
-    """An organisation name guessed from a host: ``status.acme-corp.co.uk`` -> ``Acme-corp``."""
-    label = domain_label(host)
-    if label is None or not re.fullmatch(r"[a-z][a-z0-9-]{1,40}", label):
-        return None
-    return label[0].upper() + label[1:]
-
-
-def host_guess(gaz: Gazetteer, location: str, host: str):
-    """What an address off the forges says of its owner: ``(guessed name, table entry)``.
-
-    The table's organisation of the host's domain, else a name guessed from its label; a user's
-    site on a platform of many owners ("zorbq.github.io", "zorbq.substack.com") guesses the user's
-    name, never the platform's; a platform's own page or a shared document's host
-    ("docs.google.com", "web.archive.org") names no owner
-    (:func:`~pmparse.nlp.extractors.url_owner.address_key`). A user part of generic words only
-    ("blog.medium.com", "medium.com/blog":
-    :data:`~pmparse.nlp.extractors.url_owner.GENERIC_PARTS`) is the platform's own section,
-    answered as any host; a user part in punycode ("xn--...") is no name to write. A forge's pages
-    of an account the table knows ("aws.github.io") give its entry, as the account's address does.
-    """
-    key = address_key(location)
-    if key is None:
-        return None, None
-    if not key.startswith("host:"):
-        platform, user = key.rsplit("/", 1)
-        # a forge's pages are its account's ("aws.github.io" is github.com/aws): the table's name, as there
-        entry = gaz.by_alias.get(user) if on_forge(platform) else None
-        if entry is not None:
-            return None, entry
-        if not all(part in GENERIC_PARTS for part in user.split("-")):
-            ok = (re.fullmatch(r"[a-z][a-z0-9-]{1,40}", user) is not None and not user.startswith("xn--")
-                  and not run_together(user))
-            return (user[0].upper() + user[1:] if ok else None), None
-    entry = gaz.domain(host)
-    return (None, entry) if entry is not None else (name_from_host(host), None)
 
 
 def host_of(value: str, name: str) -> bool:
