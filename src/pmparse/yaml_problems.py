@@ -70,8 +70,7 @@ def check_depth(text: object, limit: int = MAX_DEPTH) -> None:
             if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
                 depth += 1
                 if depth > limit:
-                    raise NestingError(f"expected values nested at most {limit} levels deep, found deeper "
-                                       f"(line {event.start_mark.line + 1})")
+                    raise _too_deep(limit, event.start_mark)
             elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
                 depth -= 1
     except NestingError:
@@ -82,10 +81,14 @@ def check_depth(text: object, limit: int = MAX_DEPTH) -> None:
         # parser calls too deep is deeper than any limit here, and the pure-Python loader that
         # comes next would recurse past Python's frames on it
         if "maximum nesting depth" in str(exc):
-            mark = getattr(exc, "problem_mark", None)
-            where = f" (line {mark.line + 1})" if mark is not None else ""
-            raise NestingError(f"expected values nested at most {limit} levels deep, found deeper{where}") from None
+            raise _too_deep(limit, getattr(exc, "problem_mark", None)) from None
         return  # the loader names the syntax error
+
+
+def _too_deep(limit: int, mark) -> NestingError:  # noqa: ANN001 - PyYAML's Mark, or None
+    """The error of a text nested deeper than ``limit``, at ``mark``'s line when known."""
+    where = f" (line {mark.line + 1})" if mark is not None else ""
+    return NestingError(f"expected values nested at most {limit} levels deep, found deeper{where}")
 
 
 #: How deep a text the pure-Python loader is given may nest: it recurses about twice per level,

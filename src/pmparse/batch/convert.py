@@ -38,7 +38,7 @@ from pmparse.errors import InputError, RecordError, UsageError, WriteError
 from pmparse.ingest.fetch import FetchSettings
 from pmparse.ingest.read import DEFAULT_MAX_BYTES, join_url, read_bytes
 from pmparse.interrupts import Interrupts
-from pmparse.library.leftovers import remove_temporaries
+from pmparse.library.leftovers import drop_orphan_pending, remove_temporaries
 from pmparse.locations import is_url, split_location
 from pmparse.library.lock import write_lock
 from pmparse.library.records import RecordFormat
@@ -46,7 +46,6 @@ from pmparse.library.folder import check_new_library_folder, gone_sources, remov
 from pmparse.library.store import Library
 from pmparse.library.sync import Status, still_waiting, store
 from pmparse.nlp.pipeline import PipelineConfig
-from pmparse.review.session import drop_orphan_pending
 from pmparse.util import temporary_prefix, write_errors
 
 

@@ -242,13 +242,13 @@ def folder_of(location: str) -> str:
     any other's, and as every file converted by a bare name), and above ``/2023`` only the
     filesystem's root.
     """
-    folder = os.path.dirname(location.split("#entry-", 1)[0])
-    while folder and _PARTITION.fullmatch(os.path.basename(folder)):
+    folder = _own_folder(location)
+    while _PARTITION.fullmatch(os.path.basename(folder)):
         parent = os.path.dirname(folder)
         if os.path.basename(parent) in ("", ".", ".."):
             break
         folder = parent
-    return folder or "."
+    return folder
 
 
 #: Origins of a card's organisation that are not its own word: other cards' (reviewed, folder).
@@ -259,9 +259,12 @@ def own_organisation(card_json: str) -> str | None:
     """The publisher a card (JSON) names by its own word, not given from other cards; None when none."""
     data = json.loads(card_json)
     support = (data.get("support") or {}).get("organisation") or {}
-    if support.get("origin") in NOT_ITS_OWN:
-        return None
-    return data.get("organisation") or None
+    return _by_its_own_word(data.get("organisation"), support.get("origin"))
+
+
+def _by_its_own_word(organisation: str | None, origin: str | None) -> str | None:
+    """``organisation`` when its ``origin`` is the card's own word (:data:`NOT_ITS_OWN`), else None."""
+    return None if origin in NOT_ITS_OWN else organisation or None
 
 
 def _own_folder(location: str) -> str:
@@ -357,11 +360,14 @@ class Reviewed:
         counts: dict[str, list[str]] = {}
         corrected: dict[str, str] = {}
         here = False  # whether a reviewed card counted stands in the card's own folder
+        at_address: dict[str, str] = {}  # the reviewed cards of the card's own address, and their publisher
         for card_id, card_location, organisation, suggested in self.cards.get(folder_of(location), []):
             if own is not None and card_location == own:
                 continue
             here = here or _own_folder(card_location) == _own_folder(location)
             counts.setdefault(organisation, []).append(card_id)
+            if from_address is not None and self.addresses.get(card_id) == from_address:
+                at_address[card_id] = organisation
             if suggested and suggested != organisation:
                 corrected[suggested] = organisation
         if not counts:
@@ -378,10 +384,9 @@ class Reviewed:
         fixed = corrected.get(current)
         if fixed:
             return fixed, counts.get(fixed, ids)
-        if from_address is not None and any(self.addresses.get(i) == from_address for i in ids):
+        if any(i in at_address for i in ids):
             # the curator who kept the address's name on a card of that same address said it reads right
-            kept = {o.casefold() for i, at, o, _ in self.cards.get(folder_of(location), [])
-                    if self.addresses.get(i) == from_address and at != own}
+            kept = {o.casefold() for o in at_address.values()}
             return None if current.casefold() in kept else (name, ids)
         return None
 
@@ -435,7 +440,7 @@ class ReviewedCards:
             card = entry.card if entry is not None else None
             if card is not None and card.status != "reviewed":
                 support = card.support.get("organisation")
-                yield card_id, card.organisation if support is None or support.origin not in NOT_ITS_OWN else None
+                yield card_id, _by_its_own_word(card.organisation, support.origin if support is not None else None)
 
     def stored(self, location: str, card_id: str, card_json: str) -> None:
         """Count a card the batch stored towards its folder's archive (one holding reviewed cards)."""

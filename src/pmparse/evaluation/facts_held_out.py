@@ -263,13 +263,20 @@ def _address_given(gold: dict) -> str | None:
     (as :func:`pmparse.batch.publisher.address_given` reads a stored card)."""
     from pmparse.batch.publisher import address_of
 
-    rule = next((c.rule for c in gold["_candidates_free"] if c.features.get("rule_pick")), None)
+    picked = _picked(gold["_candidates_free"])
+    rule = picked.rule if picked is not None else None
     return address_of(gold.get("_url")) if rule is not None and rule.get("origin") == "url" else None
 
 
 def _rule_confidence(cands) -> float:
     """The confidence the rule cascade gave its choice among ``cands`` (0 when it chose none)."""
-    return next((c.features.get("rule_confidence", 0.0) for c in cands if c.features.get("rule_pick")), 0.0)
+    picked = _picked(cands)
+    return picked.features.get("rule_confidence", 0.0) if picked is not None else 0.0
+
+
+def _picked(cands):
+    """The candidate the rule cascade chose among ``cands``, or None."""
+    return next((c for c in cands if c.features.get("rule_pick")), None)
 
 
 def after_review_table(result: dict, reviewed: tuple[int, ...] = REVIEWED) -> str:

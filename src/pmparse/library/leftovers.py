@@ -1,12 +1,17 @@
-"""What a killed run leaves in a library, removed by the next run that holds the write lock."""
+"""What a killed run leaves in a library, and the suggestions of records a person deleted,
+removed by the next run that holds the write lock."""
 
 from __future__ import annotations
 
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pmparse.paths import inside
+
+if TYPE_CHECKING:
+    from pmparse.library.store import Library
 
 #: The folders of ``.pmparse/`` that hold state files.
 STATE_KINDS = ("base", "drafts", "intent", "pending", "rejected")
@@ -42,3 +47,26 @@ def remove_temporaries(root: Path) -> list[str]:
                     continue
                 removed.append(f"{rel}/{name}" if rel else name)
     return removed
+
+
+def pending_files(library: Library) -> list[str]:
+    """Ids of the pending suggestions in the library's state, sorted, whether or not their record
+    is there."""
+    folder = library.state_dir / "pending"
+    if not folder.is_dir():
+        return []
+    return sorted(p.stem for p in folder.glob("IL-*.json") if p.is_file())
+
+
+def orphan_pending_ids(library: Library) -> list[str]:
+    """Ids of pending suggestions whose record file is gone (a person deleted the record, or
+    renamed its file): they wait for nothing, yet ``diff`` and ``review`` reported each as a record
+    to repair, exit 1, for good. A writer drops them (:func:`drop_orphan_pending`); if the source
+    is converted again it gets a record, and a suggestion where one is due, anew."""
+    return [card_id for card_id in pending_files(library) if card_id not in library.entries]
+
+
+def drop_orphan_pending(library: Library) -> None:
+    """Remove the pending suggestions of records that are gone; call with the write lock held."""
+    for card_id in orphan_pending_ids(library):
+        library.drop_state("pending", card_id)

@@ -33,7 +33,7 @@ from typing import Callable
 
 from pmparse.card.schema import Card
 from pmparse.errors import RecordError, UsageError
-from pmparse.library.leftovers import remove_temporaries
+from pmparse.library.leftovers import drop_orphan_pending, pending_files, remove_temporaries
 from pmparse.library.lock import write_lock
 from pmparse.library.records import card_data
 from pmparse.library.folder import library_root
@@ -96,29 +96,8 @@ def _one_text(record: Card, base: Card | None, suggestion: Card) -> bool:
 
 def pending_ids(library: Library) -> list[str]:
     """Ids of records with a pending suggestion, sorted (a suggestion whose record is gone is
-    none: :func:`orphan_pending_ids`)."""
-    return [card_id for card_id in _pending_files(library) if card_id in library.entries]
-
-
-def orphan_pending_ids(library: Library) -> list[str]:
-    """Ids of pending suggestions whose record file is gone (a person deleted the record, or
-    renamed its file): they wait for nothing, yet ``diff`` and ``review`` reported each as a record
-    to repair, exit 1, for good. A writer drops them (:func:`drop_orphan_pending`); if the source
-    is converted again it gets a record, and a suggestion where one is due, anew."""
-    return [card_id for card_id in _pending_files(library) if card_id not in library.entries]
-
-
-def drop_orphan_pending(library: Library) -> None:
-    """Remove the pending suggestions of records that are gone; call with the write lock held."""
-    for card_id in orphan_pending_ids(library):
-        library.drop_state("pending", card_id)
-
-
-def _pending_files(library: Library) -> list[str]:
-    folder = library.state_dir / "pending"
-    if not folder.is_dir():
-        return []
-    return sorted(p.stem for p in folder.glob("IL-*.json") if p.is_file())
+    none: :func:`pmparse.library.leftovers.orphan_pending_ids`)."""
+    return [card_id for card_id in pending_files(library) if card_id in library.entries]
 
 
 def load_pending(library: Library, card_id: str) -> tuple[Entry, Card]:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-
 from typing import TYPE_CHECKING
 
 from pmparse.locations import url_parts
@@ -202,15 +201,12 @@ def written_owner(text: str, location: str, start: int = 0, end: int | None = No
 #: Top-level domains that are also the commonest script and template file extensions
 #: ("zorbq-backup.sh", "Makefile.in"): such a name alone is no host of an account's domain.
 _FILE_TLDS = frozenset({"sh", "in"})
-#: The forges' pages domains: "alice.github.io" is an account's pages on its forge, no site of its own.
-_PAGES = ("github.io", "gitlab.io", "bitbucket.io")
-_PAGES_SUFFIXES = tuple("." + pages for pages in _PAGES)
+#: The forges' pages domains and the forge each serves: "zorbq.github.io" is the pages of the
+#: account github.com/zorbq, no site of its own.
+_PAGES_FORGE = {"github.io": "github.com", "gitlab.io": "gitlab.com", "bitbucket.io": "bitbucket.org"}
+_PAGES_SUFFIXES = tuple("." + pages for pages in _PAGES_FORGE)
 #: Second-level labels under a country's domain ("acme.co.uk", "agency.gov.au").
 SECOND_LEVEL = frozenset({"co", "com", "gov", "ac", "org", "net", "edu"})
-
-
-#: The forge each pages domain serves: "zorbq.github.io" is the pages of the account github.com/zorbq.
-_PAGES_FORGE = {"github.io": "github.com", "gitlab.io": "gitlab.com", "bitbucket.io": "bitbucket.org"}
 #: Platforms whose sites are their users' ("zorbq.substack.com"): the label under the platform's
 #: domain names a site's owner, the platform's own label names no one in particular.
 TENANT_HOSTS = ("substack.com", "wordpress.com", "blogspot.com", "medium.com", "tumblr.com", "ghost.io",
@@ -288,7 +284,7 @@ def _site_of(repository: str) -> str | None:
     if len(sites) != 1 or any(p not in GENERIC_PARTS for p in parts if p != sites[0]):
         return None
     site = sites[0]
-    return None if site in _PAGES or site.endswith(_PAGES_SUFFIXES) else site
+    return None if site in _PAGES_FORGE or site.endswith(_PAGES_SUFFIXES) else site
 
 
 def _hosts(text: str, start: int, end: int | None) -> list[tuple[str, tuple[int, int], bool]]:
@@ -429,10 +425,13 @@ def expansion(text: str, short: str, start: int = 0, end: int | None = None) -> 
 
 def name_from_host(host: str) -> str | None:
     """An organisation name guessed from a host: ``status.acme-corp.co.uk`` -> ``Acme-corp``."""
-    label = domain_label(host)
-    if label is None or not re.fullmatch(r"[a-z][a-z0-9-]{1,40}", label):
-        return None
-    return label[0].upper() + label[1:]
+    return _label_name(domain_label(host) or "")
+
+
+def _label_name(label: str) -> str | None:
+    """A host's or a platform user's label written as a name ("acme-corp" -> "Acme-corp"); None
+    for one that is no name (a digit first, other characters)."""
+    return label[0].upper() + label[1:] if re.fullmatch(r"[a-z][a-z0-9-]{1,40}", label) else None
 
 
 def host_guess(gaz: "Gazetteer", location: str, host: str):
@@ -458,8 +457,7 @@ def host_guess(gaz: "Gazetteer", location: str, host: str):
         if entry is not None:
             return None, entry
         if not all(part in GENERIC_PARTS for part in user.split("-")):
-            ok = (re.fullmatch(r"[a-z][a-z0-9-]{1,40}", user) is not None and not user.startswith("xn--")
-                  and not run_together(user))
-            return (user[0].upper() + user[1:] if ok else None), None
+            ok = not user.startswith("xn--") and not run_together(user)
+            return (_label_name(user) if ok else None), None
     entry = gaz.domain(host)
     return (None, entry) if entry is not None else (name_from_host(host), None)
