@@ -1,0 +1,36 @@
+"""What convert tells a curator about each record it touched (library/sync.py), through the CLI."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from pmparse.cli import main
+
+REPORT = "# Queue stalled\n\nThe queue stalled for 20 minutes.\n\nRoot cause: a full disk on the broker.\n"
+
+
+def convert(*args: str):
+    return CliRunner().invoke(main, ["convert", *args, "--rules-only", "-j", "1"])
+
+
+def test_force_counts_a_draft_it_writes_again_byte_for_byte_as_unchanged(tmp_path):
+    (tmp_path / "r.md").write_text(REPORT, encoding="utf-8")
+    lib = tmp_path / "lib"
+    assert convert(str(tmp_path / "r.md"), "-o", str(lib)).exit_code == 0
+    record = lib / "IL-0001.yaml"
+    before, stamp = record.read_bytes(), record.stat().st_mtime_ns
+    result = convert(str(tmp_path / "r.md"), "-o", str(lib), "--force")
+    assert result.exit_code == 0, result.output
+    # the same source read again by the same pipeline: nothing in the record changed
+    assert "0 converted, 0 updated, 1 unchanged" in result.output, result.output
+    assert record.read_bytes() == before and record.stat().st_mtime_ns == stamp
+
+
+def test_force_still_counts_a_draft_whose_bytes_change_as_updated(tmp_path):
+    (tmp_path / "r.md").write_text(REPORT, encoding="utf-8")
+    lib = tmp_path / "lib"
+    assert convert(str(tmp_path / "r.md"), "-o", str(lib)).exit_code == 0
+    # a new public address changes the draft (url), so --force rewrites it: an update
+    result = convert(str(tmp_path / "r.md"), "-o", str(lib), "--force", "--url-base", "https://example.org/pm/")
+    assert "0 converted, 1 updated, 0 unchanged" in result.output, result.output
+    assert "url: https://example.org/pm/r.md" in (lib / "IL-0001.yaml").read_text(encoding="utf-8")
