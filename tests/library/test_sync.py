@@ -34,3 +34,26 @@ def test_force_still_counts_a_draft_whose_bytes_change_as_updated(tmp_path):
     result = convert(str(tmp_path / "r.md"), "-o", str(lib), "--force", "--url-base", "https://example.org/pm/")
     assert "0 converted, 1 updated, 0 unchanged" in result.output, result.output
     assert "url: https://example.org/pm/r.md" in (lib / "IL-0001.yaml").read_text(encoding="utf-8")
+
+
+def test_a_deleted_records_rejections_do_not_pass_to_the_record_its_source_gets_again(tmp_path):
+    (tmp_path / "r.md").write_text(REPORT, encoding="utf-8")
+    lib, runner = tmp_path / "lib", CliRunner()
+    assert convert(str(tmp_path / "r.md"), "-o", str(lib)).exit_code == 0
+    made = (lib / "IL-0001.yaml").read_text(encoding="utf-8")
+    assert "title: Queue stalled" in made
+    # the curator turns the title down, then deletes the record; the source converted again gets
+    # the same id (it was the highest) and a fresh draft
+    result = runner.invoke(main, ["review", str(lib), "--drafts", "--reject", "title", "--accept-all"])
+    assert result.exit_code == 0, result.output
+    (lib / "IL-0001.yaml").unlink()
+    assert "1 converted" in convert(str(tmp_path / "r.md"), "-o", str(lib)).output
+    assert (lib / "IL-0001.yaml").read_text(encoding="utf-8") == made
+    # the new record's curator sets the title by hand: the site says pmparse's reading was
+    # another, as for any record; the deleted record's rejection made it read as a refusal kept
+    record = lib / "IL-0001.yaml"
+    record.write_text(made.replace("title: Queue stalled", "title: Broker disk full"), encoding="utf-8")
+    result = runner.invoke(main, ["site", str(lib), "-o", str(tmp_path / "site")])
+    assert result.exit_code == 0, result.output
+    page = next((tmp_path / "site").rglob("IL-0001.html")).read_text(encoding="utf-8")
+    assert "set by hand (pmparse had Queue stalled" in page

@@ -34,6 +34,10 @@ def store(library: Library, card: Card, fmt: RecordFormat, force: bool = False) 
         # review --drafts pass the draft over ("found none") and review compare it with a text
         # the new record never had
         library.drop_state("pending", card.id)
+        # and so is its rejection memory (same source, same model): the new record's review
+        # passed over what the deleted record's curator turned down, train --library read it as
+        # this record's, and the site took a fact set by hand for a refusal kept
+        library.drop_state("rejected", card.id)
         return "converted", str(library.write(card, fmt))
     card = card.model_copy(update={"id": entry.id})
     moved = False
