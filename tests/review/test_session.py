@@ -823,3 +823,43 @@ def test_pmparse_reading_an_item_a_person_wrote_is_nothing_to_decide(pending):
     data["contributing_factors"] = items + [{"text": sentence.strip(), "evidence": stretch, "confidence": 0.6}]
     lib.write_state("pending", loads(json.dumps(data), "json", "x"))
     assert "contributing_factors" not in proposed(pending)
+
+
+SMALL = "# Queue stalled\n\nThe queue stalled for 20 minutes.\n\nRoot cause: a full disk on the broker.\n"
+
+
+def test_an_edit_saved_without_a_change_is_a_keep_not_an_edit(tmp_path, monkeypatch):
+    (tmp_path / "r.md").write_text(SMALL, encoding="utf-8")
+    lib, runner = tmp_path / "lib", CliRunner()
+    assert runner.invoke(main, ["convert", str(tmp_path / "r.md"), "-o", str(lib), "--rules-only", "-j", "1"]
+                         ).exit_code == 0
+    monkeypatch.setattr("click.edit", lambda text, extension: text)  # saved as shown
+    # a draft: the first field asked is edited and saved unchanged, then the review quits
+    result = runner.invoke(main, ["review", str(lib), "--drafts", "--no-color"], input="e\nq\n")
+    assert result.exit_code == 0, result.output
+    assert "1 accepted (0 edited), 0 rejected" in result.output, result.output
+    state = json.loads((lib / ".pmparse" / "drafts" / "IL-0001.json").read_text(encoding="utf-8"))
+    assert [field["decision"] for field in state["decided"].values()] == ["kept"]
+    # nothing was replaced by the person's version: nothing is remembered as edited away
+    assert load_rejections(Library(lib), "IL-0001").rejected == []
+
+
+def test_an_edit_of_a_pending_field_saved_without_a_change_is_an_accept(tmp_path, monkeypatch):
+    source = tmp_path / "r.md"
+    source.write_text(SMALL, encoding="utf-8")
+    lib, runner = tmp_path / "lib", CliRunner()
+    args = ["convert", str(source), "-o", str(lib), "--rules-only", "-j", "1"]
+    assert runner.invoke(main, args).exit_code == 0
+    record = lib / "IL-0001.yaml"
+    record.write_text(record.read_text(encoding="utf-8").replace("status: suggested", "status: reviewed"),
+                      encoding="utf-8")
+    source.write_text(SMALL + "\nAction items:\n\n- Alert on broker disk use.\n- Grow the broker disks.\n",
+                      encoding="utf-8")
+    assert "1 pending review" in runner.invoke(main, args).output
+    monkeypatch.setattr("click.edit", lambda text, extension: text)
+    result = runner.invoke(main, ["review", str(lib), "--no-color"], input="e\n" * 20)
+    assert result.exit_code == 0, result.output
+    assert "(0 edited)" in result.output and "(1 edited)" not in result.output, result.output
+    assert load_rejections(Library(lib), "IL-0001").rejected == []
+    card = Library.read(record)
+    assert card.action_items and all(item.origin != "person" for item in card.action_items)

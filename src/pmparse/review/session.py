@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from pmparse.card.schema import Card
 from pmparse.errors import RecordError, UsageError
@@ -42,7 +42,7 @@ from pmparse.review.anchor import REVIEW_FIELDS
 from pmparse.review.apply import (accept_field, accept_items, drop_field, follow_source, note_decision,
                                   reject_field)
 from pmparse.review.compare import (CardDiff, DiffReport, FieldChange, compare, diff_files, item_changes,
-                                    link_title, onto_persons_edits, read_text)
+                                    link_title, merge, onto_persons_edits, read_text)
 from pmparse.review.drafts import changed_since_asked, draft_ids, open_draft
 from pmparse.review.decisions import (Action, Ask, Decision, field_names, item_options, now_iso, reviewer_name,
                                       scripted)
@@ -423,6 +423,10 @@ def _ask_one(library: Library, plan, change: FieldChange, ask: Ask, position: in
     """
     card_id, diff, _, made, drafts = plan
     decision = ask(diff, change, position, total)
+    if decision.action == "edit" and edit_changes_nothing(diff, change.field, decision.value):
+        # saved as shown: the person took the suggestion; counted and remembered as an edit it
+        # said they had replaced it (an "edited" rejection, a draft field "edited")
+        decision = Decision("accept")
     if decision.action == "quit":
         report.quit = True
         return False
@@ -449,6 +453,16 @@ def _ask_one(library: Library, plan, change: FieldChange, ask: Ask, position: in
             reject_field(library, made, name, by, now())
         report.outcomes.append(Outcome(card_id, name, action))
     return True
+
+
+def edit_changes_nothing(diff: CardDiff, name: str, value: Any) -> bool:
+    """Whether a person's edit of field ``name`` writes what taking the suggestion writes (the
+    editor saved the value as shown, or with only its layout changed)."""
+    try:
+        edited = merge(diff.record, diff.suggestion, [name], {name: value})
+    except RecordError:
+        return False  # not a value the field takes: the edit itself says so
+    return card_data(edited)[name] == card_data(merge(diff.record, diff.suggestion, [name]))[name]
 
 
 def _whole_or_items(card_id: str, change: FieldChange, decision: Decision) -> Decision:
