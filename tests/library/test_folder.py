@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pmparse.library.folder import remove_if_unused
+from pmparse.library.folder import glob_covers, remove_if_unused
 
 
 def _made_for_nothing(path):
@@ -66,3 +66,12 @@ def test_only_ascii_record_names_without_a_trailing_line_break_are_records(tmp_p
         (tmp_path / name).write_text("id: x\n", encoding="utf-8")
     assert [name for name in sorted(p.name for p in tmp_path.iterdir()) if RECORD_FILE.match(name)] == ["IL-0001.yaml"]
     assert list(record_files(tmp_path)) == ["IL-0001"]
+
+
+def test_glob_covers_what_the_glob_finds_and_the_folders_it_finds():
+    assert glob_covers("/pm/*.md", "/pm/a.md") and not glob_covers("/pm/*.md", "/pm/a.txt")
+    assert not glob_covers("/pm/*.md", "/pm/2024/a.md")  # * stays within one folder
+    assert glob_covers("/pm/*", "/pm/2024/a.md")  # the folder 2024 is found, and converted whole
+    assert glob_covers("/pm/**/*.md", "/pm/a.md") and glob_covers("/pm/**/*.md", "/pm/x/y/a.md")
+    assert not glob_covers("/pm/*", "/pm/.drafts/a.md") and not glob_covers("/pm/**/*.md", "/pm/.old/a.md")
+    assert glob_covers("/pm/.old/*.md", "/pm/.old/a.md") and not glob_covers("/p?/*.md", "/other/a.md")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import signal
 import stat
 import tempfile
@@ -513,11 +514,15 @@ def convert(
             remove_if_unused(library_path)
 
 
-def _noting_folders(inputs: Iterable[str], named: set[str]) -> Iterator[str]:
-    """``inputs`` as they come, each one that is a folder added to ``named`` (absolute) first."""
+def _noting_folders(inputs: Iterable[str], named: set[str], patterns: set[str] | None = None) -> Iterator[str]:
+    """``inputs`` as they come, each one that is a folder added to ``named`` (absolute) first, and
+    each glob (a name with a wildcard and nothing at that path) to ``patterns`` (absolute)."""
     for item in inputs:
         if item != "-" and not is_url(item) and os.path.isdir(item):
             named.add(os.path.abspath(item))
+        elif (patterns is not None and item != "-" and not is_url(item) and not os.path.lexists(item)
+              and re.search(r"[*?[]", item)):
+            patterns.add(os.path.abspath(item))
         yield item
 
 
@@ -532,7 +537,8 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
         entries = _entry_index(library)
         named: set[str] = set()  # the folders named as inputs: their settings files are the curator's choice
         namesakes, read = set(), {}  # for gone_sources: Task.namesake's records, the locations each file read gave
-        tasks = _tasks(library, _noting_folders(inputs, named), max_bytes, force, stdin, url_base, tuple(exclude),
+        patterns: set[str] = set()  # the globs named as inputs, looked in for gone sources too
+        tasks = _tasks(library, _noting_folders(inputs, named, patterns), max_bytes, force, stdin, url_base, tuple(exclude),
                        all_files, fetch, entries)
         # a pool costs start-up time: only worth it for more than one input
         head = list(itertools.islice(tasks, 2))
@@ -595,5 +601,5 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
         if errors is not None:
             errors.commit()
         if finished:
-            report.gone = gone_sources(library.by_location, named, read, namesakes)
+            report.gone = gone_sources(library.by_location, named, read, namesakes, patterns)
         return report

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 from pathlib import Path
@@ -92,7 +93,8 @@ def remove_if_unused(path: Path) -> None:
 
 
 def gone_sources(by_location: dict[str, str], folders: set[str], read: dict[str, set[str]] | None = None,
-                 namesakes: set[str] | frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+                 namesakes: set[str] | frozenset[str] = frozenset(),
+                 patterns: set[str] | frozenset[str] = frozenset()) -> list[tuple[str, str]]:
     """``(record id, location)`` of each record read from a file under one of ``folders``
     (absolute) that is no longer there, the oldest record first; ``by_location`` is the library's
     record id of each source location (:attr:`pmparse.library.store.Library.by_location`).
@@ -110,6 +112,10 @@ def gone_sources(by_location: dict[str, str], folders: set[str], read: dict[str,
     ``namesakes`` are records a file of this run may be read as from another folder (a relative
     name not found from here): they are not gone, and the warning that names them says which
     record to keep (saying both asked the curator to delete the reviewed record and the new one).
+
+    ``patterns`` are the globs named as inputs (absolute): a file one of them would have found, or
+    one under a folder it would have found, is looked for as under a folder named (a curator who
+    converts ``posts/*.md`` each time was never told of a deleted post).
     """
     roots = [folder.rstrip(os.sep) + os.sep for folder in folders]
     read = read or {}
@@ -118,7 +124,30 @@ def gone_sources(by_location: dict[str, str], folders: set[str], read: dict[str,
         path, key = split_location(location)
         if location == "-" or is_url(path) or not path or card_id in namesakes:
             continue
-        if any(os.path.abspath(path).startswith(root) for root in roots) and (
+        where = os.path.abspath(path)
+        if (any(where.startswith(root) for root in roots) or any(glob_covers(p, where) for p in patterns)) and (
                 not os.path.lexists(path) or (key is not None and path in read and location not in read[path])):
             out.append((card_id, location))
     return out
+
+
+def glob_covers(pattern: str, path: str) -> bool:
+    """Whether the glob ``pattern`` (absolute, ``**`` recursive, as ``convert`` expands it) finds
+    ``path`` (absolute), or a folder above it (a folder found is converted whole). Tested on the
+    names alone: the file may be gone. As :func:`glob.glob`, a wildcard finds no name starting
+    with a dot."""
+    parts = path.split(os.sep)
+    wanted = pattern.split(os.sep)
+    return any(_names_match(wanted, parts[:k]) for k in range(1, len(parts) + 1))
+
+
+def _names_match(pattern: list[str], names: list[str]) -> bool:
+    if not pattern:
+        return not names
+    if pattern[0] == "**":
+        # zero or more folders, none hidden
+        return any(_names_match(pattern[1:], names[k:]) for k in range(len(names) + 1)
+                   if not any(name.startswith(".") for name in names[:k]))
+    if not names or (names[0].startswith(".") and not pattern[0].startswith(".")):
+        return False
+    return fnmatch.fnmatchcase(names[0], pattern[0]) and _names_match(pattern[1:], names[1:])
