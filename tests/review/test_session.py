@@ -13,7 +13,8 @@ from click.testing import CliRunner
 
 from pmparse.batch.convert import convert
 from pmparse.cli import main
-from pmparse.library.records import card_data, loads
+from pmparse.card.schema import Card
+from pmparse.library.records import card_data, dumps, loads
 from pmparse.library.store import Library
 from pmparse.library.sync import store
 from pmparse.library.validate import validate_library
@@ -863,3 +864,28 @@ def test_an_edit_of_a_pending_field_saved_without_a_change_is_an_accept(tmp_path
     assert load_rejections(Library(lib), "IL-0001").rejected == []
     card = Library.read(record)
     assert card.action_items and all(item.origin != "person" for item in card.action_items)
+
+
+def test_without_a_base_an_amended_source_offers_its_change_not_the_persons_items_away(tmp_path):
+    source = tmp_path / "r.md"
+    actions = "\nAction items:\n\n- Alert on broker disk use.\n"
+    source.write_text(SMALL + actions, encoding="utf-8")
+    lib, runner = tmp_path / "lib", CliRunner()
+    args = ["convert", str(source), "-o", str(lib), "--rules-only", "-j", "1"]
+    assert runner.invoke(main, args).exit_code == 0
+    record = lib / "IL-0001.yaml"
+    data = yaml.safe_load(record.read_text(encoding="utf-8"))
+    assert [item["text"] for item in data["action_items"]] == ["Alert on broker disk use."]
+    # the curator adds an item of their own and marks the card reviewed; the library then loses
+    # its base (copied without .pmparse/base, or the file deleted)
+    data["action_items"].append({"text": "Review broker capacity every quarter.", "evidence": [],
+                                 "confidence": 1.0, "origin": "person"})
+    data["status"] = "reviewed"
+    record.write_text(dumps(Card.model_validate(data)), encoding="utf-8")
+    (lib / ".pmparse" / "base" / "IL-0001.json").unlink()
+    source.write_text(SMALL + actions + "- Grow the broker disks.\n", encoding="utf-8")
+    assert "1 pending review" in runner.invoke(main, args).output
+    result = runner.invoke(main, ["diff", str(lib), "--format", "json"])
+    change = next(c for c in json.loads(result.output)["records"][0]["changes"] if c["field"] == "action_items")
+    # pmparse's change is the item it adds; the person's own item is not offered away
+    assert [(i["kind"], i["item"]) for i in change["items"]] == [("add", "Grow the broker disks.")], change

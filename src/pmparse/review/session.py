@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from pmparse.card.schema import Card
+from pmparse.card.schema import TEXT_FIELDS, Card
 from pmparse.errors import RecordError, UsageError
 from pmparse.library.leftovers import drop_orphan_pending, pending_files, remove_temporaries
 from pmparse.library.lock import write_lock
@@ -68,6 +68,12 @@ def open_diff(library: Library, entry: Entry, suggestion: Card) -> CardDiff:
     merged: set[str] = set()
     if base is not None:
         suggestion, merged = onto_persons_edits(entry.card, base, suggestion)
+    else:
+        # no base (a library copied without .pmparse/, a base deleted): the record's own items
+        # stand for pmparse's last reading, its person's items for the person's edits, so an
+        # item a person wrote or reworded is not offered for removal (the whole suggested field
+        # was). What a person deleted cannot be told without a base: it is offered again
+        suggestion, merged = onto_persons_edits(entry.card, _pipelines_part(entry.card), suggestion)
     check = rejected_check(memory, suggestion)
     label = f".pmparse/pending/{entry.id}.json"
     diff = compare(entry.card, suggestion, base, check, entry.path, text, label)
@@ -87,6 +93,15 @@ def open_diff(library: Library, entry: Entry, suggestion: Card) -> CardDiff:
         diff.rejected = [name for name in REVIEW_FIELDS if name in diff.rejected or name in emptied]
         link_title(diff)
     return diff
+
+
+def _pipelines_part(record: Card) -> Card:
+    """The record less the text items a person wrote (``origin: person``): what pmparse wrote of
+    it, as far as the record alone tells."""
+    data = card_data(record)
+    for name in TEXT_FIELDS:
+        data[name] = [item for item in data[name] if item.get("origin") != "person"]
+    return Card.model_validate(data)
 
 
 def _one_text(record: Card, base: Card | None, suggestion: Card) -> bool:
