@@ -131,6 +131,14 @@ def gone_sources(by_location: dict[str, str], folders: set[str], read: dict[str,
     return out
 
 
+def glob_named(item: str) -> set[str]:
+    """``{item}`` made absolute when the input ``item`` is a glob (a wildcard, and nothing at that
+    path: ``convert`` expands it), else an empty set."""
+    if item == "-" or is_url(item) or os.path.lexists(item) or not re.search(r"[*?[]", item):
+        return set()
+    return {os.path.abspath(item)}
+
+
 def glob_covers(pattern: str, path: str) -> bool:
     """Whether the glob ``pattern`` (absolute, ``**`` recursive, as ``convert`` expands it) finds
     ``path`` (absolute), or a folder above it (a folder found is converted whole). Tested on the
