@@ -889,3 +889,46 @@ def test_without_a_base_an_amended_source_offers_its_change_not_the_persons_item
     change = next(c for c in json.loads(result.output)["records"][0]["changes"] if c["field"] == "action_items")
     # pmparse's change is the item it adds; the person's own item is not offered away
     assert [(i["kind"], i["item"]) for i in change["items"]] == [("add", "Grow the broker disks.")], change
+
+
+def _reviewed_without_base(tmp_path):
+    """A converted record its curator gave an item of their own and marked reviewed, whose library
+    then lost its base; returns ``(source, lib, convert args, runner)``."""
+    source = tmp_path / "r.md"
+    source.write_text(SMALL + "\nAction items:\n\n- Alert on broker disk use.\n", encoding="utf-8")
+    lib, runner = tmp_path / "lib", CliRunner()
+    args = ["convert", str(source), "-o", str(lib), "--rules-only", "-j", "1"]
+    assert runner.invoke(main, args).exit_code == 0
+    record = lib / "IL-0001.yaml"
+    data = yaml.safe_load(record.read_text(encoding="utf-8"))
+    data["action_items"].append({"text": "Review broker capacity every quarter.", "evidence": [],
+                                 "confidence": 1.0, "origin": "person"})
+    data["status"] = "reviewed"
+    record.write_text(dumps(Card.model_validate(data)), encoding="utf-8")
+    (lib / ".pmparse" / "base" / "IL-0001.json").unlink()
+    return source, lib, args, runner
+
+
+def _action_item_changes(runner, lib) -> list:
+    result = runner.invoke(main, ["diff", str(lib), "--format", "json"])
+    return [(i["kind"], i["item"]) for r in json.loads(result.output)["records"] for c in r["changes"]
+            if c["field"] == "action_items" for i in c["items"]]
+
+
+def test_without_a_base_a_field_pmparse_reads_in_the_same_words_keeps_the_persons_items(tmp_path):
+    # the source is amended elsewhere: pmparse reads the action items in the same words, so it
+    # has nothing to change there; before, that field was offered whole against the record and
+    # the person's own item offered for removal
+    source, lib, args, runner = _reviewed_without_base(tmp_path)
+    source.write_text(SMALL.replace("20 minutes", "25 minutes") + "\nAction items:\n\n- Alert on broker disk use.\n",
+                      encoding="utf-8")
+    runner.invoke(main, args)
+    assert ("drop", "Review broker capacity every quarter.") not in _action_item_changes(runner, lib)
+
+
+def test_without_a_base_a_forced_reading_of_the_same_text_keeps_the_persons_items(tmp_path):
+    _, lib, args, runner = _reviewed_without_base(tmp_path)
+    result = runner.invoke(main, args + ["--force"])
+    assert result.exit_code == 0, result.output
+    assert ("drop", "Review broker capacity every quarter.") not in _action_item_changes(runner, lib)
+    assert "0 pending review" in result.output, result.output

@@ -73,7 +73,8 @@ def open_diff(library: Library, entry: Entry, suggestion: Card) -> CardDiff:
         # stand for pmparse's last reading, its person's items for the person's edits, so an
         # item a person wrote or reworded is not offered for removal (the whole suggested field
         # was). What a person deleted cannot be told without a base: it is offered again
-        suggestion, merged = onto_persons_edits(entry.card, _pipelines_part(entry.card), suggestion)
+        suggestion, merged = onto_persons_edits(entry.card, _pipelines_part(entry.card), suggestion,
+                                                stand_in=True)
     check = rejected_check(memory, suggestion)
     label = f".pmparse/pending/{entry.id}.json"
     diff = compare(entry.card, suggestion, base, check, entry.path, text, label)
