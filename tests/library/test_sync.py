@@ -57,3 +57,24 @@ def test_a_deleted_records_rejections_do_not_pass_to_the_record_its_source_gets_
     assert result.exit_code == 0, result.output
     page = next((tmp_path / "site").rglob("IL-0001.html")).read_text(encoding="utf-8")
     assert "set by hand (pmparse had Queue stalled" in page
+
+
+def test_a_renamed_record_keeps_its_id_and_rejections_when_another_source_is_converted(tmp_path):
+    # the highest record's file is renamed to a free lower number (its id inside unchanged): the
+    # record is still in the library, so its id is not free; before, a new source got that id,
+    # a second record with it was written, and the renamed record's rejections were dropped
+    (tmp_path / "a.md").write_text(REPORT, encoding="utf-8")
+    (tmp_path / "b.md").write_text(REPORT.replace("Queue stalled", "Cache cold"), encoding="utf-8")
+    lib, runner = tmp_path / "lib", CliRunner()
+    assert convert(str(tmp_path / "a.md"), str(tmp_path / "b.md"), "-o", str(lib)).exit_code == 0
+    result = runner.invoke(main, ["review", str(lib), "--drafts", "--record", "IL-0002", "--reject", "title", "--accept-all"])
+    assert result.exit_code == 0, result.output
+    rejected = lib / ".pmparse" / "rejected" / "IL-0002.json"
+    assert rejected.is_file()
+    (lib / "IL-0001.yaml").unlink()
+    (lib / "IL-0002.yaml").rename(lib / "IL-0001.yaml")
+    (tmp_path / "c.md").write_text(REPORT.replace("Queue stalled", "Disk filled"), encoding="utf-8")
+    assert "1 converted" in convert(str(tmp_path / "c.md"), "-o", str(lib)).output
+    assert rejected.is_file()
+    assert not (lib / "IL-0002.yaml").exists()
+    assert "id: IL-0003" in (lib / "IL-0003.yaml").read_text(encoding="utf-8")
