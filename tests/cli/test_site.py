@@ -73,3 +73,25 @@ def test_validate_export_and_site_agree_on_an_item_whose_evidence_no_longer_says
     for args in (["validate", str(lib)], ["export", str(lib)], ["site", str(lib), "-o", str(tmp_path / "site")]):
         result = runner.invoke(main, args)
         assert result.exit_code == 0 and "invalid: " not in result.output, result.output
+
+
+def test_export_and_site_name_a_record_file_another_file_of_its_id_hides(tmp_path):
+    # IL-0002 kept twice, as YAML and as JSON (a curator converting a record's format by hand):
+    # validate calls the library invalid; export and site read one file of the id and, before,
+    # dropped the other without a word and exited 0
+    lib = sample_library(tmp_path / "lib")
+    card = Card.model_validate(yaml.safe_load((lib / "IL-0002.yaml").read_text(encoding="utf-8")))
+    (lib / "IL-0002.json").write_text(dumps(card, "json"), encoding="utf-8")
+    runner = CliRunner()
+    checked = runner.invoke(main, ["validate", str(lib)])
+    assert checked.exit_code == 1 and "IL-0002 is also used by" in checked.output, checked.output
+    exported = runner.invoke(main, ["export", str(lib)])
+    built = runner.invoke(main, ["site", str(lib), "-o", str(tmp_path / "site")])
+    for result in (exported, built):
+        assert result.exit_code == 1, result.output
+        assert "IL-0002 is also used by" in result.output and "IL-0002.json" in result.output, result.output
+    rows = [json.loads(line) for line in exported.output.splitlines() if line.startswith("{")]
+    assert [r["id"] for r in rows] == ["IL-0001", "IL-0002", "IL-0003"]
+    # a rebuild with nothing changed still says so
+    again = runner.invoke(main, ["site", str(lib), "-o", str(tmp_path / "site")])
+    assert again.exit_code == 1 and "IL-0002 is also used by" in again.output, again.output

@@ -11,7 +11,7 @@ import yaml
 from pydantic import ValidationError
 
 from pmparse.card.schema import TEXT_FIELDS, Card, Evidence, Item
-from pmparse.library.folder import library_root
+from pmparse.library.folder import RECORD_FILE, library_root
 from pmparse.library.records import field_path, format_of, parse_data, problem_text, source_text_of
 from pmparse.util import CONTROL_CHARACTERS
 from pmparse.yaml_problems import line_of, syntax_error
@@ -124,6 +124,25 @@ def card_problems(file: str, card: Card, record_text: str | None = None) -> list
                                         f"({len(source_text)} characters)"))
         problems.extend(_unspelled(file, card, source_text, record_text))
     return problems
+
+
+def hidden_records(root: Path) -> list[Problem]:
+    """A problem for each record file another file of its id hides: of ``IL-0002.json`` and
+    ``IL-0002.yaml`` the library reads the last name (:meth:`pmparse.library.store.Library.scan`),
+    so ``export`` and ``site`` never see the other. ``validate`` calls such a library invalid (an id
+    used twice); ``export`` and ``site`` ask this, so they say so too and name the file left out
+    rather than drop it without a word.
+
+    Args:
+        root: The library folder; each problem names a file as ``root / name``.
+    """
+    by_id: dict[str, list[Path]] = {}
+    for path in sorted(root.iterdir()):
+        match = RECORD_FILE.match(path.name)
+        if match and path.is_file():
+            by_id.setdefault(f"IL-{match.group(1)}", []).append(path)
+    return [Problem(str(path), "id", f"{card_id} is also used by {paths[-1].name}, the file read (this one is left out)")
+            for card_id, paths in by_id.items() for path in paths[:-1]]
 
 
 def unspelled_evidence(item: Item, text: str) -> list[Evidence]:

@@ -35,7 +35,7 @@ from pmparse.locations import is_url, split_location
 from pmparse.library.records import card_data, source_text_of
 from pmparse.library.folder import RECORD_FILE, library_root
 from pmparse.library.store import Library
-from pmparse.library.validate import card_problems
+from pmparse.library.validate import card_problems, hidden_records
 from pmparse.paths import inside
 from pmparse.review.compare import value_hash
 from pmparse.review.rejections import load_rejections
@@ -62,7 +62,8 @@ class SiteReport:
         cards: Cards in the site (invalid records included).
         invalid: ``path: reason`` of each record that does not parse or validate (it gets a page
             saying so), and ``path:line: field: reason`` of each problem ``pmparse validate`` finds
-            in a record that reads (its card keeps its page).
+            in a record that reads (its card keeps its page), and of each record file another file
+            of its id hides (it has no page).
         rendered: Card pages rendered in this build (the others were known unchanged).
         written: Files written because they were new or their bytes changed, relative to the site.
         unchanged: Files whose bytes were already right.
@@ -329,6 +330,7 @@ def _build(root: Path, out: Path, force: bool) -> SiteReport:
     report.cards = len(summaries)
     report.invalid = [line for i, s in sorted(summaries.items()) for line in
                       ([f"{files[i]}: {s['error']}"] if s["error"] is not None else cards[i]["problems"])]
+    report.invalid += [str(problem) for problem in hidden_records(root)]  # a second file of an id: no page
     grouped = pages.all_groups(summaries, names)  # once: the index and every facet page read them
     writer.put("index.html", pages.index_page(summaries, names, grouped))
     writer.put("search-index.js", pages.search_index(summaries))

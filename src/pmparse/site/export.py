@@ -18,7 +18,7 @@ from pmparse.card.schema import TAG_FIELDS, TEXT_FIELDS, Card
 from pmparse.errors import RecordError, UsageError
 from pmparse.library.store import Library
 from pmparse.library.folder import library_root as checked_library_root
-from pmparse.library.validate import card_problems
+from pmparse.library.validate import card_problems, hidden_records
 from pmparse.site.view import filled, year_of
 
 ExportFormat = Literal["jsonl", "csv"]
@@ -62,6 +62,7 @@ def export_rows(library_root: str | Path) -> tuple[list[dict], list[str]]:
     ``pmparse validate`` finds in it (:func:`pmparse.library.validate.card_problems`: evidence that
     no longer says an item's words, an offset past the text) is listed as validate lists it: the
     record is invalid for export as it is for validate, but its words are sound and are exported.
+    A record file another file of its id hides is named too (:func:`pmparse.library.validate.hidden_records`).
 
     Raises:
         UsageError: ``library_root`` is not a library.
@@ -84,6 +85,7 @@ def export_rows(library_root: str | Path) -> tuple[list[dict], list[str]]:
             continue
         errors.extend(str(problem) for problem in card_problems(str(entry.path), card, record_text))
         rows.append(export_row(card, library.state_path("pending", card_id).is_file()))
+    errors.extend(str(problem) for problem in hidden_records(root))  # a second file of an id: never read
     return rows, errors
 
 
