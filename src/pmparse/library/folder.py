@@ -136,17 +136,25 @@ def glob_named(item: str) -> set[str]:
     path: ``convert`` expands it), else an empty set."""
     if item == "-" or is_url(item) or os.path.lexists(item) or not re.search(r"[*?[]", item):
         return set()
-    return {os.path.abspath(item)}
+    # a glob ending in a separator finds folders only: abspath would drop the separator that says so
+    folders_only = item.endswith(os.sep) or bool(os.path.altsep and item.endswith(os.path.altsep))
+    return {os.path.abspath(item) + (os.sep if folders_only else "")}
 
 
 def glob_covers(pattern: str, path: str) -> bool:
     """Whether the glob ``pattern`` (absolute, ``**`` recursive, as ``convert`` expands it) finds
     ``path`` (absolute), or a folder above it (a folder found is converted whole). Tested on the
     names alone: the file may be gone. As :func:`glob.glob`, a wildcard finds no name starting
-    with a dot."""
-    parts = path.split(os.sep)
-    wanted = pattern.split(os.sep)
-    return any(_names_match(wanted, parts[:k]) for k in range(1, len(parts) + 1))
+    with a dot, names compare as the system compares them (whatever their case on Windows), and a
+    pattern ending in a separator finds folders only; as the walk of a folder found, no hidden
+    name below that folder is converted."""
+    parts = os.path.normcase(path).split(os.sep)
+    wanted = os.path.normcase(pattern).split(os.sep)
+    folders_only = len(wanted) > 1 and wanted[-1] == ""
+    if folders_only:
+        wanted = wanted[:-1]
+    return any(_names_match(wanted, parts[:k]) and not any(name.startswith(".") for name in parts[k:])
+               for k in range(1, len(parts) if folders_only else len(parts) + 1))
 
 
 def _names_match(pattern: list[str], names: list[str]) -> bool:
