@@ -15,6 +15,19 @@ from pmparse.locations import is_url, split_location
 #: A record file's name: its id and format.
 RECORD_FILE = re.compile(r"^IL-([0-9]{4})\.(yaml|yml|json)\Z")
 
+#: The error of a record file holding another id than its name, as Library.read words it.
+_ID_MISMATCH = re.compile(r"id: expected \S+ \(the file name\), found IL-([0-9]{4})")
+
+
+def held_number(error: str | None) -> int:
+    """The number of the id inside a record file whose ``error`` says it is not the file's name,
+    else 0. A record renamed by hand to a free lower number is read as invalid under its name,
+    but the id inside is still its own: were it given to a new source, a second record would hold
+    it and ``convert`` would drop the renamed record's draft decisions, pending suggestion and
+    rejection memory as a deleted record's (:meth:`pmparse.library.store.Library.next_id`)."""
+    held = _ID_MISMATCH.fullmatch(error or "")
+    return int(held.group(1)) if held else 0
+
 
 def looks_like_library(root: Path) -> bool:
     """True when ``root`` is a folder pmparse wrote to: it has ``.pmparse/`` or a record file."""

@@ -28,7 +28,7 @@ from pathlib import Path
 from pmparse import __version__
 from pmparse.card.schema import SCHEMA_VERSION, Card
 from pmparse.errors import RecordError
-from pmparse.library.folder import RECORD_FILE
+from pmparse.library.folder import RECORD_FILE, held_number
 from pmparse.library.records import RecordFormat, card_data, dumps, format_of, loads, source_keys
 from pmparse.locations import is_url, split_location
 from pmparse.paths import inside
@@ -88,9 +88,6 @@ class Entry:
         """The cached fields, for ``.pmparse/index.json``."""
         return [self.id, self.error, self.sha256, self.location, self.url, self.version, self.model,
                 self.fingerprint, self.status]
-
-#: The error of a record file holding another id than its name (:meth:`Library.read`): that id.
-_ID_MISMATCH = re.compile(r"id: expected \S+ \(the file name\), found IL-([0-9]{4})")
 
 _SUMMARY = ("id", "error", "sha256", "location", "url", "version", "model", "fingerprint", "status")
 
@@ -234,13 +231,7 @@ class Library:
             if previous.sha256 != entry.sha256 and entry.id in self._shas.get(previous.sha256, ()):
                 self._shas[previous.sha256].remove(entry.id)
         self.entries[entry.id] = entry
-        # the id a record file holds is taken, whatever the file is named: a record renamed to a
-        # free lower number (read as invalid, its id not its name) kept its id inside, and next_id
-        # gave that id to a new source: a second record with it, and store dropped the renamed
-        # record's draft decisions, pending suggestion and rejection memory as a deleted one's
-        held = _ID_MISMATCH.fullmatch(entry.error or "")
-        if held:
-            self._max_number = max(self._max_number, int(held.group(1)))
+        self._max_number = max(self._max_number, held_number(entry.error))  # a renamed record's id
         self._rows[entry.path.name] = entry.summary()
         if entry.sha256:
             ids = self._shas.setdefault(entry.sha256, [])
@@ -357,7 +348,6 @@ class Library:
             raise RecordError(f"expected a readable UTF-8 record, found {exc}", str(path)) from exc
         card = loads(text, format_of(path), str(path))
         if path.stem != card.id:
-            # worded as _ID_MISMATCH reads it back
             raise RecordError(f"id: expected {path.stem} (the file name), found {card.id}", str(path))
         return card
 
