@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 
 from click.testing import CliRunner
 
@@ -100,6 +101,29 @@ def test_a_source_gone_from_a_converted_folder_is_named_and_its_record_kept(tmp_
     queue.unlink()
     moved = runner.invoke(main, args)
     assert "1 updated" in moved.output and "note: " not in moved.output, moved.output
+
+
+def test_a_source_gone_from_a_converted_glob_is_named_as_from_a_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pm" / "2024").mkdir(parents=True)
+    (tmp_path / "pm" / "queue.md").write_text(REPORT, encoding="utf-8")
+    (tmp_path / "pm" / "dns.md").write_text("# DNS outage\n\nNames did not resolve for an hour.\n", encoding="utf-8")
+    (tmp_path / "pm" / "2024" / "disk.md").write_text("# Disk full\n\nThe disk filled up.\n", encoding="utf-8")
+    (tmp_path / "pm" / "2024" / "cert.md").write_text("# Certificate expired\n\nLogins failed.\n", encoding="utf-8")
+    (tmp_path / "other.md").write_text("# Other\n\nSomething else broke.\n", encoding="utf-8")
+    runner = CliRunner()
+    assert runner.invoke(main, ["convert", "pm", "other.md", "-o", "lib", "--rules-only", "-j", "1"]).exit_code == 0
+    for name in ("pm/queue.md", "pm/2024/disk.md", "other.md"):
+        os.unlink(name)
+    # a glob names the files it finds as a folder does: a file it would have found, now gone, and
+    # one under a folder it finds, are named; a file no pattern covers is not
+    for pattern, gone in (("pm/*.md", ["pm/queue.md"]), ("pm/*", ["pm/queue.md", "pm/2024/disk.md"]),
+                          ("pm/**/*.md", ["pm/queue.md", "pm/2024/disk.md"]), ("pm/d*.md", [])):
+        result = runner.invoke(main, ["convert", pattern, "-o", "lib", "--rules-only", "-j", "1"])
+        assert result.exit_code == 0, result.output
+        notes = [line for line in result.output.splitlines() if line.startswith("note: ")]
+        named = sorted(re.findall(r"\((pm/[^)]*|other\.md)\)", " ".join(notes)))
+        assert named == sorted(gone), (pattern, result.output)
 
 
 ACTIONS = """# Queue stalled on the broker

@@ -336,3 +336,28 @@ def test_a_deleted_partly_reviewed_draft_leaves_no_decisions_to_the_record_that_
 
     review(lib, ask=ask, drafts=True, records=["IL-0002"])
     assert seen == asked(fresh)
+
+
+def test_review_drafts_opens_each_draft_once_before_asking_it(drafted, monkeypatch):
+    _, lib = drafted
+    import pmparse.review.drafts as drafts_module
+    import pmparse.review.session as session_module
+
+    opened: list[str] = []
+    real = drafts_module.open_draft
+
+    def counting(library, entry):
+        opened.append(entry.id)
+        return real(library, entry)
+
+    monkeypatch.setattr(drafts_module, "open_draft", counting)
+    monkeypatch.setattr(session_module, "open_draft", counting)
+    first_asked: dict[str, int] = {}
+
+    def ask(diff, change, position, total):
+        first_asked.setdefault(diff.id, opened.count(diff.id))
+        return Decision("skip")
+
+    review(lib, ask=ask, drafts=True, reviewer="ann")
+    # listing a draft compared it with what convert made; asking it must not compare it again
+    assert first_asked == {"IL-0001": 1, "IL-0002": 1}, first_asked

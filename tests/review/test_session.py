@@ -13,7 +13,8 @@ from click.testing import CliRunner
 
 from pmparse.batch.convert import convert
 from pmparse.cli import main
-from pmparse.library.records import card_data, loads
+from pmparse.card.schema import Card
+from pmparse.library.records import card_data, dumps, loads
 from pmparse.library.store import Library
 from pmparse.library.sync import store
 from pmparse.library.validate import validate_library
@@ -823,3 +824,111 @@ def test_pmparse_reading_an_item_a_person_wrote_is_nothing_to_decide(pending):
     data["contributing_factors"] = items + [{"text": sentence.strip(), "evidence": stretch, "confidence": 0.6}]
     lib.write_state("pending", loads(json.dumps(data), "json", "x"))
     assert "contributing_factors" not in proposed(pending)
+
+
+SMALL = "# Queue stalled\n\nThe queue stalled for 20 minutes.\n\nRoot cause: a full disk on the broker.\n"
+
+
+def test_an_edit_saved_without_a_change_is_a_keep_not_an_edit(tmp_path, monkeypatch):
+    (tmp_path / "r.md").write_text(SMALL, encoding="utf-8")
+    lib, runner = tmp_path / "lib", CliRunner()
+    assert runner.invoke(main, ["convert", str(tmp_path / "r.md"), "-o", str(lib), "--rules-only", "-j", "1"]
+                         ).exit_code == 0
+    monkeypatch.setattr("click.edit", lambda text, extension: text)  # saved as shown
+    # a draft: the first field asked is edited and saved unchanged, then the review quits
+    result = runner.invoke(main, ["review", str(lib), "--drafts", "--no-color"], input="e\nq\n")
+    assert result.exit_code == 0, result.output
+    assert "1 accepted (0 edited), 0 rejected" in result.output, result.output
+    state = json.loads((lib / ".pmparse" / "drafts" / "IL-0001.json").read_text(encoding="utf-8"))
+    assert [field["decision"] for field in state["decided"].values()] == ["kept"]
+    # nothing was replaced by the person's version: nothing is remembered as edited away
+    assert load_rejections(Library(lib), "IL-0001").rejected == []
+
+
+def test_an_edit_of_a_pending_field_saved_without_a_change_is_an_accept(tmp_path, monkeypatch):
+    source = tmp_path / "r.md"
+    source.write_text(SMALL, encoding="utf-8")
+    lib, runner = tmp_path / "lib", CliRunner()
+    args = ["convert", str(source), "-o", str(lib), "--rules-only", "-j", "1"]
+    assert runner.invoke(main, args).exit_code == 0
+    record = lib / "IL-0001.yaml"
+    record.write_text(record.read_text(encoding="utf-8").replace("status: suggested", "status: reviewed"),
+                      encoding="utf-8")
+    source.write_text(SMALL + "\nAction items:\n\n- Alert on broker disk use.\n- Grow the broker disks.\n",
+                      encoding="utf-8")
+    assert "1 pending review" in runner.invoke(main, args).output
+    monkeypatch.setattr("click.edit", lambda text, extension: text)
+    result = runner.invoke(main, ["review", str(lib), "--no-color"], input="e\n" * 20)
+    assert result.exit_code == 0, result.output
+    assert "(0 edited)" in result.output and "(1 edited)" not in result.output, result.output
+    assert load_rejections(Library(lib), "IL-0001").rejected == []
+    card = Library.read(record)
+    assert card.action_items and all(item.origin != "person" for item in card.action_items)
+
+
+def test_without_a_base_an_amended_source_offers_its_change_not_the_persons_items_away(tmp_path):
+    source = tmp_path / "r.md"
+    actions = "\nAction items:\n\n- Alert on broker disk use.\n"
+    source.write_text(SMALL + actions, encoding="utf-8")
+    lib, runner = tmp_path / "lib", CliRunner()
+    args = ["convert", str(source), "-o", str(lib), "--rules-only", "-j", "1"]
+    assert runner.invoke(main, args).exit_code == 0
+    record = lib / "IL-0001.yaml"
+    data = yaml.safe_load(record.read_text(encoding="utf-8"))
+    assert [item["text"] for item in data["action_items"]] == ["Alert on broker disk use."]
+    # the curator adds an item of their own and marks the card reviewed; the library then loses
+    # its base (copied without .pmparse/base, or the file deleted)
+    data["action_items"].append({"text": "Review broker capacity every quarter.", "evidence": [],
+                                 "confidence": 1.0, "origin": "person"})
+    data["status"] = "reviewed"
+    record.write_text(dumps(Card.model_validate(data)), encoding="utf-8")
+    (lib / ".pmparse" / "base" / "IL-0001.json").unlink()
+    source.write_text(SMALL + actions + "- Grow the broker disks.\n", encoding="utf-8")
+    assert "1 pending review" in runner.invoke(main, args).output
+    result = runner.invoke(main, ["diff", str(lib), "--format", "json"])
+    change = next(c for c in json.loads(result.output)["records"][0]["changes"] if c["field"] == "action_items")
+    # pmparse's change is the item it adds; the person's own item is not offered away
+    assert [(i["kind"], i["item"]) for i in change["items"]] == [("add", "Grow the broker disks.")], change
+
+
+def _reviewed_without_base(tmp_path):
+    """A converted record its curator gave an item of their own and marked reviewed, whose library
+    then lost its base; returns ``(source, lib, convert args, runner)``."""
+    source = tmp_path / "r.md"
+    source.write_text(SMALL + "\nAction items:\n\n- Alert on broker disk use.\n", encoding="utf-8")
+    lib, runner = tmp_path / "lib", CliRunner()
+    args = ["convert", str(source), "-o", str(lib), "--rules-only", "-j", "1"]
+    assert runner.invoke(main, args).exit_code == 0
+    record = lib / "IL-0001.yaml"
+    data = yaml.safe_load(record.read_text(encoding="utf-8"))
+    data["action_items"].append({"text": "Review broker capacity every quarter.", "evidence": [],
+                                 "confidence": 1.0, "origin": "person"})
+    data["status"] = "reviewed"
+    record.write_text(dumps(Card.model_validate(data)), encoding="utf-8")
+    (lib / ".pmparse" / "base" / "IL-0001.json").unlink()
+    return source, lib, args, runner
+
+
+def _action_item_changes(runner, lib) -> list:
+    result = runner.invoke(main, ["diff", str(lib), "--format", "json"])
+    return [(i["kind"], i["item"]) for r in json.loads(result.output)["records"] for c in r["changes"]
+            if c["field"] == "action_items" for i in c["items"]]
+
+
+def test_without_a_base_a_field_pmparse_reads_in_the_same_words_keeps_the_persons_items(tmp_path):
+    # the source is amended elsewhere: pmparse reads the action items in the same words, so it
+    # has nothing to change there; before, that field was offered whole against the record and
+    # the person's own item offered for removal
+    source, lib, args, runner = _reviewed_without_base(tmp_path)
+    source.write_text(SMALL.replace("20 minutes", "25 minutes") + "\nAction items:\n\n- Alert on broker disk use.\n",
+                      encoding="utf-8")
+    runner.invoke(main, args)
+    assert ("drop", "Review broker capacity every quarter.") not in _action_item_changes(runner, lib)
+
+
+def test_without_a_base_a_forced_reading_of_the_same_text_keeps_the_persons_items(tmp_path):
+    _, lib, args, runner = _reviewed_without_base(tmp_path)
+    result = runner.invoke(main, args + ["--force"])
+    assert result.exit_code == 0, result.output
+    assert ("drop", "Review broker capacity every quarter.") not in _action_item_changes(runner, lib)
+    assert "0 pending review" in result.output, result.output

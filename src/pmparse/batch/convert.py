@@ -42,7 +42,7 @@ from pmparse.library.leftovers import drop_orphan_pending, remove_temporaries
 from pmparse.locations import is_url, split_location
 from pmparse.library.lock import write_lock
 from pmparse.library.records import RecordFormat
-from pmparse.library.folder import check_new_library_folder, gone_sources, remove_if_unused
+from pmparse.library.folder import check_new_library_folder, glob_named, gone_sources, remove_if_unused
 from pmparse.library.store import Library
 from pmparse.library.sync import Status, still_waiting, store
 from pmparse.nlp.pipeline import PipelineConfig
@@ -513,11 +513,12 @@ def convert(
             remove_if_unused(library_path)
 
 
-def _noting_folders(inputs: Iterable[str], named: set[str]) -> Iterator[str]:
-    """``inputs`` as they come, each one that is a folder added to ``named`` (absolute) first."""
+def _noting_folders(inputs: Iterable[str], named: set[str], patterns: set[str]) -> Iterator[str]:
+    """``inputs`` as they come, each folder added to ``named`` and each glob to ``patterns`` (absolute) first."""
     for item in inputs:
         if item != "-" and not is_url(item) and os.path.isdir(item):
             named.add(os.path.abspath(item))
+        patterns.update(glob_named(item))
         yield item
 
 
@@ -531,8 +532,8 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
         report = ConvertReport(keep_results=keep_results)
         entries = _entry_index(library)
         named: set[str] = set()  # the folders named as inputs: their settings files are the curator's choice
-        namesakes, read = set(), {}  # for gone_sources: Task.namesake's records, the locations each file read gave
-        tasks = _tasks(library, _noting_folders(inputs, named), max_bytes, force, stdin, url_base, tuple(exclude),
+        namesakes, read, patterns = set(), {}, set()  # for gone_sources (Task.namesake, files read, globs)
+        tasks = _tasks(library, _noting_folders(inputs, named, patterns), max_bytes, force, stdin, url_base, tuple(exclude),
                        all_files, fetch, entries)
         # a pool costs start-up time: only worth it for more than one input
         head = list(itertools.islice(tasks, 2))
@@ -595,5 +596,5 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
         if errors is not None:
             errors.commit()
         if finished:
-            report.gone = gone_sources(library.by_location, named, read, namesakes)
+            report.gone = gone_sources(library.by_location, named, read, namesakes, patterns)
         return report

@@ -14,7 +14,7 @@ from pmparse.errors import RecordError
 from pmparse.library.records import dumps
 from pmparse.library.splice import top_regions
 from pmparse.review.compare import CardDiff, FieldChange, ItemChange, item_changes, merge
-from pmparse.review.session import Decision
+from pmparse.review.session import Decision, edit_changes_nothing
 from pmparse.yaml_problems import PureCalendarLoader
 
 _HELP = """y - accept this suggestion (rewrites this field of the record and marks it reviewed)
@@ -126,8 +126,12 @@ class Prompter:
             if action != "edit":
                 return Decision(action)  # type: ignore[arg-type]
             value = self._edit(diff, change)
-            if value is not _CANCELLED:
-                return Decision("edit", value)
+            if value is _CANCELLED:
+                continue
+            if edit_changes_nothing(diff, change.field, value):
+                self._echo("saved without a change: the suggestion is accepted as it is (y)")
+                return Decision("accept")
+            return Decision("edit", value)
 
     def _prompt(self, text: str) -> str | None:
         """A person's answer, lower case; None at the end of the input (a quit).

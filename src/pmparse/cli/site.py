@@ -23,8 +23,9 @@ def site_command(library, out, force):
 
     The site works offline, from file:// or any static server; the same library gives the same
     bytes. A rebuild renders again only the cards whose record, pending suggestion or source
-    changed, and writes only files whose bytes changed. Exit 1 when some records are invalid
-    (they are listed, with a page saying why).
+    changed, and writes only files whose bytes changed. Exit 1 when some records are invalid,
+    each problem listed as 'pmparse validate' lists it (a record that cannot be read gets a page
+    saying why; one whose evidence no longer says an item's words keeps its card page).
     """
     from pmparse.site.build import build_site
 
@@ -49,8 +50,9 @@ def site_command(library, out, force):
 @click.option("-o", "--output", default=None, type=click.Path(dir_okay=False),
               help="Write to this file (replaced atomically)  [default: standard output].")
 def export_command(library, fmt, output):
-    """Export every card of LIBRARY as one row, with its schema version. Exit 1 when records are invalid
-    (they are left out and listed)."""
+    """Export every card of LIBRARY as one row, with its schema version. Exit 1 when records are invalid,
+    each problem listed as 'pmparse validate' lists it (a record that cannot be read is left out; one
+    whose evidence no longer says an item's words is exported, its words being sound)."""
     from pmparse.site.export import export_rows, format_rows
     from pmparse.util import atomic_write, write_errors
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 from pathlib import Path
@@ -13,6 +14,19 @@ from pmparse.locations import is_url, split_location
 
 #: A record file's name: its id and format.
 RECORD_FILE = re.compile(r"^IL-([0-9]{4})\.(yaml|yml|json)\Z")
+
+#: The error of a record file holding another id than its name, as Library.read words it.
+_ID_MISMATCH = re.compile(r"id: expected \S+ \(the file name\), found IL-([0-9]{4})")
+
+
+def held_number(error: str | None) -> int:
+    """The number of the id inside a record file whose ``error`` says it is not the file's name,
+    else 0. A record renamed by hand to a free lower number is read as invalid under its name,
+    but the id inside is still its own: were it given to a new source, a second record would hold
+    it and ``convert`` would drop the renamed record's draft decisions, pending suggestion and
+    rejection memory as a deleted record's (:meth:`pmparse.library.store.Library.next_id`)."""
+    held = _ID_MISMATCH.fullmatch(error or "")
+    return int(held.group(1)) if held else 0
 
 
 def looks_like_library(root: Path) -> bool:
@@ -92,7 +106,8 @@ def remove_if_unused(path: Path) -> None:
 
 
 def gone_sources(by_location: dict[str, str], folders: set[str], read: dict[str, set[str]] | None = None,
-                 namesakes: set[str] | frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+                 namesakes: set[str] | frozenset[str] = frozenset(),
+                 patterns: set[str] | frozenset[str] = frozenset()) -> list[tuple[str, str]]:
     """``(record id, location)`` of each record read from a file under one of ``folders``
     (absolute) that is no longer there, the oldest record first; ``by_location`` is the library's
     record id of each source location (:attr:`pmparse.library.store.Library.by_location`).
@@ -110,6 +125,10 @@ def gone_sources(by_location: dict[str, str], folders: set[str], read: dict[str,
     ``namesakes`` are records a file of this run may be read as from another folder (a relative
     name not found from here): they are not gone, and the warning that names them says which
     record to keep (saying both asked the curator to delete the reviewed record and the new one).
+
+    ``patterns`` are the globs named as inputs (absolute): a file one of them would have found, or
+    one under a folder it would have found, is looked for as under a folder named (a curator who
+    converts ``posts/*.md`` each time was never told of a deleted post).
     """
     roots = [folder.rstrip(os.sep) + os.sep for folder in folders]
     read = read or {}
@@ -118,7 +137,46 @@ def gone_sources(by_location: dict[str, str], folders: set[str], read: dict[str,
         path, key = split_location(location)
         if location == "-" or is_url(path) or not path or card_id in namesakes:
             continue
-        if any(os.path.abspath(path).startswith(root) for root in roots) and (
+        where = os.path.abspath(path)
+        if (any(where.startswith(root) for root in roots) or any(glob_covers(p, where) for p in patterns)) and (
                 not os.path.lexists(path) or (key is not None and path in read and location not in read[path])):
             out.append((card_id, location))
     return out
+
+
+def glob_named(item: str) -> set[str]:
+    """``{item}`` made absolute when the input ``item`` is a glob (a wildcard, and nothing at that
+    path: ``convert`` expands it), else an empty set."""
+    if item == "-" or is_url(item) or os.path.lexists(item) or not re.search(r"[*?[]", item):
+        return set()
+    # a glob ending in a separator finds folders only: abspath would drop the separator that says so
+    folders_only = item.endswith(os.sep) or bool(os.path.altsep and item.endswith(os.path.altsep))
+    return {os.path.abspath(item) + (os.sep if folders_only else "")}
+
+
+def glob_covers(pattern: str, path: str) -> bool:
+    """Whether the glob ``pattern`` (absolute, ``**`` recursive, as ``convert`` expands it) finds
+    ``path`` (absolute), or a folder above it (a folder found is converted whole). Tested on the
+    names alone: the file may be gone. As :func:`glob.glob`, a wildcard finds no name starting
+    with a dot, names compare as the system compares them (whatever their case on Windows), and a
+    pattern ending in a separator finds folders only; as the walk of a folder found, no hidden
+    name below that folder is converted."""
+    parts = os.path.normcase(path).split(os.sep)
+    wanted = os.path.normcase(pattern).split(os.sep)
+    folders_only = len(wanted) > 1 and wanted[-1] == ""
+    if folders_only:
+        wanted = wanted[:-1]
+    return any(_names_match(wanted, parts[:k]) and not any(name.startswith(".") for name in parts[k:])
+               for k in range(1, len(parts) if folders_only else len(parts) + 1))
+
+
+def _names_match(pattern: list[str], names: list[str]) -> bool:
+    if not pattern:
+        return not names
+    if pattern[0] == "**":
+        # zero or more folders, none hidden
+        return any(_names_match(pattern[1:], names[k:]) for k in range(len(names) + 1)
+                   if not any(name.startswith(".") for name in names[:k]))
+    if not names or (names[0].startswith(".") and not pattern[0].startswith(".")):
+        return False
+    return fnmatch.fnmatchcase(names[0], pattern[0]) and _names_match(pattern[1:], names[1:])

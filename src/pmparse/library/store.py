@@ -28,7 +28,7 @@ from pathlib import Path
 from pmparse import __version__
 from pmparse.card.schema import SCHEMA_VERSION, Card
 from pmparse.errors import RecordError
-from pmparse.library.folder import RECORD_FILE
+from pmparse.library.folder import RECORD_FILE, held_number
 from pmparse.library.records import RecordFormat, card_data, dumps, format_of, loads, source_keys
 from pmparse.locations import is_url, split_location
 from pmparse.paths import inside
@@ -231,6 +231,7 @@ class Library:
             if previous.sha256 != entry.sha256 and entry.id in self._shas.get(previous.sha256, ()):
                 self._shas[previous.sha256].remove(entry.id)
         self.entries[entry.id] = entry
+        self._max_number = max(self._max_number, held_number(entry.error))  # a renamed record's id
         self._rows[entry.path.name] = entry.summary()
         if entry.sha256:
             ids = self._shas.setdefault(entry.sha256, [])

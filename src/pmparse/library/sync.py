@@ -3,11 +3,12 @@ one, or a moved source. Knows records only: suggestions are made by :mod:`pmpars
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
 from pmparse.card.schema import Card
 from pmparse.errors import RecordError
-from pmparse.library.records import RecordFormat, card_data
+from pmparse.library.records import RecordFormat, card_data, dumps, format_of
 from pmparse.library.store import Library, is_edited
 from pmparse.review.session import open_diff
 
@@ -33,6 +34,10 @@ def store(library: Library, card: Card, fmt: RecordFormat, force: bool = False) 
         # review --drafts pass the draft over ("found none") and review compare it with a text
         # the new record never had
         library.drop_state("pending", card.id)
+        # and so is its rejection memory (same source, same model): the new record's review
+        # passed over what the deleted record's curator turned down, train --library read it as
+        # this record's, and the site took a fact set by hand for a refusal kept
+        library.drop_state("rejected", card.id)
         return "converted", str(library.write(card, fmt))
     card = card.model_copy(update={"id": entry.id})
     moved = False
@@ -75,7 +80,24 @@ def store(library: Library, card: Card, fmt: RecordFormat, force: bool = False) 
         library.write_state("pending", card)
         return "pending", str(entry.path)
     library.drop_state("pending", entry.id)
+    if not moved and entry.error is None and _record_holds(entry.path, card):
+        # --force read the source again and pmparse wrote the same bytes: "updated" told a curator
+        # the draft had changed. The record is left alone (a site rebuild sees it unchanged); only
+        # a base that says otherwise is brought up to date
+        if base is None or card_data(base) != card_data(card):
+            library.write(card, fmt, entry.path)
+        return "unchanged", str(entry.path)
     return "updated", str(library.write(card, fmt, entry.path))
+
+
+def _record_holds(path: Path, card: Card) -> bool:
+    """Whether the record file at ``path`` already holds ``card`` byte for byte (as
+    :meth:`Library.write` would write it)."""
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            return handle.read() == dumps(card, format_of(path))
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def _keep_pending_of_this_text(library: Library, card_id: str, card: Card) -> bool:

@@ -11,7 +11,7 @@ import yaml
 from pydantic import ValidationError
 
 from pmparse.card.schema import TEXT_FIELDS, Card, Evidence, Item
-from pmparse.library.folder import library_root
+from pmparse.library.folder import RECORD_FILE, library_root
 from pmparse.library.records import field_path, format_of, parse_data, problem_text, source_text_of
 from pmparse.util import CONTROL_CHARACTERS
 from pmparse.yaml_problems import line_of, syntax_error
@@ -87,22 +87,62 @@ def validate_library(root: str | Path, warn: Callable[[str], None] | None = None
             problems.extend(Problem(path.name, field_path(e["loc"]), problem_text(e) + note, line_of(text, e["loc"]))
                             for e in exc.errors())
             continue
-        if path.stem != card.id:
-            problems.append(Problem(path.name, "id", f"expected {path.stem} (the file name), found {card.id}"))
+        problems.extend(card_problems(path.name, card, text))
         if card.id in seen:
             problems.append(Problem(path.name, "id", f"{card.id} is also used by {seen[card.id]}"))
         seen.setdefault(card.id, path.name)
         if warn is not None:
             for where, found in _controls(data):
                 warn(f"{path.name}: {where}: holds control characters ({found}); kept, shown escaped")
-        source_text = source_text_of(card)
-        if source_text is not None:
-            for name, ev in card.evidence_spans():
-                # a stretch marked with an earlier text's sha256 indexes that text, not this one
-                if ev.current and ev.end > len(source_text):
-                    problems.append(Problem(path.name, name, f"evidence {ev.start}-{ev.end} ends past the text ({len(source_text)} characters)"))
-            problems.extend(_unspelled(path.name, card, source_text, text))
     return checked, problems
+
+
+def card_problems(file: str, card: Card, record_text: str | None = None) -> list[Problem]:
+    """What is wrong with a record that parses and fits the schema, on its own: its file name
+    against its id, and its evidence against the source text when the text is at hand (an offset
+    past the text's end, an item's evidence that does not say its words).
+
+    ``validate``, ``export`` and ``site`` all ask this one function, so a record one of them calls
+    invalid is invalid for all three (``export`` and ``site`` still show such a card, its words
+    being sound, and list the problem and exit 1 as ``validate`` does).
+
+    Args:
+        file: The record's file name (its stem should be the id).
+        card: The record.
+        record_text: The record file's text, for the line of each evidence problem.
+    """
+    problems = []
+    stem = Path(file).stem
+    if stem != card.id:
+        problems.append(Problem(file, "id", f"expected {stem} (the file name), found {card.id}"))
+    source_text = source_text_of(card)
+    if source_text is not None:
+        for name, ev in card.evidence_spans():
+            # a stretch marked with an earlier text's sha256 indexes that text, not this one
+            if ev.current and ev.end > len(source_text):
+                problems.append(Problem(file, name, f"evidence {ev.start}-{ev.end} ends past the text "
+                                        f"({len(source_text)} characters)"))
+        problems.extend(_unspelled(file, card, source_text, record_text))
+    return problems
+
+
+def hidden_records(root: Path) -> list[Problem]:
+    """A problem for each record file another file of its id hides: of ``IL-0002.json`` and
+    ``IL-0002.yaml`` the library reads the last name (:meth:`pmparse.library.store.Library.scan`),
+    so ``export`` and ``site`` never see the other. ``validate`` calls such a library invalid (an id
+    used twice); ``export`` and ``site`` ask this, so they say so too and name the file left out
+    rather than drop it without a word.
+
+    Args:
+        root: The library folder; each problem names a file as ``root / name``.
+    """
+    by_id: dict[str, list[Path]] = {}
+    for path in sorted(root.iterdir()):
+        match = RECORD_FILE.match(path.name)
+        if match and path.is_file():
+            by_id.setdefault(f"IL-{match.group(1)}", []).append(path)
+    return [Problem(str(path), "id", f"{card_id} is also used by {paths[-1].name}, the file read (this one is left out)")
+            for card_id, paths in by_id.items() for path in paths[:-1]]
 
 
 def unspelled_evidence(item: Item, text: str) -> list[Evidence]:

@@ -262,7 +262,7 @@ def three_way_words(record_value: list, base_value: list, suggested_value: list,
     return kept + [item for item in suggested_value if item["text"] not in base_words and item["text"] not in said]
 
 
-def onto_persons_edits(record: Card, base: Card, suggestion: Card) -> tuple[Card, set[str]]:
+def onto_persons_edits(record: Card, base: Card, suggestion: Card, stand_in: bool = False) -> tuple[Card, set[str]]:
     """The suggestion with each text or tag field a person edited (the record's value differs from
     the base's; read on another text, in its words or origins) replaced by pmparse's change applied to the person's
     items, so a review offers what pmparse changed without undoing what the person did: an item or
@@ -276,6 +276,11 @@ def onto_persons_edits(record: Card, base: Card, suggestion: Card) -> tuple[Card
     (:func:`pmparse.review.anchor.reanchor_evidence`): before, an amended source offered the
     person's reworded items back in pmparse's words and their deleted items again.
 
+    ``stand_in``: ``base`` is no base but the record less its person's items (the base is lost),
+    and :func:`compare` gets none: a field pmparse reads as that stand-in (or in its words, on an
+    amended text) is merged too, since compare, without a base, would offer the suggestion's value
+    whole against the record, the person's items away.
+
     Returns:
         The suggestion, and the names of the fields merged.
     """
@@ -287,11 +292,12 @@ def onto_persons_edits(record: Card, base: Card, suggestion: Card) -> tuple[Card
     one_text = one_old_text and base.source.sha256 == suggestion.source.sha256
     merged: set[str] = set()
     for name in TEXT_FIELDS:
-        if new[name] == old[name] or (rec[name] == old[name] if one_old_text else _as_written(rec[name], old[name])):
+        if (new[name] == old[name] and not stand_in) or (
+                rec[name] == old[name] if one_old_text else _as_written(rec[name], old[name])):
             continue
         if one_text:
             value = three_way_items(rec[name], old[name], new[name])
-        elif [i["text"] for i in old[name]] == [i["text"] for i in new[name]]:
+        elif [i["text"] for i in old[name]] == [i["text"] for i in new[name]] and not stand_in:
             continue
         else:
             value = three_way_words(rec[name], old[name], new[name], one_old_text)

@@ -144,4 +144,11 @@ def changed_since_asked(library: Library, entry: Entry, made: Card, names: list[
 
 def draft_ids(library: Library) -> list[str]:
     """Ids of the library's drafts with a field to decide, sorted."""
-    return sorted(card_id for card_id, entry in library.entries.items() if open_draft(library, entry) is not None)
+    return list(open_drafts(library))
+
+
+def open_drafts(library: Library) -> dict[str, tuple[CardDiff, Card]]:
+    """Each draft with a field to decide, by id (sorted), opened (:func:`open_draft`): a review
+    asks from what was opened to list it, rather than comparing every draft again."""
+    opened = ((card_id, open_draft(library, library.entries[card_id])) for card_id in sorted(library.entries))
+    return {card_id: draft for card_id, draft in opened if draft is not None}

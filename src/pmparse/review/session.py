@@ -29,9 +29,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
-from pmparse.card.schema import Card
+from pmparse.card.schema import TEXT_FIELDS, Card
 from pmparse.errors import RecordError, UsageError
 from pmparse.library.leftovers import drop_orphan_pending, pending_files, remove_temporaries
 from pmparse.library.lock import write_lock
@@ -42,8 +42,8 @@ from pmparse.review.anchor import REVIEW_FIELDS
 from pmparse.review.apply import (accept_field, accept_items, drop_field, follow_source, note_decision,
                                   reject_field)
 from pmparse.review.compare import (CardDiff, DiffReport, FieldChange, compare, diff_files, item_changes,
-                                    link_title, onto_persons_edits, read_text)
-from pmparse.review.drafts import changed_since_asked, draft_ids, open_draft
+                                    link_title, merge, onto_persons_edits, read_text)
+from pmparse.review.drafts import changed_since_asked, open_draft, open_drafts
 from pmparse.review.decisions import (Action, Ask, Decision, field_names, item_options, now_iso, reviewer_name,
                                       scripted)
 from pmparse.review.rejections import adds_nothing, load_rejections, rejected_check, without_rejected_items
@@ -68,6 +68,13 @@ def open_diff(library: Library, entry: Entry, suggestion: Card) -> CardDiff:
     merged: set[str] = set()
     if base is not None:
         suggestion, merged = onto_persons_edits(entry.card, base, suggestion)
+    else:
+        # no base (a library copied without .pmparse/, a base deleted): the record's own items
+        # stand for pmparse's last reading, its person's items for the person's edits, so an
+        # item a person wrote or reworded is not offered for removal (the whole suggested field
+        # was). What a person deleted cannot be told without a base: it is offered again
+        suggestion, merged = onto_persons_edits(entry.card, _pipelines_part(entry.card), suggestion,
+                                                stand_in=True)
     check = rejected_check(memory, suggestion)
     label = f".pmparse/pending/{entry.id}.json"
     diff = compare(entry.card, suggestion, base, check, entry.path, text, label)
@@ -87,6 +94,15 @@ def open_diff(library: Library, entry: Entry, suggestion: Card) -> CardDiff:
         diff.rejected = [name for name in REVIEW_FIELDS if name in diff.rejected or name in emptied]
         link_title(diff)
     return diff
+
+
+def _pipelines_part(record: Card) -> Card:
+    """The record less the text items a person wrote (``origin: person``): what pmparse wrote of
+    it, as far as the record alone tells."""
+    data = card_data(record)
+    for name in TEXT_FIELDS:
+        data[name] = [item for item in data[name] if item.get("origin") != "person"]
+    return Card.model_validate(data)
 
 
 def _one_text(record: Card, base: Card | None, suggestion: Card) -> bool:
@@ -254,7 +270,10 @@ def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), re
 def _review(library: Library, records, ask: Ask, by: str, now: Callable[[], str], order: str = "record",
             by_items: dict[str, frozenset[int]] | None = None, drafts: bool = False) -> ReviewReport:
     """The decisions of :func:`review`, with the library's write lock held."""
-    ids = draft_ids(library) if drafts else pending_ids(library)
+    # each draft is opened once: listing a draft compares it with what convert made, and
+    # asking it compared it again (review --drafts did the work of every draft twice)
+    opened = open_drafts(library) if drafts else None
+    ids = list(opened) if opened is not None else pending_ids(library)
     unknown = sorted(set(records) - set(ids))
     if unknown:
         what = "drafts with a field to decide (status: suggested, untouched)" if drafts \
@@ -263,10 +282,10 @@ def _review(library: Library, records, ask: Ask, by: str, now: Callable[[], str]
     if records:
         ids = [card_id for card_id in ids if card_id in set(records)]
     if by_items:
-        _check_item_numbers(library, ids, by_items, drafts)
+        _check_item_numbers(library, ids, by_items, drafts, opened)
     report = ReviewReport()
     try:
-        _decide_each(library, ids, ask, by, now, report, order, drafts)
+        _decide_each(library, ids, ask, by, now, report, order, drafts, opened)
     except KeyboardInterrupt:
         # every decision is written as it is made: the report says what was done, the rest waits
         report.interrupted = True
@@ -278,7 +297,7 @@ def _review(library: Library, records, ask: Ask, by: str, now: Callable[[], str]
 
 
 def _check_item_numbers(library: Library, ids: list[str], by_items: dict[str, frozenset[int]],
-                        drafts: bool = False) -> None:
+                        drafts: bool = False, opened: dict | None = None) -> None:
     """Refuse ``--items`` numbers a record's field does not have before anything is written.
 
     The numbers apply to the field in every record reviewed; checked only as each record came up,
@@ -294,7 +313,7 @@ def _check_item_numbers(library: Library, ids: list[str], by_items: dict[str, fr
     read, changing = 0, set()
     for card_id in ids:
         try:
-            diff = _open(library, card_id, drafts)[0]
+            diff = _open(library, card_id, drafts, opened)[0]
         except RecordError:
             continue
         read += 1
@@ -324,13 +343,13 @@ def _expected_numbers(numbers: set[int], extra: list[int]) -> str:
 
 
 def _decide_each(library: Library, ids: list[str], ask: Ask, by: str, now: Callable[[], str],
-                 report: ReviewReport, order: str, drafts: bool = False) -> None:
+                 report: ReviewReport, order: str, drafts: bool = False, opened: dict | None = None) -> None:
     plans = []
     for number, card_id in enumerate(ids):
         if report.quit:
             report.still_pending.extend(ids[number:])
             break
-        plan = _plan(library, card_id, ask, report, drafts)
+        plan = _plan(library, card_id, ask, report, drafts, opened)
         if plan is None:
             continue
         if order == "uncertain":
@@ -378,14 +397,17 @@ def uncertainty(suggestion: Card, change: FieldChange) -> float:
     return min(found) if found else 1.0
 
 
-def _open(library: Library, card_id: str, drafts: bool) -> tuple[CardDiff, Card]:
+def _open(library: Library, card_id: str, drafts: bool, opened: dict | None = None) -> tuple[CardDiff, Card]:
     """What one record asks and the suggestion as made: its pending suggestion's diff, or with
-    ``drafts`` its draft's (:func:`pmparse.review.drafts.open_draft`).
+    ``drafts`` its draft's (:func:`pmparse.review.drafts.open_draft`), taken from ``opened`` (the
+    drafts as listed, :func:`pmparse.review.drafts.open_drafts`) when it holds the record.
 
     Raises:
         RecordError: the record or its suggestion cannot be read, or the draft has nothing to ask
             any more.
     """
+    if drafts and opened is not None and card_id in opened:
+        return opened[card_id]
     if drafts:
         entry = library.entries.get(card_id)
         opened = open_draft(library, entry) if entry is not None else None
@@ -396,11 +418,12 @@ def _open(library: Library, card_id: str, drafts: bool) -> tuple[CardDiff, Card]
     return open_diff(library, entry, suggestion), suggestion
 
 
-def _plan(library: Library, card_id: str, ask: Ask, report: ReviewReport, drafts: bool = False):
+def _plan(library: Library, card_id: str, ask: Ask, report: ReviewReport, drafts: bool = False,
+          opened: dict | None = None):
     """``(card_id, diff, questions, suggestion, drafts)`` of one pending record (or draft), or
     None when it cannot be read (the error is reported, the suggestion kept)."""
     try:
-        diff, suggestion = _open(library, card_id, drafts)
+        diff, suggestion = _open(library, card_id, drafts, opened)
     except RecordError as exc:
         _broken(library, card_id, exc, ask, report)
         return None
@@ -423,6 +446,10 @@ def _ask_one(library: Library, plan, change: FieldChange, ask: Ask, position: in
     """
     card_id, diff, _, made, drafts = plan
     decision = ask(diff, change, position, total)
+    if decision.action == "edit" and edit_changes_nothing(diff, change.field, decision.value):
+        # saved as shown: the person took the suggestion; counted and remembered as an edit it
+        # said they had replaced it (an "edited" rejection, a draft field "edited")
+        decision = Decision("accept")
     if decision.action == "quit":
         report.quit = True
         return False
@@ -449,6 +476,16 @@ def _ask_one(library: Library, plan, change: FieldChange, ask: Ask, position: in
             reject_field(library, made, name, by, now())
         report.outcomes.append(Outcome(card_id, name, action))
     return True
+
+
+def edit_changes_nothing(diff: CardDiff, name: str, value: Any) -> bool:
+    """Whether a person's edit of field ``name`` writes what taking the suggestion writes (the
+    editor saved the value as shown, or with only its layout changed)."""
+    try:
+        edited = merge(diff.record, diff.suggestion, [name], {name: value})
+    except RecordError:
+        return False  # not a value the field takes: the edit itself says so
+    return card_data(edited)[name] == card_data(merge(diff.record, diff.suggestion, [name]))[name]
 
 
 def _whole_or_items(card_id: str, change: FieldChange, decision: Decision) -> Decision:

@@ -35,6 +35,7 @@ from pmparse.locations import is_url, split_location
 from pmparse.library.records import card_data, source_text_of
 from pmparse.library.folder import RECORD_FILE, library_root
 from pmparse.library.store import Library
+from pmparse.library.validate import card_problems, hidden_records
 from pmparse.paths import inside
 from pmparse.review.compare import value_hash
 from pmparse.review.rejections import load_rejections
@@ -47,7 +48,7 @@ from pmparse.util import atomic_write, read_regular_file, write_errors
 MANIFEST = ".pmparse-site.json"
 
 #: Version of the manifest's format; another version is ignored (every page is rendered again).
-MANIFEST_VERSION = 2
+MANIFEST_VERSION = 3  # 3: each card's validate problems
 
 
 ASSETS = ("site.css", "site.js", "favicon.svg")
@@ -60,7 +61,9 @@ class SiteReport:
     Attributes:
         cards: Cards in the site (invalid records included).
         invalid: ``path: reason`` of each record that does not parse or validate (it gets a page
-            saying so).
+            saying so), and ``path:line: field: reason`` of each problem ``pmparse validate`` finds
+            in a record that reads (its card keeps its page), and of each record file another file
+            of its id hides (it has no page).
         rendered: Card pages rendered in this build (the others were known unchanged).
         written: Files written because they were new or their bytes changed, relative to the site.
         unchanged: Files whose bytes were already right.
@@ -158,13 +161,21 @@ class _Scanned:
         return self._library
 
 
-def render_card(scanned: _Scanned, card_id: str, path: Path, names: dict[str, str]) -> tuple[dict, str, str | None]:
-    """``(summary, page, source location)`` of one record; an invalid record gets a row and a page
-    that say why."""
+def render_card(scanned: _Scanned, card_id: str, path: Path, names: dict[str, str]
+                ) -> tuple[dict, str, str | None, list[str]]:
+    """``(summary, page, source location, problems)`` of one record; a record that cannot be read
+    gets a row and a page that say why. ``problems`` are what ``pmparse validate`` finds wrong with
+    a record that reads (:func:`pmparse.library.validate.card_problems`), as it prints them: the
+    card keeps its page (an item whose evidence no longer says its words is shown as edited by
+    hand), and the build lists them and exits 1, as validate does."""
     try:
         card = Library.read(path)
+        record_text = path.read_text(encoding="utf-8")
     except RecordError as exc:
-        return invalid_summary(card_id, exc.message), pages.invalid_page(card_id, exc.message), None
+        return invalid_summary(card_id, exc.message), pages.invalid_page(card_id, exc.message), None, []
+    except (OSError, UnicodeDecodeError) as exc:  # gone or changed since it was read
+        return invalid_summary(card_id, str(exc)), pages.invalid_page(card_id, str(exc)), None, []
+    problems = [str(problem) for problem in card_problems(str(path), card, record_text)]
     text = source_text_of(card)
     anchors = Anchors(None if text is None else len(text), card.source.sha256)
     suggestion, entry, changes, note, open_ = None, None, [], None, False
@@ -187,7 +198,8 @@ def render_card(scanned: _Scanned, card_id: str, path: Path, names: dict[str, st
     base = scanned.states.read_state("base", card_id)
     views = field_views(card, names, anchors, suggestion if changes else None, changes, text, base,
                         _refused_facts(scanned.states, card_id, base))
-    return summary(card, names, open_), pages.card_page(card, text, views, anchors, note), card.source.location
+    return (summary(card, names, open_), pages.card_page(card, text, views, anchors, note), card.source.location,
+            problems)
 
 
 def _refused_facts(states: Library, card_id: str, base: Card | None) -> frozenset[str]:
@@ -239,6 +251,7 @@ def _read_manifest(path: Path, generator: str) -> tuple[dict, dict]:
             return {}, files
         return {str(k): v for k, v in data["cards"].items() if isinstance(v, dict) and isinstance(v.get("key"), str)
                 and isinstance(v.get("source"), str) and isinstance(v.get("summary"), dict)
+                and isinstance(v.get("problems"), list) and all(isinstance(p, str) for p in v["problems"])
                 and (v.get("location") is None or isinstance(v.get("location"), str))}, files
     except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
         # a manifest nested past the recursion limit (a hostile copy of the site) is none either
@@ -307,14 +320,17 @@ def _build(root: Path, out: Path, force: bool) -> SiteReport:
             out.mkdir(parents=True, exist_ok=True)
             atomic_write(manifest_path, _manifest_text(generator, {}, old_files))
             started = True
-        row, html, location = render_card(scanned, card_id, path, names)
+        row, html, location, problems = render_card(scanned, card_id, path, names)
         report.rendered += 1
         writer.put(rel, html)
-        cards[card_id] = {"key": key, "source": source_key(location), "location": location, "summary": row}
+        # the problems are kept with the page: a rebuild that keeps the page still lists them
+        cards[card_id] = {"key": key, "source": source_key(location), "location": location, "summary": row,
+                          "problems": problems}
     summaries = {i: c["summary"] for i, c in cards.items()}
     report.cards = len(summaries)
-    report.invalid = [f"{files[i]}: {s['error']}" for i, s in sorted(summaries.items())
-                      if s["error"] is not None]
+    report.invalid = [line for i, s in sorted(summaries.items()) for line in
+                      ([f"{files[i]}: {s['error']}"] if s["error"] is not None else cards[i]["problems"])]
+    report.invalid += [str(problem) for problem in hidden_records(root)]  # a second file of an id: no page
     grouped = pages.all_groups(summaries, names)  # once: the index and every facet page read them
     writer.put("index.html", pages.index_page(summaries, names, grouped))
     writer.put("search-index.js", pages.search_index(summaries))

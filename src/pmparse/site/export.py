@@ -18,6 +18,7 @@ from pmparse.card.schema import TAG_FIELDS, TEXT_FIELDS, Card
 from pmparse.errors import RecordError, UsageError
 from pmparse.library.store import Library
 from pmparse.library.folder import library_root as checked_library_root
+from pmparse.library.validate import card_problems, hidden_records
 from pmparse.site.view import filled, year_of
 
 ExportFormat = Literal["jsonl", "csv"]
@@ -55,7 +56,13 @@ def export_row(card: Card, pending: bool) -> dict:
 
 
 def export_rows(library_root: str | Path) -> tuple[list[dict], list[str]]:
-    """``(rows, errors)``: a row per valid record, sorted by id, and ``path: reason`` per invalid one.
+    """``(rows, errors)``: a row per record, sorted by id, and ``path: reason`` per problem.
+
+    A record that cannot be read has no row. One that reads has its row, and each problem
+    ``pmparse validate`` finds in it (:func:`pmparse.library.validate.card_problems`: evidence that
+    no longer says an item's words, an offset past the text) is listed as validate lists it: the
+    record is invalid for export as it is for validate, but its words are sound and are exported.
+    A record file another file of its id hides is named too (:func:`pmparse.library.validate.hidden_records`).
 
     Raises:
         UsageError: ``library_root`` is not a library.
@@ -69,10 +76,16 @@ def export_rows(library_root: str | Path) -> tuple[list[dict], list[str]]:
             if entry.error is not None:
                 raise RecordError(entry.error, str(entry.path))
             card = Library.read(entry.path)
+            record_text = entry.path.read_text(encoding="utf-8")
         except RecordError as exc:
             errors.append(f"{entry.path}: {exc.message}")
             continue
+        except (OSError, UnicodeDecodeError) as exc:  # gone or changed since it was read
+            errors.append(f"{entry.path}: {exc}")
+            continue
+        errors.extend(str(problem) for problem in card_problems(str(entry.path), card, record_text))
         rows.append(export_row(card, library.state_path("pending", card_id).is_file()))
+    errors.extend(str(problem) for problem in hidden_records(root))  # a second file of an id: never read
     return rows, errors
 
 
