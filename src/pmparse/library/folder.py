@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import Callable
 
 from pmparse.errors import PmparseError, UsageError
 from pmparse.library.lock import write_lock
@@ -92,7 +93,8 @@ def remove_if_unused(path: Path) -> None:
 
 
 def gone_sources(by_location: dict[str, str], folders: set[str], read: dict[str, set[str]] | None = None,
-                 namesakes: set[str] | frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+                 namesakes: set[str] | frozenset[str] = frozenset(),
+                 path_of: Callable[[str], str] = lambda path: path) -> list[tuple[str, str]]:
     """``(record id, location)`` of each record read from a file under one of ``folders``
     (absolute) that is no longer there, the oldest record first; ``by_location`` is the library's
     record id of each source location (:attr:`pmparse.library.store.Library.by_location`).
@@ -110,6 +112,9 @@ def gone_sources(by_location: dict[str, str], folders: set[str], read: dict[str,
     ``namesakes`` are records a file of this run may be read as from another folder (a relative
     name not found from here): they are not gone, and the warning that names them says which
     record to keep (saying both asked the curator to delete the reviewed record and the new one).
+
+    ``path_of`` gives the file a location names (a relative one read from the library's anchor:
+    :meth:`pmparse.library.places.SourcePlaces.path`).
     """
     roots = [folder.rstrip(os.sep) + os.sep for folder in folders]
     read = read or {}
@@ -118,7 +123,8 @@ def gone_sources(by_location: dict[str, str], folders: set[str], read: dict[str,
         path, key = split_location(location)
         if location == "-" or is_url(path) or not path or card_id in namesakes:
             continue
-        if any(os.path.abspath(path).startswith(root) for root in roots) and (
-                not os.path.lexists(path) or (key is not None and path in read and location not in read[path])):
+        file = path_of(path)
+        if any(os.path.abspath(file).startswith(root) for root in roots) and (
+                not os.path.lexists(file) or (key is not None and path in read and location not in read[path])):
             out.append((card_id, location))
     return out

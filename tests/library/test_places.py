@@ -1,0 +1,85 @@
+"""One file and one folder per source, whatever spelling reached it (``library.places``)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from pmparse.batch.publisher import folder_of
+from pmparse.library.places import ANCHOR_FILE, SourcePlaces
+
+
+@pytest.mark.parametrize("first, second", [
+    ("https://blog.example/2023/05/post/", "https://blog.example/2023/05/post"),
+    ("HTTPS://Blog.Example/2023/post", "https://blog.example/2023/post"),
+    ("https://blog.example/post#top", "https://blog.example/post"),
+    ("https://blog.example/", "https://blog.example"),
+])
+def test_a_url_has_one_place_and_one_folder_whatever_its_spelling(first, second, tmp_path):
+    places = SourcePlaces(str(tmp_path))
+    assert places.place(first) == places.place(second)
+    assert folder_of(places.place(first)) == folder_of(places.place(second))
+
+
+def test_a_url_ending_in_a_slash_shares_its_siblings_folder(tmp_path):
+    places = SourcePlaces(str(tmp_path))
+    assert folder_of(places.place("https://blog.example/2023/a/")) == folder_of(places.place("https://blog.example/b"))
+
+
+def test_a_path_has_one_place_whatever_its_spelling(tmp_path, monkeypatch):
+    (tmp_path / "acme" / "2023").mkdir(parents=True)
+    (tmp_path / "acme" / "2023" / "a.md").write_text("x", encoding="utf-8")
+    (tmp_path / "link").symlink_to(tmp_path / "acme", target_is_directory=True)
+    (tmp_path / "a-link.md").symlink_to(tmp_path / "acme" / "2023" / "a.md")
+    monkeypatch.chdir(tmp_path)
+    places = SourcePlaces(str(tmp_path))
+    real = os.path.realpath(tmp_path / "acme" / "2023" / "a.md")
+    for spelling in ("acme/2023/a.md", "./acme//2023/a.md", str(tmp_path / "acme" / "2023" / "a.md"),
+                     "link/2023/a.md", "a-link.md"):
+        assert places.place(spelling) == real, spelling
+        assert places.identity(spelling) == places.identity("acme/2023/a.md")
+    assert places.place("acme/2023/a.md#entry-2031-04-02-0123abcd") == real + "#entry-2031-04-02-0123abcd"
+    # a year folder's archive is its parent, wherever convert ran
+    monkeypatch.chdir(tmp_path / "acme")
+    assert folder_of(SourcePlaces(str(tmp_path / "acme")).place("2023/a.md")) == os.path.realpath(tmp_path / "acme")
+
+
+def test_a_relative_location_is_read_from_the_anchor_and_a_relative_name_from_elsewhere_is_absolute(
+        tmp_path, monkeypatch):
+    (tmp_path / "one" / "pm").mkdir(parents=True)
+    (tmp_path / "two").mkdir()
+    monkeypatch.chdir(tmp_path / "two")
+    places = SourcePlaces(str(tmp_path / "one"))
+    assert places.path("pm/x.md") == str(tmp_path / "one" / "pm" / "x.md")
+    assert places.spelling("./pm//x.md") == str(tmp_path / "two" / "pm" / "x.md")
+    monkeypatch.chdir(tmp_path / "one")
+    assert SourcePlaces(str(tmp_path / "one")).spelling("./pm//x.md") == "pm/x.md"
+
+
+def test_the_anchor_is_recorded_once_a_relative_location_is_read_from_here(tmp_path, monkeypatch):
+    lib = tmp_path / "lib"
+    (lib / ".pmparse").mkdir(parents=True)
+    (tmp_path / "pm").mkdir()
+    (tmp_path / "pm" / "x.md").write_text("x", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    places = SourcePlaces.of_library(lib)
+    assert not places.recorded
+    places.pin(lib, [], [str(tmp_path / "pm" / "x.md")])  # an absolute location alone needs none
+    assert not (lib / ANCHOR_FILE).exists()
+    places.pin(lib, [], ["pm/x.md"])
+    assert json.loads((lib / ANCHOR_FILE).read_text(encoding="utf-8")) == {"folder": str(tmp_path)}
+    # read back from another folder, relative names are still read from the anchor
+    monkeypatch.chdir(tmp_path / "pm")
+    again = SourcePlaces.of_library(lib)
+    assert again.recorded and again.is_file("pm/x.md") and not again.anchor_is_here
+
+
+def test_a_library_without_an_anchor_does_not_adopt_a_folder_its_relative_names_are_not_found_from(
+        tmp_path, monkeypatch):
+    lib = tmp_path / "lib"
+    (lib / ".pmparse").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    SourcePlaces.of_library(lib).pin(lib, ["pm/gone.md"], ["pm/gone.md", "new.md"])
+    assert not (lib / ANCHOR_FILE).exists()
