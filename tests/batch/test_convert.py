@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -598,3 +599,30 @@ def test_the_same_relative_names_converted_from_two_folders_into_one_library_sta
         monkeypatch.chdir(tmp_path / folder)
         assert "0 converted, 0 updated" in _cli_convert(*names, "-o", lib), folder
     assert len(Library.open(lib).entries) == 2
+
+
+def test_two_files_on_a_file_system_without_inode_numbers_are_two_sources(tmp_path, monkeypatch):
+    # st_ino is 0 for every file on some file systems: "one file" by inode, every input after the
+    # first was reported unchanged and got no record
+    for name, what in (("a.md", "payments API"), ("b.md", "search cluster"), ("c.md", "billing job")):
+        (tmp_path / "pm").mkdir(exist_ok=True)
+        (tmp_path / "pm" / name).write_text(_REPORT.format(what=what), encoding="utf-8")
+    real_stat = os.stat
+
+    class NoInode:
+        def __init__(self, st):
+            self._st = st
+
+        def __getattr__(self, name):
+            return 0 if name == "st_ino" else getattr(self._st, name)
+
+        def __getitem__(self, index):
+            return 0 if index == 1 else self._st[index]
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(os, "stat", lambda path, *args, **kwargs: NoInode(real_stat(path, *args, **kwargs)))
+    report = convert(["pm"], tmp_path / "lib", jobs=1)
+    assert report.counts["converted"] == 3, [(r.input, r.status) for r in report.results]
+    assert len(Library.open(tmp_path / "lib").entries) == 3
+    report = convert(["pm"], tmp_path / "lib", jobs=1)
+    assert report.counts["unchanged"] == 3, [(r.input, r.status) for r in report.results]

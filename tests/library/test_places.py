@@ -83,3 +83,20 @@ def test_a_library_without_an_anchor_does_not_adopt_a_folder_its_relative_names_
     monkeypatch.chdir(tmp_path)
     SourcePlaces.of_library(lib).pin(lib, ["pm/gone.md"], ["pm/gone.md", "new.md"])
     assert not (lib / ANCHOR_FILE).exists()
+
+
+def test_a_file_system_without_inode_numbers_gives_no_identity(tmp_path, monkeypatch):
+    # Python's st_ino identifies a file only when it is not 0 (some file systems report 0 for every
+    # file): taken for an identity, every file there would be "the same file" as the first one
+    (tmp_path / "a.md").write_text("a", encoding="utf-8")
+    real_stat = os.stat
+
+    class NoInode:
+        def __init__(self, st):
+            self._st = st
+
+        def __getattr__(self, name):
+            return 0 if name == "st_ino" else getattr(self._st, name)
+
+    monkeypatch.setattr(os, "stat", lambda path, *args, **kwargs: NoInode(real_stat(path, *args, **kwargs)))
+    assert SourcePlaces(str(tmp_path)).identity(str(tmp_path / "a.md")) is None

@@ -104,7 +104,9 @@ class SourcePlaces:
             st = os.stat(path)
         except (OSError, ValueError):
             return None
-        return (st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) else None
+        # st_ino identifies a file only when it is not 0 (some file systems give 0 for every
+        # file): taken as it is, every file there was one file, and all but a batch's first input dropped
+        return (st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) and st.st_ino else None
 
     def place(self, location: str) -> str:
         """The one spelling of a location, whatever spelling reached it: a path's real absolute
