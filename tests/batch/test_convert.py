@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -599,6 +600,38 @@ def test_the_same_relative_names_converted_from_two_folders_into_one_library_sta
         monkeypatch.chdir(tmp_path / folder)
         assert "0 converted, 0 updated" in _cli_convert(*names, "-o", lib), folder
     assert len(Library.open(lib).entries) == 2
+
+
+def test_a_library_moved_with_its_sources_reads_its_relative_names_from_where_it_is_now(tmp_path, monkeypatch):
+    # `cd old && convert pm -o lib`, then the folder is moved (or the repository holding it cloned
+    # on another machine): the anchor names a folder that is gone; read from it, nothing was found,
+    # the unchanged file's record was moved to an absolute name and the amended one got a second record
+    for name, what in (("x.md", "payments API"), ("y.md", "search cluster")):
+        (tmp_path / "old" / "pm").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "old" / "pm" / name).write_text(_REPORT.format(what=what), encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "old")
+    assert "2 converted" in _cli_convert("pm", "-o", "lib")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "old").rename(tmp_path / "new")
+    with open(tmp_path / "new" / "pm" / "y.md", "a", encoding="utf-8") as out:
+        out.write("\nThe billing job failed again an hour later.\n")
+    monkeypatch.chdir(tmp_path / "new")
+    output = _cli_convert("pm", "-o", "lib")
+    assert output.splitlines() == ["0 converted, 1 updated, 1 unchanged, 0 pending review, 0 failed"], output
+    assert sorted(e.location for e in Library.open("lib").entries.values()) == ["pm/x.md", "pm/y.md"]
+    # the folder it runs in now is the library's anchor
+    assert json.loads((tmp_path / "new" / "lib" / ".pmparse" / "anchor.json").read_text()) == {
+        "folder": str(tmp_path / "new")}
+
+
+def test_a_library_whose_anchor_is_a_fifo_still_converts(tmp_path, monkeypatch):
+    # a library received from someone else: opening a FIFO for reading waits for a writer for ever
+    (tmp_path / "pm").mkdir()
+    (tmp_path / "pm" / "x.md").write_text(_REPORT.format(what="payments API"), encoding="utf-8")
+    (tmp_path / "lib" / ".pmparse").mkdir(parents=True)
+    os.mkfifo(tmp_path / "lib" / ".pmparse" / "anchor.json")
+    monkeypatch.chdir(tmp_path)
+    assert "1 converted" in _cli_convert("pm", "-o", "lib")
 
 
 def test_two_files_on_a_file_system_without_inode_numbers_are_two_sources(tmp_path, monkeypatch):

@@ -85,6 +85,45 @@ def test_a_library_without_an_anchor_does_not_adopt_a_folder_its_relative_names_
     assert not (lib / ANCHOR_FILE).exists()
 
 
+def _library_with_anchor(tmp_path, write) -> SourcePlaces:
+    lib = tmp_path / "lib"
+    (lib / ".pmparse").mkdir(parents=True)
+    write(lib / ANCHOR_FILE)
+    return SourcePlaces.of_library(lib)
+
+
+@pytest.mark.parametrize("anchor", [
+    {"folder": 7},  # not a string
+    {"folder": "relative/folder"},  # not absolute
+    {"folder": "/no/such/folder/anywhere"},  # a folder that is no longer there
+    ["/"],  # not an object
+])
+def test_an_anchor_pmparse_cannot_use_leaves_relative_names_read_from_here(tmp_path, monkeypatch, anchor):
+    monkeypatch.chdir(tmp_path)
+    places = _library_with_anchor(tmp_path, lambda path: path.write_text(json.dumps(anchor), encoding="utf-8"))
+    assert not places.recorded and places.anchor_is_here
+
+
+def test_an_anchor_naming_a_file_is_no_anchor(tmp_path, monkeypatch):
+    (tmp_path / "plain.txt").write_text("x", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    places = _library_with_anchor(
+        tmp_path, lambda path: path.write_text(json.dumps({"folder": str(tmp_path / "plain.txt")}), encoding="utf-8"))
+    assert not places.recorded
+
+
+def test_an_anchor_file_that_is_a_fifo_or_huge_is_not_read(tmp_path, monkeypatch):
+    # a library received from someone else: a FIFO waits for a writer for ever when opened for
+    # reading, a huge file fills memory; neither is an anchor pmparse wrote
+    monkeypatch.chdir(tmp_path)
+    places = _library_with_anchor(tmp_path, lambda path: os.mkfifo(path))
+    assert not places.recorded
+    huge = json.dumps({"folder": str(tmp_path), "padding": "x" * (2 << 20)})
+    (tmp_path / "big").mkdir()
+    places = _library_with_anchor(tmp_path / "big", lambda path: path.write_text(huge, encoding="utf-8"))
+    assert not places.recorded
+
+
 def test_a_file_system_without_inode_numbers_gives_no_identity(tmp_path, monkeypatch):
     # Python's st_ino identifies a file only when it is not 0 (some file systems report 0 for every
     # file): taken for an identity, every file there would be "the same file" as the first one

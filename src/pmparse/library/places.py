@@ -24,20 +24,37 @@ from typing import Iterable
 from pmparse.errors import UnsafePathError
 from pmparse.locations import entry_location, is_url, split_location, url_parts
 from pmparse.paths import inside
-from pmparse.util import atomic_write
+from pmparse.util import atomic_write, read_regular_file
 
 #: Where a library keeps its anchor: the folder its relative locations are read from.
 ANCHOR_FILE = ".pmparse/anchor.json"
 
 
+#: The largest anchor file read: it holds one path (a library from someone else may hold anything).
+ANCHOR_LIMIT = 64 * 1024
+
+
 def _read_anchor(root: Path) -> str | None:
-    """The anchor a library recorded, or None (none yet, or a file pmparse cannot use)."""
+    """The anchor a library recorded, or None (none yet, or one pmparse cannot use).
+
+    A library may come from someone else: the file is read only when it is a regular file of at
+    most :data:`ANCHOR_LIMIT` bytes (a FIFO there waited for a writer for ever, a huge file filled
+    memory), and its folder is used only when it is an absolute path to a folder that exists. A
+    folder that is gone (the library moved with its sources, or cloned on another machine) is no
+    anchor: nothing could be read from it, and each of the library's relative names would be taken
+    for a file gone (an unchanged file's record moved to an absolute name, an amended one given a
+    second record); relative names are read from here again, and this folder is adopted as a
+    library without an anchor adopts it (:meth:`SourcePlaces.pin`).
+    """
     try:
-        data = json.loads(inside(root, ANCHOR_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError, UnsafePathError):
-        return None  # none, unreadable, or behind a planted link: relative names read from here
+        raw = read_regular_file(inside(root, ANCHOR_FILE), ANCHOR_LIMIT)
+        data = json.loads(raw.decode("utf-8")) if raw is not None else None
+    except (ValueError, UnsafePathError):
+        return None  # unreadable, or behind a planted link: relative names read from here
     folder = data.get("folder") if isinstance(data, dict) else None
-    return folder if isinstance(folder, str) and os.path.isabs(folder) else None
+    if not isinstance(folder, str) or "\0" in folder or not os.path.isabs(folder):
+        return None
+    return folder if os.path.isdir(folder) else None
 
 
 def is_relative_file(location: str) -> bool:
