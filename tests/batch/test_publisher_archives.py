@@ -199,3 +199,20 @@ def test_a_folder_is_one_folder_whatever_spelling_reached_its_files(tmp_path, mo
     _convert(new_name.format(root=tmp_path), "-o", lib)
     new = [card for location, card in _cards(lib).items() if location.endswith("b.md")]
     assert [card.organisation for card in new] == ["Acme Rockets"]
+
+
+def test_files_linked_into_their_publishers_folders_keep_those_folders(tmp_path, monkeypatch):
+    # reports kept in one store folder and linked into a folder per publisher: the folder a curator
+    # put the link in is the report's folder; read through the link, every publisher's reports
+    # were one folder (the store's), and a review of one publisher's report named the other's
+    lib = str(tmp_path / "lib")
+    _write(tmp_path / "store" / "h1.md", _UNNAMED.format(what="slow"))
+    _write(tmp_path / "store" / "h2.md", _UNNAMED.format(what="stuck"))
+    for publisher, name in (("acme", "h1.md"), ("zorbq", "h2.md")):
+        (tmp_path / publisher).mkdir()
+        (tmp_path / publisher / "report.md").symlink_to(tmp_path / "store" / name)
+    monkeypatch.chdir(tmp_path)
+    _convert("acme", "-o", lib)
+    _review(lib, "acme/report.md", "Acme Rockets")
+    _convert("zorbq", "-o", lib)
+    assert _cards(lib)["zorbq/report.md"].organisation is None

@@ -37,9 +37,12 @@ def test_a_path_has_one_place_whatever_its_spelling(tmp_path, monkeypatch):
     places = SourcePlaces(str(tmp_path))
     real = os.path.realpath(tmp_path / "acme" / "2023" / "a.md")
     for spelling in ("acme/2023/a.md", "./acme//2023/a.md", str(tmp_path / "acme" / "2023" / "a.md"),
-                     "link/2023/a.md", "a-link.md"):
+                     "link/2023/a.md"):
         assert places.place(spelling) == real, spelling
         assert places.identity(spelling) == places.identity("acme/2023/a.md")
+    # a link to the file is the same file, in the folder the link is in (its publisher's folder)
+    assert places.identity("a-link.md") == places.identity("acme/2023/a.md")
+    assert places.place("a-link.md") == os.path.join(os.path.realpath(tmp_path), "a-link.md")
     assert places.place("acme/2023/a.md#entry-2031-04-02-0123abcd") == real + "#entry-2031-04-02-0123abcd"
     # a year folder's archive is its parent, wherever convert ran
     monkeypatch.chdir(tmp_path / "acme")

@@ -126,8 +126,8 @@ class SourcePlaces:
         return (st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) and st.st_ino else None
 
     def place(self, location: str) -> str:
-        """The one spelling of a location, whatever spelling reached it: a path's real absolute
-        path (links resolved, relative names read from the anchor), a URL with its scheme and host
+        """The one spelling of a location, whatever spelling reached it: a path's absolute path in
+        its folder's real path (links to folders resolved, relative names read from the anchor), a URL with its scheme and host
         in lower case and no trailing ``/`` (``https://h/post/`` is ``https://h/post``; the site's
         root stays ``https://h/``) nor fragment; an entry's key is kept."""
         found = self._places.get(location)
@@ -150,14 +150,15 @@ class SourcePlaces:
         return entry_location(path, key) if key is not None else path
 
     def _real_file(self, path: str) -> str:
-        """``path`` with every link resolved: its folder's real path (one per folder: a library's
-        records share few folders), then the file's own link if it is one."""
+        """``path`` in its folder's real path (one per folder: a library's records share few
+        folders). A file that is itself a link keeps its own folder: the folder a curator put a
+        link in is the report's folder (reports kept in one store folder and linked into a folder
+        per publisher were, resolved, all the store's, one publisher's review naming another's)."""
         folder, name = os.path.split(path)
         real = self._folders.get(folder)
         if real is None:
             real = self._folders[folder] = _real(folder or os.curdir)
-        joined = os.path.join(real, name)
-        return _real(joined) if os.path.islink(joined) else joined
+        return os.path.join(real, name)
 
     def pin(self, root: Path, before: Iterable[str], now: Iterable[str]) -> None:
         """Record the anchor in the library at ``root`` once it holds a relative location.
