@@ -659,3 +659,21 @@ def test_two_files_on_a_file_system_without_inode_numbers_are_two_sources(tmp_pa
     assert len(Library.open(tmp_path / "lib").entries) == 3
     report = convert(["pm"], tmp_path / "lib", jobs=1)
     assert report.counts["unchanged"] == 3, [(r.input, r.status) for r in report.results]
+
+
+def test_a_file_named_dash_in_a_converted_folder_is_that_file_not_standard_input(tmp_path, monkeypatch):
+    # `convert .` in a folder holding a file named "-": "./-" normalised to "-", standard input,
+    # which was read instead of the file (on a terminal, convert waited for typing)
+    import io
+
+    (tmp_path / "pm").mkdir()
+    (tmp_path / "pm" / "-").write_text(_REPORT.format(what="ledger"), encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "pm")
+    report = convert(["."], tmp_path / "lib", stdin=io.BytesIO(b"# Other\n\nNot this text.\n"), jobs=1)
+    assert [r.status for r in report.results] == ["converted"], [(r.input, r.status, r.message) for r in report.results]
+    [entry] = Library.open(tmp_path / "lib").entries.values()
+    assert entry.card.source.sha256 == sha256_text(_REPORT.format(what="ledger"))
+    assert entry.location != "-"
+    # and so on the next run: the same file, unchanged
+    again = convert(["."], tmp_path / "lib", stdin=io.BytesIO(b""), jobs=1)
+    assert [r.status for r in again.results] == ["unchanged"]

@@ -105,8 +105,13 @@ class SourcePlaces:
     def spelling(self, given: str) -> str:
         """The location of a path given to ``convert``: normalised (``./pm/a.md`` and ``pm//a.md``
         are ``pm/a.md``), and absolute when it is relative and ``convert`` runs in a folder other
-        than the anchor (read from the anchor, the name would be another file's)."""
+        than the anchor (read from the anchor, the name would be another file's) or when it is a
+        file named ``-`` in this folder (the name of standard input)."""
         location = os.path.normpath(given)
+        if location == "-":
+            # a file named "-" ("./-", what "convert ." gives for it): "-" is standard input,
+            # which was read instead of the file
+            return os.path.abspath(location)
         if self.anchor_is_here or os.path.isabs(location):
             return location
         return os.path.abspath(location)
