@@ -624,6 +624,29 @@ def test_a_library_moved_with_its_sources_reads_its_relative_names_from_where_it
         "folder": str(tmp_path / "new")}
 
 
+
+def test_relative_names_given_while_the_anchor_folder_is_away_are_not_mixed_with_the_anchors(tmp_path, monkeypatch):
+    # the anchor folder is away for now (a drive not mounted) and none of the library's relative
+    # names is a file from here: another folder's pm/x.md is recorded by its absolute path, so once
+    # the anchor is back its own pm/x.md is still its record's file
+    (tmp_path / "drive" / "pm").mkdir(parents=True)
+    (tmp_path / "drive" / "pm" / "x.md").write_text(_REPORT.format(what="payments API"), encoding="utf-8")
+    (tmp_path / "home" / "pm").mkdir(parents=True)
+    (tmp_path / "home" / "pm" / "y.md").write_text(_REPORT.format(what="search cluster"), encoding="utf-8")
+    lib = str(tmp_path / "lib")
+    monkeypatch.chdir(tmp_path / "drive")
+    _cli_convert("pm", "-o", lib)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "drive").rename(tmp_path / "away")
+    monkeypatch.chdir(tmp_path / "home")
+    assert "1 converted" in _cli_convert("pm", "-o", lib)
+    assert sorted(e.location for e in Library.open(lib).entries.values()) == sorted(
+        ["pm/x.md", str(tmp_path / "home" / "pm" / "y.md")])
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "away").rename(tmp_path / "drive")
+    monkeypatch.chdir(tmp_path / "drive")
+    assert "0 converted, 0 updated, 1 unchanged" in _cli_convert("pm", "-o", lib)
+
 def test_a_library_whose_anchor_is_a_fifo_still_converts(tmp_path, monkeypatch):
     # a library received from someone else: opening a FIFO for reading waits for a writer for ever
     (tmp_path / "pm").mkdir()

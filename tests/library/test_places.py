@@ -98,7 +98,6 @@ def _library_with_anchor(tmp_path, write) -> SourcePlaces:
 @pytest.mark.parametrize("anchor", [
     {"folder": 7},  # not a string
     {"folder": "relative/folder"},  # not absolute
-    {"folder": "/no/such/folder/anywhere"},  # a folder that is no longer there
     ["/"],  # not an object
 ])
 def test_an_anchor_pmparse_cannot_use_leaves_relative_names_read_from_here(tmp_path, monkeypatch, anchor):
@@ -107,12 +106,25 @@ def test_an_anchor_pmparse_cannot_use_leaves_relative_names_read_from_here(tmp_p
     assert not places.recorded and places.anchor_is_here
 
 
-def test_an_anchor_naming_a_file_is_no_anchor(tmp_path, monkeypatch):
+@pytest.mark.parametrize("gone", ["no/such/folder", "plain.txt"])
+def test_an_anchor_folder_that_is_gone_gives_way_to_the_folder_the_library_s_relative_names_are_found_from(
+        tmp_path, monkeypatch, gone):
+    # the library moved with its sources (or cloned elsewhere): its anchor names a folder gone
     (tmp_path / "plain.txt").write_text("x", encoding="utf-8")
+    (tmp_path / "pm").mkdir()
+    (tmp_path / "pm" / "x.md").write_text("x", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    places = _library_with_anchor(
-        tmp_path, lambda path: path.write_text(json.dumps({"folder": str(tmp_path / "plain.txt")}), encoding="utf-8"))
-    assert not places.recorded
+    lib = tmp_path / "lib"
+    (lib / ".pmparse").mkdir(parents=True)
+    (lib / ANCHOR_FILE).write_text(json.dumps({"folder": str(tmp_path / gone)}), encoding="utf-8")
+    moved = SourcePlaces.of_library(lib, ["pm/x.md", str(tmp_path / "plain.txt")])
+    assert not moved.recorded and moved.anchor_is_here and moved.is_file("pm/x.md")
+    moved.pin(lib, ["pm/x.md"], ["pm/x.md"])
+    assert json.loads((lib / ANCHOR_FILE).read_text(encoding="utf-8")) == {"folder": str(tmp_path)}
+    # none of its relative names is a file from here (a folder not mounted for now): it stays the anchor
+    (lib / ANCHOR_FILE).write_text(json.dumps({"folder": str(tmp_path / gone)}), encoding="utf-8")
+    kept = SourcePlaces.of_library(lib, ["pm/other.md"])
+    assert kept.recorded and kept.anchor == str(tmp_path / gone) and not kept.anchor_is_here
 
 
 def test_an_anchor_file_that_is_a_fifo_or_huge_is_not_read(tmp_path, monkeypatch):

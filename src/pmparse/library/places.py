@@ -39,12 +39,7 @@ def _read_anchor(root: Path) -> str | None:
 
     A library may come from someone else: the file is read only when it is a regular file of at
     most :data:`ANCHOR_LIMIT` bytes (a FIFO there waited for a writer for ever, a huge file filled
-    memory), and its folder is used only when it is an absolute path to a folder that exists. A
-    folder that is gone (the library moved with its sources, or cloned on another machine) is no
-    anchor: nothing could be read from it, and each of the library's relative names would be taken
-    for a file gone (an unchanged file's record moved to an absolute name, an amended one given a
-    second record); relative names are read from here again, and this folder is adopted as a
-    library without an anchor adopts it (:meth:`SourcePlaces.pin`).
+    memory), and its folder is used only when it is an absolute path (without NUL).
     """
     try:
         raw = read_regular_file(inside(root, ANCHOR_FILE), ANCHOR_LIMIT)
@@ -52,9 +47,7 @@ def _read_anchor(root: Path) -> str | None:
     except (ValueError, UnsafePathError):
         return None  # unreadable, or behind a planted link: relative names read from here
     folder = data.get("folder") if isinstance(data, dict) else None
-    if not isinstance(folder, str) or "\0" in folder or not os.path.isabs(folder):
-        return None
-    return folder if os.path.isdir(folder) else None
+    return folder if isinstance(folder, str) and "\0" not in folder and os.path.isabs(folder) else None
 
 
 def is_relative_file(location: str) -> bool:
@@ -80,10 +73,26 @@ class SourcePlaces:
         self._folders: dict[str, str] = {}
 
     @classmethod
-    def of_library(cls, root: Path) -> SourcePlaces:
-        """The places of the library at ``root``: its recorded anchor, else this process's folder."""
+    def of_library(cls, root: Path, locations: Iterable[str] = ()) -> SourcePlaces:
+        """The places of the library at ``root``: its recorded anchor, else this process's folder.
+
+        ``locations``: the library's source locations. A recorded anchor folder that is gone (the
+        library moved with its sources, or cloned on another machine) is the library's anchor no
+        more where one of its relative locations is a file from this folder: relative names are
+        read from here, which :meth:`pin` records, as a library without an anchor adopts a folder
+        (read from the gone folder, each was taken for a file gone: an unchanged file's record
+        moved to an absolute name, an amended one got a second record). Else it stays the anchor
+        (a folder not mounted for now: relative names given here are recorded absolute, and are
+        not mixed with the anchor's).
+        """
         anchor = _read_anchor(root)
-        return cls(anchor, True) if anchor is not None else cls(os.path.abspath(os.getcwd()))
+        here = cls(os.path.abspath(os.getcwd()))
+        if anchor is None:
+            return here
+        if not os.path.isdir(anchor) and any(is_relative_file(location) and here.is_file(location)
+                                             for location in locations):
+            return here
+        return cls(anchor, True)
 
     def path(self, location: str) -> str:
         """The file a location names, as a path from this process's folder (an entry's key

@@ -162,7 +162,7 @@ class Library:
     def places(self) -> SourcePlaces:
         """Which file and folder each source location names (a relative one read from the anchor)."""
         if self._places is None:
-            self._places = SourcePlaces.of_library(self.root)
+            self._places = SourcePlaces.of_library(self.root, self.by_location)
         return self._places
 
     @property
