@@ -12,7 +12,7 @@ from pmparse.batch.publishing import BatchPublishers
 from pmparse.card.schema import TEXT_FIELDS
 from pmparse.library.store import Library
 from pmparse.util import sha256_text
-from tests.helpers import SAMPLES, assert_offsets, source_text
+from tests.helpers import SAMPLES, assert_offsets, source_text, without_inode_numbers
 
 
 @pytest.fixture()
@@ -663,20 +663,8 @@ def test_two_files_on_a_file_system_without_inode_numbers_are_two_sources(tmp_pa
     for name, what in (("a.md", "payments API"), ("b.md", "search cluster"), ("c.md", "billing job")):
         (tmp_path / "pm").mkdir(exist_ok=True)
         (tmp_path / "pm" / name).write_text(_REPORT.format(what=what), encoding="utf-8")
-    real_stat = os.stat
-
-    class NoInode:
-        def __init__(self, st):
-            self._st = st
-
-        def __getattr__(self, name):
-            return 0 if name == "st_ino" else getattr(self._st, name)
-
-        def __getitem__(self, index):
-            return 0 if index == 1 else self._st[index]
-
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(os, "stat", lambda path, *args, **kwargs: NoInode(real_stat(path, *args, **kwargs)))
+    without_inode_numbers(monkeypatch)
     report = convert(["pm"], tmp_path / "lib", jobs=1)
     assert report.counts["converted"] == 3, [(r.input, r.status) for r in report.results]
     assert len(Library.open(tmp_path / "lib").entries) == 3

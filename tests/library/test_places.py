@@ -9,6 +9,7 @@ import pytest
 
 from pmparse.batch.publisher import folder_of
 from pmparse.library.places import ANCHOR_FILE, SourcePlaces
+from tests.helpers import without_inode_numbers
 
 
 @pytest.mark.parametrize("first, second", [
@@ -143,14 +144,5 @@ def test_a_file_system_without_inode_numbers_gives_no_identity(tmp_path, monkeyp
     # Python's st_ino identifies a file only when it is not 0 (some file systems report 0 for every
     # file): taken for an identity, every file there would be "the same file" as the first one
     (tmp_path / "a.md").write_text("a", encoding="utf-8")
-    real_stat = os.stat
-
-    class NoInode:
-        def __init__(self, st):
-            self._st = st
-
-        def __getattr__(self, name):
-            return 0 if name == "st_ino" else getattr(self._st, name)
-
-    monkeypatch.setattr(os, "stat", lambda path, *args, **kwargs: NoInode(real_stat(path, *args, **kwargs)))
+    without_inode_numbers(monkeypatch)
     assert SourcePlaces(str(tmp_path)).identity(str(tmp_path / "a.md")) is None
