@@ -404,3 +404,23 @@ def review_publisher(library: Path | str, location_end: str, organisation: str) 
             entry.path.write_text(dumps(card, "yaml"), encoding="utf-8")
             return
     raise AssertionError(f"no record of {location_end}")
+
+
+class _NoInode:
+    """A stat result whose inode number is 0, as some file systems give for every file."""
+
+    def __init__(self, st: os.stat_result) -> None:
+        self._st = st
+
+    def __getattr__(self, name: str):
+        return 0 if name == "st_ino" else getattr(self._st, name)
+
+    def __getitem__(self, index: int):
+        return 0 if index == 1 else self._st[index]
+
+
+def without_inode_numbers(monkeypatch) -> None:
+    """Make ``os.stat`` report inode 0 for every file (a file system without inode numbers:
+    Python's ``st_ino`` identifies a file only when it is not 0)."""
+    real_stat = os.stat
+    monkeypatch.setattr(os, "stat", lambda path, *args, **kwargs: _NoInode(real_stat(path, *args, **kwargs)))

@@ -34,9 +34,9 @@ def _write(path, text: str) -> None:
 
 def test_a_year_folder_converted_by_a_relative_name_is_no_archive_shared_with_another_folders_files(
         tmp_path, monkeypatch):
-    # `cd acme && pmparse convert 2023` stores "2023/a.md": the archive above "2023" is whatever
-    # folder the curator stood in, which the record does not say. Pooled into ".", it became the
-    # same "folder" as every file converted later by a bare name or a year folder from anywhere else
+    # `cd acme && pmparse convert 2023` stores "2023/a.md", read from the library's anchor (acme):
+    # pooled into ".", it became the same "folder" as every file converted later by a bare name or
+    # a year folder from anywhere else (those, read from another folder, are stored by absolute path)
     lib = str(tmp_path / "lib")
     _write(tmp_path / "acme" / "2023" / "a.md", _UNNAMED.format(what="slow"))
     monkeypatch.chdir(tmp_path / "acme")
@@ -47,8 +47,8 @@ def test_a_year_folder_converted_by_a_relative_name_is_no_archive_shared_with_an
     monkeypatch.chdir(tmp_path / "zorbq")
     _convert("outage.md", "2021", "-o", lib)
     cards = _cards(lib)
-    assert cards["outage.md"].organisation is None
-    assert cards["2021/b.md"].organisation is None
+    assert cards[str(tmp_path / "zorbq" / "outage.md")].organisation is None
+    assert cards[str(tmp_path / "zorbq" / "2021" / "b.md")].organisation is None
 
 
 def test_a_year_folder_named_from_inside_its_archive_keeps_its_own_reviewed_publisher(tmp_path, monkeypatch):
@@ -164,3 +164,55 @@ def test_a_catalogues_own_records_say_it_is_a_catalogue_to_a_new_report_converte
     _convert(str(root / "2025"), "-o", lib)
     cards = {location.rsplit("incidents/", 1)[-1]: card for location, card in _cards(lib).items()}
     assert cards["2025/unnamed.md"].organisation is None
+
+
+def test_an_archive_converted_from_inside_pools_its_year_folders(tmp_path, monkeypatch):
+    # `cd acme && pmparse convert . -o LIB` stores "2023/a.md" and "2024/b.md": their archive is
+    # acme, the library's anchor, so a review in 2023 is the word for a new 2024 report naming none
+    lib = str(tmp_path / "lib")
+    _write(tmp_path / "acme" / "2023" / "a.md", _UNNAMED.format(what="slow"))
+    _write(tmp_path / "acme" / "2024" / "b.md", _UNNAMED.format(what="stuck"))
+    monkeypatch.chdir(tmp_path / "acme")
+    _convert(".", "-o", lib)
+    _review(lib, "2023/a.md", "Acme Rockets")
+    _write(tmp_path / "acme" / "2024" / "c.md", _UNNAMED.format(what="late"))
+    _convert(".", "-o", lib)
+    assert _cards(lib)["2024/c.md"].organisation == "Acme Rockets"
+
+
+@pytest.mark.parametrize("reviewed_from, reviewed_name, new_from, new_name", [
+    (".", "blog/a.md", ".", "{root}/blog/b.md"),  # relative, then absolute
+    (".", "{root}/blog/a.md", ".", "blog/b.md"),  # absolute, then relative
+    (".", "blog/a.md", "blog", "b.md"),  # from the parent, then from inside
+    (".", "blog/a.md", ".", "link/b.md"),  # a link to the folder
+])
+def test_a_folder_is_one_folder_whatever_spelling_reached_its_files(tmp_path, monkeypatch, reviewed_from,
+                                                                     reviewed_name, new_from, new_name):
+    lib = str(tmp_path / "lib")
+    _write(tmp_path / "blog" / "a.md", _UNNAMED.format(what="slow"))
+    (tmp_path / "link").symlink_to(tmp_path / "blog", target_is_directory=True)
+    monkeypatch.chdir(tmp_path / reviewed_from)
+    _convert(reviewed_name.format(root=tmp_path), "-o", lib)
+    _review(lib, "a.md", "Acme Rockets")
+    _write(tmp_path / "blog" / "b.md", _UNNAMED.format(what="late"))
+    monkeypatch.chdir(tmp_path / new_from)
+    _convert(new_name.format(root=tmp_path), "-o", lib)
+    new = [card for location, card in _cards(lib).items() if location.endswith("b.md")]
+    assert [card.organisation for card in new] == ["Acme Rockets"]
+
+
+def test_files_linked_into_their_publishers_folders_keep_those_folders(tmp_path, monkeypatch):
+    # reports kept in one store folder and linked into a folder per publisher: the folder a curator
+    # put the link in is the report's folder; read through the link, every publisher's reports
+    # were one folder (the store's), and a review of one publisher's report named the other's
+    lib = str(tmp_path / "lib")
+    _write(tmp_path / "store" / "h1.md", _UNNAMED.format(what="slow"))
+    _write(tmp_path / "store" / "h2.md", _UNNAMED.format(what="stuck"))
+    for publisher, name in (("acme", "h1.md"), ("zorbq", "h2.md")):
+        (tmp_path / publisher).mkdir()
+        (tmp_path / publisher / "report.md").symlink_to(tmp_path / "store" / name)
+    monkeypatch.chdir(tmp_path)
+    _convert("acme", "-o", lib)
+    _review(lib, "acme/report.md", "Acme Rockets")
+    _convert("zorbq", "-o", lib)
+    assert _cards(lib)["zorbq/report.md"].organisation is None

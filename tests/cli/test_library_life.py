@@ -354,7 +354,8 @@ def test_a_persons_edit_survives_an_amended_source_after_a_review_left_a_field_p
     assert changes["root_cause"].suggestion == []
 
 
-def test_a_record_read_from_another_folder_is_not_called_gone_beside_its_namesake_warning(tmp_path, monkeypatch):
+def _converted_from_the_parent_then_amended(tmp_path, monkeypatch) -> CliRunner:
+    """``pm/queue.md`` converted into ``lib`` from ``tmp_path``, then amended."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "pm").mkdir()
     (tmp_path / "pm" / "queue.md").write_text(REPORT, encoding="utf-8")
@@ -362,6 +363,13 @@ def test_a_record_read_from_another_folder_is_not_called_gone_beside_its_namesak
     assert runner.invoke(main, ["convert", "pm", "-o", "lib", "--rules-only", "-j", "1"]).exit_code == 0
     with open(tmp_path / "pm" / "queue.md", "a", encoding="utf-8") as out:
         out.write("\nWe now alert on broker disk use.\n")
+    return runner
+
+
+def test_a_record_read_from_another_folder_is_not_called_gone_beside_its_namesake_warning(tmp_path, monkeypatch):
+    runner = _converted_from_the_parent_then_amended(tmp_path, monkeypatch)
+    # a library written before it recorded its anchor (the folder its relative names are read from)
+    (tmp_path / "lib" / ".pmparse" / "anchor.json").unlink()
     # run from inside the folder, the relative name the record holds is not found from here: the
     # warning says to run from the first folder and delete the new record; a note that the first
     # record's source is gone ("delete the record") told the curator to delete the reviewed one
@@ -370,6 +378,17 @@ def test_a_record_read_from_another_folder_is_not_called_gone_beside_its_namesak
     assert result.exit_code == 0, result.output
     assert "IL-0001 was read from 'pm/queue.md'" in result.output, result.output
     assert "source is gone" not in result.output, result.output
+
+
+def test_a_record_read_by_a_relative_name_is_found_again_from_inside_its_folder(tmp_path, monkeypatch):
+    # the library records the folder its relative names are read from: converted from inside the
+    # folder, the amended file is the record's source, with no warning and no second record
+    runner = _converted_from_the_parent_then_amended(tmp_path, monkeypatch)
+    monkeypatch.chdir(tmp_path / "pm")
+    result = runner.invoke(main, ["convert", ".", "-o", "../lib", "--rules-only", "-j", "1"])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines() == ["0 converted, 1 updated, 0 unchanged, 0 pending review, 0 failed"]
+    assert sorted(p.name for p in (tmp_path / "lib").glob("IL-*")) == ["IL-0001.yaml"]
 
 
 def test_an_entry_gone_from_a_log_in_a_converted_folder_is_named_and_its_record_kept(tmp_path, monkeypatch):

@@ -21,7 +21,6 @@ import itertools
 import json
 import os
 import signal
-import stat
 import tempfile
 import time
 from collections import Counter
@@ -234,26 +233,30 @@ def _tasks(library: Library, inputs: Iterable[str], max_bytes: int, force: bool,
         elif is_url(location):
             yield Task(location, known=None if force else _known(library, location), fetch=fetch, check_content=not all_files)
         else:
-            # one spelling per path: "./pm/a.md" and "pm//a.md" are "pm/a.md" and find its record
-            # (another name of a file the library read by its absolute path is that path: _SameFiles)
-            location = os.path.normpath(location)
+            # one spelling per path: "./pm/a.md" and "pm//a.md" are "pm/a.md" and find its record,
+            # a relative name from another folder than the anchor is absolute (SourcePlaces.spelling),
+            # and another name of a file the library or this batch already read is that name (_SameFiles)
+            location = library.places.spelling(location)
             if location not in library.by_location and location not in entries:
                 location = same_files.spelling(location)
             known = None if force else _known(library, location, url)
             if known is None and not force and location in entries:
                 known = _known_entries(library, entries[location], url)
             namesake = None if location in library.by_location or location in entries else same_files.namesake(location)
-            yield Task(location, known=known, url=url, check_content=not all_files, namesake=namesake)
+            path = library.places.path(location)
+            yield Task(location, known=known, url=url, check_content=not all_files, namesake=namesake,
+                       read_from=path if path != location else None)
 
 
 class _SameFiles:
-    """The library's spelling of a file it has a record of, for an input naming that file otherwise.
+    """The one name of each file: the library's name of a file it has a record of, or the name this
+    batch first read it by, for an input naming that file otherwise.
 
     A curator who converted ``/home/me/pm`` and later runs ``convert pm`` from ``/home/me``, or
-    goes through a link to the folder, names the same files: without this each got a second
-    record, its first one left behind. Only absolute locations are compared by the file they
-    name: a relative one is looked up from the folder convert runs in, and a record read from
-    ``pm/x.md`` in one folder says nothing about ``x.md`` of another folder's ``pm``.
+    goes through a link to the folder, names the same files; so does a batch given a file twice
+    (``a/x.md /home/me/a/x.md``, a link and its target, a folder and a file in it): without this
+    each name got a record of its own. A file is known by its device and inode, a relative location
+    read from the library's anchor (:class:`pmparse.library.places.SourcePlaces`).
     """
 
     def __init__(self, library: Library):
@@ -272,34 +275,34 @@ class _SameFiles:
         by_file: dict[tuple[int, int], str] = {}
         # the oldest record's name wins where two records already name one file
         for _, path in self._file_records():
-            if not os.path.isabs(path):
-                continue
-            identity = _identity(path)
+            identity = self._library.places.identity(path)
             if identity is not None:
                 by_file.setdefault(identity, path)
         return by_file
 
     def spelling(self, location: str) -> str:
-        """``location``, or the library's name for the same file when it has a record under another."""
-        identity = _identity(location)
+        """``location``, or the library's name for the same file when it has a record under
+        another, or the name an earlier input of this batch gave it."""
+        identity = self._library.places.identity(location)
         if identity is None:
             return location
         if self._by_file is None:
             self._by_file = self._index()
-        return self._by_file.get(identity, location)
+        return self._by_file.setdefault(identity, location)
 
     def namesake(self, location: str) -> tuple[str, str] | None:
         """``(record id, location)`` of a record read by a relative name that ``location`` ends
-        with and that is not found from here, or None.
+        with and that is not found from the anchor, or None.
 
-        Run from another folder, ``convert`` cannot tell such a record's file from this one:
-        the record is found again by its text when the text is the same, but an amended file gets
-        a second record. That is said, so the curator can run convert from the first folder.
+        A library written before its anchor was recorded, and run from another folder than its
+        first, cannot tell such a record's file from this one: the record is found again by its
+        text when the text is the same, but an amended file gets a second record. That is said,
+        so the curator can run convert from the first folder.
         """
         if self._gone is None:
             self._gone = {}
             for card_id, path in self._file_records():
-                if os.path.isabs(path) or os.pardir in path.split(os.sep) or os.path.isfile(path):
+                if os.path.isabs(path) or os.pardir in path.split(os.sep) or self._library.places.is_file(path):
                     continue
                 self._gone.setdefault(os.path.basename(path), []).append((card_id, path))
         absolute = os.path.abspath(location)
@@ -307,15 +310,6 @@ class _SameFiles:
             if absolute.endswith(os.sep + path):
                 return card_id, path
         return None
-
-
-def _identity(path: str) -> tuple[int, int] | None:
-    """The device and inode of a regular file, None for anything else or a path that cannot be read."""
-    try:
-        st = os.stat(path)
-    except (OSError, ValueError):
-        return None
-    return (st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) else None
 
 
 def _entry_index(library: Library) -> dict[str, list[str]]:
@@ -408,8 +402,9 @@ def _finish(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, f
     if status == "converted" and task.namesake is not None:
         card_id, named = task.namesake
         warnings.append(f"new record {Path(path).stem}, but {card_id} was read from {named!r}, a relative name "
-                        f"not found from this folder ({os.getcwd()}); if that is this file, run convert from the "
-                        f"folder it was first run in and delete {Path(path).name}")
+                        f"not found from {'this folder' if library.places.anchor_is_here else 'the library anchor'} "
+                        f"({library.places.anchor}); if that is this file, run convert "
+                        f"from the folder it was first run in and delete {Path(path).name}")
     # the record the suggestion was stored against (its file is named by its id)
     broken = library.entries.get(Path(path).stem) if status == "pending" else None
     if broken is not None and broken.error is not None:
@@ -531,6 +526,7 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
         drop_orphan_pending(library)  # suggestions for records a person deleted wait for nothing
         report = ConvertReport(keep_results=keep_results)
         entries = _entry_index(library)
+        before = list(library.by_location)
         named: set[str] = set()  # the folders named as inputs: their settings files are the curator's choice
         namesakes, read, patterns = set(), {}, set()  # for gone_sources (Task.namesake, files read, globs)
         tasks = _tasks(library, _noting_folders(inputs, named, patterns), max_bytes, force, stdin, url_base, tuple(exclude),
@@ -557,7 +553,7 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
                     interrupts.check()
                     report.jobs, report.startup_seconds = runner.jobs, time.perf_counter() - started
                     publishers = BatchPublishers(organisation, None if organisation else publisher.ReviewedCards(library),
-                                                 named)
+                                                 named, library.places.place)
 
                     def emit(task: Task, outcome: Outcome) -> None:
                         if task.namesake is not None:
@@ -589,6 +585,7 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
                         # an interruption or an error abandons the inputs in flight at once
                         runner.close(abort=not finished)
                     library.save_index()
+                    library.places.pin(library.root, before, library.by_location)  # where relative names are read from
         except BaseException:
             if errors is not None:
                 errors.discard()
@@ -596,5 +593,5 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
         if errors is not None:
             errors.commit()
         if finished:
-            report.gone = gone_sources(library.by_location, named, read, namesakes, patterns)
+            report.gone = gone_sources(library.by_location, named, read, namesakes, patterns, library.places.path)
         return report

@@ -21,7 +21,7 @@ from typing import Iterable, Iterator, Literal
 from pmparse.errors import InputError, PmparseError, UsageError
 from pmparse.ingest.fetch import FetchSettings
 from pmparse.logs import install_in_worker, worker_setting
-from pmparse.ingest.read import ingest, ingest_bytes
+from pmparse.ingest.read import ingest, ingest_bytes, read_bytes
 from pmparse.batch.inputs import SKIPPED, not_incident_content
 from pmparse.batch.suggest import suggest_cards
 from pmparse.card.schema import Card
@@ -75,6 +75,8 @@ class Task:
         namesake: ``(record id, location)`` of a record read by a relative name that this path
             ends with and that is not found from the folder convert runs in: maybe this file,
             named from elsewhere (said when the input gets a new record).
+        read_from: Where the file is read from when that is not ``location`` (a location relative
+            to the library's anchor, convert run from another folder); None to read ``location``.
     """
 
     location: str
@@ -85,6 +87,12 @@ class Task:
     fetch: FetchSettings | None = None
     check_content: bool = True
     namesake: tuple[str, str] | None = None
+    read_from: str | None = None
+
+    @property
+    def path(self) -> str:
+        """The path the input is read from."""
+        return self.read_from or self.location
 
 
 @dataclass(frozen=True)
@@ -124,6 +132,8 @@ def analyse_task(task: Task, config: PipelineConfig, max_bytes: int) -> Outcome:
     try:
         if task.raw is not None:
             source = ingest_bytes(task.raw, task.location)
+        elif task.read_from is not None:
+            source = ingest_bytes(read_bytes(task.read_from, max_bytes), task.location)
         else:
             source = ingest(task.location, max_bytes=max_bytes, fetch_settings=task.fetch)
         if task.url is not None:

@@ -236,6 +236,8 @@ def folder_of(location: str) -> str:
     (``blog/2023/05/post.md`` and ``blog/2024/01/post.md`` are both ``blog``'s), so that what a
     curator settles on one month's report is the archive's word for the other months'.
 
+    ``convert`` asks it of a location's place (:meth:`pmparse.library.places.SourcePlaces.place`,
+    absolute, links resolved), so the folder does not depend on how the location was spelt.
     Only a folder with a name of its own is such an archive: above a relative location's top folder
     (``2023/post.md``, ``../2023/post.md``) stands whatever folder the curator converted from, which
     the record does not say (pooled into ``.``, one archive's year folders became the same folder as
@@ -394,7 +396,11 @@ class Reviewed:
 class ReviewedCards:
     """The publishers a person settled on a library's reviewed cards, read a folder at a time: only
     the reviewed records of the folders a batch converts are parsed (with the base pmparse last
-    wrote for each, to see what the person corrected), so a large library costs little."""
+    wrote for each, to see what the person corrected), so a large library costs little.
+
+    Its records' locations are taken by their place (:meth:`pmparse.library.places.SourcePlaces.place`),
+    and so is every ``location`` its methods are given: a folder is one folder whatever spelling
+    reached its files."""
 
     def __init__(self, library: Library) -> None:
         self.library = library
@@ -404,7 +410,7 @@ class ReviewedCards:
         for entry in library.entries.values():  # the scan's cached status and location: no parsing
             if entry.location:
                 index = self.by_folder if entry.status == "reviewed" else self.others_by_folder
-                index.setdefault(folder_of(entry.location), []).append(entry.id)
+                index.setdefault(folder_of(library.places.place(entry.location)), []).append(entry.id)
         self.read: set[str] = set()
         self.archives: dict[str, Archive] = {}
 
@@ -419,8 +425,9 @@ class ReviewedCards:
                 if card is None:
                     continue
                 base = self.library.read_state("base", card_id)
-                self.found.add(entry.location, card.organisation, base.organisation if base is not None else None,
-                               card_id, address_of(card.source.url or card.source.location))
+                self.found.add(self.library.places.place(entry.location), card.organisation,
+                               base.organisation if base is not None else None, card_id,
+                               address_of(card.source.url or card.source.location))
         return self.found
 
     def archive(self, location: str) -> Archive | None:

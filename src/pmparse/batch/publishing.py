@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import Callable
 
 from pmparse.batch import publisher
 from pmparse.batch.pool import Outcome, Task
@@ -19,8 +20,11 @@ class BatchPublishers:
     (:mod:`pmparse.batch.publisher`)."""
 
     def __init__(self, organisation: str | None, reviewed: publisher.ReviewedCards | None = None,
-                 named: set[str] | None = None) -> None:
+                 named: set[str] | None = None, place: Callable[[str], str] = lambda location: location) -> None:
         self.organisation = organisation
+        # the one spelling of a location (SourcePlaces.place): a folder's cards are its cards
+        # whatever name reached them (relative, absolute, a link, a URL with a trailing "/")
+        self.place = place
         # the folders the curator named as inputs (absolute), filled as the inputs are read
         self.named = named if named is not None else set()
         self.settings: dict = {}
@@ -50,7 +54,7 @@ class BatchPublishers:
         else:
             ignored: list[str] = []
             try:
-                found = publisher.folder_settings(task.location, self.settings, ignored, self.named)
+                found = publisher.folder_settings(task.path, self.settings, ignored, self.named)
             except UsageError as exc:
                 # a broken .pmparse.yaml fails the inputs under it (their publisher is the
                 # curator's to state, not ours to guess); the rest of the batch goes on
@@ -72,7 +76,7 @@ class BatchPublishers:
         """An unchanged input is not read again, but a broken settings file above it is still
         named (once a batch): the curator who just wrote it would otherwise hear nothing."""
         try:
-            publisher.folder_settings(task.location, self.settings, named=self.named)
+            publisher.folder_settings(task.path, self.settings, named=self.named)
         except UsageError as exc:
             if str(exc) not in self.reported:
                 self.reported.add(str(exc))
@@ -84,11 +88,13 @@ class BatchPublishers:
         names none or names one a person corrected away in that folder."""
         if task.location == "-" or self.reviewed is None or not self.reviewed.by_folder:
             return outcome
-        reviewed, archive = self.reviewed.of(task.location), self.reviewed.archive(task.location)
+        place = self.place(task.location)
+        reviewed, archive = self.reviewed.of(place), self.reviewed.archive(place)
         notes: list[str] = []
 
         def change(card: str) -> str:
-            choice = reviewed.choice(task.location, publisher.organisation_of(card)[0], own=publisher.location_of(card),
+            own = publisher.location_of(card)
+            choice = reviewed.choice(place, publisher.organisation_of(card)[0], own=own and self.place(own),
                                      archive=archive, from_address=publisher.address_given(card))
             if choice is None:
                 return card
@@ -110,10 +116,10 @@ class BatchPublishers:
         for card, result in zip(self._cards(outcome), results):
             if result.record:
                 name, confidence = publisher.organisation_of(card)
-                self.consensus.add(result.input, name, confidence, Path(result.record).stem)
+                self.consensus.add(self.place(result.input), name, confidence, Path(result.record).stem)
                 if self.reviewed is not None:
                     # what the next cards' reviewed publisher is weighed against (Reviewed.choice)
-                    self.reviewed.stored(result.input, Path(result.record).stem, card)
+                    self.reviewed.stored(self.place(result.input), Path(result.record).stem, card)
 
     def offer(self, task: Task, outcome: Outcome) -> Outcome:
         """The outcome with its folder's consensus offered to its cards that name no publisher
@@ -122,7 +128,7 @@ class BatchPublishers:
             return outcome
         if all(publisher.organisation_of(card)[0] for card in self._cards(outcome)):
             return outcome
-        offer = self.consensus.offer(task.location)
+        offer = self.consensus.offer(self.place(task.location))
         if offer is None:
             return outcome
         name, ids, total = offer

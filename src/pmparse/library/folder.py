@@ -7,6 +7,7 @@ import fnmatch
 import os
 import re
 from pathlib import Path
+from typing import Callable
 
 from pmparse.errors import PmparseError, UsageError
 from pmparse.library.lock import write_lock
@@ -107,7 +108,8 @@ def remove_if_unused(path: Path) -> None:
 
 def gone_sources(by_location: dict[str, str], folders: set[str], read: dict[str, set[str]] | None = None,
                  namesakes: set[str] | frozenset[str] = frozenset(),
-                 patterns: set[str] | frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+                 patterns: set[str] | frozenset[str] = frozenset(),
+                 path_of: Callable[[str], str] = lambda path: path) -> list[tuple[str, str]]:
     """``(record id, location)`` of each record read from a file under one of ``folders``
     (absolute) that is no longer there, the oldest record first; ``by_location`` is the library's
     record id of each source location (:attr:`pmparse.library.store.Library.by_location`).
@@ -129,6 +131,9 @@ def gone_sources(by_location: dict[str, str], folders: set[str], read: dict[str,
     ``patterns`` are the globs named as inputs (absolute): a file one of them would have found, or
     one under a folder it would have found, is looked for as under a folder named (a curator who
     converts ``posts/*.md`` each time was never told of a deleted post).
+
+    ``path_of`` gives the file a location names (a relative one read from the library's anchor:
+    :meth:`pmparse.library.places.SourcePlaces.path`).
     """
     roots = [folder.rstrip(os.sep) + os.sep for folder in folders]
     read = read or {}
@@ -137,9 +142,10 @@ def gone_sources(by_location: dict[str, str], folders: set[str], read: dict[str,
         path, key = split_location(location)
         if location == "-" or is_url(path) or not path or card_id in namesakes:
             continue
-        where = os.path.abspath(path)
+        file = path_of(path)
+        where = os.path.abspath(file)
         if (any(where.startswith(root) for root in roots) or any(glob_covers(p, where) for p in patterns)) and (
-                not os.path.lexists(path) or (key is not None and path in read and location not in read[path])):
+                not os.path.lexists(file) or (key is not None and path in read and location not in read[path])):
             out.append((card_id, location))
     return out
 

@@ -29,8 +29,9 @@ from pmparse import __version__
 from pmparse.card.schema import SCHEMA_VERSION, Card
 from pmparse.errors import RecordError
 from pmparse.library.folder import RECORD_FILE, held_number
+from pmparse.library.places import SourcePlaces
 from pmparse.library.records import RecordFormat, card_data, dumps, format_of, loads, source_keys
-from pmparse.locations import is_url, split_location
+from pmparse.locations import split_location
 from pmparse.paths import inside
 from pmparse.util import atomic_write, sha256_text
 
@@ -103,16 +104,6 @@ def _entry_from_card(card: Card, path: Path, library: Library) -> Entry:
                  card.pipeline.version, card.pipeline.model, card.pipeline.fingerprint, card.status, library)
 
 
-def _still_there(location: str | None) -> bool:
-    """True when ``location`` is a file that exists (URLs and stdin never count as there)."""
-    if not location or location == "-" or is_url(location):
-        return False
-    try:
-        return os.path.isfile(split_location(location)[0])  # an entry is there when its file is
-    except (OSError, ValueError):
-        return False
-
-
 def _digest(text: str) -> str:
     return sha256_text(text)
 
@@ -153,6 +144,7 @@ class Library:
     _shas: dict[str, list[str]] = field(default_factory=dict, repr=False)
     _states: dict[str, tuple[list[int], list, str]] = field(default_factory=dict, repr=False)
     _index_dirty: bool = False
+    _places: SourcePlaces | None = field(default=None, repr=False)
 
     @classmethod
     def open(cls, root: str | Path) -> Library:
@@ -165,6 +157,13 @@ class Library:
     def state_dir(self) -> Path:
         """Where pmparse keeps its own state (bases, pending suggestions, rejections)."""
         return self.root / ".pmparse"
+
+    @property
+    def places(self) -> SourcePlaces:
+        """Which file and folder each source location names (a relative one read from the anchor)."""
+        if self._places is None:
+            self._places = SourcePlaces.of_library(self.root, self.by_location)
+        return self._places
 
     @property
     def index_path(self) -> Path:
@@ -377,7 +376,7 @@ class Library:
                 entry = self.entries.get(other)
                 # an entry of a moved many-incident file is the entry of the same key, not any of its file's
                 if entry is not None and (entry.location == "-" if location == "-"
-                                          else not _still_there(entry.location)
+                                          else not self.places.is_file(entry.location)
                                           and split_location(entry.location or "")[1] == split_location(location)[1]):
                     card_id = other
                     break

@@ -1,0 +1,203 @@
+"""Where a library's sources are: one file and one folder for each source, whatever spelling reached it.
+
+A record's ``source.location`` is the path a source was first read by (or its URL). A relative
+location is read from the library's *anchor*, the folder its first ``convert`` ran in, written to
+``LIBRARY/.pmparse/anchor.json``: without it the same relative name read from two folders was one
+source (a second folder's ``pm/x.md`` rewrote the first folder's record, and the two took turns in
+it), and a file named from elsewhere found no record. A relative name a ``convert`` run in another
+folder is given is recorded by its absolute path, so every location names one file.
+
+From a location this gives the file it names (:meth:`SourcePlaces.path`), that file's identity
+(device and inode: ``a/x.md``, ``./a/x.md``, an absolute path, a link to it or to its folder are
+one file) and its *place* (:meth:`SourcePlaces.place`), the one spelling the folder scope of a
+publisher (:mod:`pmparse.batch.publisher`) is read from.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Iterable
+
+from pmparse.errors import UnsafePathError
+from pmparse.locations import entry_location, is_url, split_location, url_parts
+from pmparse.paths import inside
+from pmparse.util import atomic_write, read_regular_file
+
+#: Where a library keeps its anchor: the folder its relative locations are read from.
+ANCHOR_FILE = ".pmparse/anchor.json"
+
+
+#: The largest anchor file read: it holds one path (a library from someone else may hold anything).
+ANCHOR_LIMIT = 64 * 1024
+
+
+def _read_anchor(root: Path) -> str | None:
+    """The anchor a library recorded, or None (none yet, or one pmparse cannot use).
+
+    A library may come from someone else: the file is read only when it is a regular file of at
+    most :data:`ANCHOR_LIMIT` bytes (a FIFO there waited for a writer for ever, a huge file filled
+    memory), and its folder is used only when it is an absolute path (without NUL).
+    """
+    try:
+        raw = read_regular_file(inside(root, ANCHOR_FILE), ANCHOR_LIMIT)
+        data = json.loads(raw.decode("utf-8")) if raw is not None else None
+    except (ValueError, UnsafePathError):
+        return None  # unreadable, or behind a planted link: relative names read from here
+    folder = data.get("folder") if isinstance(data, dict) else None
+    return folder if isinstance(folder, str) and "\0" not in folder and os.path.isabs(folder) else None
+
+
+def is_relative_file(location: str) -> bool:
+    """True when ``location`` is a relative path (not standard input, not a URL)."""
+    return location != "-" and not is_url(location) and not os.path.isabs(split_location(location)[0])
+
+
+class SourcePlaces:
+    """The files and folders a library's source locations name.
+
+    Args:
+        anchor: The absolute folder relative locations are read from.
+        recorded: Whether the library recorded it (else it is the folder this process runs in,
+            which :meth:`pin` records once a relative location is known to be read from it).
+    """
+
+    def __init__(self, anchor: str, recorded: bool = False) -> None:
+        self.anchor = anchor
+        self.recorded = recorded
+        self._here = _real(os.getcwd())
+        self.anchor_is_here = _real(anchor) == self._here
+        self._places: dict[str, str] = {}
+        self._folders: dict[str, str] = {}
+
+    @classmethod
+    def of_library(cls, root: Path, locations: Iterable[str] = ()) -> SourcePlaces:
+        """The places of the library at ``root``: its recorded anchor, else this process's folder.
+
+        ``locations``: the library's source locations. A recorded anchor folder that is gone (the
+        library moved with its sources, or cloned on another machine) is the library's anchor no
+        more where one of its relative locations is a file from this folder: relative names are
+        read from here, which :meth:`pin` records, as a library without an anchor adopts a folder
+        (read from the gone folder, each was taken for a file gone: an unchanged file's record
+        moved to an absolute name, an amended one got a second record). Else it stays the anchor
+        (a folder not mounted for now: relative names given here are recorded absolute, and are
+        not mixed with the anchor's).
+        """
+        anchor = _read_anchor(root)
+        here = cls(os.path.abspath(os.getcwd()))
+        if anchor is None:
+            return here
+        if not os.path.isdir(anchor) and any(is_relative_file(location) and here.is_file(location)
+                                             for location in locations):
+            return here
+        return cls(anchor, True)
+
+    def path(self, location: str) -> str:
+        """The file a location names, as a path from this process's folder (an entry's key
+        dropped); a URL or ``-`` as it is."""
+        path = split_location(location)[0]
+        if path == "-" or is_url(path) or os.path.isabs(path) or self.anchor_is_here:
+            return path
+        return os.path.join(self.anchor, path)
+
+    def is_file(self, location: str | None) -> bool:
+        """True when ``location`` names a file that exists (an entry's file; a URL or ``-`` never)."""
+        if not location or location == "-" or is_url(location):
+            return False
+        try:
+            return os.path.isfile(self.path(location))
+        except (OSError, ValueError):
+            return False
+
+    def spelling(self, given: str) -> str:
+        """The location of a path given to ``convert``: normalised (``./pm/a.md`` and ``pm//a.md``
+        are ``pm/a.md``), and absolute when it is relative and ``convert`` runs in a folder other
+        than the anchor (read from the anchor, the name would be another file's) or when it is a
+        file named ``-`` in this folder (the name of standard input)."""
+        location = os.path.normpath(given)
+        if location == "-":
+            # a file named "-" ("./-", what "convert ." gives for it): "-" is standard input,
+            # which was read instead of the file
+            return os.path.abspath(location)
+        if self.anchor_is_here or os.path.isabs(location):
+            return location
+        return os.path.abspath(location)
+
+    def identity(self, location: str) -> tuple[int, int] | None:
+        """The device and inode of the regular file a location names; None for a URL, ``-``, a
+        missing file or anything else."""
+        path = self.path(location)
+        if path == "-" or is_url(path):
+            return None
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            return None
+        # st_ino identifies a file only when it is not 0 (some file systems give 0 for every
+        # file): taken as it is, every file there was one file, and all but a batch's first input dropped
+        return (st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) and st.st_ino else None
+
+    def place(self, location: str) -> str:
+        """The one spelling of a location, whatever spelling reached it: a path's absolute path in
+        its folder's real path (links to folders resolved, relative names read from the anchor), a URL with its scheme and host
+        in lower case and no trailing ``/`` (``https://h/post/`` is ``https://h/post``; the site's
+        root stays ``https://h/``) nor fragment; an entry's key is kept."""
+        found = self._places.get(location)
+        if found is None:
+            found = self._places[location] = self._place(location)
+        return found
+
+    def _place(self, location: str) -> str:
+        path, key = split_location(location)
+        if path == "-":
+            return location
+        if is_url(path):
+            parts = url_parts(path)
+            if parts is None:
+                return location
+            query = f"?{parts.query}" if parts.query else ""
+            path = f"{parts.scheme.lower()}://{parts.netloc.lower()}{parts.path.rstrip('/') or '/'}{query}"
+        else:
+            path = self._real_file(self.path(path))
+        return entry_location(path, key) if key is not None else path
+
+    def _real_file(self, path: str) -> str:
+        """``path`` in its folder's real path (one per folder: a library's records share few
+        folders). A file that is itself a link keeps its own folder: the folder a curator put a
+        link in is the report's folder (reports kept in one store folder and linked into a folder
+        per publisher were, resolved, all the store's, one publisher's review naming another's)."""
+        folder, name = os.path.split(path)
+        real = self._folders.get(folder)
+        if real is None:
+            real = self._folders[folder] = _real(folder or os.curdir)
+        return os.path.join(real, name)
+
+    def pin(self, root: Path, before: Iterable[str], now: Iterable[str]) -> None:
+        """Record the anchor in the library at ``root`` once it holds a relative location.
+
+        ``before``: the locations the library held when opened; ``now``: those it holds. A library
+        written before anchors were recorded adopts this folder only when one of its relative
+        locations is a file from here: else it was first run elsewhere, and ``convert`` names a
+        record such a file may be (:class:`pmparse.batch.convert._SameFiles`)."""
+        if self.recorded or not root.is_dir():
+            return
+        old = [location for location in before if is_relative_file(location)]
+        if old and not any(os.path.isfile(self.path(location)) for location in old):
+            return
+        if not any(is_relative_file(location) for location in now):
+            return
+        target = inside(root, ANCHOR_FILE)
+        try:
+            atomic_write(target, json.dumps({"folder": self.anchor}, ensure_ascii=True) + "\n")
+        except (OSError, ValueError, UnsafePathError):
+            return  # a read-only library: relative names stay read from the folder convert runs in
+        self.recorded = True
+
+
+def _real(path: str) -> str:
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return os.path.abspath(path)

@@ -1,0 +1,148 @@
+"""One file and one folder per source, whatever spelling reached it (``library.places``)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from pmparse.batch.publisher import folder_of
+from pmparse.library.places import ANCHOR_FILE, SourcePlaces
+from tests.helpers import without_inode_numbers
+
+
+@pytest.mark.parametrize("first, second", [
+    ("https://blog.example/2023/05/post/", "https://blog.example/2023/05/post"),
+    ("HTTPS://Blog.Example/2023/post", "https://blog.example/2023/post"),
+    ("https://blog.example/post#top", "https://blog.example/post"),
+    ("https://blog.example/", "https://blog.example"),
+])
+def test_a_url_has_one_place_and_one_folder_whatever_its_spelling(first, second, tmp_path):
+    places = SourcePlaces(str(tmp_path))
+    assert places.place(first) == places.place(second)
+    assert folder_of(places.place(first)) == folder_of(places.place(second))
+
+
+def test_a_url_ending_in_a_slash_shares_its_siblings_folder(tmp_path):
+    places = SourcePlaces(str(tmp_path))
+    assert folder_of(places.place("https://blog.example/2023/a/")) == folder_of(places.place("https://blog.example/b"))
+
+
+def test_a_path_has_one_place_whatever_its_spelling(tmp_path, monkeypatch):
+    (tmp_path / "acme" / "2023").mkdir(parents=True)
+    (tmp_path / "acme" / "2023" / "a.md").write_text("x", encoding="utf-8")
+    (tmp_path / "link").symlink_to(tmp_path / "acme", target_is_directory=True)
+    (tmp_path / "a-link.md").symlink_to(tmp_path / "acme" / "2023" / "a.md")
+    monkeypatch.chdir(tmp_path)
+    places = SourcePlaces(str(tmp_path))
+    real = os.path.realpath(tmp_path / "acme" / "2023" / "a.md")
+    for spelling in ("acme/2023/a.md", "./acme//2023/a.md", str(tmp_path / "acme" / "2023" / "a.md"),
+                     "link/2023/a.md"):
+        assert places.place(spelling) == real, spelling
+        assert places.identity(spelling) == places.identity("acme/2023/a.md")
+    # a link to the file is the same file, in the folder the link is in (its publisher's folder)
+    assert places.identity("a-link.md") == places.identity("acme/2023/a.md")
+    assert places.place("a-link.md") == os.path.join(os.path.realpath(tmp_path), "a-link.md")
+    assert places.place("acme/2023/a.md#entry-2031-04-02-0123abcd") == real + "#entry-2031-04-02-0123abcd"
+    # a year folder's archive is its parent, wherever convert ran
+    monkeypatch.chdir(tmp_path / "acme")
+    assert folder_of(SourcePlaces(str(tmp_path / "acme")).place("2023/a.md")) == os.path.realpath(tmp_path / "acme")
+
+
+def test_a_relative_location_is_read_from_the_anchor_and_a_relative_name_from_elsewhere_is_absolute(
+        tmp_path, monkeypatch):
+    (tmp_path / "one" / "pm").mkdir(parents=True)
+    (tmp_path / "two").mkdir()
+    monkeypatch.chdir(tmp_path / "two")
+    places = SourcePlaces(str(tmp_path / "one"))
+    assert places.path("pm/x.md") == str(tmp_path / "one" / "pm" / "x.md")
+    assert places.spelling("./pm//x.md") == str(tmp_path / "two" / "pm" / "x.md")
+    monkeypatch.chdir(tmp_path / "one")
+    assert SourcePlaces(str(tmp_path / "one")).spelling("./pm//x.md") == "pm/x.md"
+
+
+def test_the_anchor_is_recorded_once_a_relative_location_is_read_from_here(tmp_path, monkeypatch):
+    lib = tmp_path / "lib"
+    (lib / ".pmparse").mkdir(parents=True)
+    (tmp_path / "pm").mkdir()
+    (tmp_path / "pm" / "x.md").write_text("x", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    places = SourcePlaces.of_library(lib)
+    assert not places.recorded
+    places.pin(lib, [], [str(tmp_path / "pm" / "x.md")])  # an absolute location alone needs none
+    assert not (lib / ANCHOR_FILE).exists()
+    places.pin(lib, [], ["pm/x.md"])
+    assert json.loads((lib / ANCHOR_FILE).read_text(encoding="utf-8")) == {"folder": str(tmp_path)}
+    # read back from another folder, relative names are still read from the anchor
+    monkeypatch.chdir(tmp_path / "pm")
+    again = SourcePlaces.of_library(lib)
+    assert again.recorded and again.is_file("pm/x.md") and not again.anchor_is_here
+
+
+def test_a_library_without_an_anchor_does_not_adopt_a_folder_its_relative_names_are_not_found_from(
+        tmp_path, monkeypatch):
+    lib = tmp_path / "lib"
+    (lib / ".pmparse").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    SourcePlaces.of_library(lib).pin(lib, ["pm/gone.md"], ["pm/gone.md", "new.md"])
+    assert not (lib / ANCHOR_FILE).exists()
+
+
+def _library_with_anchor(tmp_path, write) -> SourcePlaces:
+    lib = tmp_path / "lib"
+    (lib / ".pmparse").mkdir(parents=True)
+    write(lib / ANCHOR_FILE)
+    return SourcePlaces.of_library(lib)
+
+
+@pytest.mark.parametrize("anchor", [
+    {"folder": 7},  # not a string
+    {"folder": "relative/folder"},  # not absolute
+    ["/"],  # not an object
+])
+def test_an_anchor_pmparse_cannot_use_leaves_relative_names_read_from_here(tmp_path, monkeypatch, anchor):
+    monkeypatch.chdir(tmp_path)
+    places = _library_with_anchor(tmp_path, lambda path: path.write_text(json.dumps(anchor), encoding="utf-8"))
+    assert not places.recorded and places.anchor_is_here
+
+
+@pytest.mark.parametrize("gone", ["no/such/folder", "plain.txt"])
+def test_an_anchor_folder_that_is_gone_gives_way_to_the_folder_the_library_s_relative_names_are_found_from(
+        tmp_path, monkeypatch, gone):
+    # the library moved with its sources (or cloned elsewhere): its anchor names a folder gone
+    (tmp_path / "plain.txt").write_text("x", encoding="utf-8")
+    (tmp_path / "pm").mkdir()
+    (tmp_path / "pm" / "x.md").write_text("x", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    lib = tmp_path / "lib"
+    (lib / ".pmparse").mkdir(parents=True)
+    (lib / ANCHOR_FILE).write_text(json.dumps({"folder": str(tmp_path / gone)}), encoding="utf-8")
+    moved = SourcePlaces.of_library(lib, ["pm/x.md", str(tmp_path / "plain.txt")])
+    assert not moved.recorded and moved.anchor_is_here and moved.is_file("pm/x.md")
+    moved.pin(lib, ["pm/x.md"], ["pm/x.md"])
+    assert json.loads((lib / ANCHOR_FILE).read_text(encoding="utf-8")) == {"folder": str(tmp_path)}
+    # none of its relative names is a file from here (a folder not mounted for now): it stays the anchor
+    (lib / ANCHOR_FILE).write_text(json.dumps({"folder": str(tmp_path / gone)}), encoding="utf-8")
+    kept = SourcePlaces.of_library(lib, ["pm/other.md"])
+    assert kept.recorded and kept.anchor == str(tmp_path / gone) and not kept.anchor_is_here
+
+
+def test_an_anchor_file_that_is_a_fifo_or_huge_is_not_read(tmp_path, monkeypatch):
+    # a library received from someone else: a FIFO waits for a writer for ever when opened for
+    # reading, a huge file fills memory; neither is an anchor pmparse wrote
+    monkeypatch.chdir(tmp_path)
+    places = _library_with_anchor(tmp_path, lambda path: os.mkfifo(path))
+    assert not places.recorded
+    huge = json.dumps({"folder": str(tmp_path), "padding": "x" * (2 << 20)})
+    (tmp_path / "big").mkdir()
+    places = _library_with_anchor(tmp_path / "big", lambda path: path.write_text(huge, encoding="utf-8"))
+    assert not places.recorded
+
+
+def test_a_file_system_without_inode_numbers_gives_no_identity(tmp_path, monkeypatch):
+    # Python's st_ino identifies a file only when it is not 0 (some file systems report 0 for every
+    # file): taken for an identity, every file there would be "the same file" as the first one
+    (tmp_path / "a.md").write_text("a", encoding="utf-8")
+    without_inode_numbers(monkeypatch)
+    assert SourcePlaces(str(tmp_path)).identity(str(tmp_path / "a.md")) is None
