@@ -22,18 +22,32 @@ _TOML_CLOSE = re.compile(r"^\+\+\+[ \t]*\r?$", re.MULTILINE)
 _JSON_OPEN = re.compile(r"\A(?:\ufeff)?\{[ \t]*\r?\n")
 
 
+#: Most digits of an integer written as a value: Python refuses to write one of over 4,300 as text
+#: (a ValueError that failed the whole file), and no date, count or name needs more.
+MAX_DIGITS = 100
+
+
 def scalar(value: object) -> str | None:
-    """A front matter value as a string: scalars, and lists of scalars joined; None for the rest."""
+    """A front matter value as a string: scalars, and lists of scalars joined; None for the rest
+    (an integer of more than :data:`MAX_DIGITS` digits among them)."""
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, (str, int, float, _dt.date, _dt.datetime, _dt.time)):
+        if too_long(value):
+            return None
         text = str(value).strip()
         return text[:500] or None
     if isinstance(value, list) and value and all(isinstance(v, (str, int, float)) and not isinstance(v, bool)
                                                  for v in value):
-        text = ", ".join(str(v).strip() for v in value if str(v).strip())
+        text = ", ".join(str(v).strip() for v in value if not too_long(v) and str(v).strip())
         return text[:500] or None
     return None
+
+
+def too_long(value: object) -> bool:
+    """Whether ``value`` is an integer of more than :data:`MAX_DIGITS` decimal digits (told from its
+    bits, since writing it out is what fails)."""
+    return isinstance(value, int) and value.bit_length() > MAX_DIGITS * 3.33
 
 
 def _values(data: dict) -> dict[str, str]:
@@ -75,16 +89,58 @@ def parse_other(text: str, limit: int) -> tuple[dict[str, str], tuple[int, int] 
         region = (0, _block_end(text, closing.end()))
         try:
             data = tomllib.loads(text[opening.end():closing.start()])
-        except tomllib.TOMLDecodeError as exc:
+        except RecursionError:
+            return {}, region, DEEP
+        except ValueError as exc:  # TOMLDecodeError, or an integer of over 4,300 digits
             return {}, region, f"front matter is not valid TOML ({exc}); ignored"
         return _values(data), region, None
     if _JSON_OPEN.match(text):
         start = text.index("{")
         try:
-            data, end = json.JSONDecoder().raw_decode(text[:limit], start)
+            data, end = _JSON.raw_decode(text[:limit], start)
+        except RecursionError:
+            # the reader gave up before the block's end: the end is found without it
+            end = _json_end(text, start, limit)
+            return ({}, (0, _block_end(text, end)), DEEP) if end is not None else ({}, None, None)
         except json.JSONDecodeError:
             return {}, None, None  # a text that opens with a brace need not be front matter
         if not isinstance(data, dict):
             return {}, None, None
         return _values(data), (0, _block_end(text, end)), None
     return {}, None, None
+
+
+#: The warning for a block nested past what its reader recurses through (YAML's says the same).
+DEEP = "front matter is nested too deeply to read; ignored"
+
+
+def _json_int(digits: str) -> int | None:
+    # an integer of over 4,300 digits made int() raise a ValueError that failed the whole file
+    return int(digits) if len(digits) <= MAX_DIGITS else None
+
+
+_JSON = json.JSONDecoder(parse_int=_json_int)
+
+
+def _json_end(text: str, start: int, limit: int) -> int | None:
+    """Offset just past the JSON value opening at ``start`` (brackets counted outside strings),
+    within ``limit`` characters; None when it does not close there."""
+    depth, in_string, escaped = 0, False, False
+    for index in range(start, min(len(text), limit)):
+        char = text[index]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+            if depth == 0:
+                return index + 1
+    return None

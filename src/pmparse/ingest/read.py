@@ -31,7 +31,7 @@ from pmparse.errors import (
     TooLargeInputError,
     UnreadableInputError,
 )
-from pmparse.ingest.front_matter import parse_other, scalar
+from pmparse.ingest.front_matter import DEEP, parse_other, scalar, too_long
 from pmparse.ingest.hostile import front_matter_warnings, html_warnings, lost_html_text, unclosed_front_matter
 from pmparse.ingest.markup_header import dialect_of, parse_markup_header
 from pmparse.ingest.pdf import extract_pdf, is_pdf
@@ -232,7 +232,7 @@ def decode_text(raw: bytes, location: str) -> str:
 def _scalar(value: object) -> str | None:
     if isinstance(value, bool) or value is None:
         return None
-    if isinstance(value, (str, int, float, _dt.date, _dt.datetime)):
+    if isinstance(value, (str, int, float, _dt.date, _dt.datetime)) and not too_long(value):
         text = str(value).strip()
         return text[:500] or None
     return None
@@ -346,7 +346,7 @@ def parse_front_matter(text: str) -> tuple[dict[str, str], tuple[int, int] | Non
         where = f" at line {mark.line + 2}" if mark is not None else ""
         return {}, (0, end), f"front matter is not valid YAML{where}; ignored"
     except RecursionError:
-        return {}, (0, end), "front matter is nested too deeply to read; ignored"
+        return {}, (0, end), DEEP
     if values is None:
         return {}, (0, end), problem
     return values, (0, end), None

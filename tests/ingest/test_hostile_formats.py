@@ -1,0 +1,71 @@
+"""Fifth round of hostile inputs: the front matter of the newer readers (``.mdx``, ``.qmd``,
+``.markdown``) in YAML, TOML and JSON, read safely and never in silence."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from pmparse.cli import main
+from pmparse.ingest.read import ingest_bytes
+
+BODY = "\n# Queue outage\n\n## Root cause\n\nA configuration push lowered the worker limit of the pool to zero.\n"
+DIGITS = "7" * 6000  # past Python's 4,300-digit limit on turning an int into text
+
+#: Front matter whose numbers are too large to write as text: each failed the file as 'internal'.
+#: The number is passed over; TOML's reader refuses a decimal one, so that block is ignored with a warning.
+BIG_NUMBERS = {
+    "yaml sexagesimal": "---\ntitle: Queue outage\nn: 1" + ":59" * 3000 + "\n---\n",
+    "yaml hex": "---\ntitle: Queue outage\nn: 0x" + "f" * 4000 + "\n---\n",
+    "toml": f'+++\ntitle = "Queue outage"\nn = {DIGITS}\n+++\n',
+    "toml hex": '+++\ntitle = "Queue outage"\nn = 0x' + "f" * 4000 + "\n+++\n",
+    "toml list": f'+++\ntitle = "Queue outage"\nn = [1, 0x{"f" * 4000}]\n+++\n',
+    "json": f'{{\n"title": "Queue outage", "n": {DIGITS}\n}}\n',
+}
+
+
+@pytest.mark.parametrize("name", list(BIG_NUMBERS))
+def test_a_number_too_large_to_write_is_passed_over(name):
+    head = BIG_NUMBERS[name]
+    source = ingest_bytes((head + BODY).encode(), "post.mdx")
+    if name == "toml":
+        assert source.front_matter == {} and "not valid TOML" in source.warnings[0]
+    else:
+        assert source.front_matter.get("title") == "Queue outage"
+        assert source.front_matter.get("n") == ("1" if name == "toml list" else None)  # the list's other items stay
+    assert source.masked and source.text[source.masked[0][1]:] == BODY
+
+
+#: Front matter nested past any reader's recursion: each failed the whole file as 'malformed'.
+DEEP = {
+    "toml array": '+++\ntitle = "Queue outage"\nx = ' + "[" * 20000 + "]" * 20000 + "\n+++\n",
+    "toml inline table": '+++\ntitle = "Queue outage"\nx = ' + "{a=" * 3000 + "1" + "}" * 3000 + "\n+++\n",
+    "json array": '{\n"title": "Queue outage", "x": ' + "[" * 20000 + "]" * 20000 + "\n}\n",
+    "json object": '{\n"title": "Queue outage", "x": ' + '{"a":' * 5000 + "1" + "}" * 5000 + "\n}\n",
+}
+
+
+@pytest.mark.parametrize("name", list(DEEP))
+def test_front_matter_nested_too_deeply_is_masked_with_a_warning(name):
+    head = DEEP[name]
+    source = ingest_bytes((head + BODY).encode(), "post.qmd")
+    assert any("nested too deeply" in warning for warning in source.warnings), source.warnings
+    assert source.masked[0] == (0, len(head)) and source.text[len(head):] == BODY
+
+
+def test_json_braces_inside_strings_do_not_count_as_nesting():
+    head = '{\n"title": "Queue } outage", "note": "' + "[{" * 3000 + '\\" ]", "x": ' + "[" * 5000 + "]" * 5000 + "\n}\n"
+    source = ingest_bytes((head + BODY).encode(), "post.mdx")
+    assert source.masked[0] == (0, len(head))
+
+
+def test_convert_goes_on_past_hostile_front_matter(tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for index, head in enumerate([*BIG_NUMBERS.values(), *DEEP.values()]):
+        (folder / f"report-{index}.{('mdx', 'qmd', 'markdown')[index % 3]}").write_text(head + BODY)
+    result = CliRunner().invoke(main, ["convert", str(folder), "-o", str(tmp_path / "lib"), "--jobs", "1",
+                                       "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert f"{len(BIG_NUMBERS) + len(DEEP)} converted" in result.output
+    assert "internal" not in result.output and "malformed" not in result.output
