@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from pmparse.cli import main
-from pmparse.ingest.read import ingest_bytes
+from pmparse.ingest.read import MAX_FRONT_MATTER, ingest_bytes
 
 BODY = "\n# Queue outage\n\n## Root cause\n\nA configuration push lowered the worker limit of the pool to zero.\n"
 DIGITS = "7" * 6000  # past Python's 4,300-digit limit on turning an int into text
@@ -57,6 +57,34 @@ def test_json_braces_inside_strings_do_not_count_as_nesting():
     head = '{\n"title": "Queue } outage", "note": "' + "[{" * 3000 + '\\" ]", "x": ' + "[" * 5000 + "]" * 5000 + "\n}\n"
     source = ingest_bytes((head + BODY).encode(), "post.mdx")
     assert source.masked[0] == (0, len(head))
+
+
+@pytest.mark.parametrize("opening, key, closing", [("---", "k{}: v", "---"), ("+++", 'k{} = "v"', "+++")])
+def test_front_matter_over_the_limit_is_masked_not_read_as_text(opening, key, closing):
+    lines = "\n".join(key.format(i) for i in range(MAX_FRONT_MATTER // 8))
+    head = f"{opening}\ntitle: Queue outage\n{lines}\n{closing}\n" if opening == "---" else \
+        f'{opening}\ntitle = "Queue outage"\n{lines}\n{closing}\n'
+    source = ingest_bytes((head + BODY).encode(), "post.markdown")
+    # it said the block was never closed, and its keys were read as the report's prose
+    assert source.masked[0] == (0, len(head)) and source.front_matter == {}
+    assert any(f"more than {MAX_FRONT_MATTER:,} characters" in warning for warning in source.warnings)
+    assert not any("closes it" in warning for warning in source.warnings)
+
+
+def test_a_long_title_alone_is_masked_too():
+    head = "---\ntitle: " + "A" * 100_000 + "\n---\n"
+    source = ingest_bytes((head + BODY).encode(), "post.mdx")
+    assert source.masked[0] == (0, len(head)) and "title" not in source.front_matter
+
+
+def test_a_thematic_break_and_prose_past_the_limit_stay_text():
+    text = "---\n\n" + "Some words of prose here.\n" * 5000 + "\n---\n" + BODY
+    source = ingest_bytes(text.encode(), "post.md")
+    assert source.masked == [] and source.warnings == []
+    # a block left open, then a long report with a thematic break: the report is not masked
+    text = "---\ntitle: Queue outage\n\n" + "Some words of prose here.\n" * 5000 + "\n---\n" + BODY
+    source = ingest_bytes(text.encode(), "post.md")
+    assert source.masked == [] and "no '---' line closes it" in source.warnings[0]
 
 
 def test_convert_goes_on_past_hostile_front_matter(tmp_path):

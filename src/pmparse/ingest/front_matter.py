@@ -85,7 +85,7 @@ def parse_other(text: str, limit: int) -> tuple[dict[str, str], tuple[int, int] 
     if opening:
         closing = _TOML_CLOSE.search(text, opening.end(), opening.end() + limit)
         if not closing:
-            return {}, None, None
+            return oversized(text, _TOML_CLOSE, opening.end(), limit)
         region = (0, _block_end(text, closing.end()))
         try:
             data = tomllib.loads(text[opening.end():closing.start()])
@@ -108,6 +108,24 @@ def parse_other(text: str, limit: int) -> tuple[dict[str, str], tuple[int, int] 
             return {}, None, None
         return _values(data), (0, _block_end(text, end)), None
     return {}, None, None
+
+
+def oversized(text: str, closing: re.Pattern, start: int, limit: int) -> tuple[dict[str, str], tuple[int, int] | None,
+                                                                           str | None]:
+    """A block that ``closing`` closes only past ``limit`` characters: masked unread, with a warning.
+
+    A 100 kB title or a 12 MB block was read as the report's prose (its keys as sentences), and
+    YAML's was said never to be closed. The closing line is looked for with one linear search.
+
+    Returns:
+        ``({}, region, warning)``, or ``({}, None, None)`` when no line closes the block.
+    """
+    found = closing.search(text, start)
+    if found is None:
+        return {}, None, None
+    end = _block_end(text, found.end())
+    return {}, (0, end), (f"front matter runs to {end:,} characters, more than {limit:,} characters pmparse reads: "
+                          "ignored, and masked from the text")
 
 
 #: The warning for a block nested past what its reader recurses through (YAML's says the same).

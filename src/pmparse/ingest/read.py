@@ -31,7 +31,7 @@ from pmparse.errors import (
     TooLargeInputError,
     UnreadableInputError,
 )
-from pmparse.ingest.front_matter import DEEP, parse_other, scalar, too_long
+from pmparse.ingest.front_matter import DEEP, oversized, parse_other, scalar, too_long
 from pmparse.ingest.hostile import front_matter_warnings, html_warnings, lost_html_text, unclosed_front_matter
 from pmparse.ingest.markup_header import dialect_of, parse_markup_header
 from pmparse.ingest.pdf import extract_pdf, is_pdf
@@ -57,6 +57,9 @@ MD_SUFFIXES = {".md", ".markdown", ".mdown", ".mkd", ".mdx", ".qmd", ".erb", ".r
 _HTML_SUFFIXES = {".html", ".htm", ".xhtml"}
 _FRONT_MATTER = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n")
 _FRONT_MATTER_END = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
+#: A line no YAML block holds at its top level: not indented, no comment, list item or key (a
+#: colon within 200 characters); prose after a '---' thematic break has one (bounded per line).
+_NOT_YAML_LINE = re.compile(r"^(?![ \t#\-.\r\n])(?![^\n:]{0,200}:(?:[ \t]|\r?$))", re.MULTILINE)
 _ERB_TAG = re.compile(r"<%[^%]{0,4000}%>")
 _HTML_SNIFF = re.compile(r"\A\s*(?:<!doctype html|<html|<head|<body|<article|<div|<p>)", re.IGNORECASE)
 #: A whole HTML page, whatever the file is called: markdown may open with a ``<div>``, never so.
@@ -332,7 +335,14 @@ def parse_front_matter(text: str) -> tuple[dict[str, str], tuple[int, int] | Non
         return parse_other(text, MAX_FRONT_MATTER)
     closing = _FRONT_MATTER_END.search(text, opening.end(), opening.end() + MAX_FRONT_MATTER)
     if not closing:
-        return {}, None, None
+        # a block past the limit is masked unread, when it reads as one: '---' then a key, and
+        # no line of prose before the closing line (a thematic break before a long text is text)
+        if not unclosed_front_matter(text):
+            return {}, None, None
+        values, region, warning = oversized(text, _FRONT_MATTER_END, opening.end(), MAX_FRONT_MATTER)
+        if region is None or _NOT_YAML_LINE.search(text, opening.end(), region[1] - 1) is not None:
+            return {}, None, None
+        return values, region, warning
     end = closing.end()
     if text[end : end + 2] == "\r\n":
         end += 2
