@@ -87,6 +87,29 @@ def test_a_thematic_break_and_prose_past_the_limit_stay_text():
     assert source.masked == [] and "no '---' line closes it" in source.warnings[0]
 
 
+TAGGED = {
+    "python apply on a list": '---\ntitle: !!python/object/apply:os.system ["touch /tmp/x"]\n---\n',
+    "python name": "---\ntitle: !!python/name:os.system\n---\n",
+    "local tag": "---\ntitle: !vault secret\n---\n",
+    "tagged list item": "---\ntitle: [Ana, !vault secret]\n---\n",
+    "set": "---\ntitle: !!set {a, b}\n---\n",
+}
+
+
+@pytest.mark.parametrize("name", list(TAGGED))
+def test_a_tagged_value_is_not_read(name):
+    # the warning says a tag's value is ignored: it was read all the same ('touch /tmp/x' as the title)
+    source = ingest_bytes((TAGGED[name] + BODY).encode(), "post.mdx")
+    assert "title" not in source.front_matter, source.front_matter
+    assert any("YAML tags" in warning for warning in source.warnings), source.warnings
+
+
+def test_standard_tags_are_still_read():
+    head = "---\ntitle: !!str 2024\ndate: !!timestamp 2024-03-02\nauthors: !!seq [Ana, !!str Bo]\nplain: ! text\n---\n"
+    values = ingest_bytes((head + BODY).encode(), "post.mdx").front_matter
+    assert values == {"title": "2024", "date": "2024-03-02", "authors": "Ana, Bo", "plain": "text"}
+
+
 def test_convert_goes_on_past_hostile_front_matter(tmp_path):
     folder = tmp_path / "in"
     folder.mkdir()

@@ -274,6 +274,11 @@ def _nesting_exceeds(body: str, limit: int) -> bool:
         loader.dispose()
 
 
+#: The tags of the values front matter is read from (a plain value resolves to one of them).
+_SCALAR_TAGS = frozenset(f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "null", "timestamp"))
+_SEQUENCE = "tag:yaml.org,2002:seq"
+
+
 def _front_matter_values(body: str) -> tuple[dict[str, str] | None, str | None]:
     """Top-level scalar values of a YAML mapping, without building anything else.
 
@@ -300,14 +305,16 @@ def _front_matter_values(body: str) -> tuple[dict[str, str] | None, str | None]:
         for key_node, value_node in node.value:
             if not (isinstance(key_node, yaml.ScalarNode) and key_node.tag == "tag:yaml.org,2002:str"):
                 continue
-            if isinstance(value_node, yaml.SequenceNode) and all(
-                    isinstance(item, yaml.ScalarNode) for item in value_node.value[:50]):
-                # a list of authors or tags: its plain items, never anything nested or aliased
+            if isinstance(value_node, yaml.SequenceNode) and value_node.tag == _SEQUENCE and all(
+                    isinstance(item, yaml.ScalarNode) and item.tag in _SCALAR_TAGS for item in value_node.value[:50]):
+                # a list of authors or tags: its plain items, never anything nested, aliased or tagged
                 text = scalar([item.value for item in value_node.value[:50]])
                 if text is not None:
                     values[str(key_node.value).lower()] = text
                 continue
-            if not isinstance(value_node, yaml.ScalarNode):
+            if not (isinstance(value_node, yaml.ScalarNode) and value_node.tag in _SCALAR_TAGS):
+                # a tag pmparse never builds (hostile.front_matter_warnings says its value is
+                # ignored): '!!python/object/apply:os.system [cmd]' gave the command as the title
                 continue
             try:
                 value = loader.construct_object(value_node)
