@@ -71,10 +71,16 @@ def test_front_matter_over_the_limit_is_masked_not_read_as_text(opening, key, cl
     assert not any("closes it" in warning for warning in source.warnings)
 
 
-def test_a_long_title_alone_is_masked_too():
-    head = "---\ntitle: " + "A" * 100_000 + "\n---\n"
+@pytest.mark.parametrize("head", ["---\ntitle: " + "A" * 100_000 + "\n---\n",
+                                  '+++\ntitle = "' + "A" * 100_000 + '"\n+++\n',
+                                  '{\n"title": "' + "A" * 100_000 + '"\n}\n',
+                                  '{\n"title": "T", "x": ' + "[" * 40_000 + "]" * 40_000 + "\n}\n"],
+                         ids=["yaml", "toml", "json", "json nested"])
+def test_a_long_title_alone_is_masked_too(head):
+    # the JSON block was read as the report's text, without a word
     source = ingest_bytes((head + BODY).encode(), "post.mdx")
     assert source.masked[0] == (0, len(head)) and "title" not in source.front_matter
+    assert "more than 65,536 characters" in source.warnings[0]
 
 
 def test_a_thematic_break_and_prose_past_the_limit_stay_text():
@@ -120,3 +126,4 @@ def test_convert_goes_on_past_hostile_front_matter(tmp_path):
     assert result.exit_code == 0, result.output
     assert f"{len(BIG_NUMBERS) + len(DEEP)} converted" in result.output
     assert "internal" not in result.output and "malformed" not in result.output
+

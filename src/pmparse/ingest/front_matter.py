@@ -99,15 +99,42 @@ def parse_other(text: str, limit: int) -> tuple[dict[str, str], tuple[int, int] 
         try:
             data, end = _JSON.raw_decode(text[:limit], start)
         except RecursionError:
-            # the reader gave up before the block's end: the end is found without it
-            end = _json_end(text, start, limit)
-            return ({}, (0, _block_end(text, end)), DEEP) if end is not None else ({}, None, None)
+            # the reader gave up before the block's end: the end is found without it (a hostile
+            # case only, so the whole text may be scanned: about 0.06 s a megabyte)
+            end = _json_end(text, start, len(text))
+            if end is None:
+                return {}, None, None
+            end = _block_end(text, end)
+            return {}, (0, end), DEEP if end <= limit else _too_large(end, limit)
         except json.JSONDecodeError:
-            return {}, None, None  # a text that opens with a brace need not be front matter
+            # a text that opens with a brace need not be front matter; one that is, past the limit,
+            # is masked unread as YAML's and TOML's are (the reader is linear, in C)
+            return _json_past_limit(text, start, limit) if len(text) > limit else ({}, None, None)
         if not isinstance(data, dict):
             return {}, None, None
         return _values(data), (0, _block_end(text, end)), None
     return {}, None, None
+
+
+def _json_past_limit(text: str, start: int, limit: int) -> tuple[dict[str, str], tuple[int, int] | None, str | None]:
+    """A JSON object at ``start`` that ends past ``limit`` characters: masked with a warning."""
+    try:
+        data, end = _JSON.raw_decode(text, start)
+    except RecursionError:
+        found = _json_end(text, start, len(text))
+        if found is None:
+            return {}, None, None
+        data, end = {}, found
+    except json.JSONDecodeError:
+        return {}, None, None
+    if not isinstance(data, dict):
+        return {}, None, None
+    end = _block_end(text, end)
+    return {}, (0, end), _too_large(end, limit)
+
+
+def _too_large(end: int, limit: int) -> str:
+    return f"front matter runs to {end:,} characters, more than {limit:,} characters pmparse reads: ignored, and masked from the text"
 
 
 def oversized(text: str, closing: re.Pattern, start: int, limit: int) -> tuple[dict[str, str], tuple[int, int] | None,
@@ -124,8 +151,7 @@ def oversized(text: str, closing: re.Pattern, start: int, limit: int) -> tuple[d
     if found is None:
         return {}, None, None
     end = _block_end(text, found.end())
-    return {}, (0, end), (f"front matter runs to {end:,} characters, more than {limit:,} characters pmparse reads: "
-                          "ignored, and masked from the text")
+    return {}, (0, end), _too_large(end, limit)
 
 
 #: The warning for a block nested past what its reader recurses through (YAML's says the same).
