@@ -127,3 +127,54 @@ def test_convert_goes_on_past_hostile_front_matter(tmp_path):
     assert f"{len(BIG_NUMBERS) + len(DEEP)} converted" in result.output
     assert "internal" not in result.output and "malformed" not in result.output
 
+
+_WATCHED: list[tuple[str, tuple]] = []
+_WATCHING = [False]
+
+
+def _audit(event: str, args: tuple) -> None:
+    # an audit hook cannot be removed: it records only while a test asks it to
+    if _WATCHING[0] and (event in ("open", "socket.connect", "socket.getaddrinfo", "subprocess.Popen", "os.system",
+                                   "os.exec", "os.posix_spawn", "os.fork", "urllib.Request")):
+        _WATCHED.append((event, args))
+
+
+def test_directives_that_include_fetch_or_run_are_only_text(tmp_path):
+    """rst, AsciiDoc, MDX and Quarto directives that would read a file, fetch an address or run
+    code in their own tools: pmparse reads none of them, fetches nothing and runs nothing."""
+    import sys
+
+    from pmparse.batch.pool import Task, analyse_task
+    from pmparse.nlp.pipeline import PipelineConfig, get
+
+    secret = tmp_path / "secret.txt"
+    secret.write_text("a private line\n")
+    address = "http://127.0.0.1:9/x"
+    pages = {
+        "a.rst": (f"Queue outage\n============\n\n:date: 2031-03-04\n\n.. include:: {secret}\n\n.. raw:: html\n"
+                  f"   :file: {secret}\n\n.. raw:: html\n   :url: {address}\n\n.. image:: {address}.png\n\n"
+                  ".. |sub| replace:: WORDS\n\nText |sub| here.\n"),
+        "b.adoc": (f"= Queue outage\n:date: 2031-03-04\n:imagesdir: {address}\n\ninclude::{secret}[]\n\n"
+                   f"include::{address}.adoc[]\n\nimage::{address}.png[]\n"),
+        "c.mdx": (f"---\ntitle: Queue outage\n---\nimport Data from '{secret}'\nimport {{x}} from '{address}.js'\n\n"
+                  f"<Chart data={{Data}} onLoad={{() => fetch('{address}')}} />\n"),
+        "d.qmd": (f"---\ntitle: Queue outage\n---\n\n{{{{< include {secret} >}}}}\n\n```{{python}}\n"
+                  f"import os; os.system('touch {tmp_path}/ran')\n```\n\n{{{{< embed {address}.ipynb#cell >}}}}\n"),
+    }
+    config = PipelineConfig()
+    get(config)  # the models are opened before watching
+    sys.addaudithook(_audit)
+    outcomes = []
+    for name, text in pages.items():
+        (tmp_path / name).write_text(text + BODY)
+        _WATCHED.clear()
+        _WATCHING[0] = True
+        try:
+            outcomes.append(analyse_task(Task(location=str(tmp_path / name)), config, 1 << 20))
+        finally:
+            _WATCHING[0] = False
+        opened = {str(args[0]) for event, args in _WATCHED if event == "open" and isinstance(args[0], str)}
+        assert str(tmp_path / name) in opened  # the hook sees the file read: it would see another
+        assert str(secret) not in opened and not (tmp_path / "ran").exists(), name
+        assert [event for event, _ in _WATCHED if event != "open"] == [], name
+    assert [outcome.kind for outcome in outcomes] == ["card"] * len(pages)
