@@ -134,7 +134,8 @@ def _json_past_limit(text: str, start: int, limit: int) -> tuple[dict[str, str],
 
 
 def _too_large(end: int, limit: int) -> str:
-    return f"front matter runs to {end:,} characters, more than {limit:,} characters pmparse reads: ignored, and masked from the text"
+    return (f"front matter runs to {end:,} characters, more than {limit:,} characters pmparse reads: "
+            "ignored, and masked from the text")
 
 
 def oversized(text: str, closing: re.Pattern, start: int, limit: int) -> tuple[dict[str, str], tuple[int, int] | None,
