@@ -178,3 +178,72 @@ def test_directives_that_include_fetch_or_run_are_only_text(tmp_path):
         assert str(secret) not in opened and not (tmp_path / "ran").exists(), name
         assert [event for event, _ in _WATCHED if event != "open"] == [], name
     assert [outcome.kind for outcome in outcomes] == ["card"] * len(pages)
+
+
+# Second review of the fifth round (rev-14c): inputs that still failed a file as 'internal', values read
+# while the warning said they were ignored, and masking that hid a report's text.
+
+#: Front matter whose only content is one scalar YAML builds with an error: the file failed 'internal'.
+NOT_A_MAPPING = {
+    "huge integer": ("---\n" + DIGITS + "\n---\n", "a int"),
+    "impossible date": ("---\n2021-02-30\n---\n", "a timestamp"),
+}
+
+
+@pytest.mark.parametrize("name", list(NOT_A_MAPPING))
+def test_a_scalar_block_yaml_cannot_build_is_a_warning(name):
+    head, kind = NOT_A_MAPPING[name]
+    source = ingest_bytes((head + BODY).encode(), "post.md")
+    assert source.front_matter == {} and source.masked[0] == (0, len(head))
+    assert source.warnings == [f"front matter is {kind}, expected a mapping; ignored"]
+
+
+@pytest.mark.parametrize("value", ["!!bool maybe", "!!timestamp soon", "!!int ''", "!!float ''", "!!int abc"])
+def test_a_standard_tag_on_a_value_it_cannot_build_keeps_the_text(value):
+    # '!!bool maybe' raised KeyError, '!!timestamp soon' AttributeError, "!!int ''" IndexError: 'internal'
+    head = f"---\ntitle: Queue outage\nfield: {value}\n---\n"
+    source = ingest_bytes((head + BODY).encode(), "post.md")
+    assert source.front_matter["title"] == "Queue outage" and source.masked[0] == (0, len(head))
+
+
+@pytest.mark.parametrize("head, expected", [
+    ('---\ntitle: "\\ud800 outage"\n---\n', "\ufffd outage"),
+    ('---\ntitle: "Queue \\ud83d\\ude80 outage"\n---\n', "Queue \U0001f680 outage"),
+    ('{\n"title": "\\udc00 outage"\n}\n', "\ufffd outage"),
+    ('{\n"title": "Queue", "authors": ["Ana", "\\ud83d"]\n}\n', "Ana, \ufffd"),
+], ids=["yaml lone", "yaml escaped pair", "json lone", "json list"])
+def test_an_escaped_surrogate_is_replaced_not_kept(head, expected):
+    # a lone surrogate cannot be written as UTF-8: the card failed validation, the file 'internal'
+    values = ingest_bytes((head + BODY).encode(), "post.md").front_matter
+    assert expected in values.values(), values
+    for text in values.values():
+        text.encode("utf-8")
+
+
+def test_escaped_surrogates_convert(tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "a.md").write_text('---\ntitle: "\\ud800 outage"\n---\n' + BODY)
+    (folder / "b.md").write_text('{\n"title": "x", "organization": "\\udc00"\n}\n' + BODY)
+    result = CliRunner().invoke(main, ["convert", str(folder), "-o", str(tmp_path / "lib"), "--jobs", "1",
+                                       "--no-progress"])
+    assert result.exit_code == 0 and "2 converted" in result.output, result.output
+
+
+@pytest.mark.parametrize("head", ["---\n!vault\ntitle: Secret\n---\n", "---\n!!python/object:os.X\ntitle: Secret\n---\n"])
+def test_a_tagged_mapping_is_not_read(head):
+    # its keys were read as the card's while the warning said the tag's value is ignored
+    source = ingest_bytes((head + BODY).encode(), "post.md")
+    assert source.front_matter == {} and source.masked[0] == (0, len(head))
+    assert any("YAML tags" in warning for warning in source.warnings), source.warnings
+
+
+@pytest.mark.parametrize("head", ["---\ntitle: ! Queue outage\n---\n",
+                                  "---\ntitle: !<tag:yaml.org,2002:str> Queue outage\n---\n",
+                                  "---\ntitle: Queue outage\nauthors: !!seq [Ana, Bo]\n---\n",
+                                  "---\n!!map\ntitle: Queue outage\n---\n"])
+def test_a_standard_tag_that_is_read_is_not_said_to_be_ignored(head):
+    source = ingest_bytes((head + BODY).encode(), "post.md")
+    assert source.front_matter["title"] == "Queue outage"
+    assert source.warnings == []
+

@@ -35,13 +35,29 @@ def scalar(value: object) -> str | None:
     if isinstance(value, (str, int, float, _dt.date, _dt.datetime, _dt.time)):
         if too_long(value):
             return None
-        text = str(value).strip()
+        text = text_of(value).strip()
         return text[:500] or None
     if isinstance(value, list) and value and all(isinstance(v, (str, int, float)) and not isinstance(v, bool)
                                                  for v in value):
-        text = ", ".join(str(v).strip() for v in value if not too_long(v) and str(v).strip())
+        text = ", ".join(text_of(v).strip() for v in value if not too_long(v) and text_of(v).strip())
         return text[:500] or None
     return None
+
+
+def text_of(value: object) -> str:
+    """``str(value)`` with escaped UTF-16 surrogates made whole: a pair (``"\\ud83d\\ude80"``, which
+    YAML decodes one escape at a time) becomes its character and a lone one U+FFFD.
+
+    A lone surrogate cannot be written as UTF-8: a title holding one failed the card's validation,
+    and the file as 'internal'.
+    """
+    text = str(value)
+    if not _SURROGATE.search(text):
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def too_long(value: object) -> bool:
@@ -55,7 +71,7 @@ def _values(data: dict) -> dict[str, str]:
     for key, value in data.items():
         text = scalar(value)
         if text is not None:
-            values[str(key).lower()] = text
+            values[text_of(key).lower()] = text
     # Zola keeps tags under [taxonomies] and authors under [extra]: one level down, when the top lacks them
     for table in ("taxonomies", "extra", "params"):
         nested = data.get(table)
@@ -63,7 +79,7 @@ def _values(data: dict) -> dict[str, str]:
             for key, value in nested.items():
                 text = scalar(value)
                 if text is not None:
-                    values.setdefault(str(key).lower(), text)
+                    values.setdefault(text_of(key).lower(), text)
     return values
 
 

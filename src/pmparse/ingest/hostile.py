@@ -24,6 +24,25 @@ _HIDDEN_XPATH = ('//*[@hidden or @aria-hidden="true" or contains(translate(@styl
                  'or contains(translate(@style, " ", ""), "visibility:hidden")]')
 
 
+#: YAML's own tags, whose values :func:`pmparse.ingest.read.parse_front_matter` reads (a list's
+#: ``!!seq``, the block's ``!!map``).
+_STANDARD_TAGS = frozenset({"str", "int", "float", "bool", "null", "timestamp", "seq", "map"})
+_STANDARD_PREFIX = "tag:yaml.org,2002:"
+
+
+def _read_tag(handle: str | None, suffix: str) -> bool:
+    """Whether a tag is one whose value is read: YAML's own, as ``!!str`` or written out
+    (``!<tag:yaml.org,2002:str>``), or the non-specific ``!`` (a plain string).
+
+    Those were said to be ignored while their values were read.
+    """
+    if handle is None and suffix == "!":
+        return True
+    if handle == "!!":
+        return suffix in _STANDARD_TAGS
+    return handle is None and suffix.startswith(_STANDARD_PREFIX) and suffix[len(_STANDARD_PREFIX):] in _STANDARD_TAGS
+
+
 def front_matter_warnings(block: str) -> list[str]:
     """Warnings about a front matter block that parsed (``---`` lines included).
 
@@ -40,9 +59,8 @@ def front_matter_warnings(block: str) -> list[str]:
                 aliases += 1
             elif isinstance(token, yaml.TagToken):
                 handle, suffix = token.value
-                tag = (handle or "") + (suffix or "")
-                if tag not in ("!!str", "!!int", "!!float", "!!bool", "!!null", "!!timestamp"):
-                    tags.add(tag)
+                if not _read_tag(handle, suffix or ""):
+                    tags.add((handle or "") + (suffix or ""))
             elif isinstance(token, yaml.ScalarToken) and token.value == "<<" and token.plain:
                 merges += 1
     except yaml.YAMLError:

@@ -31,7 +31,7 @@ from pmparse.errors import (
     TooLargeInputError,
     UnreadableInputError,
 )
-from pmparse.ingest.front_matter import DEEP, oversized, parse_other, scalar, too_long
+from pmparse.ingest.front_matter import DEEP, oversized, parse_other, scalar, text_of, too_long
 from pmparse.ingest.hostile import front_matter_warnings, html_warnings, lost_html_text, unclosed_front_matter
 from pmparse.ingest.markup_header import dialect_of, parse_markup_header
 from pmparse.ingest.pdf import extract_pdf, is_pdf
@@ -236,7 +236,7 @@ def _scalar(value: object) -> str | None:
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, (str, int, float, _dt.date, _dt.datetime)) and not too_long(value):
-        text = str(value).strip()
+        text = text_of(value).strip()
         return text[:500] or None
     return None
 
@@ -277,6 +277,16 @@ def _nesting_exceeds(body: str, limit: int) -> bool:
 #: The tags of the values front matter is read from (a plain value resolves to one of them).
 _SCALAR_TAGS = frozenset(f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "null", "timestamp"))
 _SEQUENCE = "tag:yaml.org,2002:seq"
+_MAPPING = "tag:yaml.org,2002:map"
+
+
+def _kind(node: yaml.Node) -> str:
+    """What a YAML node holds, told from its tag: it is never built (a block of one 5,000-digit
+    integer or of '2021-02-30' raised ValueError, and failed the file as 'internal')."""
+    if isinstance(node, yaml.SequenceNode):
+        return "list"
+    standard, _, name = node.tag.rpartition(":")
+    return name if standard == "tag:yaml.org,2002" else "tagged value"
 
 
 def _front_matter_values(body: str) -> tuple[dict[str, str] | None, str | None]:
@@ -299,8 +309,11 @@ def _front_matter_values(body: str) -> tuple[dict[str, str] | None, str | None]:
         if node is None:
             return None, None
         if not isinstance(node, yaml.MappingNode):
-            kind = "list" if isinstance(node, yaml.SequenceNode) else type(loader.construct_object(node)).__name__
-            return None, f"front matter is a {kind}, expected a mapping; ignored"
+            return None, f"front matter is a {_kind(node)}, expected a mapping; ignored"
+        if node.tag != _MAPPING:
+            # a tagged mapping ('!vault' on the line before its keys) is not read, as a tagged value
+            # is not (hostile.front_matter_warnings names the tag)
+            return {}, None
         values: dict[str, str] = {}
         for key_node, value_node in node.value:
             if not (isinstance(key_node, yaml.ScalarNode) and key_node.tag == "tag:yaml.org,2002:str"):
@@ -310,7 +323,7 @@ def _front_matter_values(body: str) -> tuple[dict[str, str] | None, str | None]:
                 # a list of authors or tags: its plain items, never anything nested, aliased or tagged
                 text = scalar([item.value for item in value_node.value[:50]])
                 if text is not None:
-                    values[str(key_node.value).lower()] = text
+                    values[text_of(key_node.value).lower()] = text
                 continue
             if not (isinstance(value_node, yaml.ScalarNode) and value_node.tag in _SCALAR_TAGS):
                 # a tag pmparse never builds (hostile.front_matter_warnings says its value is
@@ -318,11 +331,13 @@ def _front_matter_values(body: str) -> tuple[dict[str, str] | None, str | None]:
                 continue
             try:
                 value = loader.construct_object(value_node)
-            except (yaml.YAMLError, ValueError, OverflowError):
+            except Exception:  # noqa: BLE001 - YAML's constructors for its own tags raise ValueError,
+                # KeyError ('!!bool maybe'), AttributeError ('!!timestamp soon') and IndexError
+                # ("!!int ''"): a value that cannot be built keeps its text, whatever the error
                 value = value_node.value
             found = _scalar(value)
             if found is not None:
-                values[str(key_node.value).lower()] = found
+                values[text_of(key_node.value).lower()] = found
         return values, None
     finally:
         loader.dispose()
