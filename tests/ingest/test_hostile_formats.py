@@ -247,3 +247,24 @@ def test_a_standard_tag_that_is_read_is_not_said_to_be_ignored(head):
     assert source.front_matter["title"] == "Queue outage"
     assert source.warnings == []
 
+
+def test_a_bom_before_yaml_past_the_limit_reads_as_without():
+    head = "---\ntitle: " + "A" * 100_000 + "\n---\n"
+    plain = ingest_bytes((head + BODY).encode(), "post.md")
+    bom = ingest_bytes(("\ufeff" + head + BODY).encode(), "post.md")
+    assert bom.masked == [(0, len(head) + 1)] and plain.masked == [(0, len(head))]
+    assert len(bom.warnings) == len(plain.warnings) == 1 and "more than 65,536" in bom.warnings[0]
+    # and a block never closed says so, with a BOM or without
+    unclosed = ingest_bytes(("\ufeff---\ntitle: Queue outage\n" + BODY).encode(), "post.md")
+    assert unclosed.masked == [] and "no '---' line closes it" in unclosed.warnings[0]
+
+
+def test_prose_between_an_open_toml_block_and_a_later_plus_line_stays_text():
+    # a TOML block left open, then a long report holding a '+++' line: the report was masked
+    text = '+++\ntitle = "Queue outage"\n\n' + "Some words of prose here.\n" * 5000 + "+++\n" + BODY
+    source = ingest_bytes(text.encode(), "post.md")
+    assert source.masked == [] and source.front_matter == {}
+    # a TOML block of keys, tables and comments past the limit is still masked
+    head = '+++\ntitle = "Queue outage"\n# keys\n[extra]\n' + "".join(f'k{i} = "v"\n' for i in range(9000)) + "+++\n"
+    source = ingest_bytes((head + BODY).encode(), "post.md")
+    assert source.masked == [(0, len(head))] and "more than 65,536" in source.warnings[0]

@@ -20,6 +20,9 @@ else:  # pragma: no cover - Python 3.10
 _TOML_OPEN = re.compile(r"\A(?:\ufeff)?\+\+\+[ \t]*\r?\n")
 _TOML_CLOSE = re.compile(r"^\+\+\+[ \t]*\r?$", re.MULTILINE)
 _JSON_OPEN = re.compile(r"\A(?:\ufeff)?\{[ \t]*\r?\n")
+#: A line no TOML block holds: not indented, no comment, table, quoted key, string or closing bracket
+#: (nor the closing '+++'), and no '=' within 200 characters (a key); prose has one (bounded per line).
+_NOT_TOML_LINE = re.compile(r"^(?![ \t#\[\]}\"'+\r\n])(?![^\n=]{0,200}=)", re.MULTILINE)
 
 
 #: Most digits of an integer written as a value: Python refuses to write one of over 4,300 as text
@@ -101,7 +104,12 @@ def parse_other(text: str, limit: int) -> tuple[dict[str, str], tuple[int, int] 
     if opening:
         closing = _TOML_CLOSE.search(text, opening.end(), opening.end() + limit)
         if not closing:
-            return oversized(text, _TOML_CLOSE, opening.end(), limit)
+            # a block closed past the limit is masked unread when it holds no line of prose: a block
+            # left open before a long report with a '+++' line in it is text, as YAML's is
+            values, region, warning = oversized(text, _TOML_CLOSE, opening.end(), limit)
+            if region is None or _NOT_TOML_LINE.search(text, opening.end(), region[1] - 1) is not None:
+                return {}, None, None
+            return values, region, warning
         region = (0, _block_end(text, closing.end()))
         try:
             data = tomllib.loads(text[opening.end():closing.start()])

@@ -14,7 +14,7 @@ import re
 import yaml
 
 #: A front matter opening whose next line reads like a YAML key: a block, not a thematic break.
-_UNCLOSED = re.compile(r"\A---[ \t]*\r?\n(?:[ \t]*#[^\n]*\n)*[ \t]*[A-Za-z_][\w-]*[ \t]*:")
+_UNCLOSED = re.compile(r"\A\ufeff?---[ \t]*\r?\n(?:[ \t]*#[^\n]*\n)*[ \t]*[A-Za-z_][\w-]*[ \t]*:")
 _ENTITY = re.compile(r"<!ENTITY\s", re.I)
 _REFRESH = re.compile(r"<meta\b[^>]*http-equiv\s*=\s*[\"']?refresh", re.I)
 _HIDDEN = re.compile(r"\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden", re.I)
