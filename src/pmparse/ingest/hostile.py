@@ -14,7 +14,7 @@ import re
 import yaml
 
 #: A front matter opening whose next line reads like a YAML key: a block, not a thematic break.
-_UNCLOSED = re.compile(r"\A---[ \t]*\r?\n(?:[ \t]*#[^\n]*\n)*[ \t]*[A-Za-z_][\w-]*[ \t]*:")
+_UNCLOSED = re.compile(r"\A\ufeff?---[ \t]*\r?\n(?:[ \t]*#[^\n]*\n)*[ \t]*[A-Za-z_][\w-]*[ \t]*:")
 _ENTITY = re.compile(r"<!ENTITY\s", re.I)
 _REFRESH = re.compile(r"<meta\b[^>]*http-equiv\s*=\s*[\"']?refresh", re.I)
 _HIDDEN = re.compile(r"\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden", re.I)
@@ -22,6 +22,25 @@ _HIDDEN = re.compile(r"\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden", r
 _HIDDEN_WORDS = 3
 _HIDDEN_XPATH = ('//*[@hidden or @aria-hidden="true" or contains(translate(@style, " ", ""), "display:none") '
                  'or contains(translate(@style, " ", ""), "visibility:hidden")]')
+
+
+#: YAML's own tags, whose values :func:`pmparse.ingest.read.parse_front_matter` reads (a list's
+#: ``!!seq``, the block's ``!!map``).
+_STANDARD_TAGS = frozenset({"str", "int", "float", "bool", "null", "timestamp", "seq", "map"})
+_STANDARD_PREFIX = "tag:yaml.org,2002:"
+
+
+def _read_tag(handle: str | None, suffix: str) -> bool:
+    """Whether a tag is one whose value is read: YAML's own, as ``!!str`` or written out
+    (``!<tag:yaml.org,2002:str>``), or the non-specific ``!`` (a plain string).
+
+    Those were said to be ignored while their values were read.
+    """
+    if handle is None and suffix == "!":
+        return True
+    if handle == "!!":
+        return suffix in _STANDARD_TAGS
+    return handle is None and suffix.startswith(_STANDARD_PREFIX) and suffix[len(_STANDARD_PREFIX):] in _STANDARD_TAGS
 
 
 def front_matter_warnings(block: str) -> list[str]:
@@ -40,9 +59,8 @@ def front_matter_warnings(block: str) -> list[str]:
                 aliases += 1
             elif isinstance(token, yaml.TagToken):
                 handle, suffix = token.value
-                tag = (handle or "") + (suffix or "")
-                if tag not in ("!!str", "!!int", "!!float", "!!bool", "!!null", "!!timestamp"):
-                    tags.add(tag)
+                if not _read_tag(handle, suffix or ""):
+                    tags.add((handle or "") + (suffix or ""))
             elif isinstance(token, yaml.ScalarToken) and token.value == "<<" and token.plain:
                 merges += 1
     except yaml.YAMLError:

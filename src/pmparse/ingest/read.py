@@ -31,7 +31,7 @@ from pmparse.errors import (
     TooLargeInputError,
     UnreadableInputError,
 )
-from pmparse.ingest.front_matter import parse_other, scalar
+from pmparse.ingest.front_matter import DEEP, oversized, parse_other, scalar, text_of, too_long
 from pmparse.ingest.hostile import front_matter_warnings, html_warnings, lost_html_text, unclosed_front_matter
 from pmparse.ingest.markup_header import dialect_of, parse_markup_header
 from pmparse.ingest.pdf import extract_pdf, is_pdf
@@ -57,6 +57,9 @@ MD_SUFFIXES = {".md", ".markdown", ".mdown", ".mkd", ".mdx", ".qmd", ".erb", ".r
 _HTML_SUFFIXES = {".html", ".htm", ".xhtml"}
 _FRONT_MATTER = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n")
 _FRONT_MATTER_END = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
+#: A line no YAML block holds at its top level: not indented, no comment, list item or key (a
+#: colon within 200 characters); prose after a '---' thematic break has one (bounded per line).
+_NOT_YAML_LINE = re.compile(r"^(?![ \t#\-.\r\n])(?![^\n:]{0,200}:(?:[ \t]|\r?$))", re.MULTILINE)
 _ERB_TAG = re.compile(r"<%[^%]{0,4000}%>")
 _HTML_SNIFF = re.compile(r"\A\s*(?:<!doctype html|<html|<head|<body|<article|<div|<p>)", re.IGNORECASE)
 #: A whole HTML page, whatever the file is called: markdown may open with a ``<div>``, never so.
@@ -232,8 +235,8 @@ def decode_text(raw: bytes, location: str) -> str:
 def _scalar(value: object) -> str | None:
     if isinstance(value, bool) or value is None:
         return None
-    if isinstance(value, (str, int, float, _dt.date, _dt.datetime)):
-        text = str(value).strip()
+    if isinstance(value, (str, int, float, _dt.date, _dt.datetime)) and not too_long(value):
+        text = text_of(value).strip()
         return text[:500] or None
     return None
 
@@ -271,6 +274,21 @@ def _nesting_exceeds(body: str, limit: int) -> bool:
         loader.dispose()
 
 
+#: The tags of the values front matter is read from (a plain value resolves to one of them).
+_SCALAR_TAGS = frozenset(f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "null", "timestamp"))
+_SEQUENCE = "tag:yaml.org,2002:seq"
+_MAPPING = "tag:yaml.org,2002:map"
+
+
+def _kind(node: yaml.Node) -> str:
+    """What a YAML node holds, told from its tag: it is never built (a block of one 5,000-digit
+    integer or of '2021-02-30' raised ValueError, and failed the file as 'internal')."""
+    if isinstance(node, yaml.SequenceNode):
+        return "list"
+    standard, _, name = node.tag.rpartition(":")
+    return name if standard == "tag:yaml.org,2002" else "tagged value"
+
+
 def _front_matter_values(body: str) -> tuple[dict[str, str] | None, str | None]:
     """Top-level scalar values of a YAML mapping, without building anything else.
 
@@ -291,28 +309,35 @@ def _front_matter_values(body: str) -> tuple[dict[str, str] | None, str | None]:
         if node is None:
             return None, None
         if not isinstance(node, yaml.MappingNode):
-            kind = "list" if isinstance(node, yaml.SequenceNode) else type(loader.construct_object(node)).__name__
-            return None, f"front matter is a {kind}, expected a mapping; ignored"
+            return None, f"front matter is a {_kind(node)}, expected a mapping; ignored"
+        if node.tag != _MAPPING:
+            # a tagged mapping ('!vault' on the line before its keys) is not read, as a tagged value
+            # is not (hostile.front_matter_warnings names the tag)
+            return {}, None
         values: dict[str, str] = {}
         for key_node, value_node in node.value:
             if not (isinstance(key_node, yaml.ScalarNode) and key_node.tag == "tag:yaml.org,2002:str"):
                 continue
-            if isinstance(value_node, yaml.SequenceNode) and all(
-                    isinstance(item, yaml.ScalarNode) for item in value_node.value[:50]):
-                # a list of authors or tags: its plain items, never anything nested or aliased
+            if isinstance(value_node, yaml.SequenceNode) and value_node.tag == _SEQUENCE and all(
+                    isinstance(item, yaml.ScalarNode) and item.tag in _SCALAR_TAGS for item in value_node.value[:50]):
+                # a list of authors or tags: its plain items, never anything nested, aliased or tagged
                 text = scalar([item.value for item in value_node.value[:50]])
                 if text is not None:
-                    values[str(key_node.value).lower()] = text
+                    values[text_of(key_node.value).lower()] = text
                 continue
-            if not isinstance(value_node, yaml.ScalarNode):
+            if not (isinstance(value_node, yaml.ScalarNode) and value_node.tag in _SCALAR_TAGS):
+                # a tag pmparse never builds (hostile.front_matter_warnings says its value is
+                # ignored): '!!python/object/apply:os.system [cmd]' gave the command as the title
                 continue
             try:
                 value = loader.construct_object(value_node)
-            except (yaml.YAMLError, ValueError, OverflowError):
+            except Exception:  # noqa: BLE001 - YAML's constructors for its own tags raise ValueError,
+                # KeyError ('!!bool maybe'), AttributeError ('!!timestamp soon') and IndexError
+                # ("!!int ''"): a value that cannot be built keeps its text, whatever the error
                 value = value_node.value
             found = _scalar(value)
             if found is not None:
-                values[str(key_node.value).lower()] = found
+                values[text_of(key_node.value).lower()] = found
         return values, None
     finally:
         loader.dispose()
@@ -332,7 +357,14 @@ def parse_front_matter(text: str) -> tuple[dict[str, str], tuple[int, int] | Non
         return parse_other(text, MAX_FRONT_MATTER)
     closing = _FRONT_MATTER_END.search(text, opening.end(), opening.end() + MAX_FRONT_MATTER)
     if not closing:
-        return {}, None, None
+        # a block past the limit is masked unread, when it reads as one: '---' then a key, and
+        # no line of prose before the closing line (a thematic break before a long text is text)
+        if not unclosed_front_matter(text):
+            return {}, None, None
+        values, region, warning = oversized(text, _FRONT_MATTER_END, opening.end(), MAX_FRONT_MATTER)
+        if region is None or _NOT_YAML_LINE.search(text, opening.end(), region[1] - 1) is not None:
+            return {}, None, None
+        return values, region, warning
     end = closing.end()
     if text[end : end + 2] == "\r\n":
         end += 2
@@ -346,7 +378,7 @@ def parse_front_matter(text: str) -> tuple[dict[str, str], tuple[int, int] | Non
         where = f" at line {mark.line + 2}" if mark is not None else ""
         return {}, (0, end), f"front matter is not valid YAML{where}; ignored"
     except RecursionError:
-        return {}, (0, end), "front matter is nested too deeply to read; ignored"
+        return {}, (0, end), DEEP
     if values is None:
         return {}, (0, end), problem
     return values, (0, end), None
