@@ -619,9 +619,30 @@ def test_a_library_moved_with_its_sources_reads_its_relative_names_from_where_it
     output = _cli_convert("pm", "-o", "lib")
     assert output.splitlines() == ["0 converted, 1 updated, 1 unchanged, 0 pending review, 0 failed"], output
     assert sorted(e.location for e in Library.open("lib").entries.values()) == ["pm/x.md", "pm/y.md"]
-    # the folder it runs in now is the library's anchor
-    assert json.loads((tmp_path / "new" / "lib" / ".pmparse" / "anchor.json").read_text()) == {
-        "folder": str(tmp_path / "new")}
+    # the anchor is kept relative to the library: the folder beside it, wherever that is now
+    assert json.loads((tmp_path / "new" / "lib" / ".pmparse" / "anchor.json").read_text()) == {"folder": ".."}
+
+
+def test_a_library_copied_with_its_sources_reads_the_copies_while_the_original_stays(tmp_path, monkeypatch):
+    # a project folder copied (or a repository cloned beside the first): an anchor naming the
+    # original folder read the original's files, so the copy's amended file got a second record
+    import shutil
+
+    for name, what in (("x.md", "payments API"), ("y.md", "search cluster")):
+        (tmp_path / "first" / "pm").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "first" / "pm" / name).write_text(_REPORT.format(what=what), encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "first")
+    assert "2 converted" in _cli_convert("pm", "-o", "lib")
+    shutil.copytree(tmp_path / "first", tmp_path / "copy")
+    with open(tmp_path / "copy" / "pm" / "y.md", "a", encoding="utf-8") as out:
+        out.write("\nThe billing job failed again an hour later.\n")
+    monkeypatch.chdir(tmp_path / "copy")
+    output = _cli_convert("pm", "-o", "lib")
+    assert output.splitlines() == ["0 converted, 1 updated, 1 unchanged, 0 pending review, 0 failed"], output
+    assert sorted(e.location for e in Library.open("lib").entries.values()) == ["pm/x.md", "pm/y.md"]
+    # the original is untouched and still finds its own files
+    monkeypatch.chdir(tmp_path / "first")
+    assert "0 converted, 0 updated, 2 unchanged" in _cli_convert("pm", "-o", "lib")
 
 
 

@@ -73,7 +73,8 @@ def test_the_anchor_is_recorded_once_a_relative_location_is_read_from_here(tmp_p
     places.pin(lib, [], [str(tmp_path / "pm" / "x.md")])  # an absolute location alone needs none
     assert not (lib / ANCHOR_FILE).exists()
     places.pin(lib, [], ["pm/x.md"])
-    assert json.loads((lib / ANCHOR_FILE).read_text(encoding="utf-8")) == {"folder": str(tmp_path)}
+    # kept relative to the library's folder, so a library moved or copied with its sources still finds them
+    assert json.loads((lib / ANCHOR_FILE).read_text(encoding="utf-8")) == {"folder": ".."}
     # read back from another folder, relative names are still read from the anchor
     monkeypatch.chdir(tmp_path / "pm")
     again = SourcePlaces.of_library(lib)
@@ -98,7 +99,8 @@ def _library_with_anchor(tmp_path, write) -> SourcePlaces:
 
 @pytest.mark.parametrize("anchor", [
     {"folder": 7},  # not a string
-    {"folder": "relative/folder"},  # not absolute
+    {"folder": ""},  # no folder
+    {"folder": "../a\u0000b"},  # a NUL no path holds
     ["/"],  # not an object
 ])
 def test_an_anchor_pmparse_cannot_use_leaves_relative_names_read_from_here(tmp_path, monkeypatch, anchor):
@@ -121,7 +123,7 @@ def test_an_anchor_folder_that_is_gone_gives_way_to_the_folder_the_library_s_rel
     moved = SourcePlaces.of_library(lib, ["pm/x.md", str(tmp_path / "plain.txt")])
     assert not moved.recorded and moved.anchor_is_here and moved.is_file("pm/x.md")
     moved.pin(lib, ["pm/x.md"], ["pm/x.md"])
-    assert json.loads((lib / ANCHOR_FILE).read_text(encoding="utf-8")) == {"folder": str(tmp_path)}
+    assert json.loads((lib / ANCHOR_FILE).read_text(encoding="utf-8")) == {"folder": ".."}
     # none of its relative names is a file from here (a folder not mounted for now): it stays the anchor
     (lib / ANCHOR_FILE).write_text(json.dumps({"folder": str(tmp_path / gone)}), encoding="utf-8")
     kept = SourcePlaces.of_library(lib, ["pm/other.md"])
@@ -146,3 +148,17 @@ def test_a_file_system_without_inode_numbers_gives_no_identity(tmp_path, monkeyp
     (tmp_path / "a.md").write_text("a", encoding="utf-8")
     without_inode_numbers(monkeypatch)
     assert SourcePlaces(str(tmp_path)).identity(str(tmp_path / "a.md")) is None
+
+
+def test_an_anchor_is_read_relative_to_the_library_and_an_absolute_one_as_it_is(tmp_path, monkeypatch):
+    (tmp_path / "project" / "pm").mkdir(parents=True)
+    (tmp_path / "project" / "pm" / "x.md").write_text("x", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    lib = tmp_path / "project" / "records" / "lib"
+    (lib / ".pmparse").mkdir(parents=True)
+    (lib / ANCHOR_FILE).write_text(json.dumps({"folder": "../.."}), encoding="utf-8")
+    places = SourcePlaces.of_library(lib)
+    assert places.recorded and os.path.realpath(places.anchor) == os.path.realpath(tmp_path / "project")
+    assert places.is_file("pm/x.md")
+    (lib / ANCHOR_FILE).write_text(json.dumps({"folder": str(tmp_path / "project")}), encoding="utf-8")
+    assert SourcePlaces.of_library(lib).is_file("pm/x.md")

@@ -2,9 +2,10 @@
 
 A record's ``source.location`` is the path a source was first read by (or its URL). A relative
 location is read from the library's *anchor*, the folder its first ``convert`` ran in, written to
-``LIBRARY/.pmparse/anchor.json``: without it the same relative name read from two folders was one
-source (a second folder's ``pm/x.md`` rewrote the first folder's record, and the two took turns in
-it), and a file named from elsewhere found no record. A relative name a ``convert`` run in another
+``LIBRARY/.pmparse/anchor.json`` relative to the library's folder (a library copied or cloned
+with its sources reads them where they now are): without it the same relative name read from two
+folders was one source (a second folder's ``pm/x.md`` rewrote the first folder's record, and the
+two took turns in it), and a file named from elsewhere found no record. A relative name a ``convert`` run in another
 folder is given is recorded by its absolute path, so every location names one file.
 
 From a location this gives the file it names (:meth:`SourcePlaces.path`), that file's identity
@@ -35,11 +36,16 @@ ANCHOR_LIMIT = 64 * 1024
 
 
 def _read_anchor(root: Path) -> str | None:
-    """The anchor a library recorded, or None (none yet, or one pmparse cannot use).
+    """The anchor a library recorded, as an absolute folder, or None (none yet, or one pmparse
+    cannot use).
+
+    The file names the folder relative to the library's own (``..`` for a library kept beside its
+    sources), so a library copied, moved or cloned with its sources reads them from their new
+    place; an absolute folder (a library and sources on different drives) is read as it is.
 
     A library may come from someone else: the file is read only when it is a regular file of at
     most :data:`ANCHOR_LIMIT` bytes (a FIFO there waited for a writer for ever, a huge file filled
-    memory), and its folder is used only when it is an absolute path (without NUL).
+    memory), and its folder is used only when it is a string without NUL.
     """
     try:
         raw = read_regular_file(inside(root, ANCHOR_FILE), ANCHOR_LIMIT)
@@ -47,7 +53,17 @@ def _read_anchor(root: Path) -> str | None:
     except (ValueError, UnsafePathError):
         return None  # unreadable, or behind a planted link: relative names read from here
     folder = data.get("folder") if isinstance(data, dict) else None
-    return folder if isinstance(folder, str) and "\0" not in folder and os.path.isabs(folder) else None
+    if not isinstance(folder, str) or not folder or "\0" in folder:
+        return None
+    return folder if os.path.isabs(folder) else os.path.normpath(os.path.join(_real(str(root)), folder))
+
+
+def _anchor_text(root: Path, anchor: str) -> str:
+    """What :func:`_read_anchor` reads back as ``anchor``: the folder relative to the library's."""
+    try:
+        return os.path.relpath(_real(anchor), _real(str(root)))
+    except ValueError:
+        return anchor  # another drive (Windows): no relative path leads there
 
 
 def is_relative_file(location: str) -> bool:
@@ -190,7 +206,7 @@ class SourcePlaces:
             return
         target = inside(root, ANCHOR_FILE)
         try:
-            atomic_write(target, json.dumps({"folder": self.anchor}, ensure_ascii=True) + "\n")
+            atomic_write(target, json.dumps({"folder": _anchor_text(root, self.anchor)}, ensure_ascii=True) + "\n")
         except (OSError, ValueError, UnsafePathError):
             return  # a read-only library: relative names stay read from the folder convert runs in
         self.recorded = True
