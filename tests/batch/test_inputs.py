@@ -145,3 +145,68 @@ def test_cli_counts_and_names_skipped_files(folder, tmp_path):
     assert result.exit_code == 0, result.output
     assert "1 converted, 0 updated, 0 unchanged, 0 pending review, 3 skipped, 0 failed" in result.stdout
     assert "skipped: " in result.stderr and "template.md: not an incident report" in result.stderr
+
+
+SECRET = "# Private notes\n\nThe recovery passphrase of the vault is kept here and nowhere else.\n"
+
+
+def _sent_folder(tmp_path):
+    """A folder as someone might send it: one report, and a link out of it to the user's own file."""
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "notes.md").write_text(SECRET, encoding="utf-8")
+    (tmp_path / "sent" / "posts").mkdir(parents=True)
+    (tmp_path / "sent" / "posts" / "cache.md").write_text(REPORT, encoding="utf-8")
+    (tmp_path / "sent" / "posts" / "zz.md").symlink_to(tmp_path / "home" / "notes.md")
+    return tmp_path / "sent"
+
+
+def _library_text(library):
+    return "".join(p.read_text(encoding="utf-8") for p in library.glob("IL-*"))
+
+
+@pytest.mark.parametrize("given", ["folder", "glob", "glob of folders"])
+def test_a_link_out_of_the_folder_given_is_skipped_not_read(tmp_path, given):
+    sent = _sent_folder(tmp_path)
+    inputs = {"folder": [str(sent)], "glob": [str(sent / "posts" / "*.md")],
+              "glob of folders": [str(sent / "p*")]}[given]
+    result = CliRunner().invoke(main, ["convert", *inputs, "-o", str(tmp_path / "lib")])
+    assert result.exit_code == 0, result.output
+    assert "recovery passphrase" not in _library_text(tmp_path / "lib")
+    assert "Cache outage" in _library_text(tmp_path / "lib")
+    assert "zz.md" in result.output and "a link to a file outside the folder given" in result.output
+
+
+def test_a_link_the_user_names_is_read(tmp_path):
+    sent = _sent_folder(tmp_path)
+    result = CliRunner().invoke(main, ["convert", str(sent / "posts" / "zz.md"), "-o", str(tmp_path / "lib")])
+    assert result.exit_code == 0, result.output
+    assert "recovery passphrase" in _library_text(tmp_path / "lib")
+
+
+def test_a_link_inside_the_folder_given_is_read(tmp_path):
+    (tmp_path / "in" / "drafts").mkdir(parents=True)
+    (tmp_path / "in" / "drafts" / "cache.md").write_text(REPORT, encoding="utf-8")
+    (tmp_path / "in" / "cache-link.md").symlink_to(tmp_path / "in" / "drafts" / "cache.md")
+    report = convert([str(tmp_path / "in" / "cache-link.md"), str(tmp_path / "in")], tmp_path / "lib",
+                     config=PipelineConfig())
+    assert report.counts.get("skipped", 0) == 0
+    assert "Cache outage" in _library_text(tmp_path / "lib")
+
+
+def test_index_pages_of_one_folder_list_it_once_and_see_it_change(tmp_path, monkeypatch):
+    import os
+
+    from pmparse.batch import inputs
+
+    for n in range(30):
+        (tmp_path / f"index.{n}.md").write_text(REPORT, encoding="utf-8")
+    calls = []
+    real_listdir = os.listdir
+    monkeypatch.setattr(inputs.os, "listdir", lambda folder: calls.append(folder) or real_listdir(folder))
+    reasons = [not_incident_reason(str(tmp_path / f"index.{n}.md")) for n in range(30)]
+    assert all("beside 29 other page(s)" in reason for reason in reasons)
+    assert len(calls) == 1
+    for n in range(1, 30):
+        (tmp_path / f"index.{n}.md").unlink()
+    os.utime(tmp_path, ns=(1, 1))  # another modification time, whatever the clock's step
+    assert not_incident_reason(str(tmp_path / "index.0.md")) is None

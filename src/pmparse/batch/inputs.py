@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import glob
 import os
 import re
-from typing import Iterable, Iterator, Sequence
+from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from pmparse.errors import UsageError
 from pmparse.ingest.read import normal_url
@@ -31,6 +32,23 @@ def _walk_picks(name: str) -> bool:
     return name.lower().endswith(SUPPORTED_SUFFIXES)
 
 
+class Found(NamedTuple):
+    """One input a batch meets.
+
+    Attributes:
+        path: The file (or, with a problem, the input as given).
+        problem: Why the input names nothing convertible (reported as failed), or None.
+        relative: The path under its folder input, or a file input's name (what ``--url-base``
+            is joined with).
+        skip: Why the file is not read on purpose (reported as skipped), or None.
+    """
+
+    path: str
+    problem: str | None
+    relative: str
+    skip: str | None = None
+
+
 def expand_inputs(inputs: Iterable[str]) -> Iterator[tuple[str, str | None]]:
     """Files named by ``inputs``: files, folders (recursively, supported types) and globs.
 
@@ -38,24 +56,26 @@ def expand_inputs(inputs: Iterable[str]) -> Iterator[tuple[str, str | None]]:
         ``(path, problem)``; problem is None for a file to convert, or says why an input names
         nothing convertible (it is then reported as failed).
     """
-    for path, problem, _ in expand_inputs_relative(inputs):
-        yield path, problem
+    for found in expand_inputs_relative(inputs):
+        yield found.path, found.problem
 
 
-def expand_inputs_relative(inputs: Iterable[str]) -> Iterator[tuple[str, str | None, str]]:
-    """As :func:`expand_inputs`, with each file's path relative to the folder it was found in.
+def expand_inputs_relative(inputs: Iterable[str]) -> Iterator[Found]:
+    """As :func:`expand_inputs`, with each file's path relative to the folder it was found in,
+    and the files a walk or a glob found that are links to a file outside their folder
+    (:func:`link_out_reason`) marked to skip.
 
     Yields:
-        ``(path, problem, relative)``: ``relative`` is the path under a folder input, or the file
-        name of a file input (what ``--url-base`` is joined with).
+        :class:`Found` for each file or problem, in a stable order.
     """
     for item in inputs:
         if item == "-" or is_url(item):
             item = normal_url(item)
-            yield item, None, item
+            yield Found(item, None, item)
             continue
         if os.path.isdir(item):
             found = False
+            real = _real(item)
             for root, dirs, files in os.walk(item):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 for name in sorted(files):
@@ -63,19 +83,57 @@ def expand_inputs_relative(inputs: Iterable[str]) -> Iterator[tuple[str, str | N
                         continue
                     found = True
                     path = os.path.join(root, name)
-                    yield path, None, os.path.relpath(path, item)
+                    yield Found(path, None, os.path.relpath(path, item), link_out_reason(path, real))
             if not found:
-                yield item, "expected a folder holding .txt, .md, .html or .pdf files, found none", item
+                yield Found(item, "expected a folder holding .txt, .md, .html or .pdf files, found none", item)
             continue
         if os.path.lexists(item):
-            yield item, None, os.path.basename(item)
+            yield Found(item, None, os.path.basename(item))
             continue
         matches = sorted(glob.glob(item, recursive=True))
         if matches:
+            real = _real(_glob_base(item))
             for match in matches:
-                yield from expand_inputs_relative([match])
+                for one in expand_inputs_relative([match]):
+                    if one.skip is None and one.problem is None and one.path == match:
+                        one = one._replace(skip=link_out_reason(match, real))
+                    yield one
         else:
-            yield item, "expected a file, folder or glob, found nothing at that path", item
+            yield Found(item, "expected a file, folder or glob, found nothing at that path", item)
+
+
+def link_out_reason(path: str, folder_real: str) -> str | None:
+    """Why a file a folder walk or a glob found is not read: it is a symbolic link to a file
+    outside the folder (``folder_real``, a real path); None for any other file.
+
+    A folder someone else sent (a repository, an archive) may hold ``post.md ->
+    ~/.ssh/id_rsa``: read, its text would become a card's evidence and be published by ``site``.
+    A link the user names as an input is their choice and is read.
+    """
+    if not os.path.islink(path):
+        return None
+    target = _real(path)
+    if target == folder_real or target.startswith(folder_real.rstrip(os.sep) + os.sep):
+        return None
+    return ("a link to a file outside the folder given (not read: a folder someone sent may link "
+            "to your files); name the file itself to convert it")
+
+
+def _glob_base(pattern: str) -> str:
+    """The folder a glob searches: its leading names before the first one with a wildcard."""
+    head = []
+    for part in pattern.split(os.sep):
+        if glob.has_magic(part):
+            break
+        head.append(part)
+    return os.sep.join(head) or (os.sep if pattern.startswith(os.sep) else os.curdir)
+
+
+def _real(path: str) -> str:
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return os.path.abspath(path)
 
 
 #: File names (before their first dot, lower case) that are never one incident's report: a folder's
@@ -102,11 +160,9 @@ def not_incident_reason(path: str) -> str | None:
     if stem in ("index", "_index"):
         # a folder's index lists the pages beside it; a page bundle (a blog keeping each post in
         # <slug>/index.md, with its images) has no page beside its index, which is the post
-        folder = os.path.dirname(path) or "."
-        beside = [n for n in os.listdir(folder) if n != name and _walk_picks(n)
-                  and os.path.isfile(os.path.join(folder, n))] if os.path.isdir(folder) else []
+        beside = len(_pages_in(os.path.dirname(path) or ".") - {name})
         if beside:
-            return (f"not an incident report (an index page beside {len(beside)} other page(s)); "
+            return (f"not an incident report (an index page beside {beside} other page(s)); "
                     "--all-files converts it anyway")
         return None
     if stem in _NOT_INCIDENT_STEMS:
@@ -141,6 +197,26 @@ def not_incident_content(text: str, masked: Sequence[tuple[int, int]] = (), titl
         return (f"not an incident report (an index page: {links} of its {len(lines)} lines are links); "
                 "--all-files converts it anyway")
     return None
+
+
+def _pages_in(folder: str) -> frozenset[str]:
+    """The names of the files in ``folder`` a walk would pick (:func:`_walk_picks`)."""
+    try:
+        stamp = os.stat(folder).st_mtime_ns
+    except (OSError, ValueError):
+        return frozenset()
+    return _pages_at(folder, stamp)
+
+
+@functools.lru_cache(maxsize=64)
+def _pages_at(folder: str, stamp: int) -> frozenset[str]:
+    # keyed by the folder's modification time, which changes when a name is added or removed: each
+    # index page of a folder of many lists it once (3,000 "index.N.md" listed it 3,000 times: 18 s)
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return frozenset()
+    return frozenset(n for n in names if _walk_picks(n) and os.path.isfile(os.path.join(folder, n)))
 
 
 def excluded_by(path: str, relative: str, patterns: Sequence[str]) -> str | None:
