@@ -284,3 +284,18 @@ def test_convert_fails_the_input_with_too_many_lines_and_goes_on(tmp_path):
     assert result.exit_code == 1
     assert "b.md" in result.output and "lines of text" in result.output
     assert len(list((tmp_path / "lib").glob("IL-*"))) == 1
+
+
+def test_the_line_cap_counts_lines_as_the_analysis_splits_them(tmp_path):
+    from pmparse.ingest.read import MAX_LINES
+
+    # a file of exactly the cap, each line ending in a newline, is within it
+    full = tmp_path / "full.md"
+    full.write_text("# Queue outage\n" + "- y\n" * (MAX_LINES - 1), encoding="utf-8")
+    assert len(ingest(str(full)).text.splitlines()) == MAX_LINES
+    # one more line, without a final newline, is counted as one line
+    over = tmp_path / "over.md"
+    over.write_text("# Queue outage\n" + "- y\n" * (MAX_LINES - 1) + "- y", encoding="utf-8")
+    with pytest.raises(TooLargeInputError) as caught:
+        ingest(str(over))
+    assert f"found {MAX_LINES + 1:,}" in str(caught.value)

@@ -490,7 +490,9 @@ def _few_lines(text: str, location: str) -> str:
     Raises:
         TooLargeInputError: more lines than that.
     """
-    lines = text.count("\n") + 1
+    # lines as the analysis splits them (nlp.lines): at each newline, a last line only when
+    # text follows the last newline, so a file of exactly MAX_LINES lines passes
+    lines = text.count("\n") + (not text.endswith("\n"))
     if lines > MAX_LINES:
         raise TooLargeInputError(f"expected at most {MAX_LINES:,} lines of text, found {lines:,} (a log or data "
                                  "pasted whole? convert the report's own part)", location)
