@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from click.testing import CliRunner
 
 from pmparse.batch.convert import convert
-from pmparse.batch.inputs import excluded_by, not_incident_content, not_incident_reason, skip_reason
+from pmparse.batch.inputs import (excluded_by, expand_inputs_relative, not_incident_content, not_incident_reason,
+                                  skip_reason)
 from pmparse.cli import main
 from pmparse.nlp.pipeline import PipelineConfig
 
@@ -194,8 +197,6 @@ def test_a_link_inside_the_folder_given_is_read(tmp_path):
 
 
 def test_index_pages_of_one_folder_list_it_once_and_see_it_change(tmp_path, monkeypatch):
-    import os
-
     from pmparse.batch import inputs
 
     for n in range(30):
@@ -210,3 +211,27 @@ def test_index_pages_of_one_folder_list_it_once_and_see_it_change(tmp_path, monk
         (tmp_path / f"index.{n}.md").unlink()
     os.utime(tmp_path, ns=(1, 1))  # another modification time, whatever the clock's step
     assert not_incident_reason(str(tmp_path / "index.0.md")) is None
+
+
+@pytest.mark.parametrize("pattern", ["posts/**/*.md", "posts/*/*.md", "posts/*"])
+def test_a_glob_through_a_link_to_a_folder_outside_skips_the_files_there(tmp_path, monkeypatch, pattern):
+    # `**` and `*/` go through a link to a folder, and `*` matches the link itself: the files
+    # found there are no links, but they are the user's own files all the same
+    sent = _sent_folder(tmp_path)
+    (sent / "posts" / "elsewhere").symlink_to(tmp_path / "home", target_is_directory=True)
+    monkeypatch.chdir(sent)
+    found = {f.path: f.skip for f in expand_inputs_relative([pattern])}
+    assert found[os.path.join("posts", "elsewhere", "notes.md")] is not None
+    assert "a link to a file outside the folder given" in found[os.path.join("posts", "elsewhere", "notes.md")]
+    if pattern != "posts/*/*.md":
+        assert found[os.path.join("posts", "cache.md")] is None
+
+
+def test_a_link_in_a_matched_folder_to_a_page_of_the_globs_folder_is_read(tmp_path, monkeypatch):
+    (tmp_path / "posts" / "2024").mkdir(parents=True)
+    (tmp_path / "posts" / "cache.md").write_text(REPORT, encoding="utf-8")
+    (tmp_path / "posts" / "2024" / "cache.md").symlink_to(os.path.join("..", "cache.md"))
+    monkeypatch.chdir(tmp_path)
+    found = {f.path: f.skip for f in expand_inputs_relative(["posts/*"])}
+    assert found == {os.path.join("posts", "2024", "cache.md"): None, os.path.join("posts", "cache.md"): None}
+

@@ -74,49 +74,62 @@ def expand_inputs_relative(inputs: Iterable[str]) -> Iterator[Found]:
             yield Found(item, None, item)
             continue
         if os.path.isdir(item):
-            found = False
-            real = _real(item)
-            for root, dirs, files in os.walk(item):
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                for name in sorted(files):
-                    if not _walk_picks(name):
-                        continue
-                    found = True
-                    path = os.path.join(root, name)
-                    yield Found(path, None, os.path.relpath(path, item), link_out_reason(path, real))
-            if not found:
-                yield Found(item, "expected a folder holding .txt, .md, .html or .pdf files, found none", item)
+            yield from _walk(item, _real(item))
             continue
         if os.path.lexists(item):
             yield Found(item, None, os.path.basename(item))
             continue
         matches = sorted(glob.glob(item, recursive=True))
         if matches:
+            # every match is judged against the glob's folder, not the match: ``**`` and ``*/``
+            # go through links to folders (posts/evil -> ~/), and a matched folder's link to a
+            # page beside it (posts/a/x.md -> ../b.md) is inside the folder the user named
             real = _real(_glob_base(item))
             for match in matches:
-                for one in expand_inputs_relative([match]):
-                    if one.skip is None and one.problem is None and one.path == match:
-                        one = one._replace(skip=link_out_reason(match, real))
-                    yield one
+                if os.path.isdir(match):
+                    yield from _walk(match, real)
+                else:
+                    yield Found(match, None, os.path.basename(match), link_out_reason(match, real))
         else:
             yield Found(item, "expected a file, folder or glob, found nothing at that path", item)
 
 
+def _walk(folder: str, base_real: str) -> Iterator[Found]:
+    """The files a walk of ``folder`` picks, those reaching outside ``base_real`` marked to skip."""
+    found = False
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        # the walk does not descend links to folders, but a glob's matched folder may be one: a
+        # folder reached outside the base has every file outside it
+        root_out = not _inside(_real(root), base_real)
+        for name in sorted(files):
+            if not _walk_picks(name):
+                continue
+            found = True
+            path = os.path.join(root, name)
+            skip = link_out_reason(path, base_real) if root_out or os.path.islink(path) else None
+            yield Found(path, None, os.path.relpath(path, folder), skip)
+    if not found:
+        yield Found(folder, "expected a folder holding .txt, .md, .html or .pdf files, found none", folder)
+
+
 def link_out_reason(path: str, folder_real: str) -> str | None:
     """Why a file a folder walk or a glob found is not read: it is a symbolic link to a file
-    outside the folder (``folder_real``, a real path); None for any other file.
+    outside the folder (``folder_real``, a real path), or reached through a link to a folder
+    outside it; None for any other file.
 
     A folder someone else sent (a repository, an archive) may hold ``post.md ->
     ~/.ssh/id_rsa``: read, its text would become a card's evidence and be published by ``site``.
     A link the user names as an input is their choice and is read.
     """
-    if not os.path.islink(path):
-        return None
-    target = _real(path)
-    if target == folder_real or target.startswith(folder_real.rstrip(os.sep) + os.sep):
+    if _inside(_real(path), folder_real):
         return None
     return ("a link to a file outside the folder given (not read: a folder someone sent may link "
             "to your files); name the file itself to convert it")
+
+
+def _inside(real: str, folder_real: str) -> bool:
+    return real == folder_real or real.startswith(folder_real.rstrip(os.sep) + os.sep)
 
 
 def _glob_base(pattern: str) -> str:
