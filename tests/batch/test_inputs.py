@@ -235,3 +235,16 @@ def test_a_link_in_a_matched_folder_to_a_page_of_the_globs_folder_is_read(tmp_pa
     found = {f.path: f.skip for f in expand_inputs_relative(["posts/*"])}
     assert found == {os.path.join("posts", "2024", "cache.md"): None, os.path.join("posts", "cache.md"): None}
 
+
+def test_an_index_page_of_another_working_folder_is_judged_by_its_own_folder(tmp_path, monkeypatch):
+    # two unpacked archives keep the same modification time: "x/index.md" of the second is
+    # another folder, not the first one's cached listing
+    for name, pages in (("one", ["index.md", "a.md", "b.md"]), ("two", ["index.md"])):
+        (tmp_path / name / "x").mkdir(parents=True)
+        for page in pages:
+            (tmp_path / name / "x" / page).write_text(REPORT, encoding="utf-8")
+        os.utime(tmp_path / name / "x", ns=(10**18, 10**18))
+    monkeypatch.chdir(tmp_path / "one")
+    assert "beside 2 other page(s)" in not_incident_reason(os.path.join("x", "index.md"))
+    monkeypatch.chdir(tmp_path / "two")
+    assert not_incident_reason(os.path.join("x", "index.md")) is None

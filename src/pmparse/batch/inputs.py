@@ -215,14 +215,17 @@ def not_incident_content(text: str, masked: Sequence[tuple[int, int]] = (), titl
 def _pages_in(folder: str) -> frozenset[str]:
     """The names of the files in ``folder`` a walk would pick (:func:`_walk_picks`)."""
     try:
-        stamp = os.stat(folder).st_mtime_ns
+        stat = os.stat(folder)
     except (OSError, ValueError):
         return frozenset()
-    return _pages_at(folder, stamp)
+    # keyed by the absolute path and the folder itself: "x" (or ".") of another working folder, or
+    # a folder unpacked again in its place, with the same modification time (archives keep it)
+    # is another listing
+    return _pages_at(os.path.abspath(folder), (stat.st_dev, stat.st_ino, stat.st_mtime_ns))
 
 
 @functools.lru_cache(maxsize=64)
-def _pages_at(folder: str, stamp: int) -> frozenset[str]:
+def _pages_at(folder: str, stamp: tuple[int, int, int]) -> frozenset[str]:
     # keyed by the folder's modification time, which changes when a name is added or removed: each
     # index page of a folder of many lists it once (3,000 "index.N.md" listed it 3,000 times: 18 s)
     try:
