@@ -248,3 +248,20 @@ def test_an_index_page_of_another_working_folder_is_judged_by_its_own_folder(tmp
     assert "beside 2 other page(s)" in not_incident_reason(os.path.join("x", "index.md"))
     monkeypatch.chdir(tmp_path / "two")
     assert not_incident_reason(os.path.join("x", "index.md")) is None
+
+
+def test_a_globs_folder_is_its_names_before_the_first_wildcard_with_either_windows_separator():
+    import ntpath
+    import posixpath
+
+    from pmparse.batch.inputs import _glob_base
+
+    assert _glob_base("sent/posts/*.md", posixpath) == "sent/posts"
+    assert _glob_base("*.md", posixpath) == "."
+    assert _glob_base("/srv*/posts/*.md", posixpath) == "/"
+    assert _glob_base("/srv/posts/**/*.md", posixpath) == "/srv/posts"
+    # a glob with forward slashes on Windows was searched from the working folder
+    assert _glob_base("C:/Users/me/sent/*.md", ntpath) == "C:\\Users\\me\\sent"
+    assert _glob_base("C:\\Users\\me\\sent\\*.md", ntpath) == "C:\\Users\\me\\sent"
+    assert _glob_base("sent/posts\\*.md", ntpath) == "sent\\posts"
+    assert _glob_base("C:/*.md", ntpath) == "C:\\"

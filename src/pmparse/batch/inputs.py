@@ -132,14 +132,22 @@ def _inside(real: str, folder_real: str) -> bool:
     return real == folder_real or real.startswith(folder_real.rstrip(os.sep) + os.sep)
 
 
-def _glob_base(pattern: str) -> str:
-    """The folder a glob searches: its leading names before the first one with a wildcard."""
+def _glob_base(pattern: str, path=os.path) -> str:
+    """The folder a glob searches: its leading names before the first one with a wildcard.
+
+    On Windows both separators divide names (``C:/Users/me/sent/*.md``, a glob Python accepts):
+    split at ``\\`` alone, such a glob's folder was the working folder, and a link from the folder
+    sent to a file of the working folder was read. ``path`` is the path module (tests pass ntpath).
+    """
+    drive, rest = path.splitdrive(pattern)
+    seps = path.sep + (path.altsep or "")
     head = []
-    for part in pattern.split(os.sep):
+    for part in re.split(f"[{re.escape(seps)}]", rest):
         if glob.has_magic(part):
             break
         head.append(part)
-    return os.sep.join(head) or (os.sep if pattern.startswith(os.sep) else os.curdir)
+    base = path.sep.join(head) or (path.sep if rest[:1] and rest[0] in seps else path.curdir)
+    return drive + base
 
 
 def _real(path: str) -> str:
