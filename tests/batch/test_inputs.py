@@ -265,3 +265,28 @@ def test_a_globs_folder_is_its_names_before_the_first_wildcard_with_either_windo
     assert _glob_base("C:\\Users\\me\\sent\\*.md", ntpath) == "C:\\Users\\me\\sent"
     assert _glob_base("sent/posts\\*.md", ntpath) == "sent\\posts"
     assert _glob_base("C:/*.md", ntpath) == "C:\\"
+
+
+def test_a_link_spelling_the_folder_given_in_another_case_is_inside_it(tmp_path):
+    (tmp_path / "Posts").mkdir()
+    if not (tmp_path / "posts").exists():
+        pytest.skip("a case-sensitive file system: one spelling per folder")
+    (tmp_path / "Posts" / "cache.md").write_text(REPORT, encoding="utf-8")
+    # an absolute link, spelling the folder as the user did not type it (macOS keeps both)
+    (tmp_path / "Posts" / "again.md").symlink_to(str(tmp_path / "posts" / "cache.md"))
+    found = {os.path.basename(f.path): f.skip for f in expand_inputs_relative([str(tmp_path / "Posts")])}
+    assert found == {"again.md": None, "cache.md": None}
+
+
+def test_a_link_out_is_still_skipped_when_its_folder_is_found_by_identity(tmp_path):
+    # the identity check walks up the target's folders: none of them is the folder given
+    sent = _sent_folder(tmp_path)
+    (sent / "posts" / "up.md").symlink_to(tmp_path / "sent" / ".." / "home" / "notes.md")
+    found = {os.path.basename(f.path): f.skip for f in expand_inputs_relative([str(sent / "posts")])}
+    assert found["cache.md"] is None and found["zz.md"] and found["up.md"]
+    # a folder spelled otherwise than its file's path (as macOS's "Posts" and "posts") is found by
+    # its identity; the case-insensitive test above needs such a file system to run
+    from pmparse.batch.inputs import _inside
+
+    assert _inside(str(sent / "posts" / "cache.md"), os.path.join(str(sent / "posts"), "."))
+    assert not _inside(str(tmp_path / "home" / "notes.md"), os.path.join(str(sent / "posts"), "."))

@@ -129,7 +129,26 @@ def link_out_reason(path: str, folder_real: str) -> str | None:
 
 
 def _inside(real: str, folder_real: str) -> bool:
-    return real == folder_real or real.startswith(folder_real.rstrip(os.sep) + os.sep)
+    if real == folder_real or real.startswith(folder_real.rstrip(os.sep) + os.sep):
+        return True
+    # a case-insensitive file system (macOS) names one folder "Posts" and "posts", and realpath
+    # keeps the spelling it is given (a link to /Users/me/posts/x.md from "~/Posts" given): the
+    # folder's own identity decides, for the few paths whose spelling is outside
+    try:
+        folder = os.stat(folder_real)
+    except (OSError, ValueError):
+        return False
+    path = real
+    while True:
+        try:
+            if os.path.samestat(os.stat(path), folder):
+                return True
+        except (OSError, ValueError):
+            pass
+        parent = os.path.dirname(path)
+        if parent == path:
+            return False
+        path = parent
 
 
 def _glob_base(pattern: str, path=os.path) -> str:
