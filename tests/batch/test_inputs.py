@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from click.testing import CliRunner
 
 from pmparse.batch.convert import convert
-from pmparse.batch.inputs import excluded_by, not_incident_content, not_incident_reason, skip_reason
+from pmparse.batch.inputs import (excluded_by, expand_inputs_relative, not_incident_content, not_incident_reason,
+                                  skip_reason)
 from pmparse.cli import main
 from pmparse.nlp.pipeline import PipelineConfig
 
@@ -145,3 +148,145 @@ def test_cli_counts_and_names_skipped_files(folder, tmp_path):
     assert result.exit_code == 0, result.output
     assert "1 converted, 0 updated, 0 unchanged, 0 pending review, 3 skipped, 0 failed" in result.stdout
     assert "skipped: " in result.stderr and "template.md: not an incident report" in result.stderr
+
+
+SECRET = "# Private notes\n\nThe recovery passphrase of the vault is kept here and nowhere else.\n"
+
+
+def _sent_folder(tmp_path):
+    """A folder as someone might send it: one report, and a link out of it to the user's own file."""
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "notes.md").write_text(SECRET, encoding="utf-8")
+    (tmp_path / "sent" / "posts").mkdir(parents=True)
+    (tmp_path / "sent" / "posts" / "cache.md").write_text(REPORT, encoding="utf-8")
+    (tmp_path / "sent" / "posts" / "zz.md").symlink_to(tmp_path / "home" / "notes.md")
+    return tmp_path / "sent"
+
+
+def _library_text(library):
+    return "".join(p.read_text(encoding="utf-8") for p in library.glob("IL-*"))
+
+
+@pytest.mark.parametrize("given", ["folder", "glob", "glob of folders"])
+def test_a_link_out_of_the_folder_given_is_skipped_not_read(tmp_path, given):
+    sent = _sent_folder(tmp_path)
+    inputs = {"folder": [str(sent)], "glob": [str(sent / "posts" / "*.md")],
+              "glob of folders": [str(sent / "p*")]}[given]
+    result = CliRunner().invoke(main, ["convert", *inputs, "-o", str(tmp_path / "lib")])
+    assert result.exit_code == 0, result.output
+    assert "recovery passphrase" not in _library_text(tmp_path / "lib")
+    assert "Cache outage" in _library_text(tmp_path / "lib")
+    assert "zz.md" in result.output and "a link to a file outside the folder given" in result.output
+
+
+def test_a_link_the_user_names_is_read(tmp_path):
+    sent = _sent_folder(tmp_path)
+    result = CliRunner().invoke(main, ["convert", str(sent / "posts" / "zz.md"), "-o", str(tmp_path / "lib")])
+    assert result.exit_code == 0, result.output
+    assert "recovery passphrase" in _library_text(tmp_path / "lib")
+
+
+def test_a_link_inside_the_folder_given_is_read(tmp_path):
+    (tmp_path / "in" / "drafts").mkdir(parents=True)
+    (tmp_path / "in" / "drafts" / "cache.md").write_text(REPORT, encoding="utf-8")
+    (tmp_path / "in" / "cache-link.md").symlink_to(tmp_path / "in" / "drafts" / "cache.md")
+    report = convert([str(tmp_path / "in" / "cache-link.md"), str(tmp_path / "in")], tmp_path / "lib",
+                     config=PipelineConfig())
+    assert report.counts.get("skipped", 0) == 0
+    assert "Cache outage" in _library_text(tmp_path / "lib")
+
+
+def test_index_pages_of_one_folder_list_it_once_and_see_it_change(tmp_path, monkeypatch):
+    from pmparse.batch import inputs
+
+    for n in range(30):
+        (tmp_path / f"index.{n}.md").write_text(REPORT, encoding="utf-8")
+    calls = []
+    real_listdir = os.listdir
+    monkeypatch.setattr(inputs.os, "listdir", lambda folder: calls.append(folder) or real_listdir(folder))
+    reasons = [not_incident_reason(str(tmp_path / f"index.{n}.md")) for n in range(30)]
+    assert all("beside 29 other page(s)" in reason for reason in reasons)
+    assert len(calls) == 1
+    for n in range(1, 30):
+        (tmp_path / f"index.{n}.md").unlink()
+    os.utime(tmp_path, ns=(1, 1))  # another modification time, whatever the clock's step
+    assert not_incident_reason(str(tmp_path / "index.0.md")) is None
+
+
+@pytest.mark.parametrize("pattern", ["posts/**/*.md", "posts/*/*.md", "posts/*"])
+def test_a_glob_through_a_link_to_a_folder_outside_skips_the_files_there(tmp_path, monkeypatch, pattern):
+    # `**` and `*/` go through a link to a folder, and `*` matches the link itself: the files
+    # found there are no links, but they are the user's own files all the same
+    sent = _sent_folder(tmp_path)
+    (sent / "posts" / "elsewhere").symlink_to(tmp_path / "home", target_is_directory=True)
+    monkeypatch.chdir(sent)
+    found = {f.path: f.skip for f in expand_inputs_relative([pattern])}
+    assert found[os.path.join("posts", "elsewhere", "notes.md")] is not None
+    assert "a link to a file outside the folder given" in found[os.path.join("posts", "elsewhere", "notes.md")]
+    if pattern != "posts/*/*.md":
+        assert found[os.path.join("posts", "cache.md")] is None
+
+
+def test_a_link_in_a_matched_folder_to_a_page_of_the_globs_folder_is_read(tmp_path, monkeypatch):
+    (tmp_path / "posts" / "2024").mkdir(parents=True)
+    (tmp_path / "posts" / "cache.md").write_text(REPORT, encoding="utf-8")
+    (tmp_path / "posts" / "2024" / "cache.md").symlink_to(os.path.join("..", "cache.md"))
+    monkeypatch.chdir(tmp_path)
+    found = {f.path: f.skip for f in expand_inputs_relative(["posts/*"])}
+    assert found == {os.path.join("posts", "2024", "cache.md"): None, os.path.join("posts", "cache.md"): None}
+
+
+def test_an_index_page_of_another_working_folder_is_judged_by_its_own_folder(tmp_path, monkeypatch):
+    # two unpacked archives keep the same modification time: "x/index.md" of the second is
+    # another folder, not the first one's cached listing
+    for name, pages in (("one", ["index.md", "a.md", "b.md"]), ("two", ["index.md"])):
+        (tmp_path / name / "x").mkdir(parents=True)
+        for page in pages:
+            (tmp_path / name / "x" / page).write_text(REPORT, encoding="utf-8")
+        os.utime(tmp_path / name / "x", ns=(10**18, 10**18))
+    monkeypatch.chdir(tmp_path / "one")
+    assert "beside 2 other page(s)" in not_incident_reason(os.path.join("x", "index.md"))
+    monkeypatch.chdir(tmp_path / "two")
+    assert not_incident_reason(os.path.join("x", "index.md")) is None
+
+
+def test_a_globs_folder_is_its_names_before_the_first_wildcard_with_either_windows_separator():
+    import ntpath
+    import posixpath
+
+    from pmparse.batch.inputs import _glob_base
+
+    assert _glob_base("sent/posts/*.md", posixpath) == "sent/posts"
+    assert _glob_base("*.md", posixpath) == "."
+    assert _glob_base("/srv*/posts/*.md", posixpath) == "/"
+    assert _glob_base("/srv/posts/**/*.md", posixpath) == "/srv/posts"
+    # a glob with forward slashes on Windows was searched from the working folder
+    assert _glob_base("C:/Users/me/sent/*.md", ntpath) == "C:\\Users\\me\\sent"
+    assert _glob_base("C:\\Users\\me\\sent\\*.md", ntpath) == "C:\\Users\\me\\sent"
+    assert _glob_base("sent/posts\\*.md", ntpath) == "sent\\posts"
+    assert _glob_base("C:/*.md", ntpath) == "C:\\"
+
+
+def test_a_link_spelling_the_folder_given_in_another_case_is_inside_it(tmp_path):
+    (tmp_path / "Posts").mkdir()
+    if not (tmp_path / "posts").exists():
+        pytest.skip("a case-sensitive file system: one spelling per folder")
+    (tmp_path / "Posts" / "cache.md").write_text(REPORT, encoding="utf-8")
+    # an absolute link, spelling the folder as the user did not type it (macOS keeps both)
+    (tmp_path / "Posts" / "again.md").symlink_to(str(tmp_path / "posts" / "cache.md"))
+    found = {os.path.basename(f.path): f.skip for f in expand_inputs_relative([str(tmp_path / "Posts")])}
+    assert found == {"again.md": None, "cache.md": None}
+
+
+def test_a_link_out_is_still_skipped_when_its_folder_is_found_by_identity(tmp_path):
+    # the identity check walks up the target's folders: none of them is the folder given
+    sent = _sent_folder(tmp_path)
+    (sent / "posts" / "up.md").symlink_to(tmp_path / "sent" / ".." / "home" / "notes.md")
+    found = {os.path.basename(f.path): f.skip for f in expand_inputs_relative([str(sent / "posts")])}
+    assert found["cache.md"] is None and found["zz.md"] and found["up.md"]
+    # a folder spelled otherwise than its file's path (as macOS's "Posts" and "posts") is found by
+    # its identity; the case-insensitive test above needs such a file system to run
+    from pmparse.batch.inputs import _inside
+
+    assert _inside(str(sent / "posts" / "cache.md"), os.path.join(str(sent / "posts"), "."))
+    assert not _inside(str(tmp_path / "home" / "notes.md"), os.path.join(str(sent / "posts"), "."))

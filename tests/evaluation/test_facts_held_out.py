@@ -135,7 +135,7 @@ def test_after_review_takes_a_sources_documents_in_the_order_convert_reads_its_f
     for path in paths:
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text("text\n", encoding="utf-8")
-    walked = [relative for _, _, relative in expand_inputs_relative([str(tmp_path / "s")])]
+    walked = [found.relative for found in expand_inputs_relative([str(tmp_path / "s")])]
     assert [p.split("/", 1)[1] for p in sorted(paths, key=convert_order)] == walked
     assert sorted(paths, key=convert_order)[:2] == ["s/a.md", "s/z.md"]  # a plain sort put s/10/a.md first
 

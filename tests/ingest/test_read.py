@@ -256,3 +256,46 @@ def test_an_xhtml_page_and_a_saved_page_are_html_whatever_their_name():
         assert is_html_page(raw) and detect_format("page.md", raw) == "html"
     # markdown opening with a comment is still markdown
     assert not is_html_page(b"<!-- draft -->\n# Queue outage\n\nThe queue stalled.\n")
+
+
+def test_more_lines_than_the_analysis_can_hold_is_too_large_naming_the_count(tmp_path):
+    from pmparse.ingest.read import MAX_LINES
+
+    ok = tmp_path / "ok.md"
+    ok.write_text("# Cache outage\n" + "- x\n" * (MAX_LINES - 2), encoding="utf-8")
+    assert ingest(str(ok)).text.count("\n") == MAX_LINES - 1
+    many = tmp_path / "many.md"
+    many.write_text("# Cache outage\n" + "- x\n" * MAX_LINES, encoding="utf-8")
+    with pytest.raises(TooLargeInputError) as caught:
+        ingest(str(many))
+    assert f"at most {MAX_LINES:,} lines" in str(caught.value) and "many.md" in str(caught.value)
+
+
+def test_convert_fails_the_input_with_too_many_lines_and_goes_on(tmp_path):
+    from click.testing import CliRunner
+
+    from pmparse.cli import main
+    from pmparse.ingest.read import MAX_LINES
+
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.md").write_text("# Cache outage\n\nThe cache failed for an hour.\n", encoding="utf-8")
+    (tmp_path / "in" / "b.md").write_text("# Log\n" + "- x\n" * MAX_LINES, encoding="utf-8")
+    result = CliRunner().invoke(main, ["convert", str(tmp_path / "in"), "-o", str(tmp_path / "lib")])
+    assert result.exit_code == 1
+    assert "b.md" in result.output and "lines of text" in result.output
+    assert len(list((tmp_path / "lib").glob("IL-*"))) == 1
+
+
+def test_the_line_cap_counts_lines_as_the_analysis_splits_them(tmp_path):
+    from pmparse.ingest.read import MAX_LINES
+
+    # a file of exactly the cap, each line ending in a newline, is within it
+    full = tmp_path / "full.md"
+    full.write_text("# Queue outage\n" + "- y\n" * (MAX_LINES - 1), encoding="utf-8")
+    assert len(ingest(str(full)).text.splitlines()) == MAX_LINES
+    # one more line, without a final newline, is counted as one line
+    over = tmp_path / "over.md"
+    over.write_text("# Queue outage\n" + "- y\n" * (MAX_LINES - 1) + "- y", encoding="utf-8")
+    with pytest.raises(TooLargeInputError) as caught:
+        ingest(str(over))
+    assert f"found {MAX_LINES + 1:,}" in str(caught.value)

@@ -211,11 +211,11 @@ def _tasks(library: Library, inputs: Iterable[str], max_bytes: int, force: bool,
            entries: dict[str, list[str]] | None = None) -> Iterator[Task]:
     entries = entries or {}
     same_files = _SameFiles(library)
-    for location, problem, relative in expand_inputs_relative(inputs):
+    for location, problem, relative, skip in expand_inputs_relative(inputs):
         url = (join_url(url_base, relative) if url_base and location != "-" and not is_url(location)
                and problem is None else None)
         shown = _display(location)
-        skip = skip_reason(location, relative, exclude, all_files) if problem is None else None
+        skip = skip or (skip_reason(location, relative, exclude, all_files) if problem is None else None)
         if problem is not None:
             yield Task(shown, problem=("missing", problem))
         elif skip is not None:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import glob
 import os
 import re
-from typing import Iterable, Iterator, Sequence
+from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from pmparse.errors import UsageError
 from pmparse.ingest.read import normal_url
@@ -31,6 +32,23 @@ def _walk_picks(name: str) -> bool:
     return name.lower().endswith(SUPPORTED_SUFFIXES)
 
 
+class Found(NamedTuple):
+    """One input a batch meets.
+
+    Attributes:
+        path: The file (or, with a problem, the input as given).
+        problem: Why the input names nothing convertible (reported as failed), or None.
+        relative: The path under its folder input, or a file input's name (what ``--url-base``
+            is joined with).
+        skip: Why the file is not read on purpose (reported as skipped), or None.
+    """
+
+    path: str
+    problem: str | None
+    relative: str
+    skip: str | None = None
+
+
 def expand_inputs(inputs: Iterable[str]) -> Iterator[tuple[str, str | None]]:
     """Files named by ``inputs``: files, folders (recursively, supported types) and globs.
 
@@ -38,44 +56,124 @@ def expand_inputs(inputs: Iterable[str]) -> Iterator[tuple[str, str | None]]:
         ``(path, problem)``; problem is None for a file to convert, or says why an input names
         nothing convertible (it is then reported as failed).
     """
-    for path, problem, _ in expand_inputs_relative(inputs):
-        yield path, problem
+    for found in expand_inputs_relative(inputs):
+        yield found.path, found.problem
 
 
-def expand_inputs_relative(inputs: Iterable[str]) -> Iterator[tuple[str, str | None, str]]:
-    """As :func:`expand_inputs`, with each file's path relative to the folder it was found in.
+def expand_inputs_relative(inputs: Iterable[str]) -> Iterator[Found]:
+    """As :func:`expand_inputs`, with each file's path relative to the folder it was found in,
+    and the files a walk or a glob found that are links to a file outside their folder
+    (:func:`link_out_reason`) marked to skip.
 
     Yields:
-        ``(path, problem, relative)``: ``relative`` is the path under a folder input, or the file
-        name of a file input (what ``--url-base`` is joined with).
+        :class:`Found` for each file or problem, in a stable order.
     """
     for item in inputs:
         if item == "-" or is_url(item):
             item = normal_url(item)
-            yield item, None, item
+            yield Found(item, None, item)
             continue
         if os.path.isdir(item):
-            found = False
-            for root, dirs, files in os.walk(item):
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                for name in sorted(files):
-                    if not _walk_picks(name):
-                        continue
-                    found = True
-                    path = os.path.join(root, name)
-                    yield path, None, os.path.relpath(path, item)
-            if not found:
-                yield item, "expected a folder holding .txt, .md, .html or .pdf files, found none", item
+            yield from _walk(item, _real(item))
             continue
         if os.path.lexists(item):
-            yield item, None, os.path.basename(item)
+            yield Found(item, None, os.path.basename(item))
             continue
         matches = sorted(glob.glob(item, recursive=True))
         if matches:
+            # every match is judged against the glob's folder, not the match: ``**`` and ``*/``
+            # go through links to folders (posts/evil -> ~/), and a matched folder's link to a
+            # page beside it (posts/a/x.md -> ../b.md) is inside the folder the user named
+            real = _real(_glob_base(item))
             for match in matches:
-                yield from expand_inputs_relative([match])
+                if os.path.isdir(match):
+                    yield from _walk(match, real)
+                else:
+                    yield Found(match, None, os.path.basename(match), link_out_reason(match, real))
         else:
-            yield item, "expected a file, folder or glob, found nothing at that path", item
+            yield Found(item, "expected a file, folder or glob, found nothing at that path", item)
+
+
+def _walk(folder: str, base_real: str) -> Iterator[Found]:
+    """The files a walk of ``folder`` picks, those reaching outside ``base_real`` marked to skip."""
+    found = False
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        # the walk does not descend links to folders, but a glob's matched folder may be one: a
+        # folder reached outside the base has every file outside it
+        root_out = not _inside(_real(root), base_real)
+        for name in sorted(files):
+            if not _walk_picks(name):
+                continue
+            found = True
+            path = os.path.join(root, name)
+            skip = link_out_reason(path, base_real) if root_out or os.path.islink(path) else None
+            yield Found(path, None, os.path.relpath(path, folder), skip)
+    if not found:
+        yield Found(folder, "expected a folder holding .txt, .md, .html or .pdf files, found none", folder)
+
+
+def link_out_reason(path: str, folder_real: str) -> str | None:
+    """Why a file a folder walk or a glob found is not read: it is a symbolic link to a file
+    outside the folder (``folder_real``, a real path), or reached through a link to a folder
+    outside it; None for any other file.
+
+    A folder someone else sent (a repository, an archive) may hold ``post.md ->
+    ~/.ssh/id_rsa``: read, its text would become a card's evidence and be published by ``site``.
+    A link the user names as an input is their choice and is read.
+    """
+    if _inside(_real(path), folder_real):
+        return None
+    return ("a link to a file outside the folder given (not read: a folder someone sent may link "
+            "to your files); name the file itself to convert it")
+
+
+def _inside(real: str, folder_real: str) -> bool:
+    if real == folder_real or real.startswith(folder_real.rstrip(os.sep) + os.sep):
+        return True
+    # a case-insensitive file system (macOS) names one folder "Posts" and "posts", and realpath
+    # keeps the spelling it is given (a link to /Users/me/posts/x.md from "~/Posts" given): the
+    # folder's own identity decides, for the few paths whose spelling is outside
+    try:
+        folder = os.stat(folder_real)
+    except (OSError, ValueError):
+        return False
+    path = real
+    while True:
+        try:
+            if os.path.samestat(os.stat(path), folder):
+                return True
+        except (OSError, ValueError):
+            pass
+        parent = os.path.dirname(path)
+        if parent == path:
+            return False
+        path = parent
+
+
+def _glob_base(pattern: str, path=os.path) -> str:
+    """The folder a glob searches: its leading names before the first one with a wildcard.
+
+    On Windows both separators divide names (``C:/Users/me/sent/*.md``, a glob Python accepts):
+    split at ``\\`` alone, such a glob's folder was the working folder, and a link from the folder
+    sent to a file of the working folder was read. ``path`` is the path module (tests pass ntpath).
+    """
+    drive, rest = path.splitdrive(pattern)
+    seps = path.sep + (path.altsep or "")
+    head = []
+    for part in re.split(f"[{re.escape(seps)}]", rest):
+        if glob.has_magic(part):
+            break
+        head.append(part)
+    base = path.sep.join(head) or (path.sep if rest[:1] and rest[0] in seps else path.curdir)
+    return drive + base
+
+
+def _real(path: str) -> str:
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return os.path.abspath(path)
 
 
 #: File names (before their first dot, lower case) that are never one incident's report: a folder's
@@ -102,11 +200,9 @@ def not_incident_reason(path: str) -> str | None:
     if stem in ("index", "_index"):
         # a folder's index lists the pages beside it; a page bundle (a blog keeping each post in
         # <slug>/index.md, with its images) has no page beside its index, which is the post
-        folder = os.path.dirname(path) or "."
-        beside = [n for n in os.listdir(folder) if n != name and _walk_picks(n)
-                  and os.path.isfile(os.path.join(folder, n))] if os.path.isdir(folder) else []
+        beside = len(_pages_in(os.path.dirname(path) or ".") - {name})
         if beside:
-            return (f"not an incident report (an index page beside {len(beside)} other page(s)); "
+            return (f"not an incident report (an index page beside {beside} other page(s)); "
                     "--all-files converts it anyway")
         return None
     if stem in _NOT_INCIDENT_STEMS:
@@ -141,6 +237,29 @@ def not_incident_content(text: str, masked: Sequence[tuple[int, int]] = (), titl
         return (f"not an incident report (an index page: {links} of its {len(lines)} lines are links); "
                 "--all-files converts it anyway")
     return None
+
+
+def _pages_in(folder: str) -> frozenset[str]:
+    """The names of the files in ``folder`` a walk would pick (:func:`_walk_picks`)."""
+    try:
+        stat = os.stat(folder)
+    except (OSError, ValueError):
+        return frozenset()
+    # keyed by the absolute path and the folder itself: "x" (or ".") of another working folder, or
+    # a folder unpacked again in its place, with the same modification time (archives keep it)
+    # is another listing
+    return _pages_at(os.path.abspath(folder), (stat.st_dev, stat.st_ino, stat.st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=64)
+def _pages_at(folder: str, stamp: tuple[int, int, int]) -> frozenset[str]:
+    # keyed by the folder's modification time, which changes when a name is added or removed: each
+    # index page of a folder of many lists it once (3,000 "index.N.md" listed it 3,000 times: 18 s)
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return frozenset()
+    return frozenset(n for n in names if _walk_picks(n) and os.path.isfile(os.path.join(folder, n)))
 
 
 def excluded_by(path: str, relative: str, patterns: Sequence[str]) -> str | None:

@@ -41,6 +41,11 @@ from pmparse.util import sha256_text
 #: Default size limit of one input; ``convert --max-bytes`` changes it.
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 
+#: Most lines of text an input may have. The analysis keeps about 0.6-1.2 KB per line (each line
+#: a unit with its features), so 20 MiB of two-character lines would need 3-6 GB; the corpus's
+#: longest postmortem has 1,503 lines, and 200,000 keep a worker near 300 MB.
+MAX_LINES = 200_000
+
 #: Most tags (counted as '<') an HTML page may hold: a postmortem has a few thousand; the extractor
 #: needs about 6 s and 120 MB per 100,000.
 MAX_HTML_TAGS = 200_000
@@ -468,7 +473,7 @@ def ingest_bytes(raw: bytes, location: str, fmt: Format | None = None) -> Ingest
     if fmt == "pdf":
         if not is_pdf(raw):
             raise PdfInputError("expected a PDF (a file starting with %PDF-), found other data", location)
-        text = extract_pdf(raw, location)
+        text = _few_lines(extract_pdf(raw, location), location)
         return Ingested(location=location, text=text, format="pdf", sha256=sha256_text(text), extracted=True)
     text = decode_text(raw, location)
     meta: dict[str, str] = {}
@@ -481,6 +486,7 @@ def ingest_bytes(raw: bytes, location: str, fmt: Format | None = None) -> Ingest
         text, meta = extract_html(text[region[1]:] if region else text, location)
         extracted = True
         region = None
+    text = _few_lines(text, location)
     ingested = Ingested(location=location, text=text, format=fmt, sha256=sha256_text(text), extracted=extracted, meta=meta)
     if extracted:
         ingested.warnings.extend(html_warnings(page, text))
@@ -508,6 +514,21 @@ def ingest_bytes(raw: bytes, location: str, fmt: Format | None = None) -> Ingest
                                  "(e.g. tr '\\r' '\\n')")
     ingested.masked.extend(m.span() for m in _ERB_TAG.finditer(text))
     return ingested
+
+
+def _few_lines(text: str, location: str) -> str:
+    """``text`` when it has at most :data:`MAX_LINES` lines.
+
+    Raises:
+        TooLargeInputError: more lines than that.
+    """
+    # lines as the analysis splits them (nlp.lines): at each newline, a last line only when
+    # text follows the last newline, so a file of exactly MAX_LINES lines passes
+    lines = text.count("\n") + (not text.endswith("\n"))
+    if lines > MAX_LINES:
+        raise TooLargeInputError(f"expected at most {MAX_LINES:,} lines of text, found {lines:,} (a log or data "
+                                 "pasted whole? convert the report's own part)", location)
+    return text
 
 
 def ingest(location: str, max_bytes: int = DEFAULT_MAX_BYTES, fmt: Format | None = None, stdin: BinaryIO | None = None,
