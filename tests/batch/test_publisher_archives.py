@@ -18,9 +18,10 @@ _ZORBQ = ("# Queue stalled\n\n## Summary\n\nAt Zorbq Labs, we saw the job queue 
           "after a deploy on 2031-03-02.\n\n## Root cause\n\nA worker pool was sized to zero by a typo.\n")
 
 
-def _convert(*args: str) -> None:
+def _convert(*args: str) -> str:
     result = CliRunner().invoke(main, ["convert", *args, "--no-progress"])
     assert result.exit_code == 0, result.output
+    return result.output
 
 
 def _cards(library) -> dict:
@@ -212,7 +213,9 @@ def test_files_linked_into_their_publishers_folders_keep_those_folders(tmp_path,
         (tmp_path / publisher).mkdir()
         (tmp_path / publisher / "report.md").symlink_to(tmp_path / "store" / name)
     monkeypatch.chdir(tmp_path)
-    _convert("acme", "-o", lib)
+    # named: a folder walk skips a link out of the folder (a folder someone sent may link to your files)
+    _convert("acme/report.md", "-o", lib)
     _review(lib, "acme/report.md", "Acme Rockets")
-    _convert("zorbq", "-o", lib)
+    _convert("zorbq/report.md", "-o", lib)
     assert _cards(lib)["zorbq/report.md"].organisation is None
+    assert "a link to a file outside the folder given" in _convert("zorbq", "-o", lib)
