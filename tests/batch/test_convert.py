@@ -602,48 +602,29 @@ def test_the_same_relative_names_converted_from_two_folders_into_one_library_sta
     assert len(Library.open(lib).entries) == 2
 
 
-def test_a_library_moved_with_its_sources_reads_its_relative_names_from_where_it_is_now(tmp_path, monkeypatch):
-    # `cd old && convert pm -o lib`, then the folder is moved (or the repository holding it cloned
-    # on another machine): the anchor names a folder that is gone; read from it, nothing was found,
-    # the unchanged file's record was moved to an absolute name and the amended one got a second record
+@pytest.mark.parametrize("how", ["moved", "copied"])
+def test_a_library_moved_or_copied_with_its_sources_reads_them_where_they_are_now(tmp_path, monkeypatch, how):
+    # `cd first && convert pm -o lib`, then the folder is moved, or copied (a repository cloned beside
+    # the first) while the first stays: an absolute anchor named a folder gone (the unchanged file's
+    # record moved to an absolute name) or the first folder (its files read): the amended file got
+    # a second record. The anchor is kept relative to the library: the folder beside it, wherever it is
     for name, what in (("x.md", "payments API"), ("y.md", "search cluster")):
-        (tmp_path / "old" / "pm").mkdir(parents=True, exist_ok=True)
-        (tmp_path / "old" / "pm" / name).write_text(_REPORT.format(what=what), encoding="utf-8")
-    monkeypatch.chdir(tmp_path / "old")
+        (tmp_path / "first" / "pm").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "first" / "pm" / name).write_text(_REPORT.format(what=what), encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "first")
     assert "2 converted" in _cli_convert("pm", "-o", "lib")
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "old").rename(tmp_path / "new")
+    (shutil.copytree if how == "copied" else os.rename)(tmp_path / "first", tmp_path / "new")
     with open(tmp_path / "new" / "pm" / "y.md", "a", encoding="utf-8") as out:
         out.write("\nThe billing job failed again an hour later.\n")
     monkeypatch.chdir(tmp_path / "new")
     output = _cli_convert("pm", "-o", "lib")
     assert output.splitlines() == ["0 converted, 1 updated, 1 unchanged, 0 pending review, 0 failed"], output
     assert sorted(e.location for e in Library.open("lib").entries.values()) == ["pm/x.md", "pm/y.md"]
-    # the anchor is kept relative to the library: the folder beside it, wherever that is now
     assert json.loads((tmp_path / "new" / "lib" / ".pmparse" / "anchor.json").read_text()) == {"folder": ".."}
-
-
-def test_a_library_copied_with_its_sources_reads_the_copies_while_the_original_stays(tmp_path, monkeypatch):
-    # a project folder copied (or a repository cloned beside the first): an anchor naming the
-    # original folder read the original's files, so the copy's amended file got a second record
-    import shutil
-
-    for name, what in (("x.md", "payments API"), ("y.md", "search cluster")):
-        (tmp_path / "first" / "pm").mkdir(parents=True, exist_ok=True)
-        (tmp_path / "first" / "pm" / name).write_text(_REPORT.format(what=what), encoding="utf-8")
-    monkeypatch.chdir(tmp_path / "first")
-    assert "2 converted" in _cli_convert("pm", "-o", "lib")
-    shutil.copytree(tmp_path / "first", tmp_path / "copy")
-    with open(tmp_path / "copy" / "pm" / "y.md", "a", encoding="utf-8") as out:
-        out.write("\nThe billing job failed again an hour later.\n")
-    monkeypatch.chdir(tmp_path / "copy")
-    output = _cli_convert("pm", "-o", "lib")
-    assert output.splitlines() == ["0 converted, 1 updated, 1 unchanged, 0 pending review, 0 failed"], output
-    assert sorted(e.location for e in Library.open("lib").entries.values()) == ["pm/x.md", "pm/y.md"]
-    # the original is untouched and still finds its own files
-    monkeypatch.chdir(tmp_path / "first")
-    assert "0 converted, 0 updated, 2 unchanged" in _cli_convert("pm", "-o", "lib")
-
+    if how == "copied":  # the first is untouched and still finds its own files
+        monkeypatch.chdir(tmp_path / "first")
+        assert "0 converted, 0 updated, 2 unchanged" in _cli_convert("pm", "-o", "lib")
 
 
 def test_relative_names_given_while_the_anchor_folder_is_away_are_not_mixed_with_the_anchors(tmp_path, monkeypatch):
