@@ -123,3 +123,8 @@ def test_site_highlights_evidence_and_lists_problems_from_inside_the_library(pro
     page = (project / "site" / "cards" / f"{card_id}.html").read_text(encoding="utf-8")
     assert re.search(r"<mark\b", page) and "The source text cannot be read" not in page
 
+
+def test_train_library_reads_the_reviewed_sources_from_inside_the_library(project, monkeypatch):
+    here, inside = _from_both(project, monkeypatch, ["train", "--library", "LIB"])
+    assert "1 reviewed record(s)" in here.output, here.output
+    assert inside.output == here.output and "not a file" not in inside.output
