@@ -8,6 +8,7 @@ unshown and unmoved onto an amended text, and the library's rows lost their unit
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 
@@ -128,3 +129,18 @@ def test_train_library_reads_the_reviewed_sources_from_inside_the_library(projec
     here, inside = _from_both(project, monkeypatch, ["train", "--library", "LIB"])
     assert "1 reviewed record(s)" in here.output, here.output
     assert inside.output == here.output and "not a file" not in inside.output
+
+
+def test_a_gone_anchor_folder_gives_way_to_the_folder_the_library_s_relative_names_are_found_from(
+        project, monkeypatch, tmp_path):
+    # the anchor names a folder that is gone (an absolute anchor, the library moved with its
+    # sources): validate reads relative names from where they are files, as convert adopts that folder
+    (project / "lib" / ".pmparse" / "anchor.json").write_text(
+        json.dumps({"folder": str(tmp_path / "gone")}), encoding="utf-8")
+    monkeypatch.chdir(project)
+    result = CliRunner().invoke(main, ["validate", "lib"])
+    assert result.exit_code == 1 and "says 'Alert on pool saturation.'" in result.output, result.output
+    # from a folder none of them is a file from, the anchor stays: no text, nothing to check
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert CliRunner().invoke(main, ["validate", str(project / "lib")]).exit_code == 0

@@ -565,7 +565,7 @@ def source_text_of(card: Card, places: SourcePlaces) -> str | None:
     Args:
         card: The record.
         places: Its library's places (:attr:`pmparse.library.store.Library.places`,
-            :func:`pmparse.library.store.places_of`): a relative location is read from the
+            :func:`pmparse.library.anchored.places_of`): a relative location is read from the
             library's anchor, not from the folder this process runs in (run from inside the
             library, a command found no text: evidence went unchecked, unshown and unmoved).
     """

@@ -570,25 +570,6 @@ class Library:
             self._index_dirty = True
 
 
-class _Locations:
-    """The source locations of the library at ``root``, scanned only when iterated:
-    :meth:`SourcePlaces.of_library` asks for them only when the recorded anchor folder is gone."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-
-    def __iter__(self):
-        return iter(Library.open(self.root).by_location)
-
-
-def places_of(root: str | Path) -> SourcePlaces:
-    """The places of the library at ``root`` (:attr:`Library.places`) for a command that reads its
-    record files itself (``validate``, ``site``, ``diff A B``): relative source locations are read
-    from the library's anchor, as ``convert`` reads them, whatever folder the command runs in.
-    The library is scanned only when its recorded anchor folder is gone."""
-    return SourcePlaces.of_library(Path(root), _Locations(Path(root)))
-
-
 def local_model_dir(root: str | Path) -> Path:
     """Where a library keeps its own field model (``pmparse train --library``; convert uses it).
 

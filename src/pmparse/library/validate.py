@@ -12,9 +12,9 @@ from pydantic import ValidationError
 
 from pmparse.card.schema import TEXT_FIELDS, Card, Evidence, Item
 from pmparse.library.folder import RECORD_FILE, library_root
+from pmparse.library.anchored import places_of
 from pmparse.library.places import SourcePlaces
 from pmparse.library.records import field_path, format_of, parse_data, problem_text, source_text_of
-from pmparse.library.store import places_of
 from pmparse.util import CONTROL_CHARACTERS
 from pmparse.yaml_problems import line_of, syntax_error
 

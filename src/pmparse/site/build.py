@@ -34,8 +34,9 @@ from pmparse.errors import RecordError, UnsafePathError, UsageError
 from pmparse.locations import is_url
 from pmparse.library.records import card_data, source_text_of
 from pmparse.library.folder import RECORD_FILE, library_root
+from pmparse.library.anchored import places_of
 from pmparse.library.places import SourcePlaces
-from pmparse.library.store import Library, places_of
+from pmparse.library.store import Library
 from pmparse.library.validate import card_problems, hidden_records
 from pmparse.paths import inside
 from pmparse.review.compare import value_hash
