@@ -144,3 +144,26 @@ def test_a_gone_anchor_folder_gives_way_to_the_folder_the_library_s_relative_nam
     (tmp_path / "elsewhere").mkdir()
     monkeypatch.chdir(tmp_path / "elsewhere")
     assert CliRunner().invoke(main, ["validate", str(project / "lib")]).exit_code == 0
+
+
+def test_diff_of_records_in_two_libraries_reads_each_source_from_its_own_library(tmp_path, monkeypatch):
+    # two projects each convert their own pm/a.md (the same relative name, other texts): diff A B
+    # read B's source from A's anchor, found A's text (another sha256) and showed none of B's
+    # evidence, even run from B's anchor, where it was shown before anchors were read (rev-14e)
+    for name, text in (("one", REPORT), ("two", REPORT.replace("after 5 minutes", "after 15 minutes"))):
+        (tmp_path / name / "pm").mkdir(parents=True)
+        (tmp_path / name / "pm" / "a.md").write_text(text, encoding="utf-8")
+        monkeypatch.chdir(tmp_path / name)
+        assert CliRunner().invoke(main, ["convert", "pm", "-o", "lib"]).exit_code == 0
+    a, b = (tmp_path / "one" / "lib" / "IL-0001.yaml"), (tmp_path / "two" / "lib" / "IL-0001.yaml")
+    for where in (tmp_path, tmp_path / "two"):
+        monkeypatch.chdir(where)
+        result = CliRunner().invoke(main, ["diff", str(a), str(b)])
+        assert "paged the on-call engineer after {+15+} minutes" in result.output, result.output
+        assert "source text not available" not in result.output
+        assert re.search(r"evidence line \d+, confidence [\d.]+: An alert on the error rate paged the on-call "
+                         r"engineer after 15 minutes\.", result.output), result.output
+    monkeypatch.chdir(tmp_path)
+    shown = json.loads(CliRunner().invoke(main, ["diff", str(a), str(b), "--format", "json"]).output)
+    detection = next(c for c in shown["records"][0]["changes"] if c["field"] == "detection")
+    assert detection["evidence"][0]["sentence"].endswith("paged the on-call engineer after 15 minutes."), detection

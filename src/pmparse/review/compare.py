@@ -74,6 +74,9 @@ class CardDiff:
         suggestion_label: How to name the suggestion in headers.
         places: The record's library's places: its source texts are read from them (a relative
             location from the library's anchor) to show evidence and move it onto an amended text.
+        suggestion_places: The places of the suggestion's own library, when it is a record file
+            of another library (``pmparse diff A B``): its evidence is shown from its text read
+            there; None: :attr:`places`.
         changes: Fields to review, in card order.
         unchanged: Fields equal in record and suggestion.
         moved: Text fields whose items say the same words as the suggestion's, found elsewhere in
@@ -105,6 +108,12 @@ class CardDiff:
     rejected: list[str] = field(default_factory=list)
     two_files: bool = False
     draft: bool = False
+    suggestion_places: SourcePlaces | None = None
+
+    def suggestion_text(self) -> str | None:
+        """The source text the suggestion's offsets index, read from the suggestion's library
+        (:attr:`suggestion_places`, else :attr:`places`), or None when it cannot be had unchanged."""
+        return source_text_of(self.suggestion, self.suggestion_places or self.places)
 
     @property
     def source_changed(self) -> bool:
@@ -483,8 +492,8 @@ def _read_record(path: Path) -> tuple[Card, str]:
 
 
 def diff_files(a: str | Path, b: str | Path) -> CardDiff:
-    """Compare two record files, field by field (``b`` is read as a suggestion for ``a``); their
-    sources are read as the library of ``a`` reads them (a relative location from its anchor).
+    """Compare two record files, field by field (``b`` is read as a suggestion for ``a``); each
+    one's source is read as its own library reads it (a relative location from its anchor).
 
     Raises:
         RecordError: a file is unreadable or not a valid card.
@@ -494,5 +503,8 @@ def diff_files(a: str | Path, b: str | Path) -> CardDiff:
     suggestion, _ = _read_record(b)
     diff = compare(record, suggestion, record_path=a, record_text=text, suggestion_label=str(b),
                    places=places_of(a.parent))
+    # B may be a record of another library, whose relative location names a file from its own
+    # anchor: read from A's, it was another text (or none) and B's evidence went unshown
+    diff.suggestion_places = places_of(b.parent)
     diff.two_files = True
     return diff
