@@ -167,3 +167,25 @@ def test_diff_of_records_in_two_libraries_reads_each_source_from_its_own_library
     shown = json.loads(CliRunner().invoke(main, ["diff", str(a), str(b), "--format", "json"]).output)
     detection = next(c for c in shown["records"][0]["changes"] if c["field"] == "detection")
     assert detection["evidence"][0]["sentence"].endswith("paged the on-call engineer after 15 minutes."), detection
+
+
+def test_a_library_from_elsewhere_with_a_gone_anchor_and_a_planted_index_link_still_validates(
+        project, monkeypatch, tmp_path):
+    # a library received from someone else: its anchor an absolute folder of their machine, its
+    # scan cache a link out. Looking for the folder its relative names are read from scanned it
+    # as convert does, which refuses the link: validate and site stopped with exit 2 (they read
+    # record files one by one and never touch the cache); they now read the records' locations
+    # without it (rev-14e)
+    state = project / "lib" / ".pmparse"
+    (state / "anchor.json").write_text(json.dumps({"folder": str(tmp_path / "gone")}), encoding="utf-8")
+    (state / "index.json").unlink()
+    (state / "index.json").symlink_to(tmp_path / "elsewhere.json")
+    monkeypatch.chdir(project)
+    result = CliRunner().invoke(main, ["validate", "lib"])
+    assert result.exit_code == 1 and "says 'Alert on pool saturation.'" in result.output, result.output
+    # site opens the library for a card with a pending suggestion, which refuses the link as
+    # before anchors were read; with none pending it reads records one by one, as validate does
+    shutil.rmtree(state / "pending")
+    result = CliRunner().invoke(main, ["site", "lib", "-o", str(tmp_path / "site")])
+    assert result.exit_code == 1 and "says 'Alert on pool saturation.'" in result.output, result.output
+    assert not (tmp_path / "elsewhere.json").exists()  # nothing written through the link

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pmparse.errors import UnsafePathError
+from pmparse.library.folder import RECORD_FILE
 from pmparse.library.places import SourcePlaces
+from pmparse.library.records import source_keys
 from pmparse.library.store import Library
 
 
@@ -20,7 +23,20 @@ class _Locations:
         self.root = root
 
     def __iter__(self):
-        return iter(Library.open(self.root).by_location)
+        try:
+            return iter(Library.open(self.root).by_location)
+        except UnsafePathError:
+            # a library from elsewhere whose scan cache is a link out: the scan refuses it, but a
+            # command that reads records one by one never needed the cache (it stopped with exit
+            # 2): read each record's location from its file instead
+            return self._from_files()
+
+    def _from_files(self):
+        for path in sorted(self.root.iterdir()):
+            if RECORD_FILE.match(path.name) and path.is_file():
+                location = source_keys(path)[1]
+                if location is not None:
+                    yield location
 
 
 def places_of(root: str | Path) -> SourcePlaces:
