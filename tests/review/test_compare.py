@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -13,12 +14,16 @@ from pmparse.batch.convert import convert
 from pmparse.card.schema import Card, Evidence, Item, Pipeline, Source, Support
 from pmparse.cli import main
 from pmparse.cli.render import evidence_sentence, render_change, render_folded, render_patch, render_text
+from pmparse.library.places import SourcePlaces
 from pmparse.library.records import card_data, dumps, loads
 from pmparse.library.splice import splice, top_regions
 from pmparse.review.compare import compare, merge, same_reading
 from pmparse.review.session import diff_paths
 from pmparse.util import sha256_text
 from tests.helpers import CORE_DNS, INOTIFY, convert_with_other_model
+
+#: Where the cards below are read from: their sources are named by absolute paths.
+PLACES = SourcePlaces(os.getcwd())
 
 # a source of our own: offsets below index it
 TEXT = (
@@ -54,16 +59,16 @@ def test_three_way_compare_tells_updates_conflicts_and_kept_edits(tmp_path):
         "date": "2024-04-30",
         "root_cause": [_item("A retry loop held every worker on one poisoned message.")],
     })
-    diff = compare(record, suggestion, base)
+    diff = compare(record, suggestion, base, places=PLACES)
     kinds = {c.field: c.kind for c in diff.changes}
     assert kinds == {"date": "conflict", "symptoms": "update", "root_cause": "update"}
     assert diff.kept == ["organisation"]
     assert "trigger" in diff.unchanged and "organisation" not in diff.unchanged
     # without a base every difference is a plain change, the person's edit included
-    assert {c.field: c.kind for c in compare(record, suggestion).changes} == {
+    assert {c.field: c.kind for c in compare(record, suggestion, places=PLACES).changes} == {
         "organisation": "change", "date": "change", "symptoms": "change", "root_cause": "change"}
     # a rejected value is not proposed
-    diff = compare(record, suggestion, base, lambda name, value: name == "symptoms")
+    diff = compare(record, suggestion, base, lambda name, value: name == "symptoms", places=PLACES)
     assert diff.rejected == ["symptoms"] and "symptoms" not in [c.field for c in diff.changes]
 
 
@@ -73,11 +78,11 @@ def test_merge_takes_the_field_and_its_support(tmp_path):
                       support={"organisation": Support(confidence=0.9, origin="front_matter"),
                                "components.queue": Support(confidence=0.7, origin="text")},
                       pipeline=Pipeline(version="0.1.0", model="m2"))
-    merged = merge(record, suggestion, ["components"])
+    merged = merge(record, suggestion, ["components"], places=PLACES)
     assert merged.components == ["queue"] and merged.organisation == "Billing"
     assert merged.support["organisation"].confidence == 0.5 and "components.queue" in merged.support
     assert merged.pipeline.model == "m2"
-    assert merge(record, suggestion, []).pipeline.model is None
+    assert merge(record, suggestion, [], places=PLACES).pipeline.model is None
 
 
 def test_splice_rewrites_only_the_changed_keys(tmp_path):
@@ -123,7 +128,7 @@ def test_changed_items_show_words_evidence_and_confidence(tmp_path):
     record = make(tmp_path, root_cause=[Item(text="A retry loop held a worker.", evidence=[Evidence(start=1, end=5)],
                                              confidence=0.4)])
     suggestion = make(tmp_path, root_cause=[_item("A retry loop held every worker on one poisoned message.", 0.82)])
-    diff = compare(record, suggestion)
+    diff = compare(record, suggestion, places=PLACES)
     plain = render_change(diff, diff.changes[0])
     assert plain[0] == "@@ root_cause @@"
     # numbered as review --items takes them: the reworded item is change 1 (drop) and 2 (add)
@@ -143,7 +148,7 @@ def test_a_line_break_in_a_records_value_cannot_print_a_hunk_line_of_its_own(tmp
     record = make(tmp_path, root_cause=[Item(text="A retry loop.\n+Accept me too", evidence=[Evidence(start=1, end=5)],
                                              confidence=0.4)])
     suggestion = make(tmp_path, root_cause=[_item("A retry loop held every worker on one poisoned message.", 0.82)])
-    diff = compare(record, suggestion)
+    diff = compare(record, suggestion, places=PLACES)
     for color in (False, True):
         lines = render_change(diff, diff.changes[0], color=color)
         assert not any("\n" in line for line in lines)
@@ -225,7 +230,7 @@ def test_patch_applies_with_git_and_keeps_the_human_lines(pending_library, tmp_p
     report = diff_paths([str(pending_library)])
     for diff in report.diffs:
         applied = (repo / diff.record_path.name).read_text(encoding="utf-8")
-        expected = merge(diff.record, diff.suggestion, [c.field for c in diff.changes])
+        expected = merge(diff.record, diff.suggestion, [c.field for c in diff.changes], places=diff.places)
         assert card_data(loads(applied, "yaml", "x")) == card_data(expected)
     assert "# confirmed with the on-call notes\ndate: '2020-02-04'\n" in (repo / "IL-0001.yaml").read_text()
     # once applied, nothing is left to propose
@@ -339,21 +344,21 @@ def test_an_amended_source_moves_same_words_and_keeps_a_person_edit_pmparse_did_
     suggestion = base.model_copy(update={"source": amended, "symptoms": moved(base.symptoms, 0.7),
                                          "root_cause": moved(base.root_cause),
                                          "trigger": [_item("The dead-letter queue was switched off.")]})
-    diff = compare(record, suggestion, base)
+    diff = compare(record, suggestion, base, places=PLACES)
     # the same words elsewhere (a new confidence too) are no decision; the person's root cause is
     # kept: pmparse's words for it did not change, only where they stand
     assert diff.moved == ["symptoms"] and diff.kept == ["root_cause"]
     assert [c.field for c in diff.changes] == ["trigger"] and diff.open
     # without an amendment the same difference in evidence is a change to decide
     same = suggestion.model_copy(update={"source": base.source})
-    assert "symptoms" in [c.field for c in compare(record, same, base).changes]
+    assert "symptoms" in [c.field for c in compare(record, same, base, places=PLACES).changes]
     # following the new text takes the moved field whole and leaves the person's words alone
-    followed = merge(record, suggestion, [], follow=True)
+    followed = merge(record, suggestion, [], follow=True, places=PLACES)
     assert followed.symptoms == suggestion.symptoms and followed.source.sha256 == "0" * 64
     assert [i.text for i in followed.root_cause] == ["Workers retried one bad message forever."]
     assert followed.trigger == []
     # with nothing taken and no follow the record stays as it is
-    assert merge(record, suggestion, []) == record
+    assert merge(record, suggestion, [], places=PLACES) == record
 
 
 def test_splice_moves_evidence_in_place_and_falls_back_per_field_for_other_layouts(tmp_path):
@@ -407,14 +412,14 @@ def test_other_confidences_for_the_same_items_are_nothing_to_decide(tmp_path):
         "symptoms": [_item("Invoices piled up for two hours.", 0.55)],
         "trigger": [_item("The dead-letter queue was switched off.", 0.4)],
     })
-    diff = compare(record, suggestion, base)
+    diff = compare(record, suggestion, base, places=PLACES)
     assert diff.rescored == ["root_cause"]
     assert diff.kept == ["symptoms"]  # the person's edit stands: pmparse's reading is the base's
     assert [c.field for c in diff.changes] == ["trigger"]
     assert "the same items, other confidences" in "\n".join(render_folded(diff))
     # other words, other evidence or another origin are a new reading, whatever the confidence
     moved = base.model_copy(update={"root_cause": [_item("A retry loop held every worker", 0.62)]})
-    assert [c.field for c in compare(record, moved, base).changes] == ["root_cause"]
+    assert [c.field for c in compare(record, moved, base, places=PLACES).changes] == ["root_cause"]
     assert not same_reading([{"text": "a", "evidence": [], "confidence": 1.0, "origin": "person"}],
                             [{"text": "a", "evidence": [], "confidence": 1.0, "origin": "model"}])
 

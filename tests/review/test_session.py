@@ -465,7 +465,8 @@ def test_a_killed_review_leaves_every_record_old_or_new(pending):
     after = snapshot(pending)
     assert after["IL-0002.yaml"] == before["IL-0002.yaml"]  # old
     # IL-0001 is new: exactly the two accepted fields taken, the rest as it was
-    expected = card_data(merge(loads(before["IL-0001.yaml"].decode(), "yaml", "old"), suggestion, taken))
+    expected = card_data(merge(loads(before["IL-0001.yaml"].decode(), "yaml", "old"), suggestion, taken,
+                               places=Library.open(pending).places))
     card = card_data(Library.read(pending / "IL-0001.yaml"))
     assert card["status"] == "reviewed" and card["reviewed"]["by"] == "carol"
     assert {k: v for k, v in card.items() if k not in ("status", "reviewed")} == {

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import os
+
 from pmparse.card.schema import Evidence
 from pmparse.site.view import Anchors, field_values, field_views, filled, search_words, summary, year_of
 from tests.helpers import text_card
@@ -61,11 +63,12 @@ def test_evidence_that_cannot_be_marked_says_why():
 
 
 def test_a_pending_field_is_shown_beside_the_records_value():
+    from pmparse.library.places import SourcePlaces
     from pmparse.review.compare import compare
 
     record = card(status="reviewed")
     suggestion = card(remediation=[(38, 62, 0.4)])
-    diff = compare(record, suggestion)
+    diff = compare(record, suggestion, places=SourcePlaces(os.getcwd()))
     anchors = Anchors(len(TEXT), record.source.sha256)
     views = {v.name: v for v in field_views(record, {}, anchors, suggestion, diff.changes)}
     assert views["remediation"].kind == "change"

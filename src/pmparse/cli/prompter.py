@@ -185,7 +185,7 @@ class Prompter:
             return _CANCELLED
         try:
             value = parse_edit(edited, change.field)
-            merge(diff.record, diff.suggestion, [change.field], {change.field: value})
+            merge(diff.record, diff.suggestion, [change.field], {change.field: value}, places=diff.places)
         except RecordError as exc:
             self._echo(shown(f"edit not used: {exc.message}"))
             return _CANCELLED

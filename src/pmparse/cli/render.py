@@ -13,7 +13,7 @@ import click
 
 from pmparse.card.schema import FACT_FIELDS, TAG_FIELDS, TEXT_FIELDS, Card
 from pmparse.util import shown
-from pmparse.library.records import card_data, source_text_of
+from pmparse.library.records import card_data
 from pmparse.library.splice import patched_text
 from pmparse.review.anchor import BOUNDARY, MARKER, WORDS
 from pmparse.review.compare import CardDiff, DiffReport, FieldChange, ItemChange, item_changes
@@ -174,7 +174,7 @@ def _number(number: int) -> str:
 def render_change(diff: CardDiff, change: FieldChange, color: bool = False) -> list[str]:
     """The lines of one field's hunk: removed and added values, evidence under each added one."""
     style = _Style(color)
-    text = source_text_of(diff.suggestion)
+    text = diff.suggestion_text()
     note = {"update": "pmparse changed its suggestion; the record still holds the old one",
             "conflict": "the record was edited or kept by a person; pmparse now suggests otherwise",
             "change": ""}[change.kind]
@@ -236,8 +236,9 @@ def render_item(diff: CardDiff, change: ItemChange, color: bool = False) -> list
     item = change.item
     if change.kind == "drop":
         return [style(f"-{item['text']}", fg="red")]
+    text = diff.suggestion_text()
     return [style(f"+{item['text']}", fg="green"),
-            *_evidence_lines(_view(item["evidence"], item["confidence"], source_text_of(diff.suggestion)), style)]
+            *_evidence_lines(_view(item["evidence"], item["confidence"], text), style)]
 
 
 def _pipeline(card: Card) -> str:
@@ -303,7 +304,7 @@ def render_json(report: DiffReport) -> str:
     """The report as JSON for tools: every record compared, its changes with evidence, and errors."""
     records = []
     for diff in report.diffs:
-        text = source_text_of(diff.suggestion)
+        text = diff.suggestion_text()
         changes = []
         for change in diff.changes:
             evidence: list[dict] = []

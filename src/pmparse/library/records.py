@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from pmparse.card.schema import TEXT_FIELDS, Card
 from pmparse.errors import RecordError
 from pmparse.library import yaml_text
-from pmparse.locations import split_location
+from pmparse.library.places import SourcePlaces
 from pmparse.util import read_regular_file, sha256_text
 from pmparse.yaml_problems import CalendarLoader, line_of, syntax_error
 
@@ -559,13 +559,22 @@ def _salvage_source_json(text: str) -> tuple[str | None, str | None]:
     return (sha.group(1) if sha else None, value if isinstance(value, str) else None)
 
 
-def source_text_of(card: Card) -> str | None:
-    """The text a card's offsets index, when it can be had unchanged."""
+def source_text_of(card: Card, places: SourcePlaces) -> str | None:
+    """The text a card's offsets index, when it can be had unchanged.
+
+    Args:
+        card: The record.
+        places: Its library's places (:attr:`pmparse.library.store.Library.places`,
+            :func:`pmparse.library.anchored.places_of`): a relative location is read from the
+            library's anchor, not from the folder this process runs in (run from inside the
+            library, a command found no text: evidence went unchecked, unshown and unmoved).
+    """
     if card.source.extracted_text is not None:
         return card.source.extracted_text
     # an entry of a many-incident file indexes the whole file (its location names the entry); the
-    # record may name any path, so only a regular file of bounded size is read
-    data = read_regular_file(split_location(card.source.location)[0])
+    # record may name any path, so only a regular file of bounded size is read, and only while
+    # its sha256 is the record's
+    data = read_regular_file(places.path(card.source.location))
     if data is None:
         return None
     try:

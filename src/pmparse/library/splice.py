@@ -164,5 +164,6 @@ def patched_text(diff: CardDiff, fields: list[str] | None = None) -> str:
     follows an amended source) from the suggestion; the record's own address stays."""
     names = [c.field for c in diff.changes] if fields is None else fields
     new = keep_own_address(diff.record, diff.base, diff.suggestion,
-                           merge(diff.record, diff.suggestion, names, follow=fields is None))
+                           merge(diff.record, diff.suggestion, names, follow=fields is None,
+                                 places=diff.places))
     return splice(diff.record_text, format_of(diff.record_path), new)

@@ -12,6 +12,8 @@ from pydantic import ValidationError
 
 from pmparse.card.schema import TEXT_FIELDS, Card, Evidence, Item
 from pmparse.library.folder import RECORD_FILE, library_root
+from pmparse.library.anchored import places_of
+from pmparse.library.places import SourcePlaces
 from pmparse.library.records import field_path, format_of, parse_data, problem_text, source_text_of
 from pmparse.util import CONTROL_CHARACTERS
 from pmparse.yaml_problems import line_of, syntax_error
@@ -57,6 +59,7 @@ def validate_library(root: str | Path, warn: Callable[[str], None] | None = None
         ``(records_checked, problems)``.
     """
     root = library_root(root)
+    places = places_of(root)
     problems: list[Problem] = []
     seen: dict[str, str] = {}
     checked = 0
@@ -87,7 +90,7 @@ def validate_library(root: str | Path, warn: Callable[[str], None] | None = None
             problems.extend(Problem(path.name, field_path(e["loc"]), problem_text(e) + note, line_of(text, e["loc"]))
                             for e in exc.errors())
             continue
-        problems.extend(card_problems(path.name, card, text))
+        problems.extend(card_problems(path.name, card, text, places=places))
         if card.id in seen:
             problems.append(Problem(path.name, "id", f"{card.id} is also used by {seen[card.id]}"))
         seen.setdefault(card.id, path.name)
@@ -97,7 +100,7 @@ def validate_library(root: str | Path, warn: Callable[[str], None] | None = None
     return checked, problems
 
 
-def card_problems(file: str, card: Card, record_text: str | None = None) -> list[Problem]:
+def card_problems(file: str, card: Card, record_text: str | None = None, *, places: SourcePlaces) -> list[Problem]:
     """What is wrong with a record that parses and fits the schema, on its own: its file name
     against its id, and its evidence against the source text when the text is at hand (an offset
     past the text's end, an item's evidence that does not say its words).
@@ -110,12 +113,13 @@ def card_problems(file: str, card: Card, record_text: str | None = None) -> list
         file: The record's file name (its stem should be the id).
         card: The record.
         record_text: The record file's text, for the line of each evidence problem.
+        places: The library's places: a relative source location is read from its anchor.
     """
     problems = []
     stem = Path(file).stem
     if stem != card.id:
         problems.append(Problem(file, "id", f"expected {stem} (the file name), found {card.id}"))
-    source_text = source_text_of(card)
+    source_text = source_text_of(card, places)
     if source_text is not None:
         for name, ev in card.evidence_spans():
             # a stretch marked with an earlier text's sha256 indexes that text, not this one

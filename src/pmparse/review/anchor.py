@@ -8,6 +8,7 @@ from typing import Any
 import yaml
 
 from pmparse.card.schema import FACT_FIELDS, TAG_FIELDS, TEXT_FIELDS, Card
+from pmparse.library.places import SourcePlaces
 from pmparse.library.records import card_data, source_text_of
 
 #: The fields a person reviews, in card order.
@@ -140,11 +141,14 @@ def reanchor_evidence(data: dict, old_text: str | None, new_text: str | None, su
         sup["evidence"] = moved
 
 
-def reanchor(data: dict, record: Card, suggestion: Card, taken: list[str] | tuple[str, ...]) -> None:
+def reanchor(data: dict, record: Card, suggestion: Card, taken: list[str] | tuple[str, ...],
+             places: SourcePlaces) -> None:
     """Move the evidence of every review field not in ``taken`` from ``record``'s source text onto
-    ``suggestion``'s (:func:`reanchor_evidence`); ``data`` is the record's plain JSON, changed in place."""
+    ``suggestion``'s (:func:`reanchor_evidence`); ``data`` is the record's plain JSON, changed in place.
+    ``places``: the library's, which read both texts (a relative location from its anchor)."""
     keep = [name for name in REVIEW_FIELDS if name not in taken]
-    reanchor_evidence(data, source_text_of(record), source_text_of(suggestion), card_data(suggestion), keep)
+    reanchor_evidence(data, source_text_of(record, places), source_text_of(suggestion, places), card_data(suggestion),
+                      keep)
 
 
 def last_end(node: yaml.Node) -> int:

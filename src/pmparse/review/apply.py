@@ -25,7 +25,7 @@ from pmparse.util import atomic_write
 def _advance_base(library: Library, suggestion: Card, name: str) -> None:
     base = library.read_state("base", suggestion.id)
     if base is not None:
-        library.write_state("base", merge(base, suggestion, [name]))
+        library.write_state("base", merge(base, suggestion, [name], places=library.places))
 
 
 def accept_field(library: Library, entry: Entry, suggestion: Card, name: str, by: str, at: str,
@@ -46,7 +46,7 @@ def accept_field(library: Library, entry: Entry, suggestion: Card, name: str, by
         RecordError: the record cannot be read, or the edited value does not fit the schema.
     """
     def take(current: Card) -> Card:
-        taken = merge(current, suggestion, [name], {name: value} if edited else None)
+        taken = merge(current, suggestion, [name], {name: value} if edited else None, places=library.places)
         return mark_reviewed(taken, by, at) if mark else taken
 
     new = rewrite_record(library, entry, suggestion, take)
@@ -87,11 +87,13 @@ def accept_items(library: Library, entry: Entry, suggestion: Card, name: str, ac
         if current.source.sha256 != suggestion.source.sha256:
             # an amended source: the record's own items move onto the text the suggestion read,
             # as a field kept by an accept elsewhere does (reanchor_evidence)
-            reanchor_evidence(data, source_text_of(current), source_text_of(suggestion), card_data(suggestion), [name])
+            reanchor_evidence(data, source_text_of(current, library.places), source_text_of(suggestion, library.places),
+                              card_data(suggestion), [name])
         offered = card_data(suggestion)[name]
         change = FieldChange(name, "change", data[name], offered)
         refused.extend(c.item for c in item_changes(change) if c.kind == "add" and c.number not in accepted)
-        taken = merge(current, suggestion, [name], taken={name: picked_items(data[name], offered, accepted)})
+        taken = merge(current, suggestion, [name], taken={name: picked_items(data[name], offered, accepted)},
+                      places=library.places)
         return taken if draft else mark_reviewed(taken, by, at)
 
     new = rewrite_record(library, entry, suggestion, take)
@@ -160,7 +162,7 @@ def follow_source(library: Library, entry: Entry, suggestion: Card) -> Card | No
         The record as written, or None when it already reads the suggestion's text.
     """
     return rewrite_record(library, entry, suggestion, lambda current: None if current.source.sha256 == suggestion.source.sha256
-                    else merge(current, suggestion, [], follow=True))
+                    else merge(current, suggestion, [], follow=True, places=library.places))
 
 
 def reject_field(library: Library, suggestion: Card, name: str, by: str, at: str) -> None:

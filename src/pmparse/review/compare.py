@@ -25,6 +25,8 @@ from pydantic import ValidationError
 from pmparse.card.schema import FACT_FIELDS, TAG_FIELDS, TEXT_FIELDS, Card
 from pmparse.card.title import RESTATED_FACTS, restates
 from pmparse.errors import RecordError, UsageError
+from pmparse.library.anchored import places_of
+from pmparse.library.places import SourcePlaces
 from pmparse.library.records import card_data, dumps, format_of, loads, source_text_of
 from pmparse.review.anchor import REVIEW_FIELDS, reanchor, reanchor_evidence, person_items
 from pmparse.util import sha256_text
@@ -70,6 +72,11 @@ class CardDiff:
         record_path: The record file.
         record_text: The record file's text, as read.
         suggestion_label: How to name the suggestion in headers.
+        places: The record's library's places: its source texts are read from them (a relative
+            location from the library's anchor) to show evidence and move it onto an amended text.
+        suggestion_places: The places of the suggestion's own library, when it is a record file
+            of another library (``pmparse diff A B``): its evidence is shown from its text read
+            there; None: :attr:`places`.
         changes: Fields to review, in card order.
         unchanged: Fields equal in record and suggestion.
         moved: Text fields whose items say the same words as the suggestion's, found elsewhere in
@@ -92,6 +99,7 @@ class CardDiff:
     record_path: Path
     record_text: str
     suggestion_label: str
+    places: SourcePlaces
     changes: list[FieldChange] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     moved: list[str] = field(default_factory=list)
@@ -100,6 +108,12 @@ class CardDiff:
     rejected: list[str] = field(default_factory=list)
     two_files: bool = False
     draft: bool = False
+    suggestion_places: SourcePlaces | None = None
+
+    def suggestion_text(self) -> str | None:
+        """The source text the suggestion's offsets index, read from the suggestion's library
+        (:attr:`suggestion_places`, else :attr:`places`), or None when it cannot be had unchanged."""
+        return source_text_of(self.suggestion, self.suggestion_places or self.places)
 
     @property
     def source_changed(self) -> bool:
@@ -139,7 +153,8 @@ def value_hash(value: Any) -> str:
 
 def compare(record: Card, suggestion: Card, base: Card | None = None,
             is_rejected: Callable[[str, Any], bool] | None = None, record_path: Path | None = None,
-            record_text: str | None = None, suggestion_label: str = "suggestion") -> CardDiff:
+            record_text: str | None = None, suggestion_label: str = "suggestion", *,
+            places: SourcePlaces) -> CardDiff:
     """Compare a record with a suggestion, field by field, aware of the base.
 
     Args:
@@ -150,13 +165,14 @@ def compare(record: Card, suggestion: Card, base: Card | None = None,
         record_path: The record file (for headers and patches).
         record_text: The record file's text (for patches); the canonical dump when None.
         suggestion_label: How headers name the suggestion.
+        places: The record's library's places (:attr:`CardDiff.places`).
     """
     rec, sug = card_data(record), card_data(suggestion)
     old = card_data(base) if base is not None else None
     amended = record.source.sha256 != suggestion.source.sha256
     base_amended = base is not None and base.source.sha256 != suggestion.source.sha256
     diff = CardDiff(record.id, record, suggestion, base, record_path or Path(f"{record.id}.yaml"),
-                    record_text if record_text is not None else dumps(record), suggestion_label)
+                    record_text if record_text is not None else dumps(record), suggestion_label, places)
     for name in REVIEW_FIELDS:
         if rec[name] == sug[name]:
             diff.unchanged.append(name)
@@ -262,7 +278,8 @@ def three_way_words(record_value: list, base_value: list, suggested_value: list,
     return kept + [item for item in suggested_value if item["text"] not in base_words and item["text"] not in said]
 
 
-def onto_persons_edits(record: Card, base: Card, suggestion: Card, stand_in: bool = False) -> tuple[Card, set[str]]:
+def onto_persons_edits(record: Card, base: Card, suggestion: Card, stand_in: bool = False, *,
+                       places: SourcePlaces) -> tuple[Card, set[str]]:
     """The suggestion with each text or tag field a person edited (the record's value differs from
     the base's; read on another text, in its words or origins) replaced by pmparse's change applied to the person's
     items, so a review offers what pmparse changed without undoing what the person did: an item or
@@ -280,6 +297,8 @@ def onto_persons_edits(record: Card, base: Card, suggestion: Card, stand_in: boo
     and :func:`compare` gets none: a field pmparse reads as that stand-in (or in its words, on an
     amended text) is merged too, since compare, without a base, would offer the suggestion's value
     whole against the record, the person's items away.
+
+    ``places``: the library's, which read the source texts (a relative location from its anchor).
 
     Returns:
         The suggestion, and the names of the fields merged.
@@ -302,7 +321,7 @@ def onto_persons_edits(record: Card, base: Card, suggestion: Card, stand_in: boo
         else:
             value = three_way_words(rec[name], old[name], new[name], one_old_text)
             held = {"source": rec["source"], "support": {}, name: copy.deepcopy(value)}
-            reanchor_evidence(held, source_text_of(record), source_text_of(suggestion), new, [name])
+            reanchor_evidence(held, source_text_of(record, places), source_text_of(suggestion, places), new, [name])
             value = held[name]
         if value != new[name]:
             new[name] = value
@@ -403,7 +422,8 @@ def support_keys(name: str, support: dict) -> list[str]:
 
 
 def merge(record: Card, suggestion: Card, fields: list[str] | tuple[str, ...],
-          values: dict[str, Any] | None = None, follow: bool = False, taken: dict[str, Any] | None = None) -> Card:
+          values: dict[str, Any] | None = None, follow: bool = False, taken: dict[str, Any] | None = None, *,
+          places: SourcePlaces) -> Card:
     """The record with ``fields`` taken from the suggestion (or from ``values``, a person's edit, or
     ``taken``, items each the record's or the suggestion's as they are: :func:`picked_items`, whose
     record items already index the suggestion's text).
@@ -414,7 +434,8 @@ def merge(record: Card, suggestion: Card, fields: list[str] | tuple[str, ...],
     source text is not the record's (the source was amended), a text field whose items say the
     suggestion's words is taken whole (only its evidence and confidence differ: nothing a person
     decided), and the evidence of every other field kept is moved onto the new text
-    (:func:`reanchor_evidence`), so no offset indexes a text the card no longer names.
+    (:func:`reanchor_evidence`), so no offset indexes a text the card no longer names. ``places``:
+    the library's, which read the source texts (a relative location from its anchor).
 
     Raises:
         RecordError: an edited value does not fit the schema.
@@ -432,8 +453,8 @@ def merge(record: Card, suggestion: Card, fields: list[str] | tuple[str, ...],
             data[name] = taken[name]
         elif values and name in values:
             # a person's edit: items whose words changed are theirs, not the model's reading
-            data[name] = (person_items(values[name], new[name], source_text_of(suggestion)) if name in TEXT_FIELDS
-                          else values[name])
+            data[name] = (person_items(values[name], new[name], source_text_of(suggestion, places))
+                          if name in TEXT_FIELDS else values[name])
         else:
             data[name] = new[name]
         for key in support_keys(name, support):
@@ -443,7 +464,7 @@ def merge(record: Card, suggestion: Card, fields: list[str] | tuple[str, ...],
     data["support"] = support
     if fields or follow:
         if amended:
-            reanchor(data, record, suggestion, fields)
+            reanchor(data, record, suggestion, fields, places)
         data["source"], data["pipeline"] = new["source"], new["pipeline"]
     try:
         return Card.model_validate(data)
@@ -471,7 +492,8 @@ def _read_record(path: Path) -> tuple[Card, str]:
 
 
 def diff_files(a: str | Path, b: str | Path) -> CardDiff:
-    """Compare two record files, field by field (``b`` is read as a suggestion for ``a``).
+    """Compare two record files, field by field (``b`` is read as a suggestion for ``a``); each
+    one's source is read as its own library reads it (a relative location from its anchor).
 
     Raises:
         RecordError: a file is unreadable or not a valid card.
@@ -479,6 +501,10 @@ def diff_files(a: str | Path, b: str | Path) -> CardDiff:
     a, b = Path(a), Path(b)
     record, text = _read_record(a)
     suggestion, _ = _read_record(b)
-    diff = compare(record, suggestion, record_path=a, record_text=text, suggestion_label=str(b))
+    diff = compare(record, suggestion, record_path=a, record_text=text, suggestion_label=str(b),
+                   places=places_of(a.parent))
+    # B may be a record of another library, whose relative location names a file from its own
+    # anchor: read from A's, it was another text (or none) and B's evidence went unshown
+    diff.suggestion_places = places_of(b.parent)
     diff.two_files = True
     return diff

@@ -114,7 +114,7 @@ def open_draft(library: Library, entry: Entry) -> tuple[CardDiff, Card] | None:
     for name in asked:
         person[name] = empty_value(name)
     diff = compare(Card.model_validate(person), made, None, None, entry.path, read_text(entry.path),
-                   f"draft {entry.id} (what convert suggested)")
+                   f"draft {entry.id} (what convert suggested)", places=library.places)
     diff.changes = [change for change in diff.changes if change.field in asked]
     for change in diff.changes:
         change.linked = []

@@ -67,17 +67,17 @@ def open_diff(library: Library, entry: Entry, suggestion: Card) -> CardDiff:
     three_way = _one_text(entry.card, base, suggestion)
     merged: set[str] = set()
     if base is not None:
-        suggestion, merged = onto_persons_edits(entry.card, base, suggestion)
+        suggestion, merged = onto_persons_edits(entry.card, base, suggestion, places=library.places)
     else:
         # no base (a library copied without .pmparse/, a base deleted): the record's own items
         # stand for pmparse's last reading, its person's items for the person's edits, so an
         # item a person wrote or reworded is not offered for removal (the whole suggested field
         # was). What a person deleted cannot be told without a base: it is offered again
         suggestion, merged = onto_persons_edits(entry.card, _pipelines_part(entry.card), suggestion,
-                                                stand_in=True)
+                                                stand_in=True, places=library.places)
     check = rejected_check(memory, suggestion)
     label = f".pmparse/pending/{entry.id}.json"
-    diff = compare(entry.card, suggestion, base, check, entry.path, text, label)
+    diff = compare(entry.card, suggestion, base, check, entry.path, text, label, places=library.places)
     # where the three-way merge above kept the person's items (all fields when record, base and
     # suggestion read one text), a field that only lacks items the base holds is pmparse's drop
     # to offer
@@ -482,10 +482,10 @@ def edit_changes_nothing(diff: CardDiff, name: str, value: Any) -> bool:
     """Whether a person's edit of field ``name`` writes what taking the suggestion writes (the
     editor saved the value as shown, or with only its layout changed)."""
     try:
-        edited = merge(diff.record, diff.suggestion, [name], {name: value})
+        edited = merge(diff.record, diff.suggestion, [name], {name: value}, places=diff.places)
     except RecordError:
         return False  # not a value the field takes: the edit itself says so
-    return card_data(edited)[name] == card_data(merge(diff.record, diff.suggestion, [name]))[name]
+    return card_data(edited)[name] == card_data(merge(diff.record, diff.suggestion, [name], places=diff.places))[name]
 
 
 def _whole_or_items(card_id: str, change: FieldChange, decision: Decision) -> Decision:

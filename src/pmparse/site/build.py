@@ -31,9 +31,11 @@ from pathlib import Path
 from pmparse import __version__
 from pmparse.card.schema import FACT_FIELDS, Card
 from pmparse.errors import RecordError, UnsafePathError, UsageError
-from pmparse.locations import is_url, split_location
+from pmparse.locations import is_url
 from pmparse.library.records import card_data, source_text_of
 from pmparse.library.folder import RECORD_FILE, library_root
+from pmparse.library.anchored import places_of
+from pmparse.library.places import SourcePlaces
 from pmparse.library.store import Library
 from pmparse.library.validate import card_problems, hidden_records
 from pmparse.paths import inside
@@ -107,12 +109,13 @@ def _bytes(path: Path) -> bytes:
         return b""
 
 
-def _source_bytes(location: str | None) -> bytes:
+def _source_bytes(location: str | None, places: SourcePlaces) -> bytes:
     if not location or location == "-" or is_url(location):
         return b""
-    # an entry of a many-incident file is read from the whole file, as its record's text is; a
-    # device, a FIFO or a huge file a record names counts as missing (never read)
-    data = read_regular_file(split_location(location)[0])
+    # an entry of a many-incident file is read from the whole file, as its record's text is (a
+    # relative location from the library's anchor); a device, a FIFO or a huge file a record
+    # names counts as missing (never read)
+    data = read_regular_file(places.path(location))
     return b"\0missing" if data is None else data
 
 
@@ -140,10 +143,11 @@ def record_key(states: Library, card_id: str, path: Path, generator: str) -> str
     return digest.hexdigest()
 
 
-def source_key(location: str | None) -> str:
+def source_key(location: str | None, places: SourcePlaces) -> str:
     """Digest of a record's source file as it is now (the page shows its text only while it is the
-    text the card was made from)."""
-    return hashlib.sha256(_source_bytes(location)).hexdigest()
+    text the card was made from); ``places``: the library's, which read a relative location from
+    its anchor."""
+    return hashlib.sha256(_source_bytes(location, places)).hexdigest()
 
 
 class _Scanned:
@@ -153,6 +157,8 @@ class _Scanned:
     def __init__(self, root: Path) -> None:
         self.states = Library(root)  # state paths only: no scan
         self._library: Library | None = None
+        # relative source locations are read from the library's anchor, wherever site runs
+        self.places = places_of(root)
 
     @property
     def library(self) -> Library:
@@ -175,8 +181,8 @@ def render_card(scanned: _Scanned, card_id: str, path: Path, names: dict[str, st
         return invalid_summary(card_id, exc.message), pages.invalid_page(card_id, exc.message), None, []
     except (OSError, UnicodeDecodeError) as exc:  # gone or changed since it was read
         return invalid_summary(card_id, str(exc)), pages.invalid_page(card_id, str(exc)), None, []
-    problems = [str(problem) for problem in card_problems(str(path), card, record_text)]
-    text = source_text_of(card)
+    problems = [str(problem) for problem in card_problems(str(path), card, record_text, places=scanned.places)]
+    text = source_text_of(card, scanned.places)
     anchors = Anchors(None if text is None else len(text), card.source.sha256)
     suggestion, entry, changes, note, open_ = None, None, [], None, False
     if scanned.states.state_path("pending", card_id).is_file():
@@ -309,7 +315,7 @@ def _build(root: Path, out: Path, force: bool) -> SiteReport:
         key = record_key(scanned.states, card_id, path, generator)
         rel = f"cards/{card_id}.html"
         hit = known.get(card_id)
-        if hit is not None and hit["key"] == key and hit["source"] == source_key(hit["location"]) \
+        if hit is not None and hit["key"] == key and hit["source"] == source_key(hit["location"], scanned.places) \
                 and rel in old_files and (out / rel).is_file():
             cards[card_id] = hit
             writer.keep(rel, old_files[rel])
@@ -324,8 +330,8 @@ def _build(root: Path, out: Path, force: bool) -> SiteReport:
         report.rendered += 1
         writer.put(rel, html)
         # the problems are kept with the page: a rebuild that keeps the page still lists them
-        cards[card_id] = {"key": key, "source": source_key(location), "location": location, "summary": row,
-                          "problems": problems}
+        cards[card_id] = {"key": key, "source": source_key(location, scanned.places), "location": location,
+                          "summary": row, "problems": problems}
     summaries = {i: c["summary"] for i, c in cards.items()}
     report.cards = len(summaries)
     report.invalid = [line for i, s in sorted(summaries.items()) for line in

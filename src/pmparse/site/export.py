@@ -83,7 +83,8 @@ def export_rows(library_root: str | Path) -> tuple[list[dict], list[str]]:
         except (OSError, UnicodeDecodeError) as exc:  # gone or changed since it was read
             errors.append(f"{entry.path}: {exc}")
             continue
-        errors.extend(str(problem) for problem in card_problems(str(entry.path), card, record_text))
+        errors.extend(str(problem) for problem in card_problems(str(entry.path), card, record_text,
+                                                                  places=library.places))
         rows.append(export_row(card, library.state_path("pending", card_id).is_file()))
     errors.extend(str(problem) for problem in hidden_records(root))  # a second file of an id: never read
     return rows, errors

@@ -20,7 +20,6 @@ note: its offsets index a text this run cannot read.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
 from pmparse.card.schema import TEXT_FIELDS, Card
@@ -28,7 +27,7 @@ from pmparse.errors import InputError, RecordError
 from pmparse.ingest.read import ingest
 from pmparse.library.records import card_data
 from pmparse.library.store import Library
-from pmparse.locations import split_location
+from pmparse.library.places import SourcePlaces
 from pmparse.nlp.components.classifier import NONE, unit_rows
 from pmparse.review.compare import value_hash
 from pmparse.review.drafts import decided_fields
@@ -150,13 +149,16 @@ def unit_targets(offsets: list[tuple[int, int]], positives: dict[str, list[tuple
     return out
 
 
-def _read_source(card: Card, notes: list[str]):
-    """The source text a record's offsets index, or None (with a note) when it cannot be read again."""
-    path, _ = split_location(card.source.location)
-    if card.source.location == "-" or path.startswith(("http://", "https://")) or not os.path.isfile(path):
-        notes.append(f"{card.id}: left out: its source {card.source.location} is not a file here "
-                     "(run train --library where convert ran)")
+def _read_source(card: Card, notes: list[str], places: SourcePlaces):
+    """The source text a record's offsets index, or None (with a note) when it cannot be read again.
+
+    ``places``: the library's; a relative location is read from its anchor (the folder of its
+    first ``convert``), wherever ``train --library`` runs."""
+    if not places.is_file(card.source.location):
+        notes.append(f"{card.id}: left out: its source {card.source.location} is not a file "
+                     f"(relative names are read from {places.anchor})")
         return None
+    path = places.path(card.source.location)
     try:
         ingested = ingest(path)
     except InputError as exc:
@@ -188,7 +190,7 @@ def library_rows(library_dir, nlp=None) -> LibraryRows:
         whole = card.status == "reviewed"
         if not whole and not any(positives.values()) and not any(negatives.values()):
             continue  # an untouched draft: nothing decided
-        ingested = _read_source(card, found.notes)
+        ingested = _read_source(card, found.notes, library.places)
         if ingested is None:
             continue
         doc = analyse_structure(nlp, ingested)
