@@ -42,6 +42,7 @@ def write_lock(root: str | Path) -> Iterator[None]:
     try:
         # the folder too: a new library under a read-only parent failed here with a traceback
         lock.parent.mkdir(parents=True, exist_ok=True)
+        _write_gitignore(Path(root))
         fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
     except OSError as exc:
         reason = exc.strerror or str(exc)
@@ -61,3 +62,35 @@ def write_lock(root: str | Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock
+
+
+#: ``.pmparse/.gitignore``: what of pmparse's state belongs to one checkout. The lock is recreated by
+#: any run; the scan cache holds stat keys (times, inode) of one checkout's files, wrong in every
+#: other and a conflict at each pull where both curators converted; an intent is a write a killed
+#: run left half done here. Bases, pending suggestions, rejections, draft decisions, the anchor
+#: and the library's model are the curators' work and are shared (docs/record-format.md).
+GITIGNORE = """# pmparse: files local to this checkout (see "Sharing a library through git" in
+# docs/record-format.md); the rest of .pmparse/ is the curators' work: commit it
+lock
+index.json
+intent/
+.*.tmp
+"""
+
+
+def _write_gitignore(root: Path) -> None:
+    """Write ``.pmparse/.gitignore`` once, when the library has none: a curator's own is kept.
+
+    A library kept in git was committed with its lock and scan cache (``git add -A``), which
+    every run rewrote: a changed file after each convert and a merge conflict at each pull.
+    """
+    path = inside(root, ".pmparse/.gitignore")
+    try:
+        # O_EXCL: never replaces a file, nor follows a link put in its place
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    except FileExistsError:
+        return
+    except OSError:
+        return  # a read-only library: the lock's own open says why, as before
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(GITIGNORE)
