@@ -42,7 +42,8 @@ from pmparse.locations import is_url, split_location
 from pmparse.library.lock import write_lock
 from pmparse.library.records import RecordFormat
 from pmparse.library.folder import check_new_library_folder, glob_named, gone_sources, remove_if_unused
-from pmparse.library.store import Library, refuse_unfinished_merge
+from pmparse.library.shared import refuse_unfinished_merge
+from pmparse.library.store import Library
 from pmparse.library.sync import Status, still_waiting, store
 from pmparse.nlp.pipeline import PipelineConfig
 from pmparse.util import temporary_prefix, write_errors

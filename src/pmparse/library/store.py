@@ -27,14 +27,14 @@ from pathlib import Path
 
 from pmparse import __version__
 from pmparse.card.schema import SCHEMA_VERSION, Card
-from pmparse.errors import RecordError, UsageError
+from pmparse.errors import RecordError
 from pmparse.library.folder import RECORD_FILE, held_number
 from pmparse.library.places import SourcePlaces
+from pmparse.library.statefiles import file_key as _file_key, write_unless_held
 from pmparse.library.records import RecordFormat, card_data, dumps, format_of, loads, source_keys
 from pmparse.locations import split_location
 from pmparse.paths import inside
 from pmparse.util import atomic_write, sha256_text
-from pmparse.yaml_problems import merge_conflict_line
 
 
 #: Cards kept parsed at a time; the index itself holds only a few strings per record.
@@ -109,46 +109,9 @@ def _digest(text: str) -> str:
     return sha256_text(text)
 
 
-def _file_key(path: Path) -> list[int] | None:
-    """What tells that a file changed: replacing, editing or re-permissioning it changes one of these."""
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return [st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino]
-
 #: A file changed this close (ns) before the index was written may change again within the same
 #: clock tick without its key changing (git's "racy" entries): such entries are not trusted.
 _RACY_NS = 2_000_000_000
-
-
-def _held_text(path: Path) -> str | None:
-    """The text of a regular state file, or None (missing, a link, unreadable)."""
-    try:
-        if path.is_symlink() or not path.is_file():
-            return None
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
-def _same_json(one: str, other: str) -> bool:
-    """Whether two JSON texts hold the same data, whatever the order of their keys."""
-    try:
-        return json.loads(one) == json.loads(other)
-    except ValueError:
-        return False
-
-
-def _conflict_in(path: Path) -> int | None:
-    """The line of git's first conflict marker in a regular file, or None (also when unreadable)."""
-    try:
-        if not path.is_file() or path.is_symlink():
-            return None
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    return merge_conflict_line(text)
 
 
 def _index_header() -> dict:
@@ -304,39 +267,10 @@ class Library:
         except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
             return {}, {}, 0  # no cache, or one that cannot be trusted: every record is parsed
 
-    def unfinished_merges(self) -> list[tuple[str, int]]:
-        """Record and state files holding git's conflict markers, as ``(name, line)``; the name is
-        relative to the library.
-
-        A library shared through git is left so until a curator finishes a merge. A record there
-        stood for whichever side's source its first ``source:`` block named (the other side's file
-        got a second record), a base for none (its draft taken for a person's record). Only files
-        the scan cache does not vouch for are read: git gives each file it writes a new stat key.
-        """
-        found = []
-        for entry in sorted(self.entries.values(), key=lambda e: e.path.name):
-            if entry.card is not None:
-                continue
-            line = _conflict_in(entry.path)
-            if line is not None:
-                found.append((entry.path.name, line))
-        for kind in ("base", "pending", "rejected", "drafts"):
-            folder = self.state_dir / kind
-            try:
-                names = sorted(os.listdir(folder))
-            except OSError:
-                continue
-            for name in names:
-                if not name.endswith(".json"):
-                    continue
-                path = folder / name
-                hit = self._states.get(f"{kind}/{name[:-5]}")
-                if hit is not None and hit[0] == _file_key(path):
-                    continue
-                line = _conflict_in(path)
-                if line is not None:
-                    found.append((f".pmparse/{kind}/{name}", line))
-        return found
+    def vouches_for(self, kind: str, card_id: str) -> bool:
+        """Whether the scan cache knows the state file of ``kind`` as it is now (its stat key)."""
+        hit = self._states.get(f"{kind}/{card_id}")
+        return hit is not None and hit[0] == _file_key(self.state_path(kind, card_id))
 
     def save_index(self) -> None:
         """Write the scan cache when it changed (a shortcut only: losing it costs a slower scan)."""
@@ -523,14 +457,7 @@ class Library:
         """
         path = self.state_path(kind, card.id)
         text = dumps(card, "json", data)
-        held = _held_text(path)
-        if held is not None and held != text and _same_json(held, text):
-            # the same state with its keys in another order (a review's base, written again by
-            # the next convert): the file is left as it is, or every clone that ran convert had a
-            # changed file to commit, and a conflict at the next pull
-            text = held
-        else:
-            atomic_write(path, text)
+        text = write_unless_held(path, text)  # the same data in another key order is left as it is
         if kind == "base":
             # a base written now supersedes whatever a run cut short left as intent
             try:
@@ -652,25 +579,6 @@ def local_model_dir(root: str | Path) -> Path:
     from pmparse.paths import plain_folder
 
     return plain_folder(Path(root), ".pmparse/model")
-
-
-def refuse_unfinished_merge(library: Library) -> None:
-    """Stop a writer (``convert``, ``review``) before anything is written while a git merge is
-    unfinished in the library (:meth:`Library.unfinished_merges`).
-
-    Raises:
-        UsageError: a record or state file holds conflict markers: which source the record stands
-            for, or what pmparse last wrote, is the curator's to settle (two curators who each gave
-            a new file the same id, one record edited on both sides).
-    """
-    found = library.unfinished_merges()
-    if not found:
-        return
-    named = ", ".join(f"{name} (line {line})" for name, line in found[:5]) + (" ..." if len(found) > 5 else "")
-    raise UsageError(f"expected a library whose git merge is finished, found an unfinished merge (git conflict "
-                     f"markers) in {named}: keep one side of each conflict, or both edits, remove the markers "
-                     "and run this again (two new files given one id: keep one side's record and base, and "
-                     "convert gives the other file a new id)", str(library.root))
 
 
 def is_edited(library: Library, entry: Entry) -> bool:

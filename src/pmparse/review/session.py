@@ -37,7 +37,8 @@ from pmparse.library.leftovers import drop_orphan_pending, pending_files, remove
 from pmparse.library.lock import write_lock
 from pmparse.library.records import card_data
 from pmparse.library.folder import library_root
-from pmparse.library.store import Entry, Library, refuse_unfinished_merge
+from pmparse.library.shared import refuse_unfinished_merge
+from pmparse.library.store import Entry, Library
 from pmparse.review.anchor import REVIEW_FIELDS
 from pmparse.review.apply import (accept_field, accept_items, drop_field, follow_source, note_decision,
                                   reject_field)
