@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -85,12 +86,31 @@ def _write_gitignore(root: Path) -> None:
     every run rewrote: a changed file after each convert and a merge conflict at each pull.
     """
     path = inside(root, ".pmparse/.gitignore")
-    try:
-        # O_EXCL: never replaces a file, nor follows a link put in its place
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
-    except FileExistsError:
+    if os.path.lexists(path):
         return
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".gitignore.", suffix=".tmp", dir=path.parent)
     except OSError:
         return  # a read-only library: the lock's own open says why, as before
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(GITIGNORE)
+    try:
+        os.chmod(tmp, 0o644)
+        # written whole before it takes the name: a write cut short (a full disk, a killed run) left
+        # a part that every later run kept as a curator's own, the lock and scan cache unignored
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(GITIGNORE)
+            handle.flush()
+            os.fsync(handle.fileno())
+        try:
+            # a hard link never replaces a file, nor follows a link put in its place
+            os.link(tmp, path)
+        except FileExistsError:
+            pass
+        except OSError:
+            # a file system without hard links: a rename, unless a curator's own came meanwhile
+            if not os.path.lexists(path):
+                os.replace(tmp, path)
+    finally:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass

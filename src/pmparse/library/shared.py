@@ -29,7 +29,9 @@ def unfinished_merges(library: Library) -> list[tuple[str, int]]:
     """
     found = []
     for entry in sorted(library.entries.values(), key=lambda e: e.path.name):
-        if entry.card is None:  # a record that parses holds no markers
+        # a record the scan found invalid: a record that parses holds no markers, and asking a
+        # valid one for its card parsed every record the scan cache vouched for, at every run
+        if entry.error is not None:
             line = _conflict_in(entry.path)
             if line is not None:
                 found.append((entry.path.name, line))
