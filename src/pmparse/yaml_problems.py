@@ -5,6 +5,7 @@ several lines, name ``<unicode string>`` and link to a web page)."""
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from typing import Callable
 
@@ -120,6 +121,28 @@ class CalendarLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ig
 
 
 CalendarLoader.add_constructor("tag:yaml.org,2002:timestamp", _calendar_timestamp)
+
+
+#: The first line of a conflict git leaves in a file both sides of a merge changed. At the start of
+#: a line no record pmparse writes (YAML or JSON) holds it: its values are indented or quoted.
+_CONFLICT_START = re.compile(r"^<{7}(?: |$)", re.M)
+
+
+def merge_conflict_line(text: str) -> int | None:
+    """The line (from 1) where ``text`` holds git's conflict markers (``<<<<<<< HEAD``), or None.
+
+    A library shared through git is left so by a merge both curators' changes reach (two records
+    given one id, one field edited on both sides): YAML said "could not find expected ':'", and
+    convert took the record for whichever side's source it read first.
+    """
+    match = _CONFLICT_START.search(text)
+    return None if match is None else text.count("\n", 0, match.start()) + 1
+
+
+def merge_conflict_reason(line: int) -> str:
+    """What a record or state file left mid-merge is, and what to do (a sentence to follow a file name)."""
+    return (f"found an unfinished merge (git conflict markers from line {line}): keep one side of each "
+            "conflict, or both edits, and remove the markers")
 
 
 def syntax_error(exc: Exception) -> tuple[int | None, str]:

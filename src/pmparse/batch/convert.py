@@ -42,6 +42,7 @@ from pmparse.locations import is_url, split_location
 from pmparse.library.lock import write_lock
 from pmparse.library.records import RecordFormat
 from pmparse.library.folder import check_new_library_folder, glob_named, gone_sources, remove_if_unused
+from pmparse.library.shared import refuse_unfinished_merge
 from pmparse.library.store import Library
 from pmparse.library.sync import Status, still_waiting, store
 from pmparse.nlp.pipeline import PipelineConfig
@@ -521,6 +522,7 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
                     keep_results, url_base, timeout, exclude, all_files, fetch, isolate, organisation) -> ConvertReport:
     with write_lock(library_path):  # held until the batch ends: one writer per library
         library = Library.open(library_path)
+        refuse_unfinished_merge(library)  # before anything is written: see its docstring
         library.finish_writes()  # a killed run's last record and its base agree before anything is compared
         remove_temporaries(library.root)  # what a killed run left half written
         drop_orphan_pending(library)  # suggestions for records a person deleted wait for nothing

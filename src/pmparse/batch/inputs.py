@@ -6,6 +6,7 @@ import fnmatch
 import functools
 import glob
 import os
+import stat
 import re
 from typing import Iterable, Iterator, NamedTuple, Sequence
 
@@ -274,11 +275,55 @@ def excluded_by(path: str, relative: str, patterns: Sequence[str]) -> str | None
 
 
 def skip_reason(path: str, relative: str, exclude: Sequence[str] = (), all_files: bool = False) -> str | None:
-    """Why a found file is not converted (an ``--exclude`` glob, or not an incident report), or None."""
+    """Why a found file is not converted (an ``--exclude`` glob, not an incident report, or a
+    symbolic link checked out as a plain file), or None."""
     pattern = excluded_by(path, relative, exclude)
     if pattern is not None:
         return f"excluded by --exclude {pattern}"
-    return None if all_files else not_incident_reason(path)
+    if all_files:
+        return None
+    reason = not_incident_reason(path)
+    if reason is None:
+        target = link_stub_target(path)
+        if target is not None:
+            reason = (f"not an incident report (a symbolic link checked out as a plain file holding its target, "
+                      f"{target!r}: git with core.symlinks=false; the target is converted by its own name); "
+                      "--all-files converts it anyway")
+    return reason
+
+
+#: Longest link target a link stub is read for (PATH_MAX): a longer file is no stub.
+_LINK_STUB_MAX = 4096
+
+
+def link_stub_target(path: str) -> str | None:
+    """The target a file holds when it is a symbolic link git checked out as a plain file, else None.
+
+    With ``core.symlinks=false`` git writes each link as a file holding only its target, with no
+    line break; a folder walk read each as a report of one line and made it a record (a draft
+    whose trigger was the path). Such a file is known by naming, relative to its own folder, a
+    file or folder that exists: a report is never only that.
+    """
+    try:
+        # only a regular file is opened: opening a named pipe waits for a writer, for ever
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > _LINK_STUB_MAX:
+            return None
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as handle:
+            data = handle.read(_LINK_STUB_MAX + 1)
+    except (OSError, ValueError):
+        return None
+    try:
+        target = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if not target or any(ch in target for ch in "\n\r\0") or target != target.strip():
+        return None
+    try:
+        return target if os.path.lexists(os.path.join(os.path.dirname(path), target)) else None
+    except (OSError, ValueError):
+        return None
 
 
 def check_url_base(base: str) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Callable
 
 from pmparse.errors import PmparseError, UsageError
-from pmparse.library.lock import write_lock
+from pmparse.library.lock import GITIGNORE, write_lock
 from pmparse.locations import is_url, split_location
 
 #: A record file's name: its id and format.
@@ -77,7 +77,8 @@ def remove_if_unused(path: Path) -> None:
     """Remove a library folder this batch created and wrote no record to (every input failed or
     was skipped: a mistyped path), so no empty library is left behind.
 
-    Only the batch's own bookkeeping is deleted (``.pmparse/lock``, ``.pmparse/index.json``), and
+    Only the batch's own bookkeeping is deleted (``.pmparse/lock``, ``.pmparse/index.json``, the
+    ``.pmparse/.gitignore`` the lock wrote, as it wrote it), and
     folders only with ``rmdir``, which refuses one that is not empty: a file anyone else put there
     in the meantime stops the removal instead of being lost."""
     if not path.is_dir():
@@ -90,7 +91,8 @@ def remove_if_unused(path: Path) -> None:
                 return
             state = path / ".pmparse"
             entries = list(state.iterdir()) if state.is_dir() else []
-            if any(p.name not in ("lock", "index.json") and not (p.is_dir() and not any(p.iterdir())) for p in entries):
+            if any(p.name not in ("lock", "index.json") and not _our_gitignore(p)
+                   and not (p.is_dir() and not any(p.iterdir())) for p in entries):
                 return  # a suggestion or memory of some record: not this batch's to remove
             if any(p.name != ".pmparse" for p in path.iterdir()):
                 return
@@ -104,6 +106,16 @@ def remove_if_unused(path: Path) -> None:
             path.rmdir()
     except (OSError, PmparseError):
         pass  # best effort (another process holds the lock): a folder left behind is harmless
+
+
+def _our_gitignore(path: Path) -> bool:
+    """Whether ``path`` is the ``.pmparse/.gitignore`` :func:`write_lock` wrote, unchanged."""
+    if path.name != ".gitignore" or path.is_symlink() or not path.is_file():
+        return False
+    try:
+        return path.read_text(encoding="utf-8") == GITIGNORE
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def gone_sources(by_location: dict[str, str], folders: set[str], read: dict[str, set[str]] | None = None,

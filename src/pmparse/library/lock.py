@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -42,6 +43,7 @@ def write_lock(root: str | Path) -> Iterator[None]:
     try:
         # the folder too: a new library under a read-only parent failed here with a traceback
         lock.parent.mkdir(parents=True, exist_ok=True)
+        _write_gitignore(Path(root))
         fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
     except OSError as exc:
         reason = exc.strerror or str(exc)
@@ -61,3 +63,54 @@ def write_lock(root: str | Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock
+
+
+#: ``.pmparse/.gitignore``: what of pmparse's state belongs to one checkout. The lock is recreated by
+#: any run; the scan cache holds stat keys (times, inode) of one checkout's files, wrong in every
+#: other and a conflict at each pull where both curators converted; an intent is a write a killed
+#: run left half done here. Bases, pending suggestions, rejections, draft decisions, the anchor
+#: and the library's model are the curators' work and are shared (docs/record-format.md).
+GITIGNORE = """# pmparse: files local to this checkout (see "Sharing a library through git" in
+# docs/record-format.md); the rest of .pmparse/ is the curators' work: commit it
+lock
+index.json
+intent/
+.*.tmp
+"""
+
+
+def _write_gitignore(root: Path) -> None:
+    """Write ``.pmparse/.gitignore`` once, when the library has none: a curator's own is kept.
+
+    A library kept in git was committed with its lock and scan cache (``git add -A``), which
+    every run rewrote: a changed file after each convert and a merge conflict at each pull.
+    """
+    path = inside(root, ".pmparse/.gitignore")
+    if os.path.lexists(path):
+        return
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".gitignore.", suffix=".tmp", dir=path.parent)
+    except OSError:
+        return  # a read-only library: the lock's own open says why, as before
+    try:
+        os.chmod(tmp, 0o644)
+        # written whole before it takes the name: a write cut short (a full disk, a killed run) left
+        # a part that every later run kept as a curator's own, the lock and scan cache unignored
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(GITIGNORE)
+            handle.flush()
+            os.fsync(handle.fileno())
+        try:
+            # a hard link never replaces a file, nor follows a link put in its place
+            os.link(tmp, path)
+        except FileExistsError:
+            pass
+        except OSError:
+            # a file system without hard links: a rename, unless a curator's own came meanwhile
+            if not os.path.lexists(path):
+                os.replace(tmp, path)
+    finally:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass

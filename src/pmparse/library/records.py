@@ -19,7 +19,8 @@ from pmparse.errors import RecordError
 from pmparse.library import yaml_text
 from pmparse.library.places import SourcePlaces
 from pmparse.util import read_regular_file, sha256_text
-from pmparse.yaml_problems import CalendarLoader, line_of, syntax_error
+from pmparse.yaml_problems import (CalendarLoader, line_of, merge_conflict_line, merge_conflict_reason,
+                                   syntax_error)
 
 RecordFormat = Literal["yaml", "json"]
 
@@ -440,6 +441,9 @@ def loads(text: str, fmt: RecordFormat, where: str) -> Card:
     try:
         data = parse_data(text, fmt)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        conflict = merge_conflict_line(text)
+        if conflict is not None:
+            raise RecordError(f"expected a {fmt.upper()} record, {merge_conflict_reason(conflict)}", where) from exc
         line, reason = syntax_error(exc)
         at = f" at line {line}" if line is not None else ""
         found = ("a key given twice" if isinstance(exc, DuplicateKeyError)

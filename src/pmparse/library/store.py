@@ -30,6 +30,7 @@ from pmparse.card.schema import SCHEMA_VERSION, Card
 from pmparse.errors import RecordError
 from pmparse.library.folder import RECORD_FILE, held_number
 from pmparse.library.places import SourcePlaces
+from pmparse.library.statefiles import file_key as _file_key, write_unless_held
 from pmparse.library.records import RecordFormat, card_data, dumps, format_of, loads, source_keys
 from pmparse.locations import split_location
 from pmparse.paths import inside
@@ -107,14 +108,6 @@ def _entry_from_card(card: Card, path: Path, library: Library) -> Entry:
 def _digest(text: str) -> str:
     return sha256_text(text)
 
-
-def _file_key(path: Path) -> list[int] | None:
-    """What tells that a file changed: replacing, editing or re-permissioning it changes one of these."""
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return [st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino]
 
 #: A file changed this close (ns) before the index was written may change again within the same
 #: clock tick without its key changing (git's "racy" entries): such entries are not trusted.
@@ -273,6 +266,11 @@ class Library:
             return rows, states, written
         except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
             return {}, {}, 0  # no cache, or one that cannot be trusted: every record is parsed
+
+    def vouches_for(self, kind: str, card_id: str) -> bool:
+        """Whether the scan cache knows the state file of ``kind`` as it is now (its stat key)."""
+        hit = self._states.get(f"{kind}/{card_id}")
+        return hit is not None and hit[0] == _file_key(self.state_path(kind, card_id))
 
     def save_index(self) -> None:
         """Write the scan cache when it changed (a shortcut only: losing it costs a slower scan)."""
@@ -459,7 +457,7 @@ class Library:
         """
         path = self.state_path(kind, card.id)
         text = dumps(card, "json", data)
-        atomic_write(path, text)
+        text = write_unless_held(path, text)  # the same data in another key order is left as it is
         if kind == "base":
             # a base written now supersedes whatever a run cut short left as intent
             try:

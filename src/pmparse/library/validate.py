@@ -16,7 +16,7 @@ from pmparse.library.anchored import places_of
 from pmparse.library.places import SourcePlaces
 from pmparse.library.records import field_path, format_of, parse_data, problem_text, source_text_of
 from pmparse.util import CONTROL_CHARACTERS
-from pmparse.yaml_problems import line_of, syntax_error
+from pmparse.yaml_problems import line_of, merge_conflict_line, merge_conflict_reason, syntax_error
 
 
 @dataclass(frozen=True)
@@ -71,6 +71,10 @@ def validate_library(root: str | Path, warn: Callable[[str], None] | None = None
             text = path.read_text(encoding="utf-8")
             data = parse_data(text, format_of(path))
         except (json.JSONDecodeError, yaml.YAMLError) as exc:
+            conflict = merge_conflict_line(text)
+            if conflict is not None:
+                problems.append(Problem(path.name, "(record)", merge_conflict_reason(conflict), conflict))
+                continue
             line, reason = syntax_error(exc)
             problems.append(Problem(path.name, "(record)", f"not readable as {format_of(path).upper()}: {reason}"
                                     + _pending_note(root, path.stem), line))

@@ -37,6 +37,7 @@ from pmparse.library.leftovers import drop_orphan_pending, pending_files, remove
 from pmparse.library.lock import write_lock
 from pmparse.library.records import card_data
 from pmparse.library.folder import library_root
+from pmparse.library.shared import refuse_unfinished_merge
 from pmparse.library.store import Entry, Library
 from pmparse.review.anchor import REVIEW_FIELDS
 from pmparse.review.apply import (accept_field, accept_items, drop_field, follow_source, note_decision,
@@ -256,6 +257,7 @@ def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), re
     by = reviewer_name(reviewer)
     with write_lock(root):
         library = Library.open(root)
+        refuse_unfinished_merge(library)
         library.finish_writes()
         remove_temporaries(library.root)  # what a killed run left half written
         drop_orphan_pending(library)

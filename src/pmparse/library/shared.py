@@ -1,0 +1,77 @@
+"""A library shared through git: a merge left unfinished in it (docs/record-format.md, "Sharing
+a library through git")."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pmparse.errors import UsageError
+from pmparse.library.statefiles import regular_text
+from pmparse.yaml_problems import merge_conflict_line
+
+if TYPE_CHECKING:
+    from pmparse.library.store import Library
+
+#: The state folders a merge can leave conflict markers in (the intent folder stays out of git).
+_MERGED_STATE = ("base", "pending", "rejected", "drafts")
+
+
+def unfinished_merges(library: Library) -> list[tuple[str, int]]:
+    """Record and state files holding git's conflict markers, as ``(name, line)``; the name is
+    relative to the library.
+
+    A library shared through git is left so until a curator finishes a merge. A record there
+    stood for whichever side's source its first ``source:`` block named (the other side's file got
+    a second record), a base for none (its draft taken for a person's record). Only files the scan
+    cache does not vouch for are read: git gives each file it writes a new stat key.
+    """
+    found = []
+    for entry in sorted(library.entries.values(), key=lambda e: e.path.name):
+        # a record the scan found invalid: a record that parses holds no markers, and asking a
+        # valid one for its card parsed every record the scan cache vouched for, at every run
+        if entry.error is not None:
+            line = _conflict_in(entry.path)
+            if line is not None:
+                found.append((entry.path.name, line))
+    for kind in _MERGED_STATE:
+        folder = library.state_dir / kind
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            continue
+        for name in names:
+            if not name.endswith(".json"):
+                continue
+            if library.vouches_for(kind, name[:-5]):
+                continue
+            line = _conflict_in(folder / name)
+            if line is not None:
+                found.append((f".pmparse/{kind}/{name}", line))
+    return found
+
+
+def refuse_unfinished_merge(library: Library) -> None:
+    """Stop a writer (``convert``, ``review``) before anything is written while a git merge is
+    unfinished in the library (:func:`unfinished_merges`).
+
+    Raises:
+        UsageError: a record or state file holds conflict markers: which source the record stands
+            for, or what pmparse last wrote, is the curator's to settle (two curators who each gave
+            a new file the same id, one record edited on both sides).
+    """
+    found = unfinished_merges(library)
+    if not found:
+        return
+    named = ", ".join(f"{name} (line {line})" for name, line in found[:5]) + (" ..." if len(found) > 5 else "")
+    raise UsageError(f"expected a library whose git merge is finished, found an unfinished merge (git conflict "
+                     f"markers) in {named}: keep one side of each conflict, or both edits, remove the markers "
+                     "and run this again (two new files given one id: keep one side's record and base, and "
+                     "convert gives the other file a new id)", str(library.root))
+
+
+def _conflict_in(path: Path) -> int | None:
+    """The line of git's first conflict marker in a regular file, or None (also when unreadable)."""
+    text = regular_text(path)
+    return None if text is None else merge_conflict_line(text)
