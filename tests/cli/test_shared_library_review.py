@@ -52,7 +52,7 @@ def test_a_gitignore_write_cut_short_leaves_no_part_to_be_kept_as_the_curators(t
 
     monkeypatch.setattr(os, "fdopen", lambda *a, **k: _Full(real_fdopen(*a, **k)))
     first = _convert(CliRunner(), "pm")
-    assert first.exit_code == 1, first.output
+    assert first.exit_code == 0, first.output  # the .gitignore is advice: its failed write stops nothing
     ignore = tmp_path / "lib" / ".pmparse" / ".gitignore"
     # an empty .gitignore left here was taken for a curator's own at every later run: the lock and
     # the scan cache went into git after all

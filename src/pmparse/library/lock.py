@@ -109,6 +109,8 @@ def _write_gitignore(root: Path) -> None:
             # a file system without hard links: a rename, unless a curator's own came meanwhile
             if not os.path.lexists(path):
                 os.replace(tmp, path)
+    except OSError:
+        pass  # advice, not state: a full disk leaves none, and the next run writes it
     finally:
         try:
             os.unlink(tmp)
