@@ -6,8 +6,8 @@ import fnmatch
 import functools
 import glob
 import os
-import stat
 import re
+import stat
 from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from pmparse.errors import UsageError
