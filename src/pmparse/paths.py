@@ -17,6 +17,14 @@ from pathlib import Path, PurePosixPath
 from pmparse.errors import UnsafePathError
 
 
+def real_path(path: str) -> str:
+    """``path`` absolute with every link resolved, or absolute as it is where it cannot be resolved."""
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return os.path.abspath(path)
+
+
 def plain_parts(rel: str) -> tuple[str, ...]:
     """The components of ``rel``, a relative name of plain parts (``cards/IL-0001.html``).
 

@@ -13,6 +13,8 @@ from typing import Iterable, Iterator, NamedTuple, Sequence
 from pmparse.errors import UsageError
 from pmparse.ingest.read import normal_url
 from pmparse.locations import is_url, url_parts
+from pmparse.paths import real_path as _real
+from pmparse.util import read_regular_file
 
 #: File name endings a folder walk picks up (files without any ending are read as text too).
 SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".mdown", ".mkd", ".mdx", ".qmd", ".erb", ".html", ".htm", ".rst",
@@ -170,13 +172,6 @@ def _glob_base(pattern: str, path=os.path) -> str:
     return drive + base
 
 
-def _real(path: str) -> str:
-    try:
-        return os.path.realpath(path)
-    except (OSError, ValueError):
-        return os.path.abspath(path)
-
-
 #: File names (before their first dot, lower case) that are never one incident's report: a folder's
 #: readme, a change log, project policies. An index page is another matter (:func:`not_incident_reason`).
 _NOT_INCIDENT_STEMS = {"readme": "a readme", "changelog": "a change log", "changes": "a change log", "contributing": "a contributing guide",
@@ -243,13 +238,13 @@ def not_incident_content(text: str, masked: Sequence[tuple[int, int]] = (), titl
 def _pages_in(folder: str) -> frozenset[str]:
     """The names of the files in ``folder`` a walk would pick (:func:`_walk_picks`)."""
     try:
-        stat = os.stat(folder)
+        info = os.stat(folder)
     except (OSError, ValueError):
         return frozenset()
     # keyed by the absolute path and the folder itself: "x" (or ".") of another working folder, or
     # a folder unpacked again in its place, with the same modification time (archives keep it)
     # is another listing
-    return _pages_at(os.path.abspath(folder), (stat.st_dev, stat.st_ino, stat.st_mtime_ns))
+    return _pages_at(os.path.abspath(folder), (info.st_dev, info.st_ino, info.st_mtime_ns))
 
 
 @functools.lru_cache(maxsize=64)
@@ -305,14 +300,13 @@ def link_stub_target(path: str) -> str | None:
     file or folder that exists: a report is never only that.
     """
     try:
-        # only a regular file is opened: opening a named pipe waits for a writer, for ever
-        info = os.lstat(path)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > _LINK_STUB_MAX:
+        # a real link is no stub; only a regular file is read (a named pipe waits for a writer, for ever)
+        if not stat.S_ISREG(os.lstat(path).st_mode):
             return None
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
-        with os.fdopen(fd, "rb") as handle:
-            data = handle.read(_LINK_STUB_MAX + 1)
     except (OSError, ValueError):
+        return None
+    data = read_regular_file(path, _LINK_STUB_MAX)
+    if data is None:
         return None
     try:
         target = data.decode("utf-8")

@@ -10,7 +10,6 @@ Nothing in this module guesses: a file that cannot be read as UTF-8 text raises 
 
 from __future__ import annotations
 
-import datetime as _dt
 import os
 import re
 import stat
@@ -31,7 +30,7 @@ from pmparse.errors import (
     TooLargeInputError,
     UnreadableInputError,
 )
-from pmparse.ingest.front_matter import DEEP, oversized, parse_other, scalar, text_of, too_long
+from pmparse.ingest.front_matter import DEEP, oversized, parse_other, scalar, text_of
 from pmparse.ingest.hostile import front_matter_warnings, html_warnings, lost_html_text, unclosed_front_matter
 from pmparse.ingest.markup_header import dialect_of, parse_markup_header
 from pmparse.ingest.pdf import extract_pdf, is_pdf
@@ -41,7 +40,7 @@ from pmparse.util import sha256_text
 #: Default size limit of one input; ``convert --max-bytes`` changes it.
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 
-#: Most lines of text an input may have. The analysis keeps about 0.6-1.2 KB per line (each line
+#: Most lines of text an input may have. The analysis keeps about 0.5-1.2 KB per line (each line
 #: a unit with its features), so 20 MiB of two-character lines would need 3-6 GB; the corpus's
 #: longest postmortem has 1,503 lines, and 200,000 keep a worker near 300 MB.
 MAX_LINES = 200_000
@@ -237,15 +236,6 @@ def decode_text(raw: bytes, location: str) -> str:
         ) from exc
 
 
-def _scalar(value: object) -> str | None:
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, (str, int, float, _dt.date, _dt.datetime)) and not too_long(value):
-        text = text_of(value).strip()
-        return text[:500] or None
-    return None
-
-
 def _nesting_exceeds(body: str, limit: int) -> bool:
     """True when the YAML in ``body`` nests collections more than ``limit`` deep.
 
@@ -340,7 +330,7 @@ def _front_matter_values(body: str) -> tuple[dict[str, str] | None, str | None]:
                 # KeyError ('!!bool maybe'), AttributeError ('!!timestamp soon') and IndexError
                 # ("!!int ''"): a value that cannot be built keeps its text, whatever the error
                 value = value_node.value
-            found = _scalar(value)
+            found = scalar(value)
             if found is not None:
                 values[text_of(key_node.value).lower()] = found
         return values, None

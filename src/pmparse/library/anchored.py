@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pmparse.errors import UnsafePathError
-from pmparse.library.folder import RECORD_FILE
+from pmparse.library.folder import record_files_by_id
 from pmparse.library.places import SourcePlaces
 from pmparse.library.records import source_keys
 from pmparse.library.store import Library
@@ -32,8 +32,8 @@ class _Locations:
             return self._from_files()
 
     def _from_files(self):
-        for path in sorted(self.root.iterdir()):
-            if RECORD_FILE.match(path.name) and path.is_file():
+        for paths in record_files_by_id(self.root).values():
+            for path in paths:
                 location = source_keys(path)[1]
                 if location is not None:
                     yield location

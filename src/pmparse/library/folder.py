@@ -11,6 +11,7 @@ from typing import Callable
 
 from pmparse.errors import PmparseError, UsageError
 from pmparse.library.lock import GITIGNORE, write_lock
+from pmparse.library.statefiles import regular_text
 from pmparse.locations import is_url, split_location
 
 #: A record file's name: its id and format.
@@ -18,6 +19,17 @@ RECORD_FILE = re.compile(r"^IL-([0-9]{4})\.(yaml|yml|json)\Z")
 
 #: The error of a record file holding another id than its name, as Library.read words it.
 _ID_MISMATCH = re.compile(r"id: expected \S+ \(the file name\), found IL-([0-9]{4})")
+
+
+def record_files_by_id(root: Path) -> dict[str, list[Path]]:
+    """The record files of each id in the library at ``root``, sorted by name: the library reads
+    the last (:meth:`pmparse.library.store.Library.scan`), another hides behind it."""
+    found: dict[str, list[Path]] = {}
+    for path in sorted(root.iterdir()):
+        match = RECORD_FILE.match(path.name)
+        if match and path.is_file():
+            found.setdefault(f"IL-{match.group(1)}", []).append(path)
+    return found
 
 
 def held_number(error: str | None) -> int:
@@ -110,12 +122,7 @@ def remove_if_unused(path: Path) -> None:
 
 def _our_gitignore(path: Path) -> bool:
     """Whether ``path`` is the ``.pmparse/.gitignore`` :func:`write_lock` wrote, unchanged."""
-    if path.name != ".gitignore" or path.is_symlink() or not path.is_file():
-        return False
-    try:
-        return path.read_text(encoding="utf-8") == GITIGNORE
-    except (OSError, UnicodeDecodeError):
-        return False
+    return path.name == ".gitignore" and regular_text(path) == GITIGNORE
 
 
 def gone_sources(by_location: dict[str, str], folders: set[str], read: dict[str, set[str]] | None = None,

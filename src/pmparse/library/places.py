@@ -24,7 +24,7 @@ from typing import Iterable
 
 from pmparse.errors import UnsafePathError
 from pmparse.locations import entry_location, is_url, split_location, url_parts
-from pmparse.paths import inside
+from pmparse.paths import inside, real_path as _real
 from pmparse.util import atomic_write, read_regular_file
 
 #: Where a library keeps its anchor: the folder its relative locations are read from.
@@ -211,9 +211,3 @@ class SourcePlaces:
             return  # a read-only library: relative names stay read from the folder convert runs in
         self.recorded = True
 
-
-def _real(path: str) -> str:
-    try:
-        return os.path.realpath(path)
-    except (OSError, ValueError):
-        return os.path.abspath(path)

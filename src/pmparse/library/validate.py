@@ -11,7 +11,7 @@ import yaml
 from pydantic import ValidationError
 
 from pmparse.card.schema import TEXT_FIELDS, Card, Evidence, Item
-from pmparse.library.folder import RECORD_FILE, library_root
+from pmparse.library.folder import library_root, record_files_by_id
 from pmparse.library.anchored import places_of
 from pmparse.library.places import SourcePlaces
 from pmparse.library.records import field_path, format_of, parse_data, problem_text, source_text_of
@@ -144,13 +144,8 @@ def hidden_records(root: Path) -> list[Problem]:
     Args:
         root: The library folder; each problem names a file as ``root / name``.
     """
-    by_id: dict[str, list[Path]] = {}
-    for path in sorted(root.iterdir()):
-        match = RECORD_FILE.match(path.name)
-        if match and path.is_file():
-            by_id.setdefault(f"IL-{match.group(1)}", []).append(path)
     return [Problem(str(path), "id", f"{card_id} is also used by {paths[-1].name}, the file read (this one is left out)")
-            for card_id, paths in by_id.items() for path in paths[:-1]]
+            for card_id, paths in record_files_by_id(root).items() for path in paths[:-1]]
 
 
 def unspelled_evidence(item: Item, text: str) -> list[Evidence]:

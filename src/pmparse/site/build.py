@@ -33,7 +33,7 @@ from pmparse.card.schema import FACT_FIELDS, Card
 from pmparse.errors import RecordError, UnsafePathError, UsageError
 from pmparse.locations import is_url
 from pmparse.library.records import card_data, source_text_of
-from pmparse.library.folder import RECORD_FILE, library_root
+from pmparse.library.folder import library_root, record_files_by_id
 from pmparse.library.anchored import places_of
 from pmparse.library.places import SourcePlaces
 from pmparse.library.store import Library
@@ -121,12 +121,7 @@ def _source_bytes(location: str | None, places: SourcePlaces) -> bytes:
 
 def record_files(root: Path) -> dict[str, Path]:
     """The record file of each id, as :meth:`Library.scan` picks them (sorted names, the last wins)."""
-    found: dict[str, Path] = {}
-    for path in sorted(root.iterdir()):
-        match = RECORD_FILE.match(path.name)
-        if match and path.is_file():
-            found[f"IL-{match.group(1)}"] = path
-    return found
+    return {card_id: paths[-1] for card_id, paths in record_files_by_id(root).items()}
 
 
 def record_key(states: Library, card_id: str, path: Path, generator: str) -> str:
