@@ -128,6 +128,13 @@ class BenchReport:
         return self.rates["convert_jobs1"].words_per_s / self.rates["tokenizer"].words_per_s
 
     @property
+    def command_ratio(self) -> float | None:
+        """The same as :attr:`end_to_end_ratio` for ``convert --jobs 1`` as the command line runs it: one
+        worker process analyses while this one writes the records (None in older reports)."""
+        rate = self.rates.get("convert_cli1")
+        return None if rate is None else rate.words_per_s / self.rates["tokenizer"].words_per_s
+
+    @property
     def speedup(self) -> float:
         """``convert --jobs 2`` over ``--jobs 1`` (documents per second)."""
         return self.rates["convert_jobs2"].docs_per_s / self.rates["convert_jobs1"].docs_per_s
@@ -201,6 +208,10 @@ class BenchReport:
             lines.append(f"pipeline / blank tokenizer: {self.ratio:.3f} against the tokenizer run beside it, "
                          f"document by document (the target's figure); {self.standalone_ratio:.3f} against the "
                          "median stand-alone round")
+        if self.command_ratio is not None:
+            lines.append(f"convert --jobs 1 / blank tokenizer: {self.end_to_end_ratio:.3f} analysing in the "
+                         f"writing process (the target's figure); {self.command_ratio:.3f} as the command line "
+                         "runs it, one worker analysing while the parent writes")
         if pipe and pool:
             lines.append(f"spaCy nlp.pipe(n_process=2) vs pmparse pool of 2: {pool.docs_per_s / pipe.docs_per_s:.2f}x "
                          "in favour of the pool")
@@ -214,7 +225,7 @@ class BenchReport:
         """The raw figures as JSON."""
         data = asdict(self)
         data["derived"] = {"ratio": self.ratio, "standalone_ratio": self.standalone_ratio,
-                           "end_to_end_ratio": self.end_to_end_ratio, "speedup": self.speedup, "linearity": self.linearity,
+                           "end_to_end_ratio": self.end_to_end_ratio, "command_ratio": self.command_ratio, "speedup": self.speedup, "linearity": self.linearity,
                            "peak_mb": self.peak_mb}
         return json.dumps(data, indent=2)
 
@@ -299,10 +310,11 @@ def _tree_peaks(root_pid: int, stop: threading.Event, peaks: dict[int, int], int
         stop.wait(interval)
 
 
-def measure_convert(files_list: str, library: str, jobs: int) -> dict:
+def measure_convert(files_list: str, library: str, jobs: int, isolate: bool = False) -> dict:
     """Convert the files listed (one path a line) into ``library``; time and memory of every process.
 
-    Run in a fresh process by :func:`run_bench` (``python -m pmparse.evaluation.bench convert ...``).
+    ``isolate`` analyses in a worker process also with ``jobs=1``, as the command line does. Run in a
+    fresh process by :func:`run_bench` (``python -m pmparse.evaluation.bench convert ...``).
     """
     from pmparse.batch.convert import convert
     from pmparse.nlp.pipeline import pipeline_config
@@ -315,7 +327,8 @@ def measure_convert(files_list: str, library: str, jobs: int) -> dict:
         sampler = threading.Thread(target=_tree_peaks, args=(os.getpid(), stop, peaks), daemon=True)
         sampler.start()
     start = time.perf_counter()
-    report = convert(files, library, config=pipeline_config(), jobs=jobs, keep_results=False)
+    report = convert(files, library, config=pipeline_config(), jobs=jobs, keep_results=False,
+                     isolate=isolate)
     seconds = time.perf_counter() - start
     stop.set()
     if sampler is not None:
@@ -327,12 +340,14 @@ def measure_convert(files_list: str, library: str, jobs: int) -> dict:
             "own_kb": own, "children_kb": list(peaks.values())}
 
 
-def _run_convert(files: list[Path], workdir: Path, name: str, jobs: int, label: str, words: int) -> Rate:
+def _run_convert(files: list[Path], workdir: Path, name: str, jobs: int, label: str, words: int,
+                 isolate: bool = False) -> Rate:
     listing = workdir / f"{name}.txt"
     listing.write_text("\n".join(str(p) for p in files), encoding="utf-8")
     library = workdir / f"library-{name}"
     shutil.rmtree(library, ignore_errors=True)
-    done = subprocess.run([sys.executable, "-m", "pmparse.evaluation.bench", "convert", str(listing), str(library), str(jobs)],
+    done = subprocess.run([sys.executable, "-m", "pmparse.evaluation.bench", "convert", str(listing), str(library), str(jobs),
+                           *(["isolate"] if isolate else [])],
                           capture_output=True, text=True)
     if done.returncode != 0:
         raise UsageError(f"expected the benchmark conversion to run, found exit {done.returncode}: "
@@ -539,6 +554,9 @@ def run_bench(size: str = "full", corpus: str | None = None, repeat: int = 10, w
             say(f"convert --jobs {jobs}")
             report.rates[f"convert_jobs{jobs}"] = _run_convert(files, root, f"jobs{jobs}", jobs,
                                                                f"convert --jobs {jobs} (records written)", words)
+        say("convert --jobs 1 as the command line runs it")
+        report.rates["convert_cli1"] = _run_convert(files, root, "cli1", 1, "convert --jobs 1, one worker (the command)",
+                                                    words, isolate=True)
         say(f"convert --jobs 2 over the corpus repeated {repeat}x")
         copies = make_copies(files, root / "copies", repeat)
         report.rates["convert_repeat"] = _run_convert(copies, root, f"x{repeat}", 2,
@@ -554,14 +572,14 @@ def run_bench(size: str = "full", corpus: str | None = None, repeat: int = 10, w
 def _main(argv: list[str]) -> None:
     """One measurement in a fresh process (internal; see ``pmparse bench``).
 
-    ``python -m pmparse.evaluation.bench convert FILE_LIST LIBRARY JOBS`` or ``python -m pmparse.evaluation.bench pipe FILE_LIST``.
+    ``python -m pmparse.evaluation.bench convert FILE_LIST LIBRARY JOBS [isolate]`` or ``python -m pmparse.evaluation.bench pipe FILE_LIST``.
     """
-    if len(argv) == 4 and argv[0] == "convert":
-        print(json.dumps(measure_convert(argv[1], argv[2], int(argv[3]))))
+    if len(argv) in (4, 5) and argv[0] == "convert" and argv[4:] in ([], ["isolate"]):
+        print(json.dumps(measure_convert(argv[1], argv[2], int(argv[3]), isolate=len(argv) == 5)))
     elif len(argv) == 2 and argv[0] == "pipe":
         print(json.dumps(measure_spacy_pipe(argv[1])))
     else:
-        raise SystemExit("usage: python -m pmparse.evaluation.bench convert FILE_LIST LIBRARY JOBS | pipe FILE_LIST "
+        raise SystemExit("usage: python -m pmparse.evaluation.bench convert FILE_LIST LIBRARY JOBS [isolate] | pipe FILE_LIST "
                          "(internal; see 'pmparse bench')")
 
 
