@@ -115,3 +115,17 @@ def test_the_command_line_analyses_in_a_worker_also_with_one_job(tmp_path, monke
     assert result.exit_code == 0, result.output
     assert seen["jobs"] == 1 and seen["isolate"] is True
     assert "1 converted" in result.output
+
+
+def test_a_script_without_the_main_guard_is_told_so_also_when_it_isolates_one_job(tmp_path):
+    # the message named only jobs > 1, while isolate=True with one job starts a worker too
+    write_reports(tmp_path / "in", 2)
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        "import pmparse\n"
+        f"pmparse.convert([{str(tmp_path / 'in')!r}], {str(tmp_path / 'lib')!r}, jobs=1, isolate=True)\n",
+        encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": SRC})
+    last = done.stderr.strip().splitlines()[-1]
+    assert done.returncode == 1 and "UsageError" in last and "isolate=True" in last and "__main__" in last

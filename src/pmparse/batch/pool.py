@@ -383,8 +383,8 @@ class WorkerPool:
             self._kill(executor)
             if not isinstance(exc, BrokenProcessPool):
                 raise
-            raise UsageError("expected worker processes to start, found they died (a script that converts with "
-                             "jobs > 1 needs the `if __name__ == \"__main__\":` guard of multiprocessing)") from exc
+            raise UsageError("expected worker processes to start, found they died (a script that converts in "
+                             "worker processes, jobs > 1 or isolate=True, needs the `if __name__ == \"__main__\":` guard of multiprocessing)") from exc
         if error is not None:
             self._kill(executor)
             if isinstance(error, PmparseError):
