@@ -94,6 +94,19 @@ def test_a_site_line_names_an_owner_the_table_does_not_know(line, name):
     assert fact["value"] == name and text[fact["evidence"][0][0]:fact["evidence"][0][1]] == name
 
 
+@pytest.mark.parametrize("line", [
+    # a setting's name that holds the word: no notice at all
+    "We switched cfgShowZorbqCopyrightBanner Campaign off and synced the config.",
+    # a program's notice quoted from a log, its holder pushed onto the next line by the print
+    "1203 Mar 3 10:11:12 hostq kernel: [123.456] nf_quux: (C) 2010-2012\n \nQuillmere Core Team",
+])
+def test_a_copyright_word_inside_a_name_or_a_wrapped_log_line_is_no_site_line(line):
+    """Issue 35 (free-15): two wiki prints named "Campaign" and a kernel module's authors."""
+    text = f"# Queue stall\n\nThe queue stalled for an hour.\n\n{line}\n"
+    fact = find_organisation(text)
+    assert fact is None or fact["origin"] != "self_reference"
+
+
 def test_a_third_person_note_names_its_own_team():
     text = "# Mirror down\n\nThe Velmora infrastructure team restarted the mirror. The Velmora team then checked it.\n"
     fact = find_organisation(text, title=("Mirror down", [(2, 13)]))

@@ -52,7 +52,11 @@ OWNER_LINES = [
     # (?<![\w.]) moved after the name's capital, as in SELF_PATTERNS (the plain form is in the tests)
     re.compile(r"(?P<n>[A-Z](?<![\w.].)" + NAME_PATTERN[len("(?P<n>[A-Z]"):]
                + r"\s+(?:[Ee]ngineering|[Tt]ech|[Dd]eveloper|[Ii]nfrastructure)\s+[Bb]log\b"),
-    re.compile(r"(?:©|\([Cc]\)|[Cc]opyright)\s*(?:\([Cc]\)\s*)?(?:\d{4}(?:\s*[-–]\s*\d{4})?,?\s+)?" + NAME_PATTERN),
+    # a notice stands on one line and opens a word: "Copyright" inside a setting's name
+    # ("cfgUseCopyrightBanner") is no notice, and a holder the print pushed onto the next line
+    # belongs to a program quoted from a log ("kernel: nf_quux: (C) 2010-2012"), not to the site
+    re.compile(r"(?:©|\([Cc]\)|(?<![A-Za-z])[Cc]opyright)[ \t]*(?:\([Cc]\)[ \t]*)?"
+               r"(?:\d{4}(?:[ \t]*[-–][ \t]*\d{4})?,?[ \t]+)?" + NAME_PATTERN.replace(r"(?:\s[A-Z]", r"(?:[ \t][A-Z]")),
 ]
 #: A report of the whole project in the third person ("the Acme infrastructure team restarted").
 TEAM_PATTERN = re.compile(r"\b[Tt]he\s+" + NAME_PATTERN + r"\s+(?:infrastructure\s+|infra\s+|operations\s+|ops\s+|SRE\s+)?"
