@@ -166,7 +166,11 @@ def test_a_team_named_beside_a_speaker_or_as_software_is_not_the_author(body):
     assert fact is None or fact["value"] != "Quorvex"
 
 
-@pytest.mark.parametrize("timeline", ["## Timeline", "# Timeline of Events", "Timeline (UTC):", "**Timeline**"])
+@pytest.mark.parametrize("timeline", ["## Timeline", "# Timeline of Events", "Timeline (UTC):", "**Timeline**",
+                                      # a bold bullet's label, and the other name of the same section
+                                      # (issue 35, free-15: six cards of a platform team's log named
+                                      # the failed component or its vendor)
+                                      "- **Timeline**:", "- **Key events**", "## Key Events"])
 def test_a_title_naming_what_failed_under_a_teams_own_timeline_is_no_publisher(timeline):
     # written in the passive voice, but the responders keep their own timeline: the title's subject
     # (a vendor's product, a tool) is what failed under them, not who wrote the report
