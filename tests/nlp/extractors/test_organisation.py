@@ -107,6 +107,23 @@ def test_a_copyright_word_inside_a_name_or_a_wrapped_log_line_is_no_site_line(li
     assert fact is None or fact["origin"] != "self_reference"
 
 
+@pytest.mark.parametrize("sentence", [
+    "We chased the leak for weeks with our friends at [PostHog](https://posthog.com), who found the socket bug.",
+    "With the help of PostHog we found the socket bug.",
+    "After looking further, working together with the Quillmere team, we found the socket bug.",
+    "Thanks to the Quillmere team we found the socket bug.",
+])
+def test_a_helper_the_writers_name_beside_themselves_is_not_the_writer(sentence):
+    """Issue 35 (free-15): a university hub's report credited to the partner it thanks, and a CI
+    company's post-mortem to the forge whose team helped it."""
+    text = f"# Proxy crashes\n\nOur hub proxy crashed under load twice a week.\n\n{sentence} We patched it.\n"
+    fact = find_organisation(text, title=("Proxy crashes", [(2, 15)]))
+    assert fact is None or fact["value"] not in ("PostHog", "Quillmere")
+    # the same organisation named as the one that speaks is still the writer
+    text = "# Proxy crashes\n\nAt PostHog, we saw our hub proxy crash under load twice a week.\n"
+    assert find_organisation(text, title=("Proxy crashes", [(2, 15)]))["value"] == "PostHog"
+
+
 def test_a_third_person_note_names_its_own_team():
     text = "# Mirror down\n\nThe Velmora infrastructure team restarted the mirror. The Velmora team then checked it.\n"
     fact = find_organisation(text, title=("Mirror down", [(2, 13)]))

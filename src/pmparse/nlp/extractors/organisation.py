@@ -16,7 +16,8 @@ from pmparse.nlp.extractors.organisation_words import refused
 from pmparse.nlp.extractors.publisher_cues import customers_brand, provider_speaks
 from pmparse.nlp.extractors.report_voice import (
     DEFINITION_WINDOW, FIRST_PERSON, NOT_NAMES, ORGANISATION_SUFFIX, SOFTWARE_USE, TEAM_FUNCTION, TEAM_KIND,
-    TEAM_QUALIFIED_FUNCTION, calls_itself_a_report, defined_subject, has_timeline, is_sign_off, sentence_around, speaks_as_publisher)
+    TEAM_QUALIFIED_FUNCTION, calls_itself_a_report, defined_subject, has_timeline, is_sign_off, named_as_helper, sentence_around,
+    speaks_as_publisher)
 from pmparse.nlp.extractors.titles import locate
 from pmparse.nlp.extractors.url_owner import (
     address_names,
@@ -324,9 +325,18 @@ def mentions(gaz: Gazetteer, text: str, body_start: int, front_region: tuple[int
     # a markdown link to a reference site whose words name something else cites a page there
     # ("[UTC](https://en.wikipedia.org/wiki/...)" explains a word): no mention of the site's owner
     cited = [(m.start(2), m.end(2), m.group(1)) for m in _LINKED.finditer(text, body_start, limit)]
+    # an organisation named as one who helped the writers ("our friends at [Acme](https://acme.org)",
+    # "with the help of Acme") is another than theirs: its name and the link's host are no mention
+    helpers = [m.span() for m in _LINKED.finditer(text, body_start, limit) if named_as_helper(text, m.start())]
+
+    def helped(span: tuple[int, int]) -> bool:
+        return named_as_helper(text, span[0]) or any(s <= span[0] < e for s, e in helpers)
+
     for match in find_hosts(text, front_region[0] if front_region else body_start, limit):
         entry = gaz.domain(match.group(1))
-        if entry is not None:
+        if entry is not None and helped(match.span(1)):
+            taken.append(match.span(1))
+        elif entry is not None:
             words = next((w for s, e, w in cited if s <= match.start(1) < e), None)
             host = match.group(1).lower()
             reference = any(host == d or host.endswith("." + d) for d in entry.reference_domains)
@@ -369,6 +379,8 @@ def mentions(gaz: Gazetteer, text: str, body_start: int, front_region: tuple[int
             if any(s <= span[0] < e for s, e in taken):
                 continue
             taken.append(span)
+            if helped(span):
+                continue
             in_title = any(s <= span[0] < e for s, e in title_spans)
             # a product names its maker less surely than the maker's own name: it is used by others
             weight = 0.5 if alias in entry.products and alias not in entry.aliases and alias != entry.name else (
@@ -562,6 +574,8 @@ def _named_team(gaz: Gazetteer, text: str, body_start: int, speaks: bool) -> Fac
             continue
         if speaks and not FIRST_PERSON.search(sentence_around(text, *match.span())) and not is_sign_off(text, match):
             continue  # "the Acme team corrected our firewall" is the speaker; "the Acme team found" is not
+        if named_as_helper(text, match.start()):
+            continue  # "working together with the Acme team, we found": a team that helped the writers
         counts.setdefault(name, []).append((match.start("n"), match.start("n") + len(name)))
     if not counts:
         return None

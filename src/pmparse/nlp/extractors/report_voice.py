@@ -116,6 +116,18 @@ def calls_itself_a_report(text: str, body_start: int, title: tuple[str, list] | 
     return any(_REPORT_WORDS.search(line) for line in [title[0] if title and title[0] else "", *headings])
 
 
+#: Words before a name that set its organisation beside the writers as one who helped them ("our
+#: friends at Acme", "with the help of Acme", "working together with the Acme team", "thanks to").
+_HELPER_BEFORE = re.compile(r"(?i)(?:\b(?:friends|partners|colleagues|folks)\s+(?:at|from)|\b(?:together|jointly|working|"
+                            r"worked)\s+with|\bhelp\s+(?:of|from)|\bthanks\s+to|\bsupport\s+from)(?:\s+the)?\s*\[?$")
+
+
+def named_as_helper(text: str, start: int) -> bool:
+    """Whether the name at ``start`` follows words naming one who helped the writers ("our friends
+    at [Acme](...)", "working together with the Acme team, we found"): another organisation."""
+    return _HELPER_BEFORE.search(text, max(0, start - 60), start) is not None
+
+
 def has_timeline(text: str, body_start: int) -> bool:
     """Whether the body holds a timeline heading of its own (a responder's log of the incident)."""
     return _TIMELINE_HEADING.search(text, body_start, min(len(text), body_start + 30000)) is not None
