@@ -382,9 +382,10 @@ _PLAIN_WORD = re.compile(r"(?<![\w.-])[^\W\d_]{3,}(?![\w-])")
 
 #: A checklist line ("- [ ] ...", "* [x] ...", "1. [X] ..."): its box opens the line's words.
 _CHECKBOX_LINE = re.compile(r"[ \t]*(?:[-*+][ \t]+|\d{1,3}[.)][ \t]+)?\[[ xX]\][ \t]")
-#: A checklist line about the write-up itself: the parts "above", "this report", the report's
-#: title or text being tidied or filled in.
-_WRITE_UP = re.compile(r"(?i)\babove\b|\b(?:this|the)[ \t]+(?:report|write-?up|document|post-?mortem)\b"
+#: A checklist line stating the write-up's own state: its parts "above" are (filled, linked ...),
+#: the report's title or text is tidied or filled in. A work item that only points at the report
+#: ("Fix the bug described above", "Send this report to the billing team") is not one.
+_WRITE_UP = re.compile(r"(?i)\babove[ \t]+(?:is|are|was|were|has|have)\b"
                        r"|\b(?:report|write-?up)(?:'s|\u2019s)?\b[^.\n]{0,40}?\b(?:is|are)[ \t]+"
                        r"(?:cleaned|tidied|filled|written|reviewed|complete|done|finished)\b")
 #: Most lines of a checklist read around a unit.
@@ -394,7 +395,7 @@ _CHECKLIST_LINES = 40
 def closing_checklist(text: str, start: int) -> bool:
     """Whether the line holding ``start`` is a checkbox of a checklist that ticks off the write-up
     (a template's last list: "the outage is over", "every part above is written", "the report's
-    title is tidied"): one of its lines speaks of the report itself. Such a list checks the
+    title is tidied"): most of its lines state the report's own state. Such a list checks the
     report, not the incident; a checklist of work ("[ ] write an incident report") keeps its
     items."""
     line_start = text.rfind("\n", 0, start) + 1
@@ -416,7 +417,9 @@ def closing_checklist(text: str, start: int) -> bool:
             break
         lines.append((at, stop))
         at = stop + 1
-    return any(_WRITE_UP.search(text, a, b) for a, b in lines)
+    # the template's list is about the write-up through and through; one such line among work
+    # items is a follow-up like the others
+    return 2 * sum(_WRITE_UP.search(text, a, b) is not None for a, b in lines) > len(lines)
 
 
 def says_nothing(text: str, start: int, end: int) -> bool:
