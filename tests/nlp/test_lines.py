@@ -57,3 +57,11 @@ def test_a_fence_indented_under_a_list_item_opens_a_block():
     assert _fences("- a step\n\n      ```\n  the queue stalled\n\nWe restarted it.\n") == []
     # a top-level block keeps an indented fence-like line as its content
     assert _fences("```\nx\n    ```\ny\n```\nprose\n") == ["```\nx\n    ```\ny\n```"]
+
+
+def test_an_indented_fence_is_not_closed_by_a_fence_outside_its_list_item():
+    """Review of free-15: a list item's fence left open took the next top-level fence as its
+    closer, hid the prose between as code, and made that block's closer open a block to the end."""
+    text = ("- 10:02 the worker logged:\n\n    ```\n    Error: publish deadline exceeded\n\n"
+            "## Root cause\n\nThe zorbq queue filled.\n\n```\nstack line\n```\n\n## Action items\n\n- Add an alert\n")
+    assert _fences(text) == ["```\nstack line\n```"]

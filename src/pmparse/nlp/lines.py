@@ -110,12 +110,18 @@ def code_fence_regions(lines: list[Line]) -> list[tuple[int, int]]:
     inline code, not a block running to the end of the text) and closes with a line of at least as
     many of the same character and nothing else, indented no more than three columns past the
     opener; an unclosed block runs to the end. A fence indented four columns or more stands inside
-    a list item (a log pasted under a timeline's bullet): it opens a block only when a fence closes
-    it, since a deep indent alone is a weak sign and an unclosed block would hide the rest.
+    a list item (a log pasted under a timeline's bullet): it opens a block only when a fence of the
+    same item closes it (indented within three columns of it, before a line left of the item's
+    text), since a deep indent alone is a weak sign and an unclosed block would hide the rest.
     """
     regions = []
     opener: tuple[int, str, int, int] | None = None  # start, fence character, fence length, indent
     for line in lines:
+        if opener is not None and opener[3] > 3 and line.text.strip():
+            # a line left of the item's text ends the item and its block unclosed: such a block
+            # opens nothing, and the line may open a block of its own
+            if len(line.text.expandtabs(4)) - len(line.text.expandtabs(4).lstrip()) < opener[3] - 3:
+                opener = None
         match = _FENCE.match(line.text)
         if not match:
             continue
@@ -125,7 +131,7 @@ def code_fence_regions(lines: list[Line]) -> list[tuple[int, int]]:
             if not (fence[0] == "`" and "`" in rest):
                 opener = (line.start, fence[0], len(fence), indent)
         elif (fence[0] == opener[1] and len(fence) >= opener[2] and not rest.strip()
-              and indent <= opener[3] + 3):
+              and opener[3] - 3 <= indent <= opener[3] + 3):
             regions.append((opener[0], line.end))
             opener = None
     if opener is not None and opener[3] <= 3:
