@@ -107,6 +107,22 @@ def test_a_copyright_word_inside_a_name_or_a_wrapped_log_line_is_no_site_line(li
     assert fact is None or fact["origin"] != "self_reference"
 
 
+@pytest.mark.parametrize("line", ["\u00a9\u00a02031\u00a0Quillmere Labs", "Copyright\u00a02031 Quillmere Labs"])
+def test_a_copyright_notice_spaced_with_no_break_spaces_names_the_owner(line):
+    """Review of free-15: an HTML footer's "&nbsp;" between the notice, year and holder hid it."""
+    text = f"# Queue stall\n\nThe queue stalled for an hour.\n\n{line}\n"
+    fact = find_organisation(text)
+    assert fact["value"] == "Quillmere Labs" and fact["origin"] == "self_reference"
+
+
+def test_a_link_to_the_writers_own_work_after_thanks_is_no_helper():
+    """Review of free-15: "thanks to [our tooling](their own site)" dropped the publisher's own address."""
+    text = ("# Proxy crashes\n\nOur hub proxy crashed under load twice a week.\n\n"
+            "Thanks to [our new failover tooling](https://posthog.com/blog/failover) the recovery took minutes.\n")
+    fact = find_organisation(text, title=("Proxy crashes", [(2, 15)]))
+    assert fact is not None and fact["value"] == "PostHog"
+
+
 @pytest.mark.parametrize("sentence", [
     "We chased the leak for weeks with our friends at [PostHog](https://posthog.com), who found the socket bug.",
     "With the help of PostHog we found the socket bug.",

@@ -16,8 +16,8 @@ from pmparse.nlp.extractors.organisation_words import refused
 from pmparse.nlp.extractors.publisher_cues import customers_brand, provider_speaks
 from pmparse.nlp.extractors.report_voice import (
     DEFINITION_WINDOW, FIRST_PERSON, NOT_NAMES, ORGANISATION_SUFFIX, SOFTWARE_USE, TEAM_FUNCTION, TEAM_KIND,
-    TEAM_QUALIFIED_FUNCTION, calls_itself_a_report, defined_subject, has_timeline, is_sign_off, named_as_helper, sentence_around,
-    speaks_as_publisher)
+    TEAM_QUALIFIED_FUNCTION, calls_itself_a_report, defined_subject, has_timeline, is_sign_off, links_a_helper, named_as_helper,
+    sentence_around, speaks_as_publisher)
 from pmparse.nlp.extractors.titles import locate
 from pmparse.nlp.extractors.url_owner import (
     address_names,
@@ -56,8 +56,9 @@ OWNER_LINES = [
     # a notice stands on one line and opens a word: "Copyright" inside a setting's name
     # ("cfgUseCopyrightBanner") is no notice, and a holder the print pushed onto the next line
     # belongs to a program quoted from a log ("kernel: nf_quux: (C) 2010-2012"), not to the site
-    re.compile(r"(?:©|\([Cc]\)|(?<![A-Za-z])[Cc]opyright)[ \t]*(?:\([Cc]\)[ \t]*)?"
-               r"(?:\d{4}(?:[ \t]*[-–][ \t]*\d{4})?,?[ \t]+)?" + NAME_PATTERN.replace(r"(?:\s[A-Z]", r"(?:[ \t][A-Z]")),
+    # (white space but a line break: an HTML footer spaces it with no-break spaces, "©&nbsp;2031")
+    re.compile(r"(?:©|\([Cc]\)|(?<![A-Za-z])[Cc]opyright)[^\S\n]*(?:\([Cc]\)[^\S\n]*)?"
+               r"(?:\d{4}(?:[^\S\n]*[-–][^\S\n]*\d{4})?,?[^\S\n]+)?" + NAME_PATTERN.replace(r"(?:\s[A-Z]", r"(?:[^\S\n][A-Z]")),
 ]
 #: A report of the whole project in the third person ("the Acme infrastructure team restarted").
 TEAM_PATTERN = re.compile(r"\b[Tt]he\s+" + NAME_PATTERN + r"\s+(?:infrastructure\s+|infra\s+|operations\s+|ops\s+|SRE\s+)?"
@@ -327,7 +328,7 @@ def mentions(gaz: Gazetteer, text: str, body_start: int, front_region: tuple[int
     cited = [(m.start(2), m.end(2), m.group(1)) for m in _LINKED.finditer(text, body_start, limit)]
     # an organisation named as one who helped the writers ("our friends at [Acme](https://acme.org)",
     # "with the help of Acme") is another than theirs: its name and the link's host are no mention
-    helpers = [m.span() for m in _LINKED.finditer(text, body_start, limit) if named_as_helper(text, m.start())]
+    helpers = [m.span() for m in _LINKED.finditer(text, body_start, limit) if links_a_helper(text, m)]
 
     def helped(span: tuple[int, int]) -> bool:
         return named_as_helper(text, span[0]) or any(s <= span[0] < e for s, e in helpers)

@@ -128,6 +128,17 @@ def named_as_helper(text: str, start: int) -> bool:
     return _HELPER_BEFORE.search(text, max(0, start - 60), start) is not None
 
 
+#: A link's words that name the writers' own thing ("[our failover tool](...)", "[my notes](...)").
+_OWN_WORDS = re.compile(r"[ \t]*(?:[Oo]ur|[Mm]y)\b")
+
+
+def links_a_helper(text: str, link: re.Match) -> bool:
+    """Whether a markdown link (its words in group 1) stands where one who helped the writers is
+    named ("thanks to [Acme](https://acme.org)"); "thanks to [our new tool](...)" links the
+    writers' own work, whose host is theirs."""
+    return named_as_helper(text, link.start()) and not _OWN_WORDS.match(link.group(1))
+
+
 def has_timeline(text: str, body_start: int) -> bool:
     """Whether the body holds a timeline heading of its own (a responder's log of the incident)."""
     return _TIMELINE_HEADING.search(text, body_start, min(len(text), body_start + 30000)) is not None
