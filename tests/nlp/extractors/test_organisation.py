@@ -126,7 +126,7 @@ def test_a_link_to_the_writers_own_work_after_thanks_is_no_helper():
 @pytest.mark.parametrize("sentence", [
     "We chased the leak for weeks with our friends at [PostHog](https://posthog.com), who found the socket bug.",
     "With the help of PostHog we found the socket bug.",
-    "After looking further, working together with the Quillmere team, we found the socket bug.",
+    "Over two days, working together with the Quillmere team, we traced the socket bug.",
     "Thanks to the Quillmere team we found the socket bug.",
 ])
 def test_a_helper_the_writers_name_beside_themselves_is_not_the_writer(sentence):
