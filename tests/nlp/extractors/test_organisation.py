@@ -218,6 +218,16 @@ def test_a_title_naming_what_failed_under_a_teams_own_timeline_is_no_publisher(t
     assert fact["value"] == "Brindlecloud" and fact["origin"] == "title_subject"
 
 
+def test_a_contents_list_naming_a_timeline_is_no_timeline_of_the_responders():
+    """Review of free-15: a plain bullet "- Timeline" (an entry of a contents list) read as the
+    responders' own timeline, and a summary of someone else's incident lost its title's subject."""
+    title = "Backdoor found in Trellisoft release server"
+    text = (f"# {title}\n\nAn attacker changed Trellisoft downloads for a week. Users of Trellisoft were told to "
+            "check signatures.\n\nContents:\n\n- Summary\n- Timeline\n- Lessons\n")
+    fact = find_organisation(text, title=(title, [(2, 2 + len(title))]))
+    assert fact["value"] == "Trellisoft" and fact["origin"] == "title_subject"
+
+
 def test_a_summary_of_someone_elses_incident_is_about_the_project_its_title_names():
     text = ("# Backdoor found in Trellisoft release server\n\nAn attacker changed Trellisoft downloads for a week. "
             "Users of Trellisoft were told to check signatures.\n")

@@ -54,9 +54,10 @@ def speaks_as_publisher(window: str) -> bool:
 
 #: A timeline heading: the responders' own log of the incident ("## Timeline", "Incident timeline:",
 #: "# Timeline of Events", "Timeline (UTC)", a printed page's plain "Timeline" line), also as a
-#: bullet's bold label ("- **Timeline**:") and under its other name, "Key events".
+#: bullet's bold label ("- **Timeline**:"; a plain bullet "- Timeline" is a contents list's entry)
+#: and under its other name, "Key events".
 _TIMELINE_HEADING = re.compile(
-    r"^(?:[-*+][ \t]+)?(?:#{1,6}[ \t]*|=+[ \t]*)?(?:\*\*)?(?:(?:incident[ \t]+|event[ \t]+)?timeline|key[ \t]+events)"
+    r"^(?:[-*+][ \t]+(?=\*\*))?(?:#{1,6}[ \t]*|=+[ \t]*)?(?:\*\*)?(?:(?:incident[ \t]+|event[ \t]+)?timeline|key[ \t]+events)"
     r"(?:[ \t]+of[ \t]+(?:the[ \t]+)?(?:events|incident|outage))?(?:[ \t]*\([^)\n]{1,20}\))?"
     r"(?:\*\*)?[ \t]*:?[ \t]*(?:\*\*)?[ \t]*=*[ \t]*$", re.IGNORECASE | re.MULTILINE)
 #: A name used as running software right after it: "Zorbq nodes", "Zorbq v3.2.3", "the Zorbq process".
