@@ -34,6 +34,10 @@ UNITS = {
     "durations": "for 2 hours and 3 minutes ", "dates": "3 March 2020, ", "short lines": "ab\n",
     "questions": "What happened here today?\n", "erb": "<%= partial 'x' %>", "html tags": "<div><p>",
     "emoji": "😀", "cjk": "東京の障害", "rtl": "שלום ",
+    # the card rules of issue 35 (free-15): closing checklists, indented fences, helpers, notices
+    "checklists": "- [x] The sections above are filled out\n", "indented fences": "- a step\n\n    ```\n",
+    "helpers": "thanks to the [Acme](https://acme.example) team ", "notices": "\u00a9 2031 Acme Labs ",
+    "key events": "- **Key events**\n",
 }
 
 #: One section per line, three times longer: the section lookups of facts and the tagger were

@@ -45,3 +45,23 @@ def test_a_block_closes_only_on_a_bare_fence_of_its_own_kind_and_length():
 def test_a_fence_of_the_other_kind_or_with_an_info_string_does_not_close_a_block():
     assert _fences("~~~\n```\nx\n```\n~~~\nprose\n") == ["~~~\n```\nx\n```\n~~~"]
     assert _fences("```\nx\n```python\ny\n```\nprose\n") == ["```\nx\n```python\ny\n```"]
+
+
+def test_a_fence_indented_under_a_list_item_opens_a_block():
+    """Issue 35 (free-15): a stack trace fenced inside a timeline's bullet became a card's symptom."""
+    text = ("- 10:02 the queue web worker logged:\n\n    ```\n    Error: publish deadline exceeded\n"
+            "    at sendLater (/srv/queue/publisher.js:12:3)\n    ```\n\n    All those errors stopped by 11:00.\n")
+    assert _fences(text) == ["    ```\n    Error: publish deadline exceeded\n    at sendLater (/srv/queue/publisher.js:12:3)\n"
+                             "    ```"]
+    # an indented fence never closed is no block (a deep indent alone does not hide the rest of the text)
+    assert _fences("- a step\n\n      ```\n  the queue stalled\n\nWe restarted it.\n") == []
+    # a top-level block keeps an indented fence-like line as its content
+    assert _fences("```\nx\n    ```\ny\n```\nprose\n") == ["```\nx\n    ```\ny\n```"]
+
+
+def test_an_indented_fence_is_not_closed_by_a_fence_outside_its_list_item():
+    """Review of free-15: a list item's fence left open took the next top-level fence as its
+    closer, hid the prose between as code, and made that block's closer open a block to the end."""
+    text = ("- 10:02 the worker logged:\n\n    ```\n    Error: publish deadline exceeded\n\n"
+            "## Root cause\n\nThe zorbq queue filled.\n\n```\nstack line\n```\n\n## Action items\n\n- Add an alert\n")
+    assert _fences(text) == ["```\nstack line\n```"]

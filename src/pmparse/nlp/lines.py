@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 _LINE = re.compile(r"[^\n]*\n?")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})")
 _NAV_WORDS = re.compile(r"[^\W\d_]+")
 
 
@@ -108,22 +108,33 @@ def code_fence_regions(lines: list[Line]) -> list[tuple[int, int]]:
     Fences follow CommonMark: a block opens with three or more backticks or tildes (a backtick
     opener's info string holds no backtick, so a line that starts and ends with three backticks is
     inline code, not a block running to the end of the text) and closes with a line of at least as
-    many of the same character and nothing else; an unclosed block runs to the end.
+    many of the same character and nothing else, indented no more than three columns past the
+    opener; an unclosed block runs to the end. A fence indented four columns or more stands inside
+    a list item (a log pasted under a timeline's bullet): it opens a block only when a fence of the
+    same item closes it (indented within three columns of it, before a line left of the item's
+    text), since a deep indent alone is a weak sign and an unclosed block would hide the rest.
     """
     regions = []
-    opener: tuple[int, str, int] | None = None  # start, fence character, fence length
+    opener: tuple[int, str, int, int] | None = None  # start, fence character, fence length, indent
     for line in lines:
+        if opener is not None and opener[3] > 3 and line.text.strip():
+            # a line left of the item's text ends the item and its block unclosed: such a block
+            # opens nothing, and the line may open a block of its own
+            if len(line.text.expandtabs(4)) - len(line.text.expandtabs(4).lstrip()) < opener[3] - 3:
+                opener = None
         match = _FENCE.match(line.text)
         if not match:
             continue
-        fence, rest = match.group(1), line.text[match.end():]
+        indent = len(match.group(1).expandtabs(4))
+        fence, rest = match.group(2), line.text[match.end():]
         if opener is None:
             if not (fence[0] == "`" and "`" in rest):
-                opener = (line.start, fence[0], len(fence))
-        elif fence[0] == opener[1] and len(fence) >= opener[2] and not rest.strip():
+                opener = (line.start, fence[0], len(fence), indent)
+        elif (fence[0] == opener[1] and len(fence) >= opener[2] and not rest.strip()
+              and opener[3] - 3 <= indent <= opener[3] + 3):
             regions.append((opener[0], line.end))
             opener = None
-    if opener is not None:
+    if opener is not None and opener[3] <= 3:
         regions.append((opener[0], lines[-1].end))
     return regions
 

@@ -250,6 +250,32 @@ def test_closing_words_signatures_apologies_and_handles_say_nothing():
 
 
 
+def test_a_closing_checklist_of_the_write_up_says_nothing():
+    """Issue 35 (free-15): a template's last checklist ticks off the report, not the incident; two
+    university hub reports gave its four lines as action items."""
+    text = ("## Follow-up\n\n- [ ] Add a disk alert to the queue host\n- [x] Write an incident report\n\n"
+            "## Done?\n\n- [x] The outage is over\n- [x] Every part above is written\n"
+            "- [x] The write-up's title is tidied\n- [ ] Each follow-up listed above has a ticket\n")
+    assert [item for item in items(text) if "[" in item] == ["[ ] Add a disk alert to the queue host",
+                                                             "[x] Write an incident report"]
+    # a checklist of work, however it ends, keeps its items
+    work = "- [ ] Rotate the zorbq keys\n- [x] Write an incident report\n- [ ] Review the sections of the runbook\n"
+    assert items(work) == ["[ ] Rotate the zorbq keys", "[x] Write an incident report",
+                           "[ ] Review the sections of the runbook"]
+
+
+def test_a_checklist_of_work_that_points_at_the_report_keeps_its_items():
+    """Review of free-15: one work item naming a finding "above" or "this report" made the whole
+    checklist read as the template's closing one, and every follow-up of the card was lost."""
+    work = ("## Follow-up\n\n- [ ] Fix the retry loop described above\n- [ ] Add an alert on queue depth\n"
+            "- [ ] Send this report to the billing team\n")
+    assert items(work)[1:] == ["[ ] Fix the retry loop described above", "[ ] Add an alert on queue depth",
+                               "[ ] Send this report to the billing team"]
+    # one line about the write-up among work items is no closing checklist either
+    mixed = "- [x] Raise the zorbq queue limit\n- [ ] Add a canary for the queue host\n- [ ] The write-up is reviewed\n"
+    assert items(mixed)[:2] == ["[x] Raise the zorbq queue limit", "[ ] Add a canary for the queue host"]
+
+
 def test_a_table_row_of_data_alone_says_nothing():
     text = ("| Wallet | Amount | Time |\n|---|---|---|\n| zx1c36py3de66vmdx6ss98 | 4.413023 | 16/12/2031 00:50:10 |\n"
             "| zx1acszd5jt3ky65zlaej | 23.3982 | 16/12/2031 02:59:44 |\n| 10:02 | Queue workers restarted |\n")

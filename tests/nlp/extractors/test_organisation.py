@@ -94,6 +94,52 @@ def test_a_site_line_names_an_owner_the_table_does_not_know(line, name):
     assert fact["value"] == name and text[fact["evidence"][0][0]:fact["evidence"][0][1]] == name
 
 
+@pytest.mark.parametrize("line", [
+    # a setting's name that holds the word: no notice at all
+    "We switched cfgShowZorbqCopyrightBanner Campaign off and synced the config.",
+    # a program's notice quoted from a log, its holder pushed onto the next line by the print
+    "1203 Mar 3 10:11:12 hostq kernel: [123.456] nf_quux: (C) 2010-2012\n \nQuillmere Core Team",
+])
+def test_a_copyright_word_inside_a_name_or_a_wrapped_log_line_is_no_site_line(line):
+    """Issue 35 (free-15): two wiki prints named "Campaign" and a kernel module's authors."""
+    text = f"# Queue stall\n\nThe queue stalled for an hour.\n\n{line}\n"
+    fact = find_organisation(text)
+    assert fact is None or fact["origin"] != "self_reference"
+
+
+@pytest.mark.parametrize("line", ["\u00a9\u00a02031\u00a0Quillmere Labs", "Copyright\u00a02031 Quillmere Labs"])
+def test_a_copyright_notice_spaced_with_no_break_spaces_names_the_owner(line):
+    """Review of free-15: an HTML footer's "&nbsp;" between the notice, year and holder hid it."""
+    text = f"# Queue stall\n\nThe queue stalled for an hour.\n\n{line}\n"
+    fact = find_organisation(text)
+    assert fact["value"] == "Quillmere Labs" and fact["origin"] == "self_reference"
+
+
+def test_a_link_to_the_writers_own_work_after_thanks_is_no_helper():
+    """Review of free-15: "thanks to [our tooling](their own site)" dropped the publisher's own address."""
+    text = ("# Proxy crashes\n\nOur hub proxy crashed under load twice a week.\n\n"
+            "Thanks to [our new failover tooling](https://posthog.com/blog/failover) the recovery took minutes.\n")
+    fact = find_organisation(text, title=("Proxy crashes", [(2, 15)]))
+    assert fact is not None and fact["value"] == "PostHog"
+
+
+@pytest.mark.parametrize("sentence", [
+    "We chased the leak for weeks with our friends at [PostHog](https://posthog.com), who found the socket bug.",
+    "With the help of PostHog we found the socket bug.",
+    "Over two days, working together with the Quillmere team, we traced the socket bug.",
+    "Thanks to the Quillmere team we found the socket bug.",
+])
+def test_a_helper_the_writers_name_beside_themselves_is_not_the_writer(sentence):
+    """Issue 35 (free-15): a university hub's report credited to the partner it thanks, and a CI
+    company's post-mortem to the forge whose team helped it."""
+    text = f"# Proxy crashes\n\nOur hub proxy crashed under load twice a week.\n\n{sentence} We patched it.\n"
+    fact = find_organisation(text, title=("Proxy crashes", [(2, 15)]))
+    assert fact is None or fact["value"] not in ("PostHog", "Quillmere")
+    # the same organisation named as the one that speaks is still the writer
+    text = "# Proxy crashes\n\nAt PostHog, we saw our hub proxy crash under load twice a week.\n"
+    assert find_organisation(text, title=("Proxy crashes", [(2, 15)]))["value"] == "PostHog"
+
+
 def test_a_third_person_note_names_its_own_team():
     text = "# Mirror down\n\nThe Velmora infrastructure team restarted the mirror. The Velmora team then checked it.\n"
     fact = find_organisation(text, title=("Mirror down", [(2, 13)]))
@@ -153,7 +199,11 @@ def test_a_team_named_beside_a_speaker_or_as_software_is_not_the_author(body):
     assert fact is None or fact["value"] != "Quorvex"
 
 
-@pytest.mark.parametrize("timeline", ["## Timeline", "# Timeline of Events", "Timeline (UTC):", "**Timeline**"])
+@pytest.mark.parametrize("timeline", ["## Timeline", "# Timeline of Events", "Timeline (UTC):", "**Timeline**",
+                                      # a bold bullet's label, and the other name of the same section
+                                      # (issue 35, free-15: six cards of a platform team's log named
+                                      # the failed component or its vendor)
+                                      "- **Timeline**:", "- **Key events**", "## Key Events"])
 def test_a_title_naming_what_failed_under_a_teams_own_timeline_is_no_publisher(timeline):
     # written in the passive voice, but the responders keep their own timeline: the title's subject
     # (a vendor's product, a tool) is what failed under them, not who wrote the report
@@ -166,6 +216,16 @@ def test_a_title_naming_what_failed_under_a_teams_own_timeline_is_no_publisher(t
     entry = "# Brindlecloud disk images backdoored\n\nAn attacker changed Brindlecloud images for a week.\n"
     fact = find_organisation(entry, title=("Brindlecloud disk images backdoored", [(2, 37)]))
     assert fact["value"] == "Brindlecloud" and fact["origin"] == "title_subject"
+
+
+def test_a_contents_list_naming_a_timeline_is_no_timeline_of_the_responders():
+    """Review of free-15: a plain bullet "- Timeline" (an entry of a contents list) read as the
+    responders' own timeline, and a summary of someone else's incident lost its title's subject."""
+    title = "Backdoor found in Trellisoft release server"
+    text = (f"# {title}\n\nAn attacker changed Trellisoft downloads for a week. Users of Trellisoft were told to "
+            "check signatures.\n\nContents:\n\n- Summary\n- Timeline\n- Lessons\n")
+    fact = find_organisation(text, title=(title, [(2, 2 + len(title))]))
+    assert fact["value"] == "Trellisoft" and fact["origin"] == "title_subject"
 
 
 def test_a_summary_of_someone_elses_incident_is_about_the_project_its_title_names():

@@ -380,6 +380,48 @@ _SAYS_NOTHING = re.compile(
 _PLAIN_WORD = re.compile(r"(?<![\w.-])[^\W\d_]{3,}(?![\w-])")
 
 
+#: A checklist line ("- [ ] ...", "* [x] ...", "1. [X] ..."): its box opens the line's words.
+_CHECKBOX_LINE = re.compile(r"[ \t]*(?:[-*+][ \t]+|\d{1,3}[.)][ \t]+)?\[[ xX]\][ \t]")
+#: A checklist line stating the write-up's own state: its parts "above" are (filled, linked ...),
+#: the report's title or text is tidied or filled in. A work item that only points at the report
+#: ("Fix the bug described above", "Send this report to the billing team") is not one.
+_WRITE_UP = re.compile(r"(?i)\babove[ \t]+(?:is|are|was|were|has|have)\b"
+                       r"|\b(?:report|write-?up)(?:'s|\u2019s)?\b[^.\n]{0,40}?\b(?:is|are)[ \t]+"
+                       r"(?:cleaned|tidied|filled|written|reviewed|complete|done|finished)\b")
+#: Most lines of a checklist read around a unit.
+_CHECKLIST_LINES = 40
+
+
+def closing_checklist(text: str, start: int) -> bool:
+    """Whether the line holding ``start`` is a checkbox of a checklist that ticks off the write-up
+    (a template's last list: "the outage is over", "every part above is written", "the report's
+    title is tidied"): most of its lines state the report's own state. Such a list checks the
+    report, not the incident; a checklist of work ("[ ] write an incident report") keeps its
+    items."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if not _CHECKBOX_LINE.match(text, line_start):
+        return False
+    lines = []
+    at = line_start
+    while len(lines) < _CHECKLIST_LINES and at > 0:  # the lines above, while they are checkboxes
+        above = text.rfind("\n", 0, at - 1) + 1
+        if not _CHECKBOX_LINE.match(text, above):
+            break
+        lines.append((above, at - 1))
+        at = above
+    at = line_start
+    while len(lines) < 2 * _CHECKLIST_LINES and at < len(text):  # the line itself and those below
+        stop = text.find("\n", at)
+        stop = len(text) if stop < 0 else stop
+        if not _CHECKBOX_LINE.match(text, at):
+            break
+        lines.append((at, stop))
+        at = stop + 1
+    # the template's list is about the write-up through and through; one such line among work
+    # items is a follow-up like the others
+    return 2 * sum(_WRITE_UP.search(text, a, b) is not None for a, b in lines) > len(lines)
+
+
 def says_nothing(text: str, start: int, end: int) -> bool:
     """Whether the unit (or the item :func:`item_bounds` leaves of it) ``text[start:end]`` says
     nothing of the incident: it holds fewer than two words; it only tells how to read the others,
@@ -392,6 +434,8 @@ def says_nothing(text: str, start: int, end: int) -> bool:
     if len(_WORD.findall(text, start, end)) < 2 or _TIME_NOTE.fullmatch(text, start, end):
         return True
     if end - start <= 200 and _SAYS_NOTHING.fullmatch(text, start, end):
+        return True
+    if text.startswith("[", start) and closing_checklist(text, start):
         return True
     if text.find("|", start, end) >= 0 and not _PLAIN_WORD.search(text, start, end):
         # a table row of data alone (an address, an amount, a time): no cell says what happened

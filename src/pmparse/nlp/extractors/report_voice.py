@@ -53,9 +53,11 @@ def speaks_as_publisher(window: str) -> bool:
 
 
 #: A timeline heading: the responders' own log of the incident ("## Timeline", "Incident timeline:",
-#: "# Timeline of Events", "Timeline (UTC)", a printed page's plain "Timeline" line).
+#: "# Timeline of Events", "Timeline (UTC)", a printed page's plain "Timeline" line), also as a
+#: bullet's bold label ("- **Timeline**:"; a plain bullet "- Timeline" is a contents list's entry)
+#: and under its other name, "Key events".
 _TIMELINE_HEADING = re.compile(
-    r"^(?:#{1,6}[ \t]*|=+[ \t]*)?(?:\*\*)?(?:incident[ \t]+|event[ \t]+)?timeline"
+    r"^(?:[-*+][ \t]+(?=\*\*))?(?:#{1,6}[ \t]*|=+[ \t]*)?(?:\*\*)?(?:(?:incident[ \t]+|event[ \t]+)?timeline|key[ \t]+events)"
     r"(?:[ \t]+of[ \t]+(?:the[ \t]+)?(?:events|incident|outage))?(?:[ \t]*\([^)\n]{1,20}\))?"
     r"(?:\*\*)?[ \t]*:?[ \t]*(?:\*\*)?[ \t]*=*[ \t]*$", re.IGNORECASE | re.MULTILINE)
 #: A name used as running software right after it: "Zorbq nodes", "Zorbq v3.2.3", "the Zorbq process".
@@ -113,6 +115,29 @@ def calls_itself_a_report(text: str, body_start: int, title: tuple[str, list] | 
     a catalogue's entry is headed by what happened: "Impact", "References")."""
     headings = re.findall(r"^#{1,6}[ \t]+(.*)$", text[body_start:body_start + 30000], re.MULTILINE)
     return any(_REPORT_WORDS.search(line) for line in [title[0] if title and title[0] else "", *headings])
+
+
+#: Words before a name that set its organisation beside the writers as one who helped them ("our
+#: friends at Acme", "with the help of Acme", "working together with the Acme team", "thanks to").
+_HELPER_BEFORE = re.compile(r"(?i)(?:\b(?:friends|partners|colleagues|folks)\s+(?:at|from)|\b(?:together|jointly|working|"
+                            r"worked)\s+with|\bhelp\s+(?:of|from)|\bthanks\s+to|\bsupport\s+from)(?:\s+the)?\s*\[?$")
+
+
+def named_as_helper(text: str, start: int) -> bool:
+    """Whether the name at ``start`` follows words naming one who helped the writers ("our friends
+    at [Acme](...)", "working together with the Acme team, we found"): another organisation."""
+    return _HELPER_BEFORE.search(text, max(0, start - 60), start) is not None
+
+
+#: A link's words that name the writers' own thing ("[our failover tool](...)", "[my notes](...)").
+_OWN_WORDS = re.compile(r"[ \t]*(?:[Oo]ur|[Mm]y)\b")
+
+
+def links_a_helper(text: str, link: re.Match) -> bool:
+    """Whether a markdown link (its words in group 1) stands where one who helped the writers is
+    named ("thanks to [Acme](https://acme.org)"); "thanks to [our new tool](...)" links the
+    writers' own work, whose host is theirs."""
+    return named_as_helper(text, link.start()) and not _OWN_WORDS.match(link.group(1))
 
 
 def has_timeline(text: str, body_start: int) -> bool:
