@@ -38,28 +38,37 @@ def _support(fact: dict) -> Support:
 def field_items(doc: Doc) -> dict[str, list[Item]]:
     """The items of each text field, in text order, from ``doc.spans["fields"]``.
 
-    At most :data:`MAX_ITEMS` per field: how many more there were is kept in
+    A unit saying the words (white space folded, case aside) of an earlier item of the same field
+    is not that field's item again (an alert pasted eleven times is one detection item, at the
+    evidence of its first time, with the higher of their confidences): several stretches of one
+    item's evidence are pieces that together say its words, not copies of them. At most
+    :data:`MAX_ITEMS` per field: how many more there were is kept in
     ``doc.user_data["pmparse_items_left_out"]`` (a warning of the conversion).
     """
-    items: dict[str, list[Item]] = {name: [] for name in TEXT_FIELDS}
+    found: dict[str, dict[str, Item]] = {name: {} for name in TEXT_FIELDS}
     if "fields" not in doc.spans:
-        return items
+        return {name: [] for name in TEXT_FIELDS}
     group = doc.spans["fields"]
     scores = group.attrs.get("scores", [1.0] * len(group))
     whole = doc_text(doc)
     for span, score in sorted(zip(group, scores), key=lambda pair: pair[0].start_char):
         # a slice of the cached text: Span.text rebuilds the string token by token
         text = collapse(whole[span.start_char:span.end_char])
-        if not text or span.label_ not in items:
+        if not text or span.label_ not in found:
             continue
-        if len(items[span.label_]) >= MAX_ITEMS:
+        items, key = found[span.label_], text.casefold()
+        if key in items:
+            first = items[key]
+            if float(score) > first.confidence:
+                items[key] = first.model_copy(update={"confidence": float(score)})
+            continue
+        if len(items) >= MAX_ITEMS:
             dropped = doc.user_data.setdefault("pmparse_items_left_out", {})
             dropped[span.label_] = dropped.get(span.label_, 0) + 1
             continue
-        items[span.label_].append(
-            Item(text=text, evidence=[Evidence(start=span.start_char, end=span.end_char)], confidence=float(score))
-        )
-    return items
+        items[key] = Item(text=text, evidence=[Evidence(start=span.start_char, end=span.end_char)],
+                          confidence=float(score))
+    return {name: list(items.values()) for name, items in found.items()}
 
 
 def build_card(doc: Doc, source: Ingested, card_id: str, pipeline: dict[str, str | None]) -> Card:
