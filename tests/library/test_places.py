@@ -162,3 +162,45 @@ def test_an_anchor_is_read_relative_to_the_library_and_an_absolute_one_as_it_is(
     assert places.is_file("pm/x.md")
     (lib / ANCHOR_FILE).write_text(json.dumps({"folder": str(tmp_path / "project")}), encoding="utf-8")
     assert SourcePlaces.of_library(lib).is_file("pm/x.md")
+
+
+def _secret_home(tmp_path):
+    """A home folder beside a library, holding a key where a shared library's record may point."""
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_test").write_text("PRIVATE KEY made up for this test\n", encoding="utf-8")
+    (home / "reports").mkdir()
+    (home / "reports" / "outage.md").write_text("# Outage\n\nThe queue stalled.\n", encoding="utf-8")
+    (home / "lib" / ".pmparse").mkdir(parents=True)
+    return home
+
+
+def test_only_a_file_a_folder_walk_picks_is_a_plausible_source(tmp_path):
+    from pmparse.library.places import plausible_source
+
+    home = _secret_home(tmp_path)
+    lib = home / "lib"
+    (home / ".aws").mkdir()
+    (home / ".aws" / "credentials.txt").write_text("made up", encoding="utf-8")
+    (home / "reports" / ".env").write_text("TOKEN=made-up", encoding="utf-8")
+    (home / "reports" / "dump.sqlite").write_text("made up", encoding="utf-8")
+    os.symlink(home / ".ssh" / "id_test", home / "reports" / "linked.md")
+    assert plausible_source(str(home / "reports" / "outage.md"), lib)
+    for refused in (home / ".ssh" / "id_test", home / ".aws" / "credentials.txt", home / "reports" / ".env",
+                    home / "reports" / "dump.sqlite", home / "reports" / "linked.md"):
+        assert not plausible_source(str(refused), lib), refused
+    for system in ("/proc/self/environ", "/etc/hostname", "/dev/zero", "/sys/kernel/notes"):
+        assert not plausible_source(system, lib), system
+    # a library kept in a hidden folder with its sources reads them: the shared part counts for nothing
+    (home / ".work" / "reports").mkdir(parents=True)
+    assert plausible_source(str(home / ".work" / "reports" / "a.md"), home / ".work" / "lib")
+
+
+def test_a_library_reads_back_only_its_plausible_sources(tmp_path, monkeypatch):
+    home = _secret_home(tmp_path)
+    monkeypatch.chdir(home)
+    places = SourcePlaces.of_library(home / "lib")
+    assert places.readable("reports/outage.md") == "reports/outage.md"
+    assert places.readable(str(home / ".ssh" / "id_test")) is None
+    assert places.readable(".ssh/id_test") is None
+    assert places.readable("https://example.org/x.md") is None and places.readable("-") is None

@@ -13,26 +13,11 @@ from typing import Iterable, Iterator, NamedTuple, Sequence
 from pmparse.errors import UsageError
 from pmparse.ingest.read import normal_url
 from pmparse.locations import is_url, url_parts
-from pmparse.paths import real_path as _real
+from pmparse.paths import real_path as _real, walk_picks as _walk_picks
 from pmparse.util import read_regular_file
-
-#: File name endings a folder walk picks up (files without any ending are read as text too).
-SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".mdown", ".mkd", ".mdx", ".qmd", ".erb", ".html", ".htm", ".rst",
-                      ".adoc", ".asciidoc", ".pdf")
 
 #: The error kind of an input that is not converted on purpose (see :func:`skip_reason`).
 SKIPPED = "skipped"
-
-#: Extension-less names a folder walk leaves alone: they are never postmortems.
-_NOT_REPORTS = {"license", "licence", "copying", "notice", "authors", "codeowners", "makefile", "dockerfile"}
-
-
-def _walk_picks(name: str) -> bool:
-    if name.startswith("."):
-        return False
-    if "." not in name:
-        return name.lower() not in _NOT_REPORTS
-    return name.lower().endswith(SUPPORTED_SUFFIXES)
 
 
 class Found(NamedTuple):

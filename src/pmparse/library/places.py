@@ -24,7 +24,7 @@ from typing import Iterable
 
 from pmparse.errors import UnsafePathError
 from pmparse.locations import entry_location, is_url, split_location, url_parts
-from pmparse.paths import inside, real_path as _real
+from pmparse.paths import inside, real_path as _real, walk_picks
 from pmparse.util import atomic_write, read_regular_file
 
 #: Where a library keeps its anchor: the folder its relative locations are read from.
@@ -66,6 +66,36 @@ def _anchor_text(root: Path, anchor: str) -> str:
         return anchor  # another drive (Windows): no relative path leads there
 
 
+#: Folders of the system no report is kept in: their files (``/proc/self/environ``, ``/etc/shadow``)
+#: are never read back as a record's source.
+SYSTEM_FOLDERS = ("/proc", "/sys", "/dev", "/etc", "/run", "/boot")
+
+
+def plausible_source(path: str, library: str | Path | None = None) -> bool:
+    """True when ``path`` may be read back as the source of a record of the library at ``library``.
+
+    A library may come from someone else, and its records name their sources: a record naming
+    ``~/.ssh/id_ed25519`` made ``site`` hash the key into its manifest. A source is read back only
+    when it is a file a folder walk of ``convert`` would have picked: its name (links resolved)
+    has a supported ending or none, no folder on its way from the deepest folder it shares with
+    the library is hidden (``.ssh``, ``.aws``, ``.git``: walks skip them), and it is not in a
+    system folder (:data:`SYSTEM_FOLDERS`). Whatever is read is still compared with the record's
+    sha256 before anything is taken from it.
+    """
+    real = _real(path)
+    folder, name = os.path.split(real)
+    if not walk_picks(name):
+        return False
+    if any(real.startswith(system + os.sep) for system in SYSTEM_FOLDERS):
+        return False
+    try:
+        shared = os.path.commonpath([folder, _real(str(library))]) if library is not None else os.sep
+        rest = os.path.relpath(folder, shared)
+    except ValueError:
+        shared, rest = "", folder  # another drive (Windows): the whole path counts
+    return not any(part.startswith(".") and part not in (".", "..") for part in rest.split(os.sep))
+
+
 def is_relative_file(location: str) -> bool:
     """True when ``location`` is a relative path (not standard input, not a URL)."""
     return location != "-" and not is_url(location) and not os.path.isabs(split_location(location)[0])
@@ -78,11 +108,14 @@ class SourcePlaces:
         anchor: The absolute folder relative locations are read from.
         recorded: Whether the library recorded it (else it is the folder this process runs in,
             which :meth:`pin` records once a relative location is known to be read from it).
+        root: The library's folder, which tells the folders its sources plausibly are in
+            (:func:`plausible_source`); None: any folder.
     """
 
-    def __init__(self, anchor: str, recorded: bool = False) -> None:
+    def __init__(self, anchor: str, recorded: bool = False, root: Path | None = None) -> None:
         self.anchor = anchor
         self.recorded = recorded
+        self.root = root
         self._here = _real(os.getcwd())
         self.anchor_is_here = _real(anchor) == self._here
         self._places: dict[str, str] = {}
@@ -102,13 +135,13 @@ class SourcePlaces:
         not mixed with the anchor's).
         """
         anchor = _read_anchor(root)
-        here = cls(os.path.abspath(os.getcwd()))
+        here = cls(os.path.abspath(os.getcwd()), root=root)
         if anchor is None:
             return here
         if not os.path.isdir(anchor) and any(is_relative_file(location) and here.is_file(location)
                                              for location in locations):
             return here
-        return cls(anchor, True)
+        return cls(anchor, True, root)
 
     def path(self, location: str) -> str:
         """The file a location names, as a path from this process's folder (an entry's key
@@ -117,6 +150,14 @@ class SourcePlaces:
         if path == "-" or is_url(path) or os.path.isabs(path) or self.anchor_is_here:
             return path
         return os.path.join(self.anchor, path)
+
+    def readable(self, location: str | None) -> str | None:
+        """The path to read a record's source back from (:meth:`path`), or None: a URL, ``-``, or
+        a file that is no plausible source of this library (:func:`plausible_source`)."""
+        if not location or location == "-" or is_url(location):
+            return None
+        path = self.path(location)
+        return path if plausible_source(path, self.root) else None
 
     def is_file(self, location: str | None) -> bool:
         """True when ``location`` names a file that exists (an entry's file; a URL or ``-`` never)."""

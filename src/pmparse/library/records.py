@@ -576,9 +576,10 @@ def source_text_of(card: Card, places: SourcePlaces) -> str | None:
     if card.source.extracted_text is not None:
         return card.source.extracted_text
     # an entry of a many-incident file indexes the whole file (its location names the entry); the
-    # record may name any path, so only a regular file of bounded size is read, and only while
-    # its sha256 is the record's
-    data = read_regular_file(places.path(card.source.location))
+    # record may name any path, so only a plausible source (places.readable), a regular file of
+    # bounded size, is read, and only while its sha256 is the record's
+    path = places.readable(card.source.location)
+    data = read_regular_file(path) if path is not None else None
     if data is None:
         return None
     try:
