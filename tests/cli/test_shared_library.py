@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
 from click.testing import CliRunner
 
 from pmparse.cli import main
@@ -125,3 +126,28 @@ def test_links_checked_out_as_plain_files_are_skipped_not_made_records(tmp_path,
     # a one-line file that names no file beside it is read as before
     (tmp_path / "pm" / "note.md").write_text("Root cause: the queue.md job ran twice.", encoding="utf-8")
     assert "1 converted" in _convert(runner, "pm").output
+
+
+@pytest.mark.parametrize("state", [".pmparse/index.json", ".pmparse/base/IL-0002.json", ".pmparse/pending/IL-0001.json",
+                                   ".pmparse/rejected/IL-0001.json"])
+def test_a_state_file_of_gigabytes_stops_the_command_naming_it(tmp_path, monkeypatch, state):
+    runner = _library(tmp_path, monkeypatch)
+    assert runner.invoke(main, ["review", "lib", "--drafts", "--accept-all"]).exit_code == 0
+    path = tmp_path / "lib" / state
+    path.parent.mkdir(exist_ok=True)
+    with open(path, "wb") as handle:
+        handle.truncate(129 << 20)  # sparse: read whole, a hostile copy's file took its size in memory
+    (tmp_path / "pm" / "cache.md").write_text(CACHE + "\nAmended.\n", encoding="utf-8")
+    for args in (["convert", "pm", "-o", "lib", "--rules-only", "-j", "1"], ["review", "lib", "--accept-all"]):
+        result = runner.invoke(main, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert state.rsplit("/", 1)[-1] in result.output and "at most 128 MiB" in result.output, (args, result.output)
+
+
+def test_a_site_manifest_of_gigabytes_stops_the_build_naming_it(tmp_path, monkeypatch):
+    runner = _library(tmp_path, monkeypatch)
+    assert runner.invoke(main, ["site", "lib", "-o", "site"]).exit_code == 0
+    with open(tmp_path / "site" / ".pmparse-site.json", "wb") as handle:
+        handle.truncate(129 << 20)
+    result = runner.invoke(main, ["site", "lib", "-o", "site"])
+    assert result.exit_code == 2 and ".pmparse-site.json" in result.output and "at most 128 MiB" in result.output

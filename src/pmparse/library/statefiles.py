@@ -5,8 +5,11 @@ git")."""
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
+from pmparse.errors import StateFileError
 from pmparse.util import atomic_write
 
 
@@ -40,11 +43,46 @@ def write_unless_held(path: Path, text: str) -> str:
     return text
 
 
-def regular_text(path: Path) -> str | None:
-    """The text of a regular file, or None (missing, a link, unreadable)."""
+#: The largest state file read (a base, a pending suggestion, a rejection memory, the index, a
+#: site's manifest). pmparse's own are at most a card whose text came from a source of
+#: ``--max-bytes`` (20 MiB by default), escaped as JSON: a library from someone else may hold
+#: a state file of gigabytes, which was read whole.
+STATE_READ_LIMIT = 128 * 1024 * 1024
+
+
+def regular_text(path: Path, limit: int = STATE_READ_LIMIT) -> str | None:
+    """The text of a regular file, or None (missing, a link, not a regular file, unreadable, not UTF-8).
+
+    Raises:
+        StateFileError: the file is larger than ``limit`` bytes (named, with its size); it is
+            never read past the limit.
+    """
     try:
-        if path.is_symlink() or not path.is_file():
-            return None
-        return path.read_text(encoding="utf-8")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    except (OSError, ValueError):
+        return None  # missing, a link (O_NOFOLLOW), a NUL in the name
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None  # a FIFO waits for a writer for ever, a device never ends
+        if info.st_size > limit:
+            raise _too_large(path, info.st_size, limit)
+        chunks, total = [], 0
+        while total <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        if total > limit:
+            raise _too_large(path, total, limit)  # it grew while read
+        return b"".join(chunks).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
+    finally:
+        os.close(fd)
+
+
+def _too_large(path: Path, size: int, limit: int) -> StateFileError:
+    return StateFileError(f"expected a state file of at most {limit // (1 << 20)} MiB (pmparse writes none larger), "
+                          f"found {size:,} bytes (a library or site from someone else? remove the file)", str(path))

@@ -30,7 +30,7 @@ from pmparse.card.schema import SCHEMA_VERSION, Card
 from pmparse.errors import RecordError
 from pmparse.library.folder import RECORD_FILE, held_number
 from pmparse.library.places import SourcePlaces
-from pmparse.library.statefiles import file_key as _file_key, write_unless_held
+from pmparse.library.statefiles import file_key as _file_key, regular_text, write_unless_held
 from pmparse.library.records import RecordFormat, card_data, dumps, format_of, loads, source_keys
 from pmparse.locations import split_location
 from pmparse.paths import inside
@@ -251,8 +251,11 @@ class Library:
                                    int]:
         """The cached record rows by file name, state stamps by ``kind/id``, and when the cache was
         written (ns)."""
+        text = regular_text(self.index_path)  # a cache of gigabytes stops the command, named
+        if text is None:
+            return {}, {}, 0
         try:
-            data = json.loads(self.index_path.read_text(encoding="utf-8"))
+            data = json.loads(text)
             if {k: data.get(k) for k in _index_header()} != _index_header():
                 return {}, {}, 0
             rows = {name: (list(key), list(summary)) for name, (key, summary) in data["records"].items()
@@ -490,10 +493,12 @@ class Library:
         hit = self._states.get(name)
         if hit is not None and hit[0] == key:
             return tuple(hit[1])
+        text = regular_text(path)
         try:
-            text = path.read_text(encoding="utf-8")
+            if text is None:
+                raise RecordError("expected a readable UTF-8 state file", str(path))
             card = loads(text, "json", str(path))
-        except (OSError, UnicodeDecodeError, RecordError):
+        except RecordError:
             self._states.pop(name, None)
             self._index_dirty = True
             return None
@@ -517,11 +522,8 @@ class Library:
         for name, (key, stamp, digest) in states.items():
             if key[0] >= written - _RACY_NS:
                 kind, _, card_id = name.partition("/")
-                try:
-                    text = self.state_path(kind, card_id).read_text(encoding="utf-8")
-                except (OSError, UnicodeDecodeError, ValueError):
-                    continue
-                if _digest(text) != digest:
+                text = regular_text(self.state_path(kind, card_id))
+                if text is None or _digest(text) != digest:
                     continue
             kept[name] = (key, stamp, digest)
         return kept
@@ -551,11 +553,12 @@ class Library:
 
     @staticmethod
     def _read_card(path: Path) -> Card | None:
-        if not path.is_file():
+        text = regular_text(path)
+        if text is None:
             return None
         try:
-            return loads(path.read_text(encoding="utf-8"), "json", str(path))
-        except (OSError, UnicodeDecodeError, RecordError):
+            return loads(text, "json", str(path))
+        except RecordError:
             return None
 
     def drop_state(self, kind: str, card_id: str) -> None:

@@ -35,6 +35,7 @@ from pmparse.library.records import card_data, source_text_of
 from pmparse.library.folder import library_root, record_files_by_id
 from pmparse.library.anchored import places_of
 from pmparse.library.places import SourcePlaces
+from pmparse.library.statefiles import regular_text
 from pmparse.library.store import Library
 from pmparse.library.validate import card_problems, hidden_records
 from pmparse.paths import inside
@@ -250,7 +251,10 @@ class _Writer:
 def _read_manifest(path: Path, generator: str) -> tuple[dict, dict]:
     """``(cards, files)`` of the last build; cards only when it was made by this generator."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = regular_text(path)  # a manifest of gigabytes stops the build, named
+        if text is None:
+            return {}, {}
+        data = json.loads(text)
         files = {str(k): str(v) for k, v in data["files"].items()}
         if data.get("version") != MANIFEST_VERSION or data.get("generator") != generator:
             return {}, files
