@@ -151,3 +151,20 @@ def test_a_site_manifest_of_gigabytes_stops_the_build_naming_it(tmp_path, monkey
         handle.truncate(129 << 20)
     result = runner.invoke(main, ["site", "lib", "-o", "site"])
     assert result.exit_code == 2 and ".pmparse-site.json" in result.output and "at most 128 MiB" in result.output
+
+
+def test_a_link_checked_out_as_a_plain_file_whose_target_is_gone_is_skipped(tmp_path, monkeypatch):
+    runner = _library(tmp_path, monkeypatch)
+    # a link to a report since renamed, or into a folder git does not hold: each was a record of
+    # one line whose trigger was the path
+    (tmp_path / "pm" / "latest.md").write_text("renamed-since.md", encoding="utf-8")
+    (tmp_path / "pm" / "archived").write_text("../../archive/2023/outage.md", encoding="utf-8")
+    result = _convert(runner, "pm")
+    assert result.exit_code == 0 and "0 converted" in result.output, result.output
+    assert "renamed-since.md', which is missing" in result.output and "core.symlinks" in result.output
+    assert "archive/2023/outage.md" in result.output
+    assert sorted(p.name for p in (tmp_path / "lib").glob("IL-*.yaml")) == ["IL-0001.yaml", "IL-0002.yaml"]
+    # a report of one line is a sentence, with or without a path in it
+    (tmp_path / "pm" / "note.md").write_text("The cron job in ops/cron.md ran twice.", encoding="utf-8")
+    (tmp_path / "pm" / "word.md").write_text("Outage", encoding="utf-8")
+    assert "2 converted" in _convert(runner, "pm").output

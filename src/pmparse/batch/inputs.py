@@ -266,8 +266,10 @@ def skip_reason(path: str, relative: str, exclude: Sequence[str] = (), all_files
     if reason is None:
         target = link_stub_target(path)
         if target is not None:
+            missing = not _exists_beside(path, target)
             reason = (f"not an incident report (a symbolic link checked out as a plain file holding its target, "
-                      f"{target!r}: git with core.symlinks=false; the target is converted by its own name); "
+                      f"{target!r}{', which is missing' if missing else ''}: git with core.symlinks=false; "
+                      f"{'a link to nothing' if missing else 'the target is converted by its own name'}); "
                       "--all-files converts it anyway")
     return reason
 
@@ -282,7 +284,10 @@ def link_stub_target(path: str) -> str | None:
     With ``core.symlinks=false`` git writes each link as a file holding only its target, with no
     line break; a folder walk read each as a report of one line and made it a record (a draft
     whose trigger was the path). Such a file is known by naming, relative to its own folder, a
-    file or folder that exists: a report is never only that.
+    file or folder that exists: a report is never only that. A link whose target is gone (a file
+    renamed, a link into a folder git does not hold) is known by its shape: one word of no white
+    space that has a ``/`` or a report's ending (``../2023/outage.md``, ``latest.md``): a report of
+    one line is a sentence (a dangling link whose target has a space in it is read as before).
     """
     try:
         # a real link is no stub; only a regular file is read (a named pipe waits for a writer, for ever)
@@ -299,10 +304,23 @@ def link_stub_target(path: str) -> str | None:
         return None
     if not target or any(ch in target for ch in "\n\r\0") or target != target.strip():
         return None
+    return target if _exists_beside(path, target) or _path_shaped(target) else None
+
+
+def _exists_beside(path: str, target: str) -> bool:
     try:
-        return target if os.path.lexists(os.path.join(os.path.dirname(path), target)) else None
+        return os.path.lexists(os.path.join(os.path.dirname(path), target))
     except (OSError, ValueError):
-        return None
+        return False
+
+
+def _path_shaped(target: str) -> bool:
+    """True when ``target`` reads as a path, not a sentence: no white space, and a ``/`` or the
+    ending of a file a folder walk picks."""
+    if any(ch.isspace() for ch in target):
+        return False
+    name = target.rstrip("/").rsplit("/", 1)[-1]
+    return "/" in target or ("." in name and _walk_picks(name))
 
 
 def check_url_base(base: str) -> None:
