@@ -314,11 +314,14 @@ def _exists_beside(path: str, target: str) -> bool:
         return False
 
 
+_PATH_WORD = re.compile(r"[\w.~+@%,=:/-]+")
+
+
 def _path_shaped(target: str) -> bool:
     """True when ``target`` reads as a path, not a sentence: no white space, and a ``/`` or the
     ending of a file a folder walk picks."""
-    if any(ch.isspace() for ch in target):
-        return False
+    if not _PATH_WORD.fullmatch(target):
+        return False  # white space, markup (<html></html>), punctuation no path name holds
     name = target.rstrip("/").rsplit("/", 1)[-1]
     return "/" in target or ("." in name and _walk_picks(name))
 
