@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 
@@ -10,6 +11,9 @@ import pytest
 from pmparse.batch.publisher import folder_of
 from pmparse.library.places import ANCHOR_FILE, SourcePlaces
 from tests.helpers import without_inode_numbers
+
+#: The sha256 of a source holding "x", the text these tests' files hold.
+X_SHA = hashlib.sha256(b"x").hexdigest()
 
 
 @pytest.mark.parametrize("first, second", [
@@ -70,9 +74,9 @@ def test_the_anchor_is_recorded_once_a_relative_location_is_read_from_here(tmp_p
     monkeypatch.chdir(tmp_path)
     places = SourcePlaces.of_library(lib)
     assert not places.recorded
-    places.pin(lib, [], [str(tmp_path / "pm" / "x.md")])  # an absolute location alone needs none
+    places.pin(lib, {}, [str(tmp_path / "pm" / "x.md")])  # an absolute location alone needs none
     assert not (lib / ANCHOR_FILE).exists()
-    places.pin(lib, [], ["pm/x.md"])
+    places.pin(lib, {}, ["pm/x.md"])
     # kept relative to the library's folder, so a library moved or copied with its sources still finds them
     assert json.loads((lib / ANCHOR_FILE).read_text(encoding="utf-8")) == {"folder": ".."}
     # read back from another folder, relative names are still read from the anchor
@@ -86,7 +90,7 @@ def test_a_library_without_an_anchor_does_not_adopt_a_folder_its_relative_names_
     lib = tmp_path / "lib"
     (lib / ".pmparse").mkdir(parents=True)
     monkeypatch.chdir(tmp_path)
-    SourcePlaces.of_library(lib).pin(lib, ["pm/gone.md"], ["pm/gone.md", "new.md"])
+    SourcePlaces.of_library(lib).pin(lib, {"pm/gone.md": X_SHA}, ["pm/gone.md", "new.md"])
     assert not (lib / ANCHOR_FILE).exists()
 
 
@@ -120,13 +124,13 @@ def test_an_anchor_folder_that_is_gone_gives_way_to_the_folder_the_library_s_rel
     lib = tmp_path / "lib"
     (lib / ".pmparse").mkdir(parents=True)
     (lib / ANCHOR_FILE).write_text(json.dumps({"folder": str(tmp_path / gone)}), encoding="utf-8")
-    moved = SourcePlaces.of_library(lib, ["pm/x.md", str(tmp_path / "plain.txt")])
+    moved = SourcePlaces.of_library(lib, {"pm/x.md": X_SHA, str(tmp_path / "plain.txt"): X_SHA})
     assert not moved.recorded and moved.anchor_is_here and moved.is_file("pm/x.md")
-    moved.pin(lib, ["pm/x.md"], ["pm/x.md"])
+    moved.pin(lib, {"pm/x.md": X_SHA}, ["pm/x.md"])
     assert json.loads((lib / ANCHOR_FILE).read_text(encoding="utf-8")) == {"folder": ".."}
     # none of its relative names is a file from here (a folder not mounted for now): it stays the anchor
     (lib / ANCHOR_FILE).write_text(json.dumps({"folder": str(tmp_path / gone)}), encoding="utf-8")
-    kept = SourcePlaces.of_library(lib, ["pm/other.md"])
+    kept = SourcePlaces.of_library(lib, {"pm/other.md": X_SHA})
     assert kept.recorded and kept.anchor == str(tmp_path / gone) and not kept.anchor_is_here
 
 
@@ -204,3 +208,29 @@ def test_a_library_reads_back_only_its_plausible_sources(tmp_path, monkeypatch):
     assert places.readable(str(home / ".ssh" / "id_test")) is None
     assert places.readable(".ssh/id_test") is None
     assert places.readable("https://example.org/x.md") is None and places.readable("-") is None
+
+
+def test_a_library_without_an_anchor_adopts_a_folder_only_where_a_file_holds_its_records_text(tmp_path, monkeypatch):
+    # run from the wrong folder, one file of the same name as a record's source (an index.md)
+    # anchored the library there for good: its other relative names were then read from there
+    lib = tmp_path / "lib"
+    (lib / ".pmparse").mkdir(parents=True)
+    (tmp_path / "wrong" / "pm").mkdir(parents=True)
+    (tmp_path / "wrong" / "pm" / "index.md").write_text("another text", encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "wrong")
+    SourcePlaces.of_library(lib).pin(lib, {"pm/index.md": X_SHA, "pm/b.md": None}, ["pm/index.md", "pm/new.md"])
+    assert not (lib / ANCHOR_FILE).exists()
+    (tmp_path / "wrong" / "pm" / "index.md").write_text("x", encoding="utf-8")  # a text the library knows: evidence
+    SourcePlaces.of_library(lib).pin(lib, {"pm/index.md": X_SHA, "pm/b.md": None}, ["pm/index.md", "pm/new.md"])
+    assert (lib / ANCHOR_FILE).exists()
+
+
+def test_a_gone_anchor_gives_way_only_to_a_folder_holding_a_records_text(tmp_path, monkeypatch):
+    (tmp_path / "pm").mkdir()
+    (tmp_path / "pm" / "x.md").write_text("not the record's text", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    lib = tmp_path / "lib"
+    (lib / ".pmparse").mkdir(parents=True)
+    (lib / ANCHOR_FILE).write_text(json.dumps({"folder": str(tmp_path / "gone")}), encoding="utf-8")
+    kept = SourcePlaces.of_library(lib, {"pm/x.md": X_SHA})
+    assert kept.recorded and not kept.anchor_is_here

@@ -528,7 +528,7 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
         drop_orphan_pending(library)  # suggestions for records a person deleted wait for nothing
         report = ConvertReport(keep_results=keep_results)
         entries = _entry_index(library)
-        before = list(library.by_location)
+        before = library.location_shas()
         named: set[str] = set()  # the folders named as inputs: their settings files are the curator's choice
         namesakes, read, patterns = set(), {}, set()  # for gone_sources (Task.namesake, files read, globs)
         tasks = _tasks(library, _noting_folders(inputs, named, patterns), max_bytes, force, stdin, url_base, tuple(exclude),

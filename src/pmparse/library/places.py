@@ -16,11 +16,12 @@ publisher (:mod:`pmparse.batch.publisher`) is read from.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import stat
 from pathlib import Path
-from typing import Iterable
+from typing import Collection, Iterable, Mapping
 
 from pmparse.errors import UnsafePathError
 from pmparse.locations import entry_location, is_url, split_location, url_parts
@@ -122,13 +123,15 @@ class SourcePlaces:
         self._folders: dict[str, str] = {}
 
     @classmethod
-    def of_library(cls, root: Path, locations: Iterable[str] = ()) -> SourcePlaces:
+    def of_library(cls, root: Path, locations: Mapping[str, str | None] | None = None) -> SourcePlaces:
         """The places of the library at ``root``: its recorded anchor, else this process's folder.
 
-        ``locations``: the library's source locations. A recorded anchor folder that is gone (the
-        library moved with its sources, or cloned on another machine) is the library's anchor no
-        more where one of its relative locations is a file from this folder: relative names are
-        read from here, which :meth:`pin` records, as a library without an anchor adopts a folder
+        ``locations``: the library's source locations, each with its record's sha256. A recorded
+        anchor folder that is gone (the library moved with its sources, or cloned on another
+        machine) is the library's anchor no more where one of its relative locations is a file
+        from this folder that holds a text its records were read from (:meth:`holds_text`):
+        relative names are read from here, which :meth:`pin` records, as a library without an
+        anchor adopts a folder
         (read from the gone folder, each was taken for a file gone: an unchanged file's record
         moved to an absolute name, an amended one got a second record). Else it stays the anchor
         (a folder not mounted for now: relative names given here are recorded absolute, and are
@@ -138,9 +141,11 @@ class SourcePlaces:
         here = cls(os.path.abspath(os.getcwd()), root=root)
         if anchor is None:
             return here
-        if not os.path.isdir(anchor) and any(is_relative_file(location) and here.is_file(location)
-                                             for location in locations):
-            return here
+        if not os.path.isdir(anchor):
+            found = dict((locations or {}).items())
+            known = {sha for sha in found.values() if sha}
+            if any(here.holds_text(location, known) for location in found):
+                return here
         return cls(anchor, True, root)
 
     def path(self, location: str) -> str:
@@ -158,6 +163,19 @@ class SourcePlaces:
             return None
         path = self.path(location)
         return path if plausible_source(path, self.root) else None
+
+    def holds_text(self, location: str, known: Collection[str]) -> bool:
+        """True when ``location`` is relative and names a file (a plausible source, read from the
+        anchor) whose bytes have one of the ``known`` sha256 (its library's records'): the
+        evidence that the anchor is the folder the library's relative names were read from (the
+        file holds a text the library was made from, its record's or, amended since, a newer
+        record's). A file of the same name that holds another text (an ``index.md``,
+        ``2023/outage.md`` in another folder) is none."""
+        if not known or not is_relative_file(location):
+            return False
+        path = self.readable(location)
+        data = read_regular_file(path) if path is not None else None
+        return data is not None and hashlib.sha256(data).hexdigest() in known
 
     def is_file(self, location: str | None) -> bool:
         """True when ``location`` names a file that exists (an entry's file; a URL or ``-`` never)."""
@@ -231,17 +249,21 @@ class SourcePlaces:
             real = self._folders[folder] = _real(folder or os.curdir)
         return os.path.join(real, name)
 
-    def pin(self, root: Path, before: Iterable[str], now: Iterable[str]) -> None:
+    def pin(self, root: Path, before: Mapping[str, str | None], now: Iterable[str]) -> None:
         """Record the anchor in the library at ``root`` once it holds a relative location.
 
-        ``before``: the locations the library held when opened; ``now``: those it holds. A library
-        written before anchors were recorded adopts this folder only when one of its relative
-        locations is a file from here: else it was first run elsewhere, and ``convert`` names a
-        record such a file may be (:class:`pmparse.batch.convert._SameFiles`)."""
+        ``before``: the locations the library held when opened, each with its record's sha256;
+        ``now``: those it holds. A library written before anchors were recorded adopts this folder
+        only when one of its relative locations is a file from here holding its record's text
+        (:meth:`holds_text`): a file of the same name is no evidence (run from the wrong folder,
+        one ``index.md`` anchored the library there for good). Else nothing is recorded: relative
+        names stay read from the folder each command runs in, and ``convert`` names a record such
+        a file may be (:class:`pmparse.batch.convert._SameFiles`)."""
         if self.recorded or not root.is_dir():
             return
         old = [location for location in before if is_relative_file(location)]
-        if old and not any(os.path.isfile(self.path(location)) for location in old):
+        known = {sha for sha in before.values() if sha}
+        if old and not any(self.holds_text(location, known) for location in old):
             return
         if not any(is_relative_file(location) for location in now):
             return

@@ -155,8 +155,13 @@ class Library:
     def places(self) -> SourcePlaces:
         """Which file and folder each source location names (a relative one read from the anchor)."""
         if self._places is None:
-            self._places = SourcePlaces.of_library(self.root, self.by_location)
+            self._places = SourcePlaces.of_library(self.root, self.location_shas())
         return self._places
+
+    def location_shas(self) -> dict[str, str | None]:
+        """Each source location of the library with its record's sha256 (None: not known)."""
+        return {location: (entry.sha256 if (entry := self.entries.get(card_id)) is not None else None)
+                for location, card_id in self.by_location.items()}
 
     @property
     def index_path(self) -> Path:
