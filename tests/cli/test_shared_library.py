@@ -168,3 +168,16 @@ def test_a_link_checked_out_as_a_plain_file_whose_target_is_gone_is_skipped(tmp_
     (tmp_path / "pm" / "note.md").write_text("The cron job in ops/cron.md ran twice.", encoding="utf-8")
     (tmp_path / "pm" / "word.md").write_text("Outage", encoding="utf-8")
     assert "2 converted" in _convert(runner, "pm").output
+
+
+def test_a_record_of_gigabytes_is_named_invalid_unread_and_the_rest_goes_on(tmp_path, monkeypatch):
+    runner = _library(tmp_path, monkeypatch)
+    with open(tmp_path / "lib" / "IL-0003.yaml", "wb") as handle:
+        handle.truncate(129 << 20)  # sparse: read whole, a hostile copy's record took its size in memory
+    result = runner.invoke(main, ["validate", "lib"])
+    assert result.exit_code == 1 and "IL-0003.yaml" in result.output and "128 MiB" in result.output, result.output
+    (tmp_path / "pm" / "dns.md").write_text(DNS, encoding="utf-8")
+    result = _convert(runner, "pm")
+    assert "1 converted" in result.output, result.output
+    export = runner.invoke(main, ["export", "lib"])
+    assert export.exit_code == 1 and "128 MiB" in export.output and export.output.count('"id"') == 3

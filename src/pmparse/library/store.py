@@ -31,7 +31,8 @@ from pmparse.errors import RecordError
 from pmparse.library.folder import RECORD_FILE, held_number
 from pmparse.library.places import SourcePlaces
 from pmparse.library.statefiles import file_key as _file_key, regular_text, write_unless_held
-from pmparse.library.records import RecordFormat, card_data, dumps, format_of, loads, source_keys
+from pmparse.library.records import (RecordFormat, card_data, dumps, format_of, loads, read_record_text,
+                                     source_keys)
 from pmparse.locations import split_location
 from pmparse.paths import inside
 from pmparse.util import atomic_write, sha256_text
@@ -348,7 +349,7 @@ class Library:
             RecordError: unreadable or invalid.
         """
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_record_text(path)
         except (OSError, UnicodeDecodeError) as exc:
             raise RecordError(f"expected a readable UTF-8 record, found {exc}", str(path)) from exc
         card = loads(text, format_of(path), str(path))
