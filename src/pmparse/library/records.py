@@ -6,7 +6,6 @@ import difflib
 import io
 import json
 import math
-import os
 import re
 from collections import Counter
 from pathlib import Path
@@ -19,6 +18,7 @@ from pmparse.card.schema import TEXT_FIELDS, Card
 from pmparse.errors import RecordError
 from pmparse.library import yaml_text
 from pmparse.library.places import SourcePlaces
+from pmparse.library.statefiles import read_record_text
 from pmparse.util import read_regular_file, sha256_text
 from pmparse.yaml_problems import (CalendarLoader, line_of, merge_conflict_line, merge_conflict_reason,
                                    syntax_error)
@@ -491,35 +491,6 @@ def field_path(loc: tuple) -> str:
 def format_of(path: Path) -> RecordFormat:
     """The record format a file name implies."""
     return "json" if path.suffix == ".json" else "yaml"
-
-
-#: The largest record file read: pmparse's own hold at most a source's text of ``--max-bytes``
-#: (20 MiB by default) with its items; a record of gigabytes from someone else was read whole.
-RECORD_READ_LIMIT = 128 * 1024 * 1024
-
-
-class RecordTooLarge(OSError):
-    """A record file larger than :data:`RECORD_READ_LIMIT` (an ``OSError``: a file that cannot be
-    read, as every reader of records already handles one)."""
-
-    def __str__(self) -> str:
-        return str(self.args[0])
-
-
-def read_record_text(path: Path, newline: str | None = None) -> str:
-    """A record file's text, read as :meth:`Path.read_text` does (``newline=""``: line endings kept).
-
-    Raises:
-        RecordTooLarge: larger than :data:`RECORD_READ_LIMIT`, never read.
-        OSError, UnicodeDecodeError: unreadable, not UTF-8.
-    """
-    with open(path, encoding="utf-8", newline=newline) as handle:
-        size = os.fstat(handle.fileno()).st_size
-        text = handle.read(RECORD_READ_LIMIT + 1) if size <= RECORD_READ_LIMIT else None
-        if text is None or len(text) > RECORD_READ_LIMIT:
-            raise RecordTooLarge(f"a file of {size:,} bytes, larger than the {RECORD_READ_LIMIT >> 20} MiB "
-                                 "a record may be")
-        return text
 
 
 def source_keys(path: Path) -> tuple[str | None, str | None]:

@@ -1,6 +1,7 @@
-"""State files written only when their data changes: a library shared through git gets no
-changed file from a run that has nothing new (docs/record-format.md, "Sharing a library through
-git")."""
+"""The library's own files as pmparse reads and writes them: state files written only when their
+data changes (a library shared through git gets no changed file from a run that has nothing new:
+docs/record-format.md, "Sharing a library through git"), and state and record files read bounded
+(a library from someone else may hold a file of gigabytes)."""
 
 from __future__ import annotations
 
@@ -86,3 +87,32 @@ def regular_text(path: Path, limit: int = STATE_READ_LIMIT) -> str | None:
 def _too_large(path: Path, size: int, limit: int) -> StateFileError:
     return StateFileError(f"expected a state file of at most {limit // (1 << 20)} MiB (pmparse writes none larger), "
                           f"found {size:,} bytes (a library or site from someone else? remove the file)", str(path))
+
+
+#: The largest record file read: pmparse's own hold at most a source's text of ``--max-bytes``
+#: (20 MiB by default) with its items; a record of gigabytes from someone else was read whole.
+RECORD_READ_LIMIT = 128 * 1024 * 1024
+
+
+class RecordTooLarge(OSError):
+    """A record file larger than :data:`RECORD_READ_LIMIT` (an ``OSError``: a file that cannot be
+    read, as every reader of records already handles one)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def read_record_text(path: Path, newline: str | None = None) -> str:
+    """A record file's text, read as :meth:`Path.read_text` does (``newline=""``: line endings kept).
+
+    Raises:
+        RecordTooLarge: larger than :data:`RECORD_READ_LIMIT`, never read.
+        OSError, UnicodeDecodeError: unreadable, not UTF-8.
+    """
+    with open(path, encoding="utf-8", newline=newline) as handle:
+        size = os.fstat(handle.fileno()).st_size
+        text = handle.read(RECORD_READ_LIMIT + 1) if size <= RECORD_READ_LIMIT else None
+        if text is None or len(text) > RECORD_READ_LIMIT:
+            raise RecordTooLarge(f"a file of {size:,} bytes, larger than the {RECORD_READ_LIMIT >> 20} MiB "
+                                 "a record may be")
+        return text

@@ -30,9 +30,8 @@ from pmparse.card.schema import SCHEMA_VERSION, Card
 from pmparse.errors import RecordError
 from pmparse.library.folder import RECORD_FILE, held_number
 from pmparse.library.places import SourcePlaces
-from pmparse.library.statefiles import file_key as _file_key, regular_text, write_unless_held
-from pmparse.library.records import (RecordFormat, card_data, dumps, format_of, loads, read_record_text,
-                                     source_keys)
+from pmparse.library.statefiles import file_key as _file_key, read_record_text, regular_text, write_unless_held
+from pmparse.library.records import RecordFormat, card_data, dumps, format_of, loads, source_keys
 from pmparse.locations import split_location
 from pmparse.paths import inside
 from pmparse.util import atomic_write, sha256_text
@@ -161,8 +160,7 @@ class Library:
 
     def location_shas(self) -> dict[str, str | None]:
         """Each source location of the library with its record's sha256 (None: not known)."""
-        return {location: (entry.sha256 if (entry := self.entries.get(card_id)) is not None else None)
-                for location, card_id in self.by_location.items()}
+        return {location: getattr(self.entries.get(card_id), "sha256", None) for location, card_id in self.by_location.items()}
 
     @property
     def index_path(self) -> Path:
@@ -257,11 +255,8 @@ class Library:
                                    int]:
         """The cached record rows by file name, state stamps by ``kind/id``, and when the cache was
         written (ns)."""
-        text = regular_text(self.index_path)  # a cache of gigabytes stops the command, named
-        if text is None:
-            return {}, {}, 0
         try:
-            data = json.loads(text)
+            data = json.loads(regular_text(self.index_path) or "null")  # one of gigabytes stops the command, named
             if {k: data.get(k) for k in _index_header()} != _index_header():
                 return {}, {}, 0
             rows = {name: (list(key), list(summary)) for name, (key, summary) in data["records"].items()
@@ -501,9 +496,7 @@ class Library:
             return tuple(hit[1])
         text = regular_text(path)
         try:
-            if text is None:
-                raise RecordError("expected a readable UTF-8 state file", str(path))
-            card = loads(text, "json", str(path))
+            card = loads(text or "", "json", str(path))
         except RecordError:
             self._states.pop(name, None)
             self._index_dirty = True

@@ -14,7 +14,8 @@ from pmparse.card.schema import TEXT_FIELDS, Card, Evidence, Item
 from pmparse.library.folder import library_root, record_files_by_id
 from pmparse.library.anchored import places_of
 from pmparse.library.places import SourcePlaces
-from pmparse.library.records import field_path, format_of, parse_data, problem_text, read_record_text, source_text_of
+from pmparse.library.statefiles import read_record_text
+from pmparse.library.records import field_path, format_of, parse_data, problem_text, source_text_of
 from pmparse.util import CONTROL_CHARACTERS
 from pmparse.yaml_problems import line_of, merge_conflict_line, merge_conflict_reason, syntax_error
 

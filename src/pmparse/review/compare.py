@@ -27,7 +27,8 @@ from pmparse.card.title import RESTATED_FACTS, restates
 from pmparse.errors import RecordError, UsageError
 from pmparse.library.anchored import places_of
 from pmparse.library.places import SourcePlaces
-from pmparse.library.records import card_data, dumps, format_of, loads, read_record_text, source_text_of
+from pmparse.library.statefiles import read_record_text
+from pmparse.library.records import card_data, dumps, format_of, loads, source_text_of
 from pmparse.review.anchor import REVIEW_FIELDS, reanchor, reanchor_evidence, person_items
 from pmparse.util import sha256_text
 
