@@ -93,7 +93,7 @@ def plausible_source(path: str, library: str | Path | None = None) -> bool:
         shared = os.path.commonpath([folder, _real(str(library))]) if library is not None else os.sep
         rest = os.path.relpath(folder, shared)
     except ValueError:
-        shared, rest = "", folder  # another drive (Windows): the whole path counts
+        rest = folder  # another drive (Windows): the whole path counts
     return not any(part.startswith(".") and part not in (".", "..") for part in rest.split(os.sep))
 
 
@@ -131,11 +131,10 @@ class SourcePlaces:
         machine) is the library's anchor no more where one of its relative locations is a file
         from this folder that holds a text its records were read from (:meth:`holds_text`):
         relative names are read from here, which :meth:`pin` records, as a library without an
-        anchor adopts a folder
-        (read from the gone folder, each was taken for a file gone: an unchanged file's record
-        moved to an absolute name, an amended one got a second record). Else it stays the anchor
-        (a folder not mounted for now: relative names given here are recorded absolute, and are
-        not mixed with the anchor's).
+        anchor adopts a folder (read from the gone folder, each was taken for a file gone: an
+        unchanged file's record moved to an absolute name, an amended one got a second record).
+        Else it stays the anchor (a folder not mounted for now: relative names given here are
+        recorded absolute, and are not mixed with the anchor's).
         """
         anchor = _read_anchor(root)
         here = cls(os.path.abspath(os.getcwd()), root=root)
@@ -254,8 +253,8 @@ class SourcePlaces:
 
         ``before``: the locations the library held when opened, each with its record's sha256;
         ``now``: those it holds. A library written before anchors were recorded adopts this folder
-        only when one of its relative locations is a file from here holding its record's text
-        (:meth:`holds_text`): a file of the same name is no evidence (run from the wrong folder,
+        only when one of its relative locations is a file from here holding a text the library was
+        made from (:meth:`holds_text`): a file of the same name is no evidence (run from the wrong folder,
         one ``index.md`` anchored the library there for good). Else nothing is recorded: relative
         names stay read from the folder each command runs in, and ``convert`` names a record such
         a file may be (:class:`pmparse.batch.convert._SameFiles`)."""
