@@ -181,3 +181,18 @@ def test_a_record_of_gigabytes_is_named_invalid_unread_and_the_rest_goes_on(tmp_
     assert "1 converted" in result.output, result.output
     export = runner.invoke(main, ["export", "lib"])
     assert export.exit_code == 1 and "128 MiB" in export.output and export.output.count('"id"') == 3
+
+
+def test_sources_a_curator_named_outside_a_folder_walk_are_read_back(tmp_path, monkeypatch):
+    # convert reads a file of any ending it is given, and a report in a repository kept under a
+    # hidden folder (~/.local/share/...): the site showed neither's text ("cannot be read")
+    runner = _library(tmp_path, monkeypatch)
+    (tmp_path / "pm" / "queue.log").write_text(QUEUE, encoding="utf-8")
+    repo = tmp_path / ".local" / "share" / "repo"
+    repo.mkdir(parents=True)
+    (repo / "dns.md").write_text(DNS, encoding="utf-8")
+    assert "2 converted" in _convert(runner, "pm/queue.log", str(repo / "dns.md")).output
+    assert runner.invoke(main, ["site", "lib", "-o", "site"]).exit_code == 0
+    for card_id in ("IL-0003", "IL-0004"):
+        page = (tmp_path / "site" / "cards" / f"{card_id}.html").read_text(encoding="utf-8")
+        assert "cannot be read" not in page, card_id

@@ -179,19 +179,19 @@ def _secret_home(tmp_path):
     return home
 
 
-def test_only_a_file_a_folder_walk_picks_is_a_plausible_source(tmp_path):
+def test_a_hidden_or_system_file_or_a_key_is_no_plausible_source(tmp_path):
     from pmparse.library.places import plausible_source
 
     home = _secret_home(tmp_path)
     lib = home / "lib"
     (home / ".aws").mkdir()
-    (home / ".aws" / "credentials.txt").write_text("made up", encoding="utf-8")
+    (home / ".aws" / "credentials").write_text("made up", encoding="utf-8")
     (home / "reports" / ".env").write_text("TOKEN=made-up", encoding="utf-8")
     (home / "reports" / "dump.sqlite").write_text("made up", encoding="utf-8")
     os.symlink(home / ".ssh" / "id_test", home / "reports" / "linked.md")
     assert plausible_source(str(home / "reports" / "outage.md"), lib)
-    for refused in (home / ".ssh" / "id_test", home / ".aws" / "credentials.txt", home / "reports" / ".env",
-                    home / "reports" / "dump.sqlite", home / "reports" / "linked.md"):
+    for refused in (home / ".ssh" / "id_test", home / ".aws" / "credentials", home / "reports" / ".env",
+                    home / "reports" / "linked.md"):
         assert not plausible_source(str(refused), lib), refused
     for system in ("/proc/self/environ", "/etc/hostname", "/dev/zero", "/sys/kernel/notes"):
         assert not plausible_source(system, lib), system
@@ -234,3 +234,18 @@ def test_a_gone_anchor_gives_way_only_to_a_folder_holding_a_records_text(tmp_pat
     (lib / ANCHOR_FILE).write_text(json.dumps({"folder": str(tmp_path / "gone")}), encoding="utf-8")
     kept = SourcePlaces.of_library(lib, {"pm/x.md": X_SHA})
     assert kept.recorded and not kept.anchor_is_here
+
+
+def test_a_report_s_ending_is_plausible_under_a_hidden_folder_and_another_ending_outside_one(tmp_path):
+    from pmparse.library.places import plausible_source
+
+    home = _secret_home(tmp_path)
+    lib = home / "lib"
+    # convert reads what it is given: a report in a repository under ~/.local, a .log named to it
+    assert plausible_source(str(home / ".local" / "share" / "repo" / "pm" / "outage.md"), lib)
+    assert plausible_source(str(home / "reports" / "queue.log"), lib)
+    # a file of another ending or none under a hidden folder, a hidden file, a system file: never
+    for refused in (home / ".ssh" / "id_test", home / ".aws" / "credentials", home / ".docker" / "config.json",
+                    home / "reports" / ".env", home / ".ssh" / "id_test.pub"):
+        assert not plausible_source(str(refused), lib), refused
+    assert not plausible_source("/etc/motd.txt", lib) and not plausible_source("/proc/self/environ", lib)

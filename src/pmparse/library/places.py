@@ -25,7 +25,7 @@ from typing import Collection, Iterable, Mapping
 
 from pmparse.errors import UnsafePathError
 from pmparse.locations import entry_location, is_url, split_location, url_parts
-from pmparse.paths import inside, real_path as _real, walk_picks
+from pmparse.paths import SUPPORTED_SUFFIXES, inside, real_path as _real
 from pmparse.util import atomic_write, read_regular_file
 
 #: Where a library keeps its anchor: the folder its relative locations are read from.
@@ -77,18 +77,23 @@ def plausible_source(path: str, library: str | Path | None = None) -> bool:
 
     A library may come from someone else, and its records name their sources: a record naming
     ``~/.ssh/id_ed25519`` made ``site`` hash the key into its manifest. A source is read back only
-    when it is a file a folder walk of ``convert`` would have picked: its name (links resolved)
-    has a supported ending or none, no folder on its way from the deepest folder it shares with
-    the library is hidden (``.ssh``, ``.aws``, ``.git``: walks skip them), and it is not in a
-    system folder (:data:`SYSTEM_FOLDERS`). Whatever is read is still compared with the record's
-    sha256 before anything is taken from it.
+    when its name (links resolved) is not hidden, it is not in a system folder
+    (:data:`SYSTEM_FOLDERS`), and either it has a report's ending (``.md``, ``.html``, ``.pdf``:
+    wherever it is, as ``convert`` reads a report under ``~/.local/share/...``) or no folder on
+    its way from the deepest folder it shares with the library is hidden (``.ssh``, ``.aws``:
+    ``convert`` reads a ``.log`` it is given, and keys and credentials have no report's ending).
+    Whatever is read is still compared with the record's sha256 before anything is taken from it.
     """
     real = _real(path)
     folder, name = os.path.split(real)
-    if not walk_picks(name):
+    if not name or name.startswith(".") or any(real.startswith(system + os.sep) for system in SYSTEM_FOLDERS):
         return False
-    if any(real.startswith(system + os.sep) for system in SYSTEM_FOLDERS):
-        return False
+    if name.lower().endswith(SUPPORTED_SUFFIXES):
+        # a report's ending: convert read such a file wherever it was given, a repository under a
+        # hidden folder (~/.local/share/...) included; no key or credentials file has one
+        return True
+    # another ending or none is what convert reads when named (a .log): keys and credentials
+    # (~/.ssh/id_ed25519, ~/.aws/credentials) are such files, kept in hidden folders
     try:
         shared = os.path.commonpath([folder, _real(str(library))]) if library is not None else os.sep
         rest = os.path.relpath(folder, shared)

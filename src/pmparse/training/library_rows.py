@@ -168,8 +168,8 @@ def _read_source(card: Card, notes: list[str], places: SourcePlaces):
         return None
     path = places.readable(card.source.location)
     if path is None:
-        notes.append(f"{card.id}: left out: its source {card.source.location} is not read: no folder walk of "
-                     "convert picks such a file (a hidden folder, a system folder, an ending convert does not read)")
+        notes.append(f"{card.id}: left out: its source {card.source.location} is not read: no plausible source "
+                     "(a hidden file, a system folder's, or one of no report's ending under a hidden folder)")
         return None
     raw = read_regular_file(path, DEFAULT_MAX_BYTES)
     if raw is None or (card.source.extracted_text is None and hashlib.sha256(raw).hexdigest() != card.source.sha256):
