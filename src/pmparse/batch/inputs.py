@@ -286,8 +286,9 @@ def link_stub_target(path: str) -> str | None:
     whose trigger was the path). Such a file is known by naming, relative to its own folder, a
     file or folder that exists: a report is never only that. A link whose target is gone (a file
     renamed, a link into a folder git does not hold) is known by its shape: one word of no white
-    space that has a ``/`` or a report's ending (``../2023/outage.md``, ``latest.md``): a report of
-    one line is a sentence (a dangling link whose target has a space in it is read as before).
+    space that ends in a report's ending or starts as only a path does (``../2023/outage.md``,
+    ``latest.md``, ``/srv/pm``): a report of one line is a sentence, or a word such as ``N/A``
+    (a dangling link whose target has a space in it, or a bare ``2023/outage``, is read as before).
     """
     try:
         # a real link is no stub; only a regular file is read (a named pipe waits for a writer, for ever)
@@ -318,12 +319,13 @@ _PATH_WORD = re.compile(r"[\w.~+@%,=:/-]+")
 
 
 def _path_shaped(target: str) -> bool:
-    """True when ``target`` reads as a path, not a sentence: no white space, and a ``/`` or the
-    ending of a file a folder walk picks."""
-    if not _PATH_WORD.fullmatch(target):
-        return False  # white space, markup (<html></html>), punctuation no path name holds
+    """True when ``target`` reads as a path, not a sentence: no white space, and the ending of a
+    file a folder walk picks or a start only a path has (``/``, ``./``, ``../``)."""
+    if not _PATH_WORD.fullmatch(target) or "://" in target:
+        return False  # white space, markup (<html></html>), punctuation no path name holds, an address
     name = target.rstrip("/").rsplit("/", 1)[-1]
-    return "/" in target or ("." in name and _walk_picks(name))
+    # a '/' alone is no path: "N/A", a one-line report in a language written without spaces
+    return target.startswith(("/", "./", "../")) or ("." in name and _walk_picks(name))
 
 
 def check_url_base(base: str) -> None:
