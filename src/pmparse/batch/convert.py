@@ -529,6 +529,7 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
         report = ConvertReport(keep_results=keep_results)
         entries = _entry_index(library)
         before = library.location_shas()
+        confirmed: set[str] = set()  # locations this run read a record's own text from (SourcePlaces.pin)
         named: set[str] = set()  # the folders named as inputs: their settings files are the curator's choice
         namesakes, read, patterns = set(), {}, set()  # for gone_sources (Task.namesake, files read, globs)
         tasks = _tasks(library, _noting_folders(inputs, named, patterns), max_bytes, force, stdin, url_base, tuple(exclude),
@@ -562,6 +563,10 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
                             namesakes.add(task.namesake[0])
                         if outcome.kind == "card":
                             read[task.location] = {location for location, _, _ in outcome.entries} or {task.location}
+                        if outcome.sha256 is not None and outcome.sha256 == before.get(task.location):
+                            # read here by its record's name, the text the record was made from:
+                            # evidence of the anchor an HTML page's or PDF's bytes cannot give
+                            confirmed.add(task.location)
                         # the record and the count of it together: a Ctrl-C between the two left a
                         # written record out of the summary
                         with interrupts.critical():
@@ -587,7 +592,7 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
                         # an interruption or an error abandons the inputs in flight at once
                         runner.close(abort=not finished)
                     library.save_index()
-                    library.places.pin(library.root, before, library.by_location)  # where relative names are read from
+                    library.places.pin(library.root, before, library.by_location, confirmed)  # where relative names are read from
         except BaseException:
             if errors is not None:
                 errors.discard()

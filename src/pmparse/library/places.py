@@ -253,7 +253,8 @@ class SourcePlaces:
             real = self._folders[folder] = _real(folder or os.curdir)
         return os.path.join(real, name)
 
-    def pin(self, root: Path, before: Mapping[str, str | None], now: Iterable[str]) -> None:
+    def pin(self, root: Path, before: Mapping[str, str | None], now: Iterable[str],
+            confirmed: Collection[str] = ()) -> None:
         """Record the anchor in the library at ``root`` once it holds a relative location.
 
         ``before``: the locations the library held when opened, each with its record's sha256;
@@ -262,12 +263,14 @@ class SourcePlaces:
         made from (:meth:`holds_text`): a file of the same name is no evidence (run from the wrong folder,
         one ``index.md`` anchored the library there for good). Else nothing is recorded: relative
         names stay read from the folder each command runs in, and ``convert`` names a record such
-        a file may be (:class:`pmparse.batch.convert._SameFiles`)."""
+        a file may be (:class:`pmparse.batch.convert._SameFiles`). ``confirmed``: locations this
+        run read by that name the text its record was made from (an HTML page's or a PDF's sha256
+        is of the text extracted, which its bytes cannot show), evidence too."""
         if self.recorded or not root.is_dir():
             return
         old = [location for location in before if is_relative_file(location)]
         known = {sha for sha in before.values() if sha}
-        if old and not any(self.holds_text(location, known) for location in old):
+        if old and not any(location in confirmed or self.holds_text(location, known) for location in old):
             return
         if not any(is_relative_file(location) for location in now):
             return
