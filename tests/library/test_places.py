@@ -249,3 +249,15 @@ def test_a_report_s_ending_is_plausible_under_a_hidden_folder_and_another_ending
                     home / "reports" / ".env", home / ".ssh" / "id_test.pub"):
         assert not plausible_source(str(refused), lib), refused
     assert not plausible_source("/etc/motd.txt", lib) and not plausible_source("/proc/self/environ", lib)
+
+
+def test_a_library_kept_in_a_hidden_folder_makes_no_key_beside_it_plausible(tmp_path):
+    from pmparse.library.places import plausible_source
+
+    config = tmp_path / "home" / ".config"
+    (config / "cloud").mkdir(parents=True)
+    (config / "cloud" / "credentials").write_text("made up", encoding="utf-8")
+    (config / "pmlib" / ".pmparse").mkdir(parents=True)
+    # the hidden folder the library shares with the key counted for nothing: it was read
+    assert not plausible_source(str(config / "cloud" / "credentials"), config / "pmlib")
+    assert plausible_source(str(config / "reports" / "outage.md"), config / "pmlib")

@@ -80,9 +80,11 @@ def plausible_source(path: str, library: str | Path | None = None) -> bool:
     when its name (links resolved) is not hidden, it is not in a system folder
     (:data:`SYSTEM_FOLDERS`), and either it has a report's ending (``.md``, ``.html``, ``.pdf``:
     wherever it is, as ``convert`` reads a report under ``~/.local/share/...``) or no folder on
-    its way from the deepest folder it shares with the library is hidden (``.ssh``, ``.aws``:
-    ``convert`` reads a ``.log`` it is given, and keys and credentials have no report's ending).
-    Whatever is read is still compared with the record's sha256 before anything is taken from it.
+    its way is hidden (``.ssh``, ``.aws``, ``.config``: ``convert`` reads a ``.log`` it is given,
+    and keys and credentials have no report's ending). ``library`` is kept for callers: the
+    rule no longer depends on where the library is (one in a hidden folder made its neighbours
+    plausible). Whatever is read is still compared with the record's sha256 before anything is
+    taken from it.
     """
     real = _real(path)
     folder, name = os.path.split(real)
@@ -93,13 +95,9 @@ def plausible_source(path: str, library: str | Path | None = None) -> bool:
         # hidden folder (~/.local/share/...) included; no key or credentials file has one
         return True
     # another ending or none is what convert reads when named (a .log): keys and credentials
-    # (~/.ssh/id_ed25519, ~/.aws/credentials) are such files, kept in hidden folders
-    try:
-        shared = os.path.commonpath([folder, _real(str(library))]) if library is not None else os.sep
-        rest = os.path.relpath(folder, shared)
-    except ValueError:
-        rest = folder  # another drive (Windows): the whole path counts
-    return not any(part.startswith(".") and part not in (".", "..") for part in rest.split(os.sep))
+    # (~/.ssh/id_ed25519, ~/.aws/credentials) are such files, kept in hidden folders: any on its
+    # whole way counts (a library kept in ~/.config made ~/.config/gcloud/... plausible)
+    return not any(part.startswith(".") and part not in (".", "..") for part in folder.split(os.sep))
 
 
 def is_relative_file(location: str) -> bool:
