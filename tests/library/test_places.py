@@ -261,3 +261,22 @@ def test_a_library_kept_in_a_hidden_folder_makes_no_key_beside_it_plausible(tmp_
     # the hidden folder the library shares with the key counted for nothing: it was read
     assert not plausible_source(str(config / "cloud" / "credentials"), config / "pmlib")
     assert plausible_source(str(config / "reports" / "outage.md"), config / "pmlib")
+
+
+def test_the_anchor_s_evidence_reads_each_file_once(tmp_path, monkeypatch):
+    # a many-incident file amended since gives no evidence: each of its entries' records read the
+    # whole file again (a log of a thousand entries read a thousand times at every convert)
+    from pmparse.library import places as module
+    from pmparse.locations import entry_location
+
+    lib = tmp_path / "lib"
+    (lib / ".pmparse").mkdir(parents=True)
+    (tmp_path / "pm").mkdir()
+    (tmp_path / "pm" / "log.md").write_text("amended since", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    reads = []
+    real_read = module.read_regular_file
+    monkeypatch.setattr(module, "read_regular_file", lambda path, *a: reads.append(path) or real_read(path, *a))
+    before = {entry_location("pm/log.md", f"2024-01-0{n}-0000000{n}"): X_SHA for n in range(1, 6)}
+    SourcePlaces.of_library(lib).pin(lib, before, list(before))
+    assert [p for p in reads if str(p).endswith("log.md")] == ["pm/log.md"] and not (lib / ANCHOR_FILE).exists()

@@ -124,6 +124,7 @@ class SourcePlaces:
         self.anchor_is_here = _real(anchor) == self._here
         self._places: dict[str, str] = {}
         self._folders: dict[str, str] = {}
+        self._digests: dict[str, str | None] = {}  # holds_text's, by path
 
     @classmethod
     def of_library(cls, root: Path, locations: Mapping[str, str | None] | None = None) -> SourcePlaces:
@@ -176,8 +177,13 @@ class SourcePlaces:
         if not known or not is_relative_file(location):
             return False
         path = self.readable(location)
-        data = read_regular_file(path) if path is not None else None
-        return data is not None and hashlib.sha256(data).hexdigest() in known
+        if path is None:
+            return False
+        if path not in self._digests:
+            # each file once: the entries of a many-incident file amended since all name it
+            data = read_regular_file(path)
+            self._digests[path] = None if data is None else hashlib.sha256(data).hexdigest()
+        return self._digests[path] in known
 
     def is_file(self, location: str | None) -> bool:
         """True when ``location`` names a file that exists (an entry's file; a URL or ``-`` never)."""
