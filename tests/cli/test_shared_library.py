@@ -128,7 +128,7 @@ def test_links_checked_out_as_plain_files_are_skipped_not_made_records(tmp_path,
     assert "1 converted" in _convert(runner, "pm").output
 
 
-@pytest.mark.parametrize("state", [".pmparse/index.json", ".pmparse/base/IL-0002.json", ".pmparse/pending/IL-0001.json",
+@pytest.mark.parametrize("state", [".pmparse/base/IL-0002.json", ".pmparse/pending/IL-0001.json",
                                    ".pmparse/rejected/IL-0001.json"])
 def test_a_state_file_of_gigabytes_stops_the_command_naming_it(tmp_path, monkeypatch, state):
     runner = _library(tmp_path, monkeypatch)
@@ -196,3 +196,18 @@ def test_sources_a_curator_named_outside_a_folder_walk_are_read_back(tmp_path, m
     for card_id in ("IL-0003", "IL-0004"):
         page = (tmp_path / "site" / "cards" / f"{card_id}.html").read_text(encoding="utf-8")
         assert "cannot be read" not in page, card_id
+
+
+def test_a_scan_cache_over_the_limit_is_no_cache_and_is_written_again(tmp_path, monkeypatch):
+    # index.json is a cache pmparse rebuilds from the records: over the limit (a hostile copy, or
+    # a library of some hundred thousand records) it stopped every command, convert included,
+    # which would have written it again as large
+    runner = _library(tmp_path, monkeypatch)
+    index = tmp_path / "lib" / ".pmparse" / "index.json"
+    with open(index, "wb") as handle:
+        handle.truncate(129 << 20)
+    assert runner.invoke(main, ["validate", "lib"]).exit_code == 0
+    (tmp_path / "pm" / "dns.md").write_text(DNS, encoding="utf-8")
+    result = _convert(runner, "pm")
+    assert result.exit_code == 0 and "1 converted" in result.output, result.output
+    assert index.stat().st_size < 1 << 20

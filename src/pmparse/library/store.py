@@ -27,7 +27,7 @@ from pathlib import Path
 
 from pmparse import __version__
 from pmparse.card.schema import SCHEMA_VERSION, Card
-from pmparse.errors import RecordError
+from pmparse.errors import RecordError, StateFileError
 from pmparse.library.folder import RECORD_FILE, held_number
 from pmparse.library.places import SourcePlaces
 from pmparse.library.statefiles import file_key as _file_key, read_record_text, regular_text, write_unless_held
@@ -256,7 +256,7 @@ class Library:
         """The cached record rows by file name, state stamps by ``kind/id``, and when the cache was
         written (ns)."""
         try:
-            data = json.loads(regular_text(self.index_path) or "null")  # one of gigabytes stops the command, named
+            data = json.loads(regular_text(self.index_path) or "null")  # read bounded: over the limit, no cache
             if {k: data.get(k) for k in _index_header()} != _index_header():
                 return {}, {}, 0
             rows = {name: (list(key), list(summary)) for name, (key, summary) in data["records"].items()
@@ -268,7 +268,8 @@ class Library:
                       and isinstance(stamp[6], bool) and name.partition("/")[0] in _STAMPED
                       and re.fullmatch(r"IL-\d{4}", name.partition("/")[2])}
             return rows, states, written
-        except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
+        except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError, RecursionError,
+                StateFileError):
             return {}, {}, 0  # no cache, or one that cannot be trusted: every record is parsed
 
     def vouches_for(self, kind: str, card_id: str) -> bool:
