@@ -292,7 +292,7 @@ def test_a_link_out_is_still_skipped_when_its_folder_is_found_by_identity(tmp_pa
     assert not _inside(str(tmp_path / "home" / "notes.md"), os.path.join(str(sent / "posts"), "."))
 
 
-@pytest.mark.parametrize("line", [".", "..", "N/A", "数据库故障/已修复", "https://status.example.org/incidents/42",
+@pytest.mark.parametrize("line", ["N/A", "数据库故障/已修复", "https://status.example.org/incidents/42",
                                   "see:runbooks/db-failover"])
 def test_a_one_line_report_that_is_no_path_is_not_taken_for_a_dangling_link(tmp_path, line):
     # a word holding a '/' read as a link whose target is gone: a one-line report in a language

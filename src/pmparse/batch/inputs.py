@@ -303,8 +303,8 @@ def link_stub_target(path: str) -> str | None:
         target = data.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    if not target or any(ch in target for ch in "\n\r\0") or target != target.strip() or not target.strip("./"):
-        return None  # "." or ".." names the folder the file is in: a file of a dot is no link
+    if not target or any(ch in target for ch in "\n\r\0") or target != target.strip():
+        return None
     return target if _exists_beside(path, target) or _path_shaped(target) else None
 
 
