@@ -114,3 +114,8 @@ class UsageError(PmparseError):
 class UnsafePathError(PmparseError):
     """A path pmparse would write or delete leads outside its folder (``..``, an absolute name, or a
     symbolic link on the way), as a site or library from an untrusted source may hold."""
+
+
+class StateFileError(PmparseError):
+    """A library's state file (``.pmparse/``) or a site's manifest is larger than pmparse ever
+    writes one: a library or site from someone else. The command stops, naming the file."""

@@ -17,6 +17,24 @@ from pathlib import Path, PurePosixPath
 from pmparse.errors import UnsafePathError
 
 
+#: File name endings a folder walk picks up (files without any ending are read as text too).
+SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".mdown", ".mkd", ".mdx", ".qmd", ".erb", ".html", ".htm", ".rst",
+                      ".adoc", ".asciidoc", ".pdf")
+
+#: Extension-less names a folder walk leaves alone: they are never postmortems.
+_NOT_REPORTS = {"license", "licence", "copying", "notice", "authors", "codeowners", "makefile", "dockerfile"}
+
+
+def walk_picks(name: str) -> bool:
+    """True when a folder walk of ``convert`` picks a file of this name: not hidden, and a
+    supported ending or none (a few names such as ``LICENSE`` aside)."""
+    if name.startswith("."):
+        return False
+    if "." not in name:
+        return name.lower() not in _NOT_REPORTS
+    return name.lower().endswith(SUPPORTED_SUFFIXES)
+
+
 def real_path(path: str) -> str:
     """``path`` absolute with every link resolved, or absolute as it is where it cannot be resolved."""
     try:

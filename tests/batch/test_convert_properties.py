@@ -34,7 +34,10 @@ def _check(files: dict[str, bytes]) -> None:
         report = convert([str(folder)], library, config=CONFIG, max_bytes=200_000)
         assert report.done == len(files)
         for result in report.results:
-            assert result.status in ("converted", "failed"), result
+            # or skipped as a link git checked out as a plain file: a few bytes may read as a
+            # path ("/@", "..", a name beside it), which is what such a file holds
+            assert result.status in ("converted", "failed") or (
+                result.status == "skipped" and "core.symlinks" in result.message), result
             if result.status == "failed":
                 assert result.error_kind in EXPECTED_FAILURES, (result.error_kind, result.message)
         converted = report.counts["converted"]

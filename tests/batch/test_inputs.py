@@ -290,3 +290,18 @@ def test_a_link_out_is_still_skipped_when_its_folder_is_found_by_identity(tmp_pa
 
     assert _inside(str(sent / "posts" / "cache.md"), os.path.join(str(sent / "posts"), "."))
     assert not _inside(str(tmp_path / "home" / "notes.md"), os.path.join(str(sent / "posts"), "."))
+
+
+@pytest.mark.parametrize("line", ["N/A", "数据库故障/已修复", "https://status.example.org/incidents/42",
+                                  "see:runbooks/db-failover"])
+def test_a_one_line_report_that_is_no_path_is_not_taken_for_a_dangling_link(tmp_path, line):
+    # a word holding a '/' read as a link whose target is gone: a one-line report in a language
+    # written without spaces, a placeholder or a bare address was skipped as a symbolic link
+    (tmp_path / "r.md").write_text(line, encoding="utf-8")
+    assert skip_reason(str(tmp_path / "r.md"), "r.md") is None
+
+
+@pytest.mark.parametrize("target", ["../2023/outage.md", "renamed.md", "/srv/pm/gone", "./drafts"])
+def test_a_link_stub_whose_target_is_gone_is_still_skipped(tmp_path, target):
+    (tmp_path / "r.md").write_text(target, encoding="utf-8")
+    assert "which is missing" in skip_reason(str(tmp_path / "r.md"), "r.md")

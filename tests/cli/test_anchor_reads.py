@@ -189,3 +189,21 @@ def test_a_library_from_elsewhere_with_a_gone_anchor_and_a_planted_index_link_st
     result = CliRunner().invoke(main, ["site", "lib", "-o", str(tmp_path / "site")])
     assert result.exit_code == 1 and "says 'Alert on pool saturation.'" in result.output, result.output
     assert not (tmp_path / "elsewhere.json").exists()  # nothing written through the link
+
+
+def test_an_older_library_of_html_pages_adopts_the_folder_its_pages_read_the_same_from(tmp_path, monkeypatch):
+    # an HTML page's sha256 is of the text extracted, never of the file's bytes: the evidence
+    # asked of a folder (a file holding a record's text) was never found, and a library of pages
+    # run from its own folder recorded no anchor
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pm").mkdir()
+    body = "".join(f"<h2>Part {n}</h2><p>{line}</p>" for n, line in enumerate(REPORT.split("\n\n")[1:]))
+    (tmp_path / "pm" / "page.html").write_text(f"<html><body><article><h1>Billing API outage</h1>{body}"
+                                               "</article></body></html>", encoding="utf-8")
+    runner = CliRunner()
+    assert runner.invoke(main, ["convert", "pm", "-o", "lib", "--rules-only", "-j", "1"]).exit_code == 0
+    (tmp_path / "lib" / ".pmparse" / "anchor.json").unlink()  # written before anchors were recorded
+    (tmp_path / "pm" / "other.md").write_text(OTHER, encoding="utf-8")
+    result = runner.invoke(main, ["convert", "pm", "-o", "lib", "--rules-only", "-j", "1"])
+    assert "1 converted" in result.output and "1 unchanged" in result.output, result.output
+    assert json.loads((tmp_path / "lib" / ".pmparse" / "anchor.json").read_text(encoding="utf-8")) == {"folder": ".."}

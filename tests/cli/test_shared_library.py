@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
 from click.testing import CliRunner
 
 from pmparse.cli import main
@@ -125,3 +126,88 @@ def test_links_checked_out_as_plain_files_are_skipped_not_made_records(tmp_path,
     # a one-line file that names no file beside it is read as before
     (tmp_path / "pm" / "note.md").write_text("Root cause: the queue.md job ran twice.", encoding="utf-8")
     assert "1 converted" in _convert(runner, "pm").output
+
+
+@pytest.mark.parametrize("state", [".pmparse/base/IL-0002.json", ".pmparse/pending/IL-0001.json",
+                                   ".pmparse/rejected/IL-0001.json"])
+def test_a_state_file_of_gigabytes_stops_the_command_naming_it(tmp_path, monkeypatch, state):
+    runner = _library(tmp_path, monkeypatch)
+    assert runner.invoke(main, ["review", "lib", "--drafts", "--accept-all"]).exit_code == 0
+    path = tmp_path / "lib" / state
+    path.parent.mkdir(exist_ok=True)
+    with open(path, "wb") as handle:
+        handle.truncate(129 << 20)  # sparse: read whole, a hostile copy's file took its size in memory
+    (tmp_path / "pm" / "cache.md").write_text(CACHE + "\nAmended.\n", encoding="utf-8")
+    for args in (["convert", "pm", "-o", "lib", "--rules-only", "-j", "1"], ["review", "lib", "--accept-all"]):
+        result = runner.invoke(main, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert state.rsplit("/", 1)[-1] in result.output and "at most 128 MiB" in result.output, (args, result.output)
+
+
+def test_a_site_manifest_of_gigabytes_stops_the_build_naming_it(tmp_path, monkeypatch):
+    runner = _library(tmp_path, monkeypatch)
+    assert runner.invoke(main, ["site", "lib", "-o", "site"]).exit_code == 0
+    with open(tmp_path / "site" / ".pmparse-site.json", "wb") as handle:
+        handle.truncate(129 << 20)
+    result = runner.invoke(main, ["site", "lib", "-o", "site"])
+    assert result.exit_code == 2 and ".pmparse-site.json" in result.output and "at most 128 MiB" in result.output
+
+
+def test_a_link_checked_out_as_a_plain_file_whose_target_is_gone_is_skipped(tmp_path, monkeypatch):
+    runner = _library(tmp_path, monkeypatch)
+    # a link to a report since renamed, or into a folder git does not hold: each was a record of
+    # one line whose trigger was the path
+    (tmp_path / "pm" / "latest.md").write_text("renamed-since.md", encoding="utf-8")
+    (tmp_path / "pm" / "archived").write_text("../../archive/2023/outage.md", encoding="utf-8")
+    result = _convert(runner, "pm")
+    assert result.exit_code == 0 and "0 converted" in result.output, result.output
+    assert "renamed-since.md', which is missing" in result.output and "core.symlinks" in result.output
+    assert "archive/2023/outage.md" in result.output
+    assert sorted(p.name for p in (tmp_path / "lib").glob("IL-*.yaml")) == ["IL-0001.yaml", "IL-0002.yaml"]
+    # a report of one line is a sentence, with or without a path in it
+    (tmp_path / "pm" / "note.md").write_text("The cron job in ops/cron.md ran twice.", encoding="utf-8")
+    (tmp_path / "pm" / "word.md").write_text("Outage", encoding="utf-8")
+    assert "2 converted" in _convert(runner, "pm").output
+
+
+def test_a_record_of_gigabytes_is_named_invalid_unread_and_the_rest_goes_on(tmp_path, monkeypatch):
+    runner = _library(tmp_path, monkeypatch)
+    with open(tmp_path / "lib" / "IL-0003.yaml", "wb") as handle:
+        handle.truncate(129 << 20)  # sparse: read whole, a hostile copy's record took its size in memory
+    result = runner.invoke(main, ["validate", "lib"])
+    assert result.exit_code == 1 and "IL-0003.yaml" in result.output and "128 MiB" in result.output, result.output
+    (tmp_path / "pm" / "dns.md").write_text(DNS, encoding="utf-8")
+    result = _convert(runner, "pm")
+    assert "1 converted" in result.output, result.output
+    export = runner.invoke(main, ["export", "lib"])
+    assert export.exit_code == 1 and "128 MiB" in export.output and export.output.count('"id"') == 3
+
+
+def test_sources_a_curator_named_outside_a_folder_walk_are_read_back(tmp_path, monkeypatch):
+    # convert reads a file of any ending it is given, and a report in a repository kept under a
+    # hidden folder (~/.local/share/...): the site showed neither's text ("cannot be read")
+    runner = _library(tmp_path, monkeypatch)
+    (tmp_path / "pm" / "queue.log").write_text(QUEUE, encoding="utf-8")
+    repo = tmp_path / ".local" / "share" / "repo"
+    repo.mkdir(parents=True)
+    (repo / "dns.md").write_text(DNS, encoding="utf-8")
+    assert "2 converted" in _convert(runner, "pm/queue.log", str(repo / "dns.md")).output
+    assert runner.invoke(main, ["site", "lib", "-o", "site"]).exit_code == 0
+    for card_id in ("IL-0003", "IL-0004"):
+        page = (tmp_path / "site" / "cards" / f"{card_id}.html").read_text(encoding="utf-8")
+        assert "cannot be read" not in page, card_id
+
+
+def test_a_scan_cache_over_the_limit_is_no_cache_and_is_written_again(tmp_path, monkeypatch):
+    # index.json is a cache pmparse rebuilds from the records: over the limit (a hostile copy, or
+    # a library of some hundred thousand records) it stopped every command, convert included,
+    # which would have written it again as large
+    runner = _library(tmp_path, monkeypatch)
+    index = tmp_path / "lib" / ".pmparse" / "index.json"
+    with open(index, "wb") as handle:
+        handle.truncate(129 << 20)
+    assert runner.invoke(main, ["validate", "lib"]).exit_code == 0
+    (tmp_path / "pm" / "dns.md").write_text(DNS, encoding="utf-8")
+    result = _convert(runner, "pm")
+    assert result.exit_code == 0 and "1 converted" in result.output, result.output
+    assert index.stat().st_size < 1 << 20

@@ -66,7 +66,9 @@ def test_front_matter_over_the_limit_is_masked_not_read_as_text(opening, key, cl
         f'{opening}\ntitle = "Queue outage"\n{lines}\n{closing}\n'
     source = ingest_bytes((head + BODY).encode(), "post.markdown")
     # it said the block was never closed, and its keys were read as the report's prose
-    assert source.masked[0] == (0, len(head)) and source.front_matter == {}
+    assert source.masked[0] == (0, len(head))
+    # a YAML block's first 64 KiB are read (its title kept), a TOML block's not at all
+    assert source.front_matter.get("title") == ("Queue outage" if opening == "---" else None)
     assert any(f"more than {MAX_FRONT_MATTER:,} characters" in warning for warning in source.warnings)
     assert not any("closes it" in warning for warning in source.warnings)
 
@@ -268,3 +270,45 @@ def test_prose_between_an_open_toml_block_and_a_later_plus_line_stays_text():
     head = '+++\ntitle = "Queue outage"\n# keys\n[extra]\n' + "".join(f'k{i} = "v"\n' for i in range(9000)) + "+++\n"
     source = ingest_bytes((head + BODY).encode(), "post.md")
     assert source.masked == [(0, len(head))] and "more than 65,536" in source.warnings[0]
+
+
+def _long_yaml(tail: str) -> str:
+    """A YAML block of a title and a date, then ``tail`` running it past the limit."""
+    return "---\ntitle: Queue outage\ndate: 2024-03-02\n" + tail + "\n---\n"
+
+
+@pytest.mark.parametrize("tail", [
+    "aliases:\n" + "".join(f"  - /old/path/{i}/\n" for i in range(6000)),  # a long list of redirects
+    "summary: " + "word " * 20_000,  # a huge scalar
+    "summary: |\n" + "  a line of a literal block\n" * 4000,  # a huge block scalar
+    "summary: \"" + "quoted words " * 8000 + "\"",  # a quoted scalar cut by the limit
+    "tree: " + "[" * 40_000 + "]" * 40_000,  # flow nesting cut by the limit
+    "tree:\n" + "".join("  " * i + f"k{i}:\n" for i in range(300)) + "x: 1",  # block nesting past the depth
+    "base: &a [x, x, x]\n" + "".join(f"b{i}: &b{i} [*{'a' if i == 0 else f'b{i - 1}'}, *a]\n" for i in range(3000)),
+    "cmd: !!python/object/apply:os.system [\"touch /tmp/pwned\"]\n" + "k: v\n" * 20_000,
+], ids=["list", "scalar", "block scalar", "quoted", "flow nesting", "block nesting", "aliases", "tag"])
+def test_the_first_64_kib_of_a_yaml_block_past_the_limit_give_its_title_and_date(tail):
+    head = _long_yaml(tail)
+    assert len(head) > MAX_FRONT_MATTER
+    source = ingest_bytes((head + BODY).encode(), "post.md")
+    # the whole block was masked, its title and date lost
+    assert source.masked[0] == (0, len(head))
+    assert source.front_matter.get("title") == "Queue outage" and source.front_matter.get("date") == "2024-03-02"
+    assert "cmd" not in source.front_matter and "tree" not in source.front_matter
+    assert any("first 65,536 are read" in warning for warning in source.warnings)
+
+
+@pytest.mark.parametrize("head", [
+    "---\ntitle: \"" + "quoted\n" * 20_000 + "\"\n---\n",  # the title itself cut by the limit
+    "---\n" + "[" * 70_000 + "\n---\n",  # no key at all
+    "---\ntitle: " + "A" * 100_000 + "\nlater: x\n---\n",  # the first key runs past the limit
+])
+def test_a_yaml_block_past_the_limit_whose_start_reads_as_nothing_gives_nothing(head):
+    source = ingest_bytes((head + BODY).encode(), "post.md")
+    assert "title" not in source.front_matter
+
+
+def test_an_unclosed_yaml_block_past_the_limit_is_still_text():
+    text = "---\ntitle: Queue outage\n" + "".join(f"k{i}: v\n" for i in range(9000)) + BODY
+    source = ingest_bytes(text.encode(), "post.md")
+    assert source.masked == [] and source.front_matter == {} and "closes it" in source.warnings[0]

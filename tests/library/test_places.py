@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 
@@ -10,6 +11,9 @@ import pytest
 from pmparse.batch.publisher import folder_of
 from pmparse.library.places import ANCHOR_FILE, SourcePlaces
 from tests.helpers import without_inode_numbers
+
+#: The sha256 of a source holding "x", the text these tests' files hold.
+X_SHA = hashlib.sha256(b"x").hexdigest()
 
 
 @pytest.mark.parametrize("first, second", [
@@ -70,9 +74,9 @@ def test_the_anchor_is_recorded_once_a_relative_location_is_read_from_here(tmp_p
     monkeypatch.chdir(tmp_path)
     places = SourcePlaces.of_library(lib)
     assert not places.recorded
-    places.pin(lib, [], [str(tmp_path / "pm" / "x.md")])  # an absolute location alone needs none
+    places.pin(lib, {}, [str(tmp_path / "pm" / "x.md")])  # an absolute location alone needs none
     assert not (lib / ANCHOR_FILE).exists()
-    places.pin(lib, [], ["pm/x.md"])
+    places.pin(lib, {}, ["pm/x.md"])
     # kept relative to the library's folder, so a library moved or copied with its sources still finds them
     assert json.loads((lib / ANCHOR_FILE).read_text(encoding="utf-8")) == {"folder": ".."}
     # read back from another folder, relative names are still read from the anchor
@@ -86,7 +90,7 @@ def test_a_library_without_an_anchor_does_not_adopt_a_folder_its_relative_names_
     lib = tmp_path / "lib"
     (lib / ".pmparse").mkdir(parents=True)
     monkeypatch.chdir(tmp_path)
-    SourcePlaces.of_library(lib).pin(lib, ["pm/gone.md"], ["pm/gone.md", "new.md"])
+    SourcePlaces.of_library(lib).pin(lib, {"pm/gone.md": X_SHA}, ["pm/gone.md", "new.md"])
     assert not (lib / ANCHOR_FILE).exists()
 
 
@@ -120,13 +124,13 @@ def test_an_anchor_folder_that_is_gone_gives_way_to_the_folder_the_library_s_rel
     lib = tmp_path / "lib"
     (lib / ".pmparse").mkdir(parents=True)
     (lib / ANCHOR_FILE).write_text(json.dumps({"folder": str(tmp_path / gone)}), encoding="utf-8")
-    moved = SourcePlaces.of_library(lib, ["pm/x.md", str(tmp_path / "plain.txt")])
+    moved = SourcePlaces.of_library(lib, {"pm/x.md": X_SHA, str(tmp_path / "plain.txt"): X_SHA})
     assert not moved.recorded and moved.anchor_is_here and moved.is_file("pm/x.md")
-    moved.pin(lib, ["pm/x.md"], ["pm/x.md"])
+    moved.pin(lib, {"pm/x.md": X_SHA}, ["pm/x.md"])
     assert json.loads((lib / ANCHOR_FILE).read_text(encoding="utf-8")) == {"folder": ".."}
     # none of its relative names is a file from here (a folder not mounted for now): it stays the anchor
     (lib / ANCHOR_FILE).write_text(json.dumps({"folder": str(tmp_path / gone)}), encoding="utf-8")
-    kept = SourcePlaces.of_library(lib, ["pm/other.md"])
+    kept = SourcePlaces.of_library(lib, {"pm/other.md": X_SHA})
     assert kept.recorded and kept.anchor == str(tmp_path / gone) and not kept.anchor_is_here
 
 
@@ -162,3 +166,117 @@ def test_an_anchor_is_read_relative_to_the_library_and_an_absolute_one_as_it_is(
     assert places.is_file("pm/x.md")
     (lib / ANCHOR_FILE).write_text(json.dumps({"folder": str(tmp_path / "project")}), encoding="utf-8")
     assert SourcePlaces.of_library(lib).is_file("pm/x.md")
+
+
+def _secret_home(tmp_path):
+    """A home folder beside a library, holding a key where a shared library's record may point."""
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_test").write_text("PRIVATE KEY made up for this test\n", encoding="utf-8")
+    (home / "reports").mkdir()
+    (home / "reports" / "outage.md").write_text("# Outage\n\nThe queue stalled.\n", encoding="utf-8")
+    (home / "lib" / ".pmparse").mkdir(parents=True)
+    return home
+
+
+def test_a_hidden_or_system_file_or_a_key_is_no_plausible_source(tmp_path):
+    from pmparse.library.places import plausible_source
+
+    home = _secret_home(tmp_path)
+    lib = home / "lib"
+    (home / ".aws").mkdir()
+    (home / ".aws" / "credentials").write_text("made up", encoding="utf-8")
+    (home / "reports" / ".env").write_text("TOKEN=made-up", encoding="utf-8")
+    (home / "reports" / "dump.sqlite").write_text("made up", encoding="utf-8")
+    os.symlink(home / ".ssh" / "id_test", home / "reports" / "linked.md")
+    assert plausible_source(str(home / "reports" / "outage.md"), lib)
+    for refused in (home / ".ssh" / "id_test", home / ".aws" / "credentials", home / "reports" / ".env",
+                    home / "reports" / "linked.md"):
+        assert not plausible_source(str(refused), lib), refused
+    for system in ("/proc/self/environ", "/etc/hostname", "/dev/zero", "/sys/kernel/notes"):
+        assert not plausible_source(system, lib), system
+    # a library kept in a hidden folder with its sources reads them: the shared part counts for nothing
+    (home / ".work" / "reports").mkdir(parents=True)
+    assert plausible_source(str(home / ".work" / "reports" / "a.md"), home / ".work" / "lib")
+
+
+def test_a_library_reads_back_only_its_plausible_sources(tmp_path, monkeypatch):
+    home = _secret_home(tmp_path)
+    monkeypatch.chdir(home)
+    places = SourcePlaces.of_library(home / "lib")
+    assert places.readable("reports/outage.md") == "reports/outage.md"
+    assert places.readable(str(home / ".ssh" / "id_test")) is None
+    assert places.readable(".ssh/id_test") is None
+    assert places.readable("https://example.org/x.md") is None and places.readable("-") is None
+
+
+def test_a_library_without_an_anchor_adopts_a_folder_only_where_a_file_holds_its_records_text(tmp_path, monkeypatch):
+    # run from the wrong folder, one file of the same name as a record's source (an index.md)
+    # anchored the library there for good: its other relative names were then read from there
+    lib = tmp_path / "lib"
+    (lib / ".pmparse").mkdir(parents=True)
+    (tmp_path / "wrong" / "pm").mkdir(parents=True)
+    (tmp_path / "wrong" / "pm" / "index.md").write_text("another text", encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "wrong")
+    SourcePlaces.of_library(lib).pin(lib, {"pm/index.md": X_SHA, "pm/b.md": None}, ["pm/index.md", "pm/new.md"])
+    assert not (lib / ANCHOR_FILE).exists()
+    (tmp_path / "wrong" / "pm" / "index.md").write_text("x", encoding="utf-8")  # a text the library knows: evidence
+    SourcePlaces.of_library(lib).pin(lib, {"pm/index.md": X_SHA, "pm/b.md": None}, ["pm/index.md", "pm/new.md"])
+    assert (lib / ANCHOR_FILE).exists()
+
+
+def test_a_gone_anchor_gives_way_only_to_a_folder_holding_a_records_text(tmp_path, monkeypatch):
+    (tmp_path / "pm").mkdir()
+    (tmp_path / "pm" / "x.md").write_text("not the record's text", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    lib = tmp_path / "lib"
+    (lib / ".pmparse").mkdir(parents=True)
+    (lib / ANCHOR_FILE).write_text(json.dumps({"folder": str(tmp_path / "gone")}), encoding="utf-8")
+    kept = SourcePlaces.of_library(lib, {"pm/x.md": X_SHA})
+    assert kept.recorded and not kept.anchor_is_here
+
+
+def test_a_report_s_ending_is_plausible_under_a_hidden_folder_and_another_ending_outside_one(tmp_path):
+    from pmparse.library.places import plausible_source
+
+    home = _secret_home(tmp_path)
+    lib = home / "lib"
+    # convert reads what it is given: a report in a repository under ~/.local, a .log named to it
+    assert plausible_source(str(home / ".local" / "share" / "repo" / "pm" / "outage.md"), lib)
+    assert plausible_source(str(home / "reports" / "queue.log"), lib)
+    # a file of another ending or none under a hidden folder, a hidden file, a system file: never
+    for refused in (home / ".ssh" / "id_test", home / ".aws" / "credentials", home / ".docker" / "config.json",
+                    home / "reports" / ".env", home / ".ssh" / "id_test.pub"):
+        assert not plausible_source(str(refused), lib), refused
+    assert not plausible_source("/etc/motd.txt", lib) and not plausible_source("/proc/self/environ", lib)
+
+
+def test_a_library_kept_in_a_hidden_folder_makes_no_key_beside_it_plausible(tmp_path):
+    from pmparse.library.places import plausible_source
+
+    config = tmp_path / "home" / ".config"
+    (config / "cloud").mkdir(parents=True)
+    (config / "cloud" / "credentials").write_text("made up", encoding="utf-8")
+    (config / "pmlib" / ".pmparse").mkdir(parents=True)
+    # the hidden folder the library shares with the key counted for nothing: it was read
+    assert not plausible_source(str(config / "cloud" / "credentials"), config / "pmlib")
+    assert plausible_source(str(config / "reports" / "outage.md"), config / "pmlib")
+
+
+def test_the_anchor_s_evidence_reads_each_file_once(tmp_path, monkeypatch):
+    # a many-incident file amended since gives no evidence: each of its entries' records read the
+    # whole file again (a log of a thousand entries read a thousand times at every convert)
+    from pmparse.library import places as module
+    from pmparse.locations import entry_location
+
+    lib = tmp_path / "lib"
+    (lib / ".pmparse").mkdir(parents=True)
+    (tmp_path / "pm").mkdir()
+    (tmp_path / "pm" / "log.md").write_text("amended since", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    reads = []
+    real_read = module.read_regular_file
+    monkeypatch.setattr(module, "read_regular_file", lambda path, *a: reads.append(path) or real_read(path, *a))
+    before = {entry_location("pm/log.md", f"2024-01-0{n}-0000000{n}"): X_SHA for n in range(1, 6)}
+    SourcePlaces.of_library(lib).pin(lib, before, list(before))
+    assert [p for p in reads if str(p).endswith("log.md")] == ["pm/log.md"] and not (lib / ANCHOR_FILE).exists()

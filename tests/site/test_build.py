@@ -377,3 +377,42 @@ def test_bidirectional_controls_in_a_record_show_as_escapes_on_every_page(tmp_pa
         assert not re.search("[\u202a-\u202e\u2066-\u2069]", page), name
     assert "Queue \\u202estalled" in pages["index.html"]
     assert "Acme \\u202dCo" in pages["cards/IL-0001.html"] and "\\u2067set\\u2069" in pages["cards/IL-0001.html"]
+
+
+def test_a_record_naming_a_private_file_gets_neither_its_text_nor_its_digest_into_the_site(library, tmp_path):
+    # a library from someone else may name any file as a record's source: a key in a hidden
+    # folder is never read, so neither its text (a record holding its sha256) nor a digest of
+    # its bytes (the manifest held one for every source) reaches the site
+    import hashlib
+
+    home = tmp_path / "home" / ".ssh"
+    home.mkdir(parents=True)
+    known, unknown = home / "id_known", home / "id_unknown"
+    known.write_text("PRIVATE KEY one, made up for this test\n", encoding="utf-8")
+    unknown.write_text("PRIVATE KEY two, made up for this test\n", encoding="utf-8")
+    first, second = Library.read(library / "IL-0001.yaml"), Library.read(library / "IL-0002.yaml")
+    rewrite(library, "IL-0001", source=first.source.model_copy(
+        update={"location": str(known), "sha256": hashlib.sha256(known.read_bytes()).hexdigest()}))
+    rewrite(library, "IL-0002", source=second.source.model_copy(update={"location": str(unknown)}))
+    site = tmp_path / "site"
+    build_site(library, site)
+    everything = b"".join(files_of(site).values())
+    assert b"PRIVATE KEY" not in everything
+    assert hashlib.sha256(unknown.read_bytes()).hexdigest().encode() not in everything
+    again = build_site(library, site)
+    assert again.rendered == 0  # what the manifest keeps of a source still tells a page is current
+
+
+def test_a_page_shows_its_source_again_once_the_file_is_the_records(library, tmp_path):
+    site = tmp_path / "site"
+    card_id, card = next((path.stem, card) for path in sorted(library.glob("IL-*.yaml"))
+                         if (card := Library.read(path)).source.format == "md")
+    source = Path(card.source.location)
+    text = source.read_text(encoding="utf-8")
+    source.write_text(text + "\nAn amendment.\n", encoding="utf-8")
+    build_site(library, site)
+    page = site / "cards" / f"{card_id}.html"
+    assert "The source text cannot be read" in page.read_text(encoding="utf-8")
+    source.write_text(text, encoding="utf-8")
+    assert build_site(library, site).rendered == 1
+    assert "The source text cannot be read" not in page.read_text(encoding="utf-8")

@@ -65,3 +65,14 @@ def test_a_csv_cell_a_spreadsheet_would_run_as_a_formula_stays_text():
     assert csv_cell("+1 retry") == "'+1 retry" and csv_cell("@user") == "'@user"
     assert csv_cell("Disk full") == "Disk full" and csv_cell(None) == "" and csv_cell(True) == "true"
     assert csv_cell(3) == "3" and csv_cell(-5) == "-5"  # numbers are numbers
+
+
+def test_jsonl_escapes_what_a_terminal_acts_on_and_keeps_the_data():
+    # JSON escapes C0 controls itself, but wrote C1 controls (0x9b, a terminal's CSI), DEL and
+    # bidirectional overrides raw: `pmparse export LIB | grep x` printed them to the terminal
+    title = "T \x1b]0;pwned\x07 \x9b31m red \x7f \u202eevil\u2069 caf\u00e9"
+    text = format_rows([{k: (title if k == "title" else None) for k in COLUMNS}], "jsonl")
+    assert text.isascii() is False and "caf\u00e9" in text  # other characters stay as they are
+    assert not any(ch in text for ch in "\x1b\x07\x9b\x7f\u202e\u2069")
+    assert "\\u009b" in text and "\\u202e" in text
+    assert json.loads(text)["title"] == title

@@ -528,7 +528,7 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
         drop_orphan_pending(library)  # suggestions for records a person deleted wait for nothing
         report = ConvertReport(keep_results=keep_results)
         entries = _entry_index(library)
-        before = list(library.by_location)
+        before, confirmed = library.location_shas(), set()  # confirmed: its record's text read here (SourcePlaces.pin)
         named: set[str] = set()  # the folders named as inputs: their settings files are the curator's choice
         namesakes, read, patterns = set(), {}, set()  # for gone_sources (Task.namesake, files read, globs)
         tasks = _tasks(library, _noting_folders(inputs, named, patterns), max_bytes, force, stdin, url_base, tuple(exclude),
@@ -562,6 +562,7 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
                             namesakes.add(task.namesake[0])
                         if outcome.kind == "card":
                             read[task.location] = {location for location, _, _ in outcome.entries} or {task.location}
+                        confirmed.update({task.location} if outcome.sha256 == (before.get(task.location) or 0) else ())
                         # the record and the count of it together: a Ctrl-C between the two left a
                         # written record out of the summary
                         with interrupts.critical():
@@ -587,7 +588,7 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
                         # an interruption or an error abandons the inputs in flight at once
                         runner.close(abort=not finished)
                     library.save_index()
-                    library.places.pin(library.root, before, library.by_location)  # where relative names are read from
+                    library.places.pin(library.root, before, library.by_location, confirmed)  # where relative names are read from
         except BaseException:
             if errors is not None:
                 errors.discard()

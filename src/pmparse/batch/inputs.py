@@ -13,26 +13,11 @@ from typing import Iterable, Iterator, NamedTuple, Sequence
 from pmparse.errors import UsageError
 from pmparse.ingest.read import normal_url
 from pmparse.locations import is_url, url_parts
-from pmparse.paths import real_path as _real
+from pmparse.paths import real_path as _real, walk_picks as _walk_picks
 from pmparse.util import read_regular_file
-
-#: File name endings a folder walk picks up (files without any ending are read as text too).
-SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".mdown", ".mkd", ".mdx", ".qmd", ".erb", ".html", ".htm", ".rst",
-                      ".adoc", ".asciidoc", ".pdf")
 
 #: The error kind of an input that is not converted on purpose (see :func:`skip_reason`).
 SKIPPED = "skipped"
-
-#: Extension-less names a folder walk leaves alone: they are never postmortems.
-_NOT_REPORTS = {"license", "licence", "copying", "notice", "authors", "codeowners", "makefile", "dockerfile"}
-
-
-def _walk_picks(name: str) -> bool:
-    if name.startswith("."):
-        return False
-    if "." not in name:
-        return name.lower() not in _NOT_REPORTS
-    return name.lower().endswith(SUPPORTED_SUFFIXES)
 
 
 class Found(NamedTuple):
@@ -281,8 +266,10 @@ def skip_reason(path: str, relative: str, exclude: Sequence[str] = (), all_files
     if reason is None:
         target = link_stub_target(path)
         if target is not None:
+            missing = not _exists_beside(path, target)
             reason = (f"not an incident report (a symbolic link checked out as a plain file holding its target, "
-                      f"{target!r}: git with core.symlinks=false; the target is converted by its own name); "
+                      f"{target!r}{', which is missing' if missing else ''}: git with core.symlinks=false; "
+                      f"{'a link to nothing' if missing else 'the target is converted by its own name'}); "
                       "--all-files converts it anyway")
     return reason
 
@@ -297,7 +284,11 @@ def link_stub_target(path: str) -> str | None:
     With ``core.symlinks=false`` git writes each link as a file holding only its target, with no
     line break; a folder walk read each as a report of one line and made it a record (a draft
     whose trigger was the path). Such a file is known by naming, relative to its own folder, a
-    file or folder that exists: a report is never only that.
+    file or folder that exists: a report is never only that. A link whose target is gone (a file
+    renamed, a link into a folder git does not hold) is known by its shape: one word of no white
+    space that ends in a report's ending or starts as only a path does (``../2023/outage.md``,
+    ``latest.md``, ``/srv/pm``): a report of one line is a sentence, or a word such as ``N/A``
+    (a dangling link whose target has a space in it, or a bare ``2023/outage``, is read as before).
     """
     try:
         # a real link is no stub; only a regular file is read (a named pipe waits for a writer, for ever)
@@ -314,10 +305,27 @@ def link_stub_target(path: str) -> str | None:
         return None
     if not target or any(ch in target for ch in "\n\r\0") or target != target.strip():
         return None
+    return target if _exists_beside(path, target) or _path_shaped(target) else None
+
+
+def _exists_beside(path: str, target: str) -> bool:
     try:
-        return target if os.path.lexists(os.path.join(os.path.dirname(path), target)) else None
+        return os.path.lexists(os.path.join(os.path.dirname(path), target))
     except (OSError, ValueError):
-        return None
+        return False
+
+
+_PATH_WORD = re.compile(r"[\w.~+@%,=:/-]+")
+
+
+def _path_shaped(target: str) -> bool:
+    """True when ``target`` reads as a path, not a sentence: no white space, and the ending of a
+    file a folder walk picks or a start only a path has (``/``, ``./``, ``../``)."""
+    if not _PATH_WORD.fullmatch(target) or "://" in target:
+        return False  # white space, markup (<html></html>), punctuation no path name holds, an address
+    name = target.rstrip("/").rsplit("/", 1)[-1]
+    # a '/' alone is no path: "N/A", a one-line report in a language written without spaces
+    return target.startswith(("/", "./", "../")) or ("." in name and _walk_picks(name))
 
 
 def check_url_base(base: str) -> None:

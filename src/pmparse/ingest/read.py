@@ -338,6 +338,30 @@ def _front_matter_values(body: str) -> tuple[dict[str, str] | None, str | None]:
         loader.dispose()
 
 
+#: A line at the left margin that is no comment, list item or document marker: a top-level key.
+_TOP_LEVEL_LINE = re.compile(r"^(?=[^ \t\r\n#\-.])", re.MULTILINE)
+
+
+def _bounded_start(window: str) -> dict[str, str]:
+    """The scalar values of the top-level keys that begin and end in ``window``, the first
+    :data:`MAX_FRONT_MATTER` characters of a YAML block past the limit (a title and a date before
+    a long list of redirects or a 100 kB field kept their card).
+
+    The window is cut before its last top-level key, whose value may run past it, and read as a
+    block within the limit is read (:func:`_front_matter_values`: no nesting past its depth, no
+    alias expanded, no tag built), so it costs no more than such a block. A window that does not
+    read as YAML (a cut through a quoted scalar or a flow collection) gives nothing.
+    """
+    starts = [m.start() for m in _TOP_LEVEL_LINE.finditer(window)]
+    if len(starts) < 2:
+        return {}
+    try:
+        values, _ = _front_matter_values(window[: starts[-1]])
+    except (yaml.YAMLError, RecursionError):
+        return {}
+    return values or {}
+
+
 def parse_front_matter(text: str) -> tuple[dict[str, str], tuple[int, int] | None, str | None]:
     """Find and parse a front matter block at the start of ``text``: YAML (``---``), TOML (``+++``)
     or JSON (:func:`pmparse.ingest.front_matter.parse_other`).
@@ -352,14 +376,18 @@ def parse_front_matter(text: str) -> tuple[dict[str, str], tuple[int, int] | Non
         return parse_other(text, MAX_FRONT_MATTER)
     closing = _FRONT_MATTER_END.search(text, opening.end(), opening.end() + MAX_FRONT_MATTER)
     if not closing:
-        # a block past the limit is masked unread, when it reads as one: '---' then a key, and
-        # no line of prose before the closing line (a thematic break before a long text is text)
+        # a block past the limit is masked, when it reads as one: '---' then a key, and no line
+        # of prose before the closing line (a thematic break before a long text is text); only
+        # its first MAX_FRONT_MATTER characters are read
         if not unclosed_front_matter(text):
             return {}, None, None
-        values, region, warning = oversized(text, _FRONT_MATTER_END, opening.end(), MAX_FRONT_MATTER)
+        _, region, _ = oversized(text, _FRONT_MATTER_END, opening.end(), MAX_FRONT_MATTER)
         if region is None or _NOT_YAML_LINE.search(text, opening.end(), region[1] - 1) is not None:
             return {}, None, None
-        return values, region, warning
+        return _bounded_start(text[opening.end() : opening.end() + MAX_FRONT_MATTER]), region, (
+            f"front matter runs to {region[1]:,} characters, more than {MAX_FRONT_MATTER:,} characters pmparse "
+            f"reads: the keys within its first {MAX_FRONT_MATTER:,} are read, the rest ignored, and the whole "
+            "block masked from the text")
     end = closing.end()
     if text[end : end + 2] == "\r\n":
         end += 2

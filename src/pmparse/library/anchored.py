@@ -16,15 +16,16 @@ from pmparse.library.store import Library
 
 
 class _Locations:
-    """The source locations of the library at ``root``, scanned only when iterated:
-    :meth:`SourcePlaces.of_library` asks for them only when the recorded anchor folder is gone."""
+    """The source locations of the library at ``root`` with their records' sha256, scanned only
+    when asked for: :meth:`SourcePlaces.of_library` asks for them only when the recorded anchor
+    folder is gone."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
 
-    def __iter__(self):
+    def items(self):
         try:
-            return iter(Library.open(self.root).by_location)
+            return Library.open(self.root).location_shas().items()
         except UnsafePathError:
             # a library from elsewhere whose scan cache is a link out: the scan refuses it, but a
             # command that reads records one by one never needed the cache (it stopped with exit
@@ -34,9 +35,9 @@ class _Locations:
     def _from_files(self):
         for paths in record_files_by_id(self.root).values():
             for path in paths:
-                location = source_keys(path)[1]
+                sha, location = source_keys(path)
                 if location is not None:
-                    yield location
+                    yield location, sha
 
 
 def places_of(root: str | Path) -> SourcePlaces:
@@ -44,4 +45,4 @@ def places_of(root: str | Path) -> SourcePlaces:
     record files itself: relative source locations are read from the library's anchor, as
     ``convert`` reads them, whatever folder the command runs in. The library is scanned only when
     its recorded anchor folder is gone (its relative names then read from where they are files)."""
-    return SourcePlaces.of_library(Path(root), _Locations(Path(root)))
+    return SourcePlaces.of_library(Path(root), _Locations(Path(root)))  # type: ignore[arg-type]

@@ -16,15 +16,16 @@ publisher (:mod:`pmparse.batch.publisher`) is read from.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import stat
 from pathlib import Path
-from typing import Iterable
+from typing import Collection, Iterable, Mapping
 
 from pmparse.errors import UnsafePathError
 from pmparse.locations import entry_location, is_url, split_location, url_parts
-from pmparse.paths import inside, real_path as _real
+from pmparse.paths import SUPPORTED_SUFFIXES, inside, real_path as _real
 from pmparse.util import atomic_write, read_regular_file
 
 #: Where a library keeps its anchor: the folder its relative locations are read from.
@@ -66,6 +67,39 @@ def _anchor_text(root: Path, anchor: str) -> str:
         return anchor  # another drive (Windows): no relative path leads there
 
 
+#: Folders of the system no report is kept in: their files (``/proc/self/environ``, ``/etc/shadow``)
+#: are never read back as a record's source.
+SYSTEM_FOLDERS = ("/proc", "/sys", "/dev", "/etc", "/run", "/boot")
+
+
+def plausible_source(path: str, library: str | Path | None = None) -> bool:
+    """True when ``path`` may be read back as the source of a record of the library at ``library``.
+
+    A library may come from someone else, and its records name their sources: a record naming
+    ``~/.ssh/id_ed25519`` made ``site`` hash the key into its manifest. A source is read back only
+    when its name (links resolved) is not hidden, it is not in a system folder
+    (:data:`SYSTEM_FOLDERS`), and either it has a report's ending (``.md``, ``.html``, ``.pdf``:
+    wherever it is, as ``convert`` reads a report under ``~/.local/share/...``) or no folder on
+    its way is hidden (``.ssh``, ``.aws``, ``.config``: ``convert`` reads a ``.log`` it is given,
+    and keys and credentials have no report's ending). ``library`` is kept for callers: the
+    rule no longer depends on where the library is (one in a hidden folder made its neighbours
+    plausible). Whatever is read is still compared with the record's sha256 before anything is
+    taken from it.
+    """
+    real = _real(path)
+    folder, name = os.path.split(real)
+    if not name or name.startswith(".") or any(real.startswith(system + os.sep) for system in SYSTEM_FOLDERS):
+        return False
+    if name.lower().endswith(SUPPORTED_SUFFIXES):
+        # a report's ending: convert read such a file wherever it was given, a repository under a
+        # hidden folder (~/.local/share/...) included; no key or credentials file has one
+        return True
+    # another ending or none is what convert reads when named (a .log): keys and credentials
+    # (~/.ssh/id_ed25519, ~/.aws/credentials) are such files, kept in hidden folders: any on its
+    # whole way counts (a library kept in ~/.config made ~/.config/gcloud/... plausible)
+    return not any(part.startswith(".") and part not in (".", "..") for part in folder.split(os.sep))
+
+
 def is_relative_file(location: str) -> bool:
     """True when ``location`` is a relative path (not standard input, not a URL)."""
     return location != "-" and not is_url(location) and not os.path.isabs(split_location(location)[0])
@@ -78,37 +112,44 @@ class SourcePlaces:
         anchor: The absolute folder relative locations are read from.
         recorded: Whether the library recorded it (else it is the folder this process runs in,
             which :meth:`pin` records once a relative location is known to be read from it).
+        root: The library's folder, which tells the folders its sources plausibly are in
+            (:func:`plausible_source`); None: any folder.
     """
 
-    def __init__(self, anchor: str, recorded: bool = False) -> None:
+    def __init__(self, anchor: str, recorded: bool = False, root: Path | None = None) -> None:
         self.anchor = anchor
         self.recorded = recorded
+        self.root = root
         self._here = _real(os.getcwd())
         self.anchor_is_here = _real(anchor) == self._here
         self._places: dict[str, str] = {}
         self._folders: dict[str, str] = {}
+        self._digests: dict[str, str | None] = {}  # holds_text's, by path
 
     @classmethod
-    def of_library(cls, root: Path, locations: Iterable[str] = ()) -> SourcePlaces:
+    def of_library(cls, root: Path, locations: Mapping[str, str | None] | None = None) -> SourcePlaces:
         """The places of the library at ``root``: its recorded anchor, else this process's folder.
 
-        ``locations``: the library's source locations. A recorded anchor folder that is gone (the
-        library moved with its sources, or cloned on another machine) is the library's anchor no
-        more where one of its relative locations is a file from this folder: relative names are
-        read from here, which :meth:`pin` records, as a library without an anchor adopts a folder
-        (read from the gone folder, each was taken for a file gone: an unchanged file's record
-        moved to an absolute name, an amended one got a second record). Else it stays the anchor
-        (a folder not mounted for now: relative names given here are recorded absolute, and are
-        not mixed with the anchor's).
+        ``locations``: the library's source locations, each with its record's sha256. A recorded
+        anchor folder that is gone (the library moved with its sources, or cloned on another
+        machine) is the library's anchor no more where one of its relative locations is a file
+        from this folder that holds a text its records were read from (:meth:`holds_text`):
+        relative names are read from here, which :meth:`pin` records, as a library without an
+        anchor adopts a folder (read from the gone folder, each was taken for a file gone: an
+        unchanged file's record moved to an absolute name, an amended one got a second record).
+        Else it stays the anchor (a folder not mounted for now: relative names given here are
+        recorded absolute, and are not mixed with the anchor's).
         """
         anchor = _read_anchor(root)
-        here = cls(os.path.abspath(os.getcwd()))
+        here = cls(os.path.abspath(os.getcwd()), root=root)
         if anchor is None:
             return here
-        if not os.path.isdir(anchor) and any(is_relative_file(location) and here.is_file(location)
-                                             for location in locations):
-            return here
-        return cls(anchor, True)
+        if not os.path.isdir(anchor):
+            found = dict((locations or {}).items())
+            known = {sha for sha in found.values() if sha}
+            if any(here.holds_text(location, known) for location in found):
+                return here
+        return cls(anchor, True, root)
 
     def path(self, location: str) -> str:
         """The file a location names, as a path from this process's folder (an entry's key
@@ -117,6 +158,32 @@ class SourcePlaces:
         if path == "-" or is_url(path) or os.path.isabs(path) or self.anchor_is_here:
             return path
         return os.path.join(self.anchor, path)
+
+    def readable(self, location: str | None) -> str | None:
+        """The path to read a record's source back from (:meth:`path`), or None: a URL, ``-``, or
+        a file that is no plausible source of this library (:func:`plausible_source`)."""
+        if not location or location == "-" or is_url(location):
+            return None
+        path = self.path(location)
+        return path if plausible_source(path, self.root) else None
+
+    def holds_text(self, location: str, known: Collection[str]) -> bool:
+        """True when ``location`` is relative and names a file (a plausible source, read from the
+        anchor) whose bytes have one of the ``known`` sha256 (its library's records'): the
+        evidence that the anchor is the folder the library's relative names were read from (the
+        file holds a text the library was made from, its record's or, amended since, a newer
+        record's). A file of the same name that holds another text (an ``index.md``,
+        ``2023/outage.md`` in another folder) is none."""
+        if not known or not is_relative_file(location):
+            return False
+        path = self.readable(location)
+        if path is None:
+            return False
+        if path not in self._digests:
+            # each file once: the entries of a many-incident file amended since all name it
+            data = read_regular_file(path)
+            self._digests[path] = None if data is None else hashlib.sha256(data).hexdigest()
+        return self._digests[path] in known
 
     def is_file(self, location: str | None) -> bool:
         """True when ``location`` names a file that exists (an entry's file; a URL or ``-`` never)."""
@@ -190,17 +257,24 @@ class SourcePlaces:
             real = self._folders[folder] = _real(folder or os.curdir)
         return os.path.join(real, name)
 
-    def pin(self, root: Path, before: Iterable[str], now: Iterable[str]) -> None:
+    def pin(self, root: Path, before: Mapping[str, str | None], now: Iterable[str],
+            confirmed: Collection[str] = ()) -> None:
         """Record the anchor in the library at ``root`` once it holds a relative location.
 
-        ``before``: the locations the library held when opened; ``now``: those it holds. A library
-        written before anchors were recorded adopts this folder only when one of its relative
-        locations is a file from here: else it was first run elsewhere, and ``convert`` names a
-        record such a file may be (:class:`pmparse.batch.convert._SameFiles`)."""
+        ``before``: the locations the library held when opened, each with its record's sha256;
+        ``now``: those it holds. A library written before anchors were recorded adopts this folder
+        only when one of its relative locations is a file from here holding a text the library was
+        made from (:meth:`holds_text`): a file of the same name is no evidence (run from the wrong folder,
+        one ``index.md`` anchored the library there for good). Else nothing is recorded: relative
+        names stay read from the folder each command runs in, and ``convert`` names a record such
+        a file may be (:class:`pmparse.batch.convert._SameFiles`). ``confirmed``: locations this
+        run read by that name the text its record was made from (an HTML page's or a PDF's sha256
+        is of the text extracted, which its bytes cannot show), evidence too."""
         if self.recorded or not root.is_dir():
             return
         old = [location for location in before if is_relative_file(location)]
-        if old and not any(os.path.isfile(self.path(location)) for location in old):
+        known = {sha for sha in before.values() if sha}
+        if old and not any(location in confirmed or self.holds_text(location, known) for location in old):
             return
         if not any(is_relative_file(location) for location in now):
             return

@@ -18,6 +18,7 @@ from pmparse.card.schema import TEXT_FIELDS, Card
 from pmparse.errors import RecordError
 from pmparse.library import yaml_text
 from pmparse.library.places import SourcePlaces
+from pmparse.library.statefiles import read_record_text
 from pmparse.util import read_regular_file, sha256_text
 from pmparse.yaml_problems import (CalendarLoader, line_of, merge_conflict_line, merge_conflict_reason,
                                    syntax_error)
@@ -495,7 +496,7 @@ def format_of(path: Path) -> RecordFormat:
 def source_keys(path: Path) -> tuple[str | None, str | None]:
     """``(sha256, location)`` of an invalid record's source, as far as the file can be parsed."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_record_text(path)
     except (OSError, UnicodeDecodeError):
         return None, None
     try:
@@ -576,9 +577,10 @@ def source_text_of(card: Card, places: SourcePlaces) -> str | None:
     if card.source.extracted_text is not None:
         return card.source.extracted_text
     # an entry of a many-incident file indexes the whole file (its location names the entry); the
-    # record may name any path, so only a regular file of bounded size is read, and only while
-    # its sha256 is the record's
-    data = read_regular_file(places.path(card.source.location))
+    # record may name any path, so only a plausible source (places.readable), a regular file of
+    # bounded size, is read, and only while its sha256 is the record's
+    path = places.readable(card.source.location)
+    data = read_regular_file(path) if path is not None else None
     if data is None:
         return None
     try:

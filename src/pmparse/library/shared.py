@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pmparse.errors import UsageError
+from pmparse.errors import StateFileError, UsageError
 from pmparse.library.statefiles import regular_text
 from pmparse.yaml_problems import merge_conflict_line
 
@@ -32,7 +32,7 @@ def unfinished_merges(library: Library) -> list[tuple[str, int]]:
         # a record the scan found invalid: a record that parses holds no markers, and asking a
         # valid one for its card parsed every record the scan cache vouched for, at every run
         if entry.error is not None:
-            line = _conflict_in(entry.path)
+            line = _conflict_in(entry.path, record=True)
             if line is not None:
                 found.append((entry.path.name, line))
     for kind in _MERGED_STATE:
@@ -71,7 +71,16 @@ def refuse_unfinished_merge(library: Library) -> None:
                      "convert gives the other file a new id)", str(library.root))
 
 
-def _conflict_in(path: Path) -> int | None:
-    """The line of git's first conflict marker in a regular file, or None (also when unreadable)."""
-    text = regular_text(path)
+def _conflict_in(path: Path, record: bool = False) -> int | None:
+    """The line of git's first conflict marker in a regular file, or None (also when unreadable).
+
+    Raises:
+        StateFileError: a state file (not a ``record``) too large to read.
+    """
+    try:
+        text = regular_text(path)
+    except StateFileError:
+        if not record:
+            raise
+        return None  # a record too large to read is named invalid by the scan, the rest goes on
     return None if text is None else merge_conflict_line(text)

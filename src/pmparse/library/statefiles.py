@@ -1,12 +1,16 @@
-"""State files written only when their data changes: a library shared through git gets no
-changed file from a run that has nothing new (docs/record-format.md, "Sharing a library through
-git")."""
+"""The library's own files as pmparse reads and writes them: state files written only when their
+data changes (a library shared through git gets no changed file from a run that has nothing new:
+docs/record-format.md, "Sharing a library through git"), and state and record files read bounded
+(a library from someone else may hold a file of gigabytes)."""
 
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
+from pmparse.errors import StateFileError
 from pmparse.util import atomic_write
 
 
@@ -40,11 +44,75 @@ def write_unless_held(path: Path, text: str) -> str:
     return text
 
 
-def regular_text(path: Path) -> str | None:
-    """The text of a regular file, or None (missing, a link, unreadable)."""
+#: The largest state file read (a base, a pending suggestion, a rejection memory, the index, a
+#: site's manifest). pmparse's own are at most a card whose text came from a source of
+#: ``--max-bytes`` (20 MiB by default), escaped as JSON: a library from someone else may hold
+#: a state file of gigabytes, which was read whole.
+STATE_READ_LIMIT = 128 * 1024 * 1024
+
+
+def regular_text(path: Path, limit: int = STATE_READ_LIMIT) -> str | None:
+    """The text of a regular file, or None (missing, a link, not a regular file, unreadable, not UTF-8).
+
+    Raises:
+        StateFileError: the file is larger than ``limit`` bytes (named, with its size); it is
+            never read past the limit.
+    """
     try:
-        if path.is_symlink() or not path.is_file():
-            return None
-        return path.read_text(encoding="utf-8")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    except (OSError, ValueError):
+        return None  # missing, a link (O_NOFOLLOW), a NUL in the name
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None  # a FIFO waits for a writer for ever, a device never ends
+        if info.st_size > limit:
+            raise _too_large(path, info.st_size, limit)
+        chunks, total = [], 0
+        while total <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        if total > limit:
+            raise _too_large(path, total, limit)  # it grew while read
+        return b"".join(chunks).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
+    finally:
+        os.close(fd)
+
+
+def _too_large(path: Path, size: int, limit: int) -> StateFileError:
+    return StateFileError(f"expected a state file of at most {limit // (1 << 20)} MiB (pmparse writes none larger), "
+                          f"found {size:,} bytes (a library or site from someone else? remove the file)", str(path))
+
+
+#: The largest record file read: pmparse's own hold at most a source's text of ``--max-bytes``
+#: (20 MiB by default) with its items; a record of gigabytes from someone else was read whole.
+RECORD_READ_LIMIT = 128 * 1024 * 1024
+
+
+class RecordTooLarge(OSError):
+    """A record file larger than :data:`RECORD_READ_LIMIT` (an ``OSError``: a file that cannot be
+    read, as every reader of records already handles one)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def read_record_text(path: Path, newline: str | None = None) -> str:
+    """A record file's text, read as :meth:`Path.read_text` does (``newline=""``: line endings kept).
+
+    Raises:
+        RecordTooLarge: larger than :data:`RECORD_READ_LIMIT`, never read.
+        OSError, UnicodeDecodeError: unreadable, not UTF-8.
+    """
+    with open(path, encoding="utf-8", newline=newline) as handle:
+        size = os.fstat(handle.fileno()).st_size
+        text = handle.read(RECORD_READ_LIMIT + 1) if size <= RECORD_READ_LIMIT else None
+        if text is None or len(text) > RECORD_READ_LIMIT:
+            raise RecordTooLarge(f"a file of {size:,} bytes, larger than the {RECORD_READ_LIMIT >> 20} MiB "
+                                 "a record may be")
+        return text

@@ -27,10 +27,10 @@ from pathlib import Path
 
 from pmparse import __version__
 from pmparse.card.schema import SCHEMA_VERSION, Card
-from pmparse.errors import RecordError
+from pmparse.errors import RecordError, StateFileError
 from pmparse.library.folder import RECORD_FILE, held_number
 from pmparse.library.places import SourcePlaces
-from pmparse.library.statefiles import file_key as _file_key, write_unless_held
+from pmparse.library.statefiles import file_key as _file_key, read_record_text, regular_text, write_unless_held
 from pmparse.library.records import RecordFormat, card_data, dumps, format_of, loads, source_keys
 from pmparse.locations import split_location
 from pmparse.paths import inside
@@ -155,8 +155,12 @@ class Library:
     def places(self) -> SourcePlaces:
         """Which file and folder each source location names (a relative one read from the anchor)."""
         if self._places is None:
-            self._places = SourcePlaces.of_library(self.root, self.by_location)
+            self._places = SourcePlaces.of_library(self.root, self.location_shas())
         return self._places
+
+    def location_shas(self) -> dict[str, str | None]:
+        """Each source location of the library with its record's sha256 (None: not known)."""
+        return {location: getattr(self.entries.get(card_id), "sha256", None) for location, card_id in self.by_location.items()}
 
     @property
     def index_path(self) -> Path:
@@ -252,7 +256,7 @@ class Library:
         """The cached record rows by file name, state stamps by ``kind/id``, and when the cache was
         written (ns)."""
         try:
-            data = json.loads(self.index_path.read_text(encoding="utf-8"))
+            data = json.loads(regular_text(self.index_path) or "null")  # read bounded: over the limit, no cache
             if {k: data.get(k) for k in _index_header()} != _index_header():
                 return {}, {}, 0
             rows = {name: (list(key), list(summary)) for name, (key, summary) in data["records"].items()
@@ -264,7 +268,8 @@ class Library:
                       and isinstance(stamp[6], bool) and name.partition("/")[0] in _STAMPED
                       and re.fullmatch(r"IL-\d{4}", name.partition("/")[2])}
             return rows, states, written
-        except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
+        except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError, RecursionError,
+                StateFileError):
             return {}, {}, 0  # no cache, or one that cannot be trusted: every record is parsed
 
     def vouches_for(self, kind: str, card_id: str) -> bool:
@@ -340,7 +345,7 @@ class Library:
             RecordError: unreadable or invalid.
         """
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_record_text(path)
         except (OSError, UnicodeDecodeError) as exc:
             raise RecordError(f"expected a readable UTF-8 record, found {exc}", str(path)) from exc
         card = loads(text, format_of(path), str(path))
@@ -490,10 +495,10 @@ class Library:
         hit = self._states.get(name)
         if hit is not None and hit[0] == key:
             return tuple(hit[1])
+        text = regular_text(path)
         try:
-            text = path.read_text(encoding="utf-8")
-            card = loads(text, "json", str(path))
-        except (OSError, UnicodeDecodeError, RecordError):
+            card = loads(text or "", "json", str(path))
+        except RecordError:
             self._states.pop(name, None)
             self._index_dirty = True
             return None
@@ -517,11 +522,8 @@ class Library:
         for name, (key, stamp, digest) in states.items():
             if key[0] >= written - _RACY_NS:
                 kind, _, card_id = name.partition("/")
-                try:
-                    text = self.state_path(kind, card_id).read_text(encoding="utf-8")
-                except (OSError, UnicodeDecodeError, ValueError):
-                    continue
-                if _digest(text) != digest:
+                text = regular_text(self.state_path(kind, card_id))
+                if text is None or _digest(text) != digest:
                     continue
             kept[name] = (key, stamp, digest)
         return kept
@@ -551,11 +553,12 @@ class Library:
 
     @staticmethod
     def _read_card(path: Path) -> Card | None:
-        if not path.is_file():
+        text = regular_text(path)
+        if text is None:
             return None
         try:
-            return loads(path.read_text(encoding="utf-8"), "json", str(path))
-        except (OSError, UnicodeDecodeError, RecordError):
+            return loads(text, "json", str(path))
+        except RecordError:
             return None
 
     def drop_state(self, kind: str, card_id: str) -> None:

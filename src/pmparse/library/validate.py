@@ -14,6 +14,7 @@ from pmparse.card.schema import TEXT_FIELDS, Card, Evidence, Item
 from pmparse.library.folder import library_root, record_files_by_id
 from pmparse.library.anchored import places_of
 from pmparse.library.places import SourcePlaces
+from pmparse.library.statefiles import read_record_text
 from pmparse.library.records import field_path, format_of, parse_data, problem_text, source_text_of
 from pmparse.util import CONTROL_CHARACTERS
 from pmparse.yaml_problems import line_of, merge_conflict_line, merge_conflict_reason, syntax_error
@@ -68,7 +69,7 @@ def validate_library(root: str | Path, warn: Callable[[str], None] | None = None
             continue
         checked += 1
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_record_text(path)
             data = parse_data(text, format_of(path))
         except (json.JSONDecodeError, yaml.YAMLError) as exc:
             conflict = merge_conflict_line(text)

@@ -27,6 +27,7 @@ from pmparse.card.title import RESTATED_FACTS, restates
 from pmparse.errors import RecordError, UsageError
 from pmparse.library.anchored import places_of
 from pmparse.library.places import SourcePlaces
+from pmparse.library.statefiles import read_record_text
 from pmparse.library.records import card_data, dumps, format_of, loads, source_text_of
 from pmparse.review.anchor import REVIEW_FIELDS, reanchor, reanchor_evidence, person_items
 from pmparse.util import sha256_text
@@ -480,8 +481,7 @@ def read_text(path: Path) -> str:
         RecordError: unreadable or not UTF-8.
     """
     try:
-        with open(path, encoding="utf-8", newline="") as handle:
-            return handle.read()
+        return read_record_text(path, newline="")
     except (OSError, UnicodeDecodeError) as exc:
         raise RecordError(f"expected a readable UTF-8 record, found {exc}", str(path)) from exc
 

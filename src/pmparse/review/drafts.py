@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pmparse.card.schema import FACT_FIELDS, Card
 from pmparse.library.records import card_data, format_of, loads
+from pmparse.library.statefiles import regular_text
 from pmparse.library.store import Entry, Library
 from pmparse.review.anchor import REVIEW_FIELDS
 from pmparse.review.compare import CardDiff, support_keys, compare, link_title, read_text
@@ -63,12 +64,12 @@ class DraftState(BaseModel):
 def load_draft_state(library: Library, card_id: str) -> DraftState | None:
     """A record's draft decisions, or None when there are none (or the file is unreadable:
     the record is then a person's, as any record a person touched)."""
-    path = library.state_path(DRAFTS, card_id)
-    if not path.is_file():
+    text = regular_text(library.state_path(DRAFTS, card_id))
+    if text is None:
         return None
     try:
-        return DraftState.model_validate_json(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValidationError):
+        return DraftState.model_validate_json(text)
+    except ValidationError:
         return None
 
 

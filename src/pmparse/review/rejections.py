@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pmparse.card.schema import Card
 from pmparse.errors import RecordError
 from pmparse.library.records import card_data
+from pmparse.library.statefiles import regular_text
 from pmparse.library.store import Library
 from pmparse.review.compare import is_items, item_key, value_hash, without_confidences
 from pmparse.util import atomic_write
@@ -64,9 +65,12 @@ def load_rejections(library: Library, card_id: str) -> Rejections:
     path = library.state_path("rejected", card_id)
     if not path.is_file():
         return Rejections()
+    text = regular_text(path)
     try:
-        return Rejections.model_validate_json(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValidationError) as exc:
+        if text is None:
+            raise ValueError("a file that is not readable UTF-8 text")
+        return Rejections.model_validate_json(text)
+    except (ValueError, ValidationError) as exc:
         raise RecordError(f"expected a rejection memory (version, rejected), found: {exc}", str(path)) from exc
 
 

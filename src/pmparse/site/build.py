@@ -31,11 +31,11 @@ from pathlib import Path
 from pmparse import __version__
 from pmparse.card.schema import FACT_FIELDS, Card
 from pmparse.errors import RecordError, UnsafePathError, UsageError
-from pmparse.locations import is_url
 from pmparse.library.records import card_data, source_text_of
 from pmparse.library.folder import library_root, record_files_by_id
 from pmparse.library.anchored import places_of
 from pmparse.library.places import SourcePlaces
+from pmparse.library.statefiles import regular_text
 from pmparse.library.store import Library
 from pmparse.library.validate import card_problems, hidden_records
 from pmparse.paths import inside
@@ -50,7 +50,7 @@ from pmparse.util import atomic_write, read_regular_file, write_errors
 MANIFEST = ".pmparse-site.json"
 
 #: Version of the manifest's format; another version is ignored (every page is rendered again).
-MANIFEST_VERSION = 3  # 3: each card's validate problems
+MANIFEST_VERSION = 4  # 3: each card's validate problems; 4: the source only as "same" or "other"
 
 
 ASSETS = ("site.css", "site.js", "favicon.svg")
@@ -109,14 +109,15 @@ def _bytes(path: Path) -> bytes:
         return b""
 
 
-def _source_bytes(location: str | None, places: SourcePlaces) -> bytes:
-    if not location or location == "-" or is_url(location):
-        return b""
+def _source_sha(location: str | None, places: SourcePlaces) -> str | None:
+    if not location:
+        return None
     # an entry of a many-incident file is read from the whole file, as its record's text is (a
-    # relative location from the library's anchor); a device, a FIFO or a huge file a record
-    # names counts as missing (never read)
-    data = read_regular_file(places.path(location))
-    return b"\0missing" if data is None else data
+    # relative location from the library's anchor); a file that is no plausible source of the
+    # library (a key a record names), a device, a FIFO or a huge file is never read
+    path = places.readable(location)
+    data = read_regular_file(path) if path is not None else None
+    return None if data is None else hashlib.sha256(data).hexdigest()
 
 
 def record_files(root: Path) -> dict[str, Path]:
@@ -138,11 +139,15 @@ def record_key(states: Library, card_id: str, path: Path, generator: str) -> str
     return digest.hexdigest()
 
 
-def source_key(location: str | None, places: SourcePlaces) -> str:
-    """Digest of a record's source file as it is now (the page shows its text only while it is the
-    text the card was made from); ``places``: the library's, which read a relative location from
-    its anchor."""
-    return hashlib.sha256(_source_bytes(location, places)).hexdigest()
+def source_key(location: str | None, places: SourcePlaces, sha256: str | None) -> str:
+    """Whether a record's source file holds the text the card was made from (the page shows that
+    text only then): ``"same"`` when its bytes have the record's ``sha256``, else ``"other"``.
+
+    ``places``: the library's, which read a relative location from its anchor. Nothing else of
+    the file is kept: a digest of its bytes in the site's manifest told anyone who got the site a
+    digest of whatever file a record named (a key, ``/proc/self/environ``).
+    """
+    return "same" if sha256 is not None and _source_sha(location, places) == sha256 else "other"
 
 
 class _Scanned:
@@ -163,8 +168,8 @@ class _Scanned:
 
 
 def render_card(scanned: _Scanned, card_id: str, path: Path, names: dict[str, str]
-                ) -> tuple[dict, str, str | None, list[str]]:
-    """``(summary, page, source location, problems)`` of one record; a record that cannot be read
+                ) -> tuple[dict, str, tuple[str, str] | None, list[str]]:
+    """``(summary, page, (source location, its sha256), problems)`` of one record; a record that cannot be read
     gets a row and a page that say why. ``problems`` are what ``pmparse validate`` finds wrong with
     a record that reads (:func:`pmparse.library.validate.card_problems`), as it prints them: the
     card keeps its page (an item whose evidence no longer says its words is shown as edited by
@@ -199,8 +204,8 @@ def render_card(scanned: _Scanned, card_id: str, path: Path, names: dict[str, st
     base = scanned.states.read_state("base", card_id)
     views = field_views(card, names, anchors, suggestion if changes else None, changes, text, base,
                         _refused_facts(scanned.states, card_id, base))
-    return (summary(card, names, open_), pages.card_page(card, text, views, anchors, note), card.source.location,
-            problems)
+    return (summary(card, names, open_), pages.card_page(card, text, views, anchors, note),
+            (card.source.location, card.source.sha256), problems)
 
 
 def _refused_facts(states: Library, card_id: str, base: Card | None) -> frozenset[str]:
@@ -246,14 +251,18 @@ class _Writer:
 def _read_manifest(path: Path, generator: str) -> tuple[dict, dict]:
     """``(cards, files)`` of the last build; cards only when it was made by this generator."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = regular_text(path)  # a manifest of gigabytes stops the build, named
+        if text is None:
+            return {}, {}
+        data = json.loads(text)
         files = {str(k): str(v) for k, v in data["files"].items()}
         if data.get("version") != MANIFEST_VERSION or data.get("generator") != generator:
             return {}, files
         return {str(k): v for k, v in data["cards"].items() if isinstance(v, dict) and isinstance(v.get("key"), str)
                 and isinstance(v.get("source"), str) and isinstance(v.get("summary"), dict)
                 and isinstance(v.get("problems"), list) and all(isinstance(p, str) for p in v["problems"])
-                and (v.get("location") is None or isinstance(v.get("location"), str))}, files
+                and (v.get("location") is None or isinstance(v.get("location"), str))
+                and (v.get("sha256") is None or isinstance(v.get("sha256"), str))}, files
     except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
         # a manifest nested past the recursion limit (a hostile copy of the site) is none either
         return {}, {}
@@ -310,7 +319,8 @@ def _build(root: Path, out: Path, force: bool) -> SiteReport:
         key = record_key(scanned.states, card_id, path, generator)
         rel = f"cards/{card_id}.html"
         hit = known.get(card_id)
-        if hit is not None and hit["key"] == key and hit["source"] == source_key(hit["location"], scanned.places) \
+        if hit is not None and hit["key"] == key \
+                and hit["source"] == source_key(hit["location"], scanned.places, hit.get("sha256")) \
                 and rel in old_files and (out / rel).is_file():
             cards[card_id] = hit
             writer.keep(rel, old_files[rel])
@@ -321,11 +331,13 @@ def _build(root: Path, out: Path, force: bool) -> SiteReport:
             out.mkdir(parents=True, exist_ok=True)
             atomic_write(manifest_path, _manifest_text(generator, {}, old_files))
             started = True
-        row, html, location, problems = render_card(scanned, card_id, path, names)
+        row, html, source, problems = render_card(scanned, card_id, path, names)
+        location, sha = source if source is not None else (None, None)
         report.rendered += 1
         writer.put(rel, html)
         # the problems are kept with the page: a rebuild that keeps the page still lists them
-        cards[card_id] = {"key": key, "source": source_key(location, scanned.places), "location": location,
+        cards[card_id] = {"key": key, "source": source_key(location, scanned.places, sha), "location": location,
+                          "sha256": sha,
                           "summary": row, "problems": problems}
     summaries = {i: c["summary"] for i, c in cards.items()}
     report.cards = len(summaries)

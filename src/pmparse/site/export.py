@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 from typing import Literal
 
@@ -105,11 +106,24 @@ def csv_cell(value: object) -> str:
     return "'" + text if isinstance(value, str) and text.startswith(_FORMULA_START) else text
 
 
+#: What JSON leaves as it is and a terminal acts on: DEL, C1 controls, bidirectional controls.
+_ACTING = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def escape_json(match: re.Match) -> str:
+    """The JSON escape (``\\u009b``) of the character ``match`` holds."""
+    return f"\\u{ord(match.group()):04x}"
+
+
 def format_rows(rows: list[dict], fmt: ExportFormat) -> str:
     """The rows as JSON lines (one object per line, keys in column order) or CSV (a header row,
     then one row per card; see :func:`csv_cell`)."""
     if fmt == "jsonl":
-        return "".join(json.dumps({k: row[k] for k in COLUMNS}, ensure_ascii=False) + "\n" for row in rows)
+        # JSON escapes C0 controls itself; DEL, C1 controls (0x9b is a terminal's CSI) and
+        # bidirectional overrides are escaped too: the same data once parsed, and a line piped
+        # through a tool that prints it (grep, less -r) reaches a terminal without acting
+        return "".join(_ACTING.sub(escape_json, json.dumps({k: row[k] for k in COLUMNS}, ensure_ascii=False)) + "\n"
+                       for row in rows)
     if fmt != "csv":
         raise UsageError(f"expected jsonl or csv, found {fmt!r}")
     out = io.StringIO()

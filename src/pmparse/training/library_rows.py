@@ -20,11 +20,12 @@ note: its offsets index a text this run cannot read.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
 from pmparse.card.schema import TEXT_FIELDS, Card
 from pmparse.errors import InputError, RecordError
-from pmparse.ingest.read import ingest
+from pmparse.ingest.read import DEFAULT_MAX_BYTES, ingest_bytes
 from pmparse.library.records import card_data
 from pmparse.library.store import Library
 from pmparse.library.places import SourcePlaces
@@ -35,6 +36,7 @@ from pmparse.review.rejections import load_rejections
 from pmparse.rules.cues import load_cues
 from pmparse.training.field_labels import analyse_structure, structure_pipeline
 from pmparse.training.spans import covered
+from pmparse.util import read_regular_file
 
 #: The prefix of a negative row's label: ``not:root_cause`` is "any label but root cause".
 NOT = "not:"
@@ -153,16 +155,30 @@ def _read_source(card: Card, notes: list[str], places: SourcePlaces):
     """The source text a record's offsets index, or None (with a note) when it cannot be read again.
 
     ``places``: the library's; a relative location is read from its anchor (the folder of its
-    first ``convert``), wherever ``train --library`` runs."""
+    first ``convert``), wherever ``train --library`` runs. A record may name any file (a library
+    from someone else): only a plausible source of the library is read
+    (:meth:`SourcePlaces.readable`), no more than ``convert`` reads, and a text file's sha256 is
+    compared before it is ingested; an HTML page or a PDF, whose sha256 is that of the text
+    extracted, is compared once extracted. A file that is not the record's says nothing of
+    itself: no reading error of it (a byte, an offset) reaches the notes.
+    """
     if not places.is_file(card.source.location):
         notes.append(f"{card.id}: left out: its source {card.source.location} is not a file "
                      f"(relative names are read from {places.anchor})")
         return None
-    path = places.path(card.source.location)
+    path = places.readable(card.source.location)
+    if path is None:
+        notes.append(f"{card.id}: left out: its source {card.source.location} is not read: no plausible source "
+                     "(a hidden file, a system folder's, or one of no report's ending under a hidden folder)")
+        return None
+    raw = read_regular_file(path, DEFAULT_MAX_BYTES)
+    if raw is None or (card.source.extracted_text is None and hashlib.sha256(raw).hexdigest() != card.source.sha256):
+        notes.append(f"{card.id}: left out: its source changed since the record was read (convert and review it again)")
+        return None
     try:
-        ingested = ingest(path)
+        ingested = ingest_bytes(raw, path)
     except InputError as exc:
-        notes.append(f"{card.id}: left out: {exc}")
+        notes.append(f"{card.id}: left out: its source changed since the record was read ({exc.kind})")
         return None
     if ingested.sha256 != card.source.sha256:
         notes.append(f"{card.id}: left out: its source changed since the record was read (convert and review it again)")

@@ -1,0 +1,33 @@
+"""State files are read bounded (src/pmparse/library/statefiles.py)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from pmparse.errors import StateFileError
+from pmparse.library.statefiles import STATE_READ_LIMIT, regular_text
+
+
+def test_a_state_file_over_the_limit_is_refused_unread_and_named(tmp_path):
+    path = tmp_path / "IL-0001.json"
+    with open(path, "wb") as handle:
+        handle.truncate(STATE_READ_LIMIT + 1)  # sparse: no disk, and reading it whole took its size in memory
+    with pytest.raises(StateFileError, match="at most 128 MiB") as caught:
+        regular_text(path)
+    assert caught.value.path == str(path)
+    small = tmp_path / "small.json"
+    small.write_text("{}", encoding="utf-8")
+    with pytest.raises(StateFileError):
+        regular_text(small, limit=1)
+
+
+def test_a_link_a_fifo_or_bytes_that_are_not_utf8_are_no_state(tmp_path):
+    (tmp_path / "real.json").write_text("{}", encoding="utf-8")
+    os.symlink(tmp_path / "real.json", tmp_path / "link.json")
+    os.mkfifo(tmp_path / "fifo.json")
+    (tmp_path / "latin.json").write_bytes(b"\xe9")
+    assert regular_text(tmp_path / "real.json") == "{}"
+    for name in ("link.json", "fifo.json", "latin.json", "missing.json"):
+        assert regular_text(tmp_path / name) is None, name
