@@ -1,0 +1,315 @@
+"""``pmparse resolve``: two curators' new records merged by git into one id, kept apart again.
+
+Ids are given in each checkout, so two curators who each convert a new file both give it the next
+free id, and ``git merge`` leaves ``IL-0017.yaml`` (and its base, maybe its rejection memory)
+holding both records between conflict markers. When the two sides are records of different
+sources, the first side ("ours") keeps the id and the other side becomes a new record under the
+next free id, with the state files of its side (base, pending suggestion, rejection memory, draft
+decisions): both incidents keep their review work. Two sides of one source are a real edit
+conflict: nothing is changed and a person chooses (docs/record-format.md, "Sharing a library
+through git").
+
+Each record is resolved as a whole: what it writes is first kept as a *journal* in
+``.pmparse/intent/`` (git ignores it), then written file by file, the conflicted record last. A
+run killed midway leaves that record conflicted, so ``convert`` and ``review`` still refuse to run,
+and the next ``resolve`` writes the journal again before anything else.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from pmparse.card.schema import Card
+from pmparse.errors import PmparseError, RecordError, UsageError
+from pmparse.library.conflicts import holds_conflict, split_sides
+from pmparse.library.folder import RECORD_FILE, library_root, record_files_by_id
+from pmparse.library.lock import write_lock
+from pmparse.library.records import card_data, dumps, format_of, loads
+from pmparse.library.store import Library
+from pmparse.paths import inside
+from pmparse.util import atomic_write, sha256_text
+
+#: The state kinds that belong to one record and travel with it (the order they are read in:
+#: the cards first, whose sources tell which side a rejection or draft decision is of).
+_KINDS = ("base", "pending", "rejected", "drafts")
+
+#: A record's own id line, as pmparse writes it or a person would (YAML: quoted or not).
+_ID_LINE = {"yaml": r"(?m)^id:[ \t]*([\"']?){old}\1(?=[ \t]*(?:#.*)?\r?$)",
+            "json": r"(?m)^[ \t]*\"id\"[ \t]*:[ \t]*\"{old}\""}
+
+#: A journal's name in ``.pmparse/intent/`` (not an intent of the store: Library.finish_writes
+#: reads only ``IL-*.json``).
+_JOURNAL = re.compile(r"^resolve-(IL-[0-9]{4})\.json\Z")
+
+Outcome = Literal["split", "same source", "refused"]
+
+
+@dataclass
+class Resolution:
+    """What ``resolve`` did with one conflicted record.
+
+    Attributes:
+        card_id: The conflicted record's id.
+        outcome: ``split`` (ours kept, theirs moved to ``new_id``), ``same source`` (a real edit
+            conflict, left alone) or ``refused`` (markers or sides that cannot be read, left alone).
+        new_id: The id theirs got, for ``split``.
+        message: One line saying what was done, or why not.
+    """
+
+    card_id: str
+    outcome: Outcome
+    new_id: str | None = None
+    message: str = ""
+
+
+@dataclass
+class ResolveReport:
+    """Every conflicted record's :class:`Resolution`, and the state files holding conflict markers
+    whose record holds none (a rejection memory or base both sides changed: a person's to settle)."""
+
+    records: list[Resolution] = field(default_factory=list)
+    unsettled: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Side:
+    """One side of a conflicted record: its card and text, and its state files' texts by kind."""
+
+    card: Card
+    text: str
+    states: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def shas(self) -> set[str]:
+        """The source texts this side's cards were read from: its rejections and drafts name one."""
+        shas = {self.card.source.sha256}
+        for kind in ("base", "pending"):
+            if kind in self.states:
+                shas.add(json.loads(self.states[kind])["source"]["sha256"])
+        return shas
+
+
+def resolve_library(path: str | Path) -> ResolveReport:
+    """Split every record git merged from two curators' new records (see the module's text).
+
+    Args:
+        path: The library folder.
+
+    Returns:
+        What was done with each record holding conflict markers, and which state files are left.
+
+    Raises:
+        UsageError: ``path`` is no library, or another process holds its lock.
+    """
+    root = library_root(path)
+    report = ResolveReport()
+    with write_lock(root):
+        _finish_journals(root)
+        library = Library.open(root)
+        done = set()
+        for card_id, paths in record_files_by_id(root).items():
+            for path in paths:
+                text = _text(path)
+                if text is None or not holds_conflict(text):
+                    continue
+                done.add(card_id)
+                try:
+                    report.records.append(_resolve(library, path, text))
+                except PmparseError as exc:
+                    report.records.append(Resolution(card_id, "refused", message=str(exc)))
+        for kind in _KINDS:
+            for card_id in _state_ids(library, kind):
+                held = _text(library.state_path(kind, card_id))
+                if card_id not in done and held is not None and holds_conflict(held):
+                    report.unsettled.append(f".pmparse/{kind}/{card_id}.json")
+    return report
+
+
+def _resolve(library: Library, path: Path, text: str) -> Resolution:
+    card_id, fmt = path.stem, format_of(path)
+    ours_text, theirs_text = split_sides(text, str(path))
+    ours = _Side(_side_card(ours_text, fmt, path, "first (ours)"), ours_text)
+    theirs = _Side(_side_card(theirs_text, fmt, path, "second (theirs)"), theirs_text)
+    o, t = ours.card.source, theirs.card.source
+    if o.sha256 == t.sha256 or (o.location == t.location and o.location != "-"):
+        return Resolution(card_id, "same source", message=(
+            f"{card_id}: both sides are records of one source ({o.location}), edited on both sides: "
+            "keep one side of each conflict by hand (nothing changed)"))
+    _share_states(library, card_id, ours, theirs)
+    new_id = _free_id(library)
+    steps = [(f".pmparse/{kind}/{new_id}.json", _renamed_state(kind, state, new_id))
+             for kind, state in theirs.states.items()]
+    steps.append((f"{new_id}{path.suffix}", _renamed_record(theirs, fmt, new_id, str(path))))
+    for kind in _KINDS:
+        now = _text(library.state_path(kind, card_id))
+        kept = ours.states.get(kind)
+        if now != kept:
+            steps.append((f".pmparse/{kind}/{card_id}.json", kept))
+    steps.append((path.name, ours_text))  # last: until it is written the record stays conflicted
+    journal = {"record": path.name, "conflicted": sha256_text(text), "steps": steps}
+    journal_path = inside(library.root, f".pmparse/intent/resolve-{card_id}.json")
+    atomic_write(journal_path, json.dumps(journal, ensure_ascii=True))
+    _apply(library.root, steps)
+    journal_path.unlink()
+    return Resolution(card_id, "split", new_id,
+                      f"{card_id}: kept ours ({o.location}); theirs ({t.location}) is now {new_id}")
+
+
+def _side_card(text: str, fmt: str, path: Path, which: str) -> Card:
+    try:
+        card = loads(text, fmt, str(path))
+    except RecordError as exc:
+        raise UsageError(f"expected each side of the conflict to be a valid record, found the {which} side "
+                         f"invalid: {exc.message}; settle this file by hand", str(path)) from None
+    if card.id != path.stem:
+        raise UsageError(f"expected each side of the conflict to hold id {path.stem} (the file name), found "
+                         f"{card.id} in the {which} side; settle this file by hand", str(path))
+    return card
+
+
+def _share_states(library: Library, card_id: str, ours: _Side, theirs: _Side) -> None:
+    """Give each side the state files of its record: a conflicted file's sides by their place, one
+    file both sides did not write (one curator rejected a field, the other did not) by its source.
+
+    Raises:
+        UsageError: a state file whose markers cannot be read, or whose side cannot be told.
+    """
+    for kind in _KINDS:
+        state = library.state_path(kind, card_id)
+        text = _text(state)
+        if text is None:
+            continue
+        sides = split_sides(text, str(state))
+        if sides is not None:
+            for side, half in zip((ours, theirs), sides):
+                _parse_state(half, state)
+                side.states[kind] = half
+            continue
+        data = _parse_state(text, state)
+        if kind == "rejected":
+            _share_rejections(text, data, ours, theirs)
+            continue
+        if kind == "drafts":
+            owners = [side for side in (ours, theirs) if data.get("sha256") in side.shas]
+        else:
+            source = data.get("source") or {}
+            owners = [side for side in (ours, theirs) if source.get("location") == side.card.source.location]
+        if len(owners) != 1:
+            raise UsageError(f"expected a state file of one side's source, found one of "
+                             f"{'both' if owners else 'neither'} ({ours.card.source.location}, "
+                             f"{theirs.card.source.location}); settle this file by hand", str(state))
+        owners[0].states[kind] = text
+
+
+def _share_rejections(text: str, data: dict, ours: _Side, theirs: _Side) -> None:
+    """Split a rejection memory only one side wrote by the source each rejection was of. One of
+    neither side's texts (a source amended since) goes to both: it is asked only of that text."""
+    entries = data.get("rejected") or []
+    for side, other in ((ours, theirs), (theirs, ours)):
+        mine = [e for e in entries if e.get("sha256") in side.shas or e.get("sha256") not in other.shas]
+        if mine == entries:
+            side.states["rejected"] = text
+        elif mine:
+            side.states["rejected"] = json.dumps({**data, "rejected": mine}, indent=2, ensure_ascii=False) + "\n"
+
+
+def _parse_state(text: str, path: Path) -> dict:
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise UsageError(f"expected each side of the conflict to be JSON, found {exc}; settle this file by "
+                         "hand", str(path)) from None
+    if not isinstance(data, dict):
+        raise UsageError(f"expected a JSON object, found {type(data).__name__}; settle this file by hand", str(path))
+    return data
+
+
+def _renamed_state(kind: str, text: str, new_id: str) -> str:
+    """A state file's text for the record's new id: a base or pending card names its id; a
+    rejection memory and draft decisions do not."""
+    if kind not in ("base", "pending"):
+        return text
+    card = loads(text, "json", kind)
+    return dumps(card.model_copy(update={"id": new_id}), "json")
+
+
+def _renamed_record(side: _Side, fmt: str, new_id: str, where: str) -> str:
+    """The record's text with its ``id`` changed, nothing else (a person's comments and layout
+    stay); written anew only when its id line is not one this finds."""
+    old = side.card.id
+    text, count = re.subn(_ID_LINE[fmt].format(old=old), lambda m: m.group(0).replace(old, new_id),
+                          side.text, count=1)
+    wanted = card_data(side.card.model_copy(update={"id": new_id}))
+    try:
+        if count and card_data(loads(text, fmt, where)) == wanted:
+            return text
+    except RecordError:
+        pass
+    return dumps(side.card.model_copy(update={"id": new_id}), fmt)
+
+
+def _free_id(library: Library) -> str:
+    """The next free id (:meth:`Library.next_id`), past any id a state file or record of another
+    format still holds: nothing of another record is overwritten."""
+    while True:
+        card_id = library.next_id()
+        taken = any((library.root / f"{card_id}.{ext}").exists() for ext in ("yaml", "yml", "json")) or any(
+            library.state_path(kind, card_id).exists() for kind in (*_KINDS, "intent"))
+        if not taken:
+            return card_id
+
+
+def _state_ids(library: Library, kind: str) -> list[str]:
+    try:
+        names = sorted(os.listdir(library.state_dir / kind))
+    except OSError:
+        return []
+    return [name[:-5] for name in names if RECORD_FILE.match(name) and name.endswith(".json")]
+
+
+def _text(path: Path) -> str | None:
+    """A regular file's text with its line breaks as they are (CRLF stays), or None."""
+    try:
+        if path.is_symlink() or not path.is_file():
+            return None
+        return path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _apply(root: Path, steps: list) -> None:
+    """Write (or, for None, remove) each file of a journal, in its order; writing one again is
+    harmless, so a journal a killed run left is applied whole."""
+    for rel, text in steps:
+        target = inside(root, rel)
+        if text is None:
+            target.unlink(missing_ok=True)
+        else:
+            atomic_write(target, text)
+
+
+def _finish_journals(root: Path) -> None:
+    """Apply a journal a killed ``resolve`` left while its record is still the conflicted text it
+    was made from; drop one whose record was written since (the run died after its last write)."""
+    folder = root / ".pmparse" / "intent"
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return
+    for name in names:
+        if not _JOURNAL.match(name):
+            continue
+        journal_path = inside(root, f".pmparse/intent/{name}")
+        try:
+            journal = json.loads(journal_path.read_text(encoding="utf-8"))
+            record = _text(inside(root, journal["record"]))
+            if record is not None and sha256_text(record) == journal["conflicted"]:
+                _apply(root, journal["steps"])
+        except (OSError, ValueError, KeyError, TypeError):
+            pass  # a journal cut short while written: its record was not touched yet
+        journal_path.unlink(missing_ok=True)
