@@ -105,6 +105,19 @@ def test_json_records_and_a_rejection_of_ours_stay_where_they_are(tmp_path, monk
     assert validate_library(lib) == (2, [])
 
 
+def test_rejections_both_curators_made_are_each_kept_with_their_record(tmp_path, monkeypatch):
+    ours = _curator(tmp_path, monkeypatch, "kiln", KILN, reject=True)
+    theirs = _curator(tmp_path, monkeypatch, "pump", PUMP, reject=True)
+    memories = [json.loads((home / "lib/.pmparse/rejected/IL-0001.json").read_text(encoding="utf-8"))
+                for home in (ours, theirs)]
+    lib = _merge(ours, theirs)
+    monkeypatch.chdir(ours)
+    assert [r.new_id for r in resolve_library(lib).records] == ["IL-0002"]
+    kept = [json.loads((lib / f".pmparse/rejected/{card_id}.json").read_text(encoding="utf-8"))
+            for card_id in ("IL-0001", "IL-0002")]
+    assert kept == memories and memories[0] != memories[1]
+
+
 def test_two_sides_of_one_source_are_left_for_a_person(tmp_path, monkeypatch):
     ours = _curator(tmp_path, monkeypatch, "kiln", KILN)
     theirs = _curator(tmp_path, monkeypatch, "kiln2", KILN)

@@ -90,7 +90,7 @@ class _Side:
         shas = {self.card.source.sha256}
         for kind in ("base", "pending"):
             if kind in self.states:
-                shas.add(json.loads(self.states[kind])["source"]["sha256"])
+                shas.add((json.loads(self.states[kind]).get("source") or {}).get("sha256"))
         return shas
 
 
