@@ -193,3 +193,18 @@ def test_a_state_file_conflicted_under_a_record_that_is_not_is_named(tmp_path, m
     base.write_text(_conflict(text, text.replace('"suggested"', '"reviewed"')), encoding="utf-8")
     report = resolve_library(home / "lib")
     assert report.records == [] and report.unsettled == [".pmparse/base/IL-0001.json"]
+
+
+def test_rejections_both_sides_added_to_a_settled_record_are_all_kept(tmp_path, monkeypatch):
+    home = _curator(tmp_path, monkeypatch, "kiln", KILN, reject=True)
+    memory = home / "lib" / ".pmparse" / "rejected" / "IL-0001.json"
+    ours = json.loads(memory.read_text(encoding="utf-8"))
+    theirs = {**ours, "rejected": [{**ours["rejected"][0], "field": "title", "by": "other"}]}
+    # each curator turned down a field of the same record: git leaves their memories in one conflict
+    memory.write_text(_conflict(json.dumps(ours, indent=2) + "\n", json.dumps(theirs, indent=2) + "\n"),
+                      encoding="utf-8")
+    report = resolve_library(home / "lib")
+    assert report.unsettled == [] and report.records == []
+    assert report.merged == ["IL-0001: rejections of both sides kept (.pmparse/rejected/IL-0001.json)"]
+    assert json.loads(memory.read_text(encoding="utf-8"))["rejected"] == ours["rejected"] + theirs["rejected"]
+    assert unfinished_merges(Library.open(home / "lib")) == []

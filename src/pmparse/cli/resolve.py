@@ -20,8 +20,9 @@ def resolve_command(library):
     For each record holding git's conflict markers whose two sides are records of different
     sources, the first side (ours) keeps the id and the other becomes a new record under the next
     free id, each with its own base, pending suggestion, rejections and draft decisions. Two sides
-    of one source are a real edit conflict: left for a person (exit 1). Markers or sides that
-    cannot be read are left as they are (exit 2).
+    of one source are a real edit conflict: left for a person (exit 1). A rejection memory both sides
+    added to under a record without markers keeps every rejection. Markers or sides that cannot be
+    read are left as they are (exit 2).
     """
     from pmparse.library.resolve import resolve_library
 
@@ -34,11 +35,13 @@ def resolve_command(library):
             click.echo(shown(f"error: {resolution.message}", one_line=True), err=True)
         else:
             click.echo(shown(resolution.message, one_line=True))
+    for line in report.merged:
+        click.echo(shown(line, one_line=True))
     for name in report.unsettled:
         click.echo(shown(f"note: {name} holds conflict markers but its record does not: keep one side of each "
                          "conflict, or both edits, by hand", one_line=True), err=True)
     split = sum(r.outcome == "split" for r in report.records)
-    if not report.records and not report.unsettled:
+    if not report.records and not report.unsettled and not report.merged:
         click.echo("no record holds conflict markers", err=True)
     else:
         click.echo(f"{split} split, {len(report.records) - split} left for a person", err=True)

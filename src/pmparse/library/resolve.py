@@ -69,11 +69,13 @@ class Resolution:
 
 @dataclass
 class ResolveReport:
-    """Every conflicted record's :class:`Resolution`, and the state files holding conflict markers
-    whose record holds none (a rejection memory or base both sides changed: a person's to settle)."""
+    """Every conflicted record's :class:`Resolution`; the state files holding conflict markers
+    whose record holds none (a base both sides changed: a person's to settle); and one line for
+    each rejection memory both sides added to whose record holds none (both sides' rejections kept)."""
 
     records: list[Resolution] = field(default_factory=list)
     unsettled: list[str] = field(default_factory=list)
+    merged: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -126,8 +128,28 @@ def resolve_library(path: str | Path) -> ResolveReport:
             for card_id in _state_ids(library, kind):
                 held = _text(library.state_path(kind, card_id))
                 if card_id not in done and held is not None and holds_conflict(held):
-                    report.unsettled.append(f".pmparse/{kind}/{card_id}.json")
+                    name = f".pmparse/{kind}/{card_id}.json"
+                    if kind == "rejected" and _merge_rejections(library, card_id, held):
+                        report.merged.append(f"{card_id}: rejections of both sides kept ({name})")
+                    else:
+                        report.unsettled.append(name)
     return report
+
+
+def _merge_rejections(library: Library, card_id: str, text: str) -> bool:
+    """Keep every rejection of a memory both sides added to (two curators turned down fields of one
+    record): each is asked only of the suggestion it names, so keeping both loses nothing. False,
+    and nothing written, when its markers or sides cannot be read."""
+    path = library.state_path("rejected", card_id)
+    try:
+        ours, theirs = (_parse_state(half, path) for half in split_sides(text, str(path)))
+    except UsageError:
+        return False
+    if not all(isinstance(side.get("rejected"), list) for side in (ours, theirs)):
+        return False
+    kept = ours["rejected"] + [entry for entry in theirs["rejected"] if entry not in ours["rejected"]]
+    atomic_write(path, json.dumps({**ours, "rejected": kept}, indent=2, ensure_ascii=False) + "\n")
+    return True
 
 
 def _resolve(library: Library, path: Path, text: str) -> Resolution:
