@@ -6,6 +6,7 @@ common (one conflict holding each whole file); tests/cli/test_resolve.py runs gi
 
 from __future__ import annotations
 
+import errno
 import json
 import shutil
 
@@ -13,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from pmparse.cli import main
+from pmparse.errors import WriteError
 from pmparse.library import resolve as resolve_module
 from pmparse.library.resolve import resolve_library
 from pmparse.library.shared import unfinished_merges
@@ -172,6 +174,28 @@ def test_a_run_killed_before_the_record_is_written_is_finished_by_the_next(tmp_p
     assert report.records == []
     assert sorted(p.name for p in lib.glob("IL-*")) == ["IL-0001.yaml", "IL-0002.yaml"]
     assert (lib / ".pmparse" / "rejected" / "IL-0002.json").is_file()
+    assert validate_library(lib) == (2, [])
+
+
+def test_a_full_disk_is_a_write_error_naming_the_library_and_the_next_run_finishes(tmp_path, monkeypatch):
+    ours = _curator(tmp_path, monkeypatch, "kiln", KILN)
+    theirs = _curator(tmp_path, monkeypatch, "pump", PUMP)
+    lib = _merge(ours, theirs)
+    conflicted = (lib / "IL-0001.yaml").read_bytes()
+    real = resolve_module.atomic_write
+
+    def full_at_the_record(path, text):
+        if path.name == "IL-0001.yaml":
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(path, text)
+
+    monkeypatch.setattr(resolve_module, "atomic_write", full_at_the_record)
+    with pytest.raises(WriteError) as caught:
+        resolve_library(lib)
+    assert "no space left on device" in str(caught.value) and str(lib) in str(caught.value)
+    assert (lib / "IL-0001.yaml").read_bytes() == conflicted
+    monkeypatch.setattr(resolve_module, "atomic_write", real)
+    assert resolve_library(lib).records == []
     assert validate_library(lib) == (2, [])
 
 

@@ -32,7 +32,7 @@ from pmparse.library.lock import write_lock
 from pmparse.library.records import card_data, dumps, format_of, loads
 from pmparse.library.store import Library
 from pmparse.paths import inside
-from pmparse.util import atomic_write, sha256_text
+from pmparse.util import atomic_write, sha256_text, write_errors
 
 #: The state kinds that belong to one record and travel with it (the order they are read in:
 #: the cards first, whose sources tell which side a rejection or draft decision is of).
@@ -107,10 +107,13 @@ def resolve_library(path: str | Path) -> ResolveReport:
 
     Raises:
         UsageError: ``path`` is no library, or another process holds its lock.
+        WriteError: a file of the library cannot be written (a full disk).
     """
     root = library_root(path)
     report = ResolveReport()
-    with write_lock(root):
+    # a write that fails (a full disk) ends the run: the record it was splitting stays conflicted
+    # beside its journal, which the next run finishes
+    with write_lock(root), write_errors(root, "the library"):
         _finish_journals(root)
         library = Library.open(root)
         done = set()
@@ -160,8 +163,8 @@ def _resolve(library: Library, path: Path, text: str) -> Resolution:
     o, t = ours.card.source, theirs.card.source
     if o.sha256 == t.sha256 or (o.location == t.location and o.location != "-"):
         return Resolution(card_id, "same source", message=(
-            f"{card_id}: both sides are records of one source ({o.location}), edited on both sides: "
-            "keep one side of each conflict by hand (nothing changed)"))
+            f"{card_id}: both sides are records of one source ({o.location}): keep one side of each "
+            "conflict, or both edits, by hand (nothing changed)"))
     _share_states(library, card_id, ours, theirs)
     new_id = _free_id(library)
     steps = [(f".pmparse/{kind}/{new_id}.json", _renamed_state(kind, state, new_id))
