@@ -150,6 +150,20 @@ def test_a_side_that_is_no_record_is_refused_and_nothing_changes(tmp_path, monke
     assert _files(lib) == before
 
 
+def test_a_base_side_that_is_no_card_is_refused_naming_the_base(tmp_path, monkeypatch):
+    ours = _curator(tmp_path, monkeypatch, "kiln", KILN)
+    theirs = _curator(tmp_path, monkeypatch, "pump", PUMP)
+    base = theirs / "lib" / ".pmparse" / "base" / "IL-0001.json"
+    base.write_text(base.read_text(encoding="utf-8").replace('"status": "suggested"', '"status": "maybe"'),
+                    encoding="utf-8")
+    lib = _merge(ours, theirs)
+    before = _files(lib)
+    report = resolve_library(lib)
+    assert [r.outcome for r in report.records] == ["refused"]
+    assert str(lib / ".pmparse" / "base" / "IL-0001.json") in report.records[0].message
+    assert _files(lib) == before
+
+
 def test_a_run_killed_before_the_record_is_written_is_finished_by_the_next(tmp_path, monkeypatch):
     ours = _curator(tmp_path, monkeypatch, "kiln", KILN)
     theirs = _curator(tmp_path, monkeypatch, "pump", PUMP, reject=True)

@@ -158,8 +158,8 @@ def _merge_rejections(library: Library, card_id: str, text: str) -> bool:
 def _resolve(library: Library, path: Path, text: str) -> Resolution:
     card_id, fmt = path.stem, format_of(path)
     ours_text, theirs_text = split_sides(text, str(path))
-    ours = _Side(_side_card(ours_text, fmt, path, "first (ours)"), ours_text)
-    theirs = _Side(_side_card(theirs_text, fmt, path, "second (theirs)"), theirs_text)
+    ours = _Side(_side_card(ours_text, fmt, path, "first (ours) side"), ours_text)
+    theirs = _Side(_side_card(theirs_text, fmt, path, "second (theirs) side"), theirs_text)
     o, t = ours.card.source, theirs.card.source
     if o.sha256 == t.sha256 or (o.location == t.location and o.location != "-"):
         return Resolution(card_id, "same source", message=(
@@ -189,11 +189,11 @@ def _side_card(text: str, fmt: str, path: Path, which: str) -> Card:
     try:
         card = loads(text, fmt, str(path))
     except RecordError as exc:
-        raise UsageError(f"expected each side of the conflict to be a valid record, found the {which} side "
+        raise UsageError(f"expected each side of the conflict to be a valid record, found the {which} "
                          f"invalid: {exc.message}; settle this file by hand", str(path)) from None
     if card.id != path.stem:
         raise UsageError(f"expected each side of the conflict to hold id {path.stem} (the file name), found "
-                         f"{card.id} in the {which} side; settle this file by hand", str(path))
+                         f"{card.id} in the {which}; settle this file by hand", str(path))
     return card
 
 
@@ -210,9 +210,13 @@ def _share_states(library: Library, card_id: str, ours: _Side, theirs: _Side) ->
         if text is None:
             continue
         sides = split_sides(text, str(state))
+        for half in sides or (text,):
+            _parse_state(half, state)
+            if kind in ("base", "pending"):
+                # checked before an id is given: its card is written again under the new id
+                _side_card(half, "json", state, f"{kind} card")
         if sides is not None:
             for side, half in zip((ours, theirs), sides):
-                _parse_state(half, state)
                 side.states[kind] = half
             continue
         data = _parse_state(text, state)
