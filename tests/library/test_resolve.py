@@ -184,8 +184,10 @@ def test_a_run_killed_before_the_record_is_written_is_finished_by_the_next(tmp_p
     assert unfinished_merges(Library.open(lib))
     monkeypatch.setattr(resolve_module, "atomic_write", real)
     report = resolve_library(lib)
-    # the journal was finished first: theirs is IL-0002 once, not again as IL-0003
-    assert report.records == []
+    # the journal was finished first: theirs is IL-0002 once, not again as IL-0003, and the run
+    # says so (the curator whose run was killed never saw the new id)
+    assert [(r.card_id, r.outcome, r.new_id, r.message) for r in report.records] == [
+        ("IL-0001", "split", "IL-0002", "IL-0001: kept ours (pm/kiln.md); theirs (pm/pump.md) is now IL-0002")]
     assert sorted(p.name for p in lib.glob("IL-*")) == ["IL-0001.yaml", "IL-0002.yaml"]
     assert (lib / ".pmparse" / "rejected" / "IL-0002.json").is_file()
     assert validate_library(lib) == (2, [])
@@ -209,7 +211,7 @@ def test_a_full_disk_is_a_write_error_naming_the_library_and_the_next_run_finish
     assert "no space left on device" in str(caught.value) and str(lib) in str(caught.value)
     assert (lib / "IL-0001.yaml").read_bytes() == conflicted
     monkeypatch.setattr(resolve_module, "atomic_write", real)
-    assert resolve_library(lib).records == []
+    assert [r.new_id for r in resolve_library(lib).records] == ["IL-0002"]
     assert validate_library(lib) == (2, [])
 
 
@@ -246,3 +248,44 @@ def test_rejections_both_sides_added_to_a_settled_record_are_all_kept(tmp_path, 
     assert report.merged == ["IL-0001: rejections of both sides kept (.pmparse/rejected/IL-0001.json)"]
     assert json.loads(memory.read_text(encoding="utf-8"))["rejected"] == ours["rejected"] + theirs["rejected"]
     assert unfinished_merges(Library.open(home / "lib")) == []
+
+
+def test_a_journal_that_cannot_be_finished_is_kept_and_theirs_is_not_made_twice(tmp_path, monkeypatch):
+    ours = _curator(tmp_path, monkeypatch, "kiln", KILN)
+    theirs = _curator(tmp_path, monkeypatch, "pump", PUMP)
+    lib = _merge(ours, theirs)
+    real = resolve_module.atomic_write
+
+    def full_at_the_record(path, text):
+        if path.name == "IL-0001.yaml":
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(path, text)
+
+    monkeypatch.setattr(resolve_module, "atomic_write", full_at_the_record)
+    for _ in range(2):  # the disk is still full when the curator runs it again
+        with pytest.raises(WriteError):
+            resolve_library(lib)
+    assert list((lib / ".pmparse" / "intent").glob("resolve-*"))
+    monkeypatch.setattr(resolve_module, "atomic_write", real)
+    assert [r.new_id for r in resolve_library(lib).records] == ["IL-0002"]
+    assert sorted(p.name for p in lib.glob("IL-*")) == ["IL-0001.yaml", "IL-0002.yaml"]
+    assert validate_library(lib) == (2, [])
+
+
+def test_a_run_killed_after_its_last_write_is_reported_by_the_next(tmp_path, monkeypatch):
+    ours = _curator(tmp_path, monkeypatch, "kiln", KILN)
+    theirs = _curator(tmp_path, monkeypatch, "pump", PUMP)
+    lib = _merge(ours, theirs)
+    real = resolve_module._apply
+
+    def dies_before_the_journal_is_removed(root, steps):
+        real(root, steps)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(resolve_module, "_apply", dies_before_the_journal_is_removed)
+    with pytest.raises(KeyboardInterrupt):
+        resolve_library(lib)
+    monkeypatch.setattr(resolve_module, "_apply", real)
+    report = resolve_library(lib)
+    assert [(r.outcome, r.new_id) for r in report.records] == [("split", "IL-0002")]
+    assert not list((lib / ".pmparse" / "intent").glob("resolve-*"))

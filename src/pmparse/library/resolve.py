@@ -114,7 +114,8 @@ def resolve_library(path: str | Path) -> ResolveReport:
     # a write that fails (a full disk) ends the run: the record it was splitting stays conflicted
     # beside its journal, which the next run finishes
     with write_lock(root), write_errors(root, "the library"):
-        _finish_journals(root)
+        # a split a killed run left half done is said again: that run never told its new id
+        report.records.extend(_finish_journals(root))
         library = Library.open(root)
         done = set()
         for card_id, paths in record_files_by_id(root).items():
@@ -176,13 +177,14 @@ def _resolve(library: Library, path: Path, text: str) -> Resolution:
         if now != kept:
             steps.append((f".pmparse/{kind}/{card_id}.json", kept))
     steps.append((path.name, ours_text))  # last: until it is written the record stays conflicted
-    journal = {"record": path.name, "conflicted": sha256_text(text), "steps": steps}
+    message = f"{card_id}: kept ours ({o.location}); theirs ({t.location}) is now {new_id}"
+    journal = {"record": path.name, "conflicted": sha256_text(text), "steps": steps, "new_id": new_id,
+               "message": message}
     journal_path = inside(library.root, f".pmparse/intent/resolve-{card_id}.json")
     atomic_write(journal_path, json.dumps(journal, ensure_ascii=True))
     _apply(library.root, steps)
     journal_path.unlink()
-    return Resolution(card_id, "split", new_id,
-                      f"{card_id}: kept ours ({o.location}); theirs ({t.location}) is now {new_id}")
+    return Resolution(card_id, "split", new_id, message)
 
 
 def _side_card(text: str, fmt: str, path: Path, which: str) -> Card:
@@ -322,14 +324,16 @@ def _apply(root: Path, steps: list) -> None:
             atomic_write(target, text)
 
 
-def _finish_journals(root: Path) -> None:
+def _finish_journals(root: Path) -> list[Resolution]:
     """Apply a journal a killed ``resolve`` left while its record is still the conflicted text it
-    was made from; drop one whose record was written since (the run died after its last write)."""
+    was made from; drop one whose record was written since (the run died after its last write).
+    Returns the splits it finished."""
+    finished: list[Resolution] = []
     folder = root / ".pmparse" / "intent"
     try:
         names = sorted(os.listdir(folder))
     except OSError:
-        return
+        return finished
     for name in names:
         if not _JOURNAL.match(name):
             continue
@@ -337,8 +341,19 @@ def _finish_journals(root: Path) -> None:
         try:
             journal = json.loads(journal_path.read_text(encoding="utf-8"))
             record = _text(inside(root, journal["record"]))
-            if record is not None and sha256_text(record) == journal["conflicted"]:
-                _apply(root, journal["steps"])
+            steps = [(str(rel), None if text is None else str(text)) for rel, text in journal["steps"]]
+            conflicted = str(journal["conflicted"])
         except (OSError, ValueError, KeyError, TypeError):
-            pass  # a journal cut short while written: its record was not touched yet
+            record = None  # a journal cut short while written: its record was not touched yet
+        applied = record is not None and steps and record == steps[-1][1]  # died after its last write
+        if record is not None and sha256_text(record) == conflicted:
+            # a write that fails here (the disk still full) keeps the journal for the next run:
+            # dropped, that run would split the record again and make theirs twice
+            _apply(root, steps)
+            applied = True
+        if applied:
+            card_id = _JOURNAL.match(name).group(1)
+            finished.append(Resolution(card_id, "split", journal.get("new_id"), str(
+                journal.get("message") or f"{card_id}: the split a stopped run began is finished")))
         journal_path.unlink(missing_ok=True)
+    return finished
