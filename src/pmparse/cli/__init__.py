@@ -18,6 +18,7 @@ from pmparse.cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_SOME_FAILED
 from pmparse.cli.common import fail_usage as _fail_usage
 from pmparse.cli.common import warn as _warn
 from pmparse.cli.group import WholeHelpGroup, run_as_command
+from pmparse.cli.resolve import resolve_command
 from pmparse.cli.site import export_command, site_command
 from pmparse.errors import PmparseError, UsageError
 from pmparse.util import shown
@@ -575,6 +576,7 @@ def schema():
 
 main.add_command(site_command)
 main.add_command(export_command)
+main.add_command(resolve_command)
 
 
 if __name__ == "__main__":  # pragma: no cover

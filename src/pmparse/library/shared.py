@@ -59,16 +59,16 @@ def refuse_unfinished_merge(library: Library) -> None:
     Raises:
         UsageError: a record or state file holds conflict markers: which source the record stands
             for, or what pmparse last wrote, is the curator's to settle (two curators who each gave
-            a new file the same id, one record edited on both sides).
+            a new file the same id, which ``pmparse resolve`` settles; one record edited on both sides).
     """
     found = unfinished_merges(library)
     if not found:
         return
     named = ", ".join(f"{name} (line {line})" for name, line in found[:5]) + (" ..." if len(found) > 5 else "")
     raise UsageError(f"expected a library whose git merge is finished, found an unfinished merge (git conflict "
-                     f"markers) in {named}: keep one side of each conflict, or both edits, remove the markers "
-                     "and run this again (two new files given one id: keep one side's record and base, and "
-                     "convert gives the other file a new id)", str(library.root))
+                     f"markers) in {named}: two curators' new records given one id are kept apart by "
+                     f"'pmparse resolve {library.root}'; otherwise keep one side of each conflict, or both edits, "
+                     "remove the markers and run this again", str(library.root))
 
 
 def _conflict_in(path: Path, record: bool = False) -> int | None:

@@ -1,0 +1,50 @@
+"""``pmparse resolve``: records two curators gave one id, kept apart after a git merge."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from pmparse.cli.common import EXIT_OK, EXIT_SOME_FAILED, EXIT_USAGE
+from pmparse.cli.common import fail_usage as _fail_usage
+from pmparse.errors import PmparseError
+from pmparse.util import shown
+
+
+@click.command(name="resolve")
+@click.argument("library", type=click.Path())
+def resolve_command(library):
+    """Settle what a git merge left in LIBRARY when two curators gave their new records one id.
+
+    For each record holding git's conflict markers whose two sides are records of different
+    sources, the first side (ours) keeps the id and the other becomes a new record under the next
+    free id, each with its own base, pending suggestion, rejections and draft decisions. Two sides
+    of one source are a real edit conflict: left for a person (exit 1). A rejection memory both sides
+    added to under a record without markers keeps every rejection. Markers or sides that cannot be
+    read are left as they are (exit 2).
+    """
+    from pmparse.library.resolve import resolve_library
+
+    try:
+        report = resolve_library(library)
+    except PmparseError as exc:
+        _fail_usage(exc)
+    for resolution in report.records:
+        if resolution.outcome == "refused":
+            click.echo(shown(f"error: {resolution.message}", one_line=True), err=True)
+        else:
+            click.echo(shown(resolution.message, one_line=True))
+    for line in report.merged:
+        click.echo(shown(line, one_line=True))
+    for name in report.unsettled:
+        click.echo(shown(f"note: {name} holds conflict markers but its record does not: keep one side of each "
+                         "conflict, or both edits, by hand", one_line=True), err=True)
+    split = sum(r.outcome == "split" for r in report.records)
+    if not report.records and not report.unsettled and not report.merged:
+        click.echo("no record holds conflict markers", err=True)
+    else:
+        click.echo(f"{split} split, {len(report.records) - split} left for a person", err=True)
+    if any(r.outcome == "refused" for r in report.records):
+        sys.exit(EXIT_USAGE)
+    sys.exit(EXIT_SOME_FAILED if split < len(report.records) or report.unsettled else EXIT_OK)

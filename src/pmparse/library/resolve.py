@@ -1,0 +1,359 @@
+"""``pmparse resolve``: two curators' new records merged by git into one id, kept apart again.
+
+Ids are given in each checkout, so two curators who each convert a new file both give it the next
+free id, and ``git merge`` leaves ``IL-0017.yaml`` (and its base, maybe its rejection memory)
+holding both records between conflict markers. When the two sides are records of different
+sources, the first side ("ours") keeps the id and the other side becomes a new record under the
+next free id, with the state files of its side (base, pending suggestion, rejection memory, draft
+decisions): both incidents keep their review work. Two sides of one source are a real edit
+conflict: nothing is changed and a person chooses (docs/record-format.md, "Sharing a library
+through git").
+
+Each record is resolved as a whole: what it writes is first kept as a *journal* in
+``.pmparse/intent/`` (git ignores it), then written file by file, the conflicted record last. A
+run killed midway leaves that record conflicted, so ``convert`` and ``review`` still refuse to run,
+and the next ``resolve`` writes the journal again before anything else.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from pmparse.card.schema import Card
+from pmparse.errors import PmparseError, RecordError, UsageError
+from pmparse.library.conflicts import holds_conflict, split_sides
+from pmparse.library.folder import RECORD_FILE, library_root, record_files_by_id
+from pmparse.library.lock import write_lock
+from pmparse.library.records import card_data, dumps, format_of, loads
+from pmparse.library.store import Library
+from pmparse.paths import inside
+from pmparse.util import atomic_write, sha256_text, write_errors
+
+#: The state kinds that belong to one record and travel with it (the order they are read in:
+#: the cards first, whose sources tell which side a rejection or draft decision is of).
+_KINDS = ("base", "pending", "rejected", "drafts")
+
+#: A record's own id line, as pmparse writes it or a person would (YAML: quoted or not).
+_ID_LINE = {"yaml": r"(?m)^id:[ \t]*([\"']?){old}\1(?=[ \t]*(?:#.*)?\r?$)",
+            "json": r"(?m)^[ \t]*\"id\"[ \t]*:[ \t]*\"{old}\""}
+
+#: A journal's name in ``.pmparse/intent/`` (not an intent of the store: Library.finish_writes
+#: reads only ``IL-*.json``).
+_JOURNAL = re.compile(r"^resolve-(IL-[0-9]{4})\.json\Z")
+
+Outcome = Literal["split", "same source", "refused"]
+
+
+@dataclass
+class Resolution:
+    """What ``resolve`` did with one conflicted record.
+
+    Attributes:
+        card_id: The conflicted record's id.
+        outcome: ``split`` (ours kept, theirs moved to ``new_id``), ``same source`` (a real edit
+            conflict, left alone) or ``refused`` (markers or sides that cannot be read, left alone).
+        new_id: The id theirs got, for ``split``.
+        message: One line saying what was done, or why not.
+    """
+
+    card_id: str
+    outcome: Outcome
+    new_id: str | None = None
+    message: str = ""
+
+
+@dataclass
+class ResolveReport:
+    """Every conflicted record's :class:`Resolution`; the state files holding conflict markers
+    whose record holds none (a base both sides changed: a person's to settle); and one line for
+    each rejection memory both sides added to whose record holds none (both sides' rejections kept)."""
+
+    records: list[Resolution] = field(default_factory=list)
+    unsettled: list[str] = field(default_factory=list)
+    merged: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Side:
+    """One side of a conflicted record: its card and text, and its state files' texts by kind."""
+
+    card: Card
+    text: str
+    states: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def shas(self) -> set[str]:
+        """The source texts this side's cards were read from: its rejections and drafts name one."""
+        shas = {self.card.source.sha256}
+        for kind in ("base", "pending"):
+            if kind in self.states:
+                shas.add((json.loads(self.states[kind]).get("source") or {}).get("sha256"))
+        return shas
+
+
+def resolve_library(path: str | Path) -> ResolveReport:
+    """Split every record git merged from two curators' new records (see the module's text).
+
+    Args:
+        path: The library folder.
+
+    Returns:
+        What was done with each record holding conflict markers, and which state files are left.
+
+    Raises:
+        UsageError: ``path`` is no library, or another process holds its lock.
+        WriteError: a file of the library cannot be written (a full disk).
+    """
+    root = library_root(path)
+    report = ResolveReport()
+    # a write that fails (a full disk) ends the run: the record it was splitting stays conflicted
+    # beside its journal, which the next run finishes
+    with write_lock(root), write_errors(root, "the library"):
+        # a split a killed run left half done is said again: that run never told its new id
+        report.records.extend(_finish_journals(root))
+        library = Library.open(root)
+        done = set()
+        for card_id, paths in record_files_by_id(root).items():
+            for path in paths:
+                text = _text(path)
+                if text is None or not holds_conflict(text):
+                    continue
+                done.add(card_id)
+                try:
+                    report.records.append(_resolve(library, path, text))
+                except PmparseError as exc:
+                    report.records.append(Resolution(card_id, "refused", message=str(exc)))
+        for kind in _KINDS:
+            for card_id in _state_ids(library, kind):
+                held = _text(library.state_path(kind, card_id))
+                if card_id not in done and held is not None and holds_conflict(held):
+                    name = f".pmparse/{kind}/{card_id}.json"
+                    if kind == "rejected" and _merge_rejections(library, card_id, held):
+                        report.merged.append(f"{card_id}: rejections of both sides kept ({name})")
+                    else:
+                        report.unsettled.append(name)
+    return report
+
+
+def _merge_rejections(library: Library, card_id: str, text: str) -> bool:
+    """Keep every rejection of a memory both sides added to (two curators turned down fields of one
+    record): each is asked only of the suggestion it names, so keeping both loses nothing. False,
+    and nothing written, when its markers or sides cannot be read."""
+    path = library.state_path("rejected", card_id)
+    try:
+        ours, theirs = (_parse_state(half, path) for half in split_sides(text, str(path)))
+    except UsageError:
+        return False
+    if not all(isinstance(side.get("rejected"), list) for side in (ours, theirs)):
+        return False
+    kept = ours["rejected"] + [entry for entry in theirs["rejected"] if entry not in ours["rejected"]]
+    atomic_write(path, json.dumps({**ours, "rejected": kept}, indent=2, ensure_ascii=False) + "\n")
+    return True
+
+
+def _resolve(library: Library, path: Path, text: str) -> Resolution:
+    card_id, fmt = path.stem, format_of(path)
+    ours_text, theirs_text = split_sides(text, str(path))
+    ours = _Side(_side_card(ours_text, fmt, path, "first (ours) side"), ours_text)
+    theirs = _Side(_side_card(theirs_text, fmt, path, "second (theirs) side"), theirs_text)
+    o, t = ours.card.source, theirs.card.source
+    if o.sha256 == t.sha256 or (o.location == t.location and o.location != "-"):
+        return Resolution(card_id, "same source", message=(
+            f"{card_id}: both sides are records of one source ({o.location}): keep one side of each "
+            "conflict, or both edits, by hand (nothing changed)"))
+    _share_states(library, card_id, ours, theirs)
+    new_id = _free_id(library)
+    steps = [(f".pmparse/{kind}/{new_id}.json", _renamed_state(kind, state, new_id))
+             for kind, state in theirs.states.items()]
+    steps.append((f"{new_id}{path.suffix}", _renamed_record(theirs, fmt, new_id, str(path))))
+    for kind in _KINDS:
+        now = _text(library.state_path(kind, card_id))
+        kept = ours.states.get(kind)
+        if now != kept:
+            steps.append((f".pmparse/{kind}/{card_id}.json", kept))
+    steps.append((path.name, ours_text))  # last: until it is written the record stays conflicted
+    message = f"{card_id}: kept ours ({o.location}); theirs ({t.location}) is now {new_id}"
+    journal = {"record": path.name, "conflicted": sha256_text(text), "steps": steps, "new_id": new_id,
+               "message": message}
+    journal_path = inside(library.root, f".pmparse/intent/resolve-{card_id}.json")
+    atomic_write(journal_path, json.dumps(journal, ensure_ascii=True))
+    _apply(library.root, steps)
+    journal_path.unlink()
+    return Resolution(card_id, "split", new_id, message)
+
+
+def _side_card(text: str, fmt: str, path: Path, which: str) -> Card:
+    try:
+        card = loads(text, fmt, str(path))
+    except RecordError as exc:
+        raise UsageError(f"expected each side of the conflict to be a valid record, found the {which} "
+                         f"invalid: {exc.message}; settle this file by hand", str(path)) from None
+    if card.id != path.stem:
+        raise UsageError(f"expected each side of the conflict to hold id {path.stem} (the file name), found "
+                         f"{card.id} in the {which}; settle this file by hand", str(path))
+    return card
+
+
+def _share_states(library: Library, card_id: str, ours: _Side, theirs: _Side) -> None:
+    """Give each side the state files of its record: a conflicted file's sides by their place, one
+    file both sides did not write (one curator rejected a field, the other did not) by its source.
+
+    Raises:
+        UsageError: a state file whose markers cannot be read, or whose side cannot be told.
+    """
+    for kind in _KINDS:
+        state = library.state_path(kind, card_id)
+        text = _text(state)
+        if text is None:
+            continue
+        sides = split_sides(text, str(state))
+        for half in sides or (text,):
+            _parse_state(half, state)
+            if kind in ("base", "pending"):
+                # checked before an id is given: its card is written again under the new id
+                _side_card(half, "json", state, f"{kind} card")
+        if sides is not None:
+            for side, half in zip((ours, theirs), sides):
+                side.states[kind] = half
+            continue
+        data = _parse_state(text, state)
+        if kind == "rejected":
+            _share_rejections(text, data, ours, theirs)
+            continue
+        if kind == "drafts":
+            owners = [side for side in (ours, theirs) if data.get("sha256") in side.shas]
+        else:
+            source = data.get("source") or {}
+            owners = [side for side in (ours, theirs) if source.get("location") == side.card.source.location]
+        if len(owners) != 1:
+            raise UsageError(f"expected a state file of one side's source, found one of "
+                             f"{'both' if owners else 'neither'} ({ours.card.source.location}, "
+                             f"{theirs.card.source.location}); settle this file by hand", str(state))
+        owners[0].states[kind] = text
+
+
+def _share_rejections(text: str, data: dict, ours: _Side, theirs: _Side) -> None:
+    """Split a rejection memory only one side wrote by the source each rejection was of. One of
+    neither side's texts (a source amended since) goes to both: it is asked only of that text."""
+    entries = data.get("rejected") or []
+    for side, other in ((ours, theirs), (theirs, ours)):
+        mine = [e for e in entries if e.get("sha256") in side.shas or e.get("sha256") not in other.shas]
+        if mine == entries:
+            side.states["rejected"] = text
+        elif mine:
+            side.states["rejected"] = json.dumps({**data, "rejected": mine}, indent=2, ensure_ascii=False) + "\n"
+
+
+def _parse_state(text: str, path: Path) -> dict:
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise UsageError(f"expected each side of the conflict to be JSON, found {exc}; settle this file by "
+                         "hand", str(path)) from None
+    if not isinstance(data, dict):
+        raise UsageError(f"expected a JSON object, found {type(data).__name__}; settle this file by hand", str(path))
+    return data
+
+
+def _renamed_state(kind: str, text: str, new_id: str) -> str:
+    """A state file's text for the record's new id: a base or pending card names its id; a
+    rejection memory and draft decisions do not."""
+    if kind not in ("base", "pending"):
+        return text
+    card = loads(text, "json", kind)
+    return dumps(card.model_copy(update={"id": new_id}), "json")
+
+
+def _renamed_record(side: _Side, fmt: str, new_id: str, where: str) -> str:
+    """The record's text with its ``id`` changed, nothing else (a person's comments and layout
+    stay); written anew only when its id line is not one this finds."""
+    old = side.card.id
+    text, count = re.subn(_ID_LINE[fmt].format(old=old), lambda m: m.group(0).replace(old, new_id),
+                          side.text, count=1)
+    wanted = card_data(side.card.model_copy(update={"id": new_id}))
+    try:
+        if count and card_data(loads(text, fmt, where)) == wanted:
+            return text
+    except RecordError:
+        pass
+    return dumps(side.card.model_copy(update={"id": new_id}), fmt)
+
+
+def _free_id(library: Library) -> str:
+    """The next free id (:meth:`Library.next_id`), past any id a state file or record of another
+    format still holds: nothing of another record is overwritten."""
+    while True:
+        card_id = library.next_id()
+        taken = any((library.root / f"{card_id}.{ext}").exists() for ext in ("yaml", "yml", "json")) or any(
+            library.state_path(kind, card_id).exists() for kind in (*_KINDS, "intent"))
+        if not taken:
+            return card_id
+
+
+def _state_ids(library: Library, kind: str) -> list[str]:
+    try:
+        names = sorted(os.listdir(library.state_dir / kind))
+    except OSError:
+        return []
+    return [name[:-5] for name in names if RECORD_FILE.match(name) and name.endswith(".json")]
+
+
+def _text(path: Path) -> str | None:
+    """A regular file's text with its line breaks as they are (CRLF stays), or None."""
+    try:
+        if path.is_symlink() or not path.is_file():
+            return None
+        return path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _apply(root: Path, steps: list) -> None:
+    """Write (or, for None, remove) each file of a journal, in its order; writing one again is
+    harmless, so a journal a killed run left is applied whole."""
+    for rel, text in steps:
+        target = inside(root, rel)
+        if text is None:
+            target.unlink(missing_ok=True)
+        else:
+            atomic_write(target, text)
+
+
+def _finish_journals(root: Path) -> list[Resolution]:
+    """Apply a journal a killed ``resolve`` left while its record is still the conflicted text it
+    was made from; drop one whose record was written since (the run died after its last write).
+    Returns the splits it finished."""
+    finished: list[Resolution] = []
+    folder = root / ".pmparse" / "intent"
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return finished
+    for name in names:
+        if not _JOURNAL.match(name):
+            continue
+        journal_path = inside(root, f".pmparse/intent/{name}")
+        try:
+            journal = json.loads(journal_path.read_text(encoding="utf-8"))
+            record = _text(inside(root, journal["record"]))
+            steps = [(str(rel), None if text is None else str(text)) for rel, text in journal["steps"]]
+            conflicted = str(journal["conflicted"])
+        except (OSError, ValueError, KeyError, TypeError):
+            record = None  # a journal cut short while written: its record was not touched yet
+        applied = record is not None and steps and record == steps[-1][1]  # died after its last write
+        if record is not None and sha256_text(record) == conflicted:
+            # a write that fails here (the disk still full) keeps the journal for the next run:
+            # dropped, that run would split the record again and make theirs twice
+            _apply(root, steps)
+            applied = True
+        if applied:
+            card_id = _JOURNAL.match(name).group(1)
+            finished.append(Resolution(card_id, "split", journal.get("new_id"), str(
+                journal.get("message") or f"{card_id}: the split a stopped run began is finished")))
+        journal_path.unlink(missing_ok=True)
+    return finished

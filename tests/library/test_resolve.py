@@ -1,0 +1,291 @@
+"""Two curators' new records merged by git into one id, kept apart (pmparse.library.resolve).
+
+The merged files are written here as git writes an add/add conflict of two files with no line in
+common (one conflict holding each whole file); tests/cli/test_resolve.py runs git itself.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import shutil
+
+import pytest
+from click.testing import CliRunner
+
+from pmparse.cli import main
+from pmparse.errors import WriteError
+from pmparse.library import resolve as resolve_module
+from pmparse.library.resolve import resolve_library
+from pmparse.library.shared import unfinished_merges
+from pmparse.library.store import Library
+from pmparse.library.validate import validate_library
+
+KILN = "# Kiln overheated\n\nGlazes cracked for three hours.\n\nRoot cause: a thermostat wired backwards.\n"
+PUMP = "# Pump stalled\n\nThe fountain ran dry for 50 minutes.\n\nRoot cause: a clogged intake filter.\n"
+
+
+def _curator(tmp_path, monkeypatch, name: str, text: str, *, fmt: str = "yaml", reject: bool = False):
+    """A checkout where one curator converted one new file (and maybe rejected its root cause)."""
+    home = tmp_path / name
+    (home / "pm").mkdir(parents=True)
+    (home / "pm" / f"{name}.md").write_text(text, encoding="utf-8")
+    monkeypatch.chdir(home)
+    runner = CliRunner()
+    result = runner.invoke(main, ["convert", "pm", "-o", "lib", "--rules-only", "-j", "1", "--format", fmt])
+    assert result.exit_code == 0, result.output
+    if reject:
+        result = runner.invoke(main, ["review", "lib", "--drafts", "--record", "IL-0001", "--reject", "root_cause"])
+        assert result.exit_code == 0, result.output
+    return home
+
+
+def _conflict(ours: str, theirs: str) -> str:
+    return f"<<<<<<< HEAD\n{ours}=======\n{theirs}>>>>>>> 0123abc\n"
+
+
+def _merge(ours_home, theirs_home):
+    """Theirs pulled into ours: each file both added is one conflict, one only theirs added is theirs."""
+    lib, other = ours_home / "lib", theirs_home / "lib"
+    for path in sorted(p for p in other.rglob("*") if p.is_file()):
+        rel = path.relative_to(other)
+        if rel.parts[-1] in ("lock", "index.json", ".gitignore") or rel.parts[:2] == (".pmparse", "intent"):
+            continue
+        mine = lib / rel
+        if not mine.exists():
+            mine.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, mine)
+        elif mine.read_bytes() != path.read_bytes():
+            mine.write_text(_conflict(mine.read_text(encoding="utf-8"), path.read_text(encoding="utf-8")),
+                            encoding="utf-8")
+    shutil.copytree(theirs_home / "pm", ours_home / "pm", dirs_exist_ok=True)
+    return lib
+
+
+def _files(lib) -> dict:
+    return {str(p.relative_to(lib)): p.read_bytes() for p in lib.rglob("*")
+            if p.is_file() and p.name not in ("index.json", "lock")}
+
+
+def test_theirs_becomes_the_next_id_with_its_base_and_rejections(tmp_path, monkeypatch):
+    ours = _curator(tmp_path, monkeypatch, "kiln", KILN)
+    theirs = _curator(tmp_path, monkeypatch, "pump", PUMP, reject=True)
+    theirs_record = (theirs / "lib" / "IL-0001.yaml").read_text(encoding="utf-8")
+    theirs_rejected = (theirs / "lib" / ".pmparse" / "rejected" / "IL-0001.json").read_bytes()
+    ours_record = (ours / "lib" / "IL-0001.yaml").read_bytes()
+    lib = _merge(ours, theirs)
+    monkeypatch.chdir(ours)
+    report = resolve_library(lib)
+    assert [(r.card_id, r.outcome, r.new_id) for r in report.records] == [("IL-0001", "split", "IL-0002")]
+    assert report.records[0].message == "IL-0001: kept ours (pm/kiln.md); theirs (pm/pump.md) is now IL-0002"
+    assert (lib / "IL-0001.yaml").read_bytes() == ours_record
+    # theirs keeps its text but for its id
+    assert (lib / "IL-0002.yaml").read_text(encoding="utf-8") == theirs_record.replace("id: IL-0001", "id: IL-0002")
+    state = lib / ".pmparse"
+    assert json.loads((state / "base" / "IL-0002.json").read_text(encoding="utf-8"))["source"]["location"] == "pm/pump.md"
+    assert json.loads((state / "base" / "IL-0001.json").read_text(encoding="utf-8"))["source"]["location"] == "pm/kiln.md"
+    # the rejection only theirs made (no conflict: ours had none) goes with theirs, as do its draft decisions
+    assert (state / "rejected" / "IL-0002.json").read_bytes() == theirs_rejected
+    assert not (state / "rejected" / "IL-0001.json").exists()
+    assert (state / "drafts" / "IL-0002.json").is_file() and not (state / "drafts" / "IL-0001.json").exists()
+    assert not list((state / "intent").glob("resolve-*"))
+    checked, problems = validate_library(lib)
+    assert (checked, problems) == (2, [])
+    assert unfinished_merges(Library.open(lib)) == []
+
+
+def test_json_records_and_a_rejection_of_ours_stay_where_they_are(tmp_path, monkeypatch):
+    ours = _curator(tmp_path, monkeypatch, "kiln", KILN, fmt="json", reject=True)
+    theirs = _curator(tmp_path, monkeypatch, "pump", PUMP, fmt="json")
+    ours_rejected = (ours / "lib" / ".pmparse" / "rejected" / "IL-0001.json").read_bytes()
+    lib = _merge(ours, theirs)
+    monkeypatch.chdir(ours)
+    assert [r.outcome for r in resolve_library(lib).records] == ["split"]
+    assert json.loads((lib / "IL-0002.json").read_text(encoding="utf-8"))["id"] == "IL-0002"
+    assert (lib / ".pmparse" / "rejected" / "IL-0001.json").read_bytes() == ours_rejected
+    assert not (lib / ".pmparse" / "rejected" / "IL-0002.json").exists()
+    assert validate_library(lib) == (2, [])
+
+
+def test_rejections_both_curators_made_are_each_kept_with_their_record(tmp_path, monkeypatch):
+    ours = _curator(tmp_path, monkeypatch, "kiln", KILN, reject=True)
+    theirs = _curator(tmp_path, monkeypatch, "pump", PUMP, reject=True)
+    memories = [json.loads((home / "lib/.pmparse/rejected/IL-0001.json").read_text(encoding="utf-8"))
+                for home in (ours, theirs)]
+    lib = _merge(ours, theirs)
+    monkeypatch.chdir(ours)
+    assert [r.new_id for r in resolve_library(lib).records] == ["IL-0002"]
+    kept = [json.loads((lib / f".pmparse/rejected/{card_id}.json").read_text(encoding="utf-8"))
+            for card_id in ("IL-0001", "IL-0002")]
+    assert kept == memories and memories[0] != memories[1]
+
+
+def test_two_sides_of_one_source_are_left_for_a_person(tmp_path, monkeypatch):
+    ours = _curator(tmp_path, monkeypatch, "kiln", KILN)
+    theirs = _curator(tmp_path, monkeypatch, "kiln2", KILN)
+    # the same file converted in both checkouts, one record edited by hand
+    (theirs / "pm" / "kiln2.md").rename(theirs / "pm" / "kiln.md")
+    record = theirs / "lib" / "IL-0001.yaml"
+    record.write_text(record.read_text(encoding="utf-8").replace("pm/kiln2.md", "pm/kiln.md")
+                      .replace("title: Kiln overheated", "title: Kiln ran hot"), encoding="utf-8")
+    lib = _merge(ours, theirs)
+    before = _files(lib)
+    report = resolve_library(lib)
+    assert [(r.outcome, r.new_id) for r in report.records] == [("same source", None)]
+    assert "one source (pm/kiln.md)" in report.records[0].message
+    assert _files(lib) == before
+
+
+def test_a_side_that_is_no_record_is_refused_and_nothing_changes(tmp_path, monkeypatch):
+    ours = _curator(tmp_path, monkeypatch, "kiln", KILN)
+    theirs = _curator(tmp_path, monkeypatch, "pump", PUMP)
+    record = theirs / "lib" / "IL-0001.yaml"
+    record.write_text(record.read_text(encoding="utf-8").replace("status: suggested", "status: [maybe"),
+                      encoding="utf-8")
+    lib = _merge(ours, theirs)
+    before = _files(lib)
+    report = resolve_library(lib)
+    assert [r.outcome for r in report.records] == ["refused"]
+    assert "second (theirs) side invalid" in report.records[0].message
+    assert _files(lib) == before
+
+
+def test_a_base_side_that_is_no_card_is_refused_naming_the_base(tmp_path, monkeypatch):
+    ours = _curator(tmp_path, monkeypatch, "kiln", KILN)
+    theirs = _curator(tmp_path, monkeypatch, "pump", PUMP)
+    base = theirs / "lib" / ".pmparse" / "base" / "IL-0001.json"
+    base.write_text(base.read_text(encoding="utf-8").replace('"status": "suggested"', '"status": "maybe"'),
+                    encoding="utf-8")
+    lib = _merge(ours, theirs)
+    before = _files(lib)
+    report = resolve_library(lib)
+    assert [r.outcome for r in report.records] == ["refused"]
+    assert str(lib / ".pmparse" / "base" / "IL-0001.json") in report.records[0].message
+    assert _files(lib) == before
+
+
+def test_a_run_killed_before_the_record_is_written_is_finished_by_the_next(tmp_path, monkeypatch):
+    ours = _curator(tmp_path, monkeypatch, "kiln", KILN)
+    theirs = _curator(tmp_path, monkeypatch, "pump", PUMP, reject=True)
+    lib = _merge(ours, theirs)
+    conflicted = (lib / "IL-0001.yaml").read_bytes()
+    real = resolve_module.atomic_write
+
+    def dies_at_the_record(path, text):
+        if path.name == "IL-0001.yaml":
+            raise KeyboardInterrupt
+        real(path, text)
+
+    monkeypatch.setattr(resolve_module, "atomic_write", dies_at_the_record)
+    with pytest.raises(KeyboardInterrupt):
+        resolve_library(lib)
+    # the record is still the conflicted one: convert and review still refuse to run
+    assert (lib / "IL-0001.yaml").read_bytes() == conflicted
+    assert unfinished_merges(Library.open(lib))
+    monkeypatch.setattr(resolve_module, "atomic_write", real)
+    report = resolve_library(lib)
+    # the journal was finished first: theirs is IL-0002 once, not again as IL-0003, and the run
+    # says so (the curator whose run was killed never saw the new id)
+    assert [(r.card_id, r.outcome, r.new_id, r.message) for r in report.records] == [
+        ("IL-0001", "split", "IL-0002", "IL-0001: kept ours (pm/kiln.md); theirs (pm/pump.md) is now IL-0002")]
+    assert sorted(p.name for p in lib.glob("IL-*")) == ["IL-0001.yaml", "IL-0002.yaml"]
+    assert (lib / ".pmparse" / "rejected" / "IL-0002.json").is_file()
+    assert validate_library(lib) == (2, [])
+
+
+def test_a_full_disk_is_a_write_error_naming_the_library_and_the_next_run_finishes(tmp_path, monkeypatch):
+    ours = _curator(tmp_path, monkeypatch, "kiln", KILN)
+    theirs = _curator(tmp_path, monkeypatch, "pump", PUMP)
+    lib = _merge(ours, theirs)
+    conflicted = (lib / "IL-0001.yaml").read_bytes()
+    real = resolve_module.atomic_write
+
+    def full_at_the_record(path, text):
+        if path.name == "IL-0001.yaml":
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(path, text)
+
+    monkeypatch.setattr(resolve_module, "atomic_write", full_at_the_record)
+    with pytest.raises(WriteError) as caught:
+        resolve_library(lib)
+    assert "no space left on device" in str(caught.value) and str(lib) in str(caught.value)
+    assert (lib / "IL-0001.yaml").read_bytes() == conflicted
+    monkeypatch.setattr(resolve_module, "atomic_write", real)
+    assert [r.new_id for r in resolve_library(lib).records] == ["IL-0002"]
+    assert validate_library(lib) == (2, [])
+
+
+def test_the_new_id_passes_over_state_a_deleted_record_left(tmp_path, monkeypatch):
+    ours = _curator(tmp_path, monkeypatch, "kiln", KILN)
+    theirs = _curator(tmp_path, monkeypatch, "pump", PUMP)
+    lib = _merge(ours, theirs)
+    leftover = lib / ".pmparse" / "rejected" / "IL-0002.json"
+    leftover.parent.mkdir(exist_ok=True)
+    leftover.write_text('{"version": 1, "rejected": []}\n', encoding="utf-8")
+    assert [r.new_id for r in resolve_library(lib).records] == ["IL-0003"]
+    assert leftover.read_text(encoding="utf-8") == '{"version": 1, "rejected": []}\n'
+
+
+def test_a_state_file_conflicted_under_a_record_that_is_not_is_named(tmp_path, monkeypatch):
+    home = _curator(tmp_path, monkeypatch, "kiln", KILN)
+    base = home / "lib" / ".pmparse" / "base" / "IL-0001.json"
+    text = base.read_text(encoding="utf-8")
+    base.write_text(_conflict(text, text.replace('"suggested"', '"reviewed"')), encoding="utf-8")
+    report = resolve_library(home / "lib")
+    assert report.records == [] and report.unsettled == [".pmparse/base/IL-0001.json"]
+
+
+def test_rejections_both_sides_added_to_a_settled_record_are_all_kept(tmp_path, monkeypatch):
+    home = _curator(tmp_path, monkeypatch, "kiln", KILN, reject=True)
+    memory = home / "lib" / ".pmparse" / "rejected" / "IL-0001.json"
+    ours = json.loads(memory.read_text(encoding="utf-8"))
+    theirs = {**ours, "rejected": [{**ours["rejected"][0], "field": "title", "by": "other"}]}
+    # each curator turned down a field of the same record: git leaves their memories in one conflict
+    memory.write_text(_conflict(json.dumps(ours, indent=2) + "\n", json.dumps(theirs, indent=2) + "\n"),
+                      encoding="utf-8")
+    report = resolve_library(home / "lib")
+    assert report.unsettled == [] and report.records == []
+    assert report.merged == ["IL-0001: rejections of both sides kept (.pmparse/rejected/IL-0001.json)"]
+    assert json.loads(memory.read_text(encoding="utf-8"))["rejected"] == ours["rejected"] + theirs["rejected"]
+    assert unfinished_merges(Library.open(home / "lib")) == []
+
+
+def test_a_journal_that_cannot_be_finished_is_kept_and_theirs_is_not_made_twice(tmp_path, monkeypatch):
+    ours = _curator(tmp_path, monkeypatch, "kiln", KILN)
+    theirs = _curator(tmp_path, monkeypatch, "pump", PUMP)
+    lib = _merge(ours, theirs)
+    real = resolve_module.atomic_write
+
+    def full_at_the_record(path, text):
+        if path.name == "IL-0001.yaml":
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(path, text)
+
+    monkeypatch.setattr(resolve_module, "atomic_write", full_at_the_record)
+    for _ in range(2):  # the disk is still full when the curator runs it again
+        with pytest.raises(WriteError):
+            resolve_library(lib)
+    assert list((lib / ".pmparse" / "intent").glob("resolve-*"))
+    monkeypatch.setattr(resolve_module, "atomic_write", real)
+    assert [r.new_id for r in resolve_library(lib).records] == ["IL-0002"]
+    assert sorted(p.name for p in lib.glob("IL-*")) == ["IL-0001.yaml", "IL-0002.yaml"]
+    assert validate_library(lib) == (2, [])
+
+
+def test_a_run_killed_after_its_last_write_is_reported_by_the_next(tmp_path, monkeypatch):
+    ours = _curator(tmp_path, monkeypatch, "kiln", KILN)
+    theirs = _curator(tmp_path, monkeypatch, "pump", PUMP)
+    lib = _merge(ours, theirs)
+    real = resolve_module._apply
+
+    def dies_before_the_journal_is_removed(root, steps):
+        real(root, steps)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(resolve_module, "_apply", dies_before_the_journal_is_removed)
+    with pytest.raises(KeyboardInterrupt):
+        resolve_library(lib)
+    monkeypatch.setattr(resolve_module, "_apply", real)
+    report = resolve_library(lib)
+    assert [(r.outcome, r.new_id) for r in report.records] == [("split", "IL-0002")]
+    assert not list((lib / ".pmparse" / "intent").glob("resolve-*"))
