@@ -455,7 +455,9 @@ def test_a_megabyte_line_gives_bounded_items_with_valid_evidence(tmp_path):
     folder.mkdir()
     # one line, no sentence end: it was one megabyte-long item; and a file whose every line is a root cause
     (folder / "line.md").write_text("Root cause: " + "the pool of workers ran dry and " * 32_000, encoding="utf-8")
-    (folder / "lines.md").write_text("Root cause: the disk filled up. The writes failed.\n" * 3_000, encoding="utf-8")
+    # (each line its own words: a field lists the same words once)
+    lines = "".join(f"Root cause: disk {i} filled up. The writes failed.\n" for i in range(3_000))
+    (folder / "lines.md").write_text(lines, encoding="utf-8")
     report = convert([str(folder)], tmp_path / "lib", config=pipeline_config())
     assert report.counts["converted"] == 2
     warnings = {r.input.rsplit("/", 1)[1]: r.warnings for r in report.results}
