@@ -29,6 +29,23 @@ LINE_CONTROL_CHARACTERS = re.compile(f"[\t\n{CONTROL_CHARACTERS.pattern[1:-1]}]"
 SOURCE_READ_LIMIT = 128 * 1024 * 1024
 
 
+def read_descriptor(fd: int, limit: int) -> bytes | None:
+    """The bytes left in the open file ``fd``, or None when there are more than ``limit`` (never
+    read further: a file that grows while it is read stays bounded).
+
+    Raises:
+        OSError: the read failed.
+    """
+    chunks, total = [], 0
+    while total <= limit:
+        chunk = os.read(fd, min(1 << 20, limit + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    return None if total > limit else b"".join(chunks)
+
+
 def read_regular_file(path: str | Path, limit: int = SOURCE_READ_LIMIT) -> bytes | None:
     """The bytes of ``path`` when it is a regular file of at most ``limit`` bytes, else None.
 
@@ -47,14 +64,7 @@ def read_regular_file(path: str | Path, limit: int = SOURCE_READ_LIMIT) -> bytes
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
             return None
-        chunks, total = [], 0
-        while total <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - total))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-        return None if total > limit else b"".join(chunks)
+        return read_descriptor(fd, limit)
     except OSError:
         return None
     finally:

@@ -11,7 +11,7 @@ import stat
 from pathlib import Path
 
 from pmparse.errors import StateFileError
-from pmparse.util import atomic_write
+from pmparse.util import atomic_write, read_descriptor
 
 
 def file_key(path: Path) -> list[int] | None:
@@ -68,16 +68,10 @@ def regular_text(path: Path, limit: int = STATE_READ_LIMIT) -> str | None:
             return None  # a FIFO waits for a writer for ever, a device never ends
         if info.st_size > limit:
             raise _too_large(path, info.st_size, limit)
-        chunks, total = [], 0
-        while total <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - total))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-        if total > limit:
-            raise _too_large(path, total, limit)  # it grew while read
-        return b"".join(chunks).decode("utf-8")
+        data = read_descriptor(fd, limit)
+        if data is None:
+            raise _too_large(path, os.fstat(fd).st_size, limit)  # it grew while read
+        return data.decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
     finally:
