@@ -193,11 +193,9 @@ def test_a_run_killed_before_the_record_is_written_is_finished_by_the_next(tmp_p
     assert validate_library(lib) == (2, [])
 
 
-def test_a_full_disk_is_a_write_error_naming_the_library_and_the_next_run_finishes(tmp_path, monkeypatch):
-    ours = _curator(tmp_path, monkeypatch, "kiln", KILN)
-    theirs = _curator(tmp_path, monkeypatch, "pump", PUMP)
-    lib = _merge(ours, theirs)
-    conflicted = (lib / "IL-0001.yaml").read_bytes()
+def _disk_full_at_the_record(monkeypatch):
+    """resolve's writes fail with a full disk at the conflicted record (the last it writes); the
+    real writer is returned, to put back."""
     real = resolve_module.atomic_write
 
     def full_at_the_record(path, text):
@@ -206,6 +204,15 @@ def test_a_full_disk_is_a_write_error_naming_the_library_and_the_next_run_finish
         real(path, text)
 
     monkeypatch.setattr(resolve_module, "atomic_write", full_at_the_record)
+    return real
+
+
+def test_a_full_disk_is_a_write_error_naming_the_library_and_the_next_run_finishes(tmp_path, monkeypatch):
+    ours = _curator(tmp_path, monkeypatch, "kiln", KILN)
+    theirs = _curator(tmp_path, monkeypatch, "pump", PUMP)
+    lib = _merge(ours, theirs)
+    conflicted = (lib / "IL-0001.yaml").read_bytes()
+    real = _disk_full_at_the_record(monkeypatch)
     with pytest.raises(WriteError) as caught:
         resolve_library(lib)
     assert "no space left on device" in str(caught.value) and str(lib) in str(caught.value)
@@ -254,14 +261,7 @@ def test_a_journal_that_cannot_be_finished_is_kept_and_theirs_is_not_made_twice(
     ours = _curator(tmp_path, monkeypatch, "kiln", KILN)
     theirs = _curator(tmp_path, monkeypatch, "pump", PUMP)
     lib = _merge(ours, theirs)
-    real = resolve_module.atomic_write
-
-    def full_at_the_record(path, text):
-        if path.name == "IL-0001.yaml":
-            raise OSError(errno.ENOSPC, "No space left on device")
-        real(path, text)
-
-    monkeypatch.setattr(resolve_module, "atomic_write", full_at_the_record)
+    real = _disk_full_at_the_record(monkeypatch)
     for _ in range(2):  # the disk is still full when the curator runs it again
         with pytest.raises(WriteError):
             resolve_library(lib)
