@@ -7,8 +7,8 @@ Three commands, standalone (no pmparse import, so the draw does not move when th
         the second-pass sample, as JSON (corpus paths). The draw of round 2 (2026-12-01) lived in
         eval/field_annotation.py at commit bdd6a3c.
     python corpus/annotate.py show PATH
-        The file's text as read (UTF-8, no newline translation), each line prefixed by the
-        character offset it starts at, for an annotator to read.
+        The file's text as read (UTF-8, each line break a newline, as pmparse reads it), each
+        line prefixed by the character offset it starts at, for an annotator to read.
     python corpus/annotate.py add --annotator ID --kind train|gold --out FILE < doc.json
         Turns one annotator's reading of one document into a line of offsets and appends it.
 
@@ -64,7 +64,7 @@ SEED = 1206
 
 
 def read_text(path: Path) -> str:
-    with open(path, encoding="utf-8", newline="") as handle:
+    with open(path, encoding="utf-8") as handle:  # line breaks as pmparse reads them
         return handle.read()
 
 
@@ -181,7 +181,7 @@ def add(args: argparse.Namespace, root: Path) -> int:
     ref = path_reference(rel, root)
     stem = ref.rsplit(".", 1)[0].replace("*", "").rstrip(" -")
     line = {"id": (f"train/{stem}" if args.kind == "train" else stem), "path": ref,
-            "sha256": hashlib.sha256(path.read_bytes()).hexdigest(), "annotated": FIELDS,
+            "sha256": hashlib.sha256(read_text(path).encode("utf-8")).hexdigest(), "annotated": FIELDS,
             "spans": spans}
     if card:
         line["card"] = card

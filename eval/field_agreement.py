@@ -48,7 +48,7 @@ def main() -> int:
     shared = sorted(set(first) & set(second))
     totals = {f: [0, 0, 0] for f in FIELDS}  # both, first only, second only
     for ref in shared:
-        with open(resolve(ref), encoding="utf-8", newline="") as handle:
+        with open(resolve(ref), encoding="utf-8") as handle:
             tokens = [(m.start(), m.end()) for m in _TOKEN.finditer(handle.read())]
         for field in FIELDS:
             a, b = covered(tokens, first[ref]["spans"], field), covered(tokens, second[ref]["spans"], field)

@@ -51,7 +51,7 @@ def source_text(card: Card) -> str:
 
     if card.source.extracted_text is not None:
         return card.source.extracted_text
-    with open(split_location(card.source.location)[0], encoding="utf-8", newline="") as handle:
+    with open(split_location(card.source.location)[0], encoding="utf-8") as handle:  # line breaks as read
         return handle.read()
 
 

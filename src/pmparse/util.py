@@ -132,6 +132,27 @@ def atomic_write(path: Path, text: str) -> None:
         raise
 
 
+def newlines(text: str) -> str:
+    """``text`` with every line break a ``\\n``, as Python's text mode reads a file.
+
+    A CRLF (Windows, or a git checkout with ``core.autocrlf``) and a lone CR (classic Mac) are
+    each one ``\\n``. A source is read this way, so the same report checked out on two systems
+    is one text: the same sha256, the same evidence offsets.
+    """
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+def text_sha256(raw: bytes) -> str:
+    """sha256 of the text a UTF-8 source's bytes read as (:func:`newlines`), without decoding.
+
+    Equal to ``sha256_text(newlines(raw.decode("utf-8")))``: in UTF-8 the byte 0x0D is only ever
+    a carriage return.
+    """
+    if b"\r" in raw:
+        raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return hashlib.sha256(raw).hexdigest()
+
+
 def sha256_text(text: str) -> str:
     """sha256 hex digest of ``text`` encoded as UTF-8 (lone surrogates pass, so any str has one)."""
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

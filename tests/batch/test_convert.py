@@ -10,7 +10,10 @@ import pytest
 from pmparse.batch.convert import convert
 from pmparse.batch.publishing import BatchPublishers
 from pmparse.card.schema import TEXT_FIELDS
+from pmparse.library.records import source_text_of
 from pmparse.library.store import Library
+from pmparse.library.validate import validate_library
+from pmparse.site.build import source_key
 from pmparse.util import sha256_text
 from tests.helpers import SAMPLES, assert_offsets, source_text, without_inode_numbers
 
@@ -41,6 +44,27 @@ def test_reconverting_the_same_source_keeps_its_id(samples, tmp_path):
     report = convert([str(md)], tmp_path / "lib")
     assert report.results[0].status == "updated"
     assert sorted(Library.open(tmp_path / "lib").entries) == ["IL-0001", "IL-0002", "IL-0003"]
+
+
+def test_a_crlf_checkout_of_the_sources_leaves_every_record_as_it_was(samples, tmp_path):
+    # two curators share sources and library through git, one with core.autocrlf: after a pull
+    # each file has other line breaks, and every record read as amended (rewritten with other
+    # offsets, or its person's items put up for review again), then back on the other machine
+    convert([str(samples)], tmp_path / "lib")
+    library = Library.open(tmp_path / "lib")
+    before = {path.name: path.read_bytes() for path in (tmp_path / "lib").glob("IL-*")}
+    for path in samples.iterdir():
+        if path.suffix in (".md", ".txt"):
+            path.write_bytes(path.read_bytes().replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
+    report = convert([str(samples)], tmp_path / "lib")
+    assert report.counts["unchanged"] == 3, report.counts
+    assert {path.name: path.read_bytes() for path in (tmp_path / "lib").glob("IL-*")} == before
+    assert validate_library(tmp_path / "lib")[1] == []
+    places = Library.open(tmp_path / "lib").places
+    for entry in library.entries.values():
+        if entry.card.source.extracted_text is None:
+            assert source_text_of(entry.card, places) == source_text(entry.card)
+            assert source_key(entry.card.source.location, places, entry.card.source.sha256) == "same"
 
 
 def test_a_person_edit_is_never_overwritten(samples, tmp_path):

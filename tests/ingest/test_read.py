@@ -13,15 +13,20 @@ from pmparse.errors import (
     UnreadableInputError,
 )
 from pmparse.ingest.read import detect_format, ingest, ingest_bytes, is_html_page, parse_front_matter, sha256_text
+from pmparse.util import newlines, text_sha256
 
 
-def test_text_is_the_file_with_newlines_kept(tmp_path):
-    path = tmp_path / "a.md"
-    path.write_bytes(b"# Title\r\n\r\nLine one.\r\n")
-    source = ingest(str(path))
-    assert source.text == "# Title\r\n\r\nLine one.\r\n"
-    assert source.sha256 == sha256_text(source.text)
-    assert source.format == "md" and not source.extracted
+def test_a_crlf_file_reads_as_the_same_text_as_its_lf_twin(tmp_path):
+    # a git checkout with core.autocrlf gives the same report CRLF line breaks: it must be the
+    # same text (sha256, offsets) as on the curator's machine that converted it, or every record
+    # reads as amended after each pull
+    unix, windows = tmp_path / "unix.md", tmp_path / "windows.md"
+    unix.write_bytes(b"# Title\n\nLine one.\n")
+    windows.write_bytes(b"# Title\r\n\r\nLine one.\r\n")
+    a, b = ingest(str(unix)), ingest(str(windows))
+    assert a.text == b.text == "# Title\n\nLine one.\n"
+    assert a.sha256 == b.sha256 == sha256_text(a.text) == text_sha256(windows.read_bytes())
+    assert b.format == "md" and not b.extracted
 
 
 @pytest.mark.parametrize("content,error,needle", [
@@ -173,12 +178,19 @@ def test_front_matter_that_is_not_a_mapping_is_a_warning(front, expected):
     assert warning == f"front matter is {expected}, expected a mapping; ignored"
 
 
-def test_carriage_return_line_breaks_are_kept_and_warned_about():
+def test_carriage_return_line_breaks_are_read_as_lines():
     raw = b"# Outage\r\r## Root cause\r\rA disk filled up.\r"
     source = ingest_bytes(raw, "old-mac.md")
-    assert source.text == raw.decode()  # offsets index the text as it is
-    assert any("carriage returns only" in w and "tr '\\r' '\\n'" in w for w in source.warnings)
-    assert not ingest_bytes(raw.replace(b"\r", b"\r\n"), "windows.md").warnings
+    assert source.text == "# Outage\n\n## Root cause\n\nA disk filled up.\n"
+    assert source.sha256 == text_sha256(raw) and not source.warnings
+
+
+@pytest.mark.parametrize("raw", [b"a\r\r\nb", b"\r\n\r", b"x\ry\r\nz\n", "\u00e9t\u00e9\r\n\u2028".encode()])
+def test_line_breaks_read_as_python_text_mode_reads_them(raw, tmp_path):
+    path = tmp_path / "f.txt"
+    path.write_bytes(raw)
+    assert newlines(raw.decode()) == path.read_text(encoding="utf-8")
+    assert text_sha256(raw) == sha256_text(newlines(raw.decode()))
 
 
 ZOLA_POST = """+++

@@ -367,7 +367,7 @@ def measure(gold_files=None, corpus: str | None = None, config=None,
         gold["_candidates_free"], gold["_candidates_text_free"] = free if free else (cands, cands_text)
         gold["_table_dropped"] = group in tables
         if gold.get("title_span"):
-            with open(root / row["path"], encoding="utf-8", newline="") as handle:
+            with open(root / row["path"], encoding="utf-8") as handle:  # line breaks as ingest reads them
                 raw = handle.read()
             gold["title"] = gold_title(raw, gold["title_span"], source.extracted)
             if source.extracted:  # the span indexes the HTML, the card's evidence the extracted text

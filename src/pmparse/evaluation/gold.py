@@ -111,7 +111,8 @@ def gold_text(doc: GoldDoc, root: Path | None) -> str:
         if root is None:
             raise GoldError("expected a corpus root for path-based gold documents", doc.id)
         try:
-            with open(root / corpus_path(root, doc.path, doc.id), encoding="utf-8", newline="") as handle:
+            # line breaks read as the pipeline reads them (pmparse.util.newlines: text mode)
+            with open(root / corpus_path(root, doc.path, doc.id), encoding="utf-8") as handle:
                 text = handle.read()
         except OSError as exc:
             raise GoldError(f"expected the source file, found {exc.strerror}", doc.path) from exc

@@ -35,7 +35,7 @@ from pmparse.ingest.hostile import front_matter_warnings, html_warnings, lost_ht
 from pmparse.ingest.markup_header import dialect_of, parse_markup_header
 from pmparse.ingest.pdf import extract_pdf, is_pdf
 from pmparse.locations import is_url
-from pmparse.util import sha256_text
+from pmparse.util import newlines, sha256_text
 
 #: Default size limit of one input; ``convert --max-bytes`` changes it.
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
@@ -206,7 +206,11 @@ def _wide_encoding(raw: bytes) -> str | None:
 
 
 def decode_text(raw: bytes, location: str) -> str:
-    """Decode bytes as UTF-8 text, keeping newlines as they are.
+    """Decode bytes as UTF-8 text, each line break read as ``\\n`` (:func:`pmparse.util.newlines`).
+
+    A CRLF file (a git checkout with ``core.autocrlf``) is the same text as its LF twin, so its
+    sha256 and evidence offsets do not depend on the system that checked it out; offsets index
+    the file as Python's text mode reads it.
 
     Raises:
         EmptyInputError: no bytes, or only white space.
@@ -227,7 +231,7 @@ def decode_text(raw: bytes, location: str) -> str:
     if nul >= 0:
         raise BinaryInputError(f"expected text, found binary data (NUL byte at offset {nul})", location)
     try:
-        return raw.decode("utf-8")
+        return newlines(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise DecodeInputError(
             f"expected UTF-8 text, found byte 0x{raw[exc.start]:02x} at offset {exc.start} "
@@ -525,11 +529,6 @@ def ingest_bytes(raw: bytes, location: str, fmt: Format | None = None) -> Ingest
         ingested.warnings.extend(front_matter_warnings(text[region[0]:region[1]]))
     elif unclosed := unclosed_front_matter(text):
         ingested.warnings.append(unclosed)
-    if "\r" in text and "\n" not in text:
-        # offsets index the text as it is, so it is not rewritten: the warning says what to do
-        ingested.warnings.append("line breaks are carriage returns only (classic Mac): the whole text reads as "
-                                 "one line, so headings and lists are not seen; convert them to newlines "
-                                 "(e.g. tr '\\r' '\\n')")
     ingested.masked.extend(m.span() for m in _ERB_TAG.finditer(text))
     return ingested
 

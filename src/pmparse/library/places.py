@@ -16,7 +16,6 @@ publisher (:mod:`pmparse.batch.publisher`) is read from.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import stat
@@ -26,7 +25,7 @@ from typing import Collection, Iterable, Mapping
 from pmparse.errors import UnsafePathError
 from pmparse.locations import entry_location, is_url, split_location, url_parts
 from pmparse.paths import SUPPORTED_SUFFIXES, inside, real_path as _real
-from pmparse.util import atomic_write, read_regular_file
+from pmparse.util import atomic_write, read_regular_file, text_sha256
 
 #: Where a library keeps its anchor: the folder its relative locations are read from.
 ANCHOR_FILE = ".pmparse/anchor.json"
@@ -169,10 +168,10 @@ class SourcePlaces:
 
     def holds_text(self, location: str, known: Collection[str]) -> bool:
         """True when ``location`` is relative and names a file (a plausible source, read from the
-        anchor) whose bytes have one of the ``known`` sha256 (its library's records'): the
-        evidence that the anchor is the folder the library's relative names were read from (the
-        file holds a text the library was made from, its record's or, amended since, a newer
-        record's). A file of the same name that holds another text (an ``index.md``,
+        anchor) whose text (:func:`~pmparse.util.text_sha256`) has one of the ``known`` sha256 (its
+        library's records'): the evidence that the anchor is the folder the library's relative
+        names were read from (the file holds a text the library was made from, its record's or,
+        amended since, a newer record's). A file of the same name that holds another text (an ``index.md``,
         ``2023/outage.md`` in another folder) is none."""
         if not known or not is_relative_file(location):
             return False
@@ -182,7 +181,7 @@ class SourcePlaces:
         if path not in self._digests:
             # each file once: the entries of a many-incident file amended since all name it
             data = read_regular_file(path)
-            self._digests[path] = None if data is None else hashlib.sha256(data).hexdigest()
+            self._digests[path] = None if data is None else text_sha256(data)
         return self._digests[path] in known
 
     def is_file(self, location: str | None) -> bool:

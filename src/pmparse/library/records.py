@@ -19,7 +19,7 @@ from pmparse.errors import RecordError
 from pmparse.library import yaml_text
 from pmparse.library.places import SourcePlaces
 from pmparse.library.statefiles import read_record_text
-from pmparse.util import read_regular_file, sha256_text
+from pmparse.util import newlines, read_regular_file, sha256_text
 from pmparse.yaml_problems import (CalendarLoader, line_of, merge_conflict_line, merge_conflict_reason,
                                    syntax_error)
 
@@ -584,7 +584,7 @@ def source_text_of(card: Card, places: SourcePlaces) -> str | None:
     if data is None:
         return None
     try:
-        text = data.decode("utf-8")
+        text = newlines(data.decode("utf-8"))
     except UnicodeDecodeError:
         return None
     return text if sha256_text(text) == card.source.sha256 else None

@@ -45,7 +45,7 @@ from pmparse.review.session import open_diff
 from pmparse.rules.taxonomy import load_taxonomy
 from pmparse.site import pages
 from pmparse.site.view import Anchors, field_views, invalid_summary, summary
-from pmparse.util import atomic_write, read_regular_file, write_errors
+from pmparse.util import atomic_write, read_regular_file, text_sha256, write_errors
 
 MANIFEST = ".pmparse-site.json"
 
@@ -117,7 +117,7 @@ def _source_sha(location: str | None, places: SourcePlaces) -> str | None:
     # library (a key a record names), a device, a FIFO or a huge file is never read
     path = places.readable(location)
     data = read_regular_file(path) if path is not None else None
-    return None if data is None else hashlib.sha256(data).hexdigest()
+    return None if data is None else text_sha256(data)
 
 
 def record_files(root: Path) -> dict[str, Path]:
@@ -141,7 +141,8 @@ def record_key(states: Library, card_id: str, path: Path, generator: str) -> str
 
 def source_key(location: str | None, places: SourcePlaces, sha256: str | None) -> str:
     """Whether a record's source file holds the text the card was made from (the page shows that
-    text only then): ``"same"`` when its bytes have the record's ``sha256``, else ``"other"``.
+    text only then): ``"same"`` when its text (line breaks as read) has the record's ``sha256``,
+    else ``"other"``.
 
     ``places``: the library's, which read a relative location from its anchor. Nothing else of
     the file is kept: a digest of its bytes in the site's manifest told anyone who got the site a

@@ -20,7 +20,6 @@ note: its offsets index a text this run cannot read.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 
 from pmparse.card.schema import TEXT_FIELDS, Card
@@ -36,7 +35,7 @@ from pmparse.review.rejections import load_rejections
 from pmparse.rules.cues import load_cues
 from pmparse.training.field_labels import analyse_structure, structure_pipeline
 from pmparse.training.spans import covered
-from pmparse.util import read_regular_file
+from pmparse.util import read_regular_file, text_sha256
 
 #: The prefix of a negative row's label: ``not:root_cause`` is "any label but root cause".
 NOT = "not:"
@@ -172,7 +171,7 @@ def _read_source(card: Card, notes: list[str], places: SourcePlaces):
                      "(a hidden file, a system folder's, or one of no report's ending under a hidden folder)")
         return None
     raw = read_regular_file(path, DEFAULT_MAX_BYTES)
-    if raw is None or (card.source.extracted_text is None and hashlib.sha256(raw).hexdigest() != card.source.sha256):
+    if raw is None or (card.source.extracted_text is None and text_sha256(raw) != card.source.sha256):
         notes.append(f"{card.id}: left out: its source changed since the record was read (convert and review it again)")
         return None
     try:

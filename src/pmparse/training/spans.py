@@ -10,7 +10,6 @@ They are never scored on.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from pmparse.errors import LabelError
 from pmparse.evaluation.corpus import REPO_ROOT, path_problem, referenced_paths, resolve_reference
+from pmparse.util import newlines, text_sha256
 
 SPANS_DIR = REPO_ROOT / "corpus" / "root_cause_spans"
 #: Development sets: their documents never train, whatever a trainer is told to exclude.
@@ -37,7 +37,7 @@ class AnnotatedSpan(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     field: Literal["root_cause"] = Field(description="The card field the stretch states (root cause only).")
-    start: int = Field(ge=0, description="Offset of the first character, in the file read with newline=''.")
+    start: int = Field(ge=0, description="Offset of the first character, in the file read as text (line breaks as \\n).")
     end: int = Field(gt=0, description="Offset after the last character.")
 
     @model_validator(mode="after")
@@ -54,7 +54,8 @@ class SpanLine(BaseModel):
 
     id: str = Field(min_length=1, description="'train/' and the path without its extension.")
     path: str = Field(min_length=1, description="Corpus path, or a '*' pattern naming one file.")
-    sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="sha256 of the file's bytes when annotated.")
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$",
+                        description="sha256 of the file's text when annotated (line breaks as \\n).")
     annotated: list[Literal["root_cause"]] = Field(min_length=1, max_length=1,
                                                    description="The fields annotated in full: root cause.")
     spans: list[AnnotatedSpan] = Field(description="Root-cause stretches; empty when the cause is not stated.")
@@ -170,11 +171,11 @@ def _usable(root: Path, line: SpanLine, exclude, exclude_shas, found: TrainingSp
         return rel, "", f"{rel}: a second line for the document; the first is used"
     try:
         data = (Path(root) / rel).read_bytes()
-        # the offsets index the bytes decoded as they are, line ends untranslated
-        text = data.decode("utf-8")
+        # the offsets index the text as ingest reads it: UTF-8, each line break a "\n"
+        text = newlines(data.decode("utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         return rel, "", f"{rel}: expected the annotated file, found {getattr(exc, 'strerror', None) or exc}"
-    if hashlib.sha256(data).hexdigest() != line.sha256:
+    if text_sha256(data) != line.sha256:
         return rel, "", f"{rel}: expected the annotated text, found a different sha256 (the source changed)"
     return rel, text, None
 

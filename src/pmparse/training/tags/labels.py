@@ -260,7 +260,7 @@ def labelled_texts(root: Path, read: TeamLabels, gold_paths: set[str], gold_shas
             skipped.append(f"{label.path}: a gold document; its gold card is used")
             continue
         try:
-            with open(source, encoding="utf-8", newline="") as handle:
+            with open(source, encoding="utf-8") as handle:  # line breaks as the pipeline reads them
                 text = handle.read()
         except (OSError, UnicodeDecodeError) as exc:
             skipped.append(f"{label.path}: expected the labelled file, found {getattr(exc, 'strerror', None) or exc}")
