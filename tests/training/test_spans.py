@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from pmparse.training.spans import (
     relabel_root_cause,
     span_files,
 )
+from pmparse.util import sha256_text, text_sha256
 from tests.helpers import write_jsonl
 
 # written for these tests
@@ -34,7 +34,7 @@ def corpus(tmp_path) -> Path:
 
 
 def _sha(root: Path, rel: str) -> str:
-    return hashlib.sha256((root / rel).read_bytes()).hexdigest()
+    return text_sha256((root / rel).read_bytes())
 
 
 def _line(root: Path, path: str = "acme/one.md", spans=None, **changes) -> dict:
@@ -125,14 +125,17 @@ def test_relabel_puts_annotated_units_at_full_weight_and_drops_unannotated_root_
     assert relabel_root_cause(labels, offsets, []) == [("symptoms", 0.6), None, ("lessons", 0.3), None, None]
 
 
-def test_offsets_index_the_file_with_its_line_ends_untranslated(tmp_path, corpus):
-    text = "First line.\r\nThe cause was a full disk.\r\n"
-    (corpus / "acme" / "crlf.md").write_bytes(text.encode("utf-8"))
+def test_offsets_index_the_file_read_as_text_with_its_line_breaks_as_newlines(tmp_path, corpus):
+    # as ingest reads it: an annotation of a CRLF file indexes the same text as on a system
+    # that checked the file out with LF line breaks
+    raw = "First line.\r\nThe cause was a full disk.\r\n"
+    (corpus / "acme" / "crlf.md").write_bytes(raw.encode("utf-8"))
+    text = raw.replace("\r\n", "\n")
     span = (text.index("The cause"), text.index("disk.") + len("disk."))
-    path = write_jsonl(tmp_path, "a.jsonl", _line(corpus, "acme/crlf.md",
-                                                  spans=[{"field": "root_cause", "start": span[0], "end": span[1]}]))
+    line = _line(corpus, "acme/crlf.md", spans=[{"field": "root_cause", "start": span[0], "end": span[1]}])
+    assert line["sha256"] == sha256_text(text)
+    path = write_jsonl(tmp_path, "a.jsonl", line)
     assert read_training_spans(corpus, [path]).spans == {"acme/crlf.md": [span]}
-    assert span[1] == len(text) - 2  # past the end of the text read with line ends translated
 
 
 def test_gold_and_development_documents_never_train(tmp_path, corpus):
