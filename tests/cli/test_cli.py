@@ -356,7 +356,7 @@ def test_messages_during_the_progress_bar_start_on_a_line_of_their_own(tmp_path)
     folder = tmp_path / "in"
     shutil.copytree(SAMPLES, folder)
     (folder / "README.md").write_text("# Our reports\n\nOne file per incident.\n")
-    child = pexpect.spawn(sys.executable, ["-m", "pmparse.cli", "convert", str(folder), "-o", str(tmp_path / "lib"),
+    child = pexpect.spawn(sys.executable, ["-m", "pmparse", "convert", str(folder), "-o", str(tmp_path / "lib"),
                                            "-j", "1", "--rules-only"],
                           env=dict(os.environ, PYTHONPATH=str(REPO / "src"), TERM="xterm"), encoding="utf-8",
                           timeout=120, dimensions=(40, 200))

@@ -584,6 +584,6 @@ if __name__ == "__main__":  # pragma: no cover
 
 
 def run() -> None:
-    """The ``pmparse`` command (its console script and ``python -m pmparse``): :data:`main`, with
+    """The ``pmparse`` command (started by :func:`pmparse._entry.main`, the console script's): :data:`main`, with
     the stop signals ignored while the finished process tears down (:func:`pmparse.cli.group.run_as_command`)."""
     run_as_command(main)
