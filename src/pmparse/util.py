@@ -28,6 +28,12 @@ LINE_CONTROL_CHARACTERS = re.compile(f"[\t\n{CONTROL_CHARACTERS.pattern[1:-1]}]"
 #: record names its source by path, and a record edited by hand or shared may name any file.
 SOURCE_READ_LIMIT = 128 * 1024 * 1024
 
+#: The largest ``--max-bytes``: a record holds its source's text, escaped (a quote or a backslash
+#: written as two characters), and records are read back up to 128 MiB
+#: (:data:`pmparse.library.statefiles.RECORD_READ_LIMIT`); a record that would still be larger
+#: is not written, its input fails.
+MAX_BYTES_LIMIT = 64 * 1024 * 1024
+
 
 def read_descriptor(fd: int, limit: int) -> bytes | None:
     """The bytes left in the open file ``fd``, or None when there are more than ``limit`` (never
