@@ -77,6 +77,45 @@ def read_regular_file(path: str | Path, limit: int = SOURCE_READ_LIMIT) -> bytes
         os.close(fd)
 
 
+class FileTooLarge(OSError):
+    """A file larger than a reader's limit (:func:`read_limited`), never read.
+
+    Attributes:
+        size: Its size in bytes.
+    """
+
+    def __init__(self, size: int) -> None:
+        super().__init__(f"a file of {size:,} bytes")
+        self.size = size
+
+
+def read_limited(path: str | Path, limit: int) -> bytes:
+    """The bytes of the regular file ``path``, read no further than ``limit``: a file that came
+    with a library from someone else (a model's weights or settings) may be of gigabytes, or a
+    FIFO that would block the command for ever.
+
+    Raises:
+        FileTooLarge: larger than ``limit`` (also when it grew while read).
+        OSError: missing (``FileNotFoundError``), unreadable, or not a regular file.
+    """
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = {"p": "a FIFO", "d": "a folder", "c": "a device", "b": "a device", "s": "a socket"}
+            raise OSError(f"{kind.get(stat.filemode(info.st_mode)[0], 'a special file')}, not a regular file")
+        if info.st_size > limit:
+            raise FileTooLarge(info.st_size)
+        data = read_descriptor(fd, limit)
+        if data is None:
+            raise FileTooLarge(limit + 1)
+        return data
+    finally:
+        os.close(fd)
+
+
 def available_cores() -> int:
     """How many CPU cores this process may use (the default number of jobs)."""
     try:
