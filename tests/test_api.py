@@ -123,7 +123,8 @@ def test_the_api_document_example_runs_as_written(tmp_path):
     assert len(list((tmp_path / "library").glob("IL-*.yaml"))) == 3
 
 
-@pytest.mark.parametrize("option", [{"fmt": "md"}, {"jobs": 0}, {"max_bytes": 0}, {"timeout": 0}, {"jobs": "2"}])
+@pytest.mark.parametrize("option", [{"fmt": "md"}, {"jobs": 0}, {"max_bytes": 0}, {"timeout": 0}, {"jobs": "2"},
+                                    {"max_bytes": 64 * 1024 * 1024 + 1}])
 def test_convert_refuses_what_the_command_line_s_options_refuse(tmp_path, option):
     # fmt="md" wrote YAML in silence, jobs=0 converted in this process
     (tmp_path / "queue.md").write_text(REPORT, encoding="utf-8")

@@ -56,3 +56,20 @@ def test_only_a_regular_file_within_the_limit_is_read(tmp_path):
     assert read_regular_file("a\0b") is None
     if os.path.exists("/dev/zero"):
         assert read_regular_file("/dev/zero") is None  # never ends: not read at all
+
+
+def test_read_limited_refuses_a_larger_file_unread_and_a_fifo(tmp_path):
+    import os
+
+    from pmparse.util import FileTooLarge, read_limited
+
+    (tmp_path / "small").write_bytes(b"12345")
+    assert read_limited(tmp_path / "small", 5) == b"12345"
+    with pytest.raises(FileTooLarge) as caught:
+        read_limited(tmp_path / "small", 4)
+    assert caught.value.size == 5
+    os.mkfifo(tmp_path / "fifo")  # opened for reading without a writer, it blocked for ever
+    with pytest.raises(OSError, match="regular file"):
+        read_limited(tmp_path / "fifo", 5)
+    with pytest.raises(FileNotFoundError):
+        read_limited(tmp_path / "missing", 5)

@@ -1,6 +1,6 @@
 """``python -m pmparse``: the same as the ``pmparse`` command."""
 
-from pmparse.cli import run
+from pmparse import _entry  # first: it holds Ctrl-C while the command line is imported
 
 if __name__ == "__main__":
-    run()
+    _entry.main()

@@ -19,6 +19,7 @@ from pmparse.errors import DecodeInputError, UsageError
 from pmparse.ingest.read import Format, ingest_bytes, is_html_page
 from pmparse.locations import is_url, url_parts
 from pmparse.nlp.pipeline import PipelineConfig, analyse, get, pipeline_config, version_info
+from pmparse.util import MAX_BYTES_LIMIT
 
 _FORMATS = ("md", "txt", "html")
 _CARD_ID = re.compile(r"IL-\d{4}")  # the schema's pattern for a card id
@@ -98,6 +99,9 @@ def convert(inputs: Iterable[str | Path], library: str | Path, **options) -> Con
         value = options.get(name, 1)
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise UsageError(f"expected {name} to be a whole number of 1 or more, found {value!r}")
+    if options.get("max_bytes", 1) > MAX_BYTES_LIMIT:
+        raise UsageError(f"expected max_bytes to be at most {MAX_BYTES_LIMIT} (64 MiB: a record holds its "
+                         f"source's text, and records are read back up to 128 MiB), found {options['max_bytes']}")
     timeout = options.get("timeout", 1)
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0):
         raise UsageError(f"expected timeout to be seconds above 0 or None, found {timeout!r}")

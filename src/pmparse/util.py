@@ -28,6 +28,12 @@ LINE_CONTROL_CHARACTERS = re.compile(f"[\t\n{CONTROL_CHARACTERS.pattern[1:-1]}]"
 #: record names its source by path, and a record edited by hand or shared may name any file.
 SOURCE_READ_LIMIT = 128 * 1024 * 1024
 
+#: The largest ``--max-bytes``: a record holds its source's text, escaped (a quote or a backslash
+#: written as two characters), and records are read back up to 128 MiB
+#: (:data:`pmparse.library.statefiles.RECORD_READ_LIMIT`); a record that would still be larger
+#: is not written, its input fails.
+MAX_BYTES_LIMIT = 64 * 1024 * 1024
+
 
 def read_descriptor(fd: int, limit: int) -> bytes | None:
     """The bytes left in the open file ``fd``, or None when there are more than ``limit`` (never
@@ -67,6 +73,45 @@ def read_regular_file(path: str | Path, limit: int = SOURCE_READ_LIMIT) -> bytes
         return read_descriptor(fd, limit)
     except OSError:
         return None
+    finally:
+        os.close(fd)
+
+
+class FileTooLarge(OSError):
+    """A file larger than a reader's limit (:func:`read_limited`), never read.
+
+    Attributes:
+        size: Its size in bytes.
+    """
+
+    def __init__(self, size: int) -> None:
+        super().__init__(f"a file of {size:,} bytes")
+        self.size = size
+
+
+def read_limited(path: str | Path, limit: int) -> bytes:
+    """The bytes of the regular file ``path``, read no further than ``limit``: a file that came
+    with a library from someone else (a model's weights or settings) may be of gigabytes, or a
+    FIFO that would block the command for ever.
+
+    Raises:
+        FileTooLarge: larger than ``limit`` (also when it grew while read).
+        OSError: missing (``FileNotFoundError``), unreadable, or not a regular file.
+    """
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = {"p": "a FIFO", "d": "a folder", "c": "a device", "b": "a device", "s": "a socket"}
+            raise OSError(f"{kind.get(stat.filemode(info.st_mode)[0], 'a special file')}, not a regular file")
+        if info.st_size > limit:
+            raise FileTooLarge(info.st_size)
+        data = read_descriptor(fd, limit)
+        if data is None:
+            raise FileTooLarge(limit + 1)
+        return data
     finally:
         os.close(fd)
 

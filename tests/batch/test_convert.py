@@ -716,3 +716,25 @@ def test_a_file_named_dash_in_a_converted_folder_is_that_file_not_standard_input
     # and so on the next run: the same file, unchanged
     again = convert(["."], tmp_path / "lib", stdin=io.BytesIO(b""), jobs=1)
     assert [r.status for r in again.results] == ["unchanged"]
+
+
+def test_a_source_whose_record_would_be_too_large_to_read_back_fails_and_the_batch_goes_on(tmp_path, monkeypatch):
+    # records are read back up to 128 MiB (made small here): a larger one was written, then
+    # refused by every later command
+    from pmparse.library import statefiles
+    from pmparse.nlp.pipeline import PipelineConfig
+
+    monkeypatch.setattr(statefiles, "RECORD_READ_LIMIT", 6000)
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "long.md").write_text(
+        "# Disk outage\n\n## Root cause\n\n" + "".join(f"Disk {i} of the primary filled and stopped its writes. "
+                                                   for i in range(150)),
+        encoding="utf-8")
+    (tmp_path / "in" / "short.md").write_text("# Cache outage\n\nThe cache restarted and pages timed out.\n",
+                                              encoding="utf-8")
+    report = convert([str(tmp_path / "in")], tmp_path / "lib", config=PipelineConfig(), jobs=1)
+    assert report.counts["converted"] == 1 and report.counts["failed"] == 1
+    failed = next(r for r in report.results if r.status == "failed")
+    assert failed.input.endswith("long.md") and failed.error_kind == "record", report.results
+    assert "expected a record of at most 6,000 bytes" in failed.message
+    assert len(list((tmp_path / "lib").glob("IL-*.yaml"))) == 1

@@ -300,7 +300,7 @@ def _start_batch(folder: Path, library: Path, tmp: Path | None = None) -> subpro
     # tmp: the batch's TMPDIR, to see what multiprocessing leaves there (/tmp/pymp-*)
     env = None if tmp is None else dict(os.environ, TMPDIR=str(tmp))
     return subprocess.Popen(
-        [sys.executable, "-m", "pmparse.cli", "convert", str(folder), "-o", str(library), "--jobs", "2",
+        [sys.executable, "-m", "pmparse", "convert", str(folder), "-o", str(library), "--jobs", "2",
          "--no-progress", "--rules-only"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, env=env)
 
@@ -354,7 +354,7 @@ def test_an_interrupted_batch_leaves_whole_records_and_resumes(reference, tmp_pa
     else:
         assert process.returncode == -signal.SIGKILL
     resumed = subprocess.run(
-        [sys.executable, "-m", "pmparse.cli", "convert", str(folder), "-o", str(library), "--jobs", "2",
+        [sys.executable, "-m", "pmparse", "convert", str(folder), "-o", str(library), "--jobs", "2",
          "--no-progress", "--rules-only"], capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr
     assert f"{MANY - len(written)} converted, 0 updated, {len(written)} unchanged" in resumed.stdout

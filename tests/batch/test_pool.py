@@ -60,7 +60,7 @@ def test_a_killed_parent_leaves_no_worker_behind(tmp_path):
     write_reports(tmp_path / "in", 300)
     library = tmp_path / "lib"
     process = subprocess.Popen(
-        [sys.executable, "-m", "pmparse.cli", "convert", str(tmp_path / "in"), "-o", str(library), "--jobs", "2",
+        [sys.executable, "-m", "pmparse", "convert", str(tmp_path / "in"), "-o", str(library), "--jobs", "2",
          "--no-progress", "--rules-only"], env=dict(os.environ, PYTHONPATH=SRC),
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:

@@ -68,6 +68,20 @@ def test_usage_errors_exit_two(tmp_path):
     assert runner.invoke(main, ["convert", "x.md", "-o", str(tmp_path / "l"), "--timeout", "0"]).exit_code == 2
 
 
+def test_max_bytes_above_what_a_record_may_hold_is_a_usage_error(tmp_path):
+    # records are read back up to 128 MiB and hold their source's text: --max-bytes had no bound
+    (tmp_path / "queue.md").write_text("# Queue\n\nThe queue stopped for an hour.\n", encoding="utf-8")
+    runner = CliRunner()
+    done = runner.invoke(main, ["convert", str(tmp_path / "queue.md"), "-o", str(tmp_path / "lib"),
+                                "--max-bytes", str(64 * 1024 * 1024 + 1), "--rules-only"])
+    assert done.exit_code == 2, done.output
+    assert "--max-bytes" in done.output and "67108864" in done.output
+    assert not (tmp_path / "lib").exists()
+    done = runner.invoke(main, ["convert", str(tmp_path / "queue.md"), "-o", str(tmp_path / "lib"),
+                                "--max-bytes", str(64 * 1024 * 1024), "--rules-only", "--jobs", "1"])
+    assert done.exit_code == 0, done.output
+
+
 def test_convert_passes_the_timeout_on(patch_all, tmp_path, monkeypatch):
     import pmparse.batch.convert as convert_module
 
@@ -356,7 +370,7 @@ def test_messages_during_the_progress_bar_start_on_a_line_of_their_own(tmp_path)
     folder = tmp_path / "in"
     shutil.copytree(SAMPLES, folder)
     (folder / "README.md").write_text("# Our reports\n\nOne file per incident.\n")
-    child = pexpect.spawn(sys.executable, ["-m", "pmparse.cli", "convert", str(folder), "-o", str(tmp_path / "lib"),
+    child = pexpect.spawn(sys.executable, ["-m", "pmparse", "convert", str(folder), "-o", str(tmp_path / "lib"),
                                            "-j", "1", "--rules-only"],
                           env=dict(os.environ, PYTHONPATH=str(REPO / "src"), TERM="xterm"), encoding="utf-8",
                           timeout=120, dimensions=(40, 200))

@@ -280,3 +280,15 @@ def test_the_anchor_s_evidence_reads_each_file_once(tmp_path, monkeypatch):
     before = {entry_location("pm/log.md", f"2024-01-0{n}-0000000{n}"): X_SHA for n in range(1, 6)}
     SourcePlaces.of_library(lib).pin(lib, before, list(before))
     assert [p for p in reads if str(p).endswith("log.md")] == ["pm/log.md"] and not (lib / ANCHOR_FILE).exists()
+
+
+def test_the_macos_spellings_of_the_system_folders_are_no_plausible_source():
+    # on macOS /etc, /var/run and /tmp are links into /private, and a record's path is read
+    # with links resolved: /private/etc/... passed as plausible; its file system ignores case
+    from pmparse.library.places import plausible_source
+
+    for system in ("/private/etc/master.passwd", "/private/var/run/resolv.conf", "/private/var/db/dslocal/x.md",
+                   "/PRIVATE/ETC/hosts", "/System/Library/notes.md", "/dev/fd/3"):
+        assert not plausible_source(system), system
+    assert plausible_source("/private/tmp/reports/outage.md")  # a user's scratch folder stays readable
+    assert plausible_source("/Users/ann/privateer/outage.md")

@@ -31,3 +31,11 @@ def test_a_link_a_fifo_or_bytes_that_are_not_utf8_are_no_state(tmp_path):
     assert regular_text(tmp_path / "real.json") == "{}"
     for name in ("link.json", "fifo.json", "latin.json", "missing.json"):
         assert regular_text(tmp_path / name) is None, name
+
+
+def test_the_largest_max_bytes_keeps_a_record_of_its_text_readable():
+    # a record holds its source's text, a quote or backslash written as two characters
+    from pmparse.library.statefiles import RECORD_READ_LIMIT
+    from pmparse.util import MAX_BYTES_LIMIT, SOURCE_READ_LIMIT
+
+    assert 2 * MAX_BYTES_LIMIT <= RECORD_READ_LIMIT and MAX_BYTES_LIMIT <= SOURCE_READ_LIMIT

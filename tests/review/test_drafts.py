@@ -204,7 +204,7 @@ def test_ctrl_c_keeps_what_was_decided_and_leaves_the_open_field(drafted):
     draft = record(lib)
     fields = asked(draft)
     env = dict(os.environ, USER="carol", TERM="xterm")
-    child = pexpect.spawn(sys.executable, ["-m", "pmparse.cli", "review", str(lib), "--drafts", "--no-color"],
+    child = pexpect.spawn(sys.executable, ["-m", "pmparse", "review", str(lib), "--drafts", "--no-color"],
                           env=env, encoding="utf-8", timeout=60, dimensions=(40, 250))
     child.expect(PROMPT)
     assert child.match.group(3) == fields[0]

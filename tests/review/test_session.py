@@ -410,7 +410,7 @@ def spawn_review(lib, *extra, editor: str | None = None):
     env = dict(os.environ, USER="carol", TERM="xterm")
     if editor:
         env["EDITOR"] = editor
-    return pexpect.spawn(sys.executable, ["-m", "pmparse.cli", "review", str(lib), *extra], env=env,
+    return pexpect.spawn(sys.executable, ["-m", "pmparse", "review", str(lib), *extra], env=env,
                          encoding="utf-8", timeout=60, dimensions=(40, 250))
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -418,6 +419,36 @@ def _shared_model(lib, weights=None, headings=None):
     if headings is not None:
         (folder / "headings.yaml").write_text(headings, encoding="utf-8")
     return folder
+
+
+@pytest.mark.parametrize("name, size", [(MODEL_FILE, 64 * 1024 * 1024 + 1), (META_FILE, 4 * 1024 * 1024 + 1),
+                                        ("headings.yaml", 4 * 1024 * 1024 + 1)])
+def test_convert_refuses_a_shared_library_model_file_too_large_to_read(tmp_path, name, size):
+    # each was read whole (a library received from someone else may hold a file of gigabytes);
+    # a sparse file: its size is refused before a byte is read
+    sources = write(tmp_path / "reports", LATER)
+    lib = tmp_path / "lib"
+    folder = _shared_model(lib, headings="" if name == "headings.yaml" else None)
+    with open(folder / name, "wb") as handle:
+        handle.truncate(size)
+    result = run("convert", sources, "-o", lib, "--no-progress", "--jobs", "1")
+    assert result.exit_code == 2, result.output
+    assert f"pmparse: {folder / name}: expected " in result.output
+    assert f"found {size:,} bytes" in result.output and "Traceback" not in result.output
+    assert not list(lib.glob("IL-*"))
+    assert run("convert", sources, "-o", lib, "--no-progress", "--jobs", "1", "--base-model").exit_code == 0
+
+
+def test_convert_refuses_a_shared_library_model_file_that_is_a_fifo(tmp_path):
+    # a FIFO named meta.json: opening it for reading waited for a writer for ever
+    sources = write(tmp_path / "reports", LATER)
+    lib = tmp_path / "lib"
+    folder = _shared_model(lib)
+    (folder / META_FILE).unlink()
+    os.mkfifo(folder / META_FILE)
+    result = run("convert", sources, "-o", lib, "--no-progress", "--jobs", "1")
+    assert result.exit_code == 2, result.output
+    assert f"pmparse: {folder / META_FILE}: expected " in result.output and "regular file" in result.output
 
 
 @pytest.mark.parametrize("case", ["nan weights", "foreign heading regex"])

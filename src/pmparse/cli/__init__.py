@@ -21,7 +21,7 @@ from pmparse.cli.group import WholeHelpGroup, run_as_command
 from pmparse.cli.resolve import resolve_command
 from pmparse.cli.site import export_command, site_command
 from pmparse.errors import PmparseError, UsageError
-from pmparse.util import shown
+from pmparse.util import MAX_BYTES_LIMIT, shown
 
 
 @click.group(cls=WholeHelpGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -43,8 +43,8 @@ def main(verbose) -> None:
                    ".pmparse/ is refused, and one made for inputs that all fail is removed again).")
 @click.option("--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True,
               help="Format of new records.")
-@click.option("--max-bytes", type=click.IntRange(min=1), default=None,
-              help="Largest input accepted, in bytes  [default: 20 MiB].")
+@click.option("--max-bytes", type=click.IntRange(min=1, max=MAX_BYTES_LIMIT), default=None,
+              help="Largest input accepted, in bytes, at most 64 MiB (67108864)  [default: 20 MiB].")
 @click.option("--model", "model_dir", type=click.Path(file_okay=False), default=None,
               help="Field model folder  [default: the bundled model].")
 @click.option("--rules-only", is_flag=True, help="Use heading rules only, no field model.")
@@ -584,6 +584,6 @@ if __name__ == "__main__":  # pragma: no cover
 
 
 def run() -> None:
-    """The ``pmparse`` command (its console script and ``python -m pmparse``): :data:`main`, with
+    """The ``pmparse`` command (started by :func:`pmparse._entry.main`, the console script's): :data:`main`, with
     the stop signals ignored while the finished process tears down (:func:`pmparse.cli.group.run_as_command`)."""
     run_as_command(main)

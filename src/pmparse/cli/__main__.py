@@ -1,6 +1,8 @@
-"""``python -m pmparse.cli``: the same as the ``pmparse`` command."""
+"""``python -m pmparse.cli``: the same as the ``pmparse`` command, though a Ctrl-C while Python
+imports this package (before this file runs) still ends it with a traceback: ``python -m pmparse``
+and the console script hold it from their first line."""
 
-from pmparse.cli import run
+from pmparse import _entry
 
 if __name__ == "__main__":
-    run()
+    _entry.main()

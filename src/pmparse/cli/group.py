@@ -101,7 +101,15 @@ class WholeHelpGroup(click.Group):
                 formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context):
+        from pmparse.startup import hand_over
+
         try:
+            # the entry (pmparse._entry) held the stop signals while the command line imported:
+            # one that came then ends the command before it starts, one from now on is its own
+            held = hand_over()
+            if held is not None:
+                click.echo("interrupted", err=True)
+                sys.exit(128 + held)
             return super().invoke(ctx)
         except KeyboardInterrupt:
             # Ctrl-C before a command's own handling of it is in place (while it imports its

@@ -67,8 +67,11 @@ def _anchor_text(root: Path, anchor: str) -> str:
 
 
 #: Folders of the system no report is kept in: their files (``/proc/self/environ``, ``/etc/shadow``)
-#: are never read back as a record's source.
-SYSTEM_FOLDERS = ("/proc", "/sys", "/dev", "/etc", "/run", "/boot")
+#: are never read back as a record's source. macOS spells them with links resolved (``/etc`` and
+#: ``/var/run`` lead into ``/private``; ``/private/var/db`` holds its user records) and its file
+#: system ignores case, so they are compared in lower case.
+SYSTEM_FOLDERS = ("/proc", "/sys", "/dev", "/etc", "/run", "/boot",
+                  "/private/etc", "/private/var/run", "/private/var/db", "/system")
 
 
 def plausible_source(path: str, library: str | Path | None = None) -> bool:
@@ -87,7 +90,7 @@ def plausible_source(path: str, library: str | Path | None = None) -> bool:
     """
     real = _real(path)
     folder, name = os.path.split(real)
-    if not name or name.startswith(".") or any(real.startswith(system + os.sep) for system in SYSTEM_FOLDERS):
+    if not name or name.startswith(".") or any(real.lower().startswith(system + os.sep) for system in SYSTEM_FOLDERS):
         return False
     if name.lower().endswith(SUPPORTED_SUFFIXES):
         # a report's ending: convert read such a file wherever it was given, a repository under a

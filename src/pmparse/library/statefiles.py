@@ -10,7 +10,7 @@ import os
 import stat
 from pathlib import Path
 
-from pmparse.errors import StateFileError
+from pmparse.errors import RecordError, StateFileError
 from pmparse.util import atomic_write, read_descriptor
 
 
@@ -33,6 +33,7 @@ def write_unless_held(path: Path, text: str) -> str:
     Returns:
         The text the file now holds.
     """
+    writable(path, text, STATE_READ_LIMIT, "state file")
     held = regular_text(path)
     if held is not None and held != text:
         try:
@@ -110,3 +111,24 @@ def read_record_text(path: Path, newline: str | None = None) -> str:
             raise RecordTooLarge(f"a file of {size:,} bytes, larger than the {RECORD_READ_LIMIT >> 20} MiB "
                                  "a record may be")
         return text
+
+
+def writable(path: Path, text: str, limit: int | None = None, kind: str = "record") -> str:
+    """``text`` when written to ``path`` it stays within what pmparse reads back.
+
+    A record holds its source's text (an HTML page's or PDF's extracted text twice: whole and in
+    its items), escaped: a huge source could give a record every later command refuses.
+
+    Args:
+        limit: The largest file read back (default :data:`RECORD_READ_LIMIT`).
+
+    Raises:
+        RecordError: the file would be larger than ``limit`` (nothing is written).
+    """
+    limit = RECORD_READ_LIMIT if limit is None else limit
+    # a character is 1 to 4 bytes: encoded only when it may be over
+    size = len(text.encode("utf-8")) if len(text) * 4 > limit else len(text)
+    if size > limit:
+        raise RecordError(f"expected a {kind} of at most {limit:,} bytes (the most pmparse reads back), "
+                          f"found {size:,} bytes: a source too large for one record", str(path))
+    return text

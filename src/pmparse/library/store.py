@@ -30,7 +30,7 @@ from pmparse.card.schema import SCHEMA_VERSION, Card
 from pmparse.errors import RecordError, StateFileError
 from pmparse.library.folder import RECORD_FILE, held_number
 from pmparse.library.places import SourcePlaces
-from pmparse.library.statefiles import file_key as _file_key, read_record_text, regular_text, write_unless_held
+from pmparse.library.statefiles import file_key as _file_key, read_record_text, regular_text, writable, write_unless_held
 from pmparse.library.records import RecordFormat, card_data, dumps, format_of, loads, source_keys
 from pmparse.locations import split_location
 from pmparse.paths import inside
@@ -404,7 +404,7 @@ class Library:
         """
         path = path or self.path_for(card.id, fmt)
         data = card_data(card)  # the record and its intent are written from one reading of the card
-        text = dumps(card, format_of(path), data)
+        text = writable(path, dumps(card, format_of(path), data))  # before the intent: nothing written
         base = self.state_path("base", card.id)  # checked before anything is written
         intent = self.write_state("intent", card, data=data)
         atomic_write(path, text)

@@ -16,11 +16,36 @@ from pathlib import Path
 import numpy as np
 
 from pmparse.errors import ModelError
+from pmparse.util import FileTooLarge, read_limited
 
 #: The largest weight a model file may hold, in size: a trained model's are below 10 (a curvature
 #: intercept about 1,000); a model from a library shared by someone else holding NaN, infinity or
 #: 1e38 was used and drafted empty fields without a word.
 MAX_WEIGHT = 1e6
+
+#: The largest weights file read: the bundled models' are 6-7 MB, a library's own (``pmparse
+#: train --library``) the same size; one received with a library was read whole, of any size.
+WEIGHTS_READ_LIMIT = 64 * 1024 * 1024
+#: The largest ``meta.json`` (or other model settings) read: pmparse writes them under 200 kB.
+META_READ_LIMIT = 4 * 1024 * 1024
+
+
+def read_model_file(path: Path, limit: int, what: str) -> bytes:
+    """The bytes of a model file, read no further than ``limit``.
+
+    Raises:
+        ModelError: missing, unreadable, not a regular file (a FIFO blocked the command for
+            ever), or larger than ``limit`` (never read).
+    """
+    try:
+        return read_limited(path, limit)
+    except FileNotFoundError as exc:
+        raise ModelError(f"expected {what}, found none", str(path)) from exc
+    except FileTooLarge as exc:
+        raise ModelError(f"expected {what} of at most {limit >> 20} MiB (pmparse writes none larger), found "
+                         f"{exc.size:,} bytes (a library from someone else? remove the file)", str(path)) from exc
+    except OSError as exc:
+        raise ModelError(f"expected {what}, found {exc.strerror or exc}", str(path)) from exc
 
 
 def save_arrays(path: Path, arrays: dict[str, np.ndarray]) -> str:
@@ -60,12 +85,7 @@ def load_arrays(path: Path, sha256: str | None = None) -> dict[str, np.ndarray]:
             member larger than the file or compressed, or weights that are not finite or over
             :data:`MAX_WEIGHT` in size.
     """
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError as exc:
-        raise ModelError("expected a weights file, found none", str(path)) from exc
-    except OSError as exc:
-        raise ModelError(f"expected a readable weights file, found {exc}", str(path)) from exc
+    raw = read_model_file(Path(path), WEIGHTS_READ_LIMIT, "a weights file")
     if sha256 is not None and hashlib.sha256(raw).hexdigest() != sha256:
         raise ModelError("expected the weights meta.json was written with (sha256 differs); retrain or restore "
                          "both files together", str(path))
@@ -120,8 +140,9 @@ def read_json(path: Path) -> dict:
         ModelError: missing, unreadable, not an object, nested too deep, or holding a number
             that is not finite (``NaN``, ``Infinity``, ``1e999``) or an integer past float's range.
     """
+    raw = read_model_file(Path(path), META_READ_LIMIT, "a model's settings file (JSON)")
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"), parse_constant=_no_constant, parse_float=_finite,
+        data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant, parse_float=_finite,
                           parse_int=_finite_int)
     except (OSError, UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError is a ValueError
         raise ModelError(f"expected a readable JSON file, found {exc}", str(path)) from exc

@@ -31,7 +31,9 @@ from pmparse.nlp.components import tagger as _tagger  # noqa: F401
 from pmparse.nlp.components import units as _units  # noqa: F401
 from pmparse.nlp.components.classifier import META_FILE, MODEL_FILE  # noqa: E402
 from pmparse.nlp.heading_model import META_FILE as HEADINGS_META
+from pmparse.nlp.model_files import WEIGHTS_READ_LIMIT
 from pmparse.nlp.tokenizer import GuardedTokenizer, lean_lexemes
+from pmparse.util import read_limited
 
 #: A heading table a model folder may carry (``pmparse train --library`` writes one when the
 #: curator's cards name sections the packaged table does not know); used with that model.
@@ -193,7 +195,9 @@ def _fingerprint(config: PipelineConfig, files: list[tuple[str, Any]]) -> str:
     add("labeler", f"{config.labeler} tagger={config.tagger}".encode("utf-8"))
     for label, path in files:
         try:
-            add(label, path.read_bytes())
+            # a model's meta.json or headings.yaml may come with a library from someone else: read
+            # bounded, and never a FIFO (its loader refuses both, naming the file)
+            add(label, path.read_bytes() if not isinstance(path, Path) else read_limited(path, WEIGHTS_READ_LIMIT))
         except OSError:
             add(label, b"(unreadable)")
     return digest.hexdigest()[:16]

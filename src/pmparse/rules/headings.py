@@ -154,16 +154,26 @@ class HeadingTable:
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+#: The largest rules file read from a path (the packaged ones are under 25 kB).
+RULES_READ_LIMIT = 4 * 1024 * 1024
+
+
 def load_yaml(name: str, path: Path | None) -> tuple[str, object, str]:
     """``(where, data, text)`` of a rules file: the packaged resource ``name``, or the file at ``path``.
 
     Raises:
         RulesError: The file cannot be read or is not valid YAML (one line: where and why).
     """
+    from pmparse.util import FileTooLarge, read_limited
+
     where = str(path) if path is not None else f"pmparse/resources/{name}"
     try:
         raw = (resources.files("pmparse.resources").joinpath(name).read_text(encoding="utf-8") if path is None
-               else Path(path).read_text(encoding="utf-8"))
+               else read_limited(path, RULES_READ_LIMIT).decode("utf-8"))
+    except FileTooLarge as exc:
+        # a library's own headings.yaml comes with the library: one of gigabytes was read whole
+        raise RulesError(f"expected a rules file of at most {RULES_READ_LIMIT >> 20} MiB, found {exc.size:,} bytes",
+                         where) from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise RulesError(f"expected a readable UTF-8 YAML file, found {type(exc).__name__}: {exc}", where) from exc
     if path is not None:
