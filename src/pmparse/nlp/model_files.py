@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from pmparse.errors import ModelError
+from pmparse.yaml_problems import merge_conflict_line
 
 #: The largest weight a model file may hold, in size: a trained model's are below 10 (a curvature
 #: intercept about 1,000); a model from a library shared by someone else holding NaN, infinity or
@@ -120,10 +121,19 @@ def read_json(path: Path) -> dict:
         ModelError: missing, unreadable, not an object, nested too deep, or holding a number
             that is not finite (``NaN``, ``Infinity``, ``1e999``) or an integer past float's range.
     """
+    text = None
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"), parse_constant=_no_constant, parse_float=_finite,
-                          parse_int=_finite_int)
+        text = Path(path).read_text(encoding="utf-8")
+        data = json.loads(text, parse_constant=_no_constant, parse_float=_finite, parse_int=_finite_int)
     except (OSError, UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError is a ValueError
+        conflict = merge_conflict_line(text) if text is not None else None
+        if conflict is not None:
+            # a library's model trained by two curators apart and merged by git: "Expecting property
+            # name" said nothing of why, nor what to do
+            raise ModelError(f"expected a readable JSON file, found git's conflict markers from line {conflict} (two "
+                             "models trained apart, merged by git): keep one side's whole model folder, or run "
+                             "'pmparse train --library' again ('pmparse resolve' names each such file)",
+                             str(path)) from exc
         raise ModelError(f"expected a readable JSON file, found {exc}", str(path)) from exc
     except RecursionError as exc:
         raise ModelError("expected a readable JSON file, found values nested too deep to read", str(path)) from exc
