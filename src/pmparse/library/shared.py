@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pmparse.errors import StateFileError, UsageError
+from pmparse.library.places import ANCHOR_FILE
 from pmparse.library.statefiles import regular_text
 from pmparse.yaml_problems import merge_conflict_line
 
@@ -49,6 +50,11 @@ def unfinished_merges(library: Library) -> list[tuple[str, int]]:
             line = _conflict_in(folder / name)
             if line is not None:
                 found.append((f".pmparse/{kind}/{name}", line))
+    # the anchor both curators' checkouts changed: unreadable, a convert wrote its own over the
+    # markers without a word (the sources then read from whichever folder it ran in)
+    line = _conflict_in(library.root / ANCHOR_FILE, record=True)  # one too large is no anchor: passed over
+    if line is not None:
+        found.append((ANCHOR_FILE, line))
     return found
 
 
