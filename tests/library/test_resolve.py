@@ -198,6 +198,23 @@ def test_a_run_killed_after_removing_a_record_of_another_format_is_reported_by_t
     assert validate_library(lib) == (2, [])
 
 
+def test_a_base_of_neither_record_file_is_refused_and_nothing_changes(tmp_path, monkeypatch):
+    lib = _two_formats(tmp_path, monkeypatch)
+    base = lib / ".pmparse" / "base" / "IL-0001.json"
+    # the first side's base names a source neither record is of: whose is which cannot be told
+    text = base.read_text(encoding="utf-8")
+    ours = text[text.index("<<<<<<< HEAD\n") + 13:text.index("=======\n")]
+    stray = json.loads(ours)
+    stray["source"] = {**stray["source"], "location": "pm/elsewhere.md", "sha256": "0" * 64}
+    base.write_text(text.replace(ours, json.dumps(stray, indent=2) + "\n"), encoding="utf-8")
+    before = _files(lib)
+    report = resolve_library(lib)
+    assert [r.outcome for r in report.records] == ["refused"]
+    assert "found the base of pm/kiln.md of another" in report.records[0].message
+    assert str(base) in report.records[0].message
+    assert _files(lib) == before
+
+
 def test_a_side_that_is_no_record_is_refused_and_nothing_changes(tmp_path, monkeypatch):
     ours = _curator(tmp_path, monkeypatch, "kiln", KILN)
     theirs = _curator(tmp_path, monkeypatch, "pump", PUMP)

@@ -202,6 +202,7 @@ def _resolve_two_files(library: Library, card_id: str, paths: list[Path], texts:
     ours, theirs = sides[kept], sides[1 - kept]
     ours_path, theirs_path = paths[kept], paths[1 - kept]
     _share_states(library, card_id, ours, theirs)
+    _check_owners(library, card_id, ours, theirs)
     new_id = _free_id(library)
     new_name = f"{new_id}{theirs_path.suffix}"
     steps = _moves(library, card_id, ours, theirs, new_id, new_name, format_of(theirs_path), str(theirs_path))
@@ -209,6 +210,30 @@ def _resolve_two_files(library: Library, card_id: str, paths: list[Path], texts:
     message = (f"{card_id}: kept {ours_path.name} ({ours.card.source.location}); {theirs_path.name} "
                f"({theirs.card.source.location}) is now {new_name}")
     return _journalled(library, card_id, theirs_path.name, theirs.text, steps, new_id, message)
+
+
+def _check_owners(library: Library, card_id: str, *sides: _Side) -> None:
+    """Each side's base, pending suggestion and draft decisions are of its record's source: a
+    conflict's sides are given by their place, which a record file without markers does not tell.
+
+    Raises:
+        UsageError: a state file of the other side's source (nothing written).
+    """
+    for side in sides:
+        for kind, text in side.states.items():
+            data = _parse_state(text, library.state_path(kind, card_id))
+            if kind == "drafts":
+                mine = data.get("sha256") in side.shas
+            elif kind in ("base", "pending"):
+                source = data.get("source") or {}
+                mine = (source.get("sha256") == side.card.source.sha256
+                        or source.get("location") == side.card.source.location)
+            else:
+                continue  # a rejection is asked only of the suggestion it names
+            if not mine:
+                raise UsageError(f"expected each side of the conflict to be of one record's source, found the "
+                                 f"{kind} of {side.card.source.location} of another; settle this file by hand",
+                                 str(library.state_path(kind, card_id)))
 
 
 def _one_source(ours: _Side, theirs: _Side) -> str | None:
