@@ -7,12 +7,14 @@ sources, the first side ("ours") keeps the id and the other side becomes a new r
 next free id, with the state files of its side (base, pending suggestion, rejection memory, draft
 decisions): both incidents keep their review work. Two sides of one source are a real edit
 conflict: nothing is changed and a person chooses (docs/record-format.md, "Sharing a library
-through git").
+through git"). A record kept as ``IL-0017.yaml`` on one side and ``IL-0017.json`` on the other is
+merged by git without markers, into two records of one id: it is split the same way. State files
+conflicted under a record without markers are :mod:`pmparse.library.merged_state`'s.
 
 Each record is resolved as a whole: what it writes is first kept as a *journal* in
 ``.pmparse/intent/`` (git ignores it), then written file by file, the conflicted record last. A
-run killed midway leaves that record conflicted, so ``convert`` and ``review`` still refuse to run,
-and the next ``resolve`` writes the journal again before anything else.
+run killed midway leaves that record conflicted (or, for two files of one id, the other file in
+place), and the next ``resolve`` writes the journal again before anything else.
 """
 
 from __future__ import annotations

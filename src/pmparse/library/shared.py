@@ -78,7 +78,8 @@ def refuse_unfinished_merge(library: Library) -> None:
 
 
 def _conflict_in(path: Path, record: bool = False) -> int | None:
-    """The line of git's first conflict marker in a regular file, or None (also when unreadable).
+    """The line of git's first conflict marker in a regular file, or None (also when unreadable,
+    and when too large to read unless it is a state file: a ``record``, or the anchor).
 
     Raises:
         StateFileError: a state file (not a ``record``) too large to read.
