@@ -104,3 +104,138 @@ def test_resolve_without_conflicts_says_so(tmp_path, monkeypatch):
 def test_resolve_of_a_folder_that_is_no_library_is_a_usage_error(tmp_path, monkeypatch):
     result = _pmparse(monkeypatch, tmp_path, "resolve", "nowhere")
     assert result.exit_code == 2 and "expected a library folder" in result.output, result.output
+
+
+def _two_clones(tmp_path, monkeypatch):
+    """An origin library holding one converted file, cloned by two curators (a and b)."""
+    origin = tmp_path / "origin"
+    (origin / "pm").mkdir(parents=True)
+    assert _git(origin, "init", "-q").returncode == 0
+    _converts(monkeypatch, origin, "bakery", BAKERY)
+    assert _git(origin, "add", "-A").returncode == 0
+    assert _git(origin, "commit", "-qm", "library").returncode == 0
+    for clone in ("a", "b"):
+        assert _git(tmp_path, "clone", "-q", "origin", clone).returncode == 0
+    return tmp_path / "a", tmp_path / "b"
+
+
+def _pull(a, b) -> subprocess.CompletedProcess:
+    """Both clones commit what they did; a merges b's work."""
+    for clone in (a, b):
+        assert _git(clone, "add", "-A").returncode == 0
+        assert _git(clone, "commit", "-qm", "work").returncode == 0
+    assert _git(a, "fetch", "-q", "../b", "main").returncode == 0
+    return _git(a, "merge", "FETCH_HEAD")
+
+
+def test_one_id_kept_as_yaml_on_one_side_and_json_on_the_other_is_split(tmp_path, monkeypatch):
+    a, b = _two_clones(tmp_path, monkeypatch)
+    _converts(monkeypatch, a, "kiln", KILN)
+    (b / "pm" / "pump.md").write_text(PUMP, encoding="utf-8")
+    result = _pmparse(monkeypatch, b, "convert", "pm", "-o", "lib", "--rules-only", "-j", "1", "--format", "json")
+    assert result.exit_code == 0, result.output
+    result = _pmparse(monkeypatch, b, "review", "lib", "--drafts", "--record", "IL-0002", "--reject", "root_cause")
+    assert result.exit_code == 0, result.output
+    theirs = json.loads((b / "lib" / "IL-0002.json").read_text(encoding="utf-8"))
+    _pull(a, b)
+    # git merged two files of one id without markers in either: only their bases conflict
+    assert sorted(p.name for p in (a / "lib").glob("IL-0002.*")) == ["IL-0002.json", "IL-0002.yaml"]
+    result = _pmparse(monkeypatch, a, "resolve", "lib")
+    assert result.exit_code == 0, result.output
+    assert "IL-0002: kept IL-0002.yaml (pm/kiln.md); IL-0002.json (pm/pump.md) is now IL-0003.json" in result.output
+    assert _pmparse(monkeypatch, a, "validate", "lib").exit_code == 0
+    assert sorted(p.name for p in (a / "lib").glob("IL-*")) == ["IL-0001.yaml", "IL-0002.yaml", "IL-0003.json"]
+    moved = json.loads((a / "lib" / "IL-0003.json").read_text(encoding="utf-8"))
+    assert moved == {**theirs, "id": "IL-0003"}
+    state = a / "lib" / ".pmparse"
+    assert json.loads((state / "base" / "IL-0003.json").read_text(encoding="utf-8"))["source"]["location"] == "pm/pump.md"
+    assert json.loads((state / "base" / "IL-0002.json").read_text(encoding="utf-8"))["source"]["location"] == "pm/kiln.md"
+    assert (state / "rejected" / "IL-0003.json").is_file() and (state / "drafts" / "IL-0003.json").is_file()
+    assert not (state / "rejected" / "IL-0002.json").exists()
+    again = _pmparse(monkeypatch, a, "convert", "pm", "-o", "lib", "--rules-only", "-j", "1")
+    assert again.exit_code == 0 and "0 converted" in again.output, again.output
+    assert _git(a, "add", "-A").returncode == 0
+    assert _git(a, "commit", "-qm", "merged").returncode == 0
+
+
+def test_one_source_kept_as_yaml_and_as_json_is_left_for_a_person(tmp_path, monkeypatch):
+    a, b = _two_clones(tmp_path, monkeypatch)
+    for clone, fmt in ((a, "yaml"), (b, "json")):
+        (clone / "pm" / "kiln.md").write_text(KILN, encoding="utf-8")
+        result = _pmparse(monkeypatch, clone, "convert", "pm", "-o", "lib", "--rules-only", "-j", "1", "--format", fmt)
+        assert result.exit_code == 0, result.output
+    assert _pull(a, b).returncode == 0  # no conflict at all: the two drafts' bases are the same
+    before = {p.name: p.read_bytes() for p in (a / "lib").glob("IL-*")}
+    result = _pmparse(monkeypatch, a, "resolve", "lib")
+    assert result.exit_code == 1, result.output
+    assert ("IL-0002: IL-0002.json and IL-0002.yaml are both records of one source (pm/kiln.md): keep one "
+            "file and remove the other by hand (nothing changed)") in result.output
+    assert {p.name: p.read_bytes() for p in (a / "lib").glob("IL-*")} == before
+
+
+def test_draft_decisions_of_different_fields_made_on_both_sides_are_all_kept(tmp_path, monkeypatch):
+    a, b = _two_clones(tmp_path, monkeypatch)
+    for clone, option, field_name in ((a, "--reject", "root_cause"), (b, "--accept", "title")):
+        result = _pmparse(monkeypatch, clone, "review", "lib", "--drafts", "--record", "IL-0001", option, field_name)
+        assert result.exit_code == 0, result.output
+    decided = [json.loads((clone / "lib/.pmparse/drafts/IL-0001.json").read_text(encoding="utf-8"))["decided"]
+               for clone in (a, b)]
+    merged = _pull(a, b)
+    assert "CONFLICT" in merged.stdout and "drafts/IL-0001.json" in merged.stdout, merged.stdout
+    result = _pmparse(monkeypatch, a, "resolve", "lib")
+    assert result.exit_code == 0, result.output
+    assert "IL-0001: draft decisions of both sides kept (.pmparse/drafts/IL-0001.json)" in result.output
+    kept = json.loads((a / "lib/.pmparse/drafts/IL-0001.json").read_text(encoding="utf-8"))["decided"]
+    assert kept == {**decided[0], **decided[1]} and sorted(kept) == ["root_cause", "title"]
+    # the review goes on with both decisions: neither field is asked again
+    left = _pmparse(monkeypatch, a, "review", "lib", "--drafts", "--record", "IL-0001", "--accept-all")
+    assert left.exit_code == 0, left.output
+    assert "IL-0001: title:" not in left.output and "IL-0001: root_cause:" not in left.output, left.output
+
+
+def test_draft_decisions_that_disagree_on_a_field_are_left_naming_the_file_and_field(tmp_path, monkeypatch):
+    a, b = _two_clones(tmp_path, monkeypatch)
+    for clone, option in ((a, "--reject"), (b, "--accept")):
+        result = _pmparse(monkeypatch, clone, "review", "lib", "--drafts", "--record", "IL-0001", option, "root_cause")
+        assert result.exit_code == 0, result.output
+    _pull(a, b)
+    drafts = a / "lib" / ".pmparse" / "drafts" / "IL-0001.json"
+    conflicted = drafts.read_bytes()
+    result = _pmparse(monkeypatch, a, "resolve", "lib")
+    assert result.exit_code == 1, result.output
+    assert ("note: .pmparse/drafts/IL-0001.json: the two sides decided root_cause differently (dropped, kept): "
+            "keep one side of the conflict by hand") in result.output
+    assert drafts.read_bytes() == conflicted
+
+
+def test_a_model_and_an_anchor_both_sides_changed_are_named_with_what_to_do(tmp_path, monkeypatch):
+    from pmparse.nlp.pipeline import DEFAULT_MODEL_DIR
+
+    a, b = _two_clones(tmp_path, monkeypatch)
+    for clone, name in ((a, "a"), (b, "b")):
+        # each curator's own training: models of other settings (a real train --library takes minutes)
+        model = clone / "lib" / ".pmparse" / "model"
+        model.mkdir()
+        shutil.copyfile(DEFAULT_MODEL_DIR / "weights.npz", model / "weights.npz")
+        meta = (DEFAULT_MODEL_DIR / "meta.json").read_text(encoding="utf-8")
+        (model / "meta.json").write_text(meta.replace('"name": "', f'"name": "{name}-', 1), encoding="utf-8")
+        (clone / "lib" / ".pmparse" / "anchor.json").write_text(f'{{"folder": "../{name}"}}\n', encoding="utf-8")
+    merged = _pull(a, b)
+    assert "anchor.json" in merged.stdout and "model/meta.json" in merged.stdout, merged.stdout
+    # the anchor is read by every convert: it refuses rather than write its own over the markers
+    refused = _pmparse(monkeypatch, a, "convert", "pm", "-o", "lib", "-j", "1", "--rules-only")
+    assert refused.exit_code == 2 and ".pmparse/anchor.json (line 1)" in refused.output, refused.output
+    anchor = a / "lib" / ".pmparse" / "anchor.json"
+    conflicted = anchor.read_bytes()
+    result = _pmparse(monkeypatch, a, "resolve", "lib")
+    assert result.exit_code == 1, result.output
+    assert ("note: .pmparse/model/meta.json holds conflict markers (two library models trained apart): run "
+            "'pmparse train --library lib' again, or keep one side's whole model folder") in result.output
+    assert ("note: .pmparse/anchor.json holds conflict markers: keep the side naming the folder the sources are "
+            "read from, relative to the library (ours '../a', theirs '../b')") in result.output
+    assert anchor.read_bytes() == conflicted
+    anchor.write_text('{"folder": ".."}\n', encoding="utf-8")  # the curator settles the anchor
+    # convert says what the broken model is, not only that its JSON does not parse
+    refused = _pmparse(monkeypatch, a, "convert", "pm", "-o", "lib", "-j", "1")
+    assert refused.exit_code == 2 and "git's conflict markers from line" in refused.output, refused.output
+    assert "meta.json" in refused.output and "pmparse train --library" in refused.output, refused.output

@@ -136,6 +136,85 @@ def test_two_sides_of_one_source_are_left_for_a_person(tmp_path, monkeypatch):
     assert _files(lib) == before
 
 
+def test_one_text_at_two_paths_is_left_for_a_person_naming_both_paths(tmp_path, monkeypatch):
+    ours = _curator(tmp_path, monkeypatch, "kiln", KILN)
+    theirs = _curator(tmp_path, monkeypatch, "oven", KILN)  # the same report, saved under another name
+    lib = _merge(ours, theirs)
+    before = _files(lib)
+    report = resolve_library(lib)
+    assert [r.outcome for r in report.records] == ["same source"]
+    assert report.records[0].message == (
+        "IL-0001: both sides are records of one source (the same text at pm/kiln.md and pm/oven.md): keep one "
+        "side of each conflict, or both edits, by hand (nothing changed)")
+    assert _files(lib) == before
+
+
+def _two_formats(tmp_path, monkeypatch):
+    """Ours converted a file as YAML, theirs another as JSON, both under IL-0001: git merges the two
+    record files without markers, and their bases (and other state files) into one conflict."""
+    ours = _curator(tmp_path, monkeypatch, "kiln", KILN)
+    theirs = _curator(tmp_path, monkeypatch, "pump", PUMP, fmt="json", reject=True)
+    lib = _merge(ours, theirs)
+    monkeypatch.chdir(ours)
+    return lib
+
+
+def test_a_run_killed_before_a_record_of_another_format_is_removed_is_finished_by_the_next(tmp_path, monkeypatch):
+    lib = _two_formats(tmp_path, monkeypatch)
+    real = resolve_module._apply
+
+    def dies_at_the_last_step(root, steps):
+        real(root, steps[:-1])
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(resolve_module, "_apply", dies_at_the_last_step)
+    with pytest.raises(KeyboardInterrupt):
+        resolve_library(lib)
+    assert (lib / "IL-0001.json").is_file()
+    monkeypatch.setattr(resolve_module, "_apply", real)
+    report = resolve_library(lib)
+    assert [(r.outcome, r.new_id, r.message) for r in report.records] == [
+        ("split", "IL-0002", "IL-0001: kept IL-0001.yaml (pm/kiln.md); IL-0001.json (pm/pump.md) is now IL-0002.json")]
+    assert sorted(p.name for p in lib.glob("IL-*")) == ["IL-0001.yaml", "IL-0002.json"]
+    assert (lib / ".pmparse" / "rejected" / "IL-0002.json").is_file()
+    assert not list((lib / ".pmparse" / "intent").glob("resolve-*"))
+    assert validate_library(lib) == (2, [])
+
+
+def test_a_run_killed_after_removing_a_record_of_another_format_is_reported_by_the_next(tmp_path, monkeypatch):
+    lib = _two_formats(tmp_path, monkeypatch)
+    real = resolve_module._apply
+
+    def dies_before_the_journal_is_removed(root, steps):
+        real(root, steps)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(resolve_module, "_apply", dies_before_the_journal_is_removed)
+    with pytest.raises(KeyboardInterrupt):
+        resolve_library(lib)
+    monkeypatch.setattr(resolve_module, "_apply", real)
+    assert [(r.outcome, r.new_id) for r in resolve_library(lib).records] == [("split", "IL-0002")]
+    assert not list((lib / ".pmparse" / "intent").glob("resolve-*"))
+    assert validate_library(lib) == (2, [])
+
+
+def test_a_base_of_neither_record_file_is_refused_and_nothing_changes(tmp_path, monkeypatch):
+    lib = _two_formats(tmp_path, monkeypatch)
+    base = lib / ".pmparse" / "base" / "IL-0001.json"
+    # the first side's base names a source neither record is of: whose is which cannot be told
+    text = base.read_text(encoding="utf-8")
+    ours = text[text.index("<<<<<<< HEAD\n") + 13:text.index("=======\n")]
+    stray = json.loads(ours)
+    stray["source"] = {**stray["source"], "location": "pm/elsewhere.md", "sha256": "0" * 64}
+    base.write_text(text.replace(ours, json.dumps(stray, indent=2) + "\n"), encoding="utf-8")
+    before = _files(lib)
+    report = resolve_library(lib)
+    assert [r.outcome for r in report.records] == ["refused"]
+    assert "found the base of pm/kiln.md of another" in report.records[0].message
+    assert str(base) in report.records[0].message
+    assert _files(lib) == before
+
+
 def test_a_side_that_is_no_record_is_refused_and_nothing_changes(tmp_path, monkeypatch):
     ours = _curator(tmp_path, monkeypatch, "kiln", KILN)
     theirs = _curator(tmp_path, monkeypatch, "pump", PUMP)

@@ -97,3 +97,13 @@ def test_read_json_reads_an_ordinary_meta(tmp_path):
     assert read_json(tmp_path / "meta.json") == {"threshold": 0.25, "n": 3, "big": 1e300}
     (tmp_path / "meta.json").write_text('{"n": -' + "9" * 300 + "}", encoding="utf-8")
     assert read_json(tmp_path / "meta.json") == {"n": -int("9" * 300)}
+
+
+def test_a_meta_file_git_left_with_conflict_markers_says_so_and_what_to_do(tmp_path):
+    meta = tmp_path / "meta.json"
+    meta.write_text('{\n<<<<<<< HEAD\n  "name": "ours"\n=======\n  "name": "theirs"\n>>>>>>> 0123abc\n}\n',
+                    encoding="utf-8")
+    with pytest.raises(ModelError) as caught:
+        read_json(meta)
+    assert "found git's conflict markers from line 2" in str(caught.value)
+    assert "pmparse train --library" in str(caught.value) and str(meta) in str(caught.value)

@@ -19,10 +19,13 @@ def resolve_command(library):
 
     For each record holding git's conflict markers whose two sides are records of different
     sources, the first side (ours) keeps the id and the other becomes a new record under the next
-    free id, each with its own base, pending suggestion, rejections and draft decisions. Two sides
-    of one source are a real edit conflict: left for a person (exit 1). A rejection memory both sides
-    added to under a record without markers keeps every rejection. Markers or sides that cannot be
-    read are left as they are (exit 2).
+    free id, each with its own base, pending suggestion, rejections and draft decisions; so too for
+    an id kept as IL-0017.yaml on one side and IL-0017.json on the other (ours keeps it, else the
+    file pmparse reads). Two sides of one source are a real edit conflict: left for a person (exit 1). A rejection
+    memory or draft decisions both sides added to under a record without markers keep every
+    decision; a draft field decided differently, the library's model (.pmparse/model/) and its
+    anchor are named with what to do (exit 1). Markers or sides that cannot be read are left as
+    they are (exit 2).
     """
     from pmparse.library.resolve import resolve_library
 
@@ -40,11 +43,14 @@ def resolve_command(library):
     for name in report.unsettled:
         click.echo(shown(f"note: {name} holds conflict markers but its record does not: keep one side of each "
                          "conflict, or both edits, by hand", one_line=True), err=True)
+    for note in report.notes:
+        click.echo(shown(f"note: {note}", one_line=True), err=True)
     split = sum(r.outcome == "split" for r in report.records)
-    if not report.records and not report.unsettled and not report.merged:
+    if not report.records and not report.unsettled and not report.merged and not report.notes:
         click.echo("no record holds conflict markers", err=True)
     else:
         click.echo(f"{split} split, {len(report.records) - split} left for a person", err=True)
     if any(r.outcome == "refused" for r in report.records):
         sys.exit(EXIT_USAGE)
-    sys.exit(EXIT_SOME_FAILED if split < len(report.records) or report.unsettled else EXIT_OK)
+    left = split < len(report.records) or report.unsettled or report.notes
+    sys.exit(EXIT_SOME_FAILED if left else EXIT_OK)

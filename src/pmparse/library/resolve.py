@@ -7,12 +7,14 @@ sources, the first side ("ours") keeps the id and the other side becomes a new r
 next free id, with the state files of its side (base, pending suggestion, rejection memory, draft
 decisions): both incidents keep their review work. Two sides of one source are a real edit
 conflict: nothing is changed and a person chooses (docs/record-format.md, "Sharing a library
-through git").
+through git"). A record kept as ``IL-0017.yaml`` on one side and ``IL-0017.json`` on the other is
+merged by git without markers, into two records of one id: it is split the same way. State files
+conflicted under a record without markers are :mod:`pmparse.library.merged_state`'s.
 
 Each record is resolved as a whole: what it writes is first kept as a *journal* in
 ``.pmparse/intent/`` (git ignores it), then written file by file, the conflicted record last. A
-run killed midway leaves that record conflicted, so ``convert`` and ``review`` still refuse to run,
-and the next ``resolve`` writes the journal again before anything else.
+run killed midway leaves that record conflicted (or, for two files of one id, the other file in
+place), and the next ``resolve`` writes the journal again before anything else.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ from pmparse.errors import PmparseError, RecordError, UsageError
 from pmparse.library.conflicts import holds_conflict, split_sides
 from pmparse.library.folder import RECORD_FILE, library_root, record_files_by_id
 from pmparse.library.lock import write_lock
+from pmparse.library.merged_state import anchor_note, merge_drafts, merge_rejections, model_notes
+from pmparse.library.merged_state import parse_state as _parse_state
 from pmparse.library.records import card_data, dumps, format_of, loads
 from pmparse.library.store import Library
 from pmparse.paths import inside
@@ -70,12 +74,15 @@ class Resolution:
 @dataclass
 class ResolveReport:
     """Every conflicted record's :class:`Resolution`; the state files holding conflict markers
-    whose record holds none (a base both sides changed: a person's to settle); and one line for
-    each rejection memory both sides added to whose record holds none (both sides' rejections kept)."""
+    whose record holds none (a base both sides changed: a person's to settle); one line for each
+    rejection memory or draft decisions both sides added to whose record holds none (both sides'
+    kept); and one line for each file left for a person with what to do (a draft field both sides
+    decided differently, the library's model, its anchor)."""
 
     records: list[Resolution] = field(default_factory=list)
     unsettled: list[str] = field(default_factory=list)
     merged: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -119,41 +126,41 @@ def resolve_library(path: str | Path) -> ResolveReport:
         library = Library.open(root)
         done = set()
         for card_id, paths in record_files_by_id(root).items():
-            for path in paths:
-                text = _text(path)
-                if text is None or not holds_conflict(text):
-                    continue
+            texts = {path: _text(path) for path in paths}
+            conflicted = [path for path in paths if texts[path] is not None and holds_conflict(texts[path])]
+            if conflicted or len(paths) > 1:
                 done.add(card_id)
-                try:
-                    report.records.append(_resolve(library, path, text))
-                except PmparseError as exc:
-                    report.records.append(Resolution(card_id, "refused", message=str(exc)))
+            try:
+                for path in conflicted:
+                    report.records.append(_resolve(library, path, texts[path]))
+                if len(paths) > 1 and not conflicted:
+                    # git merged a record kept as .yaml on one side and .json on the other
+                    # without a marker: two records of one id, the library reads one
+                    report.records.append(_resolve_two_files(library, card_id, paths, texts))
+            except PmparseError as exc:
+                report.records.append(Resolution(card_id, "refused", message=str(exc)))
         for kind in _KINDS:
             for card_id in _state_ids(library, kind):
-                held = _text(library.state_path(kind, card_id))
-                if card_id not in done and held is not None and holds_conflict(held):
-                    name = f".pmparse/{kind}/{card_id}.json"
-                    if kind == "rejected" and _merge_rejections(library, card_id, held):
-                        report.merged.append(f"{card_id}: rejections of both sides kept ({name})")
-                    else:
-                        report.unsettled.append(name)
+                state = library.state_path(kind, card_id)
+                held = _text(state)
+                if card_id in done or held is None or not holds_conflict(held):
+                    continue
+                name = f".pmparse/{kind}/{card_id}.json"
+                if kind == "rejected" and merge_rejections(state, held):
+                    report.merged.append(f"{card_id}: rejections of both sides kept ({name})")
+                    continue
+                if kind == "drafts":
+                    merged, why = merge_drafts(state, held, name)
+                    if merged:
+                        report.merged.append(f"{card_id}: draft decisions of both sides kept ({name})")
+                        continue
+                    if why is not None:
+                        report.notes.append(why)
+                        continue
+                report.unsettled.append(name)
+        report.notes.extend(model_notes(root))
+        report.notes.extend(note for note in [anchor_note(root)] if note is not None)
     return report
-
-
-def _merge_rejections(library: Library, card_id: str, text: str) -> bool:
-    """Keep every rejection of a memory both sides added to (two curators turned down fields of one
-    record): each is asked only of the suggestion it names, so keeping both loses nothing. False,
-    and nothing written, when its markers or sides cannot be read."""
-    path = library.state_path("rejected", card_id)
-    try:
-        ours, theirs = (_parse_state(half, path) for half in split_sides(text, str(path)))
-    except UsageError:
-        return False
-    if not all(isinstance(side.get("rejected"), list) for side in (ours, theirs)):
-        return False
-    kept = ours["rejected"] + [entry for entry in theirs["rejected"] if entry not in ours["rejected"]]
-    atomic_write(path, json.dumps({**ours, "rejected": kept}, indent=2, ensure_ascii=False) + "\n")
-    return True
 
 
 def _resolve(library: Library, path: Path, text: str) -> Resolution:
@@ -162,23 +169,119 @@ def _resolve(library: Library, path: Path, text: str) -> Resolution:
     ours = _Side(_side_card(ours_text, fmt, path, "first (ours) side"), ours_text)
     theirs = _Side(_side_card(theirs_text, fmt, path, "second (theirs) side"), theirs_text)
     o, t = ours.card.source, theirs.card.source
-    if o.sha256 == t.sha256 or (o.location == t.location and o.location != "-"):
+    one = _one_source(ours, theirs)
+    if one is not None:
         return Resolution(card_id, "same source", message=(
-            f"{card_id}: both sides are records of one source ({o.location}): keep one side of each "
+            f"{card_id}: both sides are records of one source ({one}): keep one side of each "
             "conflict, or both edits, by hand (nothing changed)"))
     _share_states(library, card_id, ours, theirs)
     new_id = _free_id(library)
+    steps = _moves(library, card_id, ours, theirs, new_id, f"{new_id}{path.suffix}", fmt, str(path))
+    steps.append((path.name, ours_text))  # last: until it is written the record stays conflicted
+    message = f"{card_id}: kept ours ({o.location}); theirs ({t.location}) is now {new_id}"
+    return _journalled(library, card_id, path.name, text, steps, new_id, message)
+
+
+def _resolve_two_files(library: Library, card_id: str, paths: list[Path], texts: dict) -> Resolution:
+    """Two record files of one id and other formats (``IL-0017.yaml``, ``IL-0017.json``): git
+    merged them without a marker, since their names differ. The side whose base or pending
+    suggestion is the first of its conflict (ours) keeps the id, else the file the library reads;
+    the other file becomes the next free id in its own format, with its state files."""
+    if len(paths) != 2 or any(texts[path] is None for path in paths):
+        raise UsageError(f"expected two readable record files of {card_id}, found "
+                         f"{', '.join(path.name for path in paths)}; keep one by hand", str(library.root))
+    sides = [_Side(_side_card(texts[path], format_of(path), path, "record", stem=card_id), texts[path])
+             for path in paths]
+    one = _one_source(*sides)
+    if one is not None:
+        return Resolution(card_id, "same source", message=(
+            f"{card_id}: {paths[0].name} and {paths[1].name} are both records of one source ({one}): keep one "
+            "file and remove the other by hand (nothing changed)"))
+    first = _first_conflicted_source(library, card_id)
+    mine = [i for i, side in enumerate(sides) if first is not None and (
+        first.get("sha256") == side.card.source.sha256 or first.get("location") == side.card.source.location)]
+    kept = mine[0] if len(mine) == 1 else len(paths) - 1  # the file the library reads
+    ours, theirs = sides[kept], sides[1 - kept]
+    ours_path, theirs_path = paths[kept], paths[1 - kept]
+    _share_states(library, card_id, ours, theirs)
+    _check_owners(library, card_id, ours, theirs)
+    new_id = _free_id(library)
+    new_name = f"{new_id}{theirs_path.suffix}"
+    steps = _moves(library, card_id, ours, theirs, new_id, new_name, format_of(theirs_path), str(theirs_path))
+    steps.append((theirs_path.name, None))  # last: until it is gone the id stays held twice
+    message = (f"{card_id}: kept {ours_path.name} ({ours.card.source.location}); {theirs_path.name} "
+               f"({theirs.card.source.location}) is now {new_name}")
+    return _journalled(library, card_id, theirs_path.name, theirs.text, steps, new_id, message)
+
+
+def _check_owners(library: Library, card_id: str, *sides: _Side) -> None:
+    """Each side's base, pending suggestion and draft decisions are of its record's source: a
+    conflict's sides are given by their place, which a record file without markers does not tell.
+
+    Raises:
+        UsageError: a state file of the other side's source (nothing written).
+    """
+    for side in sides:
+        for kind, text in side.states.items():
+            data = _parse_state(text, library.state_path(kind, card_id))
+            if kind == "drafts":
+                mine = data.get("sha256") in side.shas
+            elif kind in ("base", "pending"):
+                source = data.get("source") or {}
+                mine = (source.get("sha256") == side.card.source.sha256
+                        or source.get("location") == side.card.source.location)
+            else:
+                continue  # a rejection is asked only of the suggestion it names
+            if not mine:
+                raise UsageError(f"expected each side of the conflict to be of one record's source, found the "
+                                 f"{kind} of {side.card.source.location} of another; settle this file by hand",
+                                 str(library.state_path(kind, card_id)))
+
+
+def _one_source(ours: _Side, theirs: _Side) -> str | None:
+    """How the two sides are records of one source (its location, or the one text at both
+    locations), or None when they are of different sources."""
+    o, t = ours.card.source, theirs.card.source
+    if o.sha256 == t.sha256:
+        return o.location if o.location == t.location else f"the same text at {o.location} and {t.location}"
+    if o.location == t.location and o.location != "-":
+        return o.location
+    return None
+
+
+def _first_conflicted_source(library: Library, card_id: str) -> dict | None:
+    """The source named by the first side (ours) of a conflicted base or pending suggestion."""
+    for kind in ("base", "pending"):
+        state = library.state_path(kind, card_id)
+        text = _text(state)
+        sides = split_sides(text, str(state)) if text is not None else None
+        if sides is not None:
+            source = _parse_state(sides[0], state).get("source")
+            return source if isinstance(source, dict) else None
+    return None
+
+
+def _moves(library: Library, card_id: str, ours: _Side, theirs: _Side, new_id: str, new_name: str, fmt: str,
+           where: str) -> list:
+    """The journal's steps but the last: theirs and its state files under ``new_id``, then the
+    state files ``card_id`` keeps (ours')."""
     steps = [(f".pmparse/{kind}/{new_id}.json", _renamed_state(kind, state, new_id))
              for kind, state in theirs.states.items()]
-    steps.append((f"{new_id}{path.suffix}", _renamed_record(theirs, fmt, new_id, str(path))))
+    steps.append((new_name, _renamed_record(theirs, fmt, new_id, where)))
     for kind in _KINDS:
         now = _text(library.state_path(kind, card_id))
         kept = ours.states.get(kind)
         if now != kept:
             steps.append((f".pmparse/{kind}/{card_id}.json", kept))
-    steps.append((path.name, ours_text))  # last: until it is written the record stays conflicted
-    message = f"{card_id}: kept ours ({o.location}); theirs ({t.location}) is now {new_id}"
-    journal = {"record": path.name, "conflicted": sha256_text(text), "steps": steps, "new_id": new_id,
+    return steps
+
+
+def _journalled(library: Library, card_id: str, record: str, text: str, steps: list, new_id: str,
+                message: str) -> Resolution:
+    """Keep the steps as a journal, then apply them: the journal names the file its last step
+    writes or removes (``record``) and that file's text now, which tells the next run whether
+    the split is still to finish (:func:`_finish_journals`)."""
+    journal = {"record": record, "conflicted": sha256_text(text), "steps": steps, "new_id": new_id,
                "message": message}
     journal_path = inside(library.root, f".pmparse/intent/resolve-{card_id}.json")
     atomic_write(journal_path, json.dumps(journal, ensure_ascii=True))
@@ -187,14 +290,16 @@ def _resolve(library: Library, path: Path, text: str) -> Resolution:
     return Resolution(card_id, "split", new_id, message)
 
 
-def _side_card(text: str, fmt: str, path: Path, which: str) -> Card:
+def _side_card(text: str, fmt: str, path: Path, which: str, stem: str | None = None) -> Card:
+    """``which`` side's card; ``stem`` given, ``text`` is a whole record file of that id."""
+    what = "each record of the id" if stem else "each side of the conflict"
     try:
         card = loads(text, fmt, str(path))
     except RecordError as exc:
-        raise UsageError(f"expected each side of the conflict to be a valid record, found the {which} "
+        raise UsageError(f"expected {what} to be a valid record, found the {which} "
                          f"invalid: {exc.message}; settle this file by hand", str(path)) from None
-    if card.id != path.stem:
-        raise UsageError(f"expected each side of the conflict to hold id {path.stem} (the file name), found "
+    if card.id != (stem or path.stem):
+        raise UsageError(f"expected {what} to hold id {stem or path.stem} (the file name), found "
                          f"{card.id} in the {which}; settle this file by hand", str(path))
     return card
 
@@ -247,17 +352,6 @@ def _share_rejections(text: str, data: dict, ours: _Side, theirs: _Side) -> None
             side.states["rejected"] = text
         elif mine:
             side.states["rejected"] = json.dumps({**data, "rejected": mine}, indent=2, ensure_ascii=False) + "\n"
-
-
-def _parse_state(text: str, path: Path) -> dict:
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise UsageError(f"expected each side of the conflict to be JSON, found {exc}; settle this file by "
-                         "hand", str(path)) from None
-    if not isinstance(data, dict):
-        raise UsageError(f"expected a JSON object, found {type(data).__name__}; settle this file by hand", str(path))
-    return data
 
 
 def _renamed_state(kind: str, text: str, new_id: str) -> str:
@@ -338,6 +432,7 @@ def _finish_journals(root: Path) -> list[Resolution]:
         if not _JOURNAL.match(name):
             continue
         journal_path = inside(root, f".pmparse/intent/{name}")
+        steps: list = []
         try:
             journal = json.loads(journal_path.read_text(encoding="utf-8"))
             record = _text(inside(root, journal["record"]))
@@ -345,7 +440,8 @@ def _finish_journals(root: Path) -> list[Resolution]:
             conflicted = str(journal["conflicted"])
         except (OSError, ValueError, KeyError, TypeError):
             record = None  # a journal cut short while written: its record was not touched yet
-        applied = record is not None and steps and record == steps[-1][1]  # died after its last write
+        # died after its last write: the record written, or the file of another format removed
+        applied = bool(steps) and record == steps[-1][1] and steps[-1][0] == journal["record"]
         if record is not None and sha256_text(record) == conflicted:
             # a write that fails here (the disk still full) keeps the journal for the next run:
             # dropped, that run would split the record again and make theirs twice

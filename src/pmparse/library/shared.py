@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pmparse.errors import StateFileError, UsageError
+from pmparse.library.places import ANCHOR_FILE
 from pmparse.library.statefiles import regular_text
 from pmparse.yaml_problems import merge_conflict_line
 
@@ -49,6 +50,11 @@ def unfinished_merges(library: Library) -> list[tuple[str, int]]:
             line = _conflict_in(folder / name)
             if line is not None:
                 found.append((f".pmparse/{kind}/{name}", line))
+    # the anchor both curators' checkouts changed: unreadable, a convert wrote its own over the
+    # markers without a word (the sources then read from whichever folder it ran in)
+    line = _conflict_in(library.root / ANCHOR_FILE, record=True)  # one too large is no anchor: passed over
+    if line is not None:
+        found.append((ANCHOR_FILE, line))
     return found
 
 
@@ -72,7 +78,8 @@ def refuse_unfinished_merge(library: Library) -> None:
 
 
 def _conflict_in(path: Path, record: bool = False) -> int | None:
-    """The line of git's first conflict marker in a regular file, or None (also when unreadable).
+    """The line of git's first conflict marker in a regular file, or None (also when unreadable,
+    and when too large to read unless it is a state file: a ``record``, or the anchor).
 
     Raises:
         StateFileError: a state file (not a ``record``) too large to read.

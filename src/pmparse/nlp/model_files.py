@@ -17,6 +17,7 @@ import numpy as np
 
 from pmparse.errors import ModelError
 from pmparse.util import FileTooLarge, read_limited
+from pmparse.yaml_problems import merge_conflict_line
 
 #: The largest weight a model file may hold, in size: a trained model's are below 10 (a curvature
 #: intercept about 1,000); a model from a library shared by someone else holding NaN, infinity or
@@ -141,10 +142,19 @@ def read_json(path: Path) -> dict:
             that is not finite (``NaN``, ``Infinity``, ``1e999``) or an integer past float's range.
     """
     raw = read_model_file(Path(path), META_READ_LIMIT, "a model's settings file (JSON)")
+    text = None
     try:
-        data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant, parse_float=_finite,
-                          parse_int=_finite_int)
+        text = raw.decode("utf-8")
+        data = json.loads(text, parse_constant=_no_constant, parse_float=_finite, parse_int=_finite_int)
     except (OSError, UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError is a ValueError
+        conflict = merge_conflict_line(text) if text is not None else None
+        if conflict is not None:
+            # a library's model trained by two curators apart and merged by git: "Expecting property
+            # name" said nothing of why, nor what to do
+            raise ModelError(f"expected a readable JSON file, found git's conflict markers from line {conflict} (two "
+                             "models trained apart, merged by git): keep one side's whole model folder, or run "
+                             "'pmparse train --library' again ('pmparse resolve' names each such file)",
+                             str(path)) from exc
         raise ModelError(f"expected a readable JSON file, found {exc}", str(path)) from exc
     except RecursionError as exc:
         raise ModelError("expected a readable JSON file, found values nested too deep to read", str(path)) from exc

@@ -1,0 +1,138 @@
+"""State files git left with conflict markers under a record that holds none (``pmparse resolve``).
+
+Two curators who worked on one record (each turned down or decided fields of one draft), or who
+each trained the library's model or converted from another folder, leave the record settled but
+its state files in conflict. Each side's decisions are kept where keeping both loses nothing: a
+rejection is asked only of the suggestion it names, and a draft decision only of its field. Two
+decisions of one field that differ, two models and two anchors are a person's to choose: these
+give the line that says which and how.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from pmparse.errors import StateFileError, UsageError
+from pmparse.library.conflicts import holds_conflict, split_sides
+from pmparse.library.places import ANCHOR_FILE
+from pmparse.library.statefiles import regular_text
+from pmparse.util import atomic_write
+
+#: The library's own model's folder (``pmparse train --library``), relative to the library.
+MODEL_FOLDER = ".pmparse/model"
+
+
+def parse_state(text: str, path: Path) -> dict:
+    """One side of a state file as a JSON object.
+
+    Raises:
+        UsageError: not JSON, or not an object (the message names ``path``).
+    """
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise UsageError(f"expected each side of the conflict to be JSON, found {exc}; settle this file by "
+                         "hand", str(path)) from None
+    if not isinstance(data, dict):
+        raise UsageError(f"expected a JSON object, found {type(data).__name__}; settle this file by hand", str(path))
+    return data
+
+
+def _sides(text: str, path: Path) -> tuple[dict, dict] | None:
+    """Both sides of a conflicted state file as JSON objects, or None when they cannot be read."""
+    try:
+        ours, theirs = (parse_state(half, path) for half in split_sides(text, str(path)))
+    except UsageError:
+        return None
+    return ours, theirs
+
+
+def merge_rejections(path: Path, text: str) -> bool:
+    """Keep every rejection of a memory both sides added to (two curators turned down fields of one
+    record): each is asked only of the suggestion it names, so keeping both loses nothing. False,
+    and nothing written, when its markers or sides cannot be read."""
+    sides = _sides(text, path)
+    if sides is None or not all(isinstance(side.get("rejected"), list) for side in sides):
+        return False
+    ours, theirs = sides
+    kept = ours["rejected"] + [entry for entry in theirs["rejected"] if entry not in ours["rejected"]]
+    atomic_write(path, json.dumps({**ours, "rejected": kept}, indent=2, ensure_ascii=False) + "\n")
+    return True
+
+
+def merge_drafts(path: Path, text: str, name: str) -> tuple[bool, str | None]:
+    """Keep both sides' decisions of one draft's fields (two curators each reviewed fields of one
+    draft): each side decided its own fields, and a field both decided alike is kept once (ours).
+
+    Returns:
+        ``(True, None)`` when merged and written; else nothing is written and ``(False, why)``, a
+        line naming ``name``: decisions of two source texts, or a field decided differently; ``why``
+        is None when the sides cannot be read at all.
+    """
+    sides = _sides(text, path)
+    if sides is None or not all(isinstance(side.get("decided"), dict) for side in sides):
+        return False, None
+    ours, theirs = sides
+    if ours.get("sha256") != theirs.get("sha256"):
+        return False, (f"{name}: the two sides decided fields of drafts of two source texts (the source was "
+                       "amended on one side): keep one side of the conflict by hand")
+    differ = sorted(field for field, decision in theirs["decided"].items()
+                    if field in ours["decided"] and _decision(ours["decided"][field]) != _decision(decision))
+    if differ:
+        both = ", ".join(f"{field} differently ({_decision(ours['decided'][field])}, "
+                         f"{_decision(theirs['decided'][field])})" for field in differ)
+        # the record git merged holds one side's value (or both edits): which decision stands is
+        # the curators' to say, and the record must then agree with it
+        return False, (f"{name}: the two sides decided {both}: keep one side of the conflict by hand, and the "
+                       "record's field as that side left it")
+    decided = {**ours["decided"], **{k: v for k, v in theirs["decided"].items() if k not in ours["decided"]}}
+    atomic_write(path, json.dumps({**ours, "decided": decided}, indent=2, ensure_ascii=False) + "\n")
+    return True, None
+
+
+def _decision(entry) -> str:
+    return str(entry.get("decision")) if isinstance(entry, dict) else repr(entry)
+
+
+def model_notes(root: Path) -> list[str]:
+    """A line for each file of the library's own model holding conflict markers: two curators who
+    each ran ``train --library`` committed two models, and git merged their settings line by line
+    (the weights, binary, stay one side's). No mix of the two is a model; ``convert`` refuses it."""
+    folder = root / MODEL_FOLDER
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    notes = []
+    for name in names:
+        text = _held(folder / name)
+        if text is not None and holds_conflict(text):
+            notes.append(f"{MODEL_FOLDER}/{name} holds conflict markers (two library models trained apart): run "
+                         f"'pmparse train --library {root}' again, or keep one side's whole model folder "
+                         f"('git checkout --ours -- {root / MODEL_FOLDER}', or --theirs)")
+    return notes
+
+
+def anchor_note(root: Path) -> str | None:
+    """A line when the library's anchor holds conflict markers: two checkouts that converted from
+    other folders each wrote theirs. Only a person knows where the sources now are."""
+    path = root / ANCHOR_FILE
+    text = _held(path)
+    if text is None or not holds_conflict(text):
+        return None
+    sides = _sides(text, path)
+    folders = [side.get("folder") for side in sides] if sides else []
+    named = (f" (ours {folders[0]!r}, theirs {folders[1]!r})" if all(isinstance(f, str) for f in folders) and folders
+             else "")
+    return (f"{ANCHOR_FILE} holds conflict markers: keep the side naming the folder the sources are read from, "
+            f"relative to the library{named}")
+
+
+def _held(path: Path) -> str | None:
+    """A regular file's text, or None (missing, a link, binary, too large to be a setting)."""
+    try:
+        return regular_text(path)
+    except StateFileError:
+        return None
