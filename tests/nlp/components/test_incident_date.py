@@ -107,3 +107,21 @@ def test_a_titles_date_stands_over_a_timeline_opening_with_background_days_befor
     # a title saying which day it was ("Incident on ...") is the author's word
     text, title, timelines = _log("2031-07-20 20:30", "Incident on 2031-07-21 - queue worker stuck")
     assert find_incident_date(text, 0, "", timelines, None, None, title)["value"] == "2031-07-21"
+
+
+def test_a_titles_day_range_dates_the_incident_by_the_day_it_began():
+    body = "\nThe ledger sync stalled and customers saw stale balances.\n"
+    for title, day in (("Ledger outage 3-5 March 2031", "2031-03-03"),
+                       ("Ledger outage 3rd to 5th March 2031", "2031-03-03"),
+                       ("Ledger outage March 3-5, 2031", "2031-03-03"),
+                       ("Ledger outage 30 March - 2 April 2031", "2031-03-30"),
+                       ("Ledger outage March 30 – April 2, 2031", "2031-03-30"),
+                       ("Ledger outage 2031-03-03 to 2031-03-05", "2031-03-03"),
+                       ("Ledger outage 5 March 2031", "2031-03-05")):
+        text = f"# {title}\n{body}"
+        fact = find_incident_date(text, len(title) + 3, "", [], {}, None, (title, [(2, 2 + len(title))]))
+        assert fact is not None and fact["value"] == day, (title, fact)
+    # a range read backwards is no range: its first day stands as a date of its own
+    title = "Ledger outage 9-5 March 2031"
+    fact = find_incident_date(f"# {title}\n{body}", len(title) + 3, "", [], {}, None, (title, [(2, 2 + len(title))]))
+    assert fact["value"] == "2031-03-05"

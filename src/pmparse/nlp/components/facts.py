@@ -148,6 +148,10 @@ def find_incident_date(text: str, body_start: int = 0, location: str = "",
     title_dated = False
     if title and title[0] and published is None:
         found = dates.find_dates(title[0], order=order)
+        ranged = dates.range_start(title[0])
+        if ranged is not None and (not found or ranged[1] <= found[0][1] < ranged[2]):
+            # "Outage 3-5 March 2031": the date read is the range's last day, the incident began on its first
+            found = [ranged]
         if found:
             day = _iso(found[0][0])
             # a title repeating the file name's date as a slug is a page named when it was written (a

@@ -19,6 +19,7 @@ from spacy.tokens import Doc
 
 from pmparse.card.schema import TEXT_FIELDS
 from pmparse.errors import ModelError
+from pmparse.nlp.components.item_content import link_only, placeholder_only
 from pmparse.nlp.components.units import item_bounds, markup_regions, says_nothing
 from pmparse.nlp.lines import doc_text, shared_lines
 
@@ -179,20 +180,23 @@ def label_fields(doc: Doc, heading_weight: float = 0.6, threshold: float = 0.5, 
     plain = doc.user_data.get("pmparse_format", "md") in ("txt", "pdf")
     markup = [] if plain else markup_regions(text, shared_lines(text))
     bounds = [item_bounds(text, unit.start_char, unit.end_char, markup) for unit in units]
-    quiet = {i for i, (start, end) in enumerate(bounds) if says_nothing(text, start, end)}
+    quiet = {i for i, (start, end) in enumerate(bounds) if says_nothing(text, start, end)
+             or placeholder_only(text, start, end)}
     for i, (unit, (label, conf)) in enumerate(zip(units, sections)):
         if i in quiet:
             continue
         unit_probs = probs[i] if probs is not None and i < len(probs) else None
         field, confidence = decide(label, conf, unit_probs, heading_weight, threshold, followup_weight, headed,
                                    i < opening, calibration)
-        if field is not None:
+        # a link alone is an item of no field, a ticket's title of action items aside (link_only)
+        if field is not None and not link_only(text, *bounds[i], field):
             chosen[i] = (field, confidence)
     if root_cause_floor > 0 and not any(field == "root_cause" for field, _ in chosen.values()):
         # a unit a heading filed elsewhere stays a candidate when the model itself reads it as the
         # root cause ("the cause turned out to be ..." under Resolution)
         skip = quiet | {i for i in chosen
                         if probs is None or i >= len(probs) or max(probs[i], key=probs[i].get) != "root_cause"}
+        skip |= {i for i, (start, end) in enumerate(bounds) if i not in skip and link_only(text, start, end, "root_cause")}
         found = likeliest_unit(doc, "root_cause", root_cause_floor, heading_weight, skip, sections)
         if found is not None:
             chosen[found[0]] = ("root_cause", calibrated(found[1], calibration))

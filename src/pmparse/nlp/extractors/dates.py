@@ -143,6 +143,43 @@ def find_dates(text: str, start: int = 0, end: int | None = None, order: str = "
     return non_overlapping(found)
 
 
+#: A day range ("3-5 March 2031", "3rd to 5th March 2031", "30 March - 2 April 2031", "March 3-5,
+#: 2031", "March 30 – April 2, 2031"): the full-date patterns read its last day with the year
+#: ("5 March 2031") or none ("March 3-5, 2031"); the range begins on its first day.
+_RANGE_SEP = r"[ \t]*(?:-|–|—|to|until|through|thru)[ \t]+|[ \t]*(?:-|–|—)[ \t]*"
+_FIRST_MONTH = _MONTH.replace("?P<mon>", "?P<mon1>")
+_LAST_MONTH = _MONTH.replace("?P<mon>", "?P<mon2>")
+_DAY_RANGE = re.compile(
+    r"(?<![\w.:/-])(?P<d1>[0-3]?\d)" + _ORD + r"(?:[ \t]+" + _FIRST_MONTH + r"\.?)?(?:" + _RANGE_SEP + r")"
+    r"(?P<d2>[0-3]?\d)" + _ORD + r"[ \t]+" + _LAST_MONTH + r"\.?,?[ \t]+(?P<y>(?:19|20)\d{2})(?!\d)"
+    r"|(?<!\w)" + _FIRST_MONTH.replace("mon1", "mon3") + r"\.?[ \t]+(?P<d3>[0-3]?\d)" + _ORD + r"(?:" + _RANGE_SEP + r")"
+    r"(?:" + _LAST_MONTH.replace("mon2", "mon4") + r"\.?[ \t]+)?(?P<d4>[0-3]?\d)" + _ORD + r",?[ \t]+(?P<y2>(?:19|20)\d{2})(?!\d)",
+    re.IGNORECASE)
+
+
+def range_start(text: str) -> tuple[str, int, int] | None:
+    """The first day of the first day range ``text`` writes (:data:`_DAY_RANGE`, a title's "Outage
+    3-5 March 2031": ``("2031-03-03", start, end)`` of the whole range), or None. A range whose
+    days run backwards in one month ("9-5 March") is no range."""
+    for match in _DAY_RANGE.finditer(text):
+        if match.group("d1"):
+            first, last = int(match.group("d1")), int(match.group("d2"))
+            month_last = _month(match.group("mon2"))
+            month_first = _month(match.group("mon1")) if match.group("mon1") else month_last
+            year = _year(match.group("y"))
+        else:
+            first, last = int(match.group("d3")), int(match.group("d4"))
+            month_first = _month(match.group("mon3"))
+            month_last = _month(match.group("mon4")) if match.group("mon4") else month_first
+            year = _year(match.group("y2"))
+        if (month_first, first) >= (month_last, last) or _valid(year, month_last, last) is None:
+            continue
+        value = _valid(year, month_first, first)
+        if value:
+            return value, match.start(), match.end()
+    return None
+
+
 def non_overlapping(found: list[tuple], s: int = 1, e: int = 2) -> list[tuple]:
     """The matches of ``found`` that overlap no longer one, in text order; each tuple's start and
     end are at indexes ``s`` and ``e`` (longest kept first, ties to the earlier)."""

@@ -1,0 +1,123 @@
+"""Whether a unit filed in a card field holds words a curator would keep as that field's item,
+beyond the links and template placeholders it may be made of.
+
+Two kinds of unit read as items but say nothing of their field: a link alone ("[here](...)",
+"<https://...>", "More details in https://...", "see PR #123"), and a template's unfilled
+placeholders ("{{ owner }}", "<fill in>", "(TODO: create task)"). The units stay units (the unit
+model reads each beside its neighbours); only the field labeler leaves them out of the card.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: A Markdown link (its label in the group, its address skipped), an address in angle brackets,
+#: or a bare address. Bounded runs: a hostile line costs linear time.
+_LINK = re.compile(
+    r"!?\[(?P<label>[^\[\]\n]{0,300})\]\([^()\s]{0,2000}(?:[ \t]+\"[^\"\n]{0,200}\")?\)"
+    r"|<(?:https?|ftp|mailto):[^<>\s]{1,2000}>"
+    r"|(?:https?://|www\.)[^\s<>()\[\]]{1,2000}"
+)
+#: A bare address, inside a link's label ("[https://x.org/a](https://x.org/a)").
+_ADDRESS = re.compile(r"(?:https?://|www\.)\S{1,2000}")
+#: A reference to a tracker entry without an address: "#123", "PR#45", "!17" (a merge request).
+_REFERENCE = re.compile(r"(?<![\w&])(?:[A-Za-z]{1,12})?[#!]\d{1,8}\b")
+_WORD = re.compile(r"[^\W\d_]{2,}")
+#: Words that point at a link or name what it points to ("More details in", "Related commit:",
+#: "Bugzilla bug", "see issue"): around a link they say where to read, not what happened.
+_POINTER_WORDS = frozenset("""
+see also here there link links linked more details detail detailed info information read at in on for to
+the a an this that these those of and or as is are be can please refer reference references ref related
+same cf follow followup follow-up up issue issues ticket tickets bug bugs pr prs pull request requests mr
+commit commits patch patches task tasks phab phabricator bugzilla gerrit jira github gitlab doc docs
+document documentation post mortem postmortem post-mortem internal thread discussion slack chat gist page
+wiki action point item items tracked tracking tracker branch release source report full further below
+above diff url
+""".split())
+#: A link's label that makes an action item: a ticket's title names the promised work
+#: ("[Add retries to the fetcher](...)"), so two words of its own are enough.
+_ACTION_LABEL_WORDS = 2
+#: Elsewhere a label names what the link points to (a release, a branch, a dashboard, a chat
+#: message: "[Data 100](...)", "[v1.2.3](...)"), not the symptom or cause itself; only a label
+#: long enough to be a statement of its own counts as the item's words.
+_LABEL_WORDS = 4
+
+
+def _words(text: str) -> int:
+    """How many words of ``text`` say something (words that only point at a link not counted)."""
+    return sum(1 for word in _WORD.findall(text) if word.casefold() not in _POINTER_WORDS)
+
+
+def link_only(text: str, start: int, end: int, field: str) -> bool:
+    """Whether the item ``text[start:end]`` filed in ``field`` is a link alone: it holds a link or
+    a tracker reference, and without them no word of its own says anything ("[here](...)",
+    "<https://...>", "More details in https://...", "See PR #123"), unless a link's label does.
+    What a label counts for depends on the field: in ``action_items`` the link to a ticket with
+    its title is the promised work ("[Add retries to the fetcher](...)"), while in a field that
+    tells what happened a short label only names the page linked ("[link](...)", "[Data 100](...)").
+    """
+    item = text[start:end]
+    if not (_LINK.search(item) or _REFERENCE.search(item)):
+        return False
+    least = _ACTION_LABEL_WORDS if field == "action_items" else _LABEL_WORDS
+    labels: list[str] = []
+
+    def keep_label(match: re.Match) -> str:
+        label = match.group("label")
+        if label:
+            labels.append(_ADDRESS.sub(" ", label))
+        return " "
+
+    own = _REFERENCE.sub(" ", _LINK.sub(keep_label, item))
+    if _words(own):
+        return False
+    return not any(_words(label) >= least for label in labels)
+
+
+#: A template's unfilled placeholder: "{{ owner }}" (a name, three words at most: "{{ Enabling
+#: logging across the hubs }}" is an author's words left inside the braces), a Liquid tag, a
+#: prompt in angle or square brackets ("<fill in>", "[link to the issue]", "[<name> to fill in]"),
+#: a to-do note in brackets ("(TODO: create task)", "(TBD)"), a bare "TODO"/"TBD" or "To do #1".
+_PLACEHOLDER = re.compile(
+    r"\{\{[ \t]*[\w.|\"' -]{0,60}?[ \t]*\}\}"
+    r"|\{%[^%\n]{0,200}%\}"
+    r"|<[ \t]*(?:[a-z_-]{1,20}[ \t]+){0,5}?(?i:fill|insert|add|tbd|todo|describe|name|date|owner|link|summary|"
+    r"description|here|your|title|team|time)(?:[ \t]+[a-z_-]{1,20}){0,5}[ \t]*>"
+    r"|\[[^\[\]\n]{0,80}?(?i:fill(?:ed)?[ \t]+in|to[ \t]+be[ \t]+(?:filled|added|written)|link[ \t]+to|insert|\btbd\b|\btodo\b)[^\[\]\n]{0,80}\](?!\()"
+    r"|\((?i:todo|tbd)\b[^()\n]{0,120}\)"
+    r"|\b(?i:to[ \t]?do)[ \t]*#\d{1,3}"
+    r"|\b(?:TODO|TBD)\b:?"
+)
+_PLACEHOLDER_NAME_WORDS = 3
+
+
+def _unfilled(match: re.Match) -> bool:
+    """A ``{{ ... }}`` holding an author's words (more than a name) is filled; every other match
+    of :data:`_PLACEHOLDER` is a placeholder."""
+    found = match.group()
+    if found.startswith("{{"):
+        return len(_WORD.findall(found)) <= _PLACEHOLDER_NAME_WORDS
+    return True
+
+
+def placeholder_only(text: str, start: int, end: int) -> bool:
+    """Whether the item ``text[start:end]`` is a template's unfilled placeholders alone ("{{ owner
+    }}", "{{ summary }} [link to github issue]", "To do #1 (TODO: Create task)", "<fill in>"):
+    without them fewer than two words are left. An item that only holds one ("wait {{confs}}
+    confirmations more than usual") keeps its words, the placeholder with them."""
+    item = text[start:end]
+    folded = item.casefold()
+    if not any(mark in folded for mark in ("{", "<", "[", "todo", "tbd", "to do")):
+        return False
+    removed = 0
+    rest = []
+    at = 0
+    for match in _PLACEHOLDER.finditer(item):
+        if _unfilled(match):
+            rest.append(item[at:match.start()])
+            at = match.end()
+            removed += 1
+    if not removed:
+        return False
+    rest.append(item[at:])
+    return len(_WORD.findall(" ".join(rest))) < 2

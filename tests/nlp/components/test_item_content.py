@@ -1,0 +1,92 @@
+from __future__ import annotations
+
+from pmparse.card.schema import TEXT_FIELDS
+from pmparse.nlp.components.fields import label_fields
+from pmparse.nlp.components.item_content import link_only, placeholder_only
+
+
+def probs(**given: float) -> dict[str, float]:
+    out = {name: 0.0 for name in TEXT_FIELDS}
+    out["none"] = 0.0
+    out.update(given)
+    return out
+
+
+def labelled(text: str, field: str) -> list[str]:
+    """The items ``label_fields`` gives when the model files every unit of ``text`` in ``field``."""
+    from pmparse.ingest.read import ingest_bytes
+    from pmparse.nlp.pipeline import PipelineConfig, build
+    from pmparse.training.field_labels import analyse_structure
+
+    doc = analyse_structure(build(PipelineConfig()), ingest_bytes(text.encode(), "w.md"))
+    doc.spans["units"].attrs["probs"] = [probs(**{field: 0.9}) for _ in doc.spans["units"]]
+    label_fields(doc, heading_weight=0.5, threshold=0.2)
+    return [s.text for s in doc.spans["fields"]]
+
+
+LINKS = """# Billing queue stall
+
+## Notes
+
+- [here](https://tracker.example.org/zq/41)
+- <https://tracker.example.org/zq/42>
+- More details in https://tracker.example.org/zq/43.
+- See PR #318
+- [Retry invoice fetches](https://tracker.example.org/zq/44)
+- The invoice worker ran out of file handles, see https://tracker.example.org/zq/45
+- [link](https://chat.example.org/m/9)
+"""
+
+
+def test_a_link_alone_is_no_item_but_a_tickets_title_is_an_action_item():
+    actions = labelled(LINKS, "action_items")
+    assert actions == ["[Retry invoice fetches](https://tracker.example.org/zq/44)",
+                       "The invoice worker ran out of file handles, see https://tracker.example.org/zq/45"]
+    # a symptom or a root cause is what happened: a short label only names the page linked
+    causes = labelled(LINKS, "root_cause")
+    assert causes == ["The invoice worker ran out of file handles, see https://tracker.example.org/zq/45"]
+
+
+def test_link_only_reads_the_label_by_field():
+    text = "[Zorbq 7](https://zorbq.example.org/7)"
+    assert link_only(text, 0, len(text), "symptoms")
+    assert link_only(text, 0, len(text), "action_items")  # one word names no work
+    text = "[The nightly export filled the shared volume](https://zorbq.example.org/8)"
+    assert not link_only(text, 0, len(text), "root_cause")  # a label that is a statement
+    text = "Release: [v2.4.1](https://zorbq.example.org/r/2.4.1)"
+    assert link_only(text, 0, len(text), "remediation")
+    text = "Rolled back to the previous image"  # no link at all: not this rule's to judge
+    assert not link_only(text, 0, len(text), "remediation")
+    text = "PR #77 reverted the cache change"
+    assert not link_only(text, 0, len(text), "remediation")
+
+
+PLACEHOLDERS = """# Billing queue stall
+
+## Follow-up
+
+- {{ owner }}
+- {{date}}
+- <fill in>
+- {{ summary }} [link to tracker issue]
+- To do #1 (TODO: open a task) To do #2 (TODO: open a task)
+- (TODO: open a task)
+- {{ Move the invoice worker to its own node pool }} [link to tracker issue]
+- Wait {{count}} more confirmations before paying out
+"""
+
+
+def test_a_templates_unfilled_placeholders_are_never_an_item():
+    for field in ("action_items", "symptoms", "lessons"):
+        assert labelled(PLACEHOLDERS, field) == [
+            "{{ Move the invoice worker to its own node pool }} [link to tracker issue]",
+            "Wait {{count}} more confirmations before paying out"], field
+
+
+def test_placeholder_only_on_single_items():
+    for item in ("{{ owner }}", "{% include footer.html %}", "<owner name>", "[<name> to fill in the cause]",
+                 "TBD", "(TBD)"):
+        assert placeholder_only(item, 0, len(item)), item
+    for item in ("Add an alert on the queue's depth", "TODO: move the queue to its own disk",
+                 "nova show <hostid> listed every failed instance"):
+        assert not placeholder_only(item, 0, len(item)), item
