@@ -34,14 +34,15 @@ sys.meta_path.insert(0, _SignalOnImport)
 CONSOLE_SCRIPT = ["-c", "import sys; from pmparse._entry import main; sys.exit(main())"]
 
 
-def _run(tmp_path: Path, how: list[str], module: str, signum: int) -> subprocess.CompletedProcess:
+def _run(tmp_path: Path, how: list[str], module: str, signum: int, args: list[str] | None = None) -> subprocess.CompletedProcess:
     hook = tmp_path / "hook"
     hook.mkdir(exist_ok=True)
     (hook / "sitecustomize.py").write_text(HOOK, encoding="utf-8")
     env = dict(os.environ, PMPARSE_TEST_SIGNAL_AT=module, PMPARSE_TEST_SIGNAL=str(int(signum)),
                PYTHONPATH=os.pathsep.join([str(hook), os.environ.get("PYTHONPATH", "")]))
     (tmp_path / "lib").mkdir(exist_ok=True)
-    return subprocess.run([sys.executable, *how, "validate", str(tmp_path / "lib")], capture_output=True,
+    args = ["validate", str(tmp_path / "lib")] if args is None else args
+    return subprocess.run([sys.executable, *how, *args], capture_output=True,
                           text=True, env=env, timeout=120, start_new_session=True)
 
 
@@ -63,6 +64,17 @@ def test_a_signal_before_the_command_line_is_imported_is_held_too(tmp_path):
     # the first thing the entry imports; pmparse.cli's own package is the second
     done = _run(tmp_path, ["-m", "pmparse"], "pmparse.cli", signal.SIGINT)
     assert done.returncode == 130 and "Traceback" not in done.stderr, (done.stdout, done.stderr)
+
+
+@pytest.mark.parametrize("args, signum", [(["--version"], signal.SIGINT), (["--help"], signal.SIGTERM),
+                                          ([], signal.SIGINT), (["--no-such-option"], signal.SIGHUP)],
+                         ids=["--version", "--help", "no command", "a usage error"])
+def test_a_signal_while_the_command_line_imports_is_kept_when_no_command_starts(tmp_path, args, signum):
+    # the command line ends before any command starts (where the signals are handed over): the
+    # signal noted meanwhile was dropped, and the process exited 0 or 2 as if none had come
+    done = _run(tmp_path, ["-m", "pmparse"], "click", signum, args)
+    assert done.returncode == 128 + signum, (done.stdout, done.stderr)
+    assert done.stderr.strip().splitlines()[-1] == "interrupted" and "Traceback" not in done.stderr, done.stderr
 
 
 def test_the_command_runs_as_before_when_no_signal_comes(tmp_path):

@@ -60,21 +60,10 @@ def read_regular_file(path: str | Path, limit: int = SOURCE_READ_LIMIT) -> bytes
     to be a regular file on the open descriptor (no swap between a check and the read), and read
     no further than ``limit``. Missing or unreadable files are None as well.
     """
-    import stat
-
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        return read_limited(path, limit)
     except (OSError, ValueError):  # ValueError: a NUL in the path
         return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
-            return None
-        return read_descriptor(fd, limit)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 class FileTooLarge(OSError):

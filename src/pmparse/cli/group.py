@@ -80,6 +80,14 @@ class WholeHelpGroup(click.Group):
             with command_logs():
                 return super().main(*args, **kwargs)
         except SystemExit:
+            from pmparse.startup import hand_over
+
+            # the command line ended before a command started (--help, --version, a usage error),
+            # where invoke hands the entry's held signals over: one noted meanwhile is this run's
+            held = hand_over()
+            if held is not None:
+                click.echo("interrupted", err=True)
+                sys.exit(128 + held)
             if ending.pending:
                 # Ctrl-C after the command's summary, while click wound down its contexts: it
                 # said 'Aborted!' and exited 1, the code of failed inputs; now the documented 130
