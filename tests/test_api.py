@@ -124,7 +124,7 @@ def test_the_api_document_example_runs_as_written(tmp_path):
 
 
 @pytest.mark.parametrize("option", [{"fmt": "md"}, {"jobs": 0}, {"max_bytes": 0}, {"timeout": 0}, {"jobs": "2"},
-                                    {"max_bytes": 64 * 1024 * 1024 + 1}])
+                                    {"max_bytes": 32 * 1024 * 1024 + 1}])
 def test_convert_refuses_what_the_command_line_s_options_refuse(tmp_path, option):
     # fmt="md" wrote YAML in silence, jobs=0 converted in this process
     (tmp_path / "queue.md").write_text(REPORT, encoding="utf-8")

@@ -73,12 +73,12 @@ def test_max_bytes_above_what_a_record_may_hold_is_a_usage_error(tmp_path):
     (tmp_path / "queue.md").write_text("# Queue\n\nThe queue stopped for an hour.\n", encoding="utf-8")
     runner = CliRunner()
     done = runner.invoke(main, ["convert", str(tmp_path / "queue.md"), "-o", str(tmp_path / "lib"),
-                                "--max-bytes", str(64 * 1024 * 1024 + 1), "--rules-only"])
+                                "--max-bytes", str(32 * 1024 * 1024 + 1), "--rules-only"])
     assert done.exit_code == 2, done.output
-    assert "--max-bytes" in done.output and "67108864" in done.output
+    assert "--max-bytes" in done.output and "33554432" in done.output
     assert not (tmp_path / "lib").exists()
     done = runner.invoke(main, ["convert", str(tmp_path / "queue.md"), "-o", str(tmp_path / "lib"),
-                                "--max-bytes", str(64 * 1024 * 1024), "--rules-only", "--jobs", "1"])
+                                "--max-bytes", str(32 * 1024 * 1024), "--rules-only", "--jobs", "1"])
     assert done.exit_code == 0, done.output
 
 

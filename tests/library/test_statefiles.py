@@ -38,4 +38,5 @@ def test_the_largest_max_bytes_keeps_a_record_of_its_text_readable():
     from pmparse.library.statefiles import RECORD_READ_LIMIT
     from pmparse.util import MAX_BYTES_LIMIT, SOURCE_READ_LIMIT
 
-    assert 2 * MAX_BYTES_LIMIT <= RECORD_READ_LIMIT and MAX_BYTES_LIMIT <= SOURCE_READ_LIMIT
+    # measured: a record up to 3.8 times its source (one long line), a base 3.0 times
+    assert 4 * MAX_BYTES_LIMIT <= RECORD_READ_LIMIT and MAX_BYTES_LIMIT <= SOURCE_READ_LIMIT
