@@ -29,6 +29,22 @@ def test_extract_returns_a_card_whose_evidence_spells_its_items():
     assert card.pipeline.model  # the bundled field model, not heading rules only
 
 
+@pytest.mark.parametrize("newline", ["\r\n", "\r"])
+def test_extract_of_a_text_with_carriage_returns_keeps_the_text_its_evidence_indexes(newline):
+    # a str read with newline="" or from an HTTP body keeps "\r\n": its line breaks are read as
+    # "\n" (as a file's are), so the offsets index that text, not the str given; the card named
+    # no such text and text[start:end] spelled another stretch in silence
+    text = REPORT.replace("\n", newline)
+    card = pmparse.extract(text)
+    assert card.source.extracted_text == REPORT
+    items = [item for field in TEXT_FIELDS for item in getattr(card, field)]
+    assert items
+    for item in items:
+        for e in item.evidence:
+            assert " ".join(item.text.split()) in " ".join(card.source.extracted_text[e.start:e.end].split())
+    assert pmparse.extract(REPORT).source.extracted_text is None  # a text read as given keeps none
+
+
 def test_extract_cites_the_url_and_refuses_an_unknown_format():
     card = pmparse.extract(REPORT, url="https://example.org/pm/queue")
     assert card.source.url == "https://example.org/pm/queue"

@@ -40,7 +40,8 @@ def extract(text: str, *, url: str | None = None, fmt: Format | None = None, car
 
     Returns:
         The card, every item with its evidence offsets into ``text`` (for HTML: into the
-        extracted text, kept in the card's source).
+        extracted text, kept in the card's source; for a text holding a carriage return: into
+        ``text`` with each CRLF or lone CR read as ``"\n"``, as a file is read, kept there too).
 
     Raises:
         UsageError: ``text`` is not a string (bytes: decode them first), ``fmt`` is not one of the
@@ -69,6 +70,10 @@ def extract(text: str, *, url: str | None = None, fmt: Format | None = None, car
     fmt = fmt or ("html" if is_html_page(raw) else "md")
     location = url or f"<text>.{fmt}"
     source = ingest_bytes(raw, location, fmt=fmt)
+    if not source.extracted and "\r" in text:
+        # its line breaks were read as "\n", as a file's are: the offsets index that text, not
+        # ``text``, so the card keeps it (as it keeps an HTML page's extracted text)
+        source.extracted = True
     nlp = get(config or pipeline_config())
     return build_card(analyse(nlp, source), source, card_id, version_info(nlp))
 

@@ -236,6 +236,19 @@ def test_a_gone_anchor_gives_way_only_to_a_folder_holding_a_records_text(tmp_pat
     assert kept.recorded and not kept.anchor_is_here
 
 
+def test_a_gone_anchor_gives_way_to_a_folder_holding_a_records_text_with_crlf_line_breaks(tmp_path, monkeypatch):
+    # a clone whose git uses core.autocrlf holds the record's text with other bytes: it was no
+    # evidence, so the gone folder stayed the anchor and each relative name was read from there, as gone
+    (tmp_path / "pm").mkdir()
+    (tmp_path / "pm" / "x.md").write_bytes(b"x\r\n")
+    monkeypatch.chdir(tmp_path)
+    lib = tmp_path / "lib"
+    (lib / ".pmparse").mkdir(parents=True)
+    (lib / ANCHOR_FILE).write_text(json.dumps({"folder": str(tmp_path / "gone")}), encoding="utf-8")
+    places = SourcePlaces.of_library(lib, {"pm/x.md": hashlib.sha256(b"x\n").hexdigest()})
+    assert places.anchor_is_here and not places.recorded
+
+
 def test_a_report_s_ending_is_plausible_under_a_hidden_folder_and_another_ending_outside_one(tmp_path):
     from pmparse.library.places import plausible_source
 

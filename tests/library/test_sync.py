@@ -26,6 +26,20 @@ def test_force_counts_a_draft_it_writes_again_byte_for_byte_as_unchanged(tmp_pat
     assert record.read_bytes() == before and record.stat().st_mtime_ns == stamp
 
 
+def test_force_counts_a_draft_of_a_crlf_checkout_as_unchanged_and_leaves_it_alone(tmp_path):
+    # a library checked out with core.autocrlf holds each record with CRLF line breaks: --force
+    # took every unchanged draft for a changed one, rewrote it and its base and said "updated"
+    (tmp_path / "r.md").write_text(REPORT, encoding="utf-8")
+    lib = tmp_path / "lib"
+    assert convert(str(tmp_path / "r.md"), "-o", str(lib)).exit_code == 0
+    record = lib / "IL-0001.yaml"
+    record.write_bytes(record.read_bytes().replace(b"\n", b"\r\n"))
+    before, stamp = record.read_bytes(), record.stat().st_mtime_ns
+    result = convert(str(tmp_path / "r.md"), "-o", str(lib), "--force")
+    assert "0 converted, 0 updated, 1 unchanged" in result.output, result.output
+    assert record.read_bytes() == before and record.stat().st_mtime_ns == stamp
+
+
 def test_force_still_counts_a_draft_whose_bytes_change_as_updated(tmp_path):
     (tmp_path / "r.md").write_text(REPORT, encoding="utf-8")
     lib = tmp_path / "lib"

@@ -50,3 +50,14 @@ def test_a_plausible_source_holding_the_records_text_is_learnt_from(tmp_path):
     _reviewed(tmp_path / "lib", source, sha256_text(TEXT))
     found = library_rows(tmp_path / "lib")
     assert found.notes == [] and [doc.id for doc in found.docs] == ["IL-0001"]
+
+
+def test_a_crlf_checkout_of_a_reviewed_records_source_is_still_learnt_from(tmp_path):
+    # a curator whose git checks the sources out with core.autocrlf: the file's bytes are not the
+    # text the record was read from, but its text is; train --library left the record out as changed
+    (tmp_path / "reports").mkdir()
+    source = tmp_path / "reports" / "outage.md"
+    source.write_bytes(TEXT.replace("\n", "\r\n").encode("utf-8"))
+    _reviewed(tmp_path / "lib", source, sha256_text(TEXT))
+    found = library_rows(tmp_path / "lib")
+    assert found.notes == [] and [doc.id for doc in found.docs] == ["IL-0001"]

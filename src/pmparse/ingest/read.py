@@ -1,7 +1,8 @@
 """Ingest: a raw file becomes text plus structure.
 
 The text returned here is what every evidence offset indexes. For ``.txt`` and ``.md`` input it is
-the file itself, decoded as UTF-8 with newlines kept as they are; for HTML it is the main text
+the file itself, decoded as UTF-8 with each line break (CRLF, a lone CR) one ``\\n``, as Python's
+text mode reads it; for HTML it is the main text
 extracted by trafilatura (as markdown, so headings and lists survive), and the record keeps it.
 
 Nothing in this module guesses: a file that cannot be read as UTF-8 text raises a typed

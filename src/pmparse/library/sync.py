@@ -92,9 +92,10 @@ def store(library: Library, card: Card, fmt: RecordFormat, force: bool = False) 
 
 def _record_holds(path: Path, card: Card) -> bool:
     """Whether the record file at ``path`` already holds ``card`` byte for byte (as
-    :meth:`Library.write` would write it)."""
+    :meth:`Library.write` would write it), up to its line breaks: a checkout with
+    ``core.autocrlf`` gives it CRLF ones, and pmparse writes no other carriage return in a record."""
     try:
-        with open(path, encoding="utf-8", newline="") as handle:
+        with open(path, encoding="utf-8") as handle:
             return handle.read() == dumps(card, format_of(path))
     except (OSError, UnicodeDecodeError):
         return False
