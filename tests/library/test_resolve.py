@@ -368,3 +368,44 @@ def test_a_run_killed_after_its_last_write_is_reported_by_the_next(tmp_path, mon
     report = resolve_library(lib)
     assert [(r.outcome, r.new_id) for r in report.records] == [("split", "IL-0002")]
     assert not list((lib / ".pmparse" / "intent").glob("resolve-*"))
+
+
+def test_a_run_killed_before_a_finished_draft_loses_its_decisions_file_is_finished_by_the_next(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    from pmparse.review.anchor import REVIEW_FIELDS
+
+    lib = _curator(tmp_path, monkeypatch, "kiln", KILN) / "lib"
+    base = json.loads((lib / ".pmparse" / "base" / "IL-0001.json").read_text(encoding="utf-8"))
+    fields = [name for name in REVIEW_FIELDS if base[name] not in (None, [])]
+    assert "title" in fields and len(fields) > 1
+
+    def decisions(names, by):
+        return json.dumps({"version": 1, "sha256": base["source"]["sha256"], "decided": {
+            name: {"decision": "kept", "by": by, "at": "2026-12-01T10:00:00+00:00"} for name in names}}) + "\n"
+
+    # one curator kept the title, the other every other field: git merged their decisions' files
+    drafts = lib / ".pmparse" / "drafts" / "IL-0001.json"
+    drafts.parent.mkdir()
+    others = [name for name in fields if name != "title"]
+    drafts.write_text(_conflict(decisions(["title"], "ann"), decisions(others, "bo")), encoding="utf-8")
+    real = Path.unlink
+
+    def dies_at_the_drafts_file(self, *args, **kwargs):
+        if self == drafts:
+            raise KeyboardInterrupt
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "unlink", dies_at_the_drafts_file)
+    with pytest.raises(KeyboardInterrupt):
+        resolve_library(lib)
+    monkeypatch.setattr(Path, "unlink", real)
+    # the record is marked first; its decisions' file, still conflicted, is the next run's to finish
+    assert "status: reviewed" in (lib / "IL-0001.yaml").read_text(encoding="utf-8")
+    assert "<<<<<<<" in drafts.read_text(encoding="utf-8")
+    report = resolve_library(lib)
+    assert report.merged == ["IL-0001: draft decisions of both sides kept, every field decided: marked reviewed"]
+    assert not drafts.exists() and report.notes == [] and report.unsettled == []
+    record = (lib / "IL-0001.yaml").read_text(encoding="utf-8")
+    assert "status: reviewed" in record and "at: '2026-12-01T10:00:00+00:00'" in record, record
+    assert validate_library(lib) == (1, [])

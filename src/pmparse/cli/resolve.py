@@ -21,9 +21,10 @@ def resolve_command(library):
     sources, the first side (ours) keeps the id and the other becomes a new record under the next
     free id, each with its own base, pending suggestion, rejections and draft decisions; so too for
     an id kept as IL-0017.yaml on one side and IL-0017.json on the other (ours keeps it, else the
-    file pmparse reads). Two sides of one source are a real edit conflict: left for a person (exit 1). A rejection
-    memory or draft decisions both sides added to under a record without markers keep every
-    decision; a draft field decided differently, the library's model (.pmparse/model/) and its
+    file pmparse reads). Two sides of one source are a real edit conflict: left for a person (exit
+    1). A rejection memory or draft decisions both sides added to under a record without markers
+    keep every decision (a draft whose every field is then decided is marked reviewed); a draft
+    field decided differently, the library's model (.pmparse/model/) and its
     anchor are named with what to do (exit 1). Markers or sides that cannot be read are left as
     they are (exit 2).
     """

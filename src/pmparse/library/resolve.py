@@ -31,7 +31,7 @@ from pmparse.errors import PmparseError, RecordError, UsageError
 from pmparse.library.conflicts import holds_conflict, split_sides
 from pmparse.library.folder import RECORD_FILE, library_root, record_files_by_id
 from pmparse.library.lock import write_lock
-from pmparse.library.merged_state import anchor_note, merge_drafts, merge_rejections, model_notes
+from pmparse.library.merged_state import anchor_note, merge_drafts, merge_rejections, model_notes, settle_draft
 from pmparse.library.merged_state import parse_state as _parse_state
 from pmparse.library.records import card_data, dumps, format_of, loads
 from pmparse.library.store import Library
@@ -150,7 +150,12 @@ def resolve_library(path: str | Path) -> ResolveReport:
                     report.merged.append(f"{card_id}: rejections of both sides kept ({name})")
                     continue
                 if kind == "drafts":
-                    merged, why = merge_drafts(state, held, name)
+                    merged, why = merge_drafts(state, held, name,
+                                               settle=lambda data, card_id=card_id: settle_draft(library, card_id, data))
+                    if merged and not state.exists():
+                        report.merged.append(f"{card_id}: draft decisions of both sides kept, every field decided: "
+                                             "marked reviewed")
+                        continue
                     if merged:
                         report.merged.append(f"{card_id}: draft decisions of both sides kept ({name})")
                         continue
