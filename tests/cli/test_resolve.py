@@ -277,3 +277,15 @@ def test_a_draft_whose_every_field_one_side_or_the_other_decided_is_marked_revie
     assert listed.exit_code == 0 and "IL-0001" not in listed.output, listed.output
     assert _git(a, "add", "-A").returncode == 0
     assert _git(a, "commit", "-qm", "merged").returncode == 0
+
+
+def test_the_closing_count_counts_every_file_left_for_a_person(tmp_path, monkeypatch):
+    (tmp_path / "pm").mkdir()
+    _converts(monkeypatch, tmp_path, "kiln", KILN)
+    anchor = tmp_path / "lib" / ".pmparse" / "anchor.json"
+    anchor.write_text('<<<<<<< HEAD\n{"folder": "../a"}\n=======\n{"folder": "../b"}\n>>>>>>> 0123abc\n',
+                      encoding="utf-8")
+    result = _pmparse(monkeypatch, tmp_path, "resolve", "lib")
+    # exit 1 with a note: the closing line must not say that nothing is left
+    assert result.exit_code == 1 and "note: .pmparse/anchor.json holds conflict markers" in result.output, result.output
+    assert "0 split, 1 left for a person" in result.output, result.output

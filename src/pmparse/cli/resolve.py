@@ -50,7 +50,9 @@ def resolve_command(library):
     if not report.records and not report.unsettled and not report.merged and not report.notes:
         click.echo("no record holds conflict markers", err=True)
     else:
-        click.echo(f"{split} split, {len(report.records) - split} left for a person", err=True)
+        # a file named in a note is as much a person's to settle as a record left: exit 1 says so
+        left = len(report.records) - split + len(report.unsettled) + len(report.notes)
+        click.echo(f"{split} split, {left} left for a person", err=True)
     if any(r.outcome == "refused" for r in report.records):
         sys.exit(EXIT_USAGE)
     left = split < len(report.records) or report.unsettled or report.notes
