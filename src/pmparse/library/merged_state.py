@@ -21,11 +21,9 @@ from pydantic import ValidationError
 from pmparse.errors import RecordError, StateFileError, UsageError
 from pmparse.library.conflicts import holds_conflict, split_sides
 from pmparse.library.places import ANCHOR_FILE
-from pmparse.library.records import card_data
 from pmparse.library.statefiles import regular_text
 from pmparse.library.store import Library
-from pmparse.review.anchor import REVIEW_FIELDS
-from pmparse.review.apply import mark_reviewed, rewrite_record
+from pmparse.review.apply import every_field_decided, mark_reviewed, rewrite_record
 from pmparse.review.drafts import DraftState
 from pmparse.util import atomic_write
 
@@ -134,8 +132,7 @@ def settle_draft(library: Library, card_id: str, data: dict) -> bool:
             return False
         if not state.sha256 == made.source.sha256 == entry.card.source.sha256:
             return False
-        draft = card_data(made)
-        if any(draft[other] not in (None, []) and other not in state.decided for other in REVIEW_FIELDS):
+        if not every_field_decided(made, state.decided):
             return False
         last = max(state.decided.values(), key=lambda decision: decision.at)
         rewrite_record(library, entry, made, lambda current: None if current.status == "reviewed"
