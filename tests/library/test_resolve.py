@@ -409,3 +409,63 @@ def test_a_run_killed_before_a_finished_draft_loses_its_decisions_file_is_finish
     record = (lib / "IL-0001.yaml").read_text(encoding="utf-8")
     assert "status: reviewed" in record and "at: '2026-12-01T10:00:00+00:00'" in record, record
     assert validate_library(lib) == (1, [])
+
+
+def test_a_split_begun_by_a_killed_run_whose_record_was_edited_since_is_not_made_twice(tmp_path, monkeypatch):
+    lib = _two_formats(tmp_path, monkeypatch)
+    real = resolve_module._apply
+
+    def dies_after_theirs_is_written(root, steps):
+        real(root, steps[:-1])
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(resolve_module, "_apply", dies_after_theirs_is_written)
+    with pytest.raises(KeyboardInterrupt):
+        resolve_library(lib)
+    monkeypatch.setattr(resolve_module, "_apply", real)
+    assert (lib / "IL-0002.json").is_file()
+    # the curator corrects the record of another format, a plain record, before running resolve again
+    theirs = lib / "IL-0001.json"
+    theirs.write_text(theirs.read_text(encoding="utf-8").replace("Pump stalled", "Pump stalled twice"),
+                      encoding="utf-8")
+    before = _files(lib)
+    report = resolve_library(lib)
+    assert [(r.card_id, r.outcome) for r in report.records] == [("IL-0001", "refused")]
+    assert "IL-0002.json" in report.records[0].message and "IL-0001.json" in report.records[0].message
+    assert _files(lib) == before  # not split again: the pump incident is not made a third record
+    assert "carry the change into IL-0002.json and remove IL-0001.json" in report.records[0].message
+    # as told: theirs' state files went with the begun split, and the next run finishes it
+    moved = lib / "IL-0002.json"
+    moved.write_text(moved.read_text(encoding="utf-8").replace("Pump stalled", "Pump stalled twice"),
+                     encoding="utf-8")
+    theirs.unlink()
+    report = resolve_library(lib)
+    assert [(r.outcome, r.new_id) for r in report.records] == [("split", "IL-0002")]
+    assert sorted(p.name for p in lib.glob("IL-*")) == ["IL-0001.yaml", "IL-0002.json"]
+    assert (lib / ".pmparse" / "rejected" / "IL-0002.json").is_file()
+    assert validate_library(lib) == (2, [])
+
+
+def test_a_begun_split_whose_conflicted_record_was_edited_but_not_settled_is_not_made_twice(tmp_path, monkeypatch):
+    ours = _curator(tmp_path, monkeypatch, "kiln", KILN)
+    theirs = _curator(tmp_path, monkeypatch, "pump", PUMP)
+    lib = _merge(ours, theirs)
+    real = resolve_module._apply
+
+    def dies_before_the_record(root, steps):
+        real(root, steps[:-1])
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(resolve_module, "_apply", dies_before_the_record)
+    with pytest.raises(KeyboardInterrupt):
+        resolve_library(lib)
+    monkeypatch.setattr(resolve_module, "_apply", real)
+    record = lib / "IL-0001.yaml"
+    record.write_text(record.read_text(encoding="utf-8").replace("Kiln overheated", "Kiln overheated again"),
+                      encoding="utf-8")  # an edit inside the conflict, its markers kept
+    before = _files(lib)
+    report = resolve_library(lib)
+    assert [(r.outcome, r.message) for r in report.records] == [("refused", (
+        "IL-0001: a stopped resolve began to split it and wrote theirs as IL-0002.yaml, but IL-0001.yaml changed "
+        "since: keep ours in IL-0001.yaml by hand, theirs being IL-0002.yaml"))]
+    assert _files(lib) == before and not (lib / "IL-0003.yaml").exists()
