@@ -239,3 +239,53 @@ def test_a_model_and_an_anchor_both_sides_changed_are_named_with_what_to_do(tmp_
     refused = _pmparse(monkeypatch, a, "convert", "pm", "-o", "lib", "-j", "1")
     assert refused.exit_code == 2 and "git's conflict markers from line" in refused.output, refused.output
     assert "meta.json" in refused.output and "pmparse train --library" in refused.output, refused.output
+
+
+def _draft_fields(clone) -> list[str]:
+    """The fields convert's draft of IL-0001 suggested (what review --drafts asks), from its base."""
+    from pmparse.review.anchor import REVIEW_FIELDS
+
+    base = json.loads((clone / "lib/.pmparse/base/IL-0001.json").read_text(encoding="utf-8"))
+    return [name for name in REVIEW_FIELDS if base[name] not in (None, [])]
+
+
+def test_a_draft_whose_every_field_one_side_or_the_other_decided_is_marked_reviewed(tmp_path, monkeypatch):
+    a, b = _two_clones(tmp_path, monkeypatch)
+    fields = _draft_fields(a)
+    assert "title" in fields and "root_cause" in fields and len(fields) > 2
+    # a decides the title, b every other field: neither side's draft is finished on its own
+    result = _pmparse(monkeypatch, a, "review", "lib", "--drafts", "--record", "IL-0001", "--reviewer", "ann",
+                      "--accept", "title")
+    assert result.exit_code == 0, result.output
+    others = ",".join(name for name in fields if name not in ("title", "root_cause"))
+    result = _pmparse(monkeypatch, b, "review", "lib", "--drafts", "--record", "IL-0001", "--reviewer", "bo",
+                      "--reject", "root_cause", "--accept", others)
+    assert result.exit_code == 0, result.output
+    for clone in (a, b):
+        assert "status: suggested" in (clone / "lib" / "IL-0001.yaml").read_text(encoding="utf-8")
+    merged = _pull(a, b)
+    assert "CONFLICT" in merged.stdout and "drafts/IL-0001.json" in merged.stdout, merged.stdout
+    result = _pmparse(monkeypatch, a, "resolve", "lib")
+    assert result.exit_code == 0, result.output
+    assert "IL-0001: draft decisions of both sides kept, every field decided: marked reviewed" in result.output
+    record = (a / "lib" / "IL-0001.yaml").read_text(encoding="utf-8")
+    # as review --drafts marks a draft whose last field is decided: reviewed, its decisions' file gone
+    assert "status: reviewed" in record and "root_cause: []" in record, record
+    assert "by: ann" in record or "by: bo" in record, record
+    assert not (a / "lib/.pmparse/drafts/IL-0001.json").exists()
+    listed = _pmparse(monkeypatch, a, "review", "lib", "--drafts", "--accept-all")
+    assert listed.exit_code == 0 and "IL-0001" not in listed.output, listed.output
+    assert _git(a, "add", "-A").returncode == 0
+    assert _git(a, "commit", "-qm", "merged").returncode == 0
+
+
+def test_the_closing_count_counts_every_file_left_for_a_person(tmp_path, monkeypatch):
+    (tmp_path / "pm").mkdir()
+    _converts(monkeypatch, tmp_path, "kiln", KILN)
+    anchor = tmp_path / "lib" / ".pmparse" / "anchor.json"
+    anchor.write_text('<<<<<<< HEAD\n{"folder": "../a"}\n=======\n{"folder": "../b"}\n>>>>>>> 0123abc\n',
+                      encoding="utf-8")
+    result = _pmparse(monkeypatch, tmp_path, "resolve", "lib")
+    # exit 1 with a note: the closing line must not say that nothing is left
+    assert result.exit_code == 1 and "note: .pmparse/anchor.json holds conflict markers" in result.output, result.output
+    assert "0 split, 1 left for a person" in result.output, result.output

@@ -368,3 +368,104 @@ def test_a_run_killed_after_its_last_write_is_reported_by_the_next(tmp_path, mon
     report = resolve_library(lib)
     assert [(r.outcome, r.new_id) for r in report.records] == [("split", "IL-0002")]
     assert not list((lib / ".pmparse" / "intent").glob("resolve-*"))
+
+
+def test_a_run_killed_before_a_finished_draft_loses_its_decisions_file_is_finished_by_the_next(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    from pmparse.review.anchor import REVIEW_FIELDS
+
+    lib = _curator(tmp_path, monkeypatch, "kiln", KILN) / "lib"
+    base = json.loads((lib / ".pmparse" / "base" / "IL-0001.json").read_text(encoding="utf-8"))
+    fields = [name for name in REVIEW_FIELDS if base[name] not in (None, [])]
+    assert "title" in fields and len(fields) > 1
+
+    def decisions(names, by):
+        return json.dumps({"version": 1, "sha256": base["source"]["sha256"], "decided": {
+            name: {"decision": "kept", "by": by, "at": "2026-12-01T10:00:00+00:00"} for name in names}}) + "\n"
+
+    # one curator kept the title, the other every other field: git merged their decisions' files
+    drafts = lib / ".pmparse" / "drafts" / "IL-0001.json"
+    drafts.parent.mkdir()
+    others = [name for name in fields if name != "title"]
+    drafts.write_text(_conflict(decisions(["title"], "ann"), decisions(others, "bo")), encoding="utf-8")
+    real = Path.unlink
+
+    def dies_at_the_drafts_file(self, *args, **kwargs):
+        if self == drafts:
+            raise KeyboardInterrupt
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "unlink", dies_at_the_drafts_file)
+    with pytest.raises(KeyboardInterrupt):
+        resolve_library(lib)
+    monkeypatch.setattr(Path, "unlink", real)
+    # the record is marked first; its decisions' file, still conflicted, is the next run's to finish
+    assert "status: reviewed" in (lib / "IL-0001.yaml").read_text(encoding="utf-8")
+    assert "<<<<<<<" in drafts.read_text(encoding="utf-8")
+    report = resolve_library(lib)
+    assert report.merged == ["IL-0001: draft decisions of both sides kept, every field decided: marked reviewed"]
+    assert not drafts.exists() and report.notes == [] and report.unsettled == []
+    record = (lib / "IL-0001.yaml").read_text(encoding="utf-8")
+    assert "status: reviewed" in record and "at: '2026-12-01T10:00:00+00:00'" in record, record
+    assert validate_library(lib) == (1, [])
+
+
+def test_a_split_begun_by_a_killed_run_whose_record_was_edited_since_is_not_made_twice(tmp_path, monkeypatch):
+    lib = _two_formats(tmp_path, monkeypatch)
+    real = resolve_module._apply
+
+    def dies_after_theirs_is_written(root, steps):
+        real(root, steps[:-1])
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(resolve_module, "_apply", dies_after_theirs_is_written)
+    with pytest.raises(KeyboardInterrupt):
+        resolve_library(lib)
+    monkeypatch.setattr(resolve_module, "_apply", real)
+    assert (lib / "IL-0002.json").is_file()
+    # the curator corrects the record of another format, a plain record, before running resolve again
+    theirs = lib / "IL-0001.json"
+    theirs.write_text(theirs.read_text(encoding="utf-8").replace("Pump stalled", "Pump stalled twice"),
+                      encoding="utf-8")
+    before = _files(lib)
+    report = resolve_library(lib)
+    assert [(r.card_id, r.outcome) for r in report.records] == [("IL-0001", "refused")]
+    assert "IL-0002.json" in report.records[0].message and "IL-0001.json" in report.records[0].message
+    assert _files(lib) == before  # not split again: the pump incident is not made a third record
+    assert "carry the change into IL-0002.json and remove IL-0001.json" in report.records[0].message
+    # as told: theirs' state files went with the begun split, and the next run finishes it
+    moved = lib / "IL-0002.json"
+    moved.write_text(moved.read_text(encoding="utf-8").replace("Pump stalled", "Pump stalled twice"),
+                     encoding="utf-8")
+    theirs.unlink()
+    report = resolve_library(lib)
+    assert [(r.outcome, r.new_id) for r in report.records] == [("split", "IL-0002")]
+    assert sorted(p.name for p in lib.glob("IL-*")) == ["IL-0001.yaml", "IL-0002.json"]
+    assert (lib / ".pmparse" / "rejected" / "IL-0002.json").is_file()
+    assert validate_library(lib) == (2, [])
+
+
+def test_a_begun_split_whose_conflicted_record_was_edited_but_not_settled_is_not_made_twice(tmp_path, monkeypatch):
+    ours = _curator(tmp_path, monkeypatch, "kiln", KILN)
+    theirs = _curator(tmp_path, monkeypatch, "pump", PUMP)
+    lib = _merge(ours, theirs)
+    real = resolve_module._apply
+
+    def dies_before_the_record(root, steps):
+        real(root, steps[:-1])
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(resolve_module, "_apply", dies_before_the_record)
+    with pytest.raises(KeyboardInterrupt):
+        resolve_library(lib)
+    monkeypatch.setattr(resolve_module, "_apply", real)
+    record = lib / "IL-0001.yaml"
+    record.write_text(record.read_text(encoding="utf-8").replace("Kiln overheated", "Kiln overheated again"),
+                      encoding="utf-8")  # an edit inside the conflict, its markers kept
+    before = _files(lib)
+    report = resolve_library(lib)
+    assert [(r.outcome, r.message) for r in report.records] == [("refused", (
+        "IL-0001: a stopped resolve began to split it and wrote theirs as IL-0002.yaml, but IL-0001.yaml changed "
+        "since: keep ours in IL-0001.yaml by hand, theirs being IL-0002.yaml"))]
+    assert _files(lib) == before and not (lib / "IL-0003.yaml").exists()

@@ -21,9 +21,10 @@ def resolve_command(library):
     sources, the first side (ours) keeps the id and the other becomes a new record under the next
     free id, each with its own base, pending suggestion, rejections and draft decisions; so too for
     an id kept as IL-0017.yaml on one side and IL-0017.json on the other (ours keeps it, else the
-    file pmparse reads). Two sides of one source are a real edit conflict: left for a person (exit 1). A rejection
-    memory or draft decisions both sides added to under a record without markers keep every
-    decision; a draft field decided differently, the library's model (.pmparse/model/) and its
+    file pmparse reads). Two sides of one source are a real edit conflict: left for a person (exit
+    1). A rejection memory or draft decisions both sides added to under a record without markers
+    keep every decision (a draft whose every field is then decided is marked reviewed); a draft
+    field decided differently, the library's model (.pmparse/model/) and its
     anchor are named with what to do (exit 1). Markers or sides that cannot be read are left as
     they are (exit 2).
     """
@@ -49,7 +50,9 @@ def resolve_command(library):
     if not report.records and not report.unsettled and not report.merged and not report.notes:
         click.echo("no record holds conflict markers", err=True)
     else:
-        click.echo(f"{split} split, {len(report.records) - split} left for a person", err=True)
+        # a file named in a note is as much a person's to settle as a record left: exit 1 says so
+        left = len(report.records) - split + len(report.unsettled) + len(report.notes)
+        click.echo(f"{split} split, {left} left for a person", err=True)
     if any(r.outcome == "refused" for r in report.records):
         sys.exit(EXIT_USAGE)
     left = split < len(report.records) or report.unsettled or report.notes

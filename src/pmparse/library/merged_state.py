@@ -14,10 +14,17 @@ import json
 import os
 from pathlib import Path
 
-from pmparse.errors import StateFileError, UsageError
+from collections.abc import Callable
+
+from pydantic import ValidationError
+
+from pmparse.errors import RecordError, StateFileError, UsageError
 from pmparse.library.conflicts import holds_conflict, split_sides
 from pmparse.library.places import ANCHOR_FILE
 from pmparse.library.statefiles import regular_text
+from pmparse.library.store import Library
+from pmparse.review.apply import every_field_decided, mark_reviewed, rewrite_record
+from pmparse.review.drafts import DraftState
 from pmparse.util import atomic_write
 
 #: The library's own model's folder (``pmparse train --library``), relative to the library.
@@ -62,9 +69,17 @@ def merge_rejections(path: Path, text: str) -> bool:
     return True
 
 
-def merge_drafts(path: Path, text: str, name: str) -> tuple[bool, str | None]:
+def merge_drafts(path: Path, text: str, name: str,
+                 settle: Callable[[dict], bool] | None = None) -> tuple[bool, str | None]:
     """Keep both sides' decisions of one draft's fields (two curators each reviewed fields of one
     draft): each side decided its own fields, and a field both decided alike is kept once (ours).
+
+    Args:
+        path: The drafts file holding conflict markers.
+        text: Its text.
+        name: How messages name it.
+        settle: Given the merged decisions, marks the record reviewed when they decide every
+            field of its draft (:func:`settle_draft`); the file then goes instead of being written.
 
     Returns:
         ``(True, None)`` when merged and written; else nothing is written and ``(False, why)``, a
@@ -88,8 +103,43 @@ def merge_drafts(path: Path, text: str, name: str) -> tuple[bool, str | None]:
         return False, (f"{name}: the two sides decided {both}: keep one side of the conflict by hand, and the "
                        "record's field as that side left it")
     decided = {**ours["decided"], **{k: v for k, v in theirs["decided"].items() if k not in ours["decided"]}}
+    if settle is not None and settle({**ours, "decided": decided}):
+        # removed after the record is marked: a run killed in between leaves this file conflicted,
+        # and the next run merges it again and finds the record already marked
+        path.unlink(missing_ok=True)
+        return True, None
     atomic_write(path, json.dumps({**ours, "decided": decided}, indent=2, ensure_ascii=False) + "\n")
     return True, None
+
+
+def settle_draft(library: Library, card_id: str, data: dict) -> bool:
+    """Mark a draft reviewed when both sides' decisions (``data``, a merged drafts file) decide
+    every field it suggested, as ``review --drafts`` marks one whose last field is decided
+    (:func:`pmparse.review.apply.note_decision`): neither side's review saw them all, and no later
+    review asks a draft with nothing left, so it would stay ``suggested`` for good. The last
+    decision's reviewer and time are the review's. Only the record's status and review lines
+    are rewritten.
+
+    Returns:
+        True when the record is (now) marked reviewed; False, nothing written, when a field is
+        left, the decisions are of another source text, or the record cannot be read.
+    """
+    try:
+        state = DraftState.model_validate(data)
+        made = library.read_state("base", card_id)
+        entry = library.entries.get(card_id)
+        if not state.decided or made is None or entry is None or entry.card is None:
+            return False
+        if not state.sha256 == made.source.sha256 == entry.card.source.sha256:
+            return False
+        if not every_field_decided(made, state.decided):
+            return False
+        last = max(state.decided.values(), key=lambda decision: decision.at)
+        rewrite_record(library, entry, made, lambda current: None if current.status == "reviewed"
+                       else mark_reviewed(current, last.by, last.at))
+    except (ValidationError, RecordError):
+        return False
+    return True
 
 
 def _decision(entry) -> str:

@@ -31,7 +31,7 @@ from pmparse.errors import PmparseError, RecordError, UsageError
 from pmparse.library.conflicts import holds_conflict, split_sides
 from pmparse.library.folder import RECORD_FILE, library_root, record_files_by_id
 from pmparse.library.lock import write_lock
-from pmparse.library.merged_state import anchor_note, merge_drafts, merge_rejections, model_notes
+from pmparse.library.merged_state import anchor_note, merge_drafts, merge_rejections, model_notes, settle_draft
 from pmparse.library.merged_state import parse_state as _parse_state
 from pmparse.library.records import card_data, dumps, format_of, loads
 from pmparse.library.store import Library
@@ -124,8 +124,10 @@ def resolve_library(path: str | Path) -> ResolveReport:
         # a split a killed run left half done is said again: that run never told its new id
         report.records.extend(_finish_journals(root))
         library = Library.open(root)
-        done = set()
+        done = {r.card_id for r in report.records if r.outcome == "refused"}  # a begun split, edited since
         for card_id, paths in record_files_by_id(root).items():
+            if card_id in done:
+                continue
             texts = {path: _text(path) for path in paths}
             conflicted = [path for path in paths if texts[path] is not None and holds_conflict(texts[path])]
             if conflicted or len(paths) > 1:
@@ -150,7 +152,12 @@ def resolve_library(path: str | Path) -> ResolveReport:
                     report.merged.append(f"{card_id}: rejections of both sides kept ({name})")
                     continue
                 if kind == "drafts":
-                    merged, why = merge_drafts(state, held, name)
+                    merged, why = merge_drafts(state, held, name,
+                                               settle=lambda data, card_id=card_id: settle_draft(library, card_id, data))
+                    if merged and not state.exists():
+                        report.merged.append(f"{card_id}: draft decisions of both sides kept, every field decided: "
+                                             "marked reviewed")
+                        continue
                     if merged:
                         report.merged.append(f"{card_id}: draft decisions of both sides kept ({name})")
                         continue
@@ -420,8 +427,9 @@ def _apply(root: Path, steps: list) -> None:
 
 def _finish_journals(root: Path) -> list[Resolution]:
     """Apply a journal a killed ``resolve`` left while its record is still the conflicted text it
-    was made from; drop one whose record was written since (the run died after its last write).
-    Returns the splits it finished."""
+    was made from; drop one whose record was written since (the run died after its last write, or
+    a person settled it). One whose record was edited but would be split again, theirs already
+    written under the new id, is kept and refused. Returns the splits it finished or refused."""
     finished: list[Resolution] = []
     folder = root / ".pmparse" / "intent"
     try:
@@ -447,9 +455,22 @@ def _finish_journals(root: Path) -> list[Resolution]:
             # dropped, that run would split the record again and make theirs twice
             _apply(root, steps)
             applied = True
+        card_id = _JOURNAL.match(name).group(1)
         if applied:
-            card_id = _JOURNAL.match(name).group(1)
             finished.append(Resolution(card_id, "split", journal.get("new_id"), str(
                 journal.get("message") or f"{card_id}: the split a stopped run began is finished")))
+        elif record is not None and (steps[-1][1] is None or holds_conflict(record)):
+            begun = [rel for rel, text in steps if RECORD_FILE.match(rel) and text is not None
+                     and rel != journal["record"] and _text(inside(root, rel)) == text]
+            if begun:
+                # the record was edited since, yet would be split again: theirs, already written
+                # under the new id, would be made twice. Kept (with the journal) for a person
+                rec, new = journal["record"], begun[0]
+                how = (f"carry the change into {new} and remove {rec}: the next run finishes the split"
+                       if steps[-1][1] is None else f"keep ours in {rec} by hand, theirs being {new}")
+                finished.append(Resolution(card_id, "refused", message=(
+                    f"{card_id}: a stopped resolve began to split it and wrote theirs as {new}, but {rec} changed "
+                    f"since: {how}")))
+                continue
         journal_path.unlink(missing_ok=True)
     return finished

@@ -193,14 +193,20 @@ def note_decision(library: Library, card_id: str, made: Card, name: str, decisio
     if state is None or state.sha256 != made.source.sha256:
         state = DraftState(sha256=made.source.sha256)
     state.decided[name] = DraftField(decision=decision, by=by, at=at)
-    draft = card_data(made)
-    if any(draft[other] not in (None, []) and other not in state.decided for other in REVIEW_FIELDS):
+    if not every_field_decided(made, state.decided):
         _write_draft_state(library, card_id, state)
         return None
     entry = library.entries[card_id]
     new = rewrite_record(library, entry, made, lambda current: mark_reviewed(current, by, at))
     library.drop_state(DRAFTS, card_id)
     return new
+
+
+def every_field_decided(made: Card, decided) -> bool:
+    """Whether ``decided`` (field names) holds every field the draft ``made`` suggested: the draft
+    is then reviewed."""
+    draft = card_data(made)
+    return all(draft[name] in (None, []) or name in decided for name in REVIEW_FIELDS)
 
 
 def drop_field(library: Library, entry: Entry, made: Card, name: str, by: str, at: str) -> Card:
