@@ -34,9 +34,12 @@ document documentation post mortem postmortem post-mortem internal thread discus
 wiki action point item items tracked tracking tracker branch release source report full further below
 above diff url
 """.split())
-#: A link's label that makes an action item: a ticket's title names the promised work
-#: ("[Add retries to the fetcher](...)"), so two words of its own are enough.
-_ACTION_LABEL_WORDS = 2
+#: A link's label that makes an action item or a detection item: a ticket's title names the
+#: promised work ("[Add retries to the fetcher](...)"), an alert's or a dashboard's name what
+#: noticed ("[CPU-Critical alert](...)"), so two words of their own are enough.
+_NAMING_LABEL_WORDS = 2
+#: The fields where the thing linked is the item itself (see :data:`_NAMING_LABEL_WORDS`).
+_NAMING_FIELDS = frozenset({"action_items", "detection"})
 #: Elsewhere a label names what the link points to (a release, a branch, a dashboard, a chat
 #: message: "[Data 100](...)", "[v1.2.3](...)"), not the symptom or cause itself; only a label
 #: long enough to be a statement of its own counts as the item's words.
@@ -53,13 +56,14 @@ def link_only(text: str, start: int, end: int, field: str) -> bool:
     a tracker reference, and without them no word of its own says anything ("[here](...)",
     "<https://...>", "More details in https://...", "See PR #123"), unless a link's label does.
     What a label counts for depends on the field: in ``action_items`` the link to a ticket with
-    its title is the promised work ("[Add retries to the fetcher](...)"), while in a field that
+    its title is the promised work ("[Add retries to the fetcher](...)"), in ``detection`` the link
+    to an alert with its name is what noticed ("[CPU-Critical alert](...)"), while in a field that
     tells what happened a short label only names the page linked ("[link](...)", "[Data 100](...)").
     """
     item = text[start:end]
     if not (_LINK.search(item) or _REFERENCE.search(item)):
         return False
-    least = _ACTION_LABEL_WORDS if field == "action_items" else _LABEL_WORDS
+    least = _NAMING_LABEL_WORDS if field in _NAMING_FIELDS else _LABEL_WORDS
     labels: list[str] = []
 
     def keep_label(match: re.Match) -> str:
