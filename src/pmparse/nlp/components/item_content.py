@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import re
 
-#: A Markdown link (its label in the group, its address skipped), an address in angle brackets,
-#: or a bare address. Bounded runs: a hostile line costs linear time.
+#: A Markdown link, inline or by reference ("[here][1]"), or an HTML anchor (its label in a
+#: group, its address skipped), an address in angle brackets, or a bare address. Bounded runs: a hostile line costs linear time.
 _LINK = re.compile(
-    r"!?\[(?P<label>[^\[\]\n]{0,300})\]\([^()\s]{0,2000}(?:[ \t]+\"[^\"\n]{0,200}\")?\)"
+    r"!?\[(?P<label>[^\[\]\n]{0,300})\](?:\([^()\s]{0,2000}(?:[ \t]+\"[^\"\n]{0,200}\")?\)|\[[^\[\]\n]{0,100}\])"
+    r"|<[aA][ \t\n][^<>]{0,2000}>(?P<anchor>[^<>]{0,300})</[aA][ \t]*>"
     r"|<(?:https?|ftp|mailto):[^<>\s]{1,2000}>"
     r"|(?:https?://|www\.)[^\s<>()\[\]]{1,2000}"
 )
@@ -67,7 +68,7 @@ def link_only(text: str, start: int, end: int, field: str) -> bool:
     labels: list[str] = []
 
     def keep_label(match: re.Match) -> str:
-        label = match.group("label")
+        label = match.group("label") or match.group("anchor")
         if label:
             labels.append(_ADDRESS.sub(" ", label))
         return " "
