@@ -80,16 +80,19 @@ def link_only(text: str, start: int, end: int, field: str) -> bool:
 
 
 #: A template's unfilled placeholder: "{{ owner }}" (a name, three words at most: "{{ Enabling
-#: logging across the hubs }}" is an author's words left inside the braces), a Liquid tag, a
+#: logging across the hubs }}" is an author's words left inside the braces), a Liquid or ERB tag, a
 #: prompt in angle or square brackets ("<fill in>", "[link to the issue]", "[<name> to fill in]"),
 #: a to-do note in brackets ("(TODO: create task)", "(TBD)"), a bare "TODO"/"TBD" or "To do #1".
+#: Brackets, braces and parentheses may hold a line break: a plain-text page wraps "(TODO: create
+#: task)" anywhere.
 _PLACEHOLDER = re.compile(
-    r"\{\{[ \t]*[\w.|\"' -]{0,60}?[ \t]*\}\}"
-    r"|\{%[^%\n]{0,200}%\}"
+    r"\{\{\s*[\w.|\"' -]{0,60}?\s*\}\}"
+    r"|\{%[^%]{0,200}%\}"
+    r"|<%[=-]?[^%]{0,200}-?%>"
     r"|<[ \t]*(?:[a-z_-]{1,20}[ \t]+){0,5}?(?i:fill|insert|add|tbd|todo|describe|name|date|owner|link|summary|"
     r"description|here|your|title|team|time)(?:[ \t]+[a-z_-]{1,20}){0,5}[ \t]*>"
-    r"|\[[^\[\]\n]{0,80}?(?i:fill(?:ed)?[ \t]+in|to[ \t]+be[ \t]+(?:filled|added|written)|link[ \t]+to|insert|\btbd\b|\btodo\b)[^\[\]\n]{0,80}\](?!\()"
-    r"|\((?i:todo|tbd)\b[^()\n]{0,120}\)"
+    r"|\[[^\[\]]{0,80}?(?i:fill(?:ed)?\s+in|to\s+be\s+(?:filled|added|written)|link\s+to|insert|\btbd\b|\btodo\b)[^\[\]]{0,80}\](?!\()"
+    r"|\((?i:todo|tbd)\b[^()]{0,120}\)"
     r"|\b(?i:to[ \t]?do)[ \t]*#\d{1,3}"
     r"|\b(?:TODO|TBD)\b:?"
 )
