@@ -125,3 +125,10 @@ def test_a_titles_day_range_dates_the_incident_by_the_day_it_began():
     title = "Ledger outage 9-5 March 2031"
     fact = find_incident_date(f"# {title}\n{body}", len(title) + 3, "", [], {}, None, (title, [(2, 2 + len(title))]))
     assert fact["value"] == "2031-03-05"
+
+
+def test_a_titles_day_range_across_the_new_year_dates_the_incident_by_its_first_day():
+    body = "\nThe ledger sync stalled and customers saw stale balances.\n"
+    for title in ("Ledger outage 30 December - 2 January 2031", "Ledger outage December 30 - January 2, 2031"):
+        fact = find_incident_date(f"# {title}\n{body}", len(title) + 3, "", [], {}, None, (title, [(2, 2 + len(title))]))
+        assert fact is not None and fact["value"] == "2030-12-30", (title, fact)

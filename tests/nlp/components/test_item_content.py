@@ -90,3 +90,31 @@ def test_placeholder_only_on_single_items():
     for item in ("Add an alert on the queue's depth", "TODO: move the queue to its own disk",
                  "nova show <hostid> listed every failed instance"):
         assert not placeholder_only(item, 0, len(item)), item
+
+
+def test_a_detection_items_link_names_the_alert_that_noticed():
+    # the alert or the dashboard linked is what noticed: its name is the detection item
+    for item in ("[Queue-Depth alert](https://pager.example.org/i/7)",
+                 "09:14 [Queue-Depth alert](https://pager.example.org/i/7)"):
+        assert not link_only(item, 0, len(item), "detection"), item
+    item = "[Zorbq 7](https://grafana.example.org/d/7)"
+    assert link_only(item, 0, len(item), "detection")
+
+
+def test_a_reference_link_or_an_html_anchor_alone_is_a_link_alone():
+    for item in ("[here][1]", "See [the thread][chat-9].", '<a href="https://chat.example.org/m/9">here</a>',
+                 "More in <A HREF='https://chat.example.org/m/9'>this thread</a>."):
+        assert link_only(item, 0, len(item), "symptoms"), item
+    for item in ("[Retry invoice fetches][tk-44]", '<a href="https://tracker.example.org/zq/44">Retry invoice fetches</a>'):
+        assert not link_only(item, 0, len(item), "action_items"), item
+    item = "The invoice worker ran out of file handles ([details][3])"
+    assert not link_only(item, 0, len(item), "root_cause")
+
+
+def test_a_placeholder_wrapped_over_two_lines_or_in_erb_is_still_a_placeholder():
+    # plain-text pages break lines anywhere: "(TODO: open a\ntask)" is the same note
+    for item in ("(TODO: open a\ntask)", "(TBD\n)", "[link to the\ntracker issue]", "<%= owner %>", "<%= @report.date %>",
+                 "{{ owner\n}}"):
+        assert placeholder_only(item, 0, len(item)), item
+    item = "Restart the poller on <%= host %> before noon"
+    assert not placeholder_only(item, 0, len(item))

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import re
 
-#: A Markdown link (its label in the group, its address skipped), an address in angle brackets,
-#: or a bare address. Bounded runs: a hostile line costs linear time.
+#: A Markdown link, inline or by reference ("[here][1]"), or an HTML anchor (its label in a
+#: group, its address skipped), an address in angle brackets, or a bare address. Bounded runs: a hostile line costs linear time.
 _LINK = re.compile(
-    r"!?\[(?P<label>[^\[\]\n]{0,300})\]\([^()\s]{0,2000}(?:[ \t]+\"[^\"\n]{0,200}\")?\)"
+    r"!?\[(?P<label>[^\[\]\n]{0,300})\](?:\([^()\s]{0,2000}(?:[ \t]+\"[^\"\n]{0,200}\")?\)|\[[^\[\]\n]{0,100}\])"
+    r"|<[aA][ \t\n][^<>]{0,2000}>(?P<anchor>[^<>]{0,300})</[aA][ \t]*>"
     r"|<(?:https?|ftp|mailto):[^<>\s]{1,2000}>"
     r"|(?:https?://|www\.)[^\s<>()\[\]]{1,2000}"
 )
@@ -34,9 +35,12 @@ document documentation post mortem postmortem post-mortem internal thread discus
 wiki action point item items tracked tracking tracker branch release source report full further below
 above diff url
 """.split())
-#: A link's label that makes an action item: a ticket's title names the promised work
-#: ("[Add retries to the fetcher](...)"), so two words of its own are enough.
-_ACTION_LABEL_WORDS = 2
+#: A link's label that makes an action item or a detection item: a ticket's title names the
+#: promised work ("[Add retries to the fetcher](...)"), an alert's or a dashboard's name what
+#: noticed ("[CPU-Critical alert](...)"), so two words of their own are enough.
+_NAMING_LABEL_WORDS = 2
+#: The fields where the thing linked is the item itself (see :data:`_NAMING_LABEL_WORDS`).
+_NAMING_FIELDS = frozenset({"action_items", "detection"})
 #: Elsewhere a label names what the link points to (a release, a branch, a dashboard, a chat
 #: message: "[Data 100](...)", "[v1.2.3](...)"), not the symptom or cause itself; only a label
 #: long enough to be a statement of its own counts as the item's words.
@@ -53,17 +57,18 @@ def link_only(text: str, start: int, end: int, field: str) -> bool:
     a tracker reference, and without them no word of its own says anything ("[here](...)",
     "<https://...>", "More details in https://...", "See PR #123"), unless a link's label does.
     What a label counts for depends on the field: in ``action_items`` the link to a ticket with
-    its title is the promised work ("[Add retries to the fetcher](...)"), while in a field that
+    its title is the promised work ("[Add retries to the fetcher](...)"), in ``detection`` the link
+    to an alert with its name is what noticed ("[CPU-Critical alert](...)"), while in a field that
     tells what happened a short label only names the page linked ("[link](...)", "[Data 100](...)").
     """
     item = text[start:end]
     if not (_LINK.search(item) or _REFERENCE.search(item)):
         return False
-    least = _ACTION_LABEL_WORDS if field == "action_items" else _LABEL_WORDS
+    least = _NAMING_LABEL_WORDS if field in _NAMING_FIELDS else _LABEL_WORDS
     labels: list[str] = []
 
     def keep_label(match: re.Match) -> str:
-        label = match.group("label")
+        label = match.group("label") or match.group("anchor")
         if label:
             labels.append(_ADDRESS.sub(" ", label))
         return " "
@@ -75,16 +80,19 @@ def link_only(text: str, start: int, end: int, field: str) -> bool:
 
 
 #: A template's unfilled placeholder: "{{ owner }}" (a name, three words at most: "{{ Enabling
-#: logging across the hubs }}" is an author's words left inside the braces), a Liquid tag, a
+#: logging across the hubs }}" is an author's words left inside the braces), a Liquid or ERB tag, a
 #: prompt in angle or square brackets ("<fill in>", "[link to the issue]", "[<name> to fill in]"),
 #: a to-do note in brackets ("(TODO: create task)", "(TBD)"), a bare "TODO"/"TBD" or "To do #1".
+#: Brackets, braces and parentheses may hold a line break: a plain-text page wraps "(TODO: create
+#: task)" anywhere.
 _PLACEHOLDER = re.compile(
-    r"\{\{[ \t]*[\w.|\"' -]{0,60}?[ \t]*\}\}"
-    r"|\{%[^%\n]{0,200}%\}"
+    r"\{\{\s*[\w.|\"' -]{0,60}?\s*\}\}"
+    r"|\{%[^%]{0,200}%\}"
+    r"|<%[=-]?[^%]{0,200}-?%>"
     r"|<[ \t]*(?:[a-z_-]{1,20}[ \t]+){0,5}?(?i:fill|insert|add|tbd|todo|describe|name|date|owner|link|summary|"
     r"description|here|your|title|team|time)(?:[ \t]+[a-z_-]{1,20}){0,5}[ \t]*>"
-    r"|\[[^\[\]\n]{0,80}?(?i:fill(?:ed)?[ \t]+in|to[ \t]+be[ \t]+(?:filled|added|written)|link[ \t]+to|insert|\btbd\b|\btodo\b)[^\[\]\n]{0,80}\](?!\()"
-    r"|\((?i:todo|tbd)\b[^()\n]{0,120}\)"
+    r"|\[[^\[\]]{0,80}?(?i:fill(?:ed)?\s+in|to\s+be\s+(?:filled|added|written)|link\s+to|insert|\btbd\b|\btodo\b)[^\[\]]{0,80}\](?!\()"
+    r"|\((?i:todo|tbd)\b[^()]{0,120}\)"
     r"|\b(?i:to[ \t]?do)[ \t]*#\d{1,3}"
     r"|\b(?:TODO|TBD)\b:?"
 )

@@ -160,7 +160,8 @@ _DAY_RANGE = re.compile(
 def range_start(text: str) -> tuple[str, int, int] | None:
     """The first day of the first day range ``text`` writes (:data:`_DAY_RANGE`, a title's "Outage
     3-5 March 2031": ``("2031-03-03", start, end)`` of the whole range), or None. A range whose
-    days run backwards in one month ("9-5 March") is no range."""
+    days run backwards in one month ("9-5 March") is no range; one from December to January
+    began in the year before the one written."""
     for match in _DAY_RANGE.finditer(text):
         if match.group("d1"):
             first, last = int(match.group("d1")), int(match.group("d2"))
@@ -172,9 +173,12 @@ def range_start(text: str) -> tuple[str, int, int] | None:
             month_first = _month(match.group("mon3"))
             month_last = _month(match.group("mon4")) if match.group("mon4") else month_first
             year = _year(match.group("y2"))
-        if (month_first, first) >= (month_last, last) or _valid(year, month_last, last) is None:
+        # the year written is the last day's: a range over the new year ("30 December - 2 January
+        # 2031") began the year before
+        year_first = year - 1 if (month_first, month_last) == (12, 1) else year
+        if (year_first, month_first, first) >= (year, month_last, last) or _valid(year, month_last, last) is None:
             continue
-        value = _valid(year, month_first, first)
+        value = _valid(year_first, month_first, first)
         if value:
             return value, match.start(), match.end()
     return None
