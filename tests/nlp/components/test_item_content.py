@@ -118,3 +118,22 @@ def test_a_placeholder_wrapped_over_two_lines_or_in_erb_is_still_a_placeholder()
         assert placeholder_only(item, 0, len(item)), item
     item = "Restart the poller on <%= host %> before noon"
     assert not placeholder_only(item, 0, len(item))
+
+
+def _read_hostile_braces() -> None:
+    item = "{{" + " " * 20_000
+    placeholder_only(item, 0, len(item))
+
+
+def test_braces_before_a_long_run_of_spaces_cost_linear_time():
+    # a budget, not a timing: linear work takes milliseconds, the nested runs took minutes
+    import multiprocessing
+
+    worker = multiprocessing.get_context("fork").Process(target=_read_hostile_braces)
+    worker.start()
+    worker.join(10)
+    alive = worker.is_alive()
+    if alive:
+        worker.kill()
+        worker.join()
+    assert not alive and worker.exitcode == 0

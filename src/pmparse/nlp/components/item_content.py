@@ -84,9 +84,10 @@ def link_only(text: str, start: int, end: int, field: str) -> bool:
 #: prompt in angle or square brackets ("<fill in>", "[link to the issue]", "[<name> to fill in]"),
 #: a to-do note in brackets ("(TODO: create task)", "(TBD)"), a bare "TODO"/"TBD" or "To do #1".
 #: Brackets, braces and parentheses may hold a line break: a plain-text page wraps "(TODO: create
-#: task)" anywhere.
+#: task)" anywhere. One bounded run inside the braces: runs of spaces around a name's run cost a
+#: hostile "{{" and a long line of spaces quadratic time.
 _PLACEHOLDER = re.compile(
-    r"\{\{\s*[\w.|\"' -]{0,60}?\s*\}\}"
+    r"\{\{[\w.|\"' \t\n-]{0,80}\}\}"
     r"|\{%[^%]{0,200}%\}"
     r"|<%[=-]?[^%]{0,200}-?%>"
     r"|<[ \t]*(?:[a-z_-]{1,20}[ \t]+){0,5}?(?i:fill|insert|add|tbd|todo|describe|name|date|owner|link|summary|"
