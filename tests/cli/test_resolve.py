@@ -42,15 +42,7 @@ def _converts(monkeypatch, clone, name: str, text: str):
 
 @pytest.mark.parametrize("style", ["merge", "diff3"])
 def test_a_pull_where_both_curators_took_one_id_keeps_both_incidents_and_the_review(tmp_path, monkeypatch, style):
-    origin = tmp_path / "origin"
-    (origin / "pm").mkdir(parents=True)
-    assert _git(origin, "init", "-q").returncode == 0
-    _converts(monkeypatch, origin, "bakery", BAKERY)
-    assert _git(origin, "add", "-A").returncode == 0
-    assert _git(origin, "commit", "-qm", "library").returncode == 0
-    for clone in ("a", "b"):
-        assert _git(tmp_path, "clone", "-q", "origin", clone).returncode == 0
-    a, b = tmp_path / "a", tmp_path / "b"
+    a, b = _two_clones(tmp_path, monkeypatch)
     _converts(monkeypatch, a, "kiln", KILN)
     _converts(monkeypatch, b, "pump", PUMP)
     # curator b drops the root cause pmparse drafted: remembered in b's rejected/ and drafts/

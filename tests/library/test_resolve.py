@@ -149,6 +149,21 @@ def test_one_text_at_two_paths_is_left_for_a_person_naming_both_paths(tmp_path, 
     assert _files(lib) == before
 
 
+def _killed(monkeypatch, lib, *, last_step: bool) -> None:
+    """One ``resolve`` run killed after its journal's steps were applied, all of them or all but
+    the last (``last_step``)."""
+    real = resolve_module._apply
+
+    def dies(root, steps):
+        real(root, steps if last_step else steps[:-1])
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(resolve_module, "_apply", dies)
+    with pytest.raises(KeyboardInterrupt):
+        resolve_library(lib)
+    monkeypatch.setattr(resolve_module, "_apply", real)
+
+
 def _two_formats(tmp_path, monkeypatch):
     """Ours converted a file as YAML, theirs another as JSON, both under IL-0001: git merges the two
     record files without markers, and their bases (and other state files) into one conflict."""
@@ -161,17 +176,8 @@ def _two_formats(tmp_path, monkeypatch):
 
 def test_a_run_killed_before_a_record_of_another_format_is_removed_is_finished_by_the_next(tmp_path, monkeypatch):
     lib = _two_formats(tmp_path, monkeypatch)
-    real = resolve_module._apply
-
-    def dies_at_the_last_step(root, steps):
-        real(root, steps[:-1])
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(resolve_module, "_apply", dies_at_the_last_step)
-    with pytest.raises(KeyboardInterrupt):
-        resolve_library(lib)
+    _killed(monkeypatch, lib, last_step=False)  # dies at the last step
     assert (lib / "IL-0001.json").is_file()
-    monkeypatch.setattr(resolve_module, "_apply", real)
     report = resolve_library(lib)
     assert [(r.outcome, r.new_id, r.message) for r in report.records] == [
         ("split", "IL-0002", "IL-0001: kept IL-0001.yaml (pm/kiln.md); IL-0001.json (pm/pump.md) is now IL-0002.json")]
@@ -183,16 +189,7 @@ def test_a_run_killed_before_a_record_of_another_format_is_removed_is_finished_b
 
 def test_a_run_killed_after_removing_a_record_of_another_format_is_reported_by_the_next(tmp_path, monkeypatch):
     lib = _two_formats(tmp_path, monkeypatch)
-    real = resolve_module._apply
-
-    def dies_before_the_journal_is_removed(root, steps):
-        real(root, steps)
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(resolve_module, "_apply", dies_before_the_journal_is_removed)
-    with pytest.raises(KeyboardInterrupt):
-        resolve_library(lib)
-    monkeypatch.setattr(resolve_module, "_apply", real)
+    _killed(monkeypatch, lib, last_step=True)  # dies before the journal is removed
     assert [(r.outcome, r.new_id) for r in resolve_library(lib).records] == [("split", "IL-0002")]
     assert not list((lib / ".pmparse" / "intent").glob("resolve-*"))
     assert validate_library(lib) == (2, [])
@@ -355,16 +352,7 @@ def test_a_run_killed_after_its_last_write_is_reported_by_the_next(tmp_path, mon
     ours = _curator(tmp_path, monkeypatch, "kiln", KILN)
     theirs = _curator(tmp_path, monkeypatch, "pump", PUMP)
     lib = _merge(ours, theirs)
-    real = resolve_module._apply
-
-    def dies_before_the_journal_is_removed(root, steps):
-        real(root, steps)
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(resolve_module, "_apply", dies_before_the_journal_is_removed)
-    with pytest.raises(KeyboardInterrupt):
-        resolve_library(lib)
-    monkeypatch.setattr(resolve_module, "_apply", real)
+    _killed(monkeypatch, lib, last_step=True)  # dies before the journal is removed
     report = resolve_library(lib)
     assert [(r.outcome, r.new_id) for r in report.records] == [("split", "IL-0002")]
     assert not list((lib / ".pmparse" / "intent").glob("resolve-*"))
@@ -413,16 +401,7 @@ def test_a_run_killed_before_a_finished_draft_loses_its_decisions_file_is_finish
 
 def test_a_split_begun_by_a_killed_run_whose_record_was_edited_since_is_not_made_twice(tmp_path, monkeypatch):
     lib = _two_formats(tmp_path, monkeypatch)
-    real = resolve_module._apply
-
-    def dies_after_theirs_is_written(root, steps):
-        real(root, steps[:-1])
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(resolve_module, "_apply", dies_after_theirs_is_written)
-    with pytest.raises(KeyboardInterrupt):
-        resolve_library(lib)
-    monkeypatch.setattr(resolve_module, "_apply", real)
+    _killed(monkeypatch, lib, last_step=False)  # dies after theirs is written
     assert (lib / "IL-0002.json").is_file()
     # the curator corrects the record of another format, a plain record, before running resolve again
     theirs = lib / "IL-0001.json"
@@ -450,16 +429,7 @@ def test_a_begun_split_whose_conflicted_record_was_edited_but_not_settled_is_not
     ours = _curator(tmp_path, monkeypatch, "kiln", KILN)
     theirs = _curator(tmp_path, monkeypatch, "pump", PUMP)
     lib = _merge(ours, theirs)
-    real = resolve_module._apply
-
-    def dies_before_the_record(root, steps):
-        real(root, steps[:-1])
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(resolve_module, "_apply", dies_before_the_record)
-    with pytest.raises(KeyboardInterrupt):
-        resolve_library(lib)
-    monkeypatch.setattr(resolve_module, "_apply", real)
+    _killed(monkeypatch, lib, last_step=False)  # dies before the record
     record = lib / "IL-0001.yaml"
     record.write_text(record.read_text(encoding="utf-8").replace("Kiln overheated", "Kiln overheated again"),
                       encoding="utf-8")  # an edit inside the conflict, its markers kept
