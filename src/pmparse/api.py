@@ -105,7 +105,8 @@ def convert(inputs: Iterable[str | Path], library: str | Path, **options) -> Con
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise UsageError(f"expected {name} to be a whole number of 1 or more, found {value!r}")
     if options.get("max_bytes", 1) > MAX_BYTES_LIMIT:
-        raise UsageError(f"expected max_bytes to be at most {MAX_BYTES_LIMIT} (32 MiB: a record holds its "
+        raise UsageError(f"expected max_bytes to be at most {MAX_BYTES_LIMIT} "
+                         f"({MAX_BYTES_LIMIT >> 20} MiB: a record holds its "
                          f"source's text, and records are read back up to 128 MiB), found {options['max_bytes']}")
     timeout = options.get("timeout", 1)
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0):

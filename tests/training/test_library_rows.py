@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from pmparse.card.schema import Card
 from pmparse.library.store import Library
 from pmparse.training.library_rows import library_rows
@@ -43,21 +45,13 @@ def test_a_file_no_folder_walk_picks_is_not_read_even_when_its_sha256_is_the_rec
     assert found.docs == [] and "is not read" in found.notes[0]
 
 
-def test_a_plausible_source_holding_the_records_text_is_learnt_from(tmp_path):
+@pytest.mark.parametrize("line_break", ["\n", "\r\n"], ids=["as read", "a crlf checkout"])
+def test_a_plausible_source_holding_the_records_text_is_learnt_from(tmp_path, line_break):
+    # "\r\n": a curator whose git checks the sources out with core.autocrlf: the file's bytes are
+    # not the text the record was read from, but its text is; train --library left it out as changed
     (tmp_path / "reports").mkdir()
     source = tmp_path / "reports" / "outage.md"
-    source.write_text(TEXT, encoding="utf-8")
-    _reviewed(tmp_path / "lib", source, sha256_text(TEXT))
-    found = library_rows(tmp_path / "lib")
-    assert found.notes == [] and [doc.id for doc in found.docs] == ["IL-0001"]
-
-
-def test_a_crlf_checkout_of_a_reviewed_records_source_is_still_learnt_from(tmp_path):
-    # a curator whose git checks the sources out with core.autocrlf: the file's bytes are not the
-    # text the record was read from, but its text is; train --library left the record out as changed
-    (tmp_path / "reports").mkdir()
-    source = tmp_path / "reports" / "outage.md"
-    source.write_bytes(TEXT.replace("\n", "\r\n").encode("utf-8"))
+    source.write_bytes(TEXT.replace("\n", line_break).encode("utf-8"))
     _reviewed(tmp_path / "lib", source, sha256_text(TEXT))
     found = library_rows(tmp_path / "lib")
     assert found.notes == [] and [doc.id for doc in found.docs] == ["IL-0001"]

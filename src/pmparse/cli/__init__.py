@@ -44,7 +44,8 @@ def main(verbose) -> None:
 @click.option("--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True,
               help="Format of new records.")
 @click.option("--max-bytes", type=click.IntRange(min=1, max=MAX_BYTES_LIMIT), default=None,
-              help="Largest input accepted, in bytes, at most 32 MiB (33554432)  [default: 20 MiB].")
+              help=f"Largest input accepted, in bytes, at most {MAX_BYTES_LIMIT >> 20} MiB ({MAX_BYTES_LIMIT})  "
+                   "[default: 20 MiB].")
 @click.option("--model", "model_dir", type=click.Path(file_okay=False), default=None,
               help="Field model folder  [default: the bundled model].")
 @click.option("--rules-only", is_flag=True, help="Use heading rules only, no field model.")
