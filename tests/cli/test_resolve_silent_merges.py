@@ -1,0 +1,54 @@
+"""What a real ``git merge`` of two curators' libraries merges without a conflict, or with one
+``resolve`` took for agreement: each is named for a person rather than settled in silence
+(docs/review.md, "A draft reviewed")."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from tests.cli.test_resolve import KILN, PUMP, _converts, _git, _pmparse, _pull, _two_clones
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+
+ary_files(lib) -> dict:
+    return {str(p.relative_to(lib)): p.read_bytes() for p in lib.rglob("*")
+            if p.is_file() and p.name not in ("index.json", "lock")}
+
+
+def _one_id_twice(tmp_path, monkeypatch):
+    """a converted a file as YAML, b another as JSON, both under IL-0002: git merges both files."""
+    a, b = _two_clones(tmp_path, monkeypatch)
+    _converts(monkeypatch, a, "kiln", KILN)
+    (b / "pm" / "pump.md").write_text(PUMP, encoding="utf-8")
+    result = _pmparse(monkeypatch, b, "convert", "pm", "-o", "lib", "--rules-only", "-j", "1", "--format", "json")
+    assert result.exit_code == 0, result.output
+    _pull(a, b)
+    # settle the conflicted bases by hand (ours), so only the two files of one id are left
+    assert _git(a, "checkout", "--ours", "--", "lib/.pmparse").returncode == 0
+    assert _git(a, "add", "-A").returncode == 0 and _git(a, "commit", "-qm", "merged").returncode == 0
+    assert sorted(p.name for p in (a / "lib").glob("IL-0002.*")) == ["IL-0002.json", "IL-0002.yaml"]
+    return a
+
+
+@pytest.mark.parametrize("command", [["convert", "pm", "-o", "lib", "--rules-only", "-j", "1", "--force"],
+                                     ["review", "lib", "--accept-all"],
+                                     ["review", "lib", "--drafts", "--accept-all"]])
+def test_a_writer_refuses_an_id_held_by_two_files_before_writing(tmp_path, monkeypatch, command):
+    a = _one_id_twice(tmp_path, monkeypatch)
+    before = _library_files(a / "lib")
+    result = _pmparse(monkeypatch, a, *command)
+    assert result.exit_code == 2, result.output
+    assert "IL-0002.json and IL-0002.yaml" in result.output and "pmparse resolve" in result.output, result.output
+    assert _library_files(a / "lib") == before
+
+
+def test_diff_names_an_id_held_by_two_files(tmp_path, monkeypatch):
+    a = _one_id_twice(tmp_path, monkeypatch)
+    result = _pmparse(monkeypatch, a, "diff", "lib")
+    assert result.exit_code == 1, result.output
+    assert "failed:" in result.output and "IL-0002.json and IL-0002.yaml" in result.output, result.output
+    assert "pmparse resolve" in result.output
