@@ -52,3 +52,27 @@ def test_diff_names_an_id_held_by_two_files(tmp_path, monkeypatch):
     assert result.exit_code == 1, result.output
     assert "failed:" in result.output and "IL-0002.json and IL-0002.yaml" in result.output, result.output
     assert "pmparse resolve" in result.output
+
+
+@pytest.mark.parametrize("how", [("checkout", "--ours"), ("rm", "-r", "-q")])
+def test_the_advice_for_two_models_leaves_convert_working_where_training_is_refused(tmp_path, monkeypatch, how):
+    from pmparse.nlp.pipeline import DEFAULT_MODEL_DIR
+
+    a, b = _two_clones(tmp_path, monkeypatch)
+    for clone, name in ((a, "a"), (b, "b")):
+        model = clone / "lib" / ".pmparse" / "model"
+        model.mkdir()
+        shutil.copyfile(DEFAULT_MODEL_DIR / "weights.npz", model / "weights.npz")
+        meta = (DEFAULT_MODEL_DIR / "meta.json").read_text(encoding="utf-8")
+        (model / "meta.json").write_text(meta.replace('"name": "', f'"name": "{name}-', 1), encoding="utf-8")
+    _pull(a, b)
+    result = _pmparse(monkeypatch, a, "resolve", "lib")
+    assert result.exit_code == 1, result.output
+    assert ("keep one side's whole model folder ('git checkout --ours -- lib/.pmparse/model', or --theirs) or remove "
+            "it ('git rm -r -- lib/.pmparse/model')") in result.output, result.output
+    # training again is no way out on a library this small: nothing is trained, the markers stay
+    trained = _pmparse(monkeypatch, a, "train", "--library", "lib")
+    assert trained.exit_code != 0 and "<<<<<<<" in (a / "lib/.pmparse/model/meta.json").read_text(encoding="utf-8")
+    assert _git(a, *how, "--", "lib/.pmparse/model").returncode == 0  # as the note says
+    converted = _pmparse(monkeypatch, a, "convert", "pm", "-o", "lib", "-j", "1")
+    assert converted.exit_code == 0, converted.output

@@ -159,9 +159,12 @@ def model_notes(root: Path) -> list[str]:
     for name in names:
         text = _held(folder / name)
         if text is not None and holds_conflict(text):
-            notes.append(f"{MODEL_FOLDER}/{name} holds conflict markers (two library models trained apart): run "
-                         f"'pmparse train --library {root}' again, or keep one side's whole model folder "
-                         f"('git checkout --ours -- {root / MODEL_FOLDER}', or --theirs)")
+            # training again alone would not do: a library with too few reviews trains nothing
+            # and the mixed model would stay
+            notes.append(f"{MODEL_FOLDER}/{name} holds conflict markers (two library models trained apart): keep "
+                         f"one side's whole model folder ('git checkout --ours -- {root / MODEL_FOLDER}', or "
+                         f"--theirs) or remove it ('git rm -r -- {root / MODEL_FOLDER}'), then run 'pmparse train "
+                         f"--library {root}' again if you want one trained on both sides' reviews")
     return notes
 
 
