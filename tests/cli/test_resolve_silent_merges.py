@@ -13,10 +13,58 @@ from tests.cli.test_resolve import KILN, PUMP, _converts, _git, _pmparse, _pull,
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
+#: A source whose draft has a list field of three items, each on lines of its own in the record.
+SHED = ("# Shed door jammed\n\nTools were out of reach for 40 minutes.\n\n## Action items\n\n"
+        "- Oil the hinges\n- Fit a wider handle\n- Label the spare key\n\nRoot cause: a warped frame.\n")
 
-ary_files(lib) -> dict:
+
+def _library_files(lib) -> dict:
     return {str(p.relative_to(lib)): p.read_bytes() for p in lib.rglob("*")
             if p.is_file() and p.name not in ("index.json", "lock")}
+
+
+def _shed_clones(tmp_path, monkeypatch):
+    a, b = _two_clones(tmp_path, monkeypatch)
+    _converts(monkeypatch, a, "shed", SHED)
+    assert _git(a, "add", "-A").returncode == 0 and _git(a, "commit", "-qm", "shed").returncode == 0
+    assert _git(b, "pull", "-q", "../a", "main").returncode == 0
+    return a, b
+
+
+def _review(monkeypatch, clone, *args):
+    result = _pmparse(monkeypatch, clone, "review", "lib", "--drafts", "--record", "IL-0002", *args)
+    assert result.exit_code == 0, result.output
+
+
+def test_one_field_decided_item_by_item_differently_on_both_sides_is_left_naming_draft_and_field(
+        tmp_path, monkeypatch):
+    a, b = _shed_clones(tmp_path, monkeypatch)
+    # ann keeps the first two actions, bo the last two: both "items", other values
+    _review(monkeypatch, a, "--reviewer", "ann", "--items", "action_items:1,2")
+    _review(monkeypatch, b, "--reviewer", "bo", "--items", "action_items:2,3")
+    merged = _pull(a, b)
+    # git merged the record's item lines into a value neither curator chose; only the decisions conflict
+    assert "CONFLICT" in merged.stdout and "drafts/IL-0002.json" in merged.stdout, merged.stdout
+    assert "Merge conflict in lib/IL-0002.yaml" not in merged.stdout, merged.stdout
+    drafts = a / "lib" / ".pmparse" / "drafts" / "IL-0002.json"
+    conflicted = drafts.read_bytes()
+    result = _pmparse(monkeypatch, a, "resolve", "lib")
+    assert result.exit_code == 1, result.output
+    assert ("note: .pmparse/drafts/IL-0002.json: the two sides each gave field(s) of draft IL-0002 their own value: "
+            "action_items (items by ann, items by bo)") in result.output, result.output
+    assert drafts.read_bytes() == conflicted
+    assert "0 split, 1 left for a person" in result.output
+
+
+def test_one_field_kept_on_both_sides_still_merges(tmp_path, monkeypatch):
+    a, b = _shed_clones(tmp_path, monkeypatch)
+    _review(monkeypatch, a, "--reviewer", "ann", "--accept", "action_items")
+    _review(monkeypatch, b, "--reviewer", "bo", "--accept", "action_items,title")
+    _pull(a, b)
+    result = _pmparse(monkeypatch, a, "resolve", "lib")
+    assert result.exit_code == 0, result.output
+    kept = json.loads((a / "lib/.pmparse/drafts/IL-0002.json").read_text(encoding="utf-8"))["decided"]
+    assert sorted(kept) == ["action_items", "title"] and kept["action_items"]["by"] == "ann"
 
 
 def _one_id_twice(tmp_path, monkeypatch):

@@ -27,6 +27,10 @@ from pmparse.review.apply import every_field_decided, mark_reviewed, rewrite_rec
 from pmparse.review.drafts import DraftState
 from pmparse.util import atomic_write
 
+#: The draft decisions whose value is the curator's own (held by the record only): two of one
+#: field agree only when they are one decision.
+_OWN_VALUES = ("edited", "items")
+
 #: The library's own model's folder (``pmparse train --library``), relative to the library.
 MODEL_FOLDER = ".pmparse/model"
 
@@ -83,8 +87,9 @@ def merge_drafts(path: Path, text: str, name: str,
 
     Returns:
         ``(True, None)`` when merged and written; else nothing is written and ``(False, why)``, a
-        line naming ``name``: decisions of two source texts, or a field decided differently; ``why``
-        is None when the sides cannot be read at all.
+        line naming ``name``: decisions of two source texts, a field decided differently, or one
+        each side edited or decided item by item (two values the decisions do not hold, so not
+        known to agree); ``why`` is None when the sides cannot be read at all.
     """
     sides = _sides(text, path)
     if sides is None or not all(isinstance(side.get("decided"), dict) for side in sides):
@@ -95,6 +100,18 @@ def merge_drafts(path: Path, text: str, name: str,
                        "amended on one side): keep one side of the conflict by hand")
     differ = sorted(field for field, decision in theirs["decided"].items()
                     if field in ours["decided"] and _decision(ours["decided"][field]) != _decision(decision))
+    own = sorted(field for field, decision in theirs["decided"].items()
+                 if field not in differ and field in ours["decided"] and _decision(decision) in _OWN_VALUES
+                 and ours["decided"][field] != decision)
+    if own:
+        # an edit or an item-by-item answer is the curator's own value, which lives in the record
+        # alone: git merged the two sides' lines of it (a mix neither made, or one side's), and
+        # the decisions do not say whether the two values were one
+        both = ", ".join(f"{field} ({_decision(ours['decided'][field])} by {_by(ours['decided'][field])}, "
+                         f"{_decision(theirs['decided'][field])} by {_by(theirs['decided'][field])})" for field in own)
+        return False, (f"{name}: the two sides each gave field(s) of draft {path.stem} their own value: {both}; "
+                       "which value stands cannot be told from the decisions: keep one side of the conflict by "
+                       "hand, and the record's field as that side left it")
     if differ:
         both = ", ".join(f"{field} differently ({_decision(ours['decided'][field])}, "
                          f"{_decision(theirs['decided'][field])})" for field in differ)
@@ -144,6 +161,10 @@ def settle_draft(library: Library, card_id: str, data: dict) -> bool:
 
 def _decision(entry) -> str:
     return str(entry.get("decision")) if isinstance(entry, dict) else repr(entry)
+
+
+def _by(entry) -> str:
+    return str(entry.get("by")) if isinstance(entry, dict) else "?"
 
 
 def model_notes(root: Path) -> list[str]:
