@@ -67,6 +67,33 @@ def test_one_field_kept_on_both_sides_still_merges(tmp_path, monkeypatch):
     assert sorted(kept) == ["action_items", "title"] and kept["action_items"]["by"] == "ann"
 
 
+def test_a_draft_finished_on_one_side_and_decided_otherwise_on_the_other_is_named(tmp_path, monkeypatch):
+    a, b = _shed_clones(tmp_path, monkeypatch)
+    # ann drops the root cause and finishes the draft; bo keeps the root cause, the rest left open
+    _review(monkeypatch, a, "--reviewer", "ann", "--reject", "root_cause", "--accept-all")
+    _review(monkeypatch, b, "--reviewer", "bo", "--accept", "root_cause")
+    assert _pull(a, b).returncode == 0  # no conflict: bo's decisions' file comes in beside ann's reviewed record
+    record = (a / "lib" / "IL-0002.yaml").read_text(encoding="utf-8")
+    assert "status: reviewed" in record and "root_cause: []" in record
+    before = _library_files(a / "lib")
+    result = _pmparse(monkeypatch, a, "resolve", "lib")
+    assert result.exit_code == 1, result.output
+    assert ("note: IL-0002 was reviewed on one side while the other decided field(s) of its draft that the record "
+            "does not follow: root_cause (kept by bo): check those fields of IL-0002.yaml, then remove "
+            ".pmparse/drafts/IL-0002.json") in result.output, result.output
+    assert _library_files(a / "lib") == before
+
+
+def test_a_draft_finished_on_one_side_and_decided_alike_on_the_other_says_nothing(tmp_path, monkeypatch):
+    a, b = _shed_clones(tmp_path, monkeypatch)
+    _review(monkeypatch, a, "--reviewer", "ann", "--reject", "root_cause", "--accept-all")
+    _review(monkeypatch, b, "--reviewer", "bo", "--reject", "root_cause", "--accept", "title")
+    _pull(a, b)
+    result = _pmparse(monkeypatch, a, "resolve", "lib")
+    assert result.exit_code == 0 and "reviewed on one side" not in result.output, result.output
+    assert "0 split, 0 left for a person" in result.output
+
+
 def _one_id_twice(tmp_path, monkeypatch):
     """a converted a file as YAML, b another as JSON, both under IL-0002: git merges both files."""
     a, b = _two_clones(tmp_path, monkeypatch)

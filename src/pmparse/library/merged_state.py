@@ -4,8 +4,9 @@ Two curators who worked on one record (each turned down or decided fields of one
 each trained the library's model or converted from another folder, leave the record settled but
 its state files in conflict. Each side's decisions are kept where keeping both loses nothing: a
 rejection is asked only of the suggestion it names, and a draft decision only of its field. Two
-decisions of one field that differ, two models and two anchors are a person's to choose: these
-give the line that says which and how.
+decisions of one field that differ (or that each hold a value of its own), decisions a record
+reviewed on the other side does not follow, two models and two anchors are a person's to choose:
+these give the line that says which and how.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pydantic import ValidationError
 from pmparse.errors import RecordError, StateFileError, UsageError
 from pmparse.library.conflicts import holds_conflict, split_sides
 from pmparse.library.places import ANCHOR_FILE
+from pmparse.library.records import card_data
 from pmparse.library.statefiles import regular_text
 from pmparse.library.store import Library
 from pmparse.review.apply import every_field_decided, mark_reviewed, rewrite_record
@@ -157,6 +159,51 @@ def settle_draft(library: Library, card_id: str, data: dict) -> bool:
     except (ValidationError, RecordError):
         return False
     return True
+
+
+def finished_draft_notes(library: Library, card_ids: list[str]) -> list[str]:
+    """A line for each record of ``card_ids`` marked reviewed whose draft decisions' file (no
+    markers) still holds a decision the record does not follow: one curator finished the draft
+    (the file went) while another decided some of its fields (the file came), and git merged the
+    record and the file without a conflict. A decision the record follows lost nothing: no line.
+
+    What this can tell is limited to the files git left: a field kept must still hold the draft's
+    value, one dropped nothing, one edited or decided item by item another value than the draft's.
+    The finished side's own decision of a field is nowhere (its file went when it finished), so
+    a field it kept and the other side dropped or edited, which git merged into the latter, is
+    not told (docs/review.md).
+    """
+    notes = []
+    for card_id in card_ids:
+        entry = library.entries.get(card_id)
+        card = entry.card if entry is not None else None
+        made = library.read_state("base", card_id)
+        try:
+            text = regular_text(library.state_path("drafts", card_id))
+            state = DraftState.model_validate_json(text) if text is not None else None
+        except (StateFileError, ValidationError):
+            continue  # markers or an unreadable file: said where the conflicted files are
+        if card is None or made is None or state is None or card.status != "reviewed" \
+                or not state.sha256 == made.source.sha256 == card.source.sha256:
+            continue
+        record, draft = card_data(card), card_data(made)
+        lost = [f"{name} ({field.decision} by {field.by})" for name, field in state.decided.items()
+                if name in record and not _follows(field.decision, record[name], draft[name])]
+        if lost:
+            notes.append(f"{card_id} was reviewed on one side while the other decided field(s) of its draft that the "
+                         f"record does not follow: {', '.join(lost)}: check those fields of {entry.path.name}, then "
+                         f"remove .pmparse/drafts/{card_id}.json")
+    return notes
+
+
+def _follows(decision: str, value, drafted) -> bool:
+    """Whether a record's field ``value`` is what a draft ``decision`` of it left (``drafted``:
+    the draft's value)."""
+    if decision == "kept":
+        return value == drafted
+    if decision == "dropped":
+        return value in (None, [])
+    return value != drafted  # edited, or decided item by item: the curator's own value
 
 
 def _decision(entry) -> str:
