@@ -24,8 +24,9 @@ def resolve_command(library):
     file pmparse reads). Two sides of one source are a real edit conflict: left for a person (exit
     1). A rejection memory or draft decisions both sides added to under a record without markers
     keep every decision (a draft whose every field is then decided is marked reviewed); a draft
-    field decided differently, the library's model (.pmparse/model/) and its
-    anchor are named with what to do (exit 1). Markers or sides that cannot be read are left as
+    field decided differently or edited on both sides, a draft's decisions its record reviewed on
+    the other side does not follow, the library's model (.pmparse/model/) and its anchor are named
+    with what to do (exit 1). Markers or sides that cannot be read are left as
     they are (exit 2).
     """
     from pmparse.library.resolve import resolve_library

@@ -4,8 +4,9 @@ Two curators who worked on one record (each turned down or decided fields of one
 each trained the library's model or converted from another folder, leave the record settled but
 its state files in conflict. Each side's decisions are kept where keeping both loses nothing: a
 rejection is asked only of the suggestion it names, and a draft decision only of its field. Two
-decisions of one field that differ, two models and two anchors are a person's to choose: these
-give the line that says which and how.
+decisions of one field that differ (or that each hold a value of its own), decisions a record
+reviewed on the other side does not follow, two models and two anchors are a person's to choose:
+these give the line that says which and how.
 """
 
 from __future__ import annotations
@@ -21,11 +22,16 @@ from pydantic import ValidationError
 from pmparse.errors import RecordError, StateFileError, UsageError
 from pmparse.library.conflicts import holds_conflict, split_sides
 from pmparse.library.places import ANCHOR_FILE
+from pmparse.library.records import card_data
 from pmparse.library.statefiles import regular_text
 from pmparse.library.store import Library
 from pmparse.review.apply import every_field_decided, mark_reviewed, rewrite_record
 from pmparse.review.drafts import DraftState
 from pmparse.util import atomic_write
+
+#: The draft decisions whose value is the curator's own (held by the record only): two of one
+#: field agree only when they are one decision.
+_OWN_VALUES = ("edited", "items")
 
 #: The library's own model's folder (``pmparse train --library``), relative to the library.
 MODEL_FOLDER = ".pmparse/model"
@@ -83,8 +89,9 @@ def merge_drafts(path: Path, text: str, name: str,
 
     Returns:
         ``(True, None)`` when merged and written; else nothing is written and ``(False, why)``, a
-        line naming ``name``: decisions of two source texts, or a field decided differently; ``why``
-        is None when the sides cannot be read at all.
+        line naming ``name``: decisions of two source texts, a field decided differently, or one
+        each side edited or decided item by item (two values the decisions do not hold, so not
+        known to agree); ``why`` is None when the sides cannot be read at all.
     """
     sides = _sides(text, path)
     if sides is None or not all(isinstance(side.get("decided"), dict) for side in sides):
@@ -95,6 +102,18 @@ def merge_drafts(path: Path, text: str, name: str,
                        "amended on one side): keep one side of the conflict by hand")
     differ = sorted(field for field, decision in theirs["decided"].items()
                     if field in ours["decided"] and _decision(ours["decided"][field]) != _decision(decision))
+    own = sorted(field for field, decision in theirs["decided"].items()
+                 if field not in differ and field in ours["decided"] and _decision(decision) in _OWN_VALUES
+                 and ours["decided"][field] != decision)
+    if own:
+        # an edit or an item-by-item answer is the curator's own value, which lives in the record
+        # alone: git merged the two sides' lines of it (a mix neither made, or one side's), and
+        # the decisions do not say whether the two values were one
+        both = ", ".join(f"{field} ({_decision(ours['decided'][field])} by {_by(ours['decided'][field])}, "
+                         f"{_decision(theirs['decided'][field])} by {_by(theirs['decided'][field])})" for field in own)
+        return False, (f"{name}: the two sides each gave field(s) of draft {path.stem} their own value: {both}; "
+                       "which value stands cannot be told from the decisions: keep one side of the conflict by "
+                       "hand, and the record's field as that side left it")
     if differ:
         both = ", ".join(f"{field} differently ({_decision(ours['decided'][field])}, "
                          f"{_decision(theirs['decided'][field])})" for field in differ)
@@ -142,8 +161,57 @@ def settle_draft(library: Library, card_id: str, data: dict) -> bool:
     return True
 
 
+def finished_draft_notes(library: Library, card_ids: list[str]) -> list[str]:
+    """A line for each record of ``card_ids`` marked reviewed whose draft decisions' file (no
+    markers) still holds a decision the record does not follow: one curator finished the draft
+    (the file went) while another decided some of its fields (the file came), and git merged the
+    record and the file without a conflict. A decision the record follows lost nothing: no line.
+
+    What this can tell is limited to the files git left: a field kept must still hold the draft's
+    value, one dropped nothing, one edited or decided item by item another value than the draft's.
+    The finished side's own decision of a field is nowhere (its file went when it finished), so
+    a field it kept and the other side dropped or edited, which git merged into the latter, is
+    not told (docs/review.md).
+    """
+    notes = []
+    for card_id in card_ids:
+        entry = library.entries.get(card_id)
+        card = entry.card if entry is not None else None
+        made = library.read_state("base", card_id)
+        try:
+            text = regular_text(library.state_path("drafts", card_id))
+            state = DraftState.model_validate_json(text) if text is not None else None
+        except (StateFileError, ValidationError):
+            continue  # markers or an unreadable file: said where the conflicted files are
+        if card is None or made is None or state is None or card.status != "reviewed" \
+                or not state.sha256 == made.source.sha256 == card.source.sha256:
+            continue
+        record, draft = card_data(card), card_data(made)
+        lost = [f"{name} ({field.decision} by {field.by})" for name, field in state.decided.items()
+                if name in record and not _follows(field.decision, record[name], draft[name])]
+        if lost:
+            notes.append(f"{card_id} was reviewed on one side while the other decided field(s) of its draft that the "
+                         f"record does not follow: {', '.join(lost)}: check those fields of {entry.path.name}, then "
+                         f"remove .pmparse/drafts/{card_id}.json")
+    return notes
+
+
+def _follows(decision: str, value, drafted) -> bool:
+    """Whether a record's field ``value`` is what a draft ``decision`` of it left (``drafted``:
+    the draft's value)."""
+    if decision == "kept":
+        return value == drafted
+    if decision == "dropped":
+        return value in (None, [])
+    return value != drafted  # edited, or decided item by item: the curator's own value
+
+
 def _decision(entry) -> str:
     return str(entry.get("decision")) if isinstance(entry, dict) else repr(entry)
+
+
+def _by(entry) -> str:
+    return str(entry.get("by")) if isinstance(entry, dict) else "?"
 
 
 def model_notes(root: Path) -> list[str]:
@@ -159,9 +227,12 @@ def model_notes(root: Path) -> list[str]:
     for name in names:
         text = _held(folder / name)
         if text is not None and holds_conflict(text):
-            notes.append(f"{MODEL_FOLDER}/{name} holds conflict markers (two library models trained apart): run "
-                         f"'pmparse train --library {root}' again, or keep one side's whole model folder "
-                         f"('git checkout --ours -- {root / MODEL_FOLDER}', or --theirs)")
+            # training again alone would not do: a library with too few reviews trains nothing
+            # and the mixed model would stay
+            notes.append(f"{MODEL_FOLDER}/{name} holds conflict markers (two library models trained apart): keep "
+                         f"one side's whole model folder ('git checkout --ours -- {root / MODEL_FOLDER}', or "
+                         f"--theirs) or remove it ('git rm -r -- {root / MODEL_FOLDER}'), then run 'pmparse train "
+                         f"--library {root}' again if you want one trained on both sides' reviews")
     return notes
 
 

@@ -31,7 +31,8 @@ from pmparse.errors import PmparseError, RecordError, UsageError
 from pmparse.library.conflicts import holds_conflict, split_sides
 from pmparse.library.folder import RECORD_FILE, library_root, record_files_by_id
 from pmparse.library.lock import write_lock
-from pmparse.library.merged_state import anchor_note, merge_drafts, merge_rejections, model_notes, settle_draft
+from pmparse.library.merged_state import anchor_note, finished_draft_notes, merge_drafts, merge_rejections, model_notes
+from pmparse.library.merged_state import settle_draft
 from pmparse.library.merged_state import parse_state as _parse_state
 from pmparse.library.records import card_data, dumps, format_of, loads
 from pmparse.library.store import Library
@@ -77,7 +78,8 @@ class ResolveReport:
     whose record holds none (a base both sides changed: a person's to settle); one line for each
     rejection memory or draft decisions both sides added to whose record holds none (both sides'
     kept); and one line for each file left for a person with what to do (a draft field both sides
-    decided differently, the library's model, its anchor)."""
+    decided differently or each gave a value of its own, draft decisions a record reviewed on the
+    other side does not follow, the library's model, its anchor)."""
 
     records: list[Resolution] = field(default_factory=list)
     unsettled: list[str] = field(default_factory=list)
@@ -165,6 +167,8 @@ def resolve_library(path: str | Path) -> ResolveReport:
                         report.notes.append(why)
                         continue
                 report.unsettled.append(name)
+        # a draft finished on one side and partly decided on the other merges without a marker
+        report.notes.extend(finished_draft_notes(library, [i for i in _state_ids(library, "drafts") if i not in done]))
         report.notes.extend(model_notes(root))
         report.notes.extend(note for note in [anchor_note(root)] if note is not None)
     return report

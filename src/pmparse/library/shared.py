@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pmparse.errors import StateFileError, UsageError
+from pmparse.library.folder import record_files_by_id
 from pmparse.library.places import ANCHOR_FILE
 from pmparse.library.statefiles import regular_text
 from pmparse.yaml_problems import merge_conflict_line
@@ -65,16 +66,45 @@ def refuse_unfinished_merge(library: Library) -> None:
     Raises:
         UsageError: a record or state file holds conflict markers: which source the record stands
             for, or what pmparse last wrote, is the curator's to settle (two curators who each gave
-            a new file the same id, which ``pmparse resolve`` settles; one record edited on both sides).
+            a new file the same id, which ``pmparse resolve`` settles; one record edited on both sides),
+            or an id is held by two record files (:func:`refuse_ids_held_twice`).
     """
     found = unfinished_merges(library)
     if not found:
+        refuse_ids_held_twice(library.root)
         return
     named = ", ".join(f"{name} (line {line})" for name, line in found[:5]) + (" ..." if len(found) > 5 else "")
     raise UsageError(f"expected a library whose git merge is finished, found an unfinished merge (git conflict "
                      f"markers) in {named}: two curators' new records given one id are kept apart by "
                      f"'pmparse resolve {library.root}'; otherwise keep one side of each conflict, or both edits, "
                      "remove the markers and run this again", str(library.root))
+
+
+def ids_held_twice(root: Path) -> dict[str, list[Path]]:
+    """The record files of each id two or more of them hold (``IL-0003.yaml`` and
+    ``IL-0003.json``: git merged two curators' libraries without a marker, their names differing)."""
+    return {card_id: paths for card_id, paths in record_files_by_id(root).items() if len(paths) > 1}
+
+
+def held_twice(root: Path, card_id: str, paths: list[Path]) -> str:
+    """What is wrong with an id two record files hold, and what to run."""
+    return (f"expected one record file of {card_id}, found {' and '.join(path.name for path in paths)}: keep "
+            f"them apart with 'pmparse resolve {root}' (two curators' records given one id), or remove one by hand")
+
+
+def refuse_ids_held_twice(root: Path) -> None:
+    """Stop a writer before anything is written while an id is held by two record files: the
+    library reads one of them, so what it would write (a refreshed draft, a decision, a new
+    suggestion) would go to one incident while the other is left out.
+
+    Raises:
+        UsageError: an id held by two record files (the message names both files).
+    """
+    twice = ids_held_twice(root)
+    if twice:
+        card_id, paths = next(iter(twice.items()))
+        more = f" (and {len(twice) - 1} more id(s))" if len(twice) > 1 else ""
+        raise UsageError(f"{held_twice(root, card_id, paths)}{more}, and run this again", str(root))
 
 
 def _conflict_in(path: Path, record: bool = False) -> int | None:

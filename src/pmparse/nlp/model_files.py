@@ -152,8 +152,9 @@ def read_json(path: Path) -> dict:
             # a library's model trained by two curators apart and merged by git: "Expecting property
             # name" said nothing of why, nor what to do
             raise ModelError(f"expected a readable JSON file, found git's conflict markers from line {conflict} (two "
-                             "models trained apart, merged by git): keep one side's whole model folder, or run "
-                             "'pmparse train --library' again ('pmparse resolve' names each such file)",
+                             "models trained apart, merged by git): keep one side's whole model folder ('git checkout "
+                             "--ours' or '--theirs' of it) or remove it, then run 'pmparse train --library' again "
+                             "if wanted ('pmparse resolve' names each such file)",
                              str(path)) from exc
         raise ModelError(f"expected a readable JSON file, found {exc}", str(path)) from exc
     except RecursionError as exc:

@@ -37,7 +37,7 @@ from pmparse.library.leftovers import drop_orphan_pending, pending_files, remove
 from pmparse.library.lock import write_lock
 from pmparse.library.records import card_data
 from pmparse.library.folder import library_root
-from pmparse.library.shared import refuse_unfinished_merge
+from pmparse.library.shared import held_twice, ids_held_twice, refuse_unfinished_merge
 from pmparse.library.store import Entry, Library
 from pmparse.review.anchor import REVIEW_FIELDS
 from pmparse.review.apply import (accept_field, accept_items, drop_field, follow_source, note_decision,
@@ -143,8 +143,9 @@ def pending_diffs(library_dir: str | Path) -> DiffReport:
     """
     root = library_root(library_dir)
     library = Library.open(root)
-    report = DiffReport()
-    for card_id in pending_ids(library):
+    twice = ids_held_twice(root)  # a suggestion compared with the one file read, the other left out
+    report = DiffReport(errors=[f"{root}: {held_twice(root, card_id, paths)}" for card_id, paths in twice.items()])
+    for card_id in (card_id for card_id in pending_ids(library) if card_id not in twice):
         try:
             entry, suggestion = load_pending(library, card_id)
             report.diffs.append(open_diff(library, entry, suggestion))
