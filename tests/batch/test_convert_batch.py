@@ -23,7 +23,6 @@ from pmparse.cli import main
 from pmparse.library.store import Library
 from pmparse.library.validate import validate_library
 from pmparse.nlp.pipeline import PipelineConfig
-from pmparse.review.session import review
 from tests.batch.reports import REPORT, library_files, write_reports
 from tests.helpers import SAMPLES, assert_offsets, source_text
 

@@ -6,7 +6,6 @@ Every fixture text here is written for these tests (no corpus sentences).
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal

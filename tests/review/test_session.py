@@ -4,7 +4,6 @@ interactive walk (CliRunner and a real terminal), broken records, a title's fact
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import signal
