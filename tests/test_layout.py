@@ -1,6 +1,6 @@
 """The package's shape: no import cycle among its modules (lazy imports included), click only
-under ``pmparse.cli``, no module longer than a screenful of names allows (600 lines), and no module
-reaching into another's private names."""
+under ``pmparse.cli``, no module (nor test file) longer than a screenful of names allows (600
+lines), and no module reaching into another's private names."""
 
 from __future__ import annotations
 
@@ -101,6 +101,15 @@ def test_the_cli_is_only_at_the_edge():
 
 def test_no_module_over_600_lines():
     long = {name: n for name, path in _modules().items()
+            if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert long == {}
+
+
+def test_no_test_file_over_600_lines():
+    """The tests too (their helpers and conftest files included): a test file of 1,045 lines held
+    tests of four subjects, found by scrolling."""
+    tests = Path(__file__).resolve().parent
+    long = {path.relative_to(tests).as_posix(): n for path in sorted(tests.rglob("*.py"))
             if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
     assert long == {}
 

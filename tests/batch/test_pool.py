@@ -21,7 +21,7 @@ from pmparse.batch import convert as convert_module
 from pmparse.batch.convert import convert
 from pmparse.batch.pool import _run_chunk
 from pmparse.cli import main
-from tests.batch.test_convert_batch import write_reports
+from tests.batch.reports import write_reports
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 

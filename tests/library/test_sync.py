@@ -92,3 +92,27 @@ def test_a_renamed_record_keeps_its_id_and_rejections_when_another_source_is_con
     assert rejected.is_file()
     assert not (lib / "IL-0002.yaml").exists()
     assert "id: IL-0003" in (lib / "IL-0003.yaml").read_text(encoding="utf-8")
+
+
+def test_a_moved_address_whose_base_would_be_too_large_leaves_record_and_base_as_they_were(tmp_path, monkeypatch):
+    # a person's record follows a new --url-base: the record was rewritten, then the base with the
+    # new address; a base refused then (past the state files' limit, made small here) left the
+    # record with the new address and the base with the old one
+    from pmparse.batch.convert import convert
+    from pmparse.library import statefiles
+
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "cache.md").write_text("# Cache outage\n\nThe cache restarted and pages timed out.\n",
+                                              encoding="utf-8")
+    library = tmp_path / "lib"
+    convert([str(tmp_path / "in")], library, url_base="https://example.org/a/", jobs=1)
+    record = library / "IL-0001.yaml"
+    record.write_text(record.read_text(encoding="utf-8").replace("status: suggested", "status: reviewed"),
+                      encoding="utf-8")
+    base = library / ".pmparse" / "base" / "IL-0001.json"
+    monkeypatch.setattr(statefiles, "STATE_READ_LIMIT", base.stat().st_size + 50)
+    before = (record.read_bytes(), base.read_bytes())
+    report = convert([str(tmp_path / "in")], library, url_base="https://example.org/" + "b/" * 60, jobs=1)
+    assert [r.status for r in report.results] == ["failed"], [(r.status, r.message) for r in report.results]
+    assert "IL-0001.json" in report.results[0].message
+    assert (record.read_bytes(), base.read_bytes()) == before

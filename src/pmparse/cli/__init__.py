@@ -245,7 +245,8 @@ def eval_command(gold_files, corpus, model_dir, rules_only, variants, report_pat
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="Unified-diff style text, or JSON for tools.")
 @click.option("--patch", is_flag=True,
-              help="Print a patch taking every suggested change, for 'git apply' in the records' folder.")
+              help="Print a patch taking every suggested change, for 'git apply' (paths from the top of the git "
+                   "work tree holding the records, else from the records' folder).")
 @click.option("--color/--no-color", default=None, help="Colour the text  [default: on a terminal].")
 def diff_command(paths, fmt, patch, color):
     """Show what a suggestion would change, field by field.

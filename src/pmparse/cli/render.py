@@ -15,6 +15,7 @@ from pmparse.card.schema import FACT_FIELDS, TAG_FIELDS, TEXT_FIELDS, Card
 from pmparse.util import shown
 from pmparse.library.records import card_data
 from pmparse.library.splice import patched_text
+from pmparse.library.worktree import patch_name, quoted
 from pmparse.review.anchor import BOUNDARY, MARKER, WORDS
 from pmparse.review.compare import CardDiff, DiffReport, FieldChange, ItemChange, item_changes
 
@@ -343,9 +344,12 @@ _JSON_RAW = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def _unified(old: str, new: str, name: str) -> list[str]:
-    lines = [f"diff --git a/{name} b/{name}\n"]
+    a, b = quoted("a/", name), quoted("b/", name)
+    # git ends a name holding a space with a tab in the ---/+++ lines: patch reads no further
+    tab = "\t" if " " in name else ""
+    lines = [f"diff --git {a} {b}\n"]
     for line in difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                     fromfile=f"a/{name}", tofile=f"b/{name}", n=3):
+                                     fromfile=a + tab, tofile=b + tab, n=3):
         if line.endswith("\n"):
             lines.append(line)
         else:
@@ -355,7 +359,9 @@ def _unified(old: str, new: str, name: str) -> list[str]:
 
 
 def render_patch(report: DiffReport) -> str:
-    """A patch ``git apply`` accepts, run in the folder of the records, taking every change.
+    """A patch ``git apply`` accepts, taking every change: run at the top of the git work tree
+    holding the records or in any folder between it and them, or in the records' folder when no
+    work tree holds them (:func:`pmparse.library.worktree.patch_name`).
 
     The patch changes only the reviewed fields (and the source and pipeline they come with); the
     status and review mark are left to ``pmparse review``.
@@ -366,7 +372,7 @@ def render_patch(report: DiffReport) -> str:
             continue
         new = patched_text(diff)
         if new != diff.record_text:
-            out.extend(_unified(diff.record_text, new, diff.record_path.name))
+            out.extend(_unified(diff.record_text, new, patch_name(diff.record_path)))
     return "".join(out)
 
 

@@ -33,7 +33,7 @@ def write_unless_held(path: Path, text: str) -> str:
     Returns:
         The text the file now holds.
     """
-    writable(path, text, STATE_READ_LIMIT, "state file")
+    state_fits(path, text)
     held = regular_text(path)
     if held is not None and held != text:
         try:
@@ -50,6 +50,18 @@ def write_unless_held(path: Path, text: str) -> str:
 #: ``--max-bytes`` (20 MiB by default), escaped as JSON: a library from someone else may hold
 #: a state file of gigabytes, which was read whole.
 STATE_READ_LIMIT = 128 * 1024 * 1024
+
+
+def state_fits(path: Path, text: str) -> str:
+    """``text`` when written to the state file ``path`` it stays within :data:`STATE_READ_LIMIT`.
+
+    Called before a record is written whose state file follows it (a base): a state refused
+    after its record was written left the two disagreeing.
+
+    Raises:
+        RecordError: the file would be larger (named, with its size; nothing is written).
+    """
+    return writable(path, text, STATE_READ_LIMIT, "state file")
 
 
 def regular_text(path: Path, limit: int = STATE_READ_LIMIT) -> str | None:

@@ -151,6 +151,7 @@ def relocate(library: Library, entry, card: Card, new_url: bool = False, new_nam
     """
     from pmparse.library.records import format_of, loads
     from pmparse.library.splice import splice
+    from pmparse.library.statefiles import state_fits, writable
     from pmparse.review.compare import read_text
     from pmparse.util import atomic_write
 
@@ -164,11 +165,14 @@ def relocate(library: Library, entry, card: Card, new_url: bool = False, new_nam
     source = card.source if new_name else current.source
     source = source.model_copy(update={"url": card.source.url if new_url else current.source.url})
     moved = current.model_copy(update={"source": source})
-    atomic_write(entry.path, splice(text, fmt, moved))
-    library.add(moved, entry.path)
     base = library.read_state("base", entry.id)
+    if new_url and base is not None:
+        base = base.model_copy(update={"source": base.source.model_copy(update={"url": card.source.url})})
+        # checked before the record is written: a base refused after it left the two disagreeing
+        state_fits(library.state_path("base", entry.id), dumps(base, "json"))
+    atomic_write(entry.path, writable(entry.path, splice(text, fmt, moved)))
+    library.add(moved, entry.path)
     if new_url and base is not None:
         # after the record: the base says which address pmparse gave last (not settled: only
         # its address changed)
-        library.write_state("base", base.model_copy(update={"source": base.source.model_copy(
-            update={"url": card.source.url})}))
+        library.write_state("base", base)

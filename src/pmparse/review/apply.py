@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from pmparse.card.schema import Card
-from pmparse.library.records import card_data, format_of, loads, source_text_of
+from pmparse.library.records import card_data, dumps, format_of, loads, source_text_of
 from pmparse.library.splice import keep_own_address, splice
+from pmparse.library.statefiles import state_fits, writable
 from pmparse.library.store import Entry, Library
 from pmparse.review.anchor import REVIEW_FIELDS, reanchor_evidence
 from pmparse.review.compare import FieldChange, item_changes, item_key, merge, picked_items, read_text, support_keys
@@ -22,10 +23,34 @@ from pmparse.review.rejections import remember
 from pmparse.util import atomic_write
 
 
-def _advance_base(library: Library, suggestion: Card, name: str) -> None:
+def _next_base(library: Library, suggestion: Card, name: str) -> Card | None:
+    """The base advanced by one field, or None (no base), checked against the state files' limit.
+
+    Called before the record is written: a base refused after it left the record holding the
+    decision and the base not, so the next ``convert`` read the field as a person's edit.
+
+    Raises:
+        RecordError: the base would be larger than a state file may be (nothing is written).
+    """
     base = library.read_state("base", suggestion.id)
+    if base is None:
+        return None
+    return state_fits_base(library, merge(base, suggestion, [name], places=library.places))
+
+
+def state_fits_base(library: Library, base: Card) -> Card:
+    """``base`` when written as the record's base it stays within the state files' limit.
+
+    Raises:
+        RecordError: it would be larger (the file named; nothing is written).
+    """
+    state_fits(library.state_path("base", base.id), dumps(base, "json"))
+    return base
+
+
+def _write_base(library: Library, base: Card | None) -> None:
     if base is not None:
-        library.write_state("base", merge(base, suggestion, [name], places=library.places))
+        library.write_state("base", base)
 
 
 def accept_field(library: Library, entry: Entry, suggestion: Card, name: str, by: str, at: str,
@@ -49,11 +74,12 @@ def accept_field(library: Library, entry: Entry, suggestion: Card, name: str, by
         taken = merge(current, suggestion, [name], {name: value} if edited else None, places=library.places)
         return mark_reviewed(taken, by, at) if mark else taken
 
+    base = _next_base(library, made or suggestion, name)  # before the record: both written or neither
     new = rewrite_record(library, entry, suggestion, take)
     assert new is not None  # take always gives a card
     if mark:
         library.drop_state(DRAFTS, entry.id)  # a whole reviewed card: its draft decisions say no more
-    _advance_base(library, made or suggestion, name)
+    _write_base(library, base)
     if edited:
         remember(library, made or suggestion, name, "edited", by, at, card_data(new)[name])
     return new
@@ -96,11 +122,12 @@ def accept_items(library: Library, entry: Entry, suggestion: Card, name: str, ac
                       places=library.places)
         return taken if draft else mark_reviewed(taken, by, at)
 
+    base = _next_base(library, made or suggestion, name)  # before the record: both written or neither
     new = rewrite_record(library, entry, suggestion, take)
     assert new is not None  # take always gives a card
     if not draft:
         library.drop_state(DRAFTS, entry.id)  # a whole reviewed card: its draft decisions say no more
-    _advance_base(library, made or suggestion, name)
+    _write_base(library, base)
     # remembered even when only drops were refused: the value as made is then turned down as a
     # whole (a library without a base would otherwise offer the same drops again)
     remember(library, made or suggestion, name, "rejected", by, at, card_data(new)[name],
@@ -124,7 +151,8 @@ def rewrite_record(library: Library, entry: Entry, suggestion: Card, change: Cal
     if taken is None:
         return None
     new = keep_own_address(current, library.read_state("base", current.id), suggestion, taken)
-    atomic_write(entry.path, splice(text, fmt, new))
+    # a record grown past what pmparse reads back was written, then refused by every command
+    atomic_write(entry.path, writable(entry.path, splice(text, fmt, new)))
     library.add(new, entry.path)
     if new.source.sha256 != current.source.sha256:
         _follow_draft_state(library, new.id, current.source.sha256, new.source.sha256)
@@ -169,7 +197,7 @@ def reject_field(library: Library, suggestion: Card, name: str, by: str, at: str
     """Turn a suggested field down: the record stays as it is, the suggestion is remembered."""
     # the base first: should the process die before the memory is written, the base alone
     # already keeps the field from being proposed again or refreshed in place
-    _advance_base(library, suggestion, name)
+    _write_base(library, _next_base(library, suggestion, name))
     entry = library.entries.get(suggestion.id)
     remember(library, suggestion, name, "rejected", by, at,
              card_data(entry.card)[name] if entry is not None and entry.card is not None else None)
@@ -226,6 +254,7 @@ def drop_field(library: Library, entry: Entry, made: Card, name: str, by: str, a
         data[name] = empty_value(name)
         return Card.model_validate(data)  # an empty field always fits the schema
 
+    _next_base(library, made, name)  # the base reject_field writes fits: checked before the record
     new = rewrite_record(library, entry, made, emptied)
     assert new is not None
     reject_field(library, made, name, by, at)

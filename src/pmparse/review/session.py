@@ -41,7 +41,7 @@ from pmparse.library.shared import held_twice, ids_held_twice, refuse_unfinished
 from pmparse.library.store import Entry, Library
 from pmparse.review.anchor import REVIEW_FIELDS
 from pmparse.review.apply import (accept_field, accept_items, drop_field, follow_source, note_decision,
-                                  reject_field)
+                                  reject_field, state_fits_base)
 from pmparse.review.compare import (CardDiff, DiffReport, FieldChange, compare, diff_files, item_changes,
                                     link_title, merge, onto_persons_edits, read_text)
 from pmparse.review.drafts import changed_since_asked, open_draft, open_drafts
@@ -170,6 +170,7 @@ def finish_if_done(library: Library, card_id: str, suggestion: Card) -> bool:
         return False
     # the base is the suggestion as made, items turned down included: train --library reads a
     # rejected value back from it
+    state_fits_base(library, suggestion)  # before follow_source writes the record: both or neither
     follow_source(library, entry, suggestion)
     library.write_state("base", suggestion, settled=True)
     library.drop_state("pending", card_id)

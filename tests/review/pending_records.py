@@ -1,0 +1,24 @@
+"""Records with a pending suggestion, as the ``review`` tests make them: two corpus records, one
+edited by hand, re-converted by another model (fixtures in ``conftest.py``)."""
+
+from __future__ import annotations
+
+from pmparse.review.session import pending_diffs
+from tests.helpers import convert_with_other_model
+
+HUMAN_LINES = "\n# confirmed with the on-call notes\ndate: '2020-02-04'   # was 02-03\n"
+#: What the other heading table moves, whatever else follows from it (titles, tags).
+MOVED = {"root_cause", "remediation", "action_items", "lessons"}
+
+
+def reconvert(monkeypatch, tmp_path, sources, lib) -> list[str]:
+    """The statuses of converting ``sources`` into ``lib`` again with the other heading table."""
+    return [r.status for r in convert_with_other_model(monkeypatch, tmp_path, sources, lib).results]
+
+
+def proposed(lib, card_id: str = "IL-0001") -> list[str]:
+    """The fields still proposed for a record, in review order."""
+    for diff in pending_diffs(lib).diffs:
+        if diff.id == card_id:
+            return [c.field for c in diff.changes]
+    return []
