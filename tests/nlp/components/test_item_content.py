@@ -137,3 +137,60 @@ def test_braces_before_a_long_run_of_spaces_cost_linear_time():
         worker.kill()
         worker.join()
     assert not alive and worker.exitcode == 0
+
+
+def test_an_action_on_a_pointing_word_is_the_items_own_words():
+    # "Release", "patch", "document" point at a link in "Release: [v2.4.1](...)" or "Related
+    # patch: ...", but opening an item with their object they are the work done or promised
+    for item in ("Release the patch (#45)", "Document the release ([#45](https://tracker.example.org/zq/45))",
+                 "- [ ] Commit the patch, see #45", "Please link the ticket from the report: #45",
+                 "Post the postmortem https://wiki.example.org/pm/7"):
+        for field in ("action_items", "remediation", "symptoms"):
+            assert not link_only(item, 0, len(item), field), (item, field)
+    # a ticket's title that is such an action names the promised work
+    item = "[Release the patch](https://tracker.example.org/zq/45)"
+    assert not link_only(item, 0, len(item), "action_items")
+    for item in ("See #45", "Tracked in #45", "Details: <https://tracker.example.org/zq/45>", "More here #45",
+                 "Release: [v2.4.1](https://zorbq.example.org/r/2.4.1)", "Release branch: #45", "Patch #45",
+                 "Pull request #45", "Post mortem: https://wiki.example.org/pm/7", "Follow up in #45",
+                 "Read the full report at https://wiki.example.org/pm/7", "Patch for #45", "Link to the ticket: #45",
+                 "Commit the details: #45", "[Release the patch](https://tracker.example.org/zq/45)"):
+        assert link_only(item, 0, len(item), "remediation"), item
+
+
+ACTIONS = """# Billing queue stall
+
+## Follow-up
+
+- Release the patch (#45)
+- Tracked in #46
+- Document the release ([#47](https://tracker.example.org/zq/47))
+- Details: <https://tracker.example.org/zq/48>
+"""
+
+
+def test_an_action_item_on_a_pointing_word_is_kept_and_a_pointer_is_not():
+    assert labelled(ACTIONS, "action_items") == ["Release the patch (#45)",
+                                                  "Document the release ([#47](https://tracker.example.org/zq/47))"]
+
+
+def _read_hostile_items() -> None:
+    for item in ("Release the" + " " * 20_000,
+                 "[ ]" * 7_000 + " #4"):
+        placeholder_only(item, 0, len(item))
+        link_only(item, 0, len(item), "action_items")
+
+
+def test_hostile_pointers_labels_and_prompts_cost_linear_time():
+    # a budget, not a timing: linear work takes milliseconds, nested runs took minutes
+    import multiprocessing
+
+    worker = multiprocessing.get_context("fork").Process(target=_read_hostile_items)
+    worker.start()
+    worker.join(10)
+    alive = worker.is_alive()
+    if alive:
+        worker.kill()
+        worker.join()
+    assert not alive and worker.exitcode == 0
+

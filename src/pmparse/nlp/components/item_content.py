@@ -47,19 +47,44 @@ _NAMING_FIELDS = frozenset({"action_items", "detection"})
 _LABEL_WORDS = 4
 
 
+#: An item or a label that opens with work done to a thing ("Release the patch", "Document the
+#: release", "[x] Commit the patch"): the verb and its object are pointing words elsewhere
+#: ("Release: v1.2", "Related patch:"), here they say what was or will be done. The article marks
+#: the verb ("Release branch: ..." and "Pull request #4" name a link); a preposition, an adverb or
+#: a word naming the link's details after it is no object ("Link to the ticket", "Commit the
+#: details: ..."), nor is a word before a colon ("Release the notes: ..."). Bounded runs.
+_ACTION = re.compile(
+    r"[\W_]{0,20}(?:\[[ xX]\][\W_]{0,20})?(?:please[ \t]+)?"
+    r"(?P<verb>release|patch|commit|document|report|link|branch|post|request|pull|diff)[ \t]+"
+    r"(?:the|an?|this|that|these|those)[ \t]+(?P<object>[^\W\d_]{2,40})\b(?![ \t]{0,20}:)",
+    re.IGNORECASE,
+)
+#: Words after "Release the" that name no thing the work is done to.
+_NO_OBJECT = frozenset("""
+see also here there more details detail detailed info information read at in on for to of and or as is are be
+can please up same cf below above further full following link links url
+""".split())
+
+
 def _words(text: str) -> int:
-    """How many words of ``text`` say something (words that only point at a link not counted)."""
+    """How many words of ``text`` say something: words that only point at a link are not
+    counted, unless they open the text as an action on a thing (:data:`_ACTION`)."""
+    action = _ACTION.match(text)
+    if action and action.group("object").casefold() not in _NO_OBJECT:
+        return 2 + _words(text[action.end():])
     return sum(1 for word in _WORD.findall(text) if word.casefold() not in _POINTER_WORDS)
 
 
 def link_only(text: str, start: int, end: int, field: str) -> bool:
     """Whether the item ``text[start:end]`` filed in ``field`` is a link alone: it holds a link or
     a tracker reference, and without them no word of its own says anything ("[here](...)",
-    "<https://...>", "More details in https://...", "See PR #123"), unless a link's label does.
-    What a label counts for depends on the field: in ``action_items`` the link to a ticket with
-    its title is the promised work ("[Add retries to the fetcher](...)"), in ``detection`` the link
-    to an alert with its name is what noticed ("[CPU-Critical alert](...)"), while in a field that
-    tells what happened a short label only names the page linked ("[link](...)", "[Data 100](...)").
+    "<https://...>", "More details in https://...", "See PR #123"), unless a link's label
+    does. Pointing words that open the item as work done to a thing say something ("Release the
+    patch (#45)", :data:`_ACTION`). What a label counts for depends on the field: in
+    ``action_items`` the link to a ticket with its title is the promised work ("[Add retries to
+    the fetcher](...)"), in ``detection`` the link to an alert with its name is what noticed
+    ("[CPU-Critical alert](...)"), while in a field that tells what happened a short label only
+    names the page linked ("[link](...)", "[Data 100](...)").
     """
     item = text[start:end]
     if not (_LINK.search(item) or _REFERENCE.search(item)):
