@@ -174,9 +174,47 @@ def test_an_action_item_on_a_pointing_word_is_kept_and_a_pointer_is_not():
                                                   "Document the release ([#47](https://tracker.example.org/zq/47))"]
 
 
+def test_a_heading_word_before_a_link_says_nothing():
+    # the field's own name or a heading's words label the link: "Root cause: [here](...)" says no cause
+    for item in ("Root cause: [here](https://wiki.example.org/pm/7)", "Root cause: https://wiki.example.org/pm/7",
+                 "**Action items**: <https://tracker.example.org/zq/45>",
+                 "root_cause: [details](https://wiki.example.org/pm/7)",
+                 "Lessons learned: see #45", "| Root cause | [here](https://wiki.example.org/pm/7) |",
+                 "Root cause [here](https://wiki.example.org/pm/7)", "Timeline: #45",
+                 "Root cause - [here](https://wiki.example.org/pm/7)",
+                 "Trigger | [there](https://wiki.example.org/pm/7)"):
+        for field in ("root_cause", "action_items", "lessons"):
+            assert link_only(item, 0, len(item), field), (item, field)
+    for item in ("Root cause: the nightly export filled the volume ([details](https://wiki.example.org/pm/7))",
+                 "Root cause of the stall in #45",
+                 "Action items: [Retry invoice fetches](https://tracker.example.org/zq/44)"):
+        assert not link_only(item, 0, len(item), "action_items"), item
+    item = "Detection: [Queue-Depth alert](https://pager.example.org/i/7)"
+    assert not link_only(item, 0, len(item), "detection")
+
+
+HEADED = """# Billing queue stall
+
+## Notes
+
+1. Root cause: <https://wiki.example.org/pm/7>
+2. Root cause - [here](https://wiki.example.org/pm/9)
+3. The invoice worker ran out of file handles ([details](https://wiki.example.org/pm/8))
+
+| Field | Where |
+| --- | --- |
+| Root cause | [here](https://wiki.example.org/pm/10) |
+"""
+
+
+def test_a_root_cause_that_is_its_fields_name_and_a_link_is_no_item():
+    assert labelled(HEADED, "root_cause") == [
+        "The invoice worker ran out of file handles ([details](https://wiki.example.org/pm/8))"]
+
+
 def _read_hostile_items() -> None:
     for item in ("Release the" + " " * 20_000,
-                 "[ ]" * 7_000 + " #4"):
+                 "Root cause" + " " * 20_000 + ": #4", "|" * 20_000 + "#4", "[ ]" * 7_000 + " #4"):
         placeholder_only(item, 0, len(item))
         link_only(item, 0, len(item), "action_items")
 

@@ -2,14 +2,17 @@
 beyond the links and template placeholders it may be made of.
 
 Two kinds of unit read as items but say nothing of their field: a link alone ("[here](...)",
-"<https://...>", "More details in https://...", "see PR #123"), and a template's unfilled
-placeholders ("{{ owner }}", "<fill in>", "(TODO: create task)"). The units stay units (the unit
-model reads each beside its neighbours); only the field labeler leaves them out of the card.
+"<https://...>", "More details in https://...", "see PR #123", "Root cause: [here](...)"), and a
+template's unfilled placeholders ("{{ owner }}", "<fill in>", "(TODO: create task)"). The units
+stay units (the unit model reads each beside its neighbours); only the field labeler leaves them
+out of the card.
 """
 
 from __future__ import annotations
 
 import re
+
+from pmparse.rules.headings import load_headings
 
 #: A Markdown link, inline or by reference ("[here][1]"), or an HTML anchor (its label in a
 #: group, its address skipped), an address in angle brackets, or a bare address. Bounded runs: a hostile line costs linear time.
@@ -75,10 +78,35 @@ def _words(text: str) -> int:
     return sum(1 for word in _WORD.findall(text) if word.casefold() not in _POINTER_WORDS)
 
 
+#: A heading's words opening an item as a label: "Root cause:", "**Action items**:", "Root cause -",
+#: a table row's first cell ("| Trigger |"). Bounded runs: the label is short.
+_HEADING_LABEL = re.compile(
+    r"[ \t|*_]{0,20}(?P<head>[^:|\n–—]{1,60}?)[ \t*_]{0,20}(?::|\||[ \t]-[ \t]|–|—)")
+#: What may stand around a heading's words that are an item's only words ("**Root cause**").
+_HEADING_EDGES = " \t\n|*_:-–—."
+
+
+def _is_heading(words: str) -> bool:
+    """Whether ``words`` are a heading's (the packaged heading table's synonyms, so also each
+    field's name: "Root cause", "root_cause", "Lessons learned", "Timeline")."""
+    words = words.strip(_HEADING_EDGES)
+    return bool(words) and len(words) <= 60 and load_headings().is_known(words)
+
+
+def _without_heading(own: str) -> str:
+    """``own`` without a heading's words that label it ("Root cause: ..."), or empty when they
+    are all it says: a link filed under its field's own name says no more than the link alone."""
+    label = _HEADING_LABEL.match(own)
+    if label and _is_heading(label.group("head")):
+        return own[label.end():]
+    return "" if _is_heading(own) else own
+
+
 def link_only(text: str, start: int, end: int, field: str) -> bool:
     """Whether the item ``text[start:end]`` filed in ``field`` is a link alone: it holds a link or
     a tracker reference, and without them no word of its own says anything ("[here](...)",
-    "<https://...>", "More details in https://...", "See PR #123"), unless a link's label
+    "<https://...>", "More details in https://...", "See PR #123", "Root cause: [here](...)": a
+    heading's words, the field's own name among them, only label the link), unless a link's label
     does. Pointing words that open the item as work done to a thing say something ("Release the
     patch (#45)", :data:`_ACTION`). What a label counts for depends on the field: in
     ``action_items`` the link to a ticket with its title is the promised work ("[Add retries to
@@ -98,7 +126,7 @@ def link_only(text: str, start: int, end: int, field: str) -> bool:
             labels.append(_ADDRESS.sub(" ", label))
         return " "
 
-    own = _REFERENCE.sub(" ", _LINK.sub(keep_label, item))
+    own = _without_heading(_REFERENCE.sub(" ", _LINK.sub(keep_label, item)))
     if _words(own):
         return False
     return not any(_words(label) >= least for label in labels)
