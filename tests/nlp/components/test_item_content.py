@@ -212,8 +212,21 @@ def test_a_root_cause_that_is_its_fields_name_and_a_link_is_no_item():
         "The invoice worker ran out of file handles ([details](https://wiki.example.org/pm/8))"]
 
 
+def test_dollar_brace_and_bracketed_prompts_are_placeholders():
+    for item in ("${owner}", "${ date range of the outage }", "${timestamp} ${event}", "[Describe the impact]",
+                 "<insert date>", "[Brief summary of the fix]", "[Explain why it happened]", "[Date]",
+                 "[List the follow-up tasks]", "<Link to the Call or recording>"):
+        assert placeholder_only(item, 0, len(item)), item
+    for item in ("Restart ${SERVICE} on every node",
+                 "[Add retries to the fetcher](https://tracker.example.org/zq/44)",
+                 "[Describe the impact][3]", "The date [UTC] is wrong", "Describe the impact in the status post",
+                 "Our [internal] dashboards lagged"):
+        assert not placeholder_only(item, 0, len(item)), item
+
+
 def _read_hostile_items() -> None:
-    for item in ("Release the" + " " * 20_000,
+    for item in ("${" + " " * 20_000, "[Describe" + " a" * 10_000, "[" + "a " * 10_000 + "]",
+                 "<insert" + " a" * 10_000, "${" + "x" * 20_000 + "$" * 100, "Release the" + " " * 20_000,
                  "Root cause" + " " * 20_000 + ": #4", "|" * 20_000 + "#4", "[ ]" * 7_000 + " #4"):
         placeholder_only(item, 0, len(item))
         link_only(item, 0, len(item), "action_items")

@@ -3,9 +3,9 @@ beyond the links and template placeholders it may be made of.
 
 Two kinds of unit read as items but say nothing of their field: a link alone ("[here](...)",
 "<https://...>", "More details in https://...", "see PR #123", "Root cause: [here](...)"), and a
-template's unfilled placeholders ("{{ owner }}", "<fill in>", "(TODO: create task)"). The units
-stay units (the unit model reads each beside its neighbours); only the field labeler leaves them
-out of the card.
+template's unfilled placeholders ("{{ owner }}", "${owner}", "<fill in>", "[Describe the impact]",
+"(TODO: create task)"). The units stay units (the unit model reads each beside its neighbours);
+only the field labeler leaves them out of the card.
 """
 
 from __future__ import annotations
@@ -134,7 +134,9 @@ def link_only(text: str, start: int, end: int, field: str) -> bool:
 
 #: A template's unfilled placeholder: "{{ owner }}" (a name, three words at most: "{{ Enabling
 #: logging across the hubs }}" is an author's words left inside the braces), a Liquid or ERB tag, a
-#: prompt in angle or square brackets ("<fill in>", "[link to the issue]", "[<name> to fill in]"),
+#: shell-style "${date range of event}", a prompt in angle or square brackets ("<fill in>", "<Link to
+#: the recording>", "[link to the issue]", "[<name> to fill in]", "[Describe the impact]", "[Date]";
+#: not a link's label, "[Add retries](...)"),
 #: a to-do note in brackets ("(TODO: create task)", "(TBD)"), a bare "TODO"/"TBD" or "To do #1".
 #: Brackets, braces and parentheses may hold a line break: a plain-text page wraps "(TODO: create
 #: task)" anywhere. One bounded run inside the braces: runs of spaces around a name's run cost a
@@ -143,9 +145,12 @@ _PLACEHOLDER = re.compile(
     r"\{\{[\w.|\"' \t\n-]{0,80}\}\}"
     r"|\{%[^%]{0,200}%\}"
     r"|<%[=-]?[^%]{0,200}-?%>"
+    r"|\$\{[^{}$\n]{1,80}\}"
     r"|<[ \t]*(?:[a-z_-]{1,20}[ \t]+){0,5}?(?i:fill|insert|add|tbd|todo|describe|name|date|owner|link|summary|"
-    r"description|here|your|title|team|time)(?:[ \t]+[a-z_-]{1,20}){0,5}[ \t]*>"
+    r"description|here|your|title|team|time)(?:[ \t]+[A-Za-z_-]{1,20}){0,5}[ \t]*>"
     r"|\[[^\[\]]{0,80}?(?i:fill(?:ed)?\s+in|to\s+be\s+(?:filled|added|written)|link\s+to|insert|\btbd\b|\btodo\b)[^\[\]]{0,80}\](?!\()"
+    r"|\[[ \t]*(?i:describe|explain|summari[sz]e|list|add|enter|provide|include|write|brief|short|optional|date|"
+    r"time|name|owner|title|your|who|what|when|why|how)\b[^\[\]]{0,80}\](?![(\[])"
     r"|\((?i:todo|tbd)\b[^()]{0,120}\)"
     r"|\b(?i:to[ \t]?do)[ \t]*#\d{1,3}"
     r"|\b(?:TODO|TBD)\b:?"
