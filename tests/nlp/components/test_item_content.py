@@ -245,3 +245,11 @@ def test_hostile_pointers_labels_and_prompts_cost_linear_time():
         worker.join()
     assert not alive and worker.exitcode == 0
 
+
+def test_a_link_being_tracked_somewhere_is_a_pointer():
+    # "Being tracked in <tracker> at <link>" says where the work is followed, as "Tracked in #45"
+    for item in ("Being tracked in #45", "Being tracked in the tracker at https://tracker.example.org/zq/45",
+                 "Is being tracked at https://tracker.example.org/zq/45"):
+        assert link_only(item, 0, len(item), "action_items"), item
+    item = "Being rolled back in #45"
+    assert not link_only(item, 0, len(item), "action_items")

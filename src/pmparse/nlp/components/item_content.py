@@ -27,12 +27,13 @@ _ADDRESS = re.compile(r"(?:https?://|www\.)\S{1,2000}")
 #: A reference to a tracker entry without an address: "#123", "PR#45", "!17" (a merge request).
 _REFERENCE = re.compile(r"(?<![\w&])(?:[A-Za-z]{1,12})?[#!]\d{1,8}\b")
 _WORD = re.compile(r"[^\W\d_]{2,}")
-#: Words that point at a link or name what it points to ("More details in", "Related commit:",
-#: "Bugzilla bug", "see issue"): around a link they say where to read, not what happened.
+#: Words that point at a link or name what it points to ("More details in", "Being tracked in",
+#: "Related commit:", "Bugzilla bug", "see issue"): around a link they say where to read, not what
+#: happened.
 _POINTER_WORDS = frozenset("""
 see also here there link links linked more details detail detailed info information read at in on for to
 the a an this that these those of and or as is are be can please refer reference references ref related
-same cf follow followup follow-up up issue issues ticket tickets bug bugs pr prs pull request requests mr
+same cf follow followup follow-up up being issue issues ticket tickets bug bugs pr prs pull request requests mr
 commit commits patch patches task tasks phab phabricator bugzilla gerrit jira github gitlab doc docs
 document documentation post mortem postmortem post-mortem internal thread discussion slack chat gist page
 wiki action point item items tracked tracking tracker branch release source report full further below
