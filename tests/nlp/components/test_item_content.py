@@ -137,3 +137,119 @@ def test_braces_before_a_long_run_of_spaces_cost_linear_time():
         worker.kill()
         worker.join()
     assert not alive and worker.exitcode == 0
+
+
+def test_an_action_on_a_pointing_word_is_the_items_own_words():
+    # "Release", "patch", "document" point at a link in "Release: [v2.4.1](...)" or "Related
+    # patch: ...", but opening an item with their object they are the work done or promised
+    for item in ("Release the patch (#45)", "Document the release ([#45](https://tracker.example.org/zq/45))",
+                 "- [ ] Commit the patch, see #45", "Please link the ticket from the report: #45",
+                 "Post the postmortem https://wiki.example.org/pm/7"):
+        for field in ("action_items", "remediation", "symptoms"):
+            assert not link_only(item, 0, len(item), field), (item, field)
+    # a ticket's title that is such an action names the promised work
+    item = "[Release the patch](https://tracker.example.org/zq/45)"
+    assert not link_only(item, 0, len(item), "action_items")
+    for item in ("See #45", "Tracked in #45", "Details: <https://tracker.example.org/zq/45>", "More here #45",
+                 "Release: [v2.4.1](https://zorbq.example.org/r/2.4.1)", "Release branch: #45", "Patch #45",
+                 "Pull request #45", "Post mortem: https://wiki.example.org/pm/7", "Follow up in #45",
+                 "Read the full report at https://wiki.example.org/pm/7", "Patch for #45", "Link to the ticket: #45",
+                 "Commit the details: #45", "[Release the patch](https://tracker.example.org/zq/45)"):
+        assert link_only(item, 0, len(item), "remediation"), item
+
+
+ACTIONS = """# Billing queue stall
+
+## Follow-up
+
+- Release the patch (#45)
+- Tracked in #46
+- Document the release ([#47](https://tracker.example.org/zq/47))
+- Details: <https://tracker.example.org/zq/48>
+"""
+
+
+def test_an_action_item_on_a_pointing_word_is_kept_and_a_pointer_is_not():
+    assert labelled(ACTIONS, "action_items") == ["Release the patch (#45)",
+                                                  "Document the release ([#47](https://tracker.example.org/zq/47))"]
+
+
+def test_a_heading_word_before_a_link_says_nothing():
+    # the field's own name or a heading's words label the link: "Root cause: [here](...)" says no cause
+    for item in ("Root cause: [here](https://wiki.example.org/pm/7)", "Root cause: https://wiki.example.org/pm/7",
+                 "**Action items**: <https://tracker.example.org/zq/45>",
+                 "root_cause: [details](https://wiki.example.org/pm/7)",
+                 "Lessons learned: see #45", "| Root cause | [here](https://wiki.example.org/pm/7) |",
+                 "Root cause [here](https://wiki.example.org/pm/7)", "Timeline: #45",
+                 "Root cause - [here](https://wiki.example.org/pm/7)",
+                 "Trigger | [there](https://wiki.example.org/pm/7)"):
+        for field in ("root_cause", "action_items", "lessons"):
+            assert link_only(item, 0, len(item), field), (item, field)
+    for item in ("Root cause: the nightly export filled the volume ([details](https://wiki.example.org/pm/7))",
+                 "Root cause of the stall in #45",
+                 "Action items: [Retry invoice fetches](https://tracker.example.org/zq/44)"):
+        assert not link_only(item, 0, len(item), "action_items"), item
+    item = "Detection: [Queue-Depth alert](https://pager.example.org/i/7)"
+    assert not link_only(item, 0, len(item), "detection")
+
+
+HEADED = """# Billing queue stall
+
+## Notes
+
+1. Root cause: <https://wiki.example.org/pm/7>
+2. Root cause - [here](https://wiki.example.org/pm/9)
+3. The invoice worker ran out of file handles ([details](https://wiki.example.org/pm/8))
+
+| Field | Where |
+| --- | --- |
+| Root cause | [here](https://wiki.example.org/pm/10) |
+"""
+
+
+def test_a_root_cause_that_is_its_fields_name_and_a_link_is_no_item():
+    assert labelled(HEADED, "root_cause") == [
+        "The invoice worker ran out of file handles ([details](https://wiki.example.org/pm/8))"]
+
+
+def test_dollar_brace_and_bracketed_prompts_are_placeholders():
+    for item in ("${owner}", "${ date range of the outage }", "${timestamp} ${event}", "[Describe the impact]",
+                 "<insert date>", "[Brief summary of the fix]", "[Explain why it happened]", "[Date]",
+                 "[List the follow-up tasks]", "<Link to the Call or recording>"):
+        assert placeholder_only(item, 0, len(item)), item
+    for item in ("Restart ${SERVICE} on every node",
+                 "[Add retries to the fetcher](https://tracker.example.org/zq/44)",
+                 "[Describe the impact][3]", "The date [UTC] is wrong", "Describe the impact in the status post",
+                 "Our [internal] dashboards lagged"):
+        assert not placeholder_only(item, 0, len(item)), item
+
+
+def _read_hostile_items() -> None:
+    for item in ("${" + " " * 20_000, "[Describe" + " a" * 10_000, "[" + "a " * 10_000 + "]",
+                 "<insert" + " a" * 10_000, "${" + "x" * 20_000 + "$" * 100, "Release the" + " " * 20_000,
+                 "Root cause" + " " * 20_000 + ": #4", "|" * 20_000 + "#4", "[ ]" * 7_000 + " #4"):
+        placeholder_only(item, 0, len(item))
+        link_only(item, 0, len(item), "action_items")
+
+
+def test_hostile_pointers_labels_and_prompts_cost_linear_time():
+    # a budget, not a timing: linear work takes milliseconds, nested runs took minutes
+    import multiprocessing
+
+    worker = multiprocessing.get_context("fork").Process(target=_read_hostile_items)
+    worker.start()
+    worker.join(10)
+    alive = worker.is_alive()
+    if alive:
+        worker.kill()
+        worker.join()
+    assert not alive and worker.exitcode == 0
+
+
+def test_a_link_being_tracked_somewhere_is_a_pointer():
+    # "Being tracked in <tracker> at <link>" says where the work is followed, as "Tracked in #45"
+    for item in ("Being tracked in #45", "Being tracked in the tracker at https://tracker.example.org/zq/45",
+                 "Is being tracked at https://tracker.example.org/zq/45"):
+        assert link_only(item, 0, len(item), "action_items"), item
+    item = "Being rolled back in #45"
+    assert not link_only(item, 0, len(item), "action_items")

@@ -2,14 +2,17 @@
 beyond the links and template placeholders it may be made of.
 
 Two kinds of unit read as items but say nothing of their field: a link alone ("[here](...)",
-"<https://...>", "More details in https://...", "see PR #123"), and a template's unfilled
-placeholders ("{{ owner }}", "<fill in>", "(TODO: create task)"). The units stay units (the unit
-model reads each beside its neighbours); only the field labeler leaves them out of the card.
+"<https://...>", "More details in https://...", "see PR #123", "Root cause: [here](...)"), and a
+template's unfilled placeholders ("{{ owner }}", "${owner}", "<fill in>", "[Describe the impact]",
+"(TODO: create task)"). The units stay units (the unit model reads each beside its neighbours);
+only the field labeler leaves them out of the card.
 """
 
 from __future__ import annotations
 
 import re
+
+from pmparse.rules.headings import load_headings
 
 #: A Markdown link, inline or by reference ("[here][1]"), or an HTML anchor (its label in a
 #: group, its address skipped), an address in angle brackets, or a bare address. Bounded runs: a hostile line costs linear time.
@@ -24,12 +27,13 @@ _ADDRESS = re.compile(r"(?:https?://|www\.)\S{1,2000}")
 #: A reference to a tracker entry without an address: "#123", "PR#45", "!17" (a merge request).
 _REFERENCE = re.compile(r"(?<![\w&])(?:[A-Za-z]{1,12})?[#!]\d{1,8}\b")
 _WORD = re.compile(r"[^\W\d_]{2,}")
-#: Words that point at a link or name what it points to ("More details in", "Related commit:",
-#: "Bugzilla bug", "see issue"): around a link they say where to read, not what happened.
+#: Words that point at a link or name what it points to ("More details in", "Being tracked in",
+#: "Related commit:", "Bugzilla bug", "see issue"): around a link they say where to read, not what
+#: happened.
 _POINTER_WORDS = frozenset("""
 see also here there link links linked more details detail detailed info information read at in on for to
 the a an this that these those of and or as is are be can please refer reference references ref related
-same cf follow followup follow-up up issue issues ticket tickets bug bugs pr prs pull request requests mr
+same cf follow followup follow-up up being issue issues ticket tickets bug bugs pr prs pull request requests mr
 commit commits patch patches task tasks phab phabricator bugzilla gerrit jira github gitlab doc docs
 document documentation post mortem postmortem post-mortem internal thread discussion slack chat gist page
 wiki action point item items tracked tracking tracker branch release source report full further below
@@ -47,19 +51,69 @@ _NAMING_FIELDS = frozenset({"action_items", "detection"})
 _LABEL_WORDS = 4
 
 
+#: An item or a label that opens with work done to a thing ("Release the patch", "Document the
+#: release", "[x] Commit the patch"): the verb and its object are pointing words elsewhere
+#: ("Release: v1.2", "Related patch:"), here they say what was or will be done. The article marks
+#: the verb ("Release branch: ..." and "Pull request #4" name a link); a preposition, an adverb or
+#: a word naming the link's details after it is no object ("Link to the ticket", "Commit the
+#: details: ..."), nor is a word before a colon ("Release the notes: ..."). Bounded runs.
+_ACTION = re.compile(
+    r"[\W_]{0,20}(?:\[[ xX]\][\W_]{0,20})?(?:please[ \t]+)?"
+    r"(?P<verb>release|patch|commit|document|report|link|branch|post|request|pull|diff)[ \t]+"
+    r"(?:the|an?|this|that|these|those)[ \t]+(?P<object>[^\W\d_]{2,40})\b(?![ \t]{0,20}:)",
+    re.IGNORECASE,
+)
+#: Words after "Release the" that name no thing the work is done to.
+_NO_OBJECT = frozenset("""
+see also here there more details detail detailed info information read at in on for to of and or as is are be
+can please up same cf below above further full following link links url
+""".split())
+
+
 def _words(text: str) -> int:
-    """How many words of ``text`` say something (words that only point at a link not counted)."""
+    """How many words of ``text`` say something: words that only point at a link are not
+    counted, unless they open the text as an action on a thing (:data:`_ACTION`)."""
+    action = _ACTION.match(text)
+    if action and action.group("object").casefold() not in _NO_OBJECT:
+        return 2 + _words(text[action.end():])
     return sum(1 for word in _WORD.findall(text) if word.casefold() not in _POINTER_WORDS)
+
+
+#: A heading's words opening an item as a label: "Root cause:", "**Action items**:", "Root cause -",
+#: a table row's first cell ("| Trigger |"). Bounded runs: the label is short.
+_HEADING_LABEL = re.compile(
+    r"[ \t|*_]{0,20}(?P<head>[^:|\n–—]{1,60}?)[ \t*_]{0,20}(?::|\||[ \t]-[ \t]|–|—)")
+#: What may stand around a heading's words that are an item's only words ("**Root cause**").
+_HEADING_EDGES = " \t\n|*_:-–—."
+
+
+def _is_heading(words: str) -> bool:
+    """Whether ``words`` are a heading's (the packaged heading table's synonyms, so also each
+    field's name: "Root cause", "root_cause", "Lessons learned", "Timeline")."""
+    words = words.strip(_HEADING_EDGES)
+    return bool(words) and len(words) <= 60 and load_headings().is_known(words)
+
+
+def _without_heading(own: str) -> str:
+    """``own`` without a heading's words that label it ("Root cause: ..."), or empty when they
+    are all it says: a link filed under its field's own name says no more than the link alone."""
+    label = _HEADING_LABEL.match(own)
+    if label and _is_heading(label.group("head")):
+        return own[label.end():]
+    return "" if _is_heading(own) else own
 
 
 def link_only(text: str, start: int, end: int, field: str) -> bool:
     """Whether the item ``text[start:end]`` filed in ``field`` is a link alone: it holds a link or
     a tracker reference, and without them no word of its own says anything ("[here](...)",
-    "<https://...>", "More details in https://...", "See PR #123"), unless a link's label does.
-    What a label counts for depends on the field: in ``action_items`` the link to a ticket with
-    its title is the promised work ("[Add retries to the fetcher](...)"), in ``detection`` the link
-    to an alert with its name is what noticed ("[CPU-Critical alert](...)"), while in a field that
-    tells what happened a short label only names the page linked ("[link](...)", "[Data 100](...)").
+    "<https://...>", "More details in https://...", "See PR #123", "Root cause: [here](...)": a
+    heading's words, the field's own name among them, only label the link), unless a link's label
+    does. Pointing words that open the item as work done to a thing say something ("Release the
+    patch (#45)", :data:`_ACTION`). What a label counts for depends on the field: in
+    ``action_items`` the link to a ticket with its title is the promised work ("[Add retries to
+    the fetcher](...)"), in ``detection`` the link to an alert with its name is what noticed
+    ("[CPU-Critical alert](...)"), while in a field that tells what happened a short label only
+    names the page linked ("[link](...)", "[Data 100](...)").
     """
     item = text[start:end]
     if not (_LINK.search(item) or _REFERENCE.search(item)):
@@ -73,7 +127,7 @@ def link_only(text: str, start: int, end: int, field: str) -> bool:
             labels.append(_ADDRESS.sub(" ", label))
         return " "
 
-    own = _REFERENCE.sub(" ", _LINK.sub(keep_label, item))
+    own = _without_heading(_REFERENCE.sub(" ", _LINK.sub(keep_label, item)))
     if _words(own):
         return False
     return not any(_words(label) >= least for label in labels)
@@ -81,7 +135,9 @@ def link_only(text: str, start: int, end: int, field: str) -> bool:
 
 #: A template's unfilled placeholder: "{{ owner }}" (a name, three words at most: "{{ Enabling
 #: logging across the hubs }}" is an author's words left inside the braces), a Liquid or ERB tag, a
-#: prompt in angle or square brackets ("<fill in>", "[link to the issue]", "[<name> to fill in]"),
+#: shell-style "${date range of event}", a prompt in angle or square brackets ("<fill in>", "<Link to
+#: the recording>", "[link to the issue]", "[<name> to fill in]", "[Describe the impact]", "[Date]";
+#: not a link's label, "[Add retries](...)"),
 #: a to-do note in brackets ("(TODO: create task)", "(TBD)"), a bare "TODO"/"TBD" or "To do #1".
 #: Brackets, braces and parentheses may hold a line break: a plain-text page wraps "(TODO: create
 #: task)" anywhere. One bounded run inside the braces: runs of spaces around a name's run cost a
@@ -90,9 +146,12 @@ _PLACEHOLDER = re.compile(
     r"\{\{[\w.|\"' \t\n-]{0,80}\}\}"
     r"|\{%[^%]{0,200}%\}"
     r"|<%[=-]?[^%]{0,200}-?%>"
+    r"|\$\{[^{}$\n]{1,80}\}"
     r"|<[ \t]*(?:[a-z_-]{1,20}[ \t]+){0,5}?(?i:fill|insert|add|tbd|todo|describe|name|date|owner|link|summary|"
-    r"description|here|your|title|team|time)(?:[ \t]+[a-z_-]{1,20}){0,5}[ \t]*>"
+    r"description|here|your|title|team|time)(?:[ \t]+[A-Za-z_-]{1,20}){0,5}[ \t]*>"
     r"|\[[^\[\]]{0,80}?(?i:fill(?:ed)?\s+in|to\s+be\s+(?:filled|added|written)|link\s+to|insert|\btbd\b|\btodo\b)[^\[\]]{0,80}\](?!\()"
+    r"|\[[ \t]*(?i:describe|explain|summari[sz]e|list|add|enter|provide|include|write|brief|short|optional|date|"
+    r"time|name|owner|title|your|who|what|when|why|how)\b[^\[\]]{0,80}\](?![(\[])"
     r"|\((?i:todo|tbd)\b[^()]{0,120}\)"
     r"|\b(?i:to[ \t]?do)[ \t]*#\d{1,3}"
     r"|\b(?:TODO|TBD)\b:?"
