@@ -18,10 +18,8 @@ running the same command again continues where an interrupted batch stopped.
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import signal
-import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -29,13 +27,14 @@ from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Iterator
 
 from pmparse.batch import publisher
+from pmparse.batch.errors_file import ErrorsFile
 from pmparse.batch.inputs import SKIPPED, check_url_base, expand_inputs_relative, skip_reason
 from pmparse.batch.pool import DEFAULT_TIMEOUT, InProcess, Outcome, Stamp, Task, WorkerPool
 from pmparse.batch.publishing import BatchPublishers
 from pmparse.card.schema import Card
-from pmparse.errors import InputError, RecordError, UsageError, WriteError
+from pmparse.errors import InputError, RecordError, UsageError
 from pmparse.ingest.fetch import FetchSettings
-from pmparse.ingest.read import DEFAULT_MAX_BYTES, join_url, read_bytes
+from pmparse.ingest.read import DEFAULT_MAX_BYTES, extracted_sha256, join_url, read_bytes
 from pmparse.interrupts import Interrupts
 from pmparse.library.leftovers import drop_orphan_pending, remove_temporaries
 from pmparse.locations import is_url, split_location
@@ -46,7 +45,6 @@ from pmparse.library.shared import refuse_unfinished_merge
 from pmparse.library.store import Library
 from pmparse.library.sync import Status, still_waiting, store
 from pmparse.nlp.pipeline import PipelineConfig
-from pmparse.util import temporary_prefix, write_errors
 
 
 @dataclass
@@ -117,56 +115,6 @@ class ConvertReport:
     def failed(self) -> list[FileResult]:
         """The inputs that failed (of the kept results)."""
         return [result for result in self.results if result.status == "failed"]
-
-
-class _ErrorsFile:
-    """The failures report: JSON lines written to a temporary file, renamed into place at the end."""
-
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        with write_errors(self.path, "the failures report"):  # a name too long fails here, before the batch
-            is_dir = self.path.is_dir()
-        if is_dir:
-            raise UsageError("expected a file for the failures report, found a folder", str(self.path))
-        try:
-            fd, self._tmp = tempfile.mkstemp(prefix=temporary_prefix(self.path), suffix=".tmp", dir=self.path.parent)
-        except OSError as exc:
-            raise UsageError(f"expected a writable folder for the failures report, found {exc.strerror}",
-                             str(self.path)) from exc
-        self._handle = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
-
-    def add(self, result: FileResult) -> None:
-        """Record a failure."""
-        line = {"input": result.input, "error": result.error_kind, "message": result.message}
-        with write_errors(self.path, "the failures report"):
-            self._handle.write(json.dumps(line, ensure_ascii=False) + "\n")
-
-    def commit(self) -> None:
-        """Put the report in place (atomically: readers see the old one or the whole new one).
-
-        Raises:
-            WriteError: the disk is full, or the name is too long (its temporary file is removed).
-        """
-        try:
-            with write_errors(self.path, "the failures report"):
-                self._handle.flush()
-                os.fsync(self._handle.fileno())
-                self._handle.close()
-                os.replace(self._tmp, self.path)
-        except WriteError:
-            self.discard()
-            raise
-
-    def discard(self) -> None:
-        """Drop the report (the batch itself failed)."""
-        try:
-            self._handle.close()
-        except OSError:
-            pass  # what it could not flush is dropped with it
-        try:
-            os.unlink(self._tmp)
-        except FileNotFoundError:
-            pass
 
 
 def _display(location: str) -> str:
@@ -402,10 +350,12 @@ def _finish(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, f
                           message=f"expected to write the record, found {exc.strerror or exc}", warnings=warnings)
     if status == "converted" and task.namesake is not None:
         card_id, named = task.namesake
+        where, gone = library.places.anchor, library.places.gone_anchor  # gone: no folder to run from
         warnings.append(f"new record {Path(path).stem}, but {card_id} was read from {named!r}, a relative name "
                         f"not found from {'this folder' if library.places.anchor_is_here else 'the library anchor'} "
-                        f"({library.places.anchor}); if that is this file, run convert "
-                        f"from the folder it was first run in and delete {Path(path).name}")
+                        f"({where}{', which is gone' if gone else ''}); if that is this file, "
+                        f"{'put that folder back, run convert from it' if gone else 'run convert from the folder it was first run in'} "
+                        f"and delete {Path(path).name}")
     # the record the suggestion was stored against (its file is named by its id)
     broken = library.entries.get(Path(path).stem) if status == "pending" else None
     if broken is not None and broken.error is not None:
@@ -521,7 +471,7 @@ def _noting_folders(inputs: Iterable[str], named: set[str], patterns: set[str]) 
 def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, on_result, jobs, errors_path,
                     keep_results, url_base, timeout, exclude, all_files, fetch, isolate, organisation) -> ConvertReport:
     with write_lock(library_path):  # held until the batch ends: one writer per library
-        library = Library.open(library_path)
+        library = Library.open(library_path, extracted_sha256)  # a page or PDF shows where the sources moved
         refuse_unfinished_merge(library)  # before anything is written: see its docstring
         library.finish_writes()  # a killed run's last record and its base agree before anything is compared
         remove_temporaries(library.root)  # what a killed run left half written
@@ -536,7 +486,7 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
         # a pool costs start-up time: only worth it for more than one input
         head = list(itertools.islice(tasks, 2))
         tasks = itertools.chain(head, tasks)
-        errors = _ErrorsFile(errors_path) if errors_path is not None else None
+        errors = ErrorsFile(errors_path) if errors_path is not None else None
         runner: InProcess | WorkerPool | None = None
         finished = False
         try:
