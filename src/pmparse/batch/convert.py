@@ -22,7 +22,8 @@ import os
 import signal
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Iterator
 
@@ -31,6 +32,7 @@ from pmparse.batch.errors_file import ErrorsFile
 from pmparse.batch.inputs import SKIPPED, check_url_base, expand_inputs_relative, skip_reason
 from pmparse.batch.pool import DEFAULT_TIMEOUT, InProcess, Outcome, Stamp, Task, WorkerPool
 from pmparse.batch.publishing import BatchPublishers
+from pmparse.batch.renamed import GoneRecords, pairs
 from pmparse.card.schema import Card
 from pmparse.errors import InputError, RecordError, UsageError
 from pmparse.ingest.fetch import FetchSettings
@@ -42,7 +44,7 @@ from pmparse.library.lock import write_lock
 from pmparse.library.records import RecordFormat
 from pmparse.library.folder import check_new_library_folder, glob_named, gone_sources, remove_if_unused
 from pmparse.library.shared import refuse_unfinished_merge
-from pmparse.library.store import Library
+from pmparse.library.store import Entry, Library
 from pmparse.library.sync import Status, still_waiting, store
 from pmparse.nlp.pipeline import PipelineConfig
 
@@ -284,8 +286,13 @@ def _known_entries(library: Library, locations: list[str], url: str | None) -> t
     return tuple(sorted(common, key=repr)) if common else None
 
 
+def _card(outcome: Outcome) -> Card:
+    """The card of an analysis (run in this process, or sent back as JSON)."""
+    return outcome.card if outcome.card is not None else Card.model_validate_json(outcome.card_json or "")
+
+
 def _finish_all(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, force: bool,
-                interrupts: Interrupts, entries: dict[str, list[str]]) -> list[FileResult]:
+                interrupts: Interrupts, entries: dict[str, list[str]], renamed: Entry | None = None) -> list[FileResult]:
     """The results of one input: one, or one per entry of a file holding many incidents (each
     stored as an input of its own, located at ``path#entry-KEY``; the file's warnings go with
     the first)."""
@@ -294,7 +301,7 @@ def _finish_all(library: Library, task: Task, outcome: Outcome, fmt: RecordForma
         return [_finish(library, Task(location, url=task.url), outcome, fmt, force, interrupts)
                 for location in entries[task.location]]
     if not outcome.entries:
-        return [_finish(library, task, outcome, fmt, force, interrupts)]
+        return [_finish(library, task, outcome, fmt, force, interrupts, renamed)]
     results = []
     whole = library.entries.get(library.by_location.get(task.location, ""))
     for index, (location, card_json, warnings) in enumerate(outcome.entries):
@@ -312,7 +319,7 @@ def _finish_all(library: Library, task: Task, outcome: Outcome, fmt: RecordForma
 
 
 def _finish(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, force: bool,
-            interrupts: Interrupts) -> FileResult:
+            interrupts: Interrupts, renamed: Entry | None = None) -> FileResult:
     warnings = list(outcome.warnings)
     if outcome.kind == "failed" and outcome.error_kind == SKIPPED:
         return FileResult(task.location, "skipped", message=outcome.message)
@@ -339,10 +346,10 @@ def _finish(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, f
         return FileResult(task.location, "pending" if waiting else "unchanged", record=str(entry.path),
                           warnings=warnings)
     # an analysis run in this process handed its card over: the same card its JSON would give
-    card = outcome.card if outcome.card is not None else Card.model_validate_json(outcome.card_json or "")
+    card = _card(outcome)
     try:
         with interrupts.critical():
-            status, path = store(library, card, fmt, force)
+            status, path = store(library, card, fmt, force, renamed)
     except RecordError as exc:
         return FileResult(task.location, "failed", error_kind="record", message=str(exc), warnings=warnings)
     except OSError as exc:
@@ -481,6 +488,7 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
         before, confirmed = library.location_shas(), set()  # confirmed: its record's text read here (SourcePlaces.pin)
         named: set[str] = set()  # the folders named as inputs: their settings files are the curator's choice
         namesakes, read, patterns = set(), {}, set()  # for gone_sources (Task.namesake, files read, globs)
+        gone_records, deferred = GoneRecords(library), []  # new files that may be a gone file renamed and edited
         tasks = _tasks(library, _noting_folders(inputs, named, patterns), max_bytes, force, stdin, url_base, tuple(exclude),
                        all_files, fetch, entries)
         # a pool costs start-up time: only worth it for more than one input
@@ -507,7 +515,13 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
                     publishers = BatchPublishers(organisation, None if organisation else publisher.ReviewedCards(library),
                                                  named, library.places.place)
 
-                    def emit(task: Task, outcome: Outcome) -> None:
+                    def emit(task: Task, outcome: Outcome, pairing: tuple[Entry | None, str | None] | None = None) -> None:
+                        renamed, note = pairing or (None, None)
+                        if (pairing is None and outcome.kind == "card" and not outcome.entries
+                                and (near := gone_records.near(task.location, task.read_from, partial(_card, outcome)))):
+                            deferred.append((task, outcome, near))  # renamed and edited? told once the batch is read
+                            return
+                        outcome = replace(outcome, warnings=(*outcome.warnings, note)) if note else outcome
                         if task.namesake is not None:
                             namesakes.add(task.namesake[0])
                         if outcome.kind == "card":
@@ -516,7 +530,7 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
                         # the record and the count of it together: a Ctrl-C between the two left a
                         # written record out of the summary
                         with interrupts.critical():
-                            results = _finish_all(library, task, outcome, fmt, force, interrupts, entries)
+                            results = _finish_all(library, task, outcome, fmt, force, interrupts, entries, renamed)
                             for result in results:
                                 report.add(result)
                         publishers.count(outcome, results)
@@ -529,6 +543,13 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
 
                     for task, outcome in runner.map(tasks):
                         emit(task, publishers.offer(task, publishers.state(task, outcome)))
+                    # each new file close to a record whose file is gone from what was read: an
+                    # amendment of that record when nothing else could be meant (batch.renamed)
+                    gone = gone_sources(library.by_location, named, read, namesakes, patterns, library.places.path)
+                    paired = pairs({task.location: near for task, _, near in deferred}, {i: at for i, at in gone})
+                    for task, outcome, _ in deferred:
+                        card_id, note = paired[task.location]
+                        emit(task, outcome, (library.entries.get(card_id) if card_id else None, note))
                     finished = True
                 except KeyboardInterrupt:
                     report.interrupted = True
