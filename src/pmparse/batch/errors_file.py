@@ -6,13 +6,9 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pmparse.errors import UsageError, WriteError
 from pmparse.util import temporary_prefix, write_errors
-
-if TYPE_CHECKING:
-    from pmparse.batch.convert import FileResult
 
 
 class ErrorsFile:
@@ -31,8 +27,9 @@ class ErrorsFile:
                              str(self.path)) from exc
         self._handle = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
 
-    def add(self, result: FileResult) -> None:
-        """Record a failure."""
+    def add(self, result) -> None:
+        """Record a failure (a failed :class:`pmparse.batch.convert.FileResult`; not imported:
+        convert imports this module)."""
         line = {"input": result.input, "error": result.error_kind, "message": result.message}
         with write_errors(self.path, "the failures report"):
             self._handle.write(json.dumps(line, ensure_ascii=False) + "\n")
