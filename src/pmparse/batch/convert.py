@@ -18,24 +18,25 @@ running the same command again continues where an interrupted batch stopped.
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import signal
-import tempfile
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Iterator
 
 from pmparse.batch import publisher
+from pmparse.batch.errors_file import ErrorsFile
 from pmparse.batch.inputs import SKIPPED, check_url_base, expand_inputs_relative, skip_reason
 from pmparse.batch.pool import DEFAULT_TIMEOUT, InProcess, Outcome, Stamp, Task, WorkerPool
 from pmparse.batch.publishing import BatchPublishers
+from pmparse.batch.renamed import GoneRecords, pairs
 from pmparse.card.schema import Card
-from pmparse.errors import InputError, RecordError, UsageError, WriteError
+from pmparse.errors import InputError, RecordError, UsageError
 from pmparse.ingest.fetch import FetchSettings
-from pmparse.ingest.read import DEFAULT_MAX_BYTES, join_url, read_bytes
+from pmparse.ingest.read import DEFAULT_MAX_BYTES, extracted_sha256, join_url, read_bytes
 from pmparse.interrupts import Interrupts
 from pmparse.library.leftovers import drop_orphan_pending, remove_temporaries
 from pmparse.locations import is_url, split_location
@@ -43,10 +44,9 @@ from pmparse.library.lock import write_lock
 from pmparse.library.records import RecordFormat
 from pmparse.library.folder import check_new_library_folder, glob_named, gone_sources, remove_if_unused
 from pmparse.library.shared import refuse_unfinished_merge
-from pmparse.library.store import Library
+from pmparse.library.store import Entry, Library
 from pmparse.library.sync import Status, still_waiting, store
 from pmparse.nlp.pipeline import PipelineConfig
-from pmparse.util import temporary_prefix, write_errors
 
 
 @dataclass
@@ -117,56 +117,6 @@ class ConvertReport:
     def failed(self) -> list[FileResult]:
         """The inputs that failed (of the kept results)."""
         return [result for result in self.results if result.status == "failed"]
-
-
-class _ErrorsFile:
-    """The failures report: JSON lines written to a temporary file, renamed into place at the end."""
-
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        with write_errors(self.path, "the failures report"):  # a name too long fails here, before the batch
-            is_dir = self.path.is_dir()
-        if is_dir:
-            raise UsageError("expected a file for the failures report, found a folder", str(self.path))
-        try:
-            fd, self._tmp = tempfile.mkstemp(prefix=temporary_prefix(self.path), suffix=".tmp", dir=self.path.parent)
-        except OSError as exc:
-            raise UsageError(f"expected a writable folder for the failures report, found {exc.strerror}",
-                             str(self.path)) from exc
-        self._handle = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
-
-    def add(self, result: FileResult) -> None:
-        """Record a failure."""
-        line = {"input": result.input, "error": result.error_kind, "message": result.message}
-        with write_errors(self.path, "the failures report"):
-            self._handle.write(json.dumps(line, ensure_ascii=False) + "\n")
-
-    def commit(self) -> None:
-        """Put the report in place (atomically: readers see the old one or the whole new one).
-
-        Raises:
-            WriteError: the disk is full, or the name is too long (its temporary file is removed).
-        """
-        try:
-            with write_errors(self.path, "the failures report"):
-                self._handle.flush()
-                os.fsync(self._handle.fileno())
-                self._handle.close()
-                os.replace(self._tmp, self.path)
-        except WriteError:
-            self.discard()
-            raise
-
-    def discard(self) -> None:
-        """Drop the report (the batch itself failed)."""
-        try:
-            self._handle.close()
-        except OSError:
-            pass  # what it could not flush is dropped with it
-        try:
-            os.unlink(self._tmp)
-        except FileNotFoundError:
-            pass
 
 
 def _display(location: str) -> str:
@@ -336,8 +286,13 @@ def _known_entries(library: Library, locations: list[str], url: str | None) -> t
     return tuple(sorted(common, key=repr)) if common else None
 
 
+def _card(outcome: Outcome) -> Card:
+    """The card of an analysis (run in this process, or sent back as JSON)."""
+    return outcome.card if outcome.card is not None else Card.model_validate_json(outcome.card_json or "")
+
+
 def _finish_all(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, force: bool,
-                interrupts: Interrupts, entries: dict[str, list[str]]) -> list[FileResult]:
+                interrupts: Interrupts, entries: dict[str, list[str]], renamed: Entry | None = None) -> list[FileResult]:
     """The results of one input: one, or one per entry of a file holding many incidents (each
     stored as an input of its own, located at ``path#entry-KEY``; the file's warnings go with
     the first)."""
@@ -346,7 +301,7 @@ def _finish_all(library: Library, task: Task, outcome: Outcome, fmt: RecordForma
         return [_finish(library, Task(location, url=task.url), outcome, fmt, force, interrupts)
                 for location in entries[task.location]]
     if not outcome.entries:
-        return [_finish(library, task, outcome, fmt, force, interrupts)]
+        return [_finish(library, task, outcome, fmt, force, interrupts, renamed)]
     results = []
     whole = library.entries.get(library.by_location.get(task.location, ""))
     for index, (location, card_json, warnings) in enumerate(outcome.entries):
@@ -364,7 +319,7 @@ def _finish_all(library: Library, task: Task, outcome: Outcome, fmt: RecordForma
 
 
 def _finish(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, force: bool,
-            interrupts: Interrupts) -> FileResult:
+            interrupts: Interrupts, renamed: Entry | None = None) -> FileResult:
     warnings = list(outcome.warnings)
     if outcome.kind == "failed" and outcome.error_kind == SKIPPED:
         return FileResult(task.location, "skipped", message=outcome.message)
@@ -391,10 +346,10 @@ def _finish(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, f
         return FileResult(task.location, "pending" if waiting else "unchanged", record=str(entry.path),
                           warnings=warnings)
     # an analysis run in this process handed its card over: the same card its JSON would give
-    card = outcome.card if outcome.card is not None else Card.model_validate_json(outcome.card_json or "")
+    card = _card(outcome)
     try:
         with interrupts.critical():
-            status, path = store(library, card, fmt, force)
+            status, path = store(library, card, fmt, force, renamed)
     except RecordError as exc:
         return FileResult(task.location, "failed", error_kind="record", message=str(exc), warnings=warnings)
     except OSError as exc:
@@ -402,10 +357,12 @@ def _finish(library: Library, task: Task, outcome: Outcome, fmt: RecordFormat, f
                           message=f"expected to write the record, found {exc.strerror or exc}", warnings=warnings)
     if status == "converted" and task.namesake is not None:
         card_id, named = task.namesake
+        where, gone = library.places.anchor, library.places.gone_anchor  # gone: no folder to run from
         warnings.append(f"new record {Path(path).stem}, but {card_id} was read from {named!r}, a relative name "
                         f"not found from {'this folder' if library.places.anchor_is_here else 'the library anchor'} "
-                        f"({library.places.anchor}); if that is this file, run convert "
-                        f"from the folder it was first run in and delete {Path(path).name}")
+                        f"({where}{', which is gone' if gone else ''}); if that is this file, "
+                        f"{'put that folder back, run convert from it' if gone else 'run convert from the folder it was first run in'} "
+                        f"and delete {Path(path).name}")
     # the record the suggestion was stored against (its file is named by its id)
     broken = library.entries.get(Path(path).stem) if status == "pending" else None
     if broken is not None and broken.error is not None:
@@ -521,7 +478,7 @@ def _noting_folders(inputs: Iterable[str], named: set[str], patterns: set[str]) 
 def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, on_result, jobs, errors_path,
                     keep_results, url_base, timeout, exclude, all_files, fetch, isolate, organisation) -> ConvertReport:
     with write_lock(library_path):  # held until the batch ends: one writer per library
-        library = Library.open(library_path)
+        library = Library.open(library_path, extracted_sha256)  # a page or PDF shows where the sources moved
         refuse_unfinished_merge(library)  # before anything is written: see its docstring
         library.finish_writes()  # a killed run's last record and its base agree before anything is compared
         remove_temporaries(library.root)  # what a killed run left half written
@@ -531,12 +488,13 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
         before, confirmed = library.location_shas(), set()  # confirmed: its record's text read here (SourcePlaces.pin)
         named: set[str] = set()  # the folders named as inputs: their settings files are the curator's choice
         namesakes, read, patterns = set(), {}, set()  # for gone_sources (Task.namesake, files read, globs)
+        gone_records, deferred = GoneRecords(library), []  # new files that may be a gone file renamed and edited
         tasks = _tasks(library, _noting_folders(inputs, named, patterns), max_bytes, force, stdin, url_base, tuple(exclude),
                        all_files, fetch, entries)
         # a pool costs start-up time: only worth it for more than one input
         head = list(itertools.islice(tasks, 2))
         tasks = itertools.chain(head, tasks)
-        errors = _ErrorsFile(errors_path) if errors_path is not None else None
+        errors = ErrorsFile(errors_path) if errors_path is not None else None
         runner: InProcess | WorkerPool | None = None
         finished = False
         try:
@@ -557,7 +515,13 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
                     publishers = BatchPublishers(organisation, None if organisation else publisher.ReviewedCards(library),
                                                  named, library.places.place)
 
-                    def emit(task: Task, outcome: Outcome) -> None:
+                    def emit(task: Task, outcome: Outcome, pairing: tuple[Entry | None, str | None] | None = None) -> None:
+                        renamed, note = pairing or (None, None)
+                        if (pairing is None and outcome.kind == "card" and not outcome.entries
+                                and (near := gone_records.near(task.location, task.read_from, partial(_card, outcome)))):
+                            deferred.append((task, outcome, near))  # renamed and edited? told once the batch is read
+                            return
+                        outcome = replace(outcome, warnings=(*outcome.warnings, note)) if note else outcome
                         if task.namesake is not None:
                             namesakes.add(task.namesake[0])
                         if outcome.kind == "card":
@@ -566,7 +530,7 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
                         # the record and the count of it together: a Ctrl-C between the two left a
                         # written record out of the summary
                         with interrupts.critical():
-                            results = _finish_all(library, task, outcome, fmt, force, interrupts, entries)
+                            results = _finish_all(library, task, outcome, fmt, force, interrupts, entries, renamed)
                             for result in results:
                                 report.add(result)
                         publishers.count(outcome, results)
@@ -579,6 +543,13 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
 
                     for task, outcome in runner.map(tasks):
                         emit(task, publishers.offer(task, publishers.state(task, outcome)))
+                    # each new file close to a record whose file is gone from what was read: an
+                    # amendment of that record when nothing else could be meant (batch.renamed)
+                    gone = gone_sources(library.by_location, named, read, namesakes, patterns, library.places.path)
+                    paired = pairs({task.location: near for task, _, near in deferred}, {i: at for i, at in gone})
+                    for task, outcome, _ in deferred:
+                        card_id, note = paired[task.location]
+                        emit(task, outcome, (library.entries.get(card_id) if card_id else None, note))
                     finished = True
                 except KeyboardInterrupt:
                     report.interrupted = True

@@ -164,8 +164,8 @@ def convert(inputs, library, fmt, max_bytes, model_dir, rules_only, base_model, 
         # a record is never removed for its file: the curator decides, so they are told which
         shown_gone = ", ".join(f"{card_id} ({location})" for card_id, location in report.gone[:5])
         click.echo(shown(f"note: {len(report.gone)} record(s) whose source is gone from the folders converted "
-                         f"(deleted, renamed and edited, or an entry its file no longer holds: such a source gets a new "
-                         f"record) are kept as they are; "
+                         f"(deleted, renamed and edited with no one file to take for it, or an entry its file no longer "
+                         f"holds: such a source gets a new record) are kept as they are; "
                          f"move the file back, or delete the record: {shown_gone}"
                          f"{' ...' if len(report.gone) > 5 else ''}", one_line=True), err=True)
     if report.interrupted:

@@ -569,3 +569,16 @@ def ingest(location: str, max_bytes: int = DEFAULT_MAX_BYTES, fmt: Format | None
         return source
     raw = read_bytes(location, max_bytes, stdin)
     return ingest_bytes(raw, location, fmt)
+
+
+def extracted_sha256(location: str, raw: bytes) -> str | None:
+    """The sha256 a record of the page or PDF ``raw`` (read from ``location``) holds: that of its
+    extracted text, which its bytes cannot show; None for another format or a file that cannot
+    be read as its name says (:data:`pmparse.library.places.ExtractedSha`)."""
+    if detect_format(location, raw) not in ("html", "pdf") and not is_pdf(raw):
+        return None  # its bytes are its text: what they showed is all there is
+    try:
+        ingested = ingest_bytes(raw, location)
+    except Exception:  # a file that cannot be read as a page or PDF is no evidence (what is wrong: convert says)
+        return None
+    return ingested.sha256 if ingested.extracted else None

@@ -133,8 +133,8 @@ def gone_sources(by_location: dict[str, str], folders: set[str], read: dict[str,
     (absolute) that is no longer there, the oldest record first; ``by_location`` is the library's
     record id of each source location (:attr:`pmparse.library.store.Library.by_location`).
 
-    A file deleted, or renamed and edited in one go (then neither its name nor its text finds its
-    record, and it gets a new one), left its record behind without a word: a curator saw only
+    A file deleted, or renamed and edited in one go and not paired with its record
+    (:mod:`pmparse.batch.renamed`: then it gets a new one), left its record behind without a word: a curator saw only
     ``1 converted`` and, in the site, two cards of one incident. Only folders named as inputs are
     looked in, so converting one file says nothing about the rest of the library.
 

@@ -17,10 +17,11 @@ publisher (:mod:`pmparse.batch.publisher`) is read from.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import stat
 from pathlib import Path
-from typing import Collection, Iterable, Mapping
+from typing import Callable, Collection, Iterable, Mapping
 
 from pmparse.errors import UnsafePathError
 from pmparse.locations import entry_location, is_url, split_location, url_parts
@@ -29,6 +30,15 @@ from pmparse.util import atomic_write, read_regular_file, text_sha256
 
 #: Where a library keeps its anchor: the folder its relative locations are read from.
 ANCHOR_FILE = ".pmparse/anchor.json"
+
+
+#: Reads the text sha256 of a page or PDF (``path``, its bytes), whose record's sha256 is of the
+#: text extracted, which its bytes cannot show; None: not such a file, or unreadable. ``convert``
+#: gives one (extraction is :mod:`pmparse.ingest`'s, which this package does not import).
+ExtractedSha = Callable[[str, bytes], "str | None"]
+
+_log = logging.getLogger(__name__)
+_named_gone: set[tuple[str, str]] = set()  # (library, anchor): each gone anchor named once a process
 
 
 #: The largest anchor file read: it holds one path (a library from someone else may hold anything).
@@ -118,10 +128,15 @@ class SourcePlaces:
             (:func:`plausible_source`); None: any folder.
     """
 
-    def __init__(self, anchor: str, recorded: bool = False, root: Path | None = None) -> None:
+    def __init__(self, anchor: str, recorded: bool = False, root: Path | None = None,
+                 extracted_sha: ExtractedSha | None = None) -> None:
         self.anchor = anchor
         self.recorded = recorded
         self.root = root
+        self.extracted_sha = extracted_sha
+        #: The recorded anchor folder when it is gone and stays the anchor (nothing here holds a
+        #: text of the library), else None.
+        self.gone_anchor: str | None = None
         self._here = _real(os.getcwd())
         self.anchor_is_here = _real(anchor) == self._here
         self._places: dict[str, str] = {}
@@ -129,7 +144,8 @@ class SourcePlaces:
         self._digests: dict[str, str | None] = {}  # holds_text's, by path
 
     @classmethod
-    def of_library(cls, root: Path, locations: Mapping[str, str | None] | None = None) -> SourcePlaces:
+    def of_library(cls, root: Path, locations: Mapping[str, str | None] | None = None,
+                   extracted_sha: ExtractedSha | None = None) -> SourcePlaces:
         """The places of the library at ``root``: its recorded anchor, else this process's folder.
 
         ``locations``: the library's source locations, each with its record's sha256. A recorded
@@ -140,18 +156,31 @@ class SourcePlaces:
         anchor adopts a folder (read from the gone folder, each was taken for a file gone: an
         unchanged file's record moved to an absolute name, an amended one got a second record).
         Else it stays the anchor (a folder not mounted for now: relative names given here are
-        recorded absolute, and are not mixed with the anchor's).
+        recorded absolute, and are not mixed with the anchor's), and a warning names it with what
+        to do, once a process (:attr:`gone_anchor`): every source read from there was missing
+        without a word. ``extracted_sha``: how a page's or PDF's text sha256 is read
+        (:data:`ExtractedSha`); without it such a file is no evidence of the folder.
         """
         anchor = _read_anchor(root)
-        here = cls(os.path.abspath(os.getcwd()), root=root)
+        here = cls(os.path.abspath(os.getcwd()), root=root, extracted_sha=extracted_sha)
         if anchor is None:
             return here
+        places = cls(anchor, True, root, extracted_sha)
         if not os.path.isdir(anchor):
             found = dict((locations or {}).items())
             known = {sha for sha in found.values() if sha}
             if any(here.holds_text(location, known) for location in found):
                 return here
-        return cls(anchor, True, root)
+            relative = sum(1 for location in found if is_relative_file(location))
+            if relative:
+                places.gone_anchor = anchor
+                if (str(root), anchor) not in _named_gone:
+                    _named_gone.add((str(root), anchor))
+                    _log.warning(f"{root}: the library's anchor folder {anchor} is gone: {relative} source "
+                                 "location(s) are read from there and found missing; run `pmparse convert` from "
+                                 "the folder that now holds its sources (the library adopts it), or put the "
+                                 "folder back")
+        return places
 
     def path(self, location: str) -> str:
         """The file a location names, as a path from this process's folder (an entry's key
@@ -184,7 +213,11 @@ class SourcePlaces:
         if path not in self._digests:
             # each file once: the entries of a many-incident file amended since all name it
             data = read_regular_file(path)
-            self._digests[path] = None if data is None else text_sha256(data)
+            digest = None if data is None else text_sha256(data)
+            if data is not None and digest not in known and self.extracted_sha is not None:
+                # a page's or PDF's record holds the sha256 of the text extracted from it
+                digest = self.extracted_sha(path, data)
+            self._digests[path] = digest
         return self._digests[path] in known
 
     def is_file(self, location: str | None) -> bool:

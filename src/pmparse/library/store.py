@@ -29,7 +29,7 @@ from pmparse import __version__
 from pmparse.card.schema import SCHEMA_VERSION, Card
 from pmparse.errors import RecordError, StateFileError
 from pmparse.library.folder import RECORD_FILE, held_number
-from pmparse.library.places import SourcePlaces
+from pmparse.library.places import ExtractedSha, SourcePlaces
 from pmparse.library.statefiles import file_key as _file_key, read_record_text, regular_text, writable, write_unless_held
 from pmparse.library.records import RecordFormat, card_data, dumps, format_of, loads, source_keys
 from pmparse.locations import split_location
@@ -105,10 +105,7 @@ def _entry_from_card(card: Card, path: Path, library: Library) -> Entry:
                  card.pipeline.version, card.pipeline.model, card.pipeline.fingerprint, card.status, library)
 
 
-def _digest(text: str) -> str:
-    return sha256_text(text)
-
-
+_digest = sha256_text  # a state file's text, as its stamp remembers it
 #: A file changed this close (ns) before the index was written may change again within the same
 #: clock tick without its key changing (git's "racy" entries): such entries are not trusted.
 _RACY_NS = 2_000_000_000
@@ -125,6 +122,7 @@ class Library:
 
     Args:
         root: The library folder (created on first write).
+        extracted_sha: How a page's or PDF's text sha256 is read (a moved anchor's evidence).
     """
 
     root: Path
@@ -138,11 +136,12 @@ class Library:
     _states: dict[str, tuple[list[int], list, str]] = field(default_factory=dict, repr=False)
     _index_dirty: bool = False
     _places: SourcePlaces | None = field(default=None, repr=False)
+    extracted_sha: ExtractedSha | None = field(default=None, repr=False)
 
     @classmethod
-    def open(cls, root: str | Path) -> Library:
-        """Scan a library folder (which may not exist yet)."""
-        library = cls(Path(root))
+    def open(cls, root: str | Path, extracted_sha: ExtractedSha | None = None) -> Library:
+        """Scan a library folder (which may not exist yet); ``extracted_sha``: see the class."""
+        library = cls(Path(root), extracted_sha=extracted_sha)
         library.scan()
         return library
 
@@ -155,7 +154,7 @@ class Library:
     def places(self) -> SourcePlaces:
         """Which file and folder each source location names (a relative one read from the anchor)."""
         if self._places is None:
-            self._places = SourcePlaces.of_library(self.root, self.location_shas())
+            self._places = SourcePlaces.of_library(self.root, self.location_shas(), self.extracted_sha)
         return self._places
 
     def location_shas(self) -> dict[str, str | None]:

@@ -9,19 +9,25 @@ from typing import Literal
 from pmparse.card.schema import Card
 from pmparse.errors import RecordError
 from pmparse.library.records import RecordFormat, card_data, dumps, format_of
-from pmparse.library.store import Library, is_edited
+from pmparse.library.store import Entry, Library, is_edited
 from pmparse.review.session import open_diff
 
 Status = Literal["converted", "updated", "unchanged", "pending", "skipped", "failed"]
 
 
-def store(library: Library, card: Card, fmt: RecordFormat, force: bool = False) -> tuple[Status, str]:
+def store(library: Library, card: Card, fmt: RecordFormat, force: bool = False,
+          renamed: Entry | None = None) -> tuple[Status, str]:
     """Put a suggestion into the library without ever overwriting a person's work.
+
+    Args:
+        renamed: The record whose gone file ``card``'s source is, renamed and edited (its text
+            cannot find it: :mod:`pmparse.batch.renamed` tells): the suggestion amends it, and
+            a person's record first follows the new name.
 
     Returns:
         ``(status, record_path)``.
     """
-    entry = library.find(card.source.sha256, card.source.location)
+    entry = library.find(card.source.sha256, card.source.location) or renamed
     if entry is None:
         card = card.model_copy(update={"id": library.next_id()})
         # the id of a record a person deleted comes back when it was the highest: its draft
@@ -46,11 +52,11 @@ def store(library: Library, card: Card, fmt: RecordFormat, force: bool = False) 
     # pmparse gave it last (a person's own address, or none given this time, stays)
     new_url = (card.source.url is not None and last is not None and last.source.url != card.source.url
                and entry.url == last.source.url)
-    new_name = entry.sha256 == card.source.sha256 and entry.location != card.source.location
+    new_name = entry.location != card.source.location and (entry.sha256 == card.source.sha256 or entry is renamed)
     if entry.card is not None and (new_name or new_url) and is_edited(library, entry):
-        # the same text under a new name (the old one is gone: see Library.find), or a new public
-        # address (--url-base, also for an amended text): the record follows it, a person's edits
-        # untouched
+        # the same text under a new name (the old one is gone: see Library.find), or renamed and
+        # edited, or a new public address (--url-base, also for an amended text): the record
+        # follows it, a person's edits untouched
         relocate(library, entry, card, new_url, new_name)
         moved = True
     # nothing new when the suggestion equals what pmparse last wrote for this record (a record a
@@ -162,7 +168,12 @@ def relocate(library: Library, entry, card: Card, new_url: bool = False, new_nam
     if new_name and pending is not None and pending.source.location != card.source.location:
         # made from the old name's text, which is no longer this record's source
         library.drop_state("pending", entry.id)
-    source = card.source if new_name else current.source
+    source = current.source
+    if new_name:
+        # renamed and edited: the old text's sha256 (and extracted text, which the evidence
+        # indexes) stays until a review moves the record onto the new one, as for any amendment
+        source = (card.source if card.source.sha256 == current.source.sha256
+                  else current.source.model_copy(update={"location": card.source.location}))
     source = source.model_copy(update={"url": card.source.url if new_url else current.source.url})
     moved = current.model_copy(update={"source": source})
     base = library.read_state("base", entry.id)
