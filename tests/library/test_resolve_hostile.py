@@ -1,0 +1,100 @@
+"""``resolve`` on a library from someone else (a tarball, a copied folder): what it holds in
+``.pmparse/intent/`` and its record files are the sender's (pmparse.library.resolve)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from click.testing import CliRunner
+
+from pmparse.cli import main
+from pmparse.library import statefiles
+from pmparse.library.resolve import resolve_library
+from pmparse.util import sha256_text
+
+KILN = "# Kiln overheated\n\nGlazes cracked for three hours.\n\nRoot cause: a thermostat wired backwards.\n"
+
+
+@pytest.fixture
+def lib(tmp_path, monkeypatch):
+    """A library of one record kept in a git checkout's root, its source beside it."""
+    (tmp_path / "pm").mkdir()
+    (tmp_path / "pm" / "kiln.md").write_text(KILN, encoding="utf-8")
+    (tmp_path / ".git" / "hooks").mkdir(parents=True)
+    (tmp_path / ".pmparse").mkdir()
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["convert", "pm", "-o", ".", "--rules-only", "-j", "1"])
+    assert result.exit_code == 0, result.output
+    return tmp_path
+
+
+def _journal(lib, steps, *, record="IL-0001.yaml", new_id="IL-0002") -> dict:
+    """A journal as a killed run leaves it, whose record is still the text it names."""
+    text = (lib / "IL-0001.yaml").read_text(encoding="utf-8")
+    journal = {"record": record, "conflicted": sha256_text(text), "steps": steps, "new_id": new_id,
+               "message": "IL-0001: kept ours"}
+    (lib / ".pmparse" / "intent").mkdir(exist_ok=True)
+    (lib / ".pmparse" / "intent" / "resolve-IL-0001.json").write_text(json.dumps(journal), encoding="utf-8")
+    return journal
+
+
+def _tree(lib) -> dict:
+    return {str(p.relative_to(lib)): p.read_bytes() for p in lib.rglob("*")
+            if p.is_file() and p.name not in ("index.json", "lock")}
+
+
+@pytest.mark.parametrize("steps", [
+    [[".git/hooks/pre-commit", "#!/bin/sh\necho hi\n"], ["IL-0001.yaml", "id: IL-0001\n"]],
+    [[".git/config", "[core]\n\tfsmonitor = touch /tmp/x\n"], ["IL-0001.yaml", "id: IL-0001\n"]],
+    [["pm/kiln.md", None], ["IL-0001.yaml", "id: IL-0001\n"]],
+    [[".pmparse/anchor.json", "{}"], ["IL-0001.yaml", "id: IL-0001\n"]],
+    [["IL-0002.yaml", "x"], ["IL-0007.yaml", None], ["IL-0001.yaml", "id: IL-0001\n"]],
+    [[".pmparse/base/IL-0002.json", None], ["IL-0001.yaml", "id: IL-0001\n"]],
+    [["IL-0002.yaml", "x"], [".pmparse/base/IL-0001.json", "{}"]],  # the last step is not its record
+], ids=["git-hook", "git-config", "a-source", "anchor", "another-record", "removes-the-new-ids", "last-step"])
+def test_a_journal_naming_files_resolve_never_writes_is_refused_and_nothing_is_written(lib, steps):
+    (lib / ".git" / "config").write_text("[core]\n", encoding="utf-8")
+    (lib / "IL-0007.yaml").write_text("kept\n", encoding="utf-8")
+    _journal(lib, steps)
+    before = _tree(lib)
+    report = resolve_library(lib)
+    assert [(r.card_id, r.outcome) for r in report.records] == [("IL-0001", "refused")]
+    assert "resolve-IL-0001.json" in report.records[0].message
+    assert _tree(lib) == before  # the journal kept, for a person to remove
+
+
+@pytest.mark.parametrize("field,value", [("record", "../IL-0001.yaml"), ("record", "IL-0002.yaml"),
+                                         ("new_id", "../../x"), ("new_id", "IL-0001")])
+def test_a_journal_naming_another_record_or_id_is_refused(lib, field, value):
+    journal = _journal(lib, [["IL-0002.yaml", "x"], ["IL-0001.yaml", "id: IL-0001\n"]])
+    journal[field] = value
+    (lib / ".pmparse" / "intent" / "resolve-IL-0001.json").write_text(json.dumps(journal), encoding="utf-8")
+    before = _tree(lib)
+    assert [r.outcome for r in resolve_library(lib).records] == ["refused"]
+    assert _tree(lib) == before
+
+
+def test_the_cli_names_the_journal_and_exits_2(lib):
+    _journal(lib, [[".git/hooks/pre-commit", "#!/bin/sh\n"], ["IL-0001.yaml", "id: IL-0001\n"]])
+    result = CliRunner().invoke(main, ["resolve", "."])
+    assert result.exit_code == 2
+    assert "resolve-IL-0001.json" in result.stderr and ".git/hooks/pre-commit" in result.stderr
+    assert not (lib / ".git" / "hooks" / "pre-commit").exists()
+
+
+def test_a_fifo_in_place_of_a_journal_is_not_read(lib):
+    # read, it waits for a writer for ever, the library's lock held
+    os.mkfifo(lib / ".pmparse" / "intent" / "resolve-IL-0001.json")
+    assert resolve_library(lib).records == []
+
+
+def test_a_conflicted_record_larger_than_a_record_may_be_is_not_read(lib, monkeypatch):
+    text = (lib / "IL-0001.yaml").read_text(encoding="utf-8")
+    conflicted = f"<<<<<<< HEAD\n{text}=======\n{text.replace('kiln.md', 'pump.md')}>>>>>>> 0123abc\n"
+    (lib / "IL-0001.yaml").write_text(conflicted, encoding="utf-8")
+    monkeypatch.setattr(statefiles, "RECORD_READ_LIMIT", len(conflicted) - 1)
+    before = _tree(lib)
+    assert resolve_library(lib).records == []  # left alone: validate names it too large
+    assert _tree(lib) == before
