@@ -98,3 +98,81 @@ def test_a_conflicted_record_larger_than_a_record_may_be_is_not_read(lib, monkey
     before = _tree(lib)
     assert resolve_library(lib).records == []  # left alone: validate names it too large
     assert _tree(lib) == before
+
+
+@pytest.fixture
+def merged(tmp_path, monkeypatch):
+    """Two curators' new records of other sources merged by git into IL-0001."""
+    from tests.library.test_resolve import KILN as OURS, PUMP, _curator, _merge
+
+    lib = _merge(_curator(tmp_path, monkeypatch, "kiln", OURS), _curator(tmp_path, monkeypatch, "pump", PUMP))
+    monkeypatch.chdir(tmp_path / "kiln")
+    return lib
+
+
+@pytest.mark.parametrize("kind,data", [
+    ("rejected", {"rejected": [1]}),
+    ("rejected", {"rejected": "abc"}),
+    ("rejected", {"rejected": [{"sha256": ["x"]}]}),
+    ("drafts", {"sha256": ["x"], "decided": {}}),
+    ("drafts", {"sha256": {"a": 1}}),
+], ids=["an-int", "a-string", "a-list-sha", "drafts-list-sha", "drafts-object-sha"])
+def test_a_state_file_that_is_not_pmparses_is_refused_naming_it(merged, kind, data):
+    # a traceback (AttributeError, TypeError: unhashable) stopped the whole run
+    state = merged / ".pmparse" / kind / "IL-0001.json"
+    state.parent.mkdir(exist_ok=True)
+    state.write_text(json.dumps(data), encoding="utf-8")
+    before = _tree(merged)
+    report = resolve_library(merged)
+    assert [r.outcome for r in report.records] == ["refused"]
+    assert str(state) in report.records[0].message
+    assert _tree(merged) == before
+
+
+class _Counted(dict):
+    """A rejection that counts how often it is compared with another."""
+
+    compared = 0
+
+    def __eq__(self, other):
+        _Counted.compared += 1
+        return dict.__eq__(self, other)
+
+    __hash__ = None
+
+
+def _rejection(n: int) -> dict:
+    return {"sha256": "a" * 64, "model": "0.1.0/rules", "field": "title", "value_sha256": f"{n:064x}",
+            "decision": "rejected", "by": "ann", "at": "2026-12-07T10:00:00+00:00"}
+
+
+def test_rejections_both_sides_added_are_merged_comparing_each_a_bounded_number_of_times(lib, monkeypatch):
+    # each of theirs was looked for in all of ours: 20,000 a side took 30 s, 200,000 hours, the lock held
+    from pmparse.library import merged_state
+
+    n = 2000
+    memory = lib / ".pmparse" / "rejected" / "IL-0001.json"
+    memory.parent.mkdir(exist_ok=True)
+    sides = [{"version": 1, "rejected": [_rejection(i) for i in range(n)]},
+             {"version": 1, "rejected": [_rejection(i) for i in range(n, 2 * n)] + [_rejection(0)]}]
+    memory.write_text("<<<<<<< HEAD\n" + json.dumps(sides[0]) + "\n=======\n" + json.dumps(sides[1]) + "\n>>>>>>> b\n",
+                      encoding="utf-8")
+    real = merged_state.parse_state
+    monkeypatch.setattr(merged_state, "parse_state", lambda text, path: {
+        **real(text, path), "rejected": [_Counted(e) for e in real(text, path)["rejected"]]})
+    _Counted.compared = 0
+    report = resolve_library(lib)
+    assert report.merged == ["IL-0001: rejections of both sides kept (.pmparse/rejected/IL-0001.json)"]
+    kept = json.loads(memory.read_text(encoding="utf-8"))["rejected"]
+    assert kept == [_rejection(i) for i in range(2 * n)]  # the one both hold, once
+    assert _Counted.compared <= 4 * n
+
+
+def test_rejections_a_side_of_which_is_not_pmparses_are_left_for_a_person(lib):
+    memory = lib / ".pmparse" / "rejected" / "IL-0001.json"
+    memory.parent.mkdir(exist_ok=True)
+    text = "<<<<<<< HEAD\n" + json.dumps({"rejected": [1, 2]}) + "\n=======\n" + json.dumps({"rejected": [3]}) + "\n>>>>>>> b\n"
+    memory.write_text(text, encoding="utf-8")
+    report = resolve_library(lib)
+    assert report.merged == [] and report.unsettled == [".pmparse/rejected/IL-0001.json"]
+    assert memory.read_text(encoding="utf-8") == text

@@ -31,12 +31,14 @@ from pmparse.errors import PmparseError, RecordError, UsageError
 from pmparse.library.conflicts import holds_conflict, split_sides
 from pmparse.library.folder import RECORD_FILE, library_root, record_files_by_id
 from pmparse.library.lock import write_lock
-from pmparse.library.merged_state import anchor_note, merge_drafts, merge_rejections, model_notes, settle_draft
+from pmparse.library.merged_state import anchor_note, merge_drafts, merge_rejections, model_notes, pmparses, settle_draft
 from pmparse.library.merged_state import parse_state as _parse_state
 from pmparse.library.records import card_data, dumps, format_of, loads
 from pmparse.library.statefiles import read_record_text, regular_text
 from pmparse.library.store import Library
 from pmparse.paths import inside
+from pmparse.review.drafts import DraftState
+from pmparse.review.rejections import Rejections
 from pmparse.util import atomic_write, sha256_text, write_errors
 
 #: The state kinds that belong to one record and travel with it (the order they are read in:
@@ -329,7 +331,13 @@ def _share_states(library: Library, card_id: str, ours: _Side, theirs: _Side) ->
             continue
         sides = split_sides(text, str(state))
         for half in sides or (text,):
-            _parse_state(half, state)
+            data = _parse_state(half, state)
+            model = {"rejected": Rejections, "drafts": DraftState}.get(kind)
+            if model is not None and not pmparses(model, data):
+                # its entries and source text are read to tell the sides: a rejection of a number,
+                # a list for a sha256 stopped the whole run with a traceback
+                raise UsageError(f"expected each side to be a {kind} file as pmparse writes it, found one that "
+                                 "is not; settle this file by hand", str(state))
             if kind in ("base", "pending"):
                 # checked before an id is given: its card is written again under the new id
                 _side_card(half, "json", state, f"{kind} card")
