@@ -441,17 +441,22 @@ def _apply(root: Path, steps: list) -> None:
 
 def _stray_step(card_id: str, journal: dict, steps: list) -> str | None:
     """What a journal names that :func:`_journalled` never writes for ``card_id`` (quoted), or
-    None: it writes the files of ``card_id`` and of the id it gives theirs, removes only
-    ``card_id``'s, and its last step is its record, a record file of ``card_id``."""
+    None: it writes the files of ``card_id`` and of the id it gives theirs, each once, removes
+    only ``card_id``'s, and its last step is its record, a record file of ``card_id``."""
     new_id = journal.get("new_id")
     if not isinstance(new_id, str) or not _ID.fullmatch(new_id) or new_id == card_id:
         return f"the new id {new_id!r}"
     record = journal.get("record")
     if not isinstance(record, str) or record not in _files_of(card_id):
         return f"the record {record!r}"
+    seen: set[str] = set()
     for rel, text in steps:
         if rel not in (_files_of(card_id) if text is None else _files_of(card_id) | _files_of(new_id)):
             return f"{'a removal' if text is None else 'a write'} of {rel!r}"
+        if rel in seen:
+            # a split names each file once: millions of writes of one file (fsynced) took hours
+            return f"a second step of {rel!r}"
+        seen.add(rel)
     if not steps or steps[-1][0] != record:
         return "a last step that is not its record's"
     return None
