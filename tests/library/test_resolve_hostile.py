@@ -174,7 +174,8 @@ def test_rejections_both_sides_added_are_merged_comparing_each_a_bounded_number_
 def test_rejections_a_side_of_which_is_not_pmparses_are_left_for_a_person(lib):
     memory = lib / ".pmparse" / "rejected" / "IL-0001.json"
     memory.parent.mkdir(exist_ok=True)
-    text = "<<<<<<< HEAD\n" + json.dumps({"rejected": [1, 2]}) + "\n=======\n" + json.dumps({"rejected": [3]}) + "\n>>>>>>> b\n"
+    text = ("<<<<<<< HEAD\n" + json.dumps({"rejected": [1, 2]}) + "\n=======\n" + json.dumps({"rejected": [3]})
+            + "\n>>>>>>> b\n")
     memory.write_text(text, encoding="utf-8")
     report = resolve_library(lib)
     assert report.merged == [] and report.unsettled == [".pmparse/rejected/IL-0001.json"]

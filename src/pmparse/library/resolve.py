@@ -31,7 +31,8 @@ from pmparse.errors import PmparseError, RecordError, UsageError
 from pmparse.library.conflicts import holds_conflict, split_sides
 from pmparse.library.folder import RECORD_FILE, library_root, record_files_by_id
 from pmparse.library.lock import write_lock
-from pmparse.library.merged_state import anchor_note, merge_drafts, merge_rejections, model_notes, pmparses, settle_draft
+from pmparse.library.merged_state import (anchor_note, merge_drafts, merge_rejections, model_notes, pmparses,
+                                          settle_draft)
 from pmparse.library.merged_state import parse_state as _parse_state
 from pmparse.library.records import card_data, dumps, format_of, loads
 from pmparse.library.statefiles import read_record_text, regular_text
