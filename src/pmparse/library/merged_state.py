@@ -17,7 +17,7 @@ from pathlib import Path
 
 from collections.abc import Callable
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from pmparse.errors import RecordError, StateFileError, UsageError
 from pmparse.library.conflicts import holds_conflict, split_sides
@@ -27,6 +27,7 @@ from pmparse.library.statefiles import regular_text
 from pmparse.library.store import Library
 from pmparse.review.apply import every_field_decided, mark_reviewed, rewrite_record
 from pmparse.review.drafts import DraftState
+from pmparse.review.rejections import Rejections
 from pmparse.util import atomic_write
 
 #: The draft decisions whose value is the curator's own (held by the record only): two of one
@@ -53,6 +54,20 @@ def parse_state(text: str, path: Path) -> dict:
     return data
 
 
+def pmparses(model: type[BaseModel], data: dict) -> bool:
+    """Whether ``data`` is a state file as pmparse writes it (``model``: a rejection memory, draft
+    decisions): one from someone else's library may hold anything its readers do not expect."""
+    try:
+        model.model_validate(data)
+    except ValidationError:
+        return False
+    return True
+
+
+def _canonical(entry: dict) -> str:
+    return json.dumps(entry, sort_keys=True, ensure_ascii=True)
+
+
 def _sides(text: str, path: Path) -> tuple[dict, dict] | None:
     """Both sides of a conflicted state file as JSON objects, or None when they cannot be read."""
     try:
@@ -67,10 +82,13 @@ def merge_rejections(path: Path, text: str) -> bool:
     record): each is asked only of the suggestion it names, so keeping both loses nothing. False,
     and nothing written, when its markers or sides cannot be read."""
     sides = _sides(text, path)
-    if sides is None or not all(isinstance(side.get("rejected"), list) for side in sides):
+    if sides is None or not all(pmparses(Rejections, side) for side in sides):
         return False
     ours, theirs = sides
-    kept = ours["rejected"] + [entry for entry in theirs["rejected"] if entry not in ours["rejected"]]
+    # by a canonical text, not a list's `in`: each of theirs looked for in all of ours took hours
+    # for a memory of 200,000 (one from a branch of someone else's), the library's lock held
+    known = {_canonical(entry) for entry in ours["rejected"]}
+    kept = ours["rejected"] + [entry for entry in theirs["rejected"] if _canonical(entry) not in known]
     atomic_write(path, json.dumps({**ours, "rejected": kept}, indent=2, ensure_ascii=False) + "\n")
     return True
 
@@ -94,7 +112,7 @@ def merge_drafts(path: Path, text: str, name: str,
         known to agree); ``why`` is None when the sides cannot be read at all.
     """
     sides = _sides(text, path)
-    if sides is None or not all(isinstance(side.get("decided"), dict) for side in sides):
+    if sides is None or not all(pmparses(DraftState, side) for side in sides):
         return False, None
     ours, theirs = sides
     if ours.get("sha256") != theirs.get("sha256"):

@@ -31,12 +31,15 @@ from pmparse.errors import PmparseError, RecordError, UsageError
 from pmparse.library.conflicts import holds_conflict, split_sides
 from pmparse.library.folder import RECORD_FILE, library_root, record_files_by_id
 from pmparse.library.lock import write_lock
-from pmparse.library.merged_state import anchor_note, finished_draft_notes, merge_drafts, merge_rejections, model_notes
-from pmparse.library.merged_state import settle_draft
+from pmparse.library.merged_state import (anchor_note, finished_draft_notes, merge_drafts, merge_rejections,
+                                          model_notes, pmparses, settle_draft)
 from pmparse.library.merged_state import parse_state as _parse_state
 from pmparse.library.records import card_data, dumps, format_of, loads
+from pmparse.library.statefiles import read_record_text, regular_text
 from pmparse.library.store import Library
 from pmparse.paths import inside
+from pmparse.review.drafts import DraftState
+from pmparse.review.rejections import Rejections
 from pmparse.util import atomic_write, sha256_text, write_errors
 
 #: The state kinds that belong to one record and travel with it (the order they are read in:
@@ -50,6 +53,9 @@ _ID_LINE = {"yaml": r"(?m)^id:[ \t]*([\"']?){old}\1(?=[ \t]*(?:#.*)?\r?$)",
 #: A journal's name in ``.pmparse/intent/`` (not an intent of the store: Library.finish_writes
 #: reads only ``IL-*.json``).
 _JOURNAL = re.compile(r"^resolve-(IL-[0-9]{4})\.json\Z")
+
+#: An id as a journal names the one it gives theirs.
+_ID = re.compile(r"IL-[0-9]{4}")
 
 Outcome = Literal["split", "same source", "refused"]
 
@@ -329,7 +335,13 @@ def _share_states(library: Library, card_id: str, ours: _Side, theirs: _Side) ->
             continue
         sides = split_sides(text, str(state))
         for half in sides or (text,):
-            _parse_state(half, state)
+            data = _parse_state(half, state)
+            model = {"rejected": Rejections, "drafts": DraftState}.get(kind)
+            if model is not None and not pmparses(model, data):
+                # its entries and source text are read to tell the sides: a rejection of a number,
+                # a list for a sha256 stopped the whole run with a traceback
+                raise UsageError(f"expected each side to be a {kind} file as pmparse writes it, found one that "
+                                 "is not; settle this file by hand", str(state))
             if kind in ("base", "pending"):
                 # checked before an id is given: its card is written again under the new id
                 _side_card(half, "json", state, f"{kind} card")
@@ -409,11 +421,13 @@ def _state_ids(library: Library, kind: str) -> list[str]:
 
 
 def _text(path: Path) -> str | None:
-    """A regular file's text with its line breaks as they are (CRLF stays), or None."""
+    """A regular file's text with its line breaks as they are (CRLF stays), or None (also one
+    larger than a record may be: a record or state file of gigabytes from someone else)."""
     try:
         if path.is_symlink() or not path.is_file():
             return None
-        return path.read_bytes().decode("utf-8")
+        # over the limit: left alone unread, as every other command leaves it (validate names it)
+        return read_record_text(path, newline="")
     except (OSError, UnicodeDecodeError):
         return None
 
@@ -427,6 +441,35 @@ def _apply(root: Path, steps: list) -> None:
             target.unlink(missing_ok=True)
         else:
             atomic_write(target, text)
+
+
+def _stray_step(card_id: str, journal: dict, steps: list) -> str | None:
+    """What a journal names that :func:`_journalled` never writes for ``card_id`` (quoted), or
+    None: it writes the files of ``card_id`` and of the id it gives theirs, each once, removes
+    only ``card_id``'s, and its last step is its record, a record file of ``card_id``."""
+    new_id = journal.get("new_id")
+    if not isinstance(new_id, str) or not _ID.fullmatch(new_id) or new_id == card_id:
+        return f"the new id {new_id!r}"
+    record = journal.get("record")
+    if not isinstance(record, str) or record not in _files_of(card_id):
+        return f"the record {record!r}"
+    seen: set[str] = set()
+    for rel, text in steps:
+        if rel not in (_files_of(card_id) if text is None else _files_of(card_id) | _files_of(new_id)):
+            return f"{'a removal' if text is None else 'a write'} of {rel!r}"
+        if rel in seen:
+            # a split names each file once: millions of writes of one file (fsynced) took hours
+            return f"a second step of {rel!r}"
+        seen.add(rel)
+    if not steps or steps[-1][0] != record:
+        return "a last step that is not its record's"
+    return None
+
+
+def _files_of(card_id: str) -> set[str]:
+    """The files of one id a split writes or removes: its record files and its state files."""
+    return ({f"{card_id}.{ext}" for ext in ("yaml", "yml", "json")}
+            | {f".pmparse/{kind}/{card_id}.json" for kind in _KINDS})
 
 
 def _finish_journals(root: Path) -> list[Resolution]:
@@ -444,14 +487,25 @@ def _finish_journals(root: Path) -> list[Resolution]:
         if not _JOURNAL.match(name):
             continue
         journal_path = inside(root, f".pmparse/intent/{name}")
+        card_id = _JOURNAL.match(name).group(1)
         steps: list = []
         try:
-            journal = json.loads(journal_path.read_text(encoding="utf-8"))
-            record = _text(inside(root, journal["record"]))
+            # a FIFO planted here would keep the lock for ever; one of gigabytes is refused unread
+            journal = json.loads(regular_text(journal_path))
             steps = [(str(rel), None if text is None else str(text)) for rel, text in journal["steps"]]
             conflicted = str(journal["conflicted"])
+            stray = _stray_step(card_id, journal, steps)
+            record = None if stray is not None else _text(inside(root, journal["record"]))
         except (OSError, ValueError, KeyError, TypeError):
-            record = None  # a journal cut short while written: its record was not touched yet
+            stray, record = None, None  # a journal cut short while written: its record was not touched yet
+        if stray is not None:
+            # a library from someone else may ship one: applied, it wrote where its sender chose
+            # (.git/config, a source); kept for a person, who sees it is none of pmparse's
+            finished.append(Resolution(card_id, "refused", message=(
+                f"{card_id}: expected .pmparse/intent/{name} to name only the files resolve writes for {card_id} "
+                f"and the id it gives, found {stray}; nothing written: remove it if no resolve of yours was "
+                "stopped")))
+            continue
         # died after its last write: the record written, or the file of another format removed
         applied = bool(steps) and record == steps[-1][1] and steps[-1][0] == journal["record"]
         if record is not None and sha256_text(record) == conflicted:
@@ -459,7 +513,6 @@ def _finish_journals(root: Path) -> list[Resolution]:
             # dropped, that run would split the record again and make theirs twice
             _apply(root, steps)
             applied = True
-        card_id = _JOURNAL.match(name).group(1)
         if applied:
             finished.append(Resolution(card_id, "split", journal.get("new_id"), str(
                 journal.get("message") or f"{card_id}: the split a stopped run began is finished")))
