@@ -159,3 +159,27 @@ def test_a_new_report_of_the_template_of_a_kept_record_does_not_take_a_gone_revi
     assert "IL-0002 (pm/c.md)" in result.output, result.output  # why it was not paired
     assert "whose source is gone" in result.output and "IL-0001 (pm/a.md)" in result.output, result.output
     assert _locations(tmp_path) == {"IL-0001": "pm/a.md", "IL-0002": "pm/c.md", "IL-0003": "pm/b.md"}
+
+
+def test_a_batch_stopped_between_holding_back_and_pairing_loses_nothing(library, monkeypatch):
+    # the held-back file is neither stored nor counted; the next run pairs it
+    import pmparse.batch.convert as convert
+
+    (library / "pm" / "a.md").unlink()
+    (library / "pm" / "invoices.md").write_text(EDITED, encoding="utf-8")
+    before = (library / "lib" / "IL-0001.yaml").read_text(encoding="utf-8")
+    real = convert.gone_sources
+
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt  # Ctrl-C once the batch is read, before the pairing
+
+    monkeypatch.setattr(convert, "gone_sources", stopped)
+    result = CliRunner().invoke(main, ["convert", "pm", "-o", "lib", *FAST])
+    assert result.exit_code == 130 and "interrupted after 0 inputs" in result.output, result.output
+    assert (library / "lib" / "IL-0001.yaml").read_text(encoding="utf-8") == before
+    assert _locations(library) == {"IL-0001": "pm/a.md"}
+    monkeypatch.setattr(convert, "gone_sources", real)
+    again = CliRunner().invoke(main, ["convert", "pm", "-o", "lib", *FAST])
+    assert "IL-0001 (pm/a.md) renamed and edited" in again.output, again.output
+    assert _locations(library) == {"IL-0001": "pm/invoices.md"}
+    assert "- text: Test the export file names in CI." in (library / "lib" / "IL-0001.yaml").read_text(encoding="utf-8")
