@@ -56,3 +56,10 @@ def test_only_a_one_to_one_closeness_with_a_gone_record_pairs():
     assert one["pm/y.md"][0] is None and one["pm/z.md"][0] is None
     both = pairs({"pm/w.md": ["IL-0001", "IL-0002"]}, gone)
     assert both["pm/w.md"][0] is None and "IL-0001 (pm/a.md), IL-0002 (pm/b.md)" in both["pm/w.md"][1]
+
+
+def test_a_file_close_to_a_record_whose_file_is_here_too_pairs_with_none():
+    found = pairs({"pm/b.md": ["IL-0001"], "pm/x.md": ["IL-0003"]}, {"IL-0001": "pm/a.md", "IL-0003": "pm/d.md"},
+                  {"pm/b.md": ["IL-0002 (pm/c.md)"], "pm/x.md": []})
+    assert found["pm/b.md"][0] is None and "but also to IL-0002 (pm/c.md), whose file is here" in found["pm/b.md"][1]
+    assert found["pm/x.md"][0] == "IL-0003"

@@ -119,3 +119,67 @@ def test_an_unrelated_new_file_is_not_paired_with_a_gone_record(library):
     assert "1 converted" in result.output and "IL-0001 (pm/a.md) renamed and edited" not in result.output
     assert "whose source is gone" in result.output and "IL-0001 (pm/a.md)" in result.output, result.output
     assert _locations(library) == {"IL-0001": "pm/a.md", "IL-0002": "pm/mail.md"}
+
+
+# three made-up reports of one template: their own summary and cause, the same stock sections
+STOCK = (
+    "## Detection\n\nThe on-call engineer was paged by the standard availability alert for the service within five minutes.\n\n"
+    "## Action items\n\n- Review the runbook for this service and bring every step up to date with the current tooling.\n"
+    "- Add the failure mode to the quarterly game day so the on-call rotation practises the recovery.\n"
+    "- Check that the dashboards for this service show saturation as well as errors and latency.\n\n"
+    "## Lessons\n\n- Our standard alerts caught the problem quickly, but the runbook was out of date and slowed recovery.\n"
+)
+
+
+def _from_template(title: str, summary: str, cause: str) -> str:
+    return f"# {title}\n\n## Summary\n\n{summary}\n\n## Root cause\n\n{cause}\n\n{STOCK}"
+
+
+def test_a_new_report_of_the_template_of_a_kept_record_does_not_take_a_gone_reviewed_record(tmp_path, monkeypatch):
+    # a.md withdrawn, b.md another incident written from the template c.md (still here) shares:
+    # closeness that a record whose file is here also has tells nothing of which file b.md is
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pm").mkdir()
+    (tmp_path / "pm" / "a.md").write_text(_from_template(
+        "Queue stall", "The billing queue stalled for an hour.", "A consumer deadlocked on a lock."), encoding="utf-8")
+    (tmp_path / "pm" / "c.md").write_text(_from_template(
+        "Cache miss storm", "Search latency rose tenfold for twenty minutes.",
+        "The cache cluster was restarted all at once."), encoding="utf-8")
+    assert "2 converted" in CliRunner().invoke(main, ["convert", "pm", "-o", "lib", *FAST]).output
+    record = tmp_path / "lib" / "IL-0001.yaml"
+    record.write_text(record.read_text(encoding="utf-8").replace("status: suggested", "status: reviewed"),
+                      encoding="utf-8")
+    (tmp_path / "pm" / "a.md").unlink()
+    (tmp_path / "pm" / "b.md").write_text(_from_template(
+        "Log host disk full", "Log ingestion stopped for two hours.",
+        "Retention was switched off by a configuration change."), encoding="utf-8")
+    result = CliRunner().invoke(main, ["convert", "pm", "-o", "lib", *FAST])
+    assert "1 converted" in result.output, result.output
+    assert "renamed and edited:" not in result.output, result.output
+    assert "IL-0002 (pm/c.md)" in result.output, result.output  # why it was not paired
+    assert "whose source is gone" in result.output and "IL-0001 (pm/a.md)" in result.output, result.output
+    assert _locations(tmp_path) == {"IL-0001": "pm/a.md", "IL-0002": "pm/c.md", "IL-0003": "pm/b.md"}
+
+
+def test_a_batch_stopped_between_holding_back_and_pairing_loses_nothing(library, monkeypatch):
+    # the held-back file is neither stored nor counted; the next run pairs it
+    import pmparse.batch.convert as convert
+
+    (library / "pm" / "a.md").unlink()
+    (library / "pm" / "invoices.md").write_text(EDITED, encoding="utf-8")
+    before = (library / "lib" / "IL-0001.yaml").read_text(encoding="utf-8")
+    real = convert.gone_sources
+
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt  # Ctrl-C once the batch is read, before the pairing
+
+    monkeypatch.setattr(convert, "gone_sources", stopped)
+    result = CliRunner().invoke(main, ["convert", "pm", "-o", "lib", *FAST])
+    assert result.exit_code == 130 and "interrupted after 0 inputs" in result.output, result.output
+    assert (library / "lib" / "IL-0001.yaml").read_text(encoding="utf-8") == before
+    assert _locations(library) == {"IL-0001": "pm/a.md"}
+    monkeypatch.setattr(convert, "gone_sources", real)
+    again = CliRunner().invoke(main, ["convert", "pm", "-o", "lib", *FAST])
+    assert "IL-0001 (pm/a.md) renamed and edited" in again.output, again.output
+    assert _locations(library) == {"IL-0001": "pm/invoices.md"}
+    assert "- text: Test the export file names in CI." in (library / "lib" / "IL-0001.yaml").read_text(encoding="utf-8")

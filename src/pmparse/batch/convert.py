@@ -546,7 +546,8 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
                     # each new file close to a record whose file is gone from what was read: an
                     # amendment of that record when nothing else could be meant (batch.renamed)
                     gone = gone_sources(library.by_location, named, read, namesakes, patterns, library.places.path)
-                    paired = pairs({task.location: near for task, _, near in deferred}, {i: at for i, at in gone})
+                    paired = pairs({task.location: near for task, _, near in deferred}, {i: at for i, at in gone},
+                                   gone_records.kept)
                     for task, outcome, _ in deferred:
                         card_id, note = paired[task.location]
                         emit(task, outcome, (library.entries.get(card_id) if card_id else None, note))

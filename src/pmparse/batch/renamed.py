@@ -68,17 +68,23 @@ def close(card: Card, text: str) -> bool:
     return share is not None and share >= PAIR_SHARE
 
 
-def pairs(candidates: Mapping[str, Iterable[str]], gone: Mapping[str, str]) -> dict[str, tuple[str | None, str | None]]:
+def pairs(candidates: Mapping[str, Iterable[str]], gone: Mapping[str, str],
+          kept: Mapping[str, Iterable[str]] | None = None) -> dict[str, tuple[str | None, str | None]]:
     """What each new location close to a gone record is: ``{location: (record id or None, note)}``.
 
     Args:
         candidates: Each new location of the batch with the records it is close to (:func:`close`).
         gone: The location of each record whose file is gone from what the batch read, by id.
+        kept: Each new location with the records whose file is still there it is close to too
+            (:attr:`GoneRecords.kept`, ``"IL-0002 (pm/c.md)"``): such a file pairs with none.
 
     A location is paired only when it is close to exactly one gone record and that record to no
     other new location: a record two new files are close to (a report split in two, a copy
     beside the rename) or a file close to two records is left for a person, and the note says
     which record lost its file. A record whose file is gone elsewhere than the batch read is none.
+    Nor does a file close to a record whose file is still there: two reports of one template
+    (the same stock detection, actions and lessons) are that close, and a withdrawn report's
+    reviewed record then followed another incident.
     """
     close_to = {location: sorted(set(ids) & set(gone)) for location, ids in candidates.items()}
     claims: dict[str, list[str]] = {}
@@ -94,6 +100,12 @@ def pairs(candidates: Mapping[str, Iterable[str]], gone: Mapping[str, str]) -> d
             out[location] = (None, f"close to {named}, records whose files are gone: taken for none of them "
                                    "renamed and edited (which one it is, is a person's to say); they are kept as "
                                    "they are")
+        elif (kept or {}).get(location):
+            also = ", ".join((kept or {})[location])
+            out[location] = (None, f"close to {named}, a record whose file is gone, but also to {also}, whose "
+                                   "file is here: reports of one template are that close, so it is not taken for "
+                                   "the gone one renamed and edited (which it is, is a person's to say); the "
+                                   "record is kept as it is")
         elif len(claims[ids[0]]) > 1:
             others = ", ".join(other for other in claims[ids[0]] if other != location)
             out[location] = (None, f"close to {named}, a record whose file is gone, as {others} also is: taken "
@@ -115,6 +127,9 @@ class GoneRecords:
     def __init__(self, library: Library) -> None:
         self._library = library
         self._gone: dict[str, Card] | None = None  # id: card, read at the first new file
+        #: Each new location close to a gone record with the records whose file is still there it
+        #: is close to too (``"IL-0002 (pm/c.md)"``): :func:`pairs` pairs it with none.
+        self.kept: dict[str, list[str]] = {}
 
     def _records(self) -> dict[str, Card]:
         if self._gone is None:
@@ -145,4 +160,11 @@ class GoneRecords:
         if text is None:
             data = read_regular_file(read_from or path)
             text = data.decode("utf-8", "replace") if data is not None else ""
-        return sorted(card_id for card_id, old in self._records().items() if close(old, text))
+        near = sorted(card_id for card_id, old in self._records().items() if close(old, text))
+        if near:
+            # the records of this library now (this batch's included), the gone ones aside
+            self.kept[location] = [f"{entry.id} ({entry.location})"
+                                   for entry in sorted(self._library.entries.values(), key=lambda entry: entry.id)
+                                   if entry.id not in self._records() and entry.card is not None
+                                   and close(entry.card, text)]
+        return near
