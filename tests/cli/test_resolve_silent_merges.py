@@ -56,6 +56,19 @@ def test_one_field_decided_item_by_item_differently_on_both_sides_is_left_naming
     assert "0 split, 1 left for a person" in result.output
 
 
+def test_a_field_decided_differently_beside_one_each_side_decided_item_by_item_is_named_too(tmp_path, monkeypatch):
+    a, b = _shed_clones(tmp_path, monkeypatch)
+    # besides the actions each took item by item, ann keeps the root cause and bo drops it: git
+    # merged the record to bo's drop, and a curator keeping ann's side must know to restore it
+    _review(monkeypatch, a, "--reviewer", "ann", "--items", "action_items:1,2", "--accept", "root_cause")
+    _review(monkeypatch, b, "--reviewer", "bo", "--items", "action_items:2,3", "--reject", "root_cause")
+    _pull(a, b)
+    result = _pmparse(monkeypatch, a, "resolve", "lib")
+    assert result.exit_code == 1, result.output
+    assert "action_items (items by ann, items by bo)" in result.output, result.output
+    assert "root_cause differently (kept, dropped)" in result.output, result.output
+
+
 def test_one_field_kept_on_both_sides_still_merges(tmp_path, monkeypatch):
     a, b = _shed_clones(tmp_path, monkeypatch)
     _review(monkeypatch, a, "--reviewer", "ann", "--accept", "action_items")

@@ -105,22 +105,25 @@ def merge_drafts(path: Path, text: str, name: str,
     own = sorted(field for field, decision in theirs["decided"].items()
                  if field not in differ and field in ours["decided"] and _decision(decision) in _OWN_VALUES
                  and ours["decided"][field] != decision)
+    said = []
+    if differ:
+        # the record git merged holds one side's value (or both edits): which decision stands is
+        # the curators' to say, and the record must then agree with it
+        said.append("the two sides decided " + ", ".join(
+            f"{field} differently ({_decision(ours['decided'][field])}, {_decision(theirs['decided'][field])})"
+            for field in differ))
     if own:
         # an edit or an item-by-item answer is the curator's own value, which lives in the record
         # alone: git merged the two sides' lines of it (a mix neither made, or one side's), and
         # the decisions do not say whether the two values were one
         both = ", ".join(f"{field} ({_decision(ours['decided'][field])} by {_by(ours['decided'][field])}, "
                          f"{_decision(theirs['decided'][field])} by {_by(theirs['decided'][field])})" for field in own)
-        return False, (f"{name}: the two sides each gave field(s) of draft {path.stem} their own value: {both}; "
-                       "which value stands cannot be told from the decisions: keep one side of the conflict by "
-                       "hand, and the record's field as that side left it")
-    if differ:
-        both = ", ".join(f"{field} differently ({_decision(ours['decided'][field])}, "
-                         f"{_decision(theirs['decided'][field])})" for field in differ)
-        # the record git merged holds one side's value (or both edits): which decision stands is
-        # the curators' to say, and the record must then agree with it
-        return False, (f"{name}: the two sides decided {both}: keep one side of the conflict by hand, and the "
-                       "record's field as that side left it")
+        said.append(f"the two sides each gave field(s) of draft {path.stem} their own value: {both}; which value "
+                    "stands cannot be told from the decisions")
+    if said:
+        # named together: a curator who keeps one side for one field must know of every other
+        return False, (f"{name}: {'; '.join(said)}: keep one side of the conflict by hand, and the record's "
+                       "field(s) as that side left them")
     decided = {**ours["decided"], **{k: v for k, v in theirs["decided"].items() if k not in ours["decided"]}}
     if settle is not None and settle({**ours, "decided": decided}):
         # removed after the record is marked: a run killed in between leaves this file conflicted,
