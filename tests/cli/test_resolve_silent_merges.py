@@ -91,8 +91,9 @@ def test_a_draft_finished_on_one_side_and_decided_otherwise_on_the_other_is_name
     before = _library_files(a / "lib")
     result = _pmparse(monkeypatch, a, "resolve", "lib")
     assert result.exit_code == 1, result.output
-    assert ("note: IL-0002 was reviewed on one side while the other decided field(s) of its draft that the record "
-            "does not follow: root_cause (kept by bo): check those fields of IL-0002.yaml, then remove "
+    assert ("note: IL-0002 is marked reviewed, but its draft decisions hold field(s) the record does not follow: "
+            "root_cause (kept by bo) (decided on one side of a git merge while the other finished the draft, or "
+            "before it was finished by hand): check those fields of IL-0002.yaml, then remove "
             ".pmparse/drafts/IL-0002.json") in result.output, result.output
     assert _library_files(a / "lib") == before
 
@@ -103,8 +104,29 @@ def test_a_draft_finished_on_one_side_and_decided_alike_on_the_other_says_nothin
     _review(monkeypatch, b, "--reviewer", "bo", "--reject", "root_cause", "--accept", "title")
     _pull(a, b)
     result = _pmparse(monkeypatch, a, "resolve", "lib")
-    assert result.exit_code == 0 and "reviewed on one side" not in result.output, result.output
+    assert result.exit_code == 0 and "is marked reviewed" not in result.output, result.output
     assert "0 split, 0 left for a person" in result.output
+
+
+def test_a_draft_finished_by_hand_after_a_decision_is_named_without_blaming_a_merge(tmp_path, monkeypatch):
+    # no git here: ann kept the title in review --drafts, then corrected it in the file and set
+    # status: reviewed by hand (as review's own advice allows); the decisions' file stays behind
+    (tmp_path / "pm").mkdir()
+    (tmp_path / "pm" / "shed.md").write_text(SHED, encoding="utf-8")
+    assert _pmparse(monkeypatch, tmp_path, "convert", "pm", "-o", "lib", "--rules-only", "-j", "1").exit_code == 0
+    result = _pmparse(monkeypatch, tmp_path, "review", "lib", "--drafts", "--reviewer", "ann", "--accept", "title")
+    assert result.exit_code == 0, result.output
+    record = tmp_path / "lib" / "IL-0001.yaml"
+    text = record.read_text(encoding="utf-8")
+    assert "status: suggested\n" in text and "title: Shed door jammed\n" in text
+    record.write_text(text.replace("status: suggested\n", "status: reviewed\n")
+                      .replace("title: Shed door jammed\n", "title: The shed door stuck\n"), encoding="utf-8")
+    result = _pmparse(monkeypatch, tmp_path, "resolve", "lib")
+    assert result.exit_code == 1, result.output
+    assert "title (kept by ann)" in result.output and "remove .pmparse/drafts/IL-0001.json" in result.output
+    # what happened cannot be told from the files: the note must not say it was another curator
+    assert "the other decided" not in result.output, result.output
+    assert "by hand" in result.output, result.output
 
 
 def _one_id_twice(tmp_path, monkeypatch):

@@ -168,7 +168,9 @@ def finished_draft_notes(library: Library, card_ids: list[str]) -> list[str]:
     """A line for each record of ``card_ids`` marked reviewed whose draft decisions' file (no
     markers) still holds a decision the record does not follow: one curator finished the draft
     (the file went) while another decided some of its fields (the file came), and git merged the
-    record and the file without a conflict. A decision the record follows lost nothing: no line.
+    record and the file without a conflict; or a curator finished it by hand (``status:
+    reviewed``), which leaves the file, after deciding some of its fields: the files cannot tell
+    which. A decision the record follows lost nothing: no line.
 
     What this can tell is limited to the files git left: a field kept must still hold the draft's
     value, one dropped nothing, one edited or decided item by item another value than the draft's.
@@ -193,9 +195,12 @@ def finished_draft_notes(library: Library, card_ids: list[str]) -> list[str]:
         lost = [f"{name} ({field.decision} by {field.by})" for name, field in state.decided.items()
                 if name in record and not _follows(field.decision, record[name], draft[name])]
         if lost:
-            notes.append(f"{card_id} was reviewed on one side while the other decided field(s) of its draft that the "
-                         f"record does not follow: {', '.join(lost)}: check those fields of {entry.path.name}, then "
-                         f"remove .pmparse/drafts/{card_id}.json")
+            # the files cannot tell a merge (one curator finished, another decided) from a draft
+            # finished by hand after some of its fields were decided (its file stays): both named
+            notes.append(f"{card_id} is marked reviewed, but its draft decisions hold field(s) the record does not "
+                         f"follow: {', '.join(lost)} (decided on one side of a git merge while the other finished "
+                         f"the draft, or before it was finished by hand): check those fields of {entry.path.name}, "
+                         f"then remove .pmparse/drafts/{card_id}.json")
     return notes
 
 
