@@ -56,6 +56,19 @@ def test_one_field_decided_item_by_item_differently_on_both_sides_is_left_naming
     assert "0 split, 1 left for a person" in result.output
 
 
+def test_a_field_decided_differently_beside_one_each_side_decided_item_by_item_is_named_too(tmp_path, monkeypatch):
+    a, b = _shed_clones(tmp_path, monkeypatch)
+    # besides the actions each took item by item, ann keeps the root cause and bo drops it: git
+    # merged the record to bo's drop, and a curator keeping ann's side must know to restore it
+    _review(monkeypatch, a, "--reviewer", "ann", "--items", "action_items:1,2", "--accept", "root_cause")
+    _review(monkeypatch, b, "--reviewer", "bo", "--items", "action_items:2,3", "--reject", "root_cause")
+    _pull(a, b)
+    result = _pmparse(monkeypatch, a, "resolve", "lib")
+    assert result.exit_code == 1, result.output
+    assert "action_items (items by ann, items by bo)" in result.output, result.output
+    assert "root_cause differently (kept, dropped)" in result.output, result.output
+
+
 def test_one_field_kept_on_both_sides_still_merges(tmp_path, monkeypatch):
     a, b = _shed_clones(tmp_path, monkeypatch)
     _review(monkeypatch, a, "--reviewer", "ann", "--accept", "action_items")
@@ -78,8 +91,9 @@ def test_a_draft_finished_on_one_side_and_decided_otherwise_on_the_other_is_name
     before = _library_files(a / "lib")
     result = _pmparse(monkeypatch, a, "resolve", "lib")
     assert result.exit_code == 1, result.output
-    assert ("note: IL-0002 was reviewed on one side while the other decided field(s) of its draft that the record "
-            "does not follow: root_cause (kept by bo): check those fields of IL-0002.yaml, then remove "
+    assert ("note: IL-0002 is marked reviewed, but its draft decisions hold field(s) the record does not follow: "
+            "root_cause (kept by bo) (decided on one side of a git merge while the other finished the draft, or "
+            "before it was finished by hand): check those fields of IL-0002.yaml, then remove "
             ".pmparse/drafts/IL-0002.json") in result.output, result.output
     assert _library_files(a / "lib") == before
 
@@ -90,8 +104,29 @@ def test_a_draft_finished_on_one_side_and_decided_alike_on_the_other_says_nothin
     _review(monkeypatch, b, "--reviewer", "bo", "--reject", "root_cause", "--accept", "title")
     _pull(a, b)
     result = _pmparse(monkeypatch, a, "resolve", "lib")
-    assert result.exit_code == 0 and "reviewed on one side" not in result.output, result.output
+    assert result.exit_code == 0 and "is marked reviewed" not in result.output, result.output
     assert "0 split, 0 left for a person" in result.output
+
+
+def test_a_draft_finished_by_hand_after_a_decision_is_named_without_blaming_a_merge(tmp_path, monkeypatch):
+    # no git here: ann kept the title in review --drafts, then corrected it in the file and set
+    # status: reviewed by hand (as review's own advice allows); the decisions' file stays behind
+    (tmp_path / "pm").mkdir()
+    (tmp_path / "pm" / "shed.md").write_text(SHED, encoding="utf-8")
+    assert _pmparse(monkeypatch, tmp_path, "convert", "pm", "-o", "lib", "--rules-only", "-j", "1").exit_code == 0
+    result = _pmparse(monkeypatch, tmp_path, "review", "lib", "--drafts", "--reviewer", "ann", "--accept", "title")
+    assert result.exit_code == 0, result.output
+    record = tmp_path / "lib" / "IL-0001.yaml"
+    text = record.read_text(encoding="utf-8")
+    assert "status: suggested\n" in text and "title: Shed door jammed\n" in text
+    record.write_text(text.replace("status: suggested\n", "status: reviewed\n")
+                      .replace("title: Shed door jammed\n", "title: The shed door stuck\n"), encoding="utf-8")
+    result = _pmparse(monkeypatch, tmp_path, "resolve", "lib")
+    assert result.exit_code == 1, result.output
+    assert "title (kept by ann)" in result.output and "remove .pmparse/drafts/IL-0001.json" in result.output
+    # what happened cannot be told from the files: the note must not say it was another curator
+    assert "the other decided" not in result.output, result.output
+    assert "by hand" in result.output, result.output
 
 
 def _one_id_twice(tmp_path, monkeypatch):

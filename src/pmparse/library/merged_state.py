@@ -123,22 +123,25 @@ def merge_drafts(path: Path, text: str, name: str,
     own = sorted(field for field, decision in theirs["decided"].items()
                  if field not in differ and field in ours["decided"] and _decision(decision) in _OWN_VALUES
                  and ours["decided"][field] != decision)
+    said = []
+    if differ:
+        # the record git merged holds one side's value (or both edits): which decision stands is
+        # the curators' to say, and the record must then agree with it
+        said.append("the two sides decided " + ", ".join(
+            f"{field} differently ({_decision(ours['decided'][field])}, {_decision(theirs['decided'][field])})"
+            for field in differ))
     if own:
         # an edit or an item-by-item answer is the curator's own value, which lives in the record
         # alone: git merged the two sides' lines of it (a mix neither made, or one side's), and
         # the decisions do not say whether the two values were one
         both = ", ".join(f"{field} ({_decision(ours['decided'][field])} by {_by(ours['decided'][field])}, "
                          f"{_decision(theirs['decided'][field])} by {_by(theirs['decided'][field])})" for field in own)
-        return False, (f"{name}: the two sides each gave field(s) of draft {path.stem} their own value: {both}; "
-                       "which value stands cannot be told from the decisions: keep one side of the conflict by "
-                       "hand, and the record's field as that side left it")
-    if differ:
-        both = ", ".join(f"{field} differently ({_decision(ours['decided'][field])}, "
-                         f"{_decision(theirs['decided'][field])})" for field in differ)
-        # the record git merged holds one side's value (or both edits): which decision stands is
-        # the curators' to say, and the record must then agree with it
-        return False, (f"{name}: the two sides decided {both}: keep one side of the conflict by hand, and the "
-                       "record's field as that side left it")
+        said.append(f"the two sides each gave field(s) of draft {path.stem} their own value: {both}; which value "
+                    "stands cannot be told from the decisions")
+    if said:
+        # named together: a curator who keeps one side for one field must know of every other
+        return False, (f"{name}: {'; '.join(said)}: keep one side of the conflict by hand, and the record's "
+                       "field(s) as that side left them")
     decided = {**ours["decided"], **{k: v for k, v in theirs["decided"].items() if k not in ours["decided"]}}
     if settle is not None and settle({**ours, "decided": decided}):
         # removed after the record is marked: a run killed in between leaves this file conflicted,
@@ -183,7 +186,9 @@ def finished_draft_notes(library: Library, card_ids: list[str]) -> list[str]:
     """A line for each record of ``card_ids`` marked reviewed whose draft decisions' file (no
     markers) still holds a decision the record does not follow: one curator finished the draft
     (the file went) while another decided some of its fields (the file came), and git merged the
-    record and the file without a conflict. A decision the record follows lost nothing: no line.
+    record and the file without a conflict; or a curator finished it by hand (``status:
+    reviewed``), which leaves the file, after deciding some of its fields: the files cannot tell
+    which. A decision the record follows lost nothing: no line.
 
     What this can tell is limited to the files git left: a field kept must still hold the draft's
     value, one dropped nothing, one edited or decided item by item another value than the draft's.
@@ -208,9 +213,12 @@ def finished_draft_notes(library: Library, card_ids: list[str]) -> list[str]:
         lost = [f"{name} ({field.decision} by {field.by})" for name, field in state.decided.items()
                 if name in record and not _follows(field.decision, record[name], draft[name])]
         if lost:
-            notes.append(f"{card_id} was reviewed on one side while the other decided field(s) of its draft that the "
-                         f"record does not follow: {', '.join(lost)}: check those fields of {entry.path.name}, then "
-                         f"remove .pmparse/drafts/{card_id}.json")
+            # the files cannot tell a merge (one curator finished, another decided) from a draft
+            # finished by hand after some of its fields were decided (its file stays): both named
+            notes.append(f"{card_id} is marked reviewed, but its draft decisions hold field(s) the record does not "
+                         f"follow: {', '.join(lost)} (decided on one side of a git merge while the other finished "
+                         f"the draft, or before it was finished by hand): check those fields of {entry.path.name}, "
+                         f"then remove .pmparse/drafts/{card_id}.json")
     return notes
 
 
