@@ -87,3 +87,42 @@ def test_outside_a_git_work_tree_the_patch_names_the_records_from_the_library_fo
     _pending_library(tmp_path, library)
     patch = CliRunner().invoke(main, ["diff", str(library), "--patch"]).output
     assert patch.startswith("diff --git a/IL-0001.yaml b/IL-0001.yaml\n--- a/IL-0001.yaml\n+++ b/IL-0001.yaml\n")
+
+
+@pytest.mark.skipif(_GIT is None, reason="git is not installed")
+@pytest.mark.parametrize("where", ["work tree top", "library folder"])
+def test_the_patch_applies_where_git_dir_and_git_work_tree_name_the_repository(tmp_path, monkeypatch, where):
+    # a repository kept apart from its files (git init --bare, then GIT_DIR and GIT_WORK_TREE):
+    # no .git above the library, yet git reads the paths from GIT_WORK_TREE; the bare names
+    # were skipped ("Skipped patch", exit 0) from the library folder
+    home = tmp_path / "home"
+    library = home / "cards" / "lib"
+    _pending_library(tmp_path, library)
+    assert _git("init", "-q", "--bare", str(tmp_path / "cards.git"), cwd=tmp_path).returncode == 0
+    monkeypatch.setenv("GIT_DIR", str(tmp_path / "cards.git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(home))
+    cwd, argument = (home, "cards/lib") if where == "work tree top" else (library, ".")
+    monkeypatch.chdir(cwd)
+    patch = CliRunner().invoke(main, ["diff", argument, "--patch"]).output
+    applied = _git("apply", cwd=cwd, stdin=patch)
+    assert applied.returncode == 0 and "Skipped" not in applied.stderr, applied.stderr
+    assert not diff_paths([str(library)]).has_changes
+
+
+@pytest.mark.skipif(_GIT is None, reason="git is not installed")
+def test_with_git_dir_alone_git_reads_the_paths_from_the_folder_it_runs_in(tmp_path, monkeypatch):
+    # GIT_DIR without GIT_WORK_TREE: git takes the folder it runs in as the work tree's top,
+    # even inside another repository's work tree
+    repo = tmp_path / "repo"
+    library = repo / "cards" / "lib"
+    _pending_library(tmp_path, library)
+    assert _git("init", "-q", cwd=repo).returncode == 0
+    assert _git("init", "-q", "--bare", str(tmp_path / "cards.git"), cwd=tmp_path).returncode == 0
+    monkeypatch.setenv("GIT_DIR", str(tmp_path / "cards.git"))
+    monkeypatch.delenv("GIT_WORK_TREE", raising=False)
+    monkeypatch.chdir(library)
+    patch = CliRunner().invoke(main, ["diff", ".", "--patch"]).output
+    assert patch.startswith("diff --git a/IL-0001.yaml b/IL-0001.yaml\n"), patch[:100]
+    applied = _git("apply", cwd=library, stdin=patch)
+    assert applied.returncode == 0 and "Skipped" not in applied.stderr, applied.stderr
+    assert not diff_paths([str(library)]).has_changes

@@ -23,19 +23,27 @@ def work_tree_top(folder: Path) -> Path | None:
     nearest folder at or above it (links resolved, as git sees the folder it runs in) holding a
     ``.git`` repository folder or a ``.git`` file naming one (a linked work tree, a submodule).
 
+    ``GIT_DIR`` and ``GIT_WORK_TREE`` in the environment (a repository kept apart from its files,
+    a hook) decide as they do for git: with ``GIT_DIR`` git looks for no ``.git`` and its top is
+    ``GIT_WORK_TREE``, else the folder it runs in; ``GIT_WORK_TREE`` alone moves the top of the
+    repository found. A ``core.worktree`` setting is not read.
+
     Returns:
         The top folder, or None when ``folder`` is in no work tree.
     """
+    tree = os.environ.get("GIT_WORK_TREE")
+    if os.environ.get("GIT_DIR"):
+        return Path(os.path.realpath(tree or os.getcwd()))
     real = Path(os.path.realpath(folder))
     for candidate in (real, *real.parents):
         dot_git = candidate / ".git"
         try:
             if dot_git.is_dir() and (dot_git / "HEAD").is_file():
-                return candidate
+                return Path(os.path.realpath(tree)) if tree else candidate
             if dot_git.is_file():
                 with open(dot_git, "rb") as handle:
                     if handle.read(8) == b"gitdir: ":
-                        return candidate
+                        return Path(os.path.realpath(tree)) if tree else candidate
         except OSError:
             continue  # unreadable: git would not use it either
     return None
@@ -46,7 +54,9 @@ def patch_name(record: Path) -> str:
     its file name (read from the library's folder)."""
     folder = Path(os.path.realpath(record.parent))
     top = work_tree_top(folder)
-    if top is None:
+    if top is None or not folder.is_relative_to(top):
+        # outside the work tree git names (GIT_WORK_TREE elsewhere): git apply refuses any
+        # path, and the bare name says which file in its error
         return record.name
     return (folder.relative_to(top) / record.name).as_posix()
 
