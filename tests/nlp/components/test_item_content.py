@@ -293,3 +293,15 @@ def test_a_long_run_of_actions_on_pointing_words_is_counted_without_recursion():
     # each ran out of Python's stack on a long item
     item = "Diff a ab " * 3000 + "(#45)"
     assert not link_only(item, 0, len(item), "action_items")
+
+
+def test_a_link_whose_label_a_heading_introduces_is_the_fields_words():
+    # "Root cause: [here](...)" says no cause, but after "Root cause:" a label that names one is
+    # the cause itself, with its ticket linked: two words of its own are enough, as in action items
+    for item, field in (("Root cause: [expired TLS certificate](https://tracker.example.org/zq/51)", "root_cause"),
+                        ("Trigger - [config push](https://tracker.example.org/zq/52)", "trigger"),
+                        ("| Impact | [checkout errors](https://status.example.org/i/53) |", "symptoms")):
+        assert not link_only(item, 0, len(item), field), item
+    for item in ("Root cause: [here](https://wiki.example.org/pm/7)", "Root cause: [PR 4521](https://x.example.org/1)",
+                 "Root cause: [details](https://wiki.example.org/pm/7)", "Cause: [Data 100](https://x.example.org/2)"):
+        assert link_only(item, 0, len(item), "root_cause"), item

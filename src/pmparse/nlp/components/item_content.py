@@ -115,7 +115,8 @@ def link_only(text: str, start: int, end: int, field: str) -> bool:
     ``action_items`` the link to a ticket with its title is the promised work ("[Add retries to
     the fetcher](...)"), in ``detection`` the link to an alert with its name is what noticed
     ("[CPU-Critical alert](...)"), while in a field that tells what happened a short label only
-    names the page linked ("[link](...)", "[Data 100](...)").
+    names the page linked ("[link](...)", "[Data 100](...)"), unless a heading's words before it
+    say it is the field's ("Root cause: [expired TLS certificate](...)").
     """
     item = text[start:end]
     if not (_LINK.search(item) or _REFERENCE.search(item)):
@@ -129,9 +130,14 @@ def link_only(text: str, start: int, end: int, field: str) -> bool:
             labels.append(_ADDRESS.sub(" ", label))
         return " "
 
-    own = _without_heading(_REFERENCE.sub(" ", _LINK.sub(keep_label, item)))
+    bare = _REFERENCE.sub(" ", _LINK.sub(keep_label, item))
+    own = _without_heading(bare)
     if _words(own):
         return False
+    if own != bare:
+        # a heading's words say the link's label is the field's: "Root cause: [expired TLS
+        # certificate](...)" names the cause as a ticket's title names the work
+        least = _NAMING_LABEL_WORDS
     return not any(_words(label) >= least for label in labels)
 
 
