@@ -227,7 +227,8 @@ def test_dollar_brace_and_bracketed_prompts_are_placeholders():
 def _read_hostile_items() -> None:
     for item in ("${" + " " * 20_000, "[Describe" + " a" * 10_000, "[" + "a " * 10_000 + "]",
                  "<insert" + " a" * 10_000, "${" + "x" * 20_000 + "$" * 100, "Release the" + " " * 20_000,
-                 "Root cause" + " " * 20_000 + ": #4", "|" * 20_000 + "#4", "[ ]" * 7_000 + " #4"):
+                 "Root cause" + " " * 20_000 + ": #4", "|" * 20_000 + "#4", "[ ]" * 7_000 + " #4",
+                 "`${a}" * 5_000, "[[Owner:" * 3_000, "[Short" + " " * 20_000 + "term]", "Diff a ab " * 3_000):
         placeholder_only(item, 0, len(item))
         link_only(item, 0, len(item), "action_items")
 
@@ -253,3 +254,54 @@ def test_a_link_being_tracked_somewhere_is_a_pointer():
         assert link_only(item, 0, len(item), "action_items"), item
     item = "Being rolled back in #45"
     assert not link_only(item, 0, len(item), "action_items")
+
+
+def test_a_shell_variable_in_a_code_span_is_a_command_not_a_prompt():
+    # "${owner}" as an item is a template's prompt; inside a code span it is the shell's variable
+    # of a command a person ran, and the command is the item however few words it has
+    for item in ("`rm -f ${LOCKFILE}`", "`kill ${PID}`", "Ran `drain ${NODE}`"):
+        assert not placeholder_only(item, 0, len(item)), item
+    for item in ("${owner}", "${owner} `${team}`"):
+        assert placeholder_only(item, 0, len(item)), item
+
+
+SHELL_STEPS = """# Cache node stall
+
+## Resolution
+
+- `rm -f ${LOCKFILE}`
+- ${owner}
+"""
+
+
+def test_a_one_word_shell_step_with_a_variable_stays_an_item():
+    assert labelled(SHELL_STEPS, "remediation") == ["`rm -f ${LOCKFILE}`"]
+
+
+def test_a_filled_label_a_tag_or_a_wiki_link_in_square_brackets_is_no_prompt():
+    # "[Owner]" and "[Short description]" are prompts; "[Owner: kim]" is the field filled in,
+    # "[Short term]" an action item's horizon and "[[How to fail over]]" a wiki page's link
+    for item in ("[Owner: kim] Reindex", "[Date: 2031-04-20] Reindex", "[Short term] Rollback",
+                 "[Short-term] Rollback", "Update [[How to fail over]]", "[[List of cache hosts]] updated"):
+        assert not placeholder_only(item, 0, len(item)), item
+    for item in ("[Owner]", "[Owner: ] Reindex", "[Short description of the fix]", "[Brief summary]", "[Date]"):
+        assert placeholder_only(item, 0, len(item)), item
+
+
+def test_a_long_run_of_actions_on_pointing_words_is_counted_without_recursion():
+    # each "Diff a ab" is an action (a verb, an article, an object); counting them one call deeper
+    # each ran out of Python's stack on a long item
+    item = "Diff a ab " * 3000 + "(#45)"
+    assert not link_only(item, 0, len(item), "action_items")
+
+
+def test_a_link_whose_label_a_heading_introduces_is_the_fields_words():
+    # "Root cause: [here](...)" says no cause, but after "Root cause:" a label that names one is
+    # the cause itself, with its ticket linked: two words of its own are enough, as in action items
+    for item, field in (("Root cause: [expired TLS certificate](https://tracker.example.org/zq/51)", "root_cause"),
+                        ("Trigger - [config push](https://tracker.example.org/zq/52)", "trigger"),
+                        ("| Impact | [checkout errors](https://status.example.org/i/53) |", "symptoms")):
+        assert not link_only(item, 0, len(item), field), item
+    for item in ("Root cause: [here](https://wiki.example.org/pm/7)", "Root cause: [PR 4521](https://x.example.org/1)",
+                 "Root cause: [details](https://wiki.example.org/pm/7)", "Cause: [Data 100](https://x.example.org/2)"):
+        assert link_only(item, 0, len(item), "root_cause"), item

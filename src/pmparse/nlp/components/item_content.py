@@ -73,10 +73,12 @@ can please up same cf below above further full following link links url
 def _words(text: str) -> int:
     """How many words of ``text`` say something: words that only point at a link are not
     counted, unless they open the text as an action on a thing (:data:`_ACTION`)."""
-    action = _ACTION.match(text)
-    if action and action.group("object").casefold() not in _NO_OBJECT:
-        return 2 + _words(text[action.end():])
-    return sum(1 for word in _WORD.findall(text) if word.casefold() not in _POINTER_WORDS)
+    count = at = 0
+    # a loop, not a call per action: a long item of actions ran out of Python's stack
+    while (action := _ACTION.match(text, at)) and action.group("object").casefold() not in _NO_OBJECT:
+        count += 2
+        at = action.end()
+    return count + sum(1 for word in _WORD.findall(text, at) if word.casefold() not in _POINTER_WORDS)
 
 
 #: A heading's words opening an item as a label: "Root cause:", "**Action items**:", "Root cause -",
@@ -113,7 +115,8 @@ def link_only(text: str, start: int, end: int, field: str) -> bool:
     ``action_items`` the link to a ticket with its title is the promised work ("[Add retries to
     the fetcher](...)"), in ``detection`` the link to an alert with its name is what noticed
     ("[CPU-Critical alert](...)"), while in a field that tells what happened a short label only
-    names the page linked ("[link](...)", "[Data 100](...)").
+    names the page linked ("[link](...)", "[Data 100](...)"), unless a heading's words before it
+    say it is the field's ("Root cause: [expired TLS certificate](...)").
     """
     item = text[start:end]
     if not (_LINK.search(item) or _REFERENCE.search(item)):
@@ -127,9 +130,14 @@ def link_only(text: str, start: int, end: int, field: str) -> bool:
             labels.append(_ADDRESS.sub(" ", label))
         return " "
 
-    own = _without_heading(_REFERENCE.sub(" ", _LINK.sub(keep_label, item)))
+    bare = _REFERENCE.sub(" ", _LINK.sub(keep_label, item))
+    own = _without_heading(bare)
     if _words(own):
         return False
+    if own != bare:
+        # a heading's words say the link's label is the field's: "Root cause: [expired TLS
+        # certificate](...)" names the cause as a ticket's title names the work
+        least = _NAMING_LABEL_WORDS
     return not any(_words(label) >= least for label in labels)
 
 
@@ -137,7 +145,8 @@ def link_only(text: str, start: int, end: int, field: str) -> bool:
 #: logging across the hubs }}" is an author's words left inside the braces), a Liquid or ERB tag, a
 #: shell-style "${date range of event}", a prompt in angle or square brackets ("<fill in>", "<Link to
 #: the recording>", "[link to the issue]", "[<name> to fill in]", "[Describe the impact]", "[Date]";
-#: not a link's label, "[Add retries](...)"),
+#: not a link's label, "[Add retries](...)", a wiki link, "[[How to fail over]]", a field filled in,
+#: "[Owner: kim]", nor an action's horizon, "[Short term]"),
 #: a to-do note in brackets ("(TODO: create task)", "(TBD)"), a bare "TODO"/"TBD" or "To do #1".
 #: Brackets, braces and parentheses may hold a line break: a plain-text page wraps "(TODO: create
 #: task)" anywhere. One bounded run inside the braces: runs of spaces around a name's run cost a
@@ -150,8 +159,8 @@ _PLACEHOLDER = re.compile(
     r"|<[ \t]*(?:[a-z_-]{1,20}[ \t]+){0,5}?(?i:fill|insert|add|tbd|todo|describe|name|date|owner|link|summary|"
     r"description|here|your|title|team|time)(?:[ \t]+[A-Za-z_-]{1,20}){0,5}[ \t]*>"
     r"|\[[^\[\]]{0,80}?(?i:fill(?:ed)?\s+in|to\s+be\s+(?:filled|added|written)|link\s+to|insert|\btbd\b|\btodo\b)[^\[\]]{0,80}\](?!\()"
-    r"|\[[ \t]*(?i:describe|explain|summari[sz]e|list|add|enter|provide|include|write|brief|short|optional|date|"
-    r"time|name|owner|title|your|who|what|when|why|how)\b[^\[\]]{0,80}\](?![(\[])"
+    r"|(?<!\[)\[[ \t]*(?i:describe|explain|summari[sz]e|list|add|enter|provide|include|write|(?:brief|short)(?![ \t-]term\b)|"
+    r"optional|date|time|name|owner|title|your|who|what|when|why|how)\b(?![ \t]{0,5}:[ \t]{0,5}[^\s\]])[^\[\]]{0,80}\](?![(\[])"
     r"|\((?i:todo|tbd)\b[^()]{0,120}\)"
     r"|\b(?i:to[ \t]?do)[ \t]*#\d{1,3}"
     r"|\b(?:TODO|TBD)\b:?"
@@ -172,16 +181,19 @@ def placeholder_only(text: str, start: int, end: int) -> bool:
     """Whether the item ``text[start:end]`` is a template's unfilled placeholders alone ("{{ owner
     }}", "{{ summary }} [link to github issue]", "To do #1 (TODO: Create task)", "<fill in>"):
     without them fewer than two words are left. An item that only holds one ("wait {{confs}}
-    confirmations more than usual") keeps its words, the placeholder with them."""
+    confirmations more than usual") keeps its words, the placeholder with them. A "${...}" inside a
+    code span is the shell's variable of a command ("`kill ${PID}`"), no placeholder."""
     item = text[start:end]
     folded = item.casefold()
     if not any(mark in folded for mark in ("{", "<", "[", "todo", "tbd", "to do")):
         return False
     removed = 0
     rest = []
-    at = 0
+    at = seen = ticks = 0
     for match in _PLACEHOLDER.finditer(item):
-        if _unfilled(match):
+        ticks += item.count("`", seen, match.start())
+        seen = match.start()
+        if _unfilled(match) and not (ticks % 2 and match.group().startswith("${")):
             rest.append(item[at:match.start()])
             at = match.end()
             removed += 1
