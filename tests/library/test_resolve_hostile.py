@@ -219,3 +219,19 @@ def test_rejections_a_side_of_which_is_not_pmparses_are_left_for_a_person(lib):
     report = resolve_library(lib)
     assert report.merged == [] and report.unsettled == [".pmparse/rejected/IL-0001.json"]
     assert memory.read_text(encoding="utf-8") == text
+
+
+@pytest.mark.parametrize("kind,ours,theirs,kept", [
+    ("rejected", {"version": 1}, {"version": 1, "rejected": [_rejection(1)]}, {"rejected": [_rejection(1)]}),
+    ("drafts", {"sha256": "a" * 64}, {"sha256": "a" * 64, "decided": {}}, {"decided": {}}),
+], ids=["rejections-left-out", "decisions-left-out"])
+def test_a_side_leaving_out_what_its_model_defaults_is_merged(lib, kind, ours, theirs, kept):
+    # both sides are files as pmparse reads them (the list or object defaults to empty): the
+    # merge looked the key up and stopped the whole run with a KeyError
+    state = lib / ".pmparse" / kind / "IL-0001.json"
+    state.parent.mkdir(exist_ok=True)
+    state.write_text("<<<<<<< HEAD\n" + json.dumps(ours) + "\n=======\n" + json.dumps(theirs) + "\n>>>>>>> b\n",
+                     encoding="utf-8")
+    result = CliRunner().invoke(main, ["resolve", "."])
+    assert result.exit_code == 0, result.output
+    assert json.loads(state.read_text(encoding="utf-8")).items() >= kept.items()
