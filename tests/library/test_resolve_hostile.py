@@ -94,6 +94,7 @@ def test_a_journal_writing_over_what_its_new_id_already_holds_is_refused(lib, he
     before = _tree(lib)
     report = resolve_library(lib)
     assert [r.outcome for r in report.records] == ["refused"] and held in report.records[0].message
+    assert "settle IL-0001.yaml by hand" in report.records[0].message
     assert _tree(lib) == before
 
 

@@ -479,7 +479,7 @@ def _held(root: Path, new_id: str, steps: list) -> str | None:
     for rel, text in steps:
         target = root / rel
         if rel in _files_of(new_id) and os.path.lexists(target) and _text(target) != text:
-            return f"a write over {rel!r}, which the library already holds"
+            return repr(rel)
     return None
 
 
@@ -516,10 +516,16 @@ def _finish_journals(root: Path) -> list[Resolution]:
             conflicted = str(journal["conflicted"])
             stray = _stray_step(root, card_id, journal, steps)
             record = None if stray is not None else _text(inside(root, journal["record"]))
-            if record is not None and sha256_text(record) == conflicted:
-                stray = _held(root, journal["new_id"], steps)  # only a journal to apply writes
+            held = _held(root, journal["new_id"], steps) if record is not None and sha256_text(
+                record) == conflicted else None  # only a journal about to be applied writes
         except (OSError, ValueError, KeyError, TypeError):
-            stray, record = None, None  # a journal cut short while written: its record was not touched yet
+            stray, record, held = None, None, None  # a journal cut short while written: its record not touched yet
+        if held is not None:
+            finished.append(Resolution(card_id, "refused", message=(
+                f"{card_id}: .pmparse/intent/{name} would write over {held}, which the library already holds "
+                f"(another record's, or theirs edited since a resolve was stopped); nothing written: settle "
+                f"{journal['record']} by hand and remove the journal")))
+            continue
         if stray is not None:
             # a library from someone else may ship one: applied, it wrote where its sender chose
             # (.git/config, a source); kept for a person, who sees it is none of pmparse's
