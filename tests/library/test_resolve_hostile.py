@@ -55,8 +55,12 @@ def _tree(lib) -> dict:
     [["IL-0002.yaml", "x"], [".pmparse/base/IL-0001.json", "{}"]],  # the last step is not its record
     # each file once: 20,000 writes of one file (a journal of 500 kB) took 106 s, 128 MiB hours
     [["IL-0002.yaml", "x"], ["IL-0002.yaml", "x"], ["IL-0001.yaml", "id: IL-0001\n"]],
+    # a split writes no record file of its id but its record, and one of the new id
+    [["IL-0001.json", "{}"], ["IL-0001.yaml", "id: IL-0001\n"]],
+    [["IL-0001.json", None], ["IL-0001.yaml", "id: IL-0001\n"]],
+    [["IL-0002.yaml", "x"], ["IL-0002.json", "{}"], ["IL-0001.yaml", "id: IL-0001\n"]],
 ], ids=["git-hook", "git-config", "a-source", "anchor", "another-record", "removes-the-new-ids", "last-step",
-        "a-file-twice"])
+        "a-file-twice", "another-format-of-its-id", "removes-another-format-of-its-id", "two-new-records"])
 def test_a_journal_naming_files_resolve_never_writes_is_refused_and_nothing_is_written(lib, steps):
     (lib / ".git" / "config").write_text("[core]\n", encoding="utf-8")
     (lib / "IL-0007.yaml").write_text("kept\n", encoding="utf-8")
@@ -78,6 +82,42 @@ def test_a_journal_naming_another_record_or_id_is_refused(lib, field, value):
     assert [r.outcome for r in resolve_library(lib).records] == ["refused"]
     assert _tree(lib) == before
 
+
+
+@pytest.mark.parametrize("held", ["IL-0002.yaml", ".pmparse/base/IL-0002.json"])
+def test_a_journal_writing_over_what_its_new_id_already_holds_is_refused(lib, held):
+    # a split gives a free id: a file of it the journal does not hold is another record's, or a
+    # person's edit of theirs since the run was stopped, and was overwritten
+    (lib / held).parent.mkdir(parents=True, exist_ok=True)
+    (lib / held).write_text("a curator's own\n", encoding="utf-8")
+    _journal(lib, [[".pmparse/base/IL-0002.json", "{}"], ["IL-0002.yaml", "x"], ["IL-0001.yaml", "id: IL-0001\n"]])
+    before = _tree(lib)
+    report = resolve_library(lib)
+    assert [r.outcome for r in report.records] == ["refused"] and held in report.records[0].message
+    assert "settle IL-0001.yaml by hand" in report.records[0].message
+    assert _tree(lib) == before
+
+
+def test_a_journal_whose_new_id_a_stopped_run_already_wrote_is_finished(lib):
+    steps = [[".pmparse/base/IL-0002.json", "{}"], ["IL-0002.yaml", "x"], ["IL-0001.yaml", "id: IL-0001\n"]]
+    _journal(lib, steps)
+    (lib / ".pmparse" / "base").mkdir(exist_ok=True)
+    (lib / ".pmparse" / "base" / "IL-0002.json").write_text("{}", encoding="utf-8")  # killed after one write
+    assert [r.outcome for r in resolve_library(lib).records] == ["split"]
+    assert (lib / "IL-0001.yaml").read_text(encoding="utf-8") == "id: IL-0001\n"
+
+
+@pytest.mark.parametrize("link", ["IL-0002.yaml", ".pmparse/pending"])
+def test_a_journal_through_a_symbolic_link_writes_nothing(lib, tmp_path_factory, link):
+    # the link was refused only when its step came: the steps before it were written
+    outside = tmp_path_factory.mktemp("outside")
+    os.symlink(outside / "victim" if link.endswith(".yaml") else outside, lib / link)
+    _journal(lib, [[".pmparse/base/IL-0002.json", "{}"], ["IL-0002.yaml", "x"],
+                   [".pmparse/pending/IL-0002.json", "{}"], ["IL-0001.yaml", "id: IL-0001\n"]])
+    before = _tree(lib)
+    result = CliRunner().invoke(main, ["resolve", "."])
+    assert result.exit_code == 2 and link in result.stderr
+    assert _tree(lib) == before and list(outside.iterdir()) == []
 
 def test_the_cli_names_the_journal_and_exits_2(lib):
     _journal(lib, [[".git/hooks/pre-commit", "#!/bin/sh\n"], ["IL-0001.yaml", "id: IL-0001\n"]])
@@ -180,3 +220,19 @@ def test_rejections_a_side_of_which_is_not_pmparses_are_left_for_a_person(lib):
     report = resolve_library(lib)
     assert report.merged == [] and report.unsettled == [".pmparse/rejected/IL-0001.json"]
     assert memory.read_text(encoding="utf-8") == text
+
+
+@pytest.mark.parametrize("kind,ours,theirs,kept", [
+    ("rejected", {"version": 1}, {"version": 1, "rejected": [_rejection(1)]}, {"rejected": [_rejection(1)]}),
+    ("drafts", {"sha256": "a" * 64}, {"sha256": "a" * 64, "decided": {}}, {"decided": {}}),
+], ids=["rejections-left-out", "decisions-left-out"])
+def test_a_side_leaving_out_what_its_model_defaults_is_merged(lib, kind, ours, theirs, kept):
+    # both sides are files as pmparse reads them (the list or object defaults to empty): the
+    # merge looked the key up and stopped the whole run with a KeyError
+    state = lib / ".pmparse" / kind / "IL-0001.json"
+    state.parent.mkdir(exist_ok=True)
+    state.write_text("<<<<<<< HEAD\n" + json.dumps(ours) + "\n=======\n" + json.dumps(theirs) + "\n>>>>>>> b\n",
+                     encoding="utf-8")
+    result = CliRunner().invoke(main, ["resolve", "."])
+    assert result.exit_code == 0, result.output
+    assert json.loads(state.read_text(encoding="utf-8")).items() >= kept.items()

@@ -84,7 +84,8 @@ def merge_rejections(path: Path, text: str) -> bool:
     sides = _sides(text, path)
     if sides is None or not all(pmparses(Rejections, side) for side in sides):
         return False
-    ours, theirs = sides
+    # a side the model reads may leave out its empty list: looked up, it stopped the run (KeyError)
+    ours, theirs = ({"rejected": [], **side} for side in sides)
     # by a canonical text, not a list's `in`: each of theirs looked for in all of ours took hours
     # for a memory of 200,000 (one from a branch of someone else's), the library's lock held
     known = {_canonical(entry) for entry in ours["rejected"]}
@@ -114,7 +115,7 @@ def merge_drafts(path: Path, text: str, name: str,
     sides = _sides(text, path)
     if sides is None or not all(pmparses(DraftState, side) for side in sides):
         return False, None
-    ours, theirs = sides
+    ours, theirs = ({"decided": {}, **side} for side in sides)
     if ours.get("sha256") != theirs.get("sha256"):
         return False, (f"{name}: the two sides decided fields of drafts of two source texts (the source was "
                        "amended on one side): keep one side of the conflict by hand")

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Literal
 
 from pmparse.card.schema import Card
-from pmparse.errors import PmparseError, RecordError, UsageError
+from pmparse.errors import PmparseError, RecordError, UnsafePathError, UsageError
 from pmparse.library.conflicts import holds_conflict, split_sides
 from pmparse.library.folder import RECORD_FILE, library_root, record_files_by_id
 from pmparse.library.lock import write_lock
@@ -435,41 +435,64 @@ def _text(path: Path) -> str | None:
 def _apply(root: Path, steps: list) -> None:
     """Write (or, for None, remove) each file of a journal, in its order; writing one again is
     harmless, so a journal a killed run left is applied whole."""
-    for rel, text in steps:
-        target = inside(root, rel)
+    # every path checked before the first write: a link met midway stopped the run half written
+    targets = [inside(root, rel) for rel, _ in steps]
+    for target, (_, text) in zip(targets, steps):
         if text is None:
             target.unlink(missing_ok=True)
         else:
             atomic_write(target, text)
 
 
-def _stray_step(card_id: str, journal: dict, steps: list) -> str | None:
+def _stray_step(root: Path, card_id: str, journal: dict, steps: list) -> str | None:
     """What a journal names that :func:`_journalled` never writes for ``card_id`` (quoted), or
-    None: it writes the files of ``card_id`` and of the id it gives theirs, each once, removes
-    only ``card_id``'s, and its last step is its record, a record file of ``card_id``."""
+    None: it writes the state files of ``card_id`` and the files of the id it gives theirs (one
+    record file), each once, removes only ``card_id``'s state files, and its last step, the only
+    one naming a record file of ``card_id``, is its record; no step goes through a link."""
     new_id = journal.get("new_id")
     if not isinstance(new_id, str) or not _ID.fullmatch(new_id) or new_id == card_id:
         return f"the new id {new_id!r}"
     record = journal.get("record")
-    if not isinstance(record, str) or record not in _files_of(card_id):
+    if not isinstance(record, str) or record not in _record_files(card_id):
         return f"the record {record!r}"
+    if not steps or steps[-1][0] != record:
+        return "a last step that is not its record's"
+    own = _files_of(card_id) - _record_files(card_id)
     seen: set[str] = set()
-    for rel, text in steps:
-        if rel not in (_files_of(card_id) if text is None else _files_of(card_id) | _files_of(new_id)):
+    for rel, text in steps[:-1]:
+        if rel not in (own if text is None else own | _files_of(new_id)):
+            # another format's file of its id too: two records of one id, or one removed
             return f"{'a removal' if text is None else 'a write'} of {rel!r}"
-        if rel in seen:
+        if rel in seen or (rel in _record_files(new_id) and seen & _record_files(new_id)):
             # a split names each file once: millions of writes of one file (fsynced) took hours
             return f"a second step of {rel!r}"
         seen.add(rel)
-    if not steps or steps[-1][0] != record:
-        return "a last step that is not its record's"
+    for rel, _ in steps:
+        try:
+            inside(root, rel)
+        except UnsafePathError:
+            return f"a step through a symbolic link ({rel!r})"
     return None
+
+
+def _held(root: Path, new_id: str, steps: list) -> str | None:
+    """A file of ``new_id`` a journal about to be applied would write over (quoted), or None. The
+    id was free when the split began, so a file of it is one the stopped run wrote, holding the
+    journal's text; any other is another record's, or a person's edit of theirs since."""
+    for rel, text in steps:
+        target = root / rel
+        if rel in _files_of(new_id) and os.path.lexists(target) and _text(target) != text:
+            return repr(rel)
+    return None
+
+
+def _record_files(card_id: str) -> set[str]:
+    return {f"{card_id}.{ext}" for ext in ("yaml", "yml", "json")}
 
 
 def _files_of(card_id: str) -> set[str]:
     """The files of one id a split writes or removes: its record files and its state files."""
-    return ({f"{card_id}.{ext}" for ext in ("yaml", "yml", "json")}
-            | {f".pmparse/{kind}/{card_id}.json" for kind in _KINDS})
+    return _record_files(card_id) | {f".pmparse/{kind}/{card_id}.json" for kind in _KINDS}
 
 
 def _finish_journals(root: Path) -> list[Resolution]:
@@ -494,10 +517,18 @@ def _finish_journals(root: Path) -> list[Resolution]:
             journal = json.loads(regular_text(journal_path))
             steps = [(str(rel), None if text is None else str(text)) for rel, text in journal["steps"]]
             conflicted = str(journal["conflicted"])
-            stray = _stray_step(card_id, journal, steps)
+            stray = _stray_step(root, card_id, journal, steps)
             record = None if stray is not None else _text(inside(root, journal["record"]))
+            held = _held(root, journal["new_id"], steps) if record is not None and sha256_text(
+                record) == conflicted else None  # only a journal about to be applied writes
         except (OSError, ValueError, KeyError, TypeError):
-            stray, record = None, None  # a journal cut short while written: its record was not touched yet
+            stray, record, held = None, None, None  # a journal cut short while written: its record not touched yet
+        if held is not None:
+            finished.append(Resolution(card_id, "refused", message=(
+                f"{card_id}: .pmparse/intent/{name} would write over {held}, which the library already holds "
+                f"(another record's, or theirs edited since a resolve was stopped); nothing written: settle "
+                f"{journal['record']} by hand and remove the journal")))
+            continue
         if stray is not None:
             # a library from someone else may ship one: applied, it wrote where its sender chose
             # (.git/config, a source); kept for a person, who sees it is none of pmparse's
