@@ -125,6 +125,13 @@ class WholeHelpGroup(click.Group):
             # of failed inputs
             click.echo("interrupted", err=True)
             sys.exit(EXIT_INTERRUPTED)
+        except RuntimeError as exc:
+            # the same Ctrl-C landing in a class's __set_name__ (a cached_property of a module the
+            # command imports): Python 3.11 wraps it in a RuntimeError
+            if not isinstance(exc.__cause__, KeyboardInterrupt):
+                raise
+            click.echo("interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
         finally:
             ending = getattr(self, "_ending", None)
             if ending is not None:
