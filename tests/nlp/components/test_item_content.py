@@ -125,18 +125,23 @@ def _read_hostile_braces() -> None:
     placeholder_only(item, 0, len(item))
 
 
-def test_braces_before_a_long_run_of_spaces_cost_linear_time():
-    # a budget, not a timing: linear work takes milliseconds, the nested runs took minutes
+def _finishes_within(target, seconds: float = 10) -> bool:
+    """Whether ``target`` ends well in a forked process within ``seconds`` (killed if not): a
+    budget, not a timing; linear work takes milliseconds, the nested runs it guards took minutes."""
     import multiprocessing
 
-    worker = multiprocessing.get_context("fork").Process(target=_read_hostile_braces)
+    worker = multiprocessing.get_context("fork").Process(target=target)
     worker.start()
-    worker.join(10)
+    worker.join(seconds)
     alive = worker.is_alive()
     if alive:
         worker.kill()
         worker.join()
-    assert not alive and worker.exitcode == 0
+    return not alive and worker.exitcode == 0
+
+
+def test_braces_before_a_long_run_of_spaces_cost_linear_time():
+    assert _finishes_within(_read_hostile_braces)
 
 
 def test_an_action_on_a_pointing_word_is_the_items_own_words():
@@ -234,17 +239,7 @@ def _read_hostile_items() -> None:
 
 
 def test_hostile_pointers_labels_and_prompts_cost_linear_time():
-    # a budget, not a timing: linear work takes milliseconds, nested runs took minutes
-    import multiprocessing
-
-    worker = multiprocessing.get_context("fork").Process(target=_read_hostile_items)
-    worker.start()
-    worker.join(10)
-    alive = worker.is_alive()
-    if alive:
-        worker.kill()
-        worker.join()
-    assert not alive and worker.exitcode == 0
+    assert _finishes_within(_read_hostile_items)
 
 
 def test_a_link_being_tracked_somewhere_is_a_pointer():
