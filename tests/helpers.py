@@ -299,6 +299,19 @@ A bug in the "</script><script>alert('cause')</script>" template parser & its <b
 """
 
 
+def reviewed_with_pending(source: Path, library: Path, text: str, added: str) -> None:
+    """``source`` written with ``text`` and converted into ``library``, its one record marked reviewed
+    by hand, then ``added`` appended and converted again: a reviewed record with a suggestion waiting."""
+    source.parent.mkdir(parents=True, exist_ok=True)
+    source.write_text(text, encoding="utf-8")
+    assert convert([str(source)], library, jobs=1).counts["converted"] == 1
+    record = library / "IL-0001.yaml"
+    record.write_text(record.read_text(encoding="utf-8").replace("status: suggested", "status: reviewed"),
+                      encoding="utf-8")
+    source.write_text(text + added, encoding="utf-8")
+    assert convert([str(source)], library, jobs=1).counts["pending"] == 1
+
+
 def sample_library(folder: Path, model: bool = False) -> Path:
     """The bundled samples, copied beside ``folder`` (tests may amend them), converted into
     ``folder`` (rules only unless ``model``)."""

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from pmparse.batch.convert import convert
 from pmparse.cli import main
 from pmparse.review.session import diff_paths
+from tests.helpers import reviewed_with_pending
 
 # written for this test: a short report, then the paragraph its team added later
 _REPORT = ("# Billing queue outage\n\nSummary: The billing queue refused new messages for forty minutes.\n\n"
@@ -27,15 +27,7 @@ _GIT = shutil.which("git")
 
 def _pending_library(tmp_path: Path, folder: Path) -> None:
     """A library at ``folder`` whose one reviewed record has a suggestion waiting."""
-    source = tmp_path / "reports" / "billing-queue.md"
-    source.parent.mkdir(parents=True, exist_ok=True)
-    source.write_text(_REPORT, encoding="utf-8")
-    assert convert([str(source)], folder, jobs=1).counts["converted"] == 1
-    record = folder / "IL-0001.yaml"
-    record.write_text(record.read_text(encoding="utf-8").replace("status: suggested", "status: reviewed"),
-                      encoding="utf-8")
-    source.write_text(_REPORT + _ADDED, encoding="utf-8")
-    assert convert([str(source)], folder, jobs=1).counts["pending"] == 1
+    reviewed_with_pending(tmp_path / "reports" / "billing-queue.md", folder, _REPORT, _ADDED)
 
 
 def _git(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess:

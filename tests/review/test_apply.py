@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from pmparse.batch.convert import convert
 from pmparse.library import statefiles
 from pmparse.library.store import Library
 from pmparse.review.session import review
+from tests.helpers import reviewed_with_pending
 
 # written for these tests: a short report, then the long list its team added later
 _REPORT = ("# Search index outage\n\nSummary: Search returned empty pages for an hour.\n\n"
@@ -31,16 +31,8 @@ def _files(library: Path) -> dict[str, bytes]:
 @pytest.fixture()
 def pending(tmp_path) -> Path:
     """A library whose reviewed record waits on a suggestion adding forty action items."""
-    source = tmp_path / "reports" / "search.md"
-    source.parent.mkdir()
-    source.write_text(_REPORT, encoding="utf-8")
     library = tmp_path / "lib"
-    assert convert([str(source)], library, jobs=1).counts["converted"] == 1
-    record = library / "IL-0001.yaml"
-    record.write_text(record.read_text(encoding="utf-8").replace("status: suggested", "status: reviewed"),
-                      encoding="utf-8")
-    source.write_text(_REPORT + _ADDED, encoding="utf-8")
-    assert convert([str(source)], library, jobs=1).counts["pending"] == 1
+    reviewed_with_pending(tmp_path / "reports" / "search.md", library, _REPORT, _ADDED)
     return library
 
 
