@@ -53,18 +53,27 @@ def evidence_share(card: Card, text: str) -> float | None:
     """The share of the runs of words of ``card``'s evidenced items that ``text`` holds (an edit
     loses the runs it touches, not its whole item); None when the record says too little
     (:data:`MIN_EVIDENCE_CHARS`) to tell."""
+    return _share(card, _shingles(text))
+
+
+def _share(card: Card, held: set[tuple[str, ...]]) -> float | None:
+    """:func:`evidence_share` against a text's runs of words already cut (:func:`_shingles`)."""
     items = [item.text for name in ITEM_FIELDS for item in getattr(card, name) if item.evidence]
     if sum(len(item) for item in items) < MIN_EVIDENCE_CHARS:
         return None
     wanted = set().union(*(_shingles(item) for item in items))
     if not wanted:
         return None
-    return len(wanted & _shingles(text)) / len(wanted)
+    return len(wanted & held) / len(wanted)
 
 
 def close(card: Card, text: str) -> bool:
     """Whether ``text`` is close enough to ``card``'s source to be it renamed and edited."""
-    share = evidence_share(card, text)
+    return _close(card, _shingles(text))
+
+
+def _close(card: Card, held: set[tuple[str, ...]]) -> bool:
+    share = _share(card, held)
     return share is not None and share >= PAIR_SHARE
 
 
@@ -160,11 +169,12 @@ class GoneRecords:
         if text is None:
             data = read_regular_file(read_from or path)
             text = data.decode("utf-8", "replace") if data is not None else ""
-        near = sorted(card_id for card_id, old in self._records().items() if close(old, text))
+        held = _shingles(text)  # cut once: compared with every gone record and, when near one, every other
+        near = sorted(card_id for card_id, old in self._records().items() if _close(old, held))
         if near:
             # the records of this library now (this batch's included), the gone ones aside
             self.kept[location] = [f"{entry.id} ({entry.location})"
                                    for entry in sorted(self._library.entries.values(), key=lambda entry: entry.id)
                                    if entry.id not in self._records() and entry.card is not None
-                                   and close(entry.card, text)]
+                                   and _close(entry.card, held)]
         return near
