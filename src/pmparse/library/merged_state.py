@@ -26,7 +26,7 @@ from pmparse.library.records import card_data
 from pmparse.library.statefiles import regular_text
 from pmparse.library.store import Library
 from pmparse.review.apply import every_field_decided, mark_reviewed, rewrite_record
-from pmparse.review.drafts import DraftState
+from pmparse.review.drafts import DraftState, load_draft_state
 from pmparse.review.rejections import Rejections
 from pmparse.util import atomic_write
 
@@ -203,10 +203,9 @@ def finished_draft_notes(library: Library, card_ids: list[str]) -> list[str]:
         card = entry.card if entry is not None else None
         made = library.read_state("base", card_id)
         try:
-            text = regular_text(library.state_path("drafts", card_id))
-            state = DraftState.model_validate_json(text) if text is not None else None
-        except (StateFileError, ValidationError):
-            continue  # markers or an unreadable file: said where the conflicted files are
+            state = load_draft_state(library, card_id)  # None: none, or not read as draft decisions
+        except StateFileError:
+            continue  # too large to read: said where the conflicted files are
         if card is None or made is None or state is None or card.status != "reviewed" \
                 or not state.sha256 == made.source.sha256 == card.source.sha256:
             continue
