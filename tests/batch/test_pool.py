@@ -129,3 +129,27 @@ def test_a_script_without_the_main_guard_is_told_so_also_when_it_isolates_one_jo
                           env={**os.environ, "PYTHONPATH": SRC})
     last = done.stderr.strip().splitlines()[-1]
     assert done.returncode == 1 and "UsageError" in last and "isolate=True" in last and "__main__" in last
+
+
+def test_workers_are_spawned_where_the_fork_servers_socket_name_would_not_fit(monkeypatch, tmp_path):
+    import multiprocessing.util
+
+    from pmparse.batch import pool
+
+    monkeypatch.setattr(multiprocessing.util, "get_temp_dir", lambda: str(tmp_path / ("t" * 90)))
+    assert pool._context().get_start_method() == "spawn"
+    monkeypatch.setattr(multiprocessing.util, "get_temp_dir", lambda: "/tmp/pymp-abcdefgh")
+    assert pool._context().get_start_method() == "forkserver"
+
+
+def test_convert_with_workers_under_a_long_temporary_folder_converts(tmp_path):
+    # Python 3.11's fork server failed with "AF_UNIX path too long" (a traceback) under such a TMPDIR
+    write_reports(tmp_path / "in", 2)
+    long_tmp = tmp_path / ("deep-" * 16)
+    long_tmp.mkdir()
+    done = subprocess.run([sys.executable, "-m", "pmparse", "convert", str(tmp_path / "in"), "-o",
+                           str(tmp_path / "lib"), "--jobs", "2"], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": SRC, "TMPDIR": str(long_tmp)})
+    assert done.returncode == 0, done.stderr
+    assert len(list((tmp_path / "lib").glob("IL-*.yaml"))) == 2
+    assert "Traceback" not in done.stderr

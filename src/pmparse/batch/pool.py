@@ -244,9 +244,24 @@ def _run_chunk(tasks: list[Task]) -> list[Outcome]:
     return [dataclasses.replace(o, card=None) if o.card is not None else o for o in outcomes]
 
 
+# The fork server listens on a socket named in a fresh folder under the temporary folder, and a
+# socket's name holds at most 104-108 bytes (by platform). Python 3.11 then fails with a traceback
+# under a long TMPDIR (3.13 moves the folder to /tmp itself); pmparse spawns its workers instead.
+SOCKET_NAME_MAX = 100
+
+
+def _forkserver_fits() -> bool:
+    """Whether the fork server's socket name fits under this process's temporary folder."""
+    import multiprocessing.util
+
+    listener = os.path.join(multiprocessing.util.get_temp_dir(), "listener-12345678")
+    return len(os.fsencode(listener)) <= SOCKET_NAME_MAX
+
+
 def _context() -> multiprocessing.context.BaseContext:
-    """A start method that is safe in a threaded parent: forkserver (spaCy preloaded), else spawn."""
-    if "forkserver" in multiprocessing.get_all_start_methods():
+    """A start method that is safe in a threaded parent: forkserver (spaCy preloaded), else spawn
+    (also where the fork server's socket name would not fit: a long TMPDIR)."""
+    if "forkserver" in multiprocessing.get_all_start_methods() and _forkserver_fits():
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(FORKSERVER_PRELOAD)
         return context
