@@ -15,7 +15,7 @@ from pmparse.cli import main
 from pmparse.card.schema import Card
 from pmparse.library.records import card_data, dumps, loads
 from pmparse.library.store import Library
-from pmparse.library.sync import store
+from pmparse.batch.sync import store
 from pmparse.library.validate import validate_library
 from pmparse.nlp.pipeline import PipelineConfig
 from pmparse.review.rejections import load_rejections
