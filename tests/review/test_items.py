@@ -22,7 +22,7 @@ from pmparse.library.store import Library
 from pmparse.batch.sync import store
 from pmparse.review.compare import item_key
 from pmparse.review.rejections import load_rejections
-from pmparse.review.session import pending_diffs
+from pmparse.review.pending import pending_diffs
 from pmparse.util import sha256_text
 
 #: Five sentences of our own, one a line: the first is the record's action item, the next three

@@ -14,7 +14,7 @@ from pmparse.library.splice import splice
 from pmparse.library.statefiles import state_fits, writable
 from pmparse.library.store import Entry, Library, is_edited
 from pmparse.review.compare import read_text
-from pmparse.review.session import open_diff
+from pmparse.review.pending import open_diff
 from pmparse.util import atomic_write
 
 Status = Literal["converted", "updated", "unchanged", "pending", "skipped", "failed"]

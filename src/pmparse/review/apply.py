@@ -59,7 +59,7 @@ def accept_field(library: Library, entry: Entry, suggestion: Card, name: str, by
 
     Only the record's lines of that field (and of status, review mark, source and pipeline when
     they change) are rewritten; the file is replaced atomically. ``made`` is the suggestion as
-    pmparse made it when ``suggestion`` is what the review offered (:func:`open_diff`: less items
+    pmparse made it when ``suggestion`` is what the review offered (:func:`pmparse.review.pending.open_diff`: less items
     turned down, onto a person's item edits): the base and the memory take pmparse's reading, so
     the same reading converted again is nothing new. ``mark`` False leaves the record's status and
     review mark as they are (a draft field decided while others of the draft are still open).
