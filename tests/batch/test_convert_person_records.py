@@ -191,7 +191,7 @@ def test_an_amendment_that_moves_no_words_is_followed_once_and_a_later_rename_ke
 
 
 def proposed_fields(lib: Path) -> list[str]:
-    from pmparse.review.session import pending_diffs
+    from pmparse.review.pending import pending_diffs
 
     return [c.field for d in pending_diffs(lib).diffs for c in d.changes]
 

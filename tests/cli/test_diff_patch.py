@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from pmparse.cli import main
-from pmparse.review.session import diff_paths
+from pmparse.review.pending import diff_paths
 from tests.helpers import reviewed_with_pending
 
 # written for this test: a short report, then the paragraph its team added later

@@ -244,7 +244,7 @@ def test_a_record_deleted_with_its_suggestion_waiting_and_converted_again_is_a_d
 
 def test_a_field_a_person_edited_that_a_new_model_only_rescored_is_kept_not_unchanged(tmp_path):
     from pmparse.library.store import Library
-    from pmparse.review.session import pending_diffs
+    from pmparse.review.pending import pending_diffs
     from tests.helpers import text_card
 
     text = "The broker disk filled up. Writes were refused for an hour. Nobody was paged."
@@ -309,7 +309,8 @@ def test_a_tag_a_person_added_is_not_offered_away_when_pmparse_adds_others(tmp_p
 
 def test_a_persons_edit_survives_an_amended_source_after_a_review_left_a_field_pending(tmp_path):
     from pmparse.library.store import Library
-    from pmparse.review.session import pending_diffs, review
+    from pmparse.review.pending import pending_diffs
+    from pmparse.review.session import review
     from tests.helpers import text_card
 
     # a review that decides some fields and leaves one pending gives the base the new text while

@@ -3,7 +3,7 @@ edited by hand, re-converted by another model (fixtures in ``conftest.py``)."""
 
 from __future__ import annotations
 
-from pmparse.review.session import pending_diffs
+from pmparse.review.pending import pending_diffs
 from tests.helpers import convert_with_other_model
 
 HUMAN_LINES = "\n# confirmed with the on-call notes\ndate: '2020-02-04'   # was 02-03\n"

@@ -18,7 +18,7 @@ from pmparse.library.places import SourcePlaces
 from pmparse.library.records import card_data, dumps, loads
 from pmparse.library.splice import splice, top_regions
 from pmparse.review.compare import compare, merge, same_reading
-from pmparse.review.session import diff_paths
+from pmparse.review.pending import diff_paths
 from pmparse.util import sha256_text
 from tests.helpers import CORE_DNS, INOTIFY, convert_with_other_model
 

@@ -2,7 +2,7 @@
 
 The library is made here, without the NLP pipeline: a record pmparse wrote from a small text of
 our own, a person's touch (so a new suggestion waits for review) and a suggestion stored as
-``convert`` stores it (:func:`pmparse.library.sync.store`).
+``convert`` stores it (:func:`pmparse.batch.sync.store`).
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from pmparse.card.schema import Card
 from pmparse.cli import main
 from pmparse.library.records import card_data
 from pmparse.library.store import Library
-from pmparse.library.sync import store
+from pmparse.batch.sync import store
 from pmparse.review.compare import item_key
 from pmparse.review.rejections import load_rejections
-from pmparse.review.session import pending_diffs
+from pmparse.review.pending import pending_diffs
 from pmparse.util import sha256_text
 
 #: Five sentences of our own, one a line: the first is the record's action item, the next three

@@ -22,7 +22,8 @@ from pmparse.library.validate import validate_library
 from pmparse.nlp.pipeline import PipelineConfig, pipeline_config
 from pmparse.review.compare import merge
 from pmparse.review.rejections import load_rejections
-from pmparse.review.session import Decision, diff_paths, pending_diffs, review
+from pmparse.review.pending import diff_paths, pending_diffs
+from pmparse.review.session import Decision, review
 from tests.helpers import other_headings, source_text
 from tests.review.pending_records import HUMAN_LINES, proposed, reconvert
 

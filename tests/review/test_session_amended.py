@@ -15,11 +15,12 @@ from pmparse.cli import main
 from pmparse.card.schema import Card
 from pmparse.library.records import card_data, dumps, loads
 from pmparse.library.store import Library
-from pmparse.library.sync import store
+from pmparse.batch.sync import store
 from pmparse.library.validate import validate_library
 from pmparse.nlp.pipeline import PipelineConfig
 from pmparse.review.rejections import load_rejections
-from pmparse.review.session import Decision, pending_diffs, review
+from pmparse.review.pending import pending_diffs
+from pmparse.review.session import Decision, review
 from tests.helpers import source_text
 from tests.review.pending_records import proposed
 

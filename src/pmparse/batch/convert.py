@@ -45,7 +45,7 @@ from pmparse.library.records import RecordFormat
 from pmparse.library.folder import check_new_library_folder, glob_named, gone_sources, remove_if_unused
 from pmparse.library.shared import refuse_unfinished_merge
 from pmparse.library.store import Entry, Library
-from pmparse.library.sync import Status, still_waiting, store
+from pmparse.batch.sync import Status, still_waiting, store
 from pmparse.nlp.pipeline import PipelineConfig
 
 

@@ -255,7 +255,7 @@ def diff_command(paths, fmt, patch, color):
     A B (B read as a suggestion for A). Exit 1 when there are differences, 0 when none.
     """
     from pmparse.cli.render import nothing_pending, render_json, render_patch, render_text
-    from pmparse.review.session import diff_paths
+    from pmparse.review.pending import diff_paths
 
     if patch and fmt == "json":
         _fail_usage(UsageError("expected --patch or --format json, found both"))

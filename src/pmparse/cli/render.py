@@ -14,9 +14,9 @@ import click
 from pmparse.card.schema import FACT_FIELDS, TAG_FIELDS, TEXT_FIELDS, Card
 from pmparse.util import shown
 from pmparse.library.records import card_data
-from pmparse.library.splice import patched_text
 from pmparse.library.worktree import patch_name, quoted
 from pmparse.review.anchor import BOUNDARY, MARKER, WORDS
+from pmparse.review.apply import patched_text
 from pmparse.review.compare import CardDiff, DiffReport, FieldChange, ItemChange, item_changes
 
 _CONTEXT = 240

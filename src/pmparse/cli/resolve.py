@@ -29,7 +29,7 @@ def resolve_command(library):
     with what to do (exit 1). Markers or sides that cannot be read are left as
     they are (exit 2).
     """
-    from pmparse.library.resolve import resolve_library
+    from pmparse.merge.resolve import resolve_library
 
     try:
         report = resolve_library(library)

@@ -8,10 +8,20 @@ import yaml
 
 from pmparse.card.schema import TEXT_FIELDS, Card
 from pmparse.errors import RecordError
-from pmparse.library.records import RecordFormat, card_data, dumps, flow_text, format_of, loads
-from pmparse.review.anchor import last_end
-from pmparse.review.compare import MISSING, CardDiff, merge, same_words
+from pmparse.library.items import same_words
+from pmparse.library.records import RecordFormat, card_data, dumps, flow_text, loads
 from pmparse.yaml_problems import CalendarLoader
+
+#: A key the record does not hold (None is a value a key can hold).
+MISSING = object()
+
+
+def last_end(node: yaml.Node) -> int:
+    """Where the last character of a node's content ends (trailing comments and blanks excluded)."""
+    if isinstance(node, yaml.ScalarNode) or getattr(node, "flow_style", False) or not node.value:
+        return node.end_mark.index
+    last = node.value[-1]
+    return last_end(last[1] if isinstance(last, tuple) else last)
 
 
 def top_regions(text: str) -> dict[str, tuple[int, int]] | None:
@@ -148,22 +158,3 @@ def splice(text: str, fmt: RecordFormat, new: Card) -> str:
     except RecordError:
         return fresh
     return out
-
-
-def keep_own_address(record: Card, base: Card | None, suggestion: Card, taken: Card) -> Card:
-    """``taken`` (the record after a merge) with the record's own public address kept: one a
-    person gave it (not the one pmparse gave last, which the base holds), or any when the
-    suggestion offers none."""
-    if suggestion.source.url is None or record.source.url != (base.source.url if base else None):
-        return taken.model_copy(update={"source": taken.source.model_copy(update={"url": record.source.url})})
-    return taken
-
-
-def patched_text(diff: CardDiff, fields: list[str] | None = None) -> str:
-    """The record text after taking ``fields`` (every change when None: the record then also
-    follows an amended source) from the suggestion; the record's own address stays."""
-    names = [c.field for c in diff.changes] if fields is None else fields
-    new = keep_own_address(diff.record, diff.base, diff.suggestion,
-                           merge(diff.record, diff.suggestion, names, follow=fields is None,
-                                 places=diff.places))
-    return splice(diff.record_text, format_of(diff.record_path), new)

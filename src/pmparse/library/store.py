@@ -12,7 +12,8 @@ Layout of a library folder::
     LIBRARY/.pmparse/model/                the library's own field model (pmparse train --library)
 
 A record is rewritten by pmparse only while it is an unreviewed suggestion that nobody edited;
-otherwise a new suggestion goes to ``pending`` and ``pmparse review`` decides.
+otherwise a new suggestion goes to ``pending`` and ``pmparse review`` decides. The files under
+``.pmparse/`` of each record are read and written by :mod:`pmparse.library.state`.
 """
 
 from __future__ import annotations
@@ -30,11 +31,12 @@ from pmparse.card.schema import SCHEMA_VERSION, Card
 from pmparse.errors import RecordError, StateFileError
 from pmparse.library.folder import RECORD_FILE, held_number
 from pmparse.library.places import ExtractedSha, SourcePlaces
-from pmparse.library.statefiles import file_key as _file_key, read_record_text, regular_text, writable, write_unless_held
+from pmparse.library.state import STAMP, STAMPED, LibraryState, state_digest
+from pmparse.library.statefiles import file_key as _file_key, read_record_text, regular_text, writable
 from pmparse.library.records import RecordFormat, card_data, dumps, format_of, loads, source_keys
 from pmparse.locations import split_location
 from pmparse.paths import inside
-from pmparse.util import atomic_write, sha256_text
+from pmparse.util import atomic_write
 
 
 #: Cards kept parsed at a time; the index itself holds only a few strings per record.
@@ -93,19 +95,12 @@ class Entry:
 
 _SUMMARY = ("id", "error", "sha256", "location", "url", "version", "model", "fingerprint", "status")
 
-#: What :meth:`Library.state_stamp` gives for a state card.
-_STAMP = ("sha256", "version", "model", "fingerprint", "location", "url", "settled")
-
-#: The state kinds whose stamps are kept.
-_STAMPED = ("base", "pending")
-
 
 def _entry_from_card(card: Card, path: Path, library: Library) -> Entry:
     return Entry(card.id, path, None, card.source.sha256, card.source.location, card.source.url,
                  card.pipeline.version, card.pipeline.model, card.pipeline.fingerprint, card.status, library)
 
 
-_digest = sha256_text  # a state file's text, as its stamp remembers it
 #: A file changed this close (ns) before the index was written may change again within the same
 #: clock tick without its key changing (git's "racy" entries): such entries are not trusted.
 _RACY_NS = 2_000_000_000
@@ -117,7 +112,7 @@ def _index_header() -> dict:
 
 
 @dataclass
-class Library:
+class Library(LibraryState):
     """A folder of records.
 
     Args:
@@ -263,13 +258,26 @@ class Library:
                     and all(value is None or isinstance(value, str) for value in summary)}
             written = int(data["written_ns"])
             states = {name: (list(key), list(stamp), str(digest)) for name, (key, stamp, digest) in data["states"].items()
-                      if len(stamp) == len(_STAMP) and len(key) == 4 and all(isinstance(k, int) for k in key)
-                      and isinstance(stamp[6], bool) and name.partition("/")[0] in _STAMPED
+                      if len(stamp) == len(STAMP) and len(key) == 4 and all(isinstance(k, int) for k in key)
+                      and isinstance(stamp[6], bool) and name.partition("/")[0] in STAMPED
                       and re.fullmatch(r"IL-\d{4}", name.partition("/")[2])}
             return rows, states, written
         except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError, RecursionError,
                 StateFileError):
             return {}, {}, 0  # no cache, or one that cannot be trusted: every record is parsed
+
+    def _verified(self, states: dict[str, tuple[list[int], list, str]], written: int) -> dict:
+        """The cached state rows that still hold: a file changed just before the index was written
+        (its stat key could change again unseen) is trusted only if its text is the one hashed."""
+        kept = {}
+        for name, (key, stamp, digest) in states.items():
+            if key[0] >= written - _RACY_NS:
+                kind, _, card_id = name.partition("/")
+                text = regular_text(self.state_path(kind, card_id))
+                if text is None or state_digest(text) != digest:
+                    continue
+            kept[name] = (key, stamp, digest)
+        return kept
 
     def vouches_for(self, kind: str, card_id: str) -> bool:
         """Whether the scan cache knows the state file of ``kind`` as it is now (its stat key)."""
@@ -411,163 +419,6 @@ class Library:
         os.replace(intent, base)
         self.add(card, path)
         return path
-
-    def finish_writes(self) -> list[str]:
-        """Finish what a killed run left between a record and its base: call with the write lock held.
-
-        An intent whose record on disk is that intent is renamed over the base (the run died
-        after writing the record); any other intent is dropped (it died before, so the old base
-        still describes the record). Without this an intent stayed for good and every later run
-        read the base through it.
-
-        Returns:
-            The ids whose intent became their base.
-        """
-        folder = inside(self.root, ".pmparse/intent")  # its files are moved and deleted: no link out
-        if not folder.is_dir():
-            return []
-        finished = []
-        for path in sorted(folder.glob("IL-*.json")):
-            card_id = path.stem
-            if self._held_intent(card_id) is not None:
-                base = self.state_path("base", card_id)
-                base.parent.mkdir(parents=True, exist_ok=True)
-                os.replace(path, base)  # its stamp is read from the file when asked, as after write()
-                finished.append(card_id)
-            else:
-                path.unlink(missing_ok=True)
-        return finished
-
-    def state_path(self, kind: str, card_id: str) -> Path:
-        """Path of a state file of ``kind`` (``base``, ``pending``, ``rejected``) for a card.
-
-        Raises:
-            UnsafePathError: ``.pmparse/`` or its ``kind`` folder or the file is a symbolic link: a
-                library from someone else must not make pmparse write or remove files elsewhere.
-        """
-        return inside(self.root, f".pmparse/{kind}/{card_id}.json")
-
-    def write_state(self, kind: str, card: Card, settled: bool = False, data: dict | None = None) -> Path:
-        """Store a card as state of ``kind``.
-
-        Args:
-            kind: ``base``, ``pending`` or ``rejected``.
-            card: The card.
-            settled: For a base: it is a whole suggestion nothing is left to decide about (a
-                review finished, or a suggestion that proposed nothing open), so its stamp tells
-                that its source was read by its pipeline (:meth:`state_stamp`). A base advanced
-                field by field, or moved, is not.
-            data: ``card_data(card)`` when the caller has it already.
-        """
-        path = self.state_path(kind, card.id)
-        text = dumps(card, "json", data)
-        text = write_unless_held(path, text)  # the same data in another key order is left as it is
-        if kind == "base":
-            # a base written now supersedes whatever a run cut short left as intent
-            try:
-                self.state_path("intent", card.id).unlink()
-            except FileNotFoundError:
-                pass
-        if kind in _STAMPED:
-            self._remember_stamp(kind, card.id, path, card, _digest(text), settled)
-        return path
-
-    def state_stamp(self, kind: str, card_id: str) -> tuple | None:
-        """``(sha256, version, model, fingerprint, location, url, settled)`` of a ``base`` or
-        ``pending`` card: what pmparse last read from the record's source, or None when there is
-        none (or, for a base, while a write left its intent behind).
-
-        ``settled`` is true only for a base this process (or one whose index is kept) wrote as
-        settled (:meth:`write_state`); read back from the file alone it is false. Cached in
-        ``.pmparse/index.json`` by the file's stat key, as records are: an up-to-date check asks
-        for every input, and parsing each state card would cost more than a scan.
-        """
-        path = self.state_path(kind, card_id)
-        name = f"{kind}/{card_id}"
-        if kind == "base" and self.state_path("intent", card_id).exists():
-            return None  # a run died between a record and its base: which one holds is unknown
-        key = _file_key(path)
-        if key is None:
-            if self._states.pop(name, None) is not None:
-                self._index_dirty = True
-            return None
-        hit = self._states.get(name)
-        if hit is not None and hit[0] == key:
-            return tuple(hit[1])
-        text = regular_text(path)
-        try:
-            card = loads(text or "", "json", str(path))
-        except RecordError:
-            self._states.pop(name, None)
-            self._index_dirty = True
-            return None
-        return self._remember_stamp(kind, card_id, path, card, _digest(text))
-
-    def _remember_stamp(self, kind: str, card_id: str, path: Path, card: Card, digest: str,
-                        settled: bool = False) -> tuple | None:
-        key = _file_key(path)
-        if key is None:
-            return None
-        stamp = [card.source.sha256, card.pipeline.version, card.pipeline.model, card.pipeline.fingerprint,
-                 card.source.location, card.source.url, kind == "pending" or settled]
-        self._states[f"{kind}/{card_id}"] = (key, stamp, digest)
-        self._index_dirty = True
-        return tuple(stamp)
-
-    def _verified(self, states: dict[str, tuple[list[int], list, str]], written: int) -> dict:
-        """The cached state rows that still hold: a file changed just before the index was written
-        (its stat key could change again unseen) is trusted only if its text is the one hashed."""
-        kept = {}
-        for name, (key, stamp, digest) in states.items():
-            if key[0] >= written - _RACY_NS:
-                kind, _, card_id = name.partition("/")
-                text = regular_text(self.state_path(kind, card_id))
-                if text is None or _digest(text) != digest:
-                    continue
-            kept[name] = (key, stamp, digest)
-        return kept
-
-    def read_state(self, kind: str, card_id: str) -> Card | None:
-        """A stored state card, or None when there is none (or it is unreadable).
-
-        The ``base`` of a record is the intent a write left behind when the record on disk is
-        that intent (the run died after writing the record, before renaming the intent), else
-        the stored base. Nothing is changed on disk here: another process may be in the middle
-        of that write, and the next write replaces the intent anyway.
-        """
-        if kind == "base":
-            intent = self._held_intent(card_id)
-            if intent is not None:
-                return intent
-        return self._read_card(self.state_path(kind, card_id))
-
-    def _held_intent(self, card_id: str) -> Card | None:
-        """The intent a killed write left for ``card_id`` when the record on disk holds it, else None."""
-        intent = self._read_card(self.state_path("intent", card_id))
-        entry = self.entries.get(card_id)
-        if intent is not None and entry is not None and entry.card is not None \
-                and card_data(entry.card) == card_data(intent):
-            return intent
-        return None
-
-    @staticmethod
-    def _read_card(path: Path) -> Card | None:
-        text = regular_text(path)
-        if text is None:
-            return None
-        try:
-            return loads(text, "json", str(path))
-        except RecordError:
-            return None
-
-    def drop_state(self, kind: str, card_id: str) -> None:
-        """Remove a state file if it exists."""
-        try:
-            self.state_path(kind, card_id).unlink()
-        except FileNotFoundError:
-            pass
-        if self._states.pop(f"{kind}/{card_id}", None) is not None:
-            self._index_dirty = True
 
 
 def local_model_dir(root: str | Path) -> Path:

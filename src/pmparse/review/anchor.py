@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import yaml
-
 from pmparse.card.schema import FACT_FIELDS, TAG_FIELDS, TEXT_FIELDS, Card
 from pmparse.library.places import SourcePlaces
 from pmparse.library.records import card_data, source_text_of
@@ -149,11 +147,3 @@ def reanchor(data: dict, record: Card, suggestion: Card, taken: list[str] | tupl
     keep = [name for name in REVIEW_FIELDS if name not in taken]
     reanchor_evidence(data, source_text_of(record, places), source_text_of(suggestion, places), card_data(suggestion),
                       keep)
-
-
-def last_end(node: yaml.Node) -> int:
-    """Where the last character of a node's content ends (trailing comments and blanks excluded)."""
-    if isinstance(node, yaml.ScalarNode) or getattr(node, "flow_style", False) or not node.value:
-        return node.end_mark.index
-    last = node.value[-1]
-    return last_end(last[1] if isinstance(last, tuple) else last)

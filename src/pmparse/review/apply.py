@@ -4,7 +4,7 @@ suggestion remembered, the base advanced, and a draft's decided fields (``review
 Each write replaces one file atomically and touches only the record's lines that change
 (:func:`pmparse.library.splice.splice`), so a review stopped at any point leaves every record
 either as it was or with the decisions made. The walk that asks for them is
-:mod:`pmparse.review.session`.
+:mod:`pmparse.review.session`; ``diff --patch`` shows the same text unwritten (:func:`patched_text`).
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from typing import Any, Callable
 
 from pmparse.card.schema import Card
 from pmparse.library.records import card_data, dumps, format_of, loads, source_text_of
-from pmparse.library.splice import keep_own_address, splice
+from pmparse.library.splice import splice
 from pmparse.library.statefiles import state_fits, writable
 from pmparse.library.store import Entry, Library
 from pmparse.review.anchor import REVIEW_FIELDS, reanchor_evidence
-from pmparse.review.compare import FieldChange, item_changes, item_key, merge, picked_items, read_text, support_keys
+from pmparse.review.compare import CardDiff, FieldChange, item_changes, item_key, merge, picked_items, read_text, support_keys
 from pmparse.review.drafts import DRAFTS, DraftDecision, DraftField, DraftState, empty_value, load_draft_state
 from pmparse.review.rejections import remember
 from pmparse.util import atomic_write
@@ -59,7 +59,7 @@ def accept_field(library: Library, entry: Entry, suggestion: Card, name: str, by
 
     Only the record's lines of that field (and of status, review mark, source and pipeline when
     they change) are rewritten; the file is replaced atomically. ``made`` is the suggestion as
-    pmparse made it when ``suggestion`` is what the review offered (:func:`open_diff`: less items
+    pmparse made it when ``suggestion`` is what the review offered (:func:`pmparse.review.pending.open_diff`: less items
     turned down, onto a person's item edits): the base and the memory take pmparse's reading, so
     the same reading converted again is nothing new. ``mark`` False leaves the record's status and
     review mark as they are (a draft field decided while others of the draft are still open).
@@ -259,3 +259,22 @@ def drop_field(library: Library, entry: Entry, made: Card, name: str, by: str, a
     assert new is not None
     reject_field(library, made, name, by, at)
     return new
+
+
+def keep_own_address(record: Card, base: Card | None, suggestion: Card, taken: Card) -> Card:
+    """``taken`` (the record after a merge) with the record's own public address kept: one a
+    person gave it (not the one pmparse gave last, which the base holds), or any when the
+    suggestion offers none."""
+    if suggestion.source.url is None or record.source.url != (base.source.url if base else None):
+        return taken.model_copy(update={"source": taken.source.model_copy(update={"url": record.source.url})})
+    return taken
+
+
+def patched_text(diff: CardDiff, fields: list[str] | None = None) -> str:
+    """The record text after taking ``fields`` (every change when None: the record then also
+    follows an amended source) from the suggestion; the record's own address stays."""
+    names = [c.field for c in diff.changes] if fields is None else fields
+    new = keep_own_address(diff.record, diff.base, diff.suggestion,
+                           merge(diff.record, diff.suggestion, names, follow=fields is None,
+                                 places=diff.places))
+    return splice(diff.record_text, format_of(diff.record_path), new)

@@ -26,6 +26,7 @@ from pmparse.card.schema import FACT_FIELDS, TAG_FIELDS, TEXT_FIELDS, Card
 from pmparse.card.title import RESTATED_FACTS, restates
 from pmparse.errors import RecordError, UsageError
 from pmparse.library.anchored import places_of
+from pmparse.library.items import same_words
 from pmparse.library.places import SourcePlaces
 from pmparse.library.statefiles import read_record_text
 from pmparse.library.records import card_data, dumps, format_of, loads, source_text_of
@@ -33,9 +34,6 @@ from pmparse.review.anchor import REVIEW_FIELDS, reanchor, reanchor_evidence, pe
 from pmparse.util import sha256_text
 
 ChangeKind = Literal["change", "update", "conflict"]
-
-MISSING = object()
-
 
 @dataclass
 class FieldChange:
@@ -209,13 +207,6 @@ def link_title(diff: CardDiff) -> None:
         return
     title.linked = [name for name in RESTATED_FACTS if name in changes and (
         restates(title.suggestion, name, changes[name].suggestion) or restates(title.record, name, changes[name].record))]
-
-
-def same_words(name: str, record_value: Any, suggested_value: Any) -> bool:
-    """True when a text field's items say the same words, in the same order, whatever their
-    evidence and confidence (always False for facts and tags: their values are words only)."""
-    return name in TEXT_FIELDS and ([item["text"] for item in record_value]
-                                    == [item["text"] for item in suggested_value])
 
 
 def is_items(value: Any) -> bool:

@@ -41,7 +41,7 @@ from pmparse.library.validate import card_problems, hidden_records
 from pmparse.paths import inside
 from pmparse.review.compare import value_hash
 from pmparse.review.rejections import load_rejections
-from pmparse.review.session import open_diff
+from pmparse.review.pending import open_diff
 from pmparse.rules.taxonomy import load_taxonomy
 from pmparse.site import pages
 from pmparse.site.view import Anchors, field_views, invalid_summary, summary

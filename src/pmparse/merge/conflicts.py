@@ -10,7 +10,7 @@ a record is indented (YAML requires it under a key; pmparse also indents a quote
 lines), so a marker-looking line at the start of a line is taken for git's. One where git would
 not write a marker (a second ``=======``, a ``>>>>>>>`` outside a conflict, a conflict never
 closed) cannot be told apart from a person's text and is refused; a split that looks right but
-gives a side that is no valid record is refused by the caller (:mod:`pmparse.library.resolve`).
+gives a side that is no valid record is refused by the caller (:mod:`pmparse.merge.resolve`).
 """
 
 from __future__ import annotations

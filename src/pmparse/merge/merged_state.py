@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pydantic import BaseModel, ValidationError
 
 from pmparse.errors import RecordError, StateFileError, UsageError
-from pmparse.library.conflicts import holds_conflict, split_sides
+from pmparse.merge.conflicts import holds_conflict, split_sides
 from pmparse.library.places import ANCHOR_FILE
 from pmparse.library.records import card_data
 from pmparse.library.statefiles import regular_text

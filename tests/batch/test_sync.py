@@ -1,4 +1,4 @@
-"""What convert tells a curator about each record it touched (library/sync.py), through the CLI."""
+"""What convert tells a curator about each record it touched (batch/sync.py), through the CLI."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Two curators' new records merged by git into one id, kept apart (pmparse.library.resolve).
+"""Two curators' new records merged by git into one id, kept apart (pmparse.merge.resolve).
 
 The merged files are written here as git writes an add/add conflict of two files with no line in
 common (one conflict holding each whole file); tests/cli/test_resolve.py runs git itself.
@@ -15,8 +15,8 @@ from click.testing import CliRunner
 
 from pmparse.cli import main
 from pmparse.errors import WriteError
-from pmparse.library import resolve as resolve_module
-from pmparse.library.resolve import resolve_library
+from pmparse.merge import resolve as resolve_module
+from pmparse.merge.resolve import resolve_library
 from pmparse.library.shared import unfinished_merges
 from pmparse.library.store import Library
 from pmparse.library.validate import validate_library

@@ -1,11 +1,11 @@
-"""Reading the two sides of a file git left with conflict markers (pmparse.library.conflicts)."""
+"""Reading the two sides of a file git left with conflict markers (pmparse.merge.conflicts)."""
 
 from __future__ import annotations
 
 import pytest
 
 from pmparse.errors import UsageError
-from pmparse.library.conflicts import holds_conflict, marker_kind, split_sides
+from pmparse.merge.conflicts import holds_conflict, marker_kind, split_sides
 
 MERGE = """id: IL-0004
 <<<<<<< HEAD

@@ -1,5 +1,5 @@
 """``resolve`` on a library from someone else (a tarball, a copied folder): what it holds in
-``.pmparse/intent/`` and its record files are the sender's (pmparse.library.resolve)."""
+``.pmparse/intent/`` and its record files are the sender's (pmparse.merge.resolve)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from pmparse.cli import main
 from pmparse.library import statefiles
-from pmparse.library.resolve import resolve_library
+from pmparse.merge.resolve import resolve_library
 from pmparse.util import sha256_text
 
 KILN = "# Kiln overheated\n\nGlazes cracked for three hours.\n\nRoot cause: a thermostat wired backwards.\n"
@@ -146,7 +146,7 @@ def test_a_conflicted_record_larger_than_a_record_may_be_is_not_read(lib, monkey
 @pytest.fixture
 def merged(tmp_path, monkeypatch):
     """Two curators' new records of other sources merged by git into IL-0001."""
-    from tests.library.test_resolve import KILN as OURS, PUMP, _curator, _merge
+    from tests.merge.test_resolve import KILN as OURS, PUMP, _curator, _merge
 
     lib = _merge(_curator(tmp_path, monkeypatch, "kiln", OURS), _curator(tmp_path, monkeypatch, "pump", PUMP))
     monkeypatch.chdir(tmp_path / "kiln")
@@ -191,7 +191,7 @@ def _rejection(n: int) -> dict:
 
 def test_rejections_both_sides_added_are_merged_comparing_each_a_bounded_number_of_times(lib, monkeypatch):
     # each of theirs was looked for in all of ours: 20,000 a side took 30 s, 200,000 hours, the lock held
-    from pmparse.library import merged_state
+    from pmparse.merge import merged_state
 
     n = 2000
     memory = lib / ".pmparse" / "rejected" / "IL-0001.json"

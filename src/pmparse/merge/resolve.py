@@ -9,7 +9,7 @@ decisions): both incidents keep their review work. Two sides of one source are a
 conflict: nothing is changed and a person chooses (docs/record-format.md, "Sharing a library
 through git"). A record kept as ``IL-0017.yaml`` on one side and ``IL-0017.json`` on the other is
 merged by git without markers, into two records of one id: it is split the same way. State files
-conflicted under a record without markers are :mod:`pmparse.library.merged_state`'s.
+conflicted under a record without markers are :mod:`pmparse.merge.merged_state`'s.
 
 Each record is resolved as a whole: what it writes is first kept as a *journal* in
 ``.pmparse/intent/`` (git ignores it), then written file by file, the conflicted record last. A
@@ -28,12 +28,12 @@ from typing import Literal
 
 from pmparse.card.schema import Card
 from pmparse.errors import PmparseError, RecordError, UnsafePathError, UsageError
-from pmparse.library.conflicts import holds_conflict, split_sides
+from pmparse.merge.conflicts import holds_conflict, split_sides
 from pmparse.library.folder import RECORD_FILE, library_root, record_files_by_id
 from pmparse.library.lock import write_lock
-from pmparse.library.merged_state import (anchor_note, finished_draft_notes, merge_drafts, merge_rejections,
+from pmparse.merge.merged_state import (anchor_note, finished_draft_notes, merge_drafts, merge_rejections,
                                           model_notes, pmparses, settle_draft)
-from pmparse.library.merged_state import parse_state as _parse_state
+from pmparse.merge.merged_state import parse_state as _parse_state
 from pmparse.library.records import card_data, dumps, format_of, loads
 from pmparse.library.statefiles import read_record_text, regular_text
 from pmparse.library.store import Library

@@ -1,5 +1,6 @@
-"""Writing a new suggestion into the library: a new record, a pending suggestion beside a reviewed
-one, or a moved source. Knows records only: suggestions are made by :mod:`pmparse.batch.suggest`."""
+"""Writing a new suggestion into the library, for ``convert``: a new record, a pending suggestion
+beside a reviewed one, or a moved source. Suggestions are made by :mod:`pmparse.batch.suggest`;
+what one still proposes to a person is the review's to tell (:func:`pmparse.review.pending.open_diff`)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,13 @@ from typing import Literal
 
 from pmparse.card.schema import Card
 from pmparse.errors import RecordError
-from pmparse.library.records import RecordFormat, card_data, dumps, format_of
+from pmparse.library.records import RecordFormat, card_data, dumps, format_of, loads
+from pmparse.library.splice import splice
+from pmparse.library.statefiles import state_fits, writable
 from pmparse.library.store import Entry, Library, is_edited
-from pmparse.review.session import open_diff
+from pmparse.review.compare import read_text
+from pmparse.review.pending import open_diff
+from pmparse.util import atomic_write
 
 Status = Literal["converted", "updated", "unchanged", "pending", "skipped", "failed"]
 
@@ -155,12 +160,6 @@ def relocate(library: Library, entry, card: Card, new_url: bool = False, new_nam
     another name is dropped first, then the record is written, then the base's address: a failed
     write is done again by the next run.
     """
-    from pmparse.library.records import format_of, loads
-    from pmparse.library.splice import splice
-    from pmparse.library.statefiles import state_fits, writable
-    from pmparse.review.compare import read_text
-    from pmparse.util import atomic_write
-
     text = read_text(entry.path)
     fmt = format_of(entry.path)
     current = loads(text, fmt, str(entry.path))
