@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
+import time
 
 import pytest
 
@@ -294,3 +296,42 @@ def test_a_file_named_dash_in_a_converted_folder_is_that_file_not_standard_input
     # and so on the next run: the same file, unchanged
     again = convert(["."], tmp_path / "lib", stdin=io.BytesIO(b""), jobs=1)
     assert [r.status for r in again.results] == ["unchanged"]
+
+
+# pages of our own, for a library whose anchor folder is gone
+_PAGE = ("<html><body><article><h1>{name} outage</h1><h2>Summary</h2><p>The {name} rejected requests "
+         "for twenty minutes.</p><h2>Root cause</h2><p>A full disk on the {name} host.</p>"
+         "<h2>Action items</h2><ul><li>Alert on disk use.</li></ul></article></body></html>")
+
+
+def test_a_page_read_at_a_gone_anchors_relative_name_is_parsed_under_the_time_limit(tmp_path, monkeypatch):
+    """While the anchor folder is gone, the pages at the library's relative names in this folder
+    are parsed to see whether they hold its texts: a page that hangs the parser there stopped the
+    whole batch (no --timeout); it now fails alone as ``timeout`` and the batch goes on."""
+    from pmparse.ingest import read as read_module
+
+    (tmp_path / "old" / "pm").mkdir(parents=True)
+    for name in ("ledger", "search"):
+        (tmp_path / "old" / "pm" / f"{name}.html").write_text(_PAGE.format(name=name), encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "old")
+    assert convert(["pm"], tmp_path / "lib", jobs=1, isolate=False).counts["converted"] == 2
+    (tmp_path / "old").rename(tmp_path / "new")
+    monkeypatch.chdir(tmp_path / "new")
+
+    real, untimed = read_module.extract_html, []
+
+    def hangs_on_ledger(raw_text, location):  # a stand-in parser stuck on one page
+        if "ledger" not in raw_text:
+            return real(raw_text, location)
+        if signal.getitimer(signal.ITIMER_REAL)[0] == 0:
+            untimed.append(location)  # nothing would ever stop it: not waited for here
+            return real(raw_text, location)
+        while True:
+            time.sleep(0.01)
+
+    monkeypatch.setattr(read_module, "extract_html", hangs_on_ledger)
+    report = convert(["pm"], tmp_path / "lib", jobs=1, isolate=False, timeout=1.0)
+    assert untimed == []
+    by_location = {os.path.normpath(result.input): result for result in report.results}
+    assert by_location["pm/ledger.html"].status == "failed" and by_location["pm/ledger.html"].error_kind == "timeout"
+    assert by_location["pm/search.html"].status == "unchanged"  # its page showed where the sources are now

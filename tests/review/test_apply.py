@@ -75,3 +75,57 @@ def test_a_decision_whose_record_would_be_too_large_to_read_back_writes_nothing(
     assert len(report.errors) == 1 and "IL-0001.yaml" in report.errors[0], report.errors
     assert "expected a record of at most" in report.errors[0]
     assert {name: data for name, data in _files(pending).items() if before.get(name) != data} == {}
+
+
+def _long_memory(library: Path) -> int:
+    """Give the record a rejection memory far larger than its base and record (rejections of older
+    texts of the source): its size, before any decision."""
+    from pmparse.review.rejections import Rejection, Rejections
+
+    older = [Rejection(sha256=f"{n:064x}", model="0.1.0/rules", field="trigger", value_sha256=f"{n + 1:064x}",
+                       decision="rejected", by="earlier", at="2031-01-01T00:00:00+00:00") for n in range(600)]
+    path = library / ".pmparse" / "rejected" / "IL-0001.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(Rejections(rejected=older).model_dump_json(indent=2) + "\n", encoding="utf-8")
+    return path.stat().st_size
+
+
+@pytest.mark.parametrize("how", [{"reject": ["action_items"]}, {"items": ["action_items:1,2,3"]}, "edit"])
+def test_a_decision_whose_rejection_memory_would_be_too_large_writes_nothing(pending, monkeypatch, how):
+    # the memory is read back up to 128 MiB too (made small here): one grown past it by a review
+    # was written beside the decision, and later refused, the rejections in it forgotten
+    memory = _long_memory(pending)
+    assert memory > (pending / ".pmparse" / "pending" / "IL-0001.json").stat().st_size + 20_000
+    monkeypatch.setattr(statefiles, "STATE_READ_LIMIT", memory + 100)  # room for the base, not one more rejection
+    before = _files(pending)
+    if how == "edit":
+        from pmparse.library.records import card_data
+        from pmparse.review.decisions import Decision
+
+        items = card_data(Library.open(pending).read_state("pending", "IL-0001"))["action_items"]
+        value = [{**items[0], "text": "Our own words for the first check."}, *items[1:3]]
+        report = review(pending, reviewer="tester",
+                        ask=lambda diff, change, position, total: Decision("edit", value)
+                        if change.field == "action_items" else Decision("skip"))
+    else:
+        report = review(pending, reviewer="tester", **how)
+    assert len(report.errors) == 1, report.errors
+    assert "rejected/IL-0001.json" in report.errors[0] and "expected a state file of at most" in report.errors[0]
+    assert {name: data for name, data in _files(pending).items() if before.get(name) != data} == {}
+    assert report.still_pending == ["IL-0001"]
+
+
+def test_a_draft_field_dropped_whose_memory_would_be_too_large_leaves_the_draft_as_it_was(tmp_path, monkeypatch):
+    from pmparse.batch.convert import convert
+
+    source = tmp_path / "reports" / "search.md"
+    source.parent.mkdir(parents=True)
+    source.write_text(_REPORT + _ADDED, encoding="utf-8")
+    library = tmp_path / "lib"
+    assert convert([str(source)], library, jobs=1).counts["converted"] == 1
+    memory = _long_memory(library)
+    monkeypatch.setattr(statefiles, "STATE_READ_LIMIT", memory + 100)
+    before = _files(library)
+    report = review(library, reviewer="tester", drafts=True, reject=["action_items"])
+    assert len(report.errors) == 1 and "rejected/IL-0001.json" in report.errors[0], report.errors
+    assert {name: data for name, data in _files(library).items() if before.get(name) != data} == {}

@@ -478,3 +478,26 @@ def test_convert_refuses_a_shared_library_model_it_cannot_trust(tmp_path, case):
         # the same folder named by --model is the user's own choice: its table is used as given
         other = tmp_path / "other"
         assert run("convert", sources, "-o", other, "--no-progress", "--jobs", "1", "--model", folder).exit_code == 0
+
+
+def test_train_library_refuses_an_id_held_by_two_record_files(tmp_path):
+    """Two record files of one id (``IL-0001.yaml`` and ``IL-0001.json``, as a git merge of two
+    curators' libraries leaves them): training would learn from one of them and leave the other
+    out without a word, so it refuses the library as convert and review do, writing nothing."""
+    lib = tmp_path / "lib"
+    assert run("convert", write(tmp_path / "reports", POSTMORTEMS), "-o", lib, "--rules-only",
+               "--no-progress").exit_code == 0
+    for path in sorted(lib.glob("IL-*.yaml")):
+        path.write_text(path.read_text(encoding="utf-8").replace("status: suggested", "status: reviewed"),
+                        encoding="utf-8")
+    other = tmp_path / "other"
+    assert run("convert", write(tmp_path / "later", LATER), "-o", other, "--rules-only", "--format", "json",
+               "--no-progress").exit_code == 0
+    (lib / "IL-0001.json").write_bytes((other / "IL-0001.json").read_bytes())
+    before = {p: p.read_bytes() for p in lib.rglob("*") if p.is_file() and p.name != "lock"}
+
+    result = run("train", "--library", lib)
+    assert result.exit_code == 2, result.output
+    assert "IL-0001.json and IL-0001.yaml" in result.output and "pmparse resolve" in result.output, result.output
+    assert not local_model_dir(lib).exists()
+    assert {p: p.read_bytes() for p in lib.rglob("*") if p.is_file() and p.name != "lock"} == before

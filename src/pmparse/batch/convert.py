@@ -30,13 +30,13 @@ from typing import BinaryIO, Callable, Iterable, Iterator
 from pmparse.batch import publisher
 from pmparse.batch.errors_file import ErrorsFile
 from pmparse.batch.inputs import SKIPPED, check_url_base, expand_inputs_relative, skip_reason
-from pmparse.batch.pool import DEFAULT_TIMEOUT, InProcess, Outcome, Stamp, Task, WorkerPool
+from pmparse.batch.pool import DEFAULT_TIMEOUT, InProcess, Outcome, Stamp, Task, WorkerPool, timed_extracted_sha256
 from pmparse.batch.publishing import BatchPublishers
 from pmparse.batch.renamed import GoneRecords, pairs
 from pmparse.card.schema import Card
 from pmparse.errors import InputError, RecordError, UsageError
 from pmparse.ingest.fetch import FetchSettings
-from pmparse.ingest.read import DEFAULT_MAX_BYTES, extracted_sha256, join_url, read_bytes
+from pmparse.ingest.read import DEFAULT_MAX_BYTES, join_url, read_bytes
 from pmparse.interrupts import Interrupts
 from pmparse.library.leftovers import drop_orphan_pending, remove_temporaries
 from pmparse.locations import is_url, split_location
@@ -478,7 +478,8 @@ def _noting_folders(inputs: Iterable[str], named: set[str], patterns: set[str]) 
 def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, on_result, jobs, errors_path,
                     keep_results, url_base, timeout, exclude, all_files, fetch, isolate, organisation) -> ConvertReport:
     with write_lock(library_path):  # held until the batch ends: one writer per library
-        library = Library.open(library_path, extracted_sha256)  # a page or PDF shows where the sources moved
+        # a page or PDF shows where the sources moved: parsed under --timeout, as an input is
+        library = Library.open(library_path, timed_extracted_sha256(timeout))
         refuse_unfinished_merge(library)  # before anything is written: see its docstring
         library.finish_writes()  # a killed run's last record and its base agree before anything is compared
         remove_temporaries(library.root)  # what a killed run left half written

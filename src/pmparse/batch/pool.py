@@ -16,12 +16,12 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Literal
+from typing import Callable, Iterable, Iterator, Literal
 
 from pmparse.errors import InputError, PmparseError, UsageError
 from pmparse.ingest.fetch import FetchSettings
 from pmparse.logs import install_in_worker, worker_setting
-from pmparse.ingest.read import ingest, ingest_bytes, read_bytes
+from pmparse.ingest.read import extracted_sha256, ingest, ingest_bytes, read_bytes
 from pmparse.batch.inputs import SKIPPED, not_incident_content
 from pmparse.batch.suggest import suggest_cards
 from pmparse.card.schema import Card
@@ -284,24 +284,49 @@ def _timeout_message(timeout: float) -> str:
             "(--timeout allows more)")
 
 
+@contextmanager
+def _time_limit(timeout: float | None) -> Iterator[None]:
+    """Raise :class:`_InputTimeout` in the block after ``timeout`` seconds (a timer signal: between
+    two Python steps); untimed without a timeout, off POSIX or outside the main thread."""
+    if timeout is None or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGALRM, _raise_timeout)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, timeout)
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def timed_analysis(task: Task, config: PipelineConfig, max_bytes: int, timeout: float | None) -> Outcome:
     """:func:`analyse_task` stopped by a timer signal after ``timeout`` seconds (between two Python
     steps: one long call into native code finishes first); only in the main thread of a POSIX
     system, where such signals exist, else untimed."""
-    if timeout is None or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
-        return analyse_task(task, config, max_bytes)
-    previous = signal.signal(signal.SIGALRM, _raise_timeout)
     try:
-        try:
-            signal.setitimer(signal.ITIMER_REAL, timeout)
+        with _time_limit(timeout):
             return analyse_task(task, config, max_bytes)
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
     except _InputTimeout:
         get.cache_clear()  # an interrupted pipeline is not reused
         return _failed("timeout", _timeout_message(timeout))
-    finally:
-        signal.signal(signal.SIGALRM, previous)
+
+
+def timed_extracted_sha256(timeout: float | None) -> Callable[[str, bytes], str | None]:
+    """:func:`pmparse.ingest.read.extracted_sha256` under the per-input time limit of
+    :func:`timed_analysis`: a page or PDF read as evidence of a gone anchor's new folder
+    (:meth:`pmparse.library.places.SourcePlaces.of_library`) is parsed in this process before the
+    batch starts, where a parser that hangs stopped the whole batch. One that runs past
+    ``timeout`` is no evidence; as an input it then fails alone as ``timeout``."""
+
+    def extracted(location: str, raw: bytes) -> str | None:
+        try:
+            with _time_limit(timeout):
+                return extracted_sha256(location, raw)
+        except _InputTimeout:
+            return None
+
+    return extracted
 
 
 class InProcess:

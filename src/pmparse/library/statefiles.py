@@ -52,7 +52,7 @@ def write_unless_held(path: Path, text: str) -> str:
 STATE_READ_LIMIT = 128 * 1024 * 1024
 
 
-def state_fits(path: Path, text: str) -> str:
+def state_fits(path: Path, text: str, why: str = "a source too large for one record") -> str:
     """``text`` when written to the state file ``path`` it stays within :data:`STATE_READ_LIMIT`.
 
     Called before a record is written whose state file follows it (a base): a state refused
@@ -61,7 +61,7 @@ def state_fits(path: Path, text: str) -> str:
     Raises:
         RecordError: the file would be larger (named, with its size; nothing is written).
     """
-    return writable(path, text, STATE_READ_LIMIT, "state file")
+    return writable(path, text, STATE_READ_LIMIT, "state file", why)
 
 
 def regular_text(path: Path, limit: int = STATE_READ_LIMIT) -> str | None:
@@ -125,7 +125,8 @@ def read_record_text(path: Path, newline: str | None = None) -> str:
         return text
 
 
-def writable(path: Path, text: str, limit: int | None = None, kind: str = "record") -> str:
+def writable(path: Path, text: str, limit: int | None = None, kind: str = "record",
+             why: str = "a source too large for one record") -> str:
     """``text`` when written to ``path`` it stays within what pmparse reads back.
 
     A record holds its source's text (an HTML page's or PDF's extracted text twice: whole and in
@@ -133,6 +134,8 @@ def writable(path: Path, text: str, limit: int | None = None, kind: str = "recor
 
     Args:
         limit: The largest file read back (default :data:`RECORD_READ_LIMIT`).
+        kind: What the file is, as the message names it.
+        why: What makes it that large, as the message says.
 
     Raises:
         RecordError: the file would be larger than ``limit`` (nothing is written).
@@ -142,5 +145,5 @@ def writable(path: Path, text: str, limit: int | None = None, kind: str = "recor
     size = len(text.encode("utf-8")) if len(text) * 4 > limit else len(text)
     if size > limit:
         raise RecordError(f"expected a {kind} of at most {limit:,} bytes (the most pmparse reads back), "
-                          f"found {size:,} bytes: a source too large for one record", str(path))
+                          f"found {size:,} bytes: {why}", str(path))
     return text

@@ -19,7 +19,7 @@ from pmparse.library.store import Entry, Library
 from pmparse.review.anchor import REVIEW_FIELDS, reanchor_evidence
 from pmparse.review.compare import CardDiff, FieldChange, item_changes, item_key, merge, picked_items, read_text, support_keys
 from pmparse.review.drafts import DRAFTS, DraftDecision, DraftField, DraftState, empty_value, load_draft_state
-from pmparse.review.rejections import remember
+from pmparse.review.rejections import memory_fits, remember
 from pmparse.util import atomic_write
 
 
@@ -75,6 +75,8 @@ def accept_field(library: Library, entry: Entry, suggestion: Card, name: str, by
         return mark_reviewed(taken, by, at) if mark else taken
 
     base = _next_base(library, made or suggestion, name)  # before the record: both written or neither
+    if edited:
+        memory_fits(library, made or suggestion, name, by, at, suggestion)  # the record, base and memory: all or none
     new = rewrite_record(library, entry, suggestion, take)
     assert new is not None  # take always gives a card
     if mark:
@@ -123,6 +125,7 @@ def accept_items(library: Library, entry: Entry, suggestion: Card, name: str, ac
         return taken if draft else mark_reviewed(taken, by, at)
 
     base = _next_base(library, made or suggestion, name)  # before the record: both written or neither
+    memory_fits(library, made or suggestion, name, by, at, suggestion)  # the record, base and memory: all or none
     new = rewrite_record(library, entry, suggestion, take)
     assert new is not None  # take always gives a card
     if not draft:
@@ -195,9 +198,13 @@ def follow_source(library: Library, entry: Entry, suggestion: Card) -> Card | No
 
 def reject_field(library: Library, suggestion: Card, name: str, by: str, at: str) -> None:
     """Turn a suggested field down: the record stays as it is, the suggestion is remembered."""
+    # both checked before either is written: a memory too large to read back was written after
+    # the base advanced, and its rejections were then forgotten
+    base = _next_base(library, suggestion, name)
+    memory_fits(library, suggestion, name, by, at)
     # the base first: should the process die before the memory is written, the base alone
     # already keeps the field from being proposed again or refreshed in place
-    _write_base(library, _next_base(library, suggestion, name))
+    _write_base(library, base)
     entry = library.entries.get(suggestion.id)
     remember(library, suggestion, name, "rejected", by, at,
              card_data(entry.card)[name] if entry is not None and entry.card is not None else None)
@@ -254,7 +261,9 @@ def drop_field(library: Library, entry: Entry, made: Card, name: str, by: str, a
         data[name] = empty_value(name)
         return Card.model_validate(data)  # an empty field always fits the schema
 
-    _next_base(library, made, name)  # the base reject_field writes fits: checked before the record
+    # the base and the memory reject_field writes fit: checked before the record
+    _next_base(library, made, name)
+    memory_fits(library, made, name, by, at)
     new = rewrite_record(library, entry, made, emptied)
     assert new is not None
     reject_field(library, made, name, by, at)

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pmparse.card.schema import Card
 from pmparse.errors import RecordError
 from pmparse.library.records import card_data
-from pmparse.library.statefiles import regular_text
+from pmparse.library.statefiles import regular_text, state_fits
 from pmparse.library.store import Library
 from pmparse.review.compare import is_items, item_key, value_hash, without_confidences
 from pmparse.util import atomic_write
@@ -137,20 +137,54 @@ def rejected_check(rejections: Rejections, suggestion: Card) -> Callable[[str, A
     return lambda name, value: (name, value_hash(value)) in keys or (name, words_hash(value)) in words
 
 
+#: Why a memory would be too large, and what a curator can do: the decision is not made.
+_TOO_MANY = ("too many rejections remembered for one record to add this decision; remove the oldest "
+             "from the file (their suggestions may then be offered again) and decide it again")
+
+
+def _rejection(suggestion: Card, name: str, decision: Literal["rejected", "edited"], by: str, at: str,
+               items: list[str] | None) -> Rejection:
+    value = card_data(suggestion)[name]
+    return Rejection(sha256=suggestion.source.sha256, model=model_version(suggestion), field=name,
+                     value_sha256=value_hash(value), words_sha256=words_hash(value),
+                     items_sha256=items or None, decision=decision, by=by, at=at)
+
+
+def memory_fits(library: Library, suggestion: Card, name: str, by: str, at: str, offered: Card | None = None) -> None:
+    """Check, before a decision on ``name`` writes anything, that the record's memory with its
+    rejection added (:func:`remember`) stays within the state files' read-back limit: one past it
+    was written beside the decision, then refused or passed over by every later command, its
+    rejections forgotten. The rejection is taken at its largest (every item of ``suggestion`` and
+    of the suggestion ``offered`` to the person turned down), so the memory :func:`remember`
+    writes is never larger than the one checked.
+
+    Raises:
+        RecordError: the memory would be larger (the file named, with its size), or the memory
+            held is not a valid one; nothing is written.
+    """
+    memory = load_rejections(library, suggestion.id)
+    values = [card_data(card)[name] for card in (suggestion, offered) if card is not None]
+    items = list(dict.fromkeys(item_key(item) for value in values if is_items(value) for item in value))
+    memory.rejected.append(_rejection(suggestion, name, "rejected", by, at, items))
+    state_fits(library.state_path("rejected", suggestion.id), memory.model_dump_json(indent=2) + "\n", _TOO_MANY)
+
+
 def remember(library: Library, suggestion: Card, name: str, decision: Literal["rejected", "edited"],
              by: str, at: str, record_value: Any = None, items: list[str] | None = None) -> None:
     """Add a rejection to the record's memory (written atomically); ``record_value`` is the
     field's value in the record once decided (the items of the suggestion not in it are the ones
     turned down), or ``items`` names them (:func:`item_key`: an item-by-item decision, whose
-    refused items are exactly the ones a person said no to)."""
+    refused items are exactly the ones a person said no to). Its size is checked by
+    :func:`memory_fits`, before the decision's other files are written.
+
+    Raises:
+        RecordError: the memory would be too large to read back (nothing is written).
+    """
     memory = load_rejections(library, suggestion.id)
     value = card_data(suggestion)[name]
-    if items is not None:
-        items = items or None
-    elif is_items(value) and value:
+    if items is None and is_items(value) and value:
         held = {item_key(item) for item in record_value or []} if is_items(record_value) else set()
-        items = [key for key in (item_key(item) for item in value) if key not in held] or None
-    memory.rejected.append(Rejection(sha256=suggestion.source.sha256, model=model_version(suggestion), field=name,
-                                     value_sha256=value_hash(value), words_sha256=words_hash(value),
-                                     items_sha256=items, decision=decision, by=by, at=at))
-    atomic_write(library.state_path("rejected", suggestion.id), memory.model_dump_json(indent=2) + "\n")
+        items = [key for key in (item_key(item) for item in value) if key not in held]
+    memory.rejected.append(_rejection(suggestion, name, decision, by, at, items))
+    path = library.state_path("rejected", suggestion.id)
+    atomic_write(path, state_fits(path, memory.model_dump_json(indent=2) + "\n", _TOO_MANY))

@@ -300,3 +300,40 @@ def test_a_link_whose_label_a_heading_introduces_is_the_fields_words():
     for item in ("Root cause: [here](https://wiki.example.org/pm/7)", "Root cause: [PR 4521](https://x.example.org/1)",
                  "Root cause: [details](https://wiki.example.org/pm/7)", "Cause: [Data 100](https://x.example.org/2)"):
         assert link_only(item, 0, len(item), "root_cause"), item
+
+
+KEPT_ACTIONS = """# Billing queue stall
+
+## Follow-up
+
+1. [Optional] Cleanup
+2. Fix: PR #4521
+3. [Describe the impact]
+4. See PR #4522
+5. [Optional]
+"""
+
+
+def test_a_tagged_one_word_action_and_a_fix_before_its_reference_are_action_items():
+    # (a numbered list: at a bullet's start the sectionizer reads "Fix:" as an inline heading)
+    # what a curator keeps: an item with an action ("Cleanup", tagged optional; "Fix", done in a
+    # pull request) is the work promised; a bare prompt, a bare pointer or a bare tag is not
+    assert labelled(KEPT_ACTIONS, "action_items") == ["[Optional] Cleanup", "Fix: PR #4521"]
+    assert labelled(KEPT_ACTIONS, "remediation") == ["[Optional] Cleanup", "Fix: PR #4521"]
+
+
+def test_a_tag_leaves_one_word_an_action_where_a_prompt_leaves_it_a_label():
+    for item in ("[Optional] Cleanup", "[ optional ] Reindex"):
+        assert not placeholder_only(item, 0, len(item)), item
+    for item in ("[Optional]", "[Optional] TBD", "[Optional] [Describe the impact]", "[Owner: ] Reindex"):
+        assert placeholder_only(item, 0, len(item)), item
+
+
+def test_fix_labels_the_work_before_a_reference_only_in_fields_of_work():
+    for item in ("Fix: PR #4521", "Fix - #4521", "**Fix**: [PR 4521](https://tracker.example.org/pr/4521)"):
+        for field in ("action_items", "remediation"):
+            assert not link_only(item, 0, len(item), field), (item, field)
+        # a cause or a symptom is no work: the heading's word only labels the link there
+        assert link_only(item, 0, len(item), "root_cause"), item
+    for item in ("Fixes: #4521", "Remediation: PR #4521", "Follow up in #4521"):
+        assert link_only(item, 0, len(item), "action_items"), item

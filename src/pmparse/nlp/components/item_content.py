@@ -96,13 +96,27 @@ def _is_heading(words: str) -> bool:
     return bool(words) and len(words) <= 60 and load_headings().is_known(words)
 
 
-def _without_heading(own: str) -> str:
+#: Heading words that are also a verb: as the label of an action or remediation item before a
+#: tracker reference ("Fix: PR #4521") they say what was or will be done, the reference where.
+_VERB_LABELS = frozenset({"fix"})
+#: The fields whose items are work done or promised (see :data:`_VERB_LABELS`).
+_WORK_FIELDS = frozenset({"action_items", "remediation"})
+
+
+def _without_heading(own: str, field: str) -> str:
     """``own`` without a heading's words that label it ("Root cause: ..."), or empty when they
-    are all it says: a link filed under its field's own name says no more than the link alone."""
+    are all it says: a link filed under its field's own name says no more than the link alone.
+    A verb's label of work (:data:`_VERB_LABELS`) stays: it is the item's action."""
     label = _HEADING_LABEL.match(own)
     if label and _is_heading(label.group("head")):
-        return own[label.end():]
-    return "" if _is_heading(own) else own
+        head, rest = label.group("head"), own[label.end():]
+    elif _is_heading(own):
+        head, rest = own, ""
+    else:
+        return own
+    if field in _WORK_FIELDS and head.strip(_HEADING_EDGES).casefold() in _VERB_LABELS:
+        return own
+    return rest
 
 
 def link_only(text: str, start: int, end: int, field: str) -> bool:
@@ -131,7 +145,7 @@ def link_only(text: str, start: int, end: int, field: str) -> bool:
         return " "
 
     bare = _REFERENCE.sub(" ", _LINK.sub(keep_label, item))
-    own = _without_heading(bare)
+    own = _without_heading(bare, field)
     if _words(own):
         return False
     if own != bare:
@@ -166,6 +180,9 @@ _PLACEHOLDER = re.compile(
     r"|\b(?:TODO|TBD)\b:?"
 )
 _PLACEHOLDER_NAME_WORDS = 3
+#: A bracketed tag that qualifies an action rather than asks for words ("[Optional] Cleanup"):
+#: alone it says nothing, but the word after it is the action, which a curator keeps.
+_TAG = re.compile(r"\[[ \t]*optional[ \t]*\]", re.IGNORECASE)
 
 
 def _unfilled(match: re.Match) -> bool:
@@ -187,7 +204,7 @@ def placeholder_only(text: str, start: int, end: int) -> bool:
     folded = item.casefold()
     if not any(mark in folded for mark in ("{", "<", "[", "todo", "tbd", "to do")):
         return False
-    removed = 0
+    removed = prompts = 0
     rest = []
     at = seen = ticks = 0
     for match in _PLACEHOLDER.finditer(item):
@@ -197,7 +214,10 @@ def placeholder_only(text: str, start: int, end: int) -> bool:
             rest.append(item[at:match.start()])
             at = match.end()
             removed += 1
+            prompts += not _TAG.fullmatch(match.group())
     if not removed:
         return False
     rest.append(item[at:])
-    return len(_WORD.findall(" ".join(rest))) < 2
+    # beside a tag, one word is the item's action ("[Optional] Cleanup"); beside a prompt, one
+    # word is the prompt's label ("[Owner: ] Reindex", "Owner: {{ owner }}")
+    return len(_WORD.findall(" ".join(rest))) < (2 if prompts else 1)
