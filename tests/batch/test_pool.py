@@ -153,3 +153,25 @@ def test_convert_with_workers_under_a_long_temporary_folder_converts(tmp_path):
     assert done.returncode == 0, done.stderr
     assert len(list((tmp_path / "lib").glob("IL-*.yaml"))) == 2
     assert "Traceback" not in done.stderr
+
+
+def test_the_timers_handler_is_put_back_when_the_timer_fires_as_it_is_stopped(monkeypatch):
+    """The timer may fire just as the block ends, while it is being stopped: the timeout then
+    comes out of stopping it. The handler the block replaced must still be put back (it stayed
+    the timeout's, so any later alarm raised it outside a time limit)."""
+    real = signal.setitimer
+
+    def fires_as_stopped(which, seconds, *rest):
+        if seconds == 0:
+            real(which, 0)
+            pool_module._raise_timeout(signal.SIGALRM, None)  # what the handler does at that step
+        return real(which, seconds, *rest)
+
+    before = signal.getsignal(signal.SIGALRM)
+    monkeypatch.setattr(signal, "setitimer", fires_as_stopped)
+    with pytest.raises(pool_module._InputTimeout):
+        with pool_module._time_limit(30.0):
+            pass
+    monkeypatch.setattr(signal, "setitimer", real)
+    after = signal.signal(signal.SIGALRM, before)  # put back here too, for the tests after this one
+    assert after == before

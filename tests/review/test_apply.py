@@ -15,6 +15,7 @@ from pmparse.library import statefiles
 from pmparse.library.store import Library
 from pmparse.review.session import review
 from tests.helpers import reviewed_with_pending
+from tests.review.test_session import longer_outage  # noqa: F401 (a fixture: a title restating a duration)
 
 # written for these tests: a short report, then the long list its team added later
 _REPORT = ("# Search index outage\n\nSummary: Search returned empty pages for an hour.\n\n"
@@ -127,5 +128,41 @@ def test_a_draft_field_dropped_whose_memory_would_be_too_large_leaves_the_draft_
     monkeypatch.setattr(statefiles, "STATE_READ_LIMIT", memory + 100)
     before = _files(library)
     report = review(library, reviewer="tester", drafts=True, reject=["action_items"])
+    assert len(report.errors) == 1 and "rejected/IL-0001.json" in report.errors[0], report.errors
+    assert {name: data for name, data in _files(library).items() if before.get(name) != data} == {}
+
+
+def test_a_title_rejected_with_the_fact_it_restates_writes_both_rejections_or_neither(longer_outage, monkeypatch):
+    """The title and the duration it restates are one decision: with room in the memory for one
+    rejection only, the title's was written (its base advanced) and the duration's refused, so the
+    duration was offered alone again, to be taken under a title that says another one."""
+    from pmparse.review.rejections import load_rejections
+
+    library = longer_outage
+    memory = _long_memory(library)
+    monkeypatch.setattr(statefiles, "STATE_READ_LIMIT", memory + memory // 600 * 3 // 2)  # one more, not two
+    before = _files(library)
+    report = review(library, reviewer="tester", reject=["title"])
+    assert len(report.errors) == 1 and "rejected/IL-0001.json" in report.errors[0], report.errors
+    assert {name: data for name, data in _files(library).items() if before.get(name) != data} == {}
+    assert len(load_rejections(Library.open(library), "IL-0001").rejected) == 600
+    assert report.still_pending == ["IL-0001"]
+
+
+def test_a_draft_title_dropped_with_the_fact_it_restates_writes_both_rejections_or_neither(tmp_path, monkeypatch):
+    """The same through ``review --drafts``: the title was dropped from the draft, the duration kept."""
+    from pmparse.batch.convert import convert
+    from pmparse.nlp.pipeline import pipeline_config
+    from tests.review.test_session import OUTAGE
+
+    source = tmp_path / "outage.md"
+    source.write_text(OUTAGE.format(end="31"), encoding="utf-8")
+    library = tmp_path / "lib"
+    assert convert([str(source)], library, config=pipeline_config()).counts["converted"] == 1
+    memory = _long_memory(library)
+    monkeypatch.setattr(statefiles, "STATE_READ_LIMIT", memory + memory // 600 * 3 // 2)  # one more, not two
+    before = _files(library)
+    report = review(library, reviewer="tester", drafts=True, reject=["title"])
+    assert [(o.field, o.action) for o in report.outcomes] == [], report.outcomes
     assert len(report.errors) == 1 and "rejected/IL-0001.json" in report.errors[0], report.errors
     assert {name: data for name, data in _files(library).items() if before.get(name) != data} == {}

@@ -293,10 +293,12 @@ def _time_limit(timeout: float | None) -> Iterator[None]:
         return
     previous = signal.signal(signal.SIGALRM, _raise_timeout)
     try:
-        signal.setitimer(signal.ITIMER_REAL, timeout)
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        try:
+            signal.setitimer(signal.ITIMER_REAL, timeout)
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    finally:  # apart: a timer firing as it is stopped raises there, and the handler is still put back
         signal.signal(signal.SIGALRM, previous)
 
 

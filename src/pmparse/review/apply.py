@@ -9,7 +9,7 @@ either as it was or with the decisions made. The walk that asks for them is
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from pmparse.card.schema import Card
 from pmparse.library.records import card_data, dumps, format_of, loads, source_text_of
@@ -196,12 +196,19 @@ def follow_source(library: Library, entry: Entry, suggestion: Card) -> Card | No
                     else merge(current, suggestion, [], follow=True, places=library.places))
 
 
-def reject_field(library: Library, suggestion: Card, name: str, by: str, at: str) -> None:
-    """Turn a suggested field down: the record stays as it is, the suggestion is remembered."""
+def _decided(name: str, also: Sequence[str]) -> list[str]:
+    """The fields whose rejections one decision on ``name`` writes from here on: a title turned
+    down takes the facts it restates (``also``) with it; each of those, decided in its turn, only itself."""
+    return [name] if name in also else [name, *also]
+
+
+def reject_field(library: Library, suggestion: Card, name: str, by: str, at: str, also: Sequence[str] = ()) -> None:
+    """Turn a suggested field down: the record stays as it is, the suggestion is remembered.
+    ``also``: the fields decided with it (:func:`_decided`), whose rejections must fit beside its own."""
     # both checked before either is written: a memory too large to read back was written after
     # the base advanced, and its rejections were then forgotten
     base = _next_base(library, suggestion, name)
-    memory_fits(library, suggestion, name, by, at)
+    memory_fits(library, suggestion, _decided(name, also), by, at)
     # the base first: should the process die before the memory is written, the base alone
     # already keeps the field from being proposed again or refreshed in place
     _write_base(library, base)
@@ -244,9 +251,10 @@ def every_field_decided(made: Card, decided) -> bool:
     return all(draft[name] in (None, []) or name in decided for name in REVIEW_FIELDS)
 
 
-def drop_field(library: Library, entry: Entry, made: Card, name: str, by: str, at: str) -> Card:
+def drop_field(library: Library, entry: Entry, made: Card, name: str, by: str, at: str,
+               also: Sequence[str] = ()) -> Card:
     """Drop a draft field: the record's value (the suggestion's) is emptied, its supports with
-    it, then the suggestion is remembered as rejected (:func:`reject_field`).
+    it, then the suggestion is remembered as rejected (:func:`reject_field`, ``also`` as there).
 
     The record is written first: should the process die before the memory is, the record already
     differs from its base, so ``convert`` keeps the person's empty field (three-way).
@@ -263,10 +271,10 @@ def drop_field(library: Library, entry: Entry, made: Card, name: str, by: str, a
 
     # the base and the memory reject_field writes fit: checked before the record
     _next_base(library, made, name)
-    memory_fits(library, made, name, by, at)
+    memory_fits(library, made, _decided(name, also), by, at)
     new = rewrite_record(library, entry, made, emptied)
     assert new is not None
-    reject_field(library, made, name, by, at)
+    reject_field(library, made, name, by, at, also)
     return new
 
 

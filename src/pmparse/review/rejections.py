@@ -150,22 +150,25 @@ def _rejection(suggestion: Card, name: str, decision: Literal["rejected", "edite
                      items_sha256=items or None, decision=decision, by=by, at=at)
 
 
-def memory_fits(library: Library, suggestion: Card, name: str, by: str, at: str, offered: Card | None = None) -> None:
+def memory_fits(library: Library, suggestion: Card, name: str | list[str], by: str, at: str,
+                offered: Card | None = None) -> None:
     """Check, before a decision on ``name`` writes anything, that the record's memory with its
     rejection added (:func:`remember`) stays within the state files' read-back limit: one past it
     was written beside the decision, then refused or passed over by every later command, its
     rejections forgotten. The rejection is taken at its largest (every item of ``suggestion`` and
     of the suggestion ``offered`` to the person turned down), so the memory :func:`remember`
-    writes is never larger than the one checked.
+    writes is never larger than the one checked. Several names: one decision of them all (a title
+    and the facts it restates), each adding its rejection, so all fit or none is written.
 
     Raises:
         RecordError: the memory would be larger (the file named, with its size), or the memory
             held is not a valid one; nothing is written.
     """
     memory = load_rejections(library, suggestion.id)
-    values = [card_data(card)[name] for card in (suggestion, offered) if card is not None]
-    items = list(dict.fromkeys(item_key(item) for value in values if is_items(value) for item in value))
-    memory.rejected.append(_rejection(suggestion, name, "rejected", by, at, items))
+    for one in [name] if isinstance(name, str) else name:
+        values = [card_data(card)[one] for card in (suggestion, offered) if card is not None]
+        items = list(dict.fromkeys(item_key(item) for value in values if is_items(value) for item in value))
+        memory.rejected.append(_rejection(suggestion, one, "rejected", by, at, items))
     state_fits(library.state_path("rejected", suggestion.id), memory.model_dump_json(indent=2) + "\n", _TOO_MANY)
 
 

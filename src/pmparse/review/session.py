@@ -372,7 +372,7 @@ def _ask_one(library: Library, plan, change: FieldChange, ask: Ask, position: in
             accept_field(library, library.entries[card_id], diff.suggestion, name, by, now(),
                          decision.value if edited else None, edited=edited, made=made)
         elif action == "reject":
-            reject_field(library, made, name, by, now())
+            reject_field(library, made, name, by, now(), also=change.linked)
         report.outcomes.append(Outcome(card_id, name, action))
     return True
 
@@ -433,7 +433,7 @@ def _decide_draft(library: Library, card_id: str, diff: CardDiff, change: FieldC
         action = "accept" if decision.action == "edit" and not edited else decision.action
         at = now()
         if action == "reject":
-            drop_field(library, library.entries[card_id], made, name, by, at)
+            drop_field(library, library.entries[card_id], made, name, by, at, also=change.linked)
             note_decision(library, card_id, made, name, "dropped", by, at)
         else:
             # kept: the record's words stay; an edit takes the person's value
