@@ -120,12 +120,18 @@ def _pull(a, b) -> subprocess.CompletedProcess:
     return _git(a, "merge", "FETCH_HEAD")
 
 
-def test_one_id_kept_as_yaml_on_one_side_and_json_on_the_other_is_split(tmp_path, monkeypatch):
+def _kiln_as_yaml_pump_as_json(tmp_path, monkeypatch):
+    """Two clones: a converted the kiln report as YAML, b the pump report as JSON (both IL-0002)."""
     a, b = _two_clones(tmp_path, monkeypatch)
     _converts(monkeypatch, a, "kiln", KILN)
     (b / "pm" / "pump.md").write_text(PUMP, encoding="utf-8")
     result = _pmparse(monkeypatch, b, "convert", "pm", "-o", "lib", "--rules-only", "-j", "1", "--format", "json")
     assert result.exit_code == 0, result.output
+    return a, b
+
+
+def test_one_id_kept_as_yaml_on_one_side_and_json_on_the_other_is_split(tmp_path, monkeypatch):
+    a, b = _kiln_as_yaml_pump_as_json(tmp_path, monkeypatch)
     result = _pmparse(monkeypatch, b, "review", "lib", "--drafts", "--record", "IL-0002", "--reject", "root_cause")
     assert result.exit_code == 0, result.output
     theirs = json.loads((b / "lib" / "IL-0002.json").read_text(encoding="utf-8"))

@@ -9,7 +9,14 @@ import shutil
 
 import pytest
 
-from tests.cli.test_resolve import KILN, PUMP, _converts, _git, _pmparse, _pull, _two_clones
+from tests.cli.test_resolve import (
+    _converts,
+    _git,
+    _kiln_as_yaml_pump_as_json,
+    _pmparse,
+    _pull,
+    _two_clones,
+)
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -131,11 +138,7 @@ def test_a_draft_finished_by_hand_after_a_decision_is_named_without_blaming_a_me
 
 def _one_id_twice(tmp_path, monkeypatch):
     """a converted a file as YAML, b another as JSON, both under IL-0002: git merges both files."""
-    a, b = _two_clones(tmp_path, monkeypatch)
-    _converts(monkeypatch, a, "kiln", KILN)
-    (b / "pm" / "pump.md").write_text(PUMP, encoding="utf-8")
-    result = _pmparse(monkeypatch, b, "convert", "pm", "-o", "lib", "--rules-only", "-j", "1", "--format", "json")
-    assert result.exit_code == 0, result.output
+    a, b = _kiln_as_yaml_pump_as_json(tmp_path, monkeypatch)
     _pull(a, b)
     # settle the conflicted bases by hand (ours), so only the two files of one id are left
     assert _git(a, "checkout", "--ours", "--", "lib/.pmparse").returncode == 0
