@@ -23,7 +23,8 @@ from pmparse.nlp.linear import Logistic
 from pmparse.nlp.pipeline import PipelineConfig, analyse, get
 from pmparse.nlp.tag_reading import Matchers, cue_vocabulary, model_rows
 from pmparse.rules.taxonomy import load_taxonomy
-from pmparse.training.tags.fit import calibration_folds, decide, fit, make_features, own_cue_mask
+from pmparse.training.tags.features import make_features, own_cue_mask
+from pmparse.training.tags.fit import decide, fit
 from pmparse.training.tags.inputs import TagSettings
 
 
@@ -81,22 +82,6 @@ def test_each_classifier_reads_only_its_own_cue_counts():
                  TagSettings(own_cues=False))
     plain, cued = shared.predict_rows([[BUG, BUG, ""], [BUG, BUG, "f__root_cause_categories.configuration_change"]])
     assert plain["root_cause_categories.software_bug"] != pytest.approx(cued["root_cause_categories.software_bug"])
-
-
-def test_calibration_folds_keep_a_documents_rows_together():
-    examples = [Example(f"doc{i // 2}", "focus", "whole", {}) for i in range(24)]  # two rows per document
-    y = np.array([1 if (i // 2) % 3 == 0 else 0 for i in range(24)])
-    splits = calibration_folds(examples, y, seed=0)
-    assert len(splits) == 3
-    tested = sorted(int(i) for _, test in splits for i in test)
-    assert tested == list(range(24))  # every row is held out exactly once
-    for train, test in splits:
-        assert not {examples[i].group for i in train} & {examples[i].group for i in test}
-        assert set(y[train].tolist()) == {0, 1} and y[test].sum() > 0
-    # too few documents for grouped folds: shuffled stratified folds instead
-    alone = [Example("one", "focus", "whole", {}) for _ in range(6)]
-    splits = calibration_folds(alone, np.array([1, 0, 1, 0, 1, 0]), seed=0)
-    assert len(splits) == 3 and all(set(np.array([1, 0, 1, 0, 1, 0])[train].tolist()) == {0, 1} for train, _ in splits)
 
 
 def test_model_round_trips_through_npz_and_tags_a_doc(tmp_path):

@@ -13,7 +13,8 @@ from pmparse.errors import LabelError, PmparseError
 from pmparse.evaluation.gold_cards import Example
 from pmparse.nlp.tag_reading import category_texts
 from pmparse.training.tags import train as train_categories
-from pmparse.training.tags.fit import cross_validate, row_folds, source_folds
+from pmparse.training.tags.fit import cross_validate
+from pmparse.training.tags.folds import row_folds, source_folds
 from pmparse.training.tags.inputs import TagSettings, analysed_docs
 from pmparse.training.tags.labels import read_team_labels, team_examples, team_labels_of
 from tests.helpers import write_jsonl, write_tree
@@ -166,13 +167,13 @@ def test_cross_validation_tests_gold_rows_and_trains_team_rows_outside_their_fol
         def predict_rows(self, rows):
             return [{"root_cause_categories.software_bug": 0.9} for _ in rows]
 
-    def fake_fit(train, rows, taxonomy, settings, name="categories"):
+    def fake_fit(train, rows, taxonomy, settings, name="categories", hashed=None):
         seen.append(({ex.group for ex in train}, set()))
         return Stub(train)
 
     patch_all(train_categories, "fit", fake_fit)
     folds = row_folds(examples, GOLD, None if by_source else {0: 0, 1: 1, 2: 0, 3: 1})
-    probs = cross_validate(examples, np.zeros((len(examples), 3), dtype=object), None, TagSettings(), folds)
+    probs = cross_validate(examples, np.full((len(examples), 3), "", dtype=object), None, TagSettings(), folds)
     assert [bool(p) for p in probs] == [True] * 4 + [False] * 3  # only gold rows are scored
     assert len(seen) == 2
     for (trained, _), held in zip(seen, (0, 1)):

@@ -10,7 +10,7 @@ import pytest
 from pmparse.errors import LabelError
 from pmparse.evaluation.corpus import source_of
 from pmparse.evaluation.gold import load_gold
-from pmparse.training.tags.fit import row_folds
+from pmparse.training.tags.folds import row_folds
 from pmparse.training.tags.inputs import TagSettings, analysed_docs
 from pmparse.training.tags.written_cards import (
     CATEGORIES_FILE,

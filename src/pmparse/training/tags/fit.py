@@ -16,77 +16,17 @@ from pmparse.evaluation.facts import confusion, set_scores
 from pmparse.evaluation.gold_cards import Example
 from pmparse.nlp.component_candidates import candidate_rows, candidate_width, component_candidates
 from pmparse.nlp.components.tagger import CategoryModel, decide_categories
-from pmparse.nlp.tag_reading import CATEGORY_GROUPS, Matchers, cue_vocabulary
+from pmparse.nlp.tag_reading import CATEGORY_GROUPS, Matchers
 from pmparse.rules.taxonomy import Taxonomy
 from pmparse.training.export import check_export, export_calibrated, export_features
+from pmparse.training.tags.features import TagFeatures, hash_rows, own_cue_mask
+from pmparse.training.tags.folds import calibration_folds
 from pmparse.training.tags.inputs import TagSettings
 from pmparse.training.tags.labels import COMPONENT_LABELS_DIR, labelled_docs, read_component_labels
 
 
-def make_features(taxonomy: Taxonomy, bits: int):
-    """The unfitted feature transformer over ``(focus, whole, cues)`` rows.
-
-    Hashing keeps the model free of any vocabulary (no corpus words are stored in it).
-    """
-    from sklearn.compose import ColumnTransformer
-    from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer, TfidfTransformer
-    from sklearn.pipeline import Pipeline
-    from sklearn.preprocessing import MaxAbsScaler
-
-    def hashed(**kwargs):
-        return Pipeline([("hash", HashingVectorizer(n_features=2**bits, alternate_sign=False, norm=None, **kwargs)),
-                         ("tfidf", TfidfTransformer(sublinear_tf=True))])
-
-    return ColumnTransformer([
-        ("focus_words", hashed(ngram_range=(1, 2)), 0),
-        ("focus_chars", hashed(analyzer="char_wb", ngram_range=(3, 5)), 0),
-        ("whole_words", hashed(ngram_range=(1, 1)), 1),
-        ("cues", Pipeline([("count", CountVectorizer(vocabulary=cue_vocabulary(taxonomy), token_pattern=r"\S+",
-                                                      lowercase=False)),
-                           ("scale", MaxAbsScaler())]), 2),
-    ])
-
-
-def calibration_folds(examples: list[Example], y: np.ndarray, seed: int,
-                      folds: int = 3) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Internal folds of a category's calibration: shuffled, stratified and grouped by document.
-
-    The rows of one document (its gold row, its annotated-spans row) share the whole text: split
-    across folds, one would score the other as if it had seen it, and the sigmoid fitted on
-    those scores would be fitted to a leak. Plain (unshuffled) folds are worse still: the rows are
-    ordered by source, so each fold would hold out mostly one source. Falls back to shuffled
-    stratified folds when grouping leaves a training fold with one class.
-    """
-    from sklearn.model_selection import StratifiedGroupKFold, StratifiedKFold
-
-    n = max(2, int(min(folds, y.sum(), len(y) - y.sum())))
-    groups = [ex.group for ex in examples]
-    if len(set(groups)) >= n:
-        splits = list(StratifiedGroupKFold(n, shuffle=True, random_state=seed).split(np.zeros(len(y)), y, groups))
-        if all(len(set(y[train].tolist())) == 2 and len(test) for train, test in splits):
-            return splits
-    return list(StratifiedKFold(n, shuffle=True, random_state=seed).split(np.zeros(len(y)), y))
-
-
-def own_cue_mask(features, taxonomy: Taxonomy, key: str, width: int) -> np.ndarray:
-    """1 for every feature column except the cue counts of categories other than ``key``.
-
-    A classifier that sees every category's cue counts learns from the small gold set that, say,
-    a capacity cue speaks against a software bug; those weights do not carry to new documents.
-    Each classifier keeps the text features and its own category's cue counts (focus and whole).
-    """
-    mask = np.ones(width)
-    block = features.output_indices_.get("cues")
-    if block is None:
-        return mask
-    for j, word in enumerate(cue_vocabulary(taxonomy)):
-        if word.split("__", 1)[1] != key:
-            mask[block.start + j] = 0.0
-    return mask
-
-
 def fit(examples: list[Example], rows: np.ndarray, taxonomy: Taxonomy, settings: TagSettings,
-        name: str = "categories") -> CategoryModel:
+        name: str = "categories", hashed: list | None = None) -> CategoryModel:
     """Fit the feature transformer and one calibrated classifier per category with enough data.
 
     Args:
@@ -95,14 +35,17 @@ def fit(examples: list[Example], rows: np.ndarray, taxonomy: Taxonomy, settings:
         taxonomy: The taxonomy whose category ids are learned.
         settings: Hyper-parameters.
         name: Model name for records.
+        hashed: The hashed counts of ``rows`` with ``settings.hash_bits``
+            (:func:`~pmparse.training.tags.features.hash_rows`), when already made; the model is
+            the same either way.
     """
     from scipy import sparse
     from sklearn.calibration import CalibratedClassifierCV
     from sklearn.linear_model import LogisticRegression
 
-    # one pass over the rows (fit, then transform, hashed every text twice: the same matrix)
-    features = make_features(taxonomy, settings.hash_bits)
-    x = features.fit_transform(rows)
+    # fit_transform: fit, then transform would weigh every row twice (the same matrix)
+    features = TagFeatures(taxonomy, settings.hash_bits)
+    x = features.fit_transform(rows, hashed)
     classifiers = {}
     skipped = []
     for group in CATEGORY_GROUPS:
@@ -129,9 +72,11 @@ def fit(examples: list[Example], rows: np.ndarray, taxonomy: Taxonomy, settings:
             "settings": settings.as_dict()}
     # the run-time form (numpy only), checked against scikit-learn on a sample of the rows
     exported = CategoryModel(export_features(features), export_calibrated(classifiers), meta)
-    probe = rows[:: max(1, len(rows) // 200)]
+    step = max(1, len(rows) // 200)
+    probe = rows[::step]
     if classifiers and len(probe):
-        x_probe = features.transform(probe)  # once, not once per category
+        # once, not once per category
+        x_probe = features.transform(probe, None if hashed is None else [block[::step] for block in hashed])
         expected = np.column_stack([classifiers[k].predict_proba(x_probe)[:, 1] for k in exported.keys])
         found = np.array([[p[k] for k in exported.keys] for p in exported.predict_rows(probe)])
         check_export(expected, found, "category model")
@@ -165,18 +110,19 @@ _FOLD_INPUT: tuple | None = None
 
 def _fold_probs(fold: int) -> list[tuple[int, dict[str, float]]]:
     """Out-of-fold probabilities of one fold's gold examples: ``(example index, probabilities)``."""
-    examples, rows, taxonomy, settings, fold_of, test_rows = _FOLD_INPUT  # type: ignore[misc]
+    examples, rows, taxonomy, settings, fold_of, test_rows, hashed = _FOLD_INPUT  # type: ignore[misc]
     test = [i for i, ex in enumerate(examples) if ex.source == "gold" and fold_of.get(ex.group) == fold]
     if not test:
         return []
     train = [i for i, ex in enumerate(examples) if fold_of.get(ex.group) != fold]
-    model = fit([examples[i] for i in train], rows[train], taxonomy, settings)
+    model = fit([examples[i] for i in train], rows[train], taxonomy, settings,
+                hashed=[block[train] for block in hashed])
     return list(zip(test, model.predict_rows((rows if test_rows is None else test_rows)[test])))
 
 
 def cross_validate(examples: list[Example], rows: np.ndarray, taxonomy: Taxonomy, settings: TagSettings,
                    fold_of: dict[str, int], test_rows: np.ndarray | None = None,
-                   jobs: int = 1) -> list[dict[str, float]]:
+                   jobs: int = 1, hashed: list | None = None) -> list[dict[str, float]]:
     """Out-of-fold probabilities for every gold example (other rows get ``{}``).
 
     Args:
@@ -191,10 +137,15 @@ def cross_validate(examples: list[Example], rows: np.ndarray, taxonomy: Taxonomy
         jobs: Folds fitted at once, each in a forked worker process (where the platform forks;
             one at a time otherwise). Every fold's fit is seeded and alone, so the probabilities
             are the same whatever the number.
+        hashed: The hashed counts of ``rows`` with ``settings.hash_bits``
+            (:func:`~pmparse.training.tags.features.hash_rows`); made here when None. Each fold
+            takes its rows' counts from them instead of hashing its texts again.
     """
     global _FOLD_INPUT
     folds = sorted(set(fold_of.values()))
-    _FOLD_INPUT = (examples, rows, taxonomy, settings, fold_of, test_rows)
+    if hashed is None:
+        hashed = hash_rows(rows, settings.hash_bits)
+    _FOLD_INPUT = (examples, rows, taxonomy, settings, fold_of, test_rows, hashed)
     try:
         workers = min(jobs, len(folds))
         if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
@@ -371,33 +322,3 @@ def cv_components(data: ComponentData, settings: TagSettings, fold_of: dict[int,
             predicted = {data.keys[min(rows, key=lambda r: (-probs[r], data.keys[r]))].split(".", 1)[1]}
         pairs.append((truth, predicted))
     return set_scores(pairs)
-
-
-def gold_folds(gold: list[dict], settings: TagSettings) -> dict[int, int]:
-    """Fold of each gold document: a seeded shuffle of documents dealt into ``settings.folds`` folds."""
-    rng = np.random.default_rng(settings.seed)
-    order = rng.permutation(len(gold))
-    return {int(doc): k % settings.folds for k, doc in enumerate(order)}
-
-
-def source_folds(gold: list[dict]) -> dict[str, int]:
-    """Fold of each gold source (the first component of a corpus path), in name order."""
-    return {name: k for k, name in enumerate(sorted({source_of(row["path"]) for row in gold}))}
-
-
-def row_folds(examples: list[Example], gold: list[dict], doc_folds: dict[int, int] | None = None) -> dict[str, int]:
-    """Fold of every row group a cross-validation holds out (groups not in the map train in every fold).
-
-    Args:
-        examples: Every training row.
-        gold: The gold documents.
-        doc_folds: Gold document index -> fold for document-grouped folds; None to hold out
-            whole sources: then every row of a gold source (its other dfds Stats rows, its team
-            labels) leaves training with it, since sharing the held-out source's template and
-            wording is what a source-held-out figure must not see. icco rows have no source
-            among the gold ones and train in every fold.
-    """
-    if doc_folds is not None:
-        return {row["path"]: doc_folds[i] for i, row in enumerate(gold)}
-    sources = source_folds(gold)
-    return {ex.group: sources[source_of(ex.group)] for ex in examples if source_of(ex.group) in sources}

@@ -56,11 +56,10 @@ from pmparse.training.tags.fit import (
     cv_report,
     fit,
     fit_components,
-    gold_folds,
-    row_folds,
-    source_folds,
     team_component_docs,
 )
+from pmparse.training.tags.features import hash_rows
+from pmparse.training.tags.folds import gold_folds, row_folds, source_folds
 from pmparse.training.tags.inputs import TagSettings, analysed_docs, gold_examples, untagged_pipeline
 from pmparse.training.tags.labels import (
     COMPONENT_LABELS_DIR,
@@ -198,6 +197,8 @@ def train(output: str | Path | None = None, corpus: str | None = None, gold_file
     components = component_data(gold, docs, matchers, component_ids, settings.component_first_mention,
                                 team_components)
     cues = [set(matchers.cue_counts(ex.focus)) for ex in examples]
+    # hashing is stateless: every fit below takes its rows' counts from here (the same model)
+    hashed = hash_rows(rows, settings.hash_bits)
     summary: dict = {"examples": dict(Counter(ex.source for ex in examples)), "team_skipped": skipped,
                      "component_candidates": int((~components.team_rows()).sum()),
                      "component_team": {"documents": len(team_components),
@@ -208,7 +209,8 @@ def train(output: str | Path | None = None, corpus: str | None = None, gold_file
         for repeat in range(max(1, settings.repeats)):
             run = settings.replaced(seed=settings.seed + repeat)
             folds = gold_folds(gold, run)
-            probs = cross_validate(examples, rows, taxonomy, run, row_folds(examples, gold, folds), jobs=jobs)
+            probs = cross_validate(examples, rows, taxonomy, run, row_folds(examples, gold, folds), jobs=jobs,
+                                   hashed=hashed)
             report = cv_report(examples, probs, run, cues)
             report["components"] = cv_components(components, run, folds)
             repeats.append(report)
@@ -224,7 +226,7 @@ def train(output: str | Path | None = None, corpus: str | None = None, gold_file
         # leave one source out: the project's rule for a reported figure (no document of the
         # held-out source, gold or extra, is seen); one run, the folds are not random
         by_source = row_folds(examples, gold)
-        probs = cross_validate(examples, rows, taxonomy, settings, by_source, jobs=jobs)
+        probs = cross_validate(examples, rows, taxonomy, settings, by_source, jobs=jobs, hashed=hashed)
         report = cv_report(examples, probs, settings, cues)
         sources = source_folds(gold)
         report["components"] = cv_components(components, settings,
@@ -232,7 +234,7 @@ def train(output: str | Path | None = None, corpus: str | None = None, gold_file
                                              sources)
         summary["cv_sources"] = report
     name = f"tags-{_dt.date.today().isoformat()}"
-    model = fit(examples, rows, taxonomy, settings, name)
+    model = fit(examples, rows, taxonomy, settings, name, hashed)
     if len(set(components.y.tolist())) == 2:
         model.components = export_logistic(fit_components(components, settings))
         model.meta["component_ids"] = component_ids
