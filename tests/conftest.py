@@ -1,4 +1,4 @@
-"""Shared fixtures: the shared corpus (skipped when absent) and patching across modules."""
+"""Shared fixtures: the shared corpus (skipped when absent), its one conversion, and patching across modules."""
 
 from __future__ import annotations
 
@@ -15,6 +15,24 @@ def corpus_root() -> Path:
     if root is None:
         pytest.skip("the shared corpus is not available")
     return root
+
+
+@pytest.fixture(scope="session")
+def corpus_library(corpus_root, tmp_path_factory):
+    """Every corpus incident (extra sources included) converted once into one library, as
+    ``pmparse convert`` does: ``(files, report, library folder)``.
+
+    Converting the corpus takes half a minute or more; the tests reading its every card share one
+    conversion. They are marked ``xdist_group("corpus_library")`` so that with ``--dist loadgroup``
+    (pyproject's ``addopts``) one worker runs them all and converts once.
+    """
+    from pmparse.batch.convert import convert
+    from pmparse.evaluation.corpus import incident_files
+
+    files = incident_files(corpus_root, include_extra=True)
+    folder = tmp_path_factory.mktemp("corpus") / "lib"
+    report = convert([str(corpus_root / rel) for _, rel in files], folder)
+    return files, report, folder
 
 
 @pytest.fixture

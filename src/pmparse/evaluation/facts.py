@@ -300,7 +300,7 @@ def labelled_files(repo: Path | None = None) -> list[Path]:
 
 
 def measure(gold_files=None, corpus: str | None = None, config=None,
-            held_out: bool = False) -> tuple[dict, list[tuple[dict, Card]]]:
+            held_out: bool = False, views: dict | None = None) -> tuple[dict, list[tuple[dict, Card]]]:
     """Convert every first-pass gold document with the pipeline and score its card.
 
     Each document is converted with its public address from ``corpus/manifest.yaml`` where the
@@ -321,6 +321,12 @@ def measure(gold_files=None, corpus: str | None = None, config=None,
         gold_files: Gold JSONL files; ``eval/gold/*.jsonl`` without the second pass when None.
         corpus: Corpus root; ``$PMPARSE_CORPUS`` or ``../shared/corpus`` when None.
         config: The pipeline configuration (:func:`pmparse.nlp.pipeline.pipeline_config` when None).
+        views: Conversions shared between calls (an empty dict at first): each document's
+            conversion with and without its address, kept by corpus path, address and pipeline
+            configuration and reused by the next call that converts it the same way (sets of
+            labelled cards overlap: the gold set, the development set, every labelled card).
+            A held-out conversion with a table less a publisher is made anew and keeps its
+            plain views here.
 
     Returns:
         ``(scores, pairs)``; each pair's gold card is a copy with ``title``, ``_source``, ``_group``,
@@ -354,8 +360,8 @@ def measure(gold_files=None, corpus: str | None = None, config=None,
 
     with tempfile.TemporaryDirectory() as folder, collecting():
         tables = publisher_free_tables(source_publishers(rows, groups), Path(folder)) if held_out else {}
-        converted = [_converted(nlp, root, row, manifest, tables.get(group_of(row)) if held_out else None)
-                     for row in rows]
+        converted = [_converted(nlp, root, row, manifest, tables.get(group_of(row)) if held_out else None,
+                                views, config or pipeline_config()) for row in rows]
     for row, (source, card, organisation, cands, cands_text, *free) in zip(rows, converted):
         group = group_of(row)
         gold = dict(row.get("card", {}))
@@ -402,15 +408,23 @@ def measure(gold_files=None, corpus: str | None = None, config=None,
     return scores, pairs
 
 
-def _converted(nlp, root, row: dict, manifest, without: str | None = None) -> tuple:
+def _converted(nlp, root, row: dict, manifest, without: str | None = None, views: dict | None = None,
+               config=None) -> tuple:
     """``(source, card, organisation from the text alone, candidates, candidates text alone)`` of a
     line, and the candidates of both views found with the table ``without`` when given
-    (:func:`convert_views`)."""
+    (:func:`convert_views`); taken from ``views`` (:func:`measure`) when it holds them."""
     from pmparse.evaluation.corpus import source_url
     from pmparse.ingest.read import ingest
 
+    url = source_url(row["path"], manifest)
+    key = (str(root / row["path"]), url, config)
+    if without is None and views is not None and key in views:
+        return views[key]
     source = ingest(str(root / row["path"]))
-    return (source, *convert_views(nlp, source, source_url(row["path"], manifest), without))
+    found = (source, *convert_views(nlp, source, url, without))
+    if views is not None:
+        views[key] = found[:5]
+    return found
 
 
 def _scores(pairs: list[tuple[dict, Card]], text_only: list[tuple[dict, str | None, bool]]) -> dict:

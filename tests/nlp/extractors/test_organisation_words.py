@@ -49,22 +49,20 @@ def test_the_rules_give_no_organisation_rather_than_a_wrong_kind_one():
 
 
 @pytest.mark.corpus
-def test_no_corpus_card_names_a_wrong_kind_of_organisation(corpus_root):
-    """Every corpus incident converted as `pmparse convert` does (logs split into their entries)."""
-    from pmparse.batch.suggest import suggest_cards
-    from pmparse.evaluation.corpus import incident_files
-    from pmparse.ingest.read import ingest
-    from pmparse.nlp.pipeline import get, pipeline_config, version_info
+@pytest.mark.xdist_group("corpus_library")
+def test_no_corpus_card_names_a_wrong_kind_of_organisation(corpus_library):
+    """Every corpus incident converted as `pmparse convert` does (logs split into their entries,
+    a folder's publisher offered to its other cards)."""
+    from pmparse.library.store import Library
 
-    nlp = get(pipeline_config())
-    info = version_info(nlp)
+    _, _, library = corpus_library
     wrong, cards = [], 0
-    for _, rel in incident_files(corpus_root, include_extra=True):
-        for card, _ in suggest_cards(nlp, ingest(str(corpus_root / rel)), info):
-            cards += 1
-            support = card.support.get("organisation")
-            reason = refused(card.organisation, support.origin if support else "text")
-            if reason:
-                wrong.append((rel, card.organisation, reason))
+    for entry in Library.open(library).entries.values():
+        card = entry.card
+        cards += 1
+        support = card.support.get("organisation")
+        reason = refused(card.organisation, support.origin if support else "text")
+        if reason:
+            wrong.append((card.source.location, card.organisation, reason))
     assert cards > 800
     assert wrong == []
