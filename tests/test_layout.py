@@ -133,6 +133,24 @@ def test_records_layer_knows_records_only():
     assert {name: found for name, found in offenders.items() if found} == {}
 
 
+#: The stages a document goes through before it is a record, and what comes after them.
+BEFORE_THE_RECORDS = ("ingest", "nlp", "rules")
+AFTER_THE_RECORDS = ("library", "review", "merge", "batch", "site", "cli", "evaluation", "training", "api")
+
+
+def test_the_stages_before_the_records_import_nothing_after_them():
+    """Reading and analysing a document knows no library (lazy imports included): a library's own
+    model folder is a path convention (``pmparse.paths``), the alias count a YAML check
+    (``pmparse.yaml_problems``), both below every stage."""
+    modules = _modules()
+    later = tuple(f"pmparse.{package}" for package in AFTER_THE_RECORDS)
+    before = {f"pmparse.{package}" for package in BEFORE_THE_RECORDS}
+    offenders = {name: sorted(t for t in _imports(name, path, modules) if t in later or t.startswith(
+                     tuple(f"{p}." for p in later)))
+                 for name, path in modules.items() if _package(name) in before}
+    assert {name: found for name, found in offenders.items() if found} == {}
+
+
 #: Module imports that make a package cycle, each kept knowingly (the why beside it).
 KNOWN_PACKAGE_CYCLE_IMPORTS = {
     # card holds both the record schema that nlp, rules and library name fields by (card.schema)

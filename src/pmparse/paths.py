@@ -95,3 +95,14 @@ def plain_folder(root: Path, rel: str) -> Path:
         if entry.is_symlink():
             raise UnsafePathError(f"expected a file or folder inside {root}, found a symbolic link", entry.path)
     return folder
+
+
+def local_model_dir(root: str | Path) -> Path:
+    """Where a library keeps its own field model (``pmparse train --library``; convert uses it).
+
+    Raises:
+        UnsafePathError: ``.pmparse/model``, or a file in it, is a symbolic link: a library from
+            someone else could point it at any model folder, to be read by convert and written by
+            train (the error names the link).
+    """
+    return plain_folder(Path(root), ".pmparse/model")

@@ -230,3 +230,38 @@ def validation_summary(exc: ValidationError, text: str | None = None, most: int 
         problems.append(f"{f'line {at}: ' if at is not None else ''}{problem}")
     more = exc.error_count() - len(problems)
     return "; ".join(problems) + (f"; and {more} more" if more > 0 else "")
+
+
+def expanded_size(root: yaml.Node) -> int | None:
+    """How many nodes ``root`` stands for with every alias written out, counted with each shared
+    node's size memoised (linear in the distinct nodes); None when a node contains itself.
+
+    Iterative, as the composer may hand over a value nested thousands of levels deep.
+    """
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            on_path.discard(key)
+            children = _children(node)
+            sizes[key] = 1 + sum(sizes[id(child)] for child in children)
+            continue
+        if key in sizes:
+            continue
+        if key in on_path:
+            return None
+        on_path.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in _children(node) if id(child) not in sizes)
+    return sizes[id(root)]
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []

@@ -14,7 +14,8 @@ from click.testing import CliRunner
 from pmparse.cli import main
 from pmparse.errors import UnsafePathError
 from pmparse.library.records import card_data
-from pmparse.library.store import Library, local_model_dir
+from pmparse.library.store import Library
+from pmparse.paths import local_model_dir
 from pmparse.nlp.components.classifier import META_FILE, MODEL_FILE, UnitModel
 from pmparse.nlp.pipeline import DEFAULT_MODEL_DIR, pipeline_config
 from pmparse.review.compare import value_hash

@@ -20,8 +20,8 @@ from pmparse.library import yaml_text
 from pmparse.library.places import SourcePlaces
 from pmparse.library.statefiles import read_record_text
 from pmparse.util import newlines, read_regular_file, sha256_text
-from pmparse.yaml_problems import (CalendarLoader, line_of, merge_conflict_line, merge_conflict_reason,
-                                   syntax_error)
+from pmparse.yaml_problems import (CalendarLoader, expanded_size, line_of, merge_conflict_line,
+                                   merge_conflict_reason, syntax_error)
 
 RecordFormat = Literal["yaml", "json"]
 
@@ -33,41 +33,6 @@ class DuplicateKeyError(yaml.constructor.ConstructorError):
 class AliasBombError(yaml.constructor.ConstructorError):
     """A record's aliases expand to more values than its text has characters, or refer to
     themselves (a "billion laughs": a small file that becomes millions of values once read)."""
-
-
-def expanded_size(root: yaml.Node) -> int | None:
-    """How many nodes ``root`` stands for with every alias written out, counted with each shared
-    node's size memoised (linear in the distinct nodes); None when a node contains itself.
-
-    Iterative, as the composer may hand over a value nested thousands of levels deep.
-    """
-    sizes: dict[int, int] = {}
-    on_path: set[int] = set()
-    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
-    while stack:
-        node, done = stack.pop()
-        key = id(node)
-        if done:
-            on_path.discard(key)
-            children = _children(node)
-            sizes[key] = 1 + sum(sizes[id(child)] for child in children)
-            continue
-        if key in sizes:
-            continue
-        if key in on_path:
-            return None
-        on_path.add(key)
-        stack.append((node, True))
-        stack.extend((child, False) for child in _children(node) if id(child) not in sizes)
-    return sizes[id(root)]
-
-
-def _children(node: yaml.Node) -> list[yaml.Node]:
-    if isinstance(node, yaml.MappingNode):
-        return [part for pair in node.value for part in pair]
-    if isinstance(node, yaml.SequenceNode):
-        return list(node.value)
-    return []
 
 
 #: Where an anchor may start: a node's properties follow the start of the text, white space, a

@@ -421,19 +421,6 @@ class Library(LibraryState):
         return path
 
 
-def local_model_dir(root: str | Path) -> Path:
-    """Where a library keeps its own field model (``pmparse train --library``; convert uses it).
-
-    Raises:
-        UnsafePathError: ``.pmparse/model``, or a file in it, is a symbolic link: a library from
-            someone else could point it at any model folder, to be read by convert and written by
-            train (the error names the link).
-    """
-    from pmparse.paths import plain_folder
-
-    return plain_folder(Path(root), ".pmparse/model")
-
-
 def is_edited(library: Library, entry: Entry) -> bool:
     """True when a person changed the record since pmparse wrote it (or marked it reviewed)."""
     if entry.card is None:

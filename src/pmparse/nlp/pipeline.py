@@ -119,7 +119,7 @@ def pipeline_config(model_dir: str | None = None, rules_only: bool = False, taxo
 def _warn_partial_local_model(library_dir: str, warn) -> None:
     """Tell ``warn`` when the library's model folder holds files but no weights: a model removed
     by hand in part was passed over in silence, the batch converted with the bundled one."""
-    from pmparse.library.store import local_model_dir
+    from pmparse.paths import local_model_dir
 
     folder = local_model_dir(library_dir)
     if folder.is_dir() and any(folder.iterdir()):
@@ -130,7 +130,7 @@ def _warn_partial_local_model(library_dir: str, warn) -> None:
 
 def _local_model(library_dir: str) -> str | None:
     """The folder of a library's own field model, when it has one."""
-    from pmparse.library.store import local_model_dir
+    from pmparse.paths import local_model_dir
 
     folder = local_model_dir(library_dir)
     return str(folder) if (folder / MODEL_FILE).is_file() else None

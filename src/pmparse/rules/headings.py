@@ -198,8 +198,7 @@ def _check_shape(raw: str, where: str) -> None:
     Raises:
         RulesError: naming the file and the limit.
     """
-    from pmparse.library.records import expanded_size
-    from pmparse.yaml_problems import NestingError, check_depth
+    from pmparse.yaml_problems import NestingError, check_depth, expanded_size
 
     try:
         check_depth(raw, MAX_RULES_DEPTH)

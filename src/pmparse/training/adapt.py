@@ -323,7 +323,7 @@ def train_library(library_dir: str | Path, weight: float = DEFAULT_WEIGHT, base_
     from pmparse.library.lock import write_lock
     from pmparse.library.folder import library_root
     from pmparse.library.shared import refuse_ids_held_twice
-    from pmparse.library.store import local_model_dir
+    from pmparse.paths import local_model_dir
     from pmparse.nlp.pipeline import DEFAULT_MODEL_DIR
     from pmparse.paths import inside
     from pmparse.training.library_rows import library_rows
