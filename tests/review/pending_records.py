@@ -1,6 +1,7 @@
 """Records with a pending suggestion, as the ``review`` tests make them: two corpus records, one
 edited by hand, re-converted by another model (fixtures in ``conftest.py``); a small report of our
-own and another sentence of a record's source to suggest."""
+own, one whose title says how long the outage lasted, and another sentence of a record's source
+to suggest."""
 
 from __future__ import annotations
 
@@ -12,6 +13,22 @@ HUMAN_LINES = "\n# confirmed with the on-call notes\ndate: '2020-02-04'   # was 
 MOVED = {"root_cause", "remediation", "action_items", "lessons"}
 
 SMALL = "# Queue stalled\n\nThe queue stalled for 20 minutes.\n\nRoot cause: a full disk on the broker.\n"
+
+# the author's title says how long it lasted, as a title pmparse built from the facts would
+OUTAGE = """# Queue outage lasting {end} minutes
+
+## Summary
+
+On 3 March 2024 between 09:00 and 09:{end} UTC the job queue stopped handing out work.
+
+## Root cause
+
+A configuration push lowered the worker limit of the pool to zero.
+
+## Action items
+
+- Validate worker limits before a push reaches production.
+"""
 
 
 def reconvert(monkeypatch, tmp_path, sources, lib) -> list[str]:
