@@ -25,7 +25,7 @@ from pmparse.library.store import Library
 from pmparse.library.validate import validate_library
 from pmparse.nlp.pipeline import analyse, get, pipeline_config, version_info
 from pmparse.util import atomic_write
-from tests.library.cards import SHA, make_card
+from tests.library.cards import AWKWARD, SHA, make_card
 
 
 @pytest.mark.parametrize("fmt", ["yaml", "json"])
@@ -41,20 +41,6 @@ def _python_emitter_text(card: Card) -> str:
     """The record as PyYAML's pure-Python emitter writes it (what pmparse wrote before libyaml)."""
     return yaml.dump(records._flowed(records.card_data(card)), Dumper=records._Dumper, sort_keys=False,
                      allow_unicode=True, width=100, default_flow_style=False)
-
-
-# strings each emitter styles its own way: literal blocks, ones that must be quoted single or
-# double, long enough to fold, with escapes and characters outside the basic plane
-AWKWARD = [
-    "line one\nline two with trailing space \nthird",
-    "tab\tinside a line that is long enough to be folded by the emitter at the record width of a hundred",
-    "\u0085 next-line and \ufeff byte-order mark in a long line of text that needs to be folded somewhere",
-    "# looks like a comment: and a key: value pair in a line long enough to fold at one hundred columns",
-    "'quoted' and \"double\" with \\ backslashes, long enough to need folding at the record width of 100",
-    "emoji \U0001F525 and ünïcode and a very long run of words to be folded at the width that records use",
-    "ends with spaces and is long enough to fold at the hundred-column width of records, really it is   ",
-    "multi-line\n  indented second line\n\twith a tab\n\x07 and a bell, which no literal block may hold",
-]
 
 
 @pytest.mark.parametrize("text", AWKWARD)
