@@ -1,10 +1,24 @@
-"""A record card for the library tests, written for them."""
+"""A record card for the library tests, written for them, and strings the YAML writers style
+their own ways."""
 
 from __future__ import annotations
 
 from pmparse.card.schema import Card, Evidence, Item, Pipeline, Source
 
 SHA = "a" * 64
+
+# strings each emitter styles its own way: literal blocks, ones that must be quoted single or
+# double, long enough to fold, with escapes and characters outside the basic plane
+AWKWARD = [
+    "line one\nline two with trailing space \nthird",
+    "tab\tinside a line that is long enough to be folded by the emitter at the record width of a hundred",
+    "\u0085 next-line and \ufeff byte-order mark in a long line of text that needs to be folded somewhere",
+    "# looks like a comment: and a key: value pair in a line long enough to fold at one hundred columns",
+    "'quoted' and \"double\" with \\ backslashes, long enough to need folding at the record width of 100",
+    "emoji \U0001F525 and ünïcode and a very long run of words to be folded at the width that records use",
+    "ends with spaces and is long enough to fold at the hundred-column width of records, really it is   ",
+    "multi-line\n  indented second line\n\twith a tab\n\x07 and a bell, which no literal block may hold",
+]
 
 
 def make_card(card_id: str = "IL-0001", **extra) -> Card:

@@ -1,5 +1,5 @@
 """Record files: YAML and JSON written and read back exactly, invalid records named, atomic writes,
-a run killed between a record and its base, keys given twice, alias bombs."""
+keys given twice, alias bombs (a run killed between a record and its base: test_state.py)."""
 
 from __future__ import annotations
 
@@ -21,11 +21,11 @@ from pmparse.evaluation.corpus import incident_files
 from pmparse.ingest.read import ingest
 from pmparse.library import records
 from pmparse.library.records import dumps, loads
-from pmparse.library.store import Library, is_edited
+from pmparse.library.store import Library
 from pmparse.library.validate import validate_library
 from pmparse.nlp.pipeline import analyse, get, pipeline_config, version_info
 from pmparse.util import atomic_write
-from tests.library.cards import SHA, make_card
+from tests.library.cards import AWKWARD, SHA, make_card
 
 
 @pytest.mark.parametrize("fmt", ["yaml", "json"])
@@ -41,20 +41,6 @@ def _python_emitter_text(card: Card) -> str:
     """The record as PyYAML's pure-Python emitter writes it (what pmparse wrote before libyaml)."""
     return yaml.dump(records._flowed(records.card_data(card)), Dumper=records._Dumper, sort_keys=False,
                      allow_unicode=True, width=100, default_flow_style=False)
-
-
-# strings each emitter styles its own way: literal blocks, ones that must be quoted single or
-# double, long enough to fold, with escapes and characters outside the basic plane
-AWKWARD = [
-    "line one\nline two with trailing space \nthird",
-    "tab\tinside a line that is long enough to be folded by the emitter at the record width of a hundred",
-    "\u0085 next-line and \ufeff byte-order mark in a long line of text that needs to be folded somewhere",
-    "# looks like a comment: and a key: value pair in a line long enough to fold at one hundred columns",
-    "'quoted' and \"double\" with \\ backslashes, long enough to need folding at the record width of 100",
-    "emoji \U0001F525 and ünïcode and a very long run of words to be folded at the width that records use",
-    "ends with spaces and is long enough to fold at the hundred-column width of records, really it is   ",
-    "multi-line\n  indented second line\n\twith a tab\n\x07 and a bell, which no literal block may hold",
-]
 
 
 @pytest.mark.parametrize("text", AWKWARD)
@@ -200,77 +186,6 @@ def test_atomic_write_gives_records_normal_permissions(tmp_path):
         assert target.stat().st_mode & 0o777 == 0o664
     finally:
         os.umask(old)
-
-
-class Killed(BaseException):
-    """Stands for SIGKILL: nothing after it in the process runs."""
-
-
-def test_a_run_killed_before_the_record_was_written_keeps_the_old_base(patch_all, tmp_path, monkeypatch):
-    library = Library.open(tmp_path)
-    library.write(make_card(), "yaml")
-    newer = make_card().model_copy(update={"organisation": "Newer Org"})
-    real = record_module.atomic_write
-
-    def die_on_the_record(path, text):
-        if path.name == "IL-0001.yaml":
-            raise Killed
-        real(path, text)
-
-    patch_all(record_module, "atomic_write", die_on_the_record)
-    with pytest.raises(Killed):
-        library.write(newer, "yaml")
-    patch_all(record_module, "atomic_write", real)
-    reopened = Library.open(tmp_path)
-    entry = reopened.entries["IL-0001"]
-    assert entry.card.organisation == "Example Org"
-    # the record is still pmparse's own, so the next run may refresh it
-    assert reopened.read_state("base", "IL-0001") == entry.card and not is_edited(reopened, entry)
-    # reading changes nothing on disk (another process may be writing); the next write settles it
-    assert reopened.state_path("intent", "IL-0001").exists()
-    reopened.write(newer, "yaml")
-    assert not reopened.state_path("intent", "IL-0001").exists()
-    assert Library.open(tmp_path).read_state("base", "IL-0001") == newer
-
-
-def test_a_run_killed_after_the_record_was_written_finishes_the_base(tmp_path):
-    library = Library.open(tmp_path)
-    library.write(make_card(), "yaml")
-    newer = make_card().model_copy(update={"organisation": "Newer Org"})
-    # what write() had done when the kill came: the intent and the record, not the rename
-    library.write_state("intent", newer)
-    atomic_write(tmp_path / "IL-0001.yaml", dumps(newer, "yaml"))
-    reopened = Library.open(tmp_path)
-    entry = reopened.entries["IL-0001"]
-    assert reopened.read_state("base", "IL-0001") == newer and not is_edited(reopened, entry)
-
-
-def test_finishing_writes_renames_an_intent_its_record_holds_and_drops_any_other(tmp_path):
-    library = Library.open(tmp_path)
-    library.write(make_card(), "yaml")
-    library.write(make_card().model_copy(update={"id": "IL-0002"}), "yaml")
-    newer = make_card().model_copy(update={"organisation": "Newer Org"})
-    library.write_state("intent", newer)  # IL-0001: killed after its record was written
-    atomic_write(tmp_path / "IL-0001.yaml", dumps(newer, "yaml"))
-    library.write_state("intent", newer.model_copy(update={"id": "IL-0002"}))  # IL-0002: killed before
-    reopened = Library.open(tmp_path)
-    assert reopened.finish_writes() == ["IL-0001"]
-    assert not list((tmp_path / ".pmparse" / "intent").iterdir())
-    again = Library.open(tmp_path)
-    assert again.read_state("base", "IL-0001") == newer and not is_edited(again, again.entries["IL-0001"])
-    assert again.read_state("base", "IL-0002") == make_card().model_copy(update={"id": "IL-0002"})
-    assert again.state_stamp("base", "IL-0001") is not None  # no longer a write cut short
-    assert again.finish_writes() == []
-
-
-def test_a_person_edit_made_after_a_killed_run_stays_a_person_edit(tmp_path):
-    library = Library.open(tmp_path)
-    library.write(make_card(), "yaml")
-    library.write_state("intent", make_card().model_copy(update={"organisation": "Newer Org"}))  # killed before the record
-    atomic_write(tmp_path / "IL-0001.yaml", dumps(make_card().model_copy(update={"organisation": "Edited by hand"}), "yaml"))
-    reopened = Library.open(tmp_path)
-    assert reopened.read_state("base", "IL-0001") == make_card()
-    assert is_edited(reopened, reopened.entries["IL-0001"])
 
 
 def test_a_broken_json_record_is_known_by_its_source_block_not_by_an_evidence_marker():

@@ -1,13 +1,11 @@
 """The library's scan cache and lazy cards: only changed records parsed again, a broken cache ignored,
-copied and moved sources, one writer at a time."""
+copied and moved sources."""
 
 from __future__ import annotations
 
 import os
 import time
 from pathlib import Path
-
-import pytest
 
 import pmparse.library.store as record_module
 from pmparse.card.schema import Source
@@ -162,15 +160,3 @@ def test_a_record_deleted_while_the_library_is_open_is_forgotten(tmp_path):
     (tmp_path / "IL-0001.yaml").unlink()
     assert library.find("1".rjust(64, "0"), "reports/1.md") is None
     assert "IL-0001" not in library.entries and library.find("2".rjust(64, "0"), "reports/2.md").id == "IL-0002"
-
-
-def test_a_library_has_one_writer_at_a_time(tmp_path):
-    from pmparse.errors import UsageError
-    from pmparse.library.lock import write_lock
-
-    with write_lock(tmp_path):
-        with pytest.raises(UsageError, match="another pmparse process|other pmparse process"):
-            with write_lock(tmp_path):
-                pass
-    with write_lock(tmp_path):  # released when the holder ends
-        pass

@@ -100,7 +100,7 @@ def test_data_outside_a_records_shape_goes_to_pyyaml():
 
 
 def test_a_record_is_written_by_the_text_writer():
-    from tests.library.test_records import AWKWARD, make_card
+    from tests.library.cards import AWKWARD, make_card
 
     from pmparse.card.schema import Evidence, Item
 

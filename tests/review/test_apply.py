@@ -15,7 +15,6 @@ from pmparse.library import statefiles
 from pmparse.library.store import Library
 from pmparse.review.session import review
 from tests.helpers import reviewed_with_pending
-from tests.review.test_session import longer_outage  # noqa: F401 (a fixture: a title restating a duration)
 
 # written for these tests: a short report, then the long list its team added later
 _REPORT = ("# Search index outage\n\nSummary: Search returned empty pages for an hour.\n\n"
@@ -153,7 +152,7 @@ def test_a_draft_title_dropped_with_the_fact_it_restates_writes_both_rejections_
     """The same through ``review --drafts``: the title was dropped from the draft, the duration kept."""
     from pmparse.batch.convert import convert
     from pmparse.nlp.pipeline import pipeline_config
-    from tests.review.test_session import OUTAGE
+    from tests.review.pending_records import OUTAGE
 
     source = tmp_path / "outage.md"
     source.write_text(OUTAGE.format(end="31"), encoding="utf-8")

@@ -19,7 +19,7 @@ from pmparse.cli import main
 from pmparse.library.records import card_data, loads
 from pmparse.library.store import Library
 from pmparse.library.validate import validate_library
-from pmparse.nlp.pipeline import PipelineConfig, pipeline_config
+from pmparse.nlp.pipeline import PipelineConfig
 from pmparse.review.compare import merge
 from pmparse.review.rejections import load_rejections
 from pmparse.review.pending import diff_paths, pending_diffs
@@ -284,43 +284,6 @@ def test_validate_finds_an_item_whose_evidence_does_not_say_its_words(pending):
     problems = validate_library(pending)[1]
     assert [(p.file, p.field) for p in problems] == [("IL-0002.yaml", f"{field}[1]")]
     assert "not words of the item's text" in problems[0].reason
-
-
-# the author's title says how long it lasted, as a title pmparse built from the facts would
-OUTAGE = """# Queue outage lasting {end} minutes
-
-## Summary
-
-On 3 March 2024 between 09:00 and 09:{end} UTC the job queue stopped handing out work.
-
-## Root cause
-
-A configuration push lowered the worker limit of the pool to zero.
-
-## Action items
-
-- Validate worker limits before a push reaches production.
-"""
-
-
-@pytest.fixture()
-def longer_outage(tmp_path):
-    """A reviewed record of a 31-minute outage whose amended source now says 41 minutes."""
-    source = tmp_path / "outage.md"
-    source.write_text(OUTAGE.format(end="31"), encoding="utf-8")
-    lib = tmp_path / "lib"
-    config = pipeline_config()
-    convert([str(source)], lib, config=config)
-    record = lib / "IL-0001.yaml"
-    record.write_text(record.read_text(encoding="utf-8").replace("status: suggested", "status: reviewed"),
-                      encoding="utf-8")
-    assert Library.read(record).duration_minutes == 31 and "lasting 31 minutes" in Library.read(record).title
-    source.write_text(OUTAGE.format(end="41"), encoding="utf-8")
-    assert convert([str(source)], lib, config=config).results[0].status == "pending"
-    diff = pending_diffs(lib).diffs[0]
-    title = next(c for c in diff.changes if c.field == "title")
-    assert title.linked == ["duration_minutes"]
-    return lib
 
 
 def test_accepting_a_duration_takes_the_title_that_says_it(longer_outage):
