@@ -335,5 +335,48 @@ def test_fix_labels_the_work_before_a_reference_only_in_fields_of_work():
             assert not link_only(item, 0, len(item), field), (item, field)
         # a cause or a symptom is no work: the heading's word only labels the link there
         assert link_only(item, 0, len(item), "root_cause"), item
-    for item in ("Fixes: #4521", "Remediation: PR #4521", "Follow up in #4521"):
+    for item in ("Remediation: PR #4521", "Follow up in #4521", "Follow-up: PR #4521", "Tracked in #4521"):
         assert link_only(item, 0, len(item), "action_items"), item
+
+
+def test_a_verb_of_work_before_a_reference_is_the_items_action():
+    # "Fixes" says what the pull request does, as "Fix" does; "Revert" and "Fixed in" were never
+    # heading words; "Follow-up:" and "Tracked in" only say where the work is followed
+    for item in ("Fixes: PR #4521", "Fixes: #4521", "**Fixes** - [PR 4521](https://tracker.example.org/pr/4521)",
+                 "Revert: PR #4521", "Fixed in PR #4521", "Hotfix: !17"):
+        for field in ("action_items", "remediation"):
+            assert not link_only(item, 0, len(item), field), (item, field)
+    assert link_only("Fixes: PR #4521", 0, 15, "root_cause")
+
+
+DASHED_ACTIONS = """# Billing queue stall
+
+## Follow-up
+
+- Fix: PR #4521
+- Fixes: PR #4522
+- [Optional, low priority] Cleanup
+- Reindex the invoice queue nightly
+- [Describe the impact]
+- See PR #4523
+- Root cause: [here](https://wiki.example.org/pm/7)
+- **Fix**: PR #4524
+- Revert: PR #4525
+"""
+
+
+def test_a_bullet_of_work_on_a_reference_or_after_a_tag_is_an_action_item():
+    # a dash bullet "- Fix: PR #4521" was read as the heading "Fix" over a bare reference, and
+    # "Fixes:" and a tag of several words as a label and a prompt: each left nothing to keep
+    kept = ["Fix: PR #4521", "Fixes: PR #4522", "[Optional, low priority] Cleanup",
+            "Reindex the invoice queue nightly", "**Fix**: PR #4524", "Revert: PR #4525"]
+    assert labelled(DASHED_ACTIONS, "action_items") == kept
+    assert labelled(DASHED_ACTIONS, "remediation") == kept
+
+
+def test_a_tag_of_several_words_leaves_one_word_an_action():
+    for item in ("[Optional, low priority] Cleanup", "[optional; nice to have] Reindex", "[Optional - P2] Cleanup",
+                 "[Optional / short term] Rollback"):
+        assert not placeholder_only(item, 0, len(item)), item
+    for item in ("[Optional, low priority]", "[Optional, describe the cleanup]", "[Optional, list the owners] Reindex"):
+        assert placeholder_only(item, 0, len(item)), item

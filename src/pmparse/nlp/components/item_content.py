@@ -97,8 +97,9 @@ def _is_heading(words: str) -> bool:
 
 
 #: Heading words that are also a verb: as the label of an action or remediation item before a
-#: tracker reference ("Fix: PR #4521") they say what was or will be done, the reference where.
-_VERB_LABELS = frozenset({"fix"})
+#: tracker reference ("Fix: PR #4521", "Fixes: PR #4521") they say what was or will be done, the
+#: reference where. "Follow-up:" is no such verb: it says where the work is followed, not what it is.
+_VERB_LABELS = frozenset({"fix", "fixes"})
 #: The fields whose items are work done or promised (see :data:`_VERB_LABELS`).
 _WORK_FIELDS = frozenset({"action_items", "remediation"})
 
@@ -117,6 +118,19 @@ def _without_heading(own: str, field: str) -> str:
     if field in _WORK_FIELDS and head.strip(_HEADING_EDGES).casefold() in _VERB_LABELS:
         return own
     return rest
+
+
+def work_on_reference(line: str) -> bool:
+    """Whether ``line`` is a verb's label of work before a link or a tracker reference alone
+    ("Fix: PR #4521", "- **Fixes**: [PR 4521](...)"): one item whose label is its action, not a
+    heading whose section would hold a bare reference (:data:`_VERB_LABELS`)."""
+    label = _HEADING_LABEL.match(line.lstrip(" \t-*+"))
+    if not label or label.group("head").strip(_HEADING_EDGES).casefold() not in _VERB_LABELS:
+        return False
+    rest = line.lstrip(" \t-*+")[label.end():]
+    # the strictest field's reading: a ticket's title after the verb is words of its own, and the
+    # label stays a heading over them, as before
+    return link_only(rest, 0, len(rest), "root_cause")
 
 
 def link_only(text: str, start: int, end: int, field: str) -> bool:
@@ -180,9 +194,14 @@ _PLACEHOLDER = re.compile(
     r"|\b(?:TODO|TBD)\b:?"
 )
 _PLACEHOLDER_NAME_WORDS = 3
-#: A bracketed tag that qualifies an action rather than asks for words ("[Optional] Cleanup"):
-#: alone it says nothing, but the word after it is the action, which a curator keeps.
-_TAG = re.compile(r"\[[ \t]*optional[ \t]*\]", re.IGNORECASE)
+#: A bracketed tag that qualifies an action rather than asks for words ("[Optional] Cleanup",
+#: "[Optional, low priority] Cleanup", "[Optional - P2] Cleanup"): alone it says nothing, but the
+#: word after it is the action, which a curator keeps. Only a priority or a horizon may follow
+#: "optional": "[Optional, describe the cleanup]" is a prompt.
+_TAG_PART = (r"(?:(?:low|lower|medium|normal|high|higher|top)[ \t-]priority|priority(?:[ \t]*:?[ \t]*"
+             r"(?:low|medium|normal|high|p[0-4]))?|p[0-4]|nice[ \t-]to[ \t-]have|stretch(?:[ \t]goal)?|"
+             r"(?:short|medium|long)[ \t-]term)")
+_TAG = re.compile(r"\[[ \t]*optional(?:[ \t]*[,;/|-][ \t]*" + _TAG_PART + r"){0,3}[ \t]*\]", re.IGNORECASE)
 
 
 def _unfilled(match: re.Match) -> bool:
