@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pmparse.card.schema import TEXT_FIELDS
 from pmparse.nlp.components.fields import label_fields
-from pmparse.nlp.components.item_content import link_only, placeholder_only
+from pmparse.nlp.components.item_content import link_only, placeholder_only, short_action, work_on_reference
 
 
 def probs(**given: float) -> dict[str, float]:
@@ -233,9 +233,11 @@ def _read_hostile_items() -> None:
     for item in ("${" + " " * 20_000, "[Describe" + " a" * 10_000, "[" + "a " * 10_000 + "]",
                  "<insert" + " a" * 10_000, "${" + "x" * 20_000 + "$" * 100, "Release the" + " " * 20_000,
                  "Root cause" + " " * 20_000 + ": #4", "|" * 20_000 + "#4", "[ ]" * 7_000 + " #4",
-                 "`${a}" * 5_000, "[[Owner:" * 3_000, "[Short" + " " * 20_000 + "term]", "Diff a ab " * 3_000):
+                 "`${a}" * 5_000, "[[Owner:" * 3_000, "[Short" + " " * 20_000 + "term]", "Diff a ab " * 3_000,
+                 "[P1] " * 10_000 + "x", "Fix:" + " " * 20_000 + "#4", "[Optional," * 5_000 + "]"):
         placeholder_only(item, 0, len(item))
         link_only(item, 0, len(item), "action_items")
+        short_action(item, 0, len(item), "action_items")
 
 
 def test_hostile_pointers_labels_and_prompts_cost_linear_time():
@@ -380,3 +382,50 @@ def test_a_tag_of_several_words_leaves_one_word_an_action():
         assert not placeholder_only(item, 0, len(item)), item
     for item in ("[Optional, low priority]", "[Optional, describe the cleanup]", "[Optional, list the owners] Reindex"):
         assert placeholder_only(item, 0, len(item)), item
+
+
+SHORT_ACTIONS = """# Billing queue stall
+
+## Follow-up
+
+- [P1] Cleanup
+- (P2) Reindex
+- Fixes #4521
+- Revert #4522
+- [Optional] Fix: PR #4523
+- [P1]
+- [P2] TBD
+- Cleanup
+- See #4524
+"""
+
+
+def test_a_one_word_action_tagged_or_done_in_a_reference_is_an_action_item():
+    # fewer than two words made no unit: a priority tag or a verb of work before a reference
+    # says the one word is work promised or done, as "[Optional]" does; a bare word, tag or
+    # pointer still says nothing
+    kept = ["[P1] Cleanup", "(P2) Reindex", "Fixes #4521", "Revert #4522", "[Optional] Fix: PR #4523"]
+    assert labelled(SHORT_ACTIONS, "action_items") == kept
+    assert labelled(SHORT_ACTIONS, "remediation") == kept
+    # no cause or symptom: a heading's verb there only labels the link
+    assert labelled(SHORT_ACTIONS, "root_cause") == []
+
+
+def test_short_action_is_a_tagged_word_or_a_verb_on_a_reference_in_fields_of_work():
+    for item in ("[P1] Cleanup", "[Priority: high] Reindex", "(P0) Rollback", "Fixes #4521", "- **Fixed**: !17",
+                 "Reverted [PR 4521](https://tracker.example.org/pr/4521)", "Hotfix - #4521"):
+        assert short_action(item, 0, len(item), "action_items"), item
+        assert not short_action(item, 0, len(item), "root_cause"), item
+    for item in ("[P1]", "Cleanup", "[P1] Clean up the queue", "Fixes", "Fix: restart the consumers",
+                 "Fixture #4521", "Prefix #4521", "See #4521"):
+        assert not short_action(item, 0, len(item), "action_items"), item
+
+
+def test_work_on_reference_reads_the_verb_before_a_bare_link_only():
+    # a link's short label is its name, as in a cause's field: the verb is the item's only words
+    for line in ("- Fix: PR #4521", "* **Fixes**: [PR 4522](https://tracker.example.org/pr/4522)", "Reverted #4521",
+                 "- Fix: [retry fetches](https://tracker.example.org/zq/1)"):
+        assert work_on_reference(line), line
+    for line in ("- Fix: restart the consumers", "- Fix: [Add retries to the invoice fetcher](https://tracker.example.org/zq/1)",
+                 "- Remediation: PR #4521", "- Fix:"):
+        assert not work_on_reference(line), line
