@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pmparse.card.schema import TEXT_FIELDS
 from pmparse.nlp.components.fields import label_fields
-from pmparse.nlp.components.item_content import link_only, placeholder_only
+from pmparse.nlp.components.item_content import link_only, placeholder_only, short_action, work_on_reference
 
 
 def probs(**given: float) -> dict[str, float]:
@@ -233,9 +233,11 @@ def _read_hostile_items() -> None:
     for item in ("${" + " " * 20_000, "[Describe" + " a" * 10_000, "[" + "a " * 10_000 + "]",
                  "<insert" + " a" * 10_000, "${" + "x" * 20_000 + "$" * 100, "Release the" + " " * 20_000,
                  "Root cause" + " " * 20_000 + ": #4", "|" * 20_000 + "#4", "[ ]" * 7_000 + " #4",
-                 "`${a}" * 5_000, "[[Owner:" * 3_000, "[Short" + " " * 20_000 + "term]", "Diff a ab " * 3_000):
+                 "`${a}" * 5_000, "[[Owner:" * 3_000, "[Short" + " " * 20_000 + "term]", "Diff a ab " * 3_000,
+                 "[P1] " * 10_000 + "x", "Fix:" + " " * 20_000 + "#4", "[Optional," * 5_000 + "]"):
         placeholder_only(item, 0, len(item))
         link_only(item, 0, len(item), "action_items")
+        short_action(item, 0, len(item), "action_items")
 
 
 def test_hostile_pointers_labels_and_prompts_cost_linear_time():
@@ -335,5 +337,98 @@ def test_fix_labels_the_work_before_a_reference_only_in_fields_of_work():
             assert not link_only(item, 0, len(item), field), (item, field)
         # a cause or a symptom is no work: the heading's word only labels the link there
         assert link_only(item, 0, len(item), "root_cause"), item
-    for item in ("Fixes: #4521", "Remediation: PR #4521", "Follow up in #4521"):
+    for item in ("Remediation: PR #4521", "Follow up in #4521", "Follow-up: PR #4521", "Tracked in #4521"):
         assert link_only(item, 0, len(item), "action_items"), item
+
+
+def test_a_verb_of_work_before_a_reference_is_the_items_action():
+    # "Fixes" says what the pull request does, as "Fix" does; "Revert" and "Fixed in" were never
+    # heading words; "Follow-up:" and "Tracked in" only say where the work is followed
+    for item in ("Fixes: PR #4521", "Fixes: #4521", "**Fixes** - [PR 4521](https://tracker.example.org/pr/4521)",
+                 "Revert: PR #4521", "Fixed in PR #4521", "Hotfix: !17"):
+        for field in ("action_items", "remediation"):
+            assert not link_only(item, 0, len(item), field), (item, field)
+    assert link_only("Fixes: PR #4521", 0, 15, "root_cause")
+
+
+DASHED_ACTIONS = """# Billing queue stall
+
+## Follow-up
+
+- Fix: PR #4521
+- Fixes: PR #4522
+- [Optional, low priority] Cleanup
+- Reindex the invoice queue nightly
+- [Describe the impact]
+- See PR #4523
+- Root cause: [here](https://wiki.example.org/pm/7)
+- **Fix**: PR #4524
+- Revert: PR #4525
+"""
+
+
+def test_a_bullet_of_work_on_a_reference_or_after_a_tag_is_an_action_item():
+    # a dash bullet "- Fix: PR #4521" was read as the heading "Fix" over a bare reference, and
+    # "Fixes:" and a tag of several words as a label and a prompt: each left nothing to keep
+    kept = ["Fix: PR #4521", "Fixes: PR #4522", "[Optional, low priority] Cleanup",
+            "Reindex the invoice queue nightly", "**Fix**: PR #4524", "Revert: PR #4525"]
+    assert labelled(DASHED_ACTIONS, "action_items") == kept
+    assert labelled(DASHED_ACTIONS, "remediation") == kept
+
+
+def test_a_tag_of_several_words_leaves_one_word_an_action():
+    for item in ("[Optional, low priority] Cleanup", "[optional; nice to have] Reindex", "[Optional - P2] Cleanup",
+                 "[Optional / short term] Rollback"):
+        assert not placeholder_only(item, 0, len(item)), item
+    for item in ("[Optional, low priority]", "[Optional, describe the cleanup]", "[Optional, list the owners] Reindex"):
+        assert placeholder_only(item, 0, len(item)), item
+
+
+SHORT_ACTIONS = """# Billing queue stall
+
+## Follow-up
+
+- [P1] Cleanup
+- (P2) Reindex
+- Fixes #4521
+- Revert #4522
+- [Optional] Fix: PR #4523
+- [P1]
+- [P2] TBD
+- Cleanup
+- See #4524
+- [Owner: alice] Cleanup
+- Tracked in #4525
+- Follow-up: PR #4526
+"""
+
+
+def test_a_one_word_action_tagged_or_done_in_a_reference_is_an_action_item():
+    # fewer than two words made no unit: a priority tag or a verb of work before a reference
+    # says the one word is work promised or done, as "[Optional]" does; a bare word, tag or
+    # pointer ("Tracked in", "Follow-up:": where the work is followed, not what) still says nothing
+    kept = ["[P1] Cleanup", "(P2) Reindex", "Fixes #4521", "Revert #4522", "[Optional] Fix: PR #4523"]
+    assert labelled(SHORT_ACTIONS, "action_items") == kept + ["[Owner: alice] Cleanup"]
+    assert labelled(SHORT_ACTIONS, "remediation") == kept + ["[Owner: alice] Cleanup"]
+    # no cause or symptom: a heading's verb there only labels the link
+    assert not set(kept) & set(labelled(SHORT_ACTIONS, "root_cause"))
+
+
+def test_short_action_is_a_tagged_word_or_a_verb_on_a_reference_in_fields_of_work():
+    for item in ("[P1] Cleanup", "[Priority: high] Reindex", "(P0) Rollback", "Fixes #4521", "- **Fixed**: !17",
+                 "Reverted [PR 4521](https://tracker.example.org/pr/4521)", "Hotfix - #4521"):
+        assert short_action(item, 0, len(item), "action_items"), item
+        assert not short_action(item, 0, len(item), "root_cause"), item
+    for item in ("[P1]", "Cleanup", "[P1] Clean up the queue", "Fixes", "Fix: restart the consumers",
+                 "Fixture #4521", "Prefix #4521", "See #4521"):
+        assert not short_action(item, 0, len(item), "action_items"), item
+
+
+def test_work_on_reference_reads_the_verb_before_a_bare_link_only():
+    # a link's short label is its name, as in a cause's field: the verb is the item's only words
+    for line in ("- Fix: PR #4521", "* **Fixes**: [PR 4522](https://tracker.example.org/pr/4522)", "Reverted #4521",
+                 "- Fix: [retry fetches](https://tracker.example.org/zq/1)"):
+        assert work_on_reference(line), line
+    for line in ("- Fix: restart the consumers", "- Fix: [Add retries to the invoice fetcher](https://tracker.example.org/zq/1)",
+                 "- Remediation: PR #4521", "- Fix:"):
+        assert not work_on_reference(line), line

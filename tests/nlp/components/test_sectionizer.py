@@ -223,3 +223,14 @@ def test_table_sections_ignore_the_heading_model():
     doc = spacy.blank("en").make_doc("## Digging in\n\nRestarted it.\n")
     sectionize(doc, TABLE, _Model({"digging in": ("remediation", 0.8)}))
     assert [label for _, _, label, _ in table_sections(doc, TABLE)] == ["unknown"]
+
+
+def test_a_verb_of_work_before_a_reference_labels_an_item_not_a_section():
+    # "- Fix: PR #4521" under action items is one item, its verb the work and the reference where;
+    # read as a heading it left a bare reference and filed the bullets under it as remediation
+    text = ("## Action items\n\n- Fix: PR #4521\n- Reindex the queue\n\n"
+            "- **Fixes**: [PR 4522](https://tracker.example.org/pr/4522)\n- Add an alert on queue age\n")
+    assert [label for label, _ in labels(text)] == ["action_items"]
+    # a fix stated in words is still a label over the words it files
+    text = "## Action items\n\n- Fix: restart the consumers\n- Reindex the queue\n"
+    assert [label for label, _ in labels(text)] == ["action_items", "remediation"]

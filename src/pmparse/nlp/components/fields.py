@@ -19,7 +19,7 @@ from spacy.tokens import Doc
 
 from pmparse.card.schema import TEXT_FIELDS
 from pmparse.errors import ModelError
-from pmparse.nlp.components.item_content import link_only, placeholder_only
+from pmparse.nlp.components.item_content import link_only, placeholder_only, short_action
 from pmparse.nlp.components.units import item_bounds, markup_regions, says_nothing
 from pmparse.nlp.lines import doc_text, shared_lines
 
@@ -182,14 +182,18 @@ def label_fields(doc: Doc, heading_weight: float = 0.6, threshold: float = 0.5, 
     bounds = [item_bounds(text, unit.start_char, unit.end_char, markup) for unit in units]
     quiet = {i for i, (start, end) in enumerate(bounds) if says_nothing(text, start, end)
              or placeholder_only(text, start, end)}
+    # too few words for a unit of any field, but work done or promised: "[P1] Cleanup", "Fixes #4521"
+    short = {i for i in quiet if short_action(text, *bounds[i], "action_items")
+             and not placeholder_only(text, *bounds[i])}
     for i, (unit, (label, conf)) in enumerate(zip(units, sections)):
-        if i in quiet:
+        if i in quiet and i not in short:
             continue
         unit_probs = probs[i] if probs is not None and i < len(probs) else None
         field, confidence = decide(label, conf, unit_probs, heading_weight, threshold, followup_weight, headed,
                                    i < opening, calibration)
         # a link alone is an item of no field, a ticket's title of action items aside (link_only)
-        if field is not None and not link_only(text, *bounds[i], field):
+        if (field is not None and not link_only(text, *bounds[i], field)
+                and (i not in short or short_action(text, *bounds[i], field))):
             chosen[i] = (field, confidence)
     if root_cause_floor > 0 and not any(field == "root_cause" for field, _ in chosen.values()):
         # a unit a heading filed elsewhere stays a candidate when the model itself reads it as the

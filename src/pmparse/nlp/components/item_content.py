@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from pmparse.rules.headings import load_headings
+from pmparse.rules.headings import load_headings, normalise_heading
 
 #: A Markdown link, inline or by reference ("[here][1]"), or an HTML anchor (its label in a
 #: group, its address skipped), an address in angle brackets, or a bare address. Bounded runs: a hostile line costs linear time.
@@ -97,8 +97,10 @@ def _is_heading(words: str) -> bool:
 
 
 #: Heading words that are also a verb: as the label of an action or remediation item before a
-#: tracker reference ("Fix: PR #4521") they say what was or will be done, the reference where.
-_VERB_LABELS = frozenset({"fix"})
+#: tracker reference ("Fix: PR #4521", "Fixes: PR #4521", "[Optional] Fix: PR #4521") they say
+#: what was or will be done, the reference where. "Follow-up:" is no such verb: it says where the
+#: work is followed, not what it is.
+_VERB_LABELS = frozenset({"fix", "fixes"})
 #: The fields whose items are work done or promised (see :data:`_VERB_LABELS`).
 _WORK_FIELDS = frozenset({"action_items", "remediation"})
 
@@ -114,9 +116,50 @@ def _without_heading(own: str, field: str) -> str:
         head, rest = own, ""
     else:
         return own
-    if field in _WORK_FIELDS and head.strip(_HEADING_EDGES).casefold() in _VERB_LABELS:
+    if field in _WORK_FIELDS and normalise_heading(head) in _VERB_LABELS:
         return own
     return rest
+
+
+#: A verb of work opening an item, as a label or not, before what it was done in: "Fix: PR #4521",
+#: "- **Fixes** - #4521", "Reverted #4521" (a bullet's marker and emphasis around it). Bounded runs.
+_WORK_VERB = re.compile(
+    r"[ \t]{0,20}(?:[-*+][ \t]{1,20})?[*_]{0,3}(?:fix(?:e[sd])?|hotfix(?:e[sd])?|revert(?:ed|s)?)[*_]{0,3}"
+    r"[ \t]{0,20}(?:[:|\-–—][ \t]{0,20})?(?=\S)",
+    re.IGNORECASE,
+)
+
+
+def work_on_reference(text: str, start: int = 0, end: int | None = None) -> bool:
+    """Whether ``text[start:end]`` is a verb of work before a link or a tracker reference alone
+    ("Fix: PR #4521", "- **Fixes**: [PR 4521](...)", "Reverted #4521"): one item whose verb is its
+    action, neither a heading whose section would hold a bare reference nor a unit of too few
+    words to say anything."""
+    end = len(text) if end is None else end
+    verb = _WORK_VERB.match(text, start, end)
+    # the strictest field's reading of what follows: a statement's worth of a ticket's title is
+    # words of its own, and a "Fix:" before it stays a heading over them, as before
+    return bool(verb) and link_only(text, verb.end(), end, "root_cause")
+
+
+#: A priority tag before an item's one word ("[P1] Cleanup", "(P2) Reindex"): it marks the word
+#: as promised work, as "[Optional]" does. Bounded runs.
+_PRIORITY_TAGGED = re.compile(
+    r"[ \t]{0,20}(?:[-*+][ \t]{1,20})?(?:(?:\[[ \t]{0,5}(?:p[0-4]|prio(?:rity)?[ \t:-]{0,5}(?:p?[0-4]|low|medium|high))"
+    r"[ \t]{0,5}\]|\((?:p[0-4])\))[ \t]{0,20}){1,3}[^\W\d_]{2,40}[.!]?[ \t]{0,20}",
+    re.IGNORECASE,
+)
+
+
+def short_action(text: str, start: int, end: int, field: str) -> bool:
+    """Whether the item ``text[start:end]``, too short to say anything as other units are (fewer
+    than two words), is still work done or promised in ``field``: a one-word action after a
+    priority tag ("[P1] Cleanup") or a verb of work before a reference ("Fixes #4521",
+    :func:`work_on_reference`). Only in the fields of work: elsewhere they name no cause or
+    symptom."""
+    if field not in _WORK_FIELDS:
+        return False
+    return bool(_PRIORITY_TAGGED.fullmatch(text, start, end)) or work_on_reference(text, start, end)
 
 
 def link_only(text: str, start: int, end: int, field: str) -> bool:
@@ -180,9 +223,14 @@ _PLACEHOLDER = re.compile(
     r"|\b(?:TODO|TBD)\b:?"
 )
 _PLACEHOLDER_NAME_WORDS = 3
-#: A bracketed tag that qualifies an action rather than asks for words ("[Optional] Cleanup"):
-#: alone it says nothing, but the word after it is the action, which a curator keeps.
-_TAG = re.compile(r"\[[ \t]*optional[ \t]*\]", re.IGNORECASE)
+#: A bracketed tag that qualifies an action rather than asks for words ("[Optional] Cleanup",
+#: "[Optional, low priority] Cleanup", "[Optional - P2] Cleanup"): alone it says nothing, but the
+#: word after it is the action, which a curator keeps. Only a priority or a horizon may follow
+#: "optional": "[Optional, describe the cleanup]" is a prompt.
+_TAG_PART = (r"(?:(?:low|lower|medium|normal|high|higher|top)[ \t-]priority|priority(?:[ \t]*:?[ \t]*"
+             r"(?:low|medium|normal|high|p[0-4]))?|p[0-4]|nice[ \t-]to[ \t-]have|stretch(?:[ \t]goal)?|"
+             r"(?:short|medium|long)[ \t-]term)")
+_TAG = re.compile(r"\[[ \t]*optional(?:[ \t]*[,;/|-][ \t]*" + _TAG_PART + r"){0,3}[ \t]*\]", re.IGNORECASE)
 
 
 def _unfilled(match: re.Match) -> bool:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from pmparse.nlp.components.item_content import work_on_reference
 from pmparse.nlp.heading_model import HeadingModel, has_heading_model
 from pmparse.nlp.lines import Line, Mask, code_fence_regions, doc_text, navigation_regions, shared_lines
 from pmparse.rules.headings import HeadingTable, load_headings
@@ -153,14 +154,15 @@ def classify_line(line: Line, next_line: Line | None, table: HeadingTable, plain
     if m:
         label = m.group(3)
         heading = table.lookup(label)
-        if heading is None:
+        if heading is None or work_on_reference(text):
             return None
         field, confidence = heading
         rest = line.start + m.end()
         scoped = rest < line.end and not m.group(1).strip()
         return Heading(line.start + len(m.group(1)), rest, rest, BOLD_LEVEL, label.strip(), field, True, confidence, scoped)
     m = _INLINE_LABEL.match(text)
-    if m and len(m.group(2).split()) <= 6 and table.is_known(m.group(2)):
+    # "- Fix: PR #4521" is an item whose verb is its work, not a heading over a bare reference
+    if m and len(m.group(2).split()) <= 6 and table.is_known(m.group(2)) and not work_on_reference(text):
         field, confidence = table.lookup(m.group(2))  # type: ignore[misc]
         rest = line.start + m.end()
         return Heading(line.start + len(m.group(1)), rest, rest, INLINE_LEVEL, m.group(2).strip(), field, True,

@@ -19,6 +19,7 @@ from spacy.tokens import Doc
 from pmparse.nlp.boilerplate import MAX_CHARS as BOILERPLATE_CHARS
 from pmparse.nlp.boilerplate import digest
 from pmparse.nlp.boilerplate import load as load_boilerplate
+from pmparse.nlp.components.item_content import short_action
 from pmparse.nlp.lines import Mask, code_fence_regions, doc_text, navigation_regions, shared_lines
 from pmparse.rules.cues import load_cues
 
@@ -277,7 +278,8 @@ def segment(text: str, masked: list[tuple[int, int]], skip: list[tuple[int, int]
         for s, e in spans:
             s, e = _trim(text, s, e)
             for s, e in cap_length(text, s, e) if e - s > MAX_UNIT_CHARS else [(s, e)]:
-                if e > s and len(_WORD.findall(text, s, e)) >= 2:
+                # one word is no unit, unless it is work tagged or done in a reference ("[P1] Cleanup")
+                if e > s and (len(_WORD.findall(text, s, e)) >= 2 or short_action(text, s, e, "action_items")):
                     units.append(Unit(s, e, label))
 
     for line in lines:
