@@ -67,7 +67,8 @@ class Resolution:
     Attributes:
         card_id: The conflicted record's id.
         outcome: ``split`` (ours kept, theirs moved to ``new_id``), ``same source`` (a real edit
-            conflict, left alone) or ``refused`` (markers or sides that cannot be read, left alone).
+            conflict, left alone) or ``refused`` (markers or sides that cannot be read, or a
+            rejection memory whose merge would be too large to read back: left alone).
         new_id: The id theirs got, for ``split``.
         message: One line saying what was done, or why not.
     """
@@ -156,9 +157,14 @@ def resolve_library(path: str | Path) -> ResolveReport:
                 if card_id in done or held is None or not holds_conflict(held):
                     continue
                 name = f".pmparse/{kind}/{card_id}.json"
-                if kind == "rejected" and merge_rejections(state, held):
-                    report.merged.append(f"{card_id}: rejections of both sides kept ({name})")
-                    continue
+                if kind == "rejected":
+                    try:
+                        if merge_rejections(state, held):
+                            report.merged.append(f"{card_id}: rejections of both sides kept ({name})")
+                            continue
+                    except RecordError as exc:
+                        report.records.append(Resolution(card_id, "refused", message=f"{card_id}: {exc}"))
+                        continue
                 if kind == "drafts":
                     merged, why = merge_drafts(state, held, name,
                                                settle=lambda data, card_id=card_id: settle_draft(library, card_id, data))
