@@ -323,7 +323,7 @@ def train_library(library_dir: str | Path, weight: float = DEFAULT_WEIGHT, base_
     """
     from pmparse.library.lock import write_lock
     from pmparse.library.folder import library_root
-    from pmparse.library.shared import refuse_unfinished_merge
+    from pmparse.library.shared import refuse_ids_held_twice, refuse_unfinished_merge
     from pmparse.library.store import Library
     from pmparse.paths import local_model_dir
     from pmparse.nlp.pipeline import DEFAULT_MODEL_DIR
@@ -331,7 +331,8 @@ def train_library(library_dir: str | Path, weight: float = DEFAULT_WEIGHT, base_
     from pmparse.training.library_rows import library_rows
 
     root = library_root(library_dir)
-    # as convert and review do, before anything is read or written (ids held twice included)
+    refuse_ids_held_twice(root)  # first: found without a scan, which refreshes the scan cache
+    # a record with markers as convert and review refuse it: left out, the model lacked its decisions
     refuse_unfinished_merge(Library.open(root))
     base_dir = Path(base_dir or DEFAULT_MODEL_DIR)
     found = library_rows(root)
