@@ -54,23 +54,52 @@ def split_sides(text: str, where: str) -> tuple[str, str] | None:
     """The text of each side of a file git left mid-merge: ``(ours, theirs)``, each line with its
     own line break (CRLF stays CRLF); None when ``text`` holds no conflict.
 
+    A side read so holds every line outside the conflicts, which in a three-way merge may be a
+    line only the *other* side changed (git took it cleanly): it is the merge's text with that
+    side's conflicts, not always the side's file (:mod:`pmparse.merge.git_sides`).
+
     Raises:
         UsageError: a marker where git writes none (the message names ``where`` and the line).
     """
+    runs = _runs(text, where)
+    if runs is None:
+        return None
+    # the ancestor's lines are neither side's
+    ours = "".join(run for state, run in runs if state in (_OUTSIDE, _OURS))
+    theirs = "".join(run for state, run in runs if state in (_OUTSIDE, _THEIRS))
+    return ours, theirs
+
+
+def conflicts_of(text: str, where: str) -> list[tuple[str, str]] | None:
+    """Each conflict of a file git left mid-merge as ``(ours' lines, theirs' lines)``, in order;
+    None when ``text`` holds no conflict.
+
+    Raises:
+        UsageError: a marker where git writes none, as :func:`split_sides`.
+    """
+    runs = _runs(text, where)
+    if runs is None:
+        return None
+    found: list[tuple[str, str]] = []
+    for state, run in runs:
+        if state == _OURS:
+            found.append((run, ""))
+        elif state == _THEIRS:
+            found[-1] = (found[-1][0], run)
+    return found
+
+
+def _runs(text: str, where: str) -> list[tuple[int, str]] | None:
+    """The runs of lines between markers, each with the state it is read in, as slices of the
+    text: a list of every line held a string each (a record of 128 MiB of short lines took
+    4.7 GB). None when ``text`` holds no conflict."""
     if not holds_conflict(text):
         return None
-    # the runs of lines between markers, as slices of the text: a list of every line held a
-    # string each (a record of 128 MiB of short lines took 4.7 GB)
-    ours: list[str] = []
-    theirs: list[str] = []
+    runs: list[tuple[int, str]] = []
     state, opened = _OUTSIDE, 0
     at, number, counted = 0, 1, 0  # where the current run starts; the line number of ``counted``
     for match in _MARKER_LINE.finditer(text):
-        run = text[at:match.start()]
-        if state in (_OUTSIDE, _OURS):
-            ours.append(run)
-        if state in (_OUTSIDE, _THEIRS):
-            theirs.append(run)  # the ancestor's lines are neither side's
+        runs.append((state, text[at:match.start()]))
         number += text.count("\n", counted, match.start())
         counted = match.start()
         kind = match.group()[0]
@@ -88,6 +117,5 @@ def split_sides(text: str, where: str) -> tuple[str, str] | None:
     if state != _OUTSIDE:
         raise UsageError(f"expected the conflict opened at line {opened} to end with '>>>>>>>', found the end "
                          "of the file; settle this file by hand", where)
-    ours.append(text[at:])
-    theirs.append(text[at:])
-    return "".join(ours), "".join(theirs)
+    runs.append((_OUTSIDE, text[at:]))
+    return runs

@@ -23,7 +23,7 @@ from pmparse.errors import RecordError, StateFileError, UsageError
 from pmparse.merge.conflicts import holds_conflict, split_sides
 from pmparse.library.places import ANCHOR_FILE
 from pmparse.library.records import card_data
-from pmparse.library.statefiles import regular_text
+from pmparse.library.statefiles import regular_text, state_fits
 from pmparse.library.store import Library
 from pmparse.review.apply import every_field_decided, mark_reviewed, rewrite_record
 from pmparse.review.drafts import DraftState, load_draft_state
@@ -33,6 +33,10 @@ from pmparse.util import atomic_write
 #: The draft decisions whose value is the curator's own (held by the record only): two of one
 #: field agree only when they are one decision.
 _OWN_VALUES = ("edited", "items")
+
+#: Why a merged rejection memory is refused, and what a person can do.
+_TOO_LARGE = ("both sides' rejections together; left with its conflict markers: keep one side of the conflict, "
+              "or remove the oldest rejections (their suggestions may then be offered again), by hand")
 
 #: The library's own model's folder (``pmparse train --library``), relative to the library.
 MODEL_FOLDER = ".pmparse/model"
@@ -80,7 +84,13 @@ def _sides(text: str, path: Path) -> tuple[dict, dict] | None:
 def merge_rejections(path: Path, text: str) -> bool:
     """Keep every rejection of a memory both sides added to (two curators turned down fields of one
     record): each is asked only of the suggestion it names, so keeping both loses nothing. False,
-    and nothing written, when its markers or sides cannot be read."""
+    and nothing written, when its markers or sides cannot be read.
+
+    Raises:
+        RecordError: both sides' rejections together would make a memory larger than pmparse
+            reads back (the file named, with the size); nothing is written, the file keeps its
+            markers.
+    """
     sides = _sides(text, path)
     if sides is None or not all(pmparses(Rejections, side) for side in sides):
         return False
@@ -90,7 +100,10 @@ def merge_rejections(path: Path, text: str) -> bool:
     # for a memory of 200,000 (one from a branch of someone else's), the library's lock held
     known = {_canonical(entry) for entry in ours["rejected"]}
     kept = ours["rejected"] + [entry for entry in theirs["rejected"] if _canonical(entry) not in known]
-    atomic_write(path, json.dumps({**ours, "rejected": kept}, indent=2, ensure_ascii=False) + "\n")
+    # as review checks a memory before it writes one (memory_fits): one past the limit would be
+    # refused, or passed over and its rejections forgotten, by every later command
+    text = state_fits(path, json.dumps({**ours, "rejected": kept}, indent=2, ensure_ascii=False) + "\n", _TOO_LARGE)
+    atomic_write(path, text)
     return True
 
 

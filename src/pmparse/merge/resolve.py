@@ -29,6 +29,7 @@ from typing import Literal
 from pmparse.card.schema import Card
 from pmparse.errors import PmparseError, RecordError, UnsafePathError, UsageError
 from pmparse.merge.conflicts import holds_conflict, split_sides
+from pmparse.merge.git_sides import sides_of, told_by_conflicts
 from pmparse.library.folder import RECORD_FILE, library_root, record_files_by_id
 from pmparse.library.lock import write_lock
 from pmparse.merge.merged_state import (anchor_note, finished_draft_notes, merge_drafts, merge_rejections,
@@ -57,7 +58,7 @@ _JOURNAL = re.compile(r"^resolve-(IL-[0-9]{4})\.json\Z")
 #: An id as a journal names the one it gives theirs.
 _ID = re.compile(r"IL-[0-9]{4}")
 
-Outcome = Literal["split", "same source", "refused"]
+Outcome = Literal["split", "same source", "untold", "refused"]
 
 
 @dataclass
@@ -67,7 +68,9 @@ class Resolution:
     Attributes:
         card_id: The conflicted record's id.
         outcome: ``split`` (ours kept, theirs moved to ``new_id``), ``same source`` (a real edit
-            conflict, left alone) or ``refused`` (markers or sides that cannot be read, left alone).
+            conflict, left alone), ``untold`` (the markers alone cannot tell whether the sides are
+            of one source, left alone) or ``refused`` (markers or sides that cannot be read, or a
+            rejection memory whose merge would be too large to read back: left alone).
         new_id: The id theirs got, for ``split``.
         message: One line saying what was done, or why not.
     """
@@ -156,9 +159,14 @@ def resolve_library(path: str | Path) -> ResolveReport:
                 if card_id in done or held is None or not holds_conflict(held):
                     continue
                 name = f".pmparse/{kind}/{card_id}.json"
-                if kind == "rejected" and merge_rejections(state, held):
-                    report.merged.append(f"{card_id}: rejections of both sides kept ({name})")
-                    continue
+                if kind == "rejected":
+                    try:
+                        if merge_rejections(state, held):
+                            report.merged.append(f"{card_id}: rejections of both sides kept ({name})")
+                            continue
+                    except RecordError as exc:
+                        report.records.append(Resolution(card_id, "refused", message=f"{card_id}: {exc}"))
+                        continue
                 if kind == "drafts":
                     merged, why = merge_drafts(state, held, name,
                                                settle=lambda data, card_id=card_id: settle_draft(library, card_id, data))
@@ -182,11 +190,19 @@ def resolve_library(path: str | Path) -> ResolveReport:
 
 def _resolve(library: Library, path: Path, text: str) -> Resolution:
     card_id, fmt = path.stem, format_of(path)
-    ours_text, theirs_text = split_sides(text, str(path))
+    ours_text, theirs_text, whole = sides_of(path, text)
     ours = _Side(_side_card(ours_text, fmt, path, "first (ours) side"), ours_text)
     theirs = _Side(_side_card(theirs_text, fmt, path, "second (theirs) side"), theirs_text)
     o, t = ours.card.source, theirs.card.source
     one = _one_source(ours, theirs)
+    if one is not None and not whole and not told_by_conflicts(text, str(path), o, t):
+        # the line that makes them one may be a line only one side changed, which git merged into
+        # both (one curator amended the source in place, the other gave the id to a new file)
+        return Resolution(card_id, "untold", message=(
+            f"{card_id}: both sides read as records of one source ({one}), but only through lines git merged "
+            "outside its conflicts, which may be one side's alone: run 'pmparse resolve' before the merge is "
+            "committed (git's index then holds each side whole), or keep one side of each conflict, or both "
+            "edits, by hand (nothing changed)"))
     if one is not None:
         return Resolution(card_id, "same source", message=(
             f"{card_id}: both sides are records of one source ({one}): keep one side of each "
@@ -271,7 +287,7 @@ def _first_conflicted_source(library: Library, card_id: str) -> dict | None:
     for kind in ("base", "pending"):
         state = library.state_path(kind, card_id)
         text = _text(state)
-        sides = split_sides(text, str(state)) if text is not None else None
+        sides = sides_of(state, text) if text is not None and holds_conflict(text) else None
         if sides is not None:
             source = _parse_state(sides[0], state).get("source")
             return source if isinstance(source, dict) else None
@@ -333,7 +349,7 @@ def _share_states(library: Library, card_id: str, ours: _Side, theirs: _Side) ->
         text = _text(state)
         if text is None:
             continue
-        sides = split_sides(text, str(state))
+        sides = sides_of(state, text)[:2] if holds_conflict(text) else None
         for half in sides or (text,):
             data = _parse_state(half, state)
             model = {"rejected": Rejections, "drafts": DraftState}.get(kind)

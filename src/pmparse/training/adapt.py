@@ -315,21 +315,25 @@ def train_library(library_dir: str | Path, weight: float = DEFAULT_WEIGHT, base_
     written (the model convert uses stays as it was). ``min_calibration_pairs``: see :func:`calibrate`.
 
     Raises:
-        UsageError: not a library folder, another pmparse process writing it, or an id held by
-            two record files (the library reads one of them: the model would learn from one
-            curator's record and leave the other's out without a word).
+        UsageError: not a library folder, another pmparse process writing it, a record or state
+            file holding git's conflict markers (the record would be left out, the model lacking
+            its decisions) or an id held by two record files (the library reads one of them: the
+            model would learn from one curator's record and leave the other's out without a word).
         ModelError: the base model cannot be read.
     """
     from pmparse.library.lock import write_lock
     from pmparse.library.folder import library_root
-    from pmparse.library.shared import refuse_ids_held_twice
+    from pmparse.library.shared import refuse_ids_held_twice, refuse_unfinished_merge
+    from pmparse.library.store import Library
     from pmparse.paths import local_model_dir
     from pmparse.nlp.pipeline import DEFAULT_MODEL_DIR
     from pmparse.paths import inside
     from pmparse.training.library_rows import library_rows
 
     root = library_root(library_dir)
-    refuse_ids_held_twice(root)
+    refuse_ids_held_twice(root)  # first: found without a scan, which refreshes the scan cache
+    # a record with markers as convert and review refuse it: left out, the model lacked its decisions
+    refuse_unfinished_merge(Library.open(root))
     base_dir = Path(base_dir or DEFAULT_MODEL_DIR)
     found = library_rows(root)
     # a library from someone else may hold .pmparse/model -> elsewhere: the model's files are

@@ -1,0 +1,86 @@
+"""The two sides git keeps of a file it left conflicted mid-merge (``pmparse resolve``).
+
+A conflicted file's markers hold each side's own lines only where the two sides differ; a line
+only one side changed from their common ancestor is merged cleanly and stands outside the
+conflicts, in both sides as :func:`pmparse.merge.conflicts.split_sides` reads them. A record both
+curators replaced (one amended its source in place, the other gave its id to a new file) then
+reads as two records of the one location only the second changed, the first with the second's
+categories. While the merge is unfinished git's index holds each side's whole file (stages 2 and
+3): what each side really holds.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from pmparse.card.schema import Source
+from pmparse.errors import UsageError
+from pmparse.library.statefiles import RECORD_READ_LIMIT
+from pmparse.merge.conflicts import conflicts_of, split_sides
+
+#: Longest wait for one ``git cat-file`` (a blob read from a local index).
+_TIMEOUT_S = 60
+
+
+def sides_of(path: Path, text: str) -> tuple[str, str, bool]:
+    """Ours and theirs of a conflicted file, and whether each is its side's whole file: git's
+    index's stages while the merge is unfinished (:func:`git_sides`), else the sides the markers
+    give (each holding every line git merged, :func:`split_sides`).
+
+    Raises:
+        UsageError: a marker where git writes none (the message names ``path``).
+    """
+    marked = split_sides(text, str(path))  # markers out of order are refused either way
+    whole = git_sides(path, text)
+    if whole is not None:
+        return whole[0], whole[1], True
+    return marked[0], marked[1], False
+
+
+def told_by_conflicts(text: str, where: str, ours: Source, theirs: Source) -> bool:
+    """Whether the source line that makes two sides read from markers one source (its sha256,
+    else its location) lies in a conflict on both sides: each side's own line, not one git merged
+    into both."""
+    conflicts = conflicts_of(text, where) or []
+    mine, other = ("".join(side) for side in zip(*conflicts)) if conflicts else ("", "")
+    if ours.sha256 == theirs.sha256 and ours.sha256 in mine and theirs.sha256 in other:
+        return True
+    return ours.location == theirs.location and ours.location in mine and theirs.location in other
+
+
+def git_sides(path: Path, text: str) -> tuple[str, str] | None:
+    """Ours and theirs as git's index holds them while ``path`` is unmerged, or None: no git, no
+    work tree, the merge committed or aborted, a side deleted, a side not UTF-8 or larger than a
+    record may be, or ``text`` (the file now) holding a conflict side its stage does not (edited
+    by hand since git wrote it: its markers are then what a person left, and read as they are).
+    """
+    sides = tuple(_stage(path, stage) for stage in (2, 3))
+    if sides[0] is None or sides[1] is None:
+        return None
+    try:
+        conflicts = conflicts_of(text, str(path)) or []
+    except UsageError:
+        return None
+    if not all(mine in sides[0] and other in sides[1] for mine, other in conflicts):
+        return None
+    return sides[0], sides[1]
+
+
+def _stage(path: Path, stage: int) -> str | None:
+    """One stage of ``path`` in the index of the git work tree holding it, or None."""
+    try:
+        # relative to the file's folder (``./``): the work tree's root need not be known. No
+        # optional lock and no fsmonitor: a read of the index that starts nothing else
+        done = subprocess.run(["git", "-c", "core.fsmonitor=false", "cat-file", "blob", f":{stage}:./{path.name}"],
+                              cwd=path.parent, capture_output=True, timeout=_TIMEOUT_S,
+                              env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"}, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None  # no git installed, a folder gone, a hung git
+    if done.returncode != 0 or len(done.stdout) > RECORD_READ_LIMIT:
+        return None
+    try:
+        return done.stdout.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
