@@ -69,18 +69,31 @@ def git_sides(path: Path, text: str) -> tuple[str, str] | None:
 
 
 def _stage(path: Path, stage: int) -> str | None:
-    """One stage of ``path`` in the index of the git work tree holding it, or None."""
+    """One stage of ``path`` in the index of the git work tree holding it, or None.
+
+    Its size is asked first: a repository handed over may hold a blob of gigabytes at a stage,
+    which a read would take into memory whole before any check of its length.
+    """
+    name = f":{stage}:./{path.name}"  # relative to the file's folder: the work tree's root need not be known
+    size = _git(path, "-s", name)
+    if size is None or not size.strip().isdigit() or int(size) > RECORD_READ_LIMIT:
+        return None
+    blob = _git(path, "blob", name)
+    if blob is None or len(blob) > RECORD_READ_LIMIT:
+        return None
     try:
-        # relative to the file's folder (``./``): the work tree's root need not be known. No
-        # optional lock and no fsmonitor: a read of the index that starts nothing else
-        done = subprocess.run(["git", "-c", "core.fsmonitor=false", "cat-file", "blob", f":{stage}:./{path.name}"],
+        return blob.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _git(path: Path, *args: str) -> bytes | None:
+    """The output of ``git cat-file ARGS`` in the folder of ``path``, or None when it fails."""
+    try:
+        # no optional lock and no fsmonitor: a read of the index that starts nothing else
+        done = subprocess.run(["git", "-c", "core.fsmonitor=false", "cat-file", *args],
                               cwd=path.parent, capture_output=True, timeout=_TIMEOUT_S,
                               env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"}, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError, ValueError):
         return None  # no git installed, a folder gone, a hung git
-    if done.returncode != 0 or len(done.stdout) > RECORD_READ_LIMIT:
-        return None
-    try:
-        return done.stdout.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
+    return done.stdout if done.returncode == 0 else None
