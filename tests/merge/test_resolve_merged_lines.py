@@ -12,7 +12,7 @@ import pytest
 
 from pmparse.library.validate import validate_library
 from pmparse.merge.conflicts import conflicts_of
-from tests.cli.test_resolve import KILN, PUMP, _converts, _git, _pmparse, _two_clones
+from tests.curators import KILN, PUMP, converts, git, run_pmparse, two_clones
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -28,21 +28,21 @@ def _state(lib, card_id: str) -> dict:
 def _replaced_on_both_sides(tmp_path, monkeypatch, ours_change):
     """The ancestor holds the kiln report as IL-0002; a changes it (``ours_change``), b removes it
     and converts the pump report, which takes the freed id: both commit, a merges b."""
-    a, b = _two_clones(tmp_path, monkeypatch)
-    _converts(monkeypatch, a, "kiln", KILN)
-    assert _git(a, "add", "-A").returncode == 0 and _git(a, "commit", "-qm", "kiln").returncode == 0
-    assert _git(b, "pull", "-q", "../a", "main").returncode == 0
+    a, b = two_clones(tmp_path, monkeypatch)
+    converts(monkeypatch, a, "kiln", KILN)
+    assert git(a, "add", "-A").returncode == 0 and git(a, "commit", "-qm", "kiln").returncode == 0
+    assert git(b, "pull", "-q", "../a", "main").returncode == 0
     ours_change(a)
-    result = _pmparse(monkeypatch, a, "convert", "pm", "-o", "lib", "--rules-only", "-j", "1")
+    result = run_pmparse(monkeypatch, a, "convert", "pm", "-o", "lib", "--rules-only", "-j", "1")
     assert result.exit_code == 0, result.output
-    assert _git(b, "rm", "-q", "pm/kiln.md", "lib/IL-0002.yaml", "lib/.pmparse/base/IL-0002.json").returncode == 0
-    _converts(monkeypatch, b, "pump", PUMP)
+    assert git(b, "rm", "-q", "pm/kiln.md", "lib/IL-0002.yaml", "lib/.pmparse/base/IL-0002.json").returncode == 0
+    converts(monkeypatch, b, "pump", PUMP)
     assert "location: pm/pump.md" in (b / "lib" / "IL-0002.yaml").read_text(encoding="utf-8")
     ours_record = (a / "lib" / "IL-0002.yaml").read_text(encoding="utf-8")
     for clone in (a, b):
-        assert _git(clone, "add", "-A").returncode == 0 and _git(clone, "commit", "-qm", "work").returncode == 0
-    assert _git(a, "fetch", "-q", "../b", "main").returncode == 0
-    merged = _git(a, "merge", "FETCH_HEAD")
+        assert git(clone, "add", "-A").returncode == 0 and git(clone, "commit", "-qm", "work").returncode == 0
+    assert git(a, "fetch", "-q", "../b", "main").returncode == 0
+    merged = git(a, "merge", "FETCH_HEAD")
     assert "Merge conflict in lib/IL-0002.yaml" in merged.stdout, merged.stdout
     return a, ours_record
 
@@ -52,7 +52,7 @@ def _amended_in_place(clone):
 
 
 def _renamed(clone):
-    assert _git(clone, "mv", "pm/kiln.md", "pm/oven.md").returncode == 0
+    assert git(clone, "mv", "pm/kiln.md", "pm/oven.md").returncode == 0
 
 
 @pytest.mark.parametrize("ours_change, location, merged_line", [
@@ -68,9 +68,9 @@ def test_records_of_two_sources_are_split_each_with_what_its_side_holds(tmp_path
     conflicted = (lib / "IL-0002.yaml").read_text(encoding="utf-8")
     # the line that tells the two sources apart is one git merged: in no conflict, so in both sides
     assert not any(merged_line in ours or merged_line in theirs for ours, theirs in conflicts_of(conflicted, "IL-0002"))
-    theirs_record = _git(a, "show", "FETCH_HEAD:lib/IL-0002.yaml").stdout
+    theirs_record = git(a, "show", "FETCH_HEAD:lib/IL-0002.yaml").stdout
 
-    result = _pmparse(monkeypatch, a, "resolve", "lib")
+    result = run_pmparse(monkeypatch, a, "resolve", "lib")
 
     assert result.exit_code == 0, result.output
     assert f"IL-0002: kept ours ({location}); theirs (pm/pump.md) is now IL-0003" in result.output, result.output
@@ -86,10 +86,10 @@ def test_without_git_s_sides_a_source_line_outside_the_conflicts_is_not_taken_fo
     a, _ = _replaced_on_both_sides(tmp_path, monkeypatch, _amended_in_place)
     lib = a / "lib"
     # the curator marked the files resolved before running resolve: git's index holds one side no more
-    assert _git(a, "add", "-A").returncode == 0
+    assert git(a, "add", "-A").returncode == 0
     before = {p: p.read_bytes() for p in lib.rglob("*") if p.is_file() and p.name not in ("index.json", "lock")}
 
-    result = _pmparse(monkeypatch, a, "resolve", "lib")
+    result = run_pmparse(monkeypatch, a, "resolve", "lib")
 
     assert result.exit_code == 1, result.output
     assert "one source (pm/pump.md), but only through lines git merged outside its conflicts" in result.output
@@ -98,16 +98,16 @@ def test_without_git_s_sides_a_source_line_outside_the_conflicts_is_not_taken_fo
 
 
 def test_one_record_edited_on_both_sides_is_still_one_source(tmp_path, monkeypatch):
-    a, b = _two_clones(tmp_path, monkeypatch)
+    a, b = two_clones(tmp_path, monkeypatch)
     for clone, title in ((a, "Oven timer stuck"), (b, "Bakery timer froze")):
         record = clone / "lib" / "IL-0001.yaml"
         record.write_text(record.read_text(encoding="utf-8").replace("title: Oven timer froze", f"title: {title}"),
                           encoding="utf-8")
-        assert _git(clone, "commit", "-qam", "title").returncode == 0
-    assert _git(a, "fetch", "-q", "../b", "main").returncode == 0
-    assert "Merge conflict in lib/IL-0001.yaml" in _git(a, "merge", "FETCH_HEAD").stdout
+        assert git(clone, "commit", "-qam", "title").returncode == 0
+    assert git(a, "fetch", "-q", "../b", "main").returncode == 0
+    assert "Merge conflict in lib/IL-0001.yaml" in git(a, "merge", "FETCH_HEAD").stdout
 
-    result = _pmparse(monkeypatch, a, "resolve", "lib")
+    result = run_pmparse(monkeypatch, a, "resolve", "lib")
 
     assert result.exit_code == 1, result.output
     assert "IL-0001: both sides are records of one source (pm/bakery.md)" in result.output, result.output

@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 from pmparse.library import statefiles
-from tests.cli.test_resolve import _git, _pmparse, _pull, _two_clones
+from tests.curators import git, pull, run_pmparse, two_clones
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -17,14 +17,14 @@ pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not 
 def _both_reject_root_cause(tmp_path, monkeypatch):
     """Two clones whose curators each turned down the root cause of the library's one draft
     (IL-0001), pulled together: git leaves its rejection memory (and draft decisions) conflicted."""
-    a, b = _two_clones(tmp_path, monkeypatch)
+    a, b = two_clones(tmp_path, monkeypatch)
     for clone, who in ((a, "ann"), (b, "bo")):
-        result = _pmparse(monkeypatch, clone, "review", "lib", "--drafts", "--record", "IL-0001",
+        result = run_pmparse(monkeypatch, clone, "review", "lib", "--drafts", "--record", "IL-0001",
                           "--reviewer", who, "--reject", "root_cause")
         assert result.exit_code == 0, result.output
     sides = [json.loads((clone / "lib/.pmparse/rejected/IL-0001.json").read_text(encoding="utf-8"))
              for clone in (a, b)]
-    merged = _pull(a, b)
+    merged = pull(a, b)
     assert "CONFLICT" in merged.stdout and "rejected/IL-0001.json" in merged.stdout, merged.stdout
     return a, sides
 
@@ -38,7 +38,7 @@ def test_a_merged_rejection_memory_too_large_to_read_back_is_refused_and_left_as
     # no command (refused, or passed over and every rejection in it forgotten)
     monkeypatch.setattr(statefiles, "STATE_READ_LIMIT", one_side + 10)
 
-    result = _pmparse(monkeypatch, a, "resolve", "lib")
+    result = run_pmparse(monkeypatch, a, "resolve", "lib")
 
     assert result.exit_code == 2, result.output
     assert "rejections of both sides kept" not in result.output
@@ -52,9 +52,9 @@ def test_a_merged_rejection_memory_too_large_to_read_back_is_refused_and_left_as
 
 def test_a_merged_rejection_memory_within_the_limit_is_still_written(tmp_path, monkeypatch):
     a, sides = _both_reject_root_cause(tmp_path, monkeypatch)
-    result = _pmparse(monkeypatch, a, "resolve", "lib")
+    result = run_pmparse(monkeypatch, a, "resolve", "lib")
     assert result.exit_code == 0, result.output
     assert "IL-0001: rejections of both sides kept (.pmparse/rejected/IL-0001.json)" in result.output
     kept = json.loads((a / "lib/.pmparse/rejected/IL-0001.json").read_text(encoding="utf-8"))["rejected"]
     assert kept == sides[0]["rejected"] + sides[1]["rejected"]
-    assert _git(a, "add", "-A").returncode == 0
+    assert git(a, "add", "-A").returncode == 0
