@@ -103,7 +103,8 @@ def test_one_source_kept_as_yaml_and_as_json_is_left_for_a_person(tmp_path, monk
     a, b = two_clones(tmp_path, monkeypatch)
     for clone, fmt in ((a, "yaml"), (b, "json")):
         (clone / "pm" / "kiln.md").write_text(KILN, encoding="utf-8")
-        result = run_pmparse(monkeypatch, clone, "convert", "pm", "-o", "lib", "--rules-only", "-j", "1", "--format", fmt)
+        result = run_pmparse(monkeypatch, clone, "convert", "pm", "-o", "lib", "--rules-only", "-j", "1",
+                             "--format", fmt)
         assert result.exit_code == 0, result.output
     assert pull(a, b).returncode == 0  # no conflict at all: the two drafts' bases are the same
     before = {p.name: p.read_bytes() for p in (a / "lib").glob("IL-*")}
@@ -137,7 +138,8 @@ def test_draft_decisions_of_different_fields_made_on_both_sides_are_all_kept(tmp
 def test_draft_decisions_that_disagree_on_a_field_are_left_naming_the_file_and_field(tmp_path, monkeypatch):
     a, b = two_clones(tmp_path, monkeypatch)
     for clone, option in ((a, "--reject"), (b, "--accept")):
-        result = run_pmparse(monkeypatch, clone, "review", "lib", "--drafts", "--record", "IL-0001", option, "root_cause")
+        result = run_pmparse(monkeypatch, clone, "review", "lib", "--drafts", "--record", "IL-0001", option,
+                             "root_cause")
         assert result.exit_code == 0, result.output
     pull(a, b)
     drafts = a / "lib" / ".pmparse" / "drafts" / "IL-0001.json"
