@@ -347,7 +347,8 @@ def measure(gold_files=None, corpus: str | None = None, config=None,
     import tempfile
 
     root = corpus_root(corpus)
-    nlp = get(config or pipeline_config())
+    config = config or pipeline_config()
+    nlp = get(config)
     manifest = load_manifest()
     groups = {name: rule.group or name for name, rule in manifest.sources.items()}
     rows = read_gold(gold_files, root)
@@ -361,7 +362,7 @@ def measure(gold_files=None, corpus: str | None = None, config=None,
     with tempfile.TemporaryDirectory() as folder, collecting():
         tables = publisher_free_tables(source_publishers(rows, groups), Path(folder)) if held_out else {}
         converted = [_converted(nlp, root, row, manifest, tables.get(group_of(row)) if held_out else None,
-                                views, config or pipeline_config()) for row in rows]
+                                views, config) for row in rows]
     for row, (source, card, organisation, cands, cands_text, *free) in zip(rows, converted):
         group = group_of(row)
         gold = dict(row.get("card", {}))

@@ -325,17 +325,17 @@ def train_library(library_dir: str | Path, weight: float = DEFAULT_WEIGHT, base_
     from pmparse.library.folder import library_root
     from pmparse.library.shared import refuse_ids_held_twice, refuse_unfinished_merge
     from pmparse.library.store import Library
-    from pmparse.paths import local_model_dir
     from pmparse.nlp.pipeline import DEFAULT_MODEL_DIR
-    from pmparse.paths import inside
+    from pmparse.paths import inside, local_model_dir
     from pmparse.training.library_rows import library_rows
 
     root = library_root(library_dir)
     refuse_ids_held_twice(root)  # first: found without a scan, which refreshes the scan cache
+    library = Library.open(root)  # every record read once, for the check and the rows
     # a record with markers as convert and review refuse it: left out, the model lacked its decisions
-    refuse_unfinished_merge(Library.open(root))
+    refuse_unfinished_merge(library)
     base_dir = Path(base_dir or DEFAULT_MODEL_DIR)
-    found = library_rows(root)
+    found = library_rows(library)
     # a library from someone else may hold .pmparse/model -> elsewhere: the model's files are
     # replaced (and a headings table removed) in that folder, so no part of it may be a link
     folder = inside(root, local_model_dir(root).relative_to(root).as_posix())

@@ -21,6 +21,7 @@ note: its offsets index a text this run cannot read.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from pmparse.card.schema import TEXT_FIELDS, Card
 from pmparse.errors import InputError, RecordError
@@ -185,13 +186,14 @@ def _read_source(card: Card, notes: list[str], places: SourcePlaces):
     return ingested
 
 
-def library_rows(library_dir, nlp=None) -> LibraryRows:
-    """The training rows of every record of a library a person reviewed, edited or rejected from.
+def library_rows(library_dir: str | Path | Library, nlp=None) -> LibraryRows:
+    """The training rows of every record of a library a person reviewed, edited or rejected from
+    (``library_dir``: its folder, or the library already opened).
 
     Raises:
         UsageError: ``library_dir`` is not a library folder (from :meth:`Library.open`'s caller).
     """
-    library = Library.open(library_dir)
+    library = library_dir if isinstance(library_dir, Library) else Library.open(library_dir)
     nlp = nlp or structure_pipeline()
     cues = load_cues()
     found = LibraryRows()

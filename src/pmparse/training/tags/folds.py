@@ -19,9 +19,9 @@ def stratified_group_folds(y: np.ndarray, groups: list, n_splits: int,
     scikit-learn deals each group to the fold that keeps the class shares most even, trying the
     folds one at a time with a dozen small numpy calls each; the tag model asks for these folds
     for every category of every fit (hundreds of thousands of groups dealt in one floor check,
-    a fifth of its time). Here the folds a group could go to are tried at once, with the same
-    arithmetic in the same order (so equal to the bit, and so the same choice where two folds
-    tie), and the tie rule is scikit-learn's ``np.isclose`` written out for two floats.
+    a fifth of its time). Here the same arithmetic is written out for Python floats, in the same
+    order (so equal to the bit, and so the same choice where two folds tie), and the tie rule is
+    scikit-learn's ``np.isclose`` written out for two floats.
 
     Args:
         y: Class of each row.
