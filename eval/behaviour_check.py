@@ -1,7 +1,7 @@
 """Prove a change kept behaviour: convert the whole shared corpus and run ``pmparse eval``, then
 compare two such runs.
 
-    python eval/behaviour_check.py run OUT        # OUT/library (records) and OUT/report.json
+    python eval/behaviour_check.py run OUT        # OUT (new) holds library/ (records) and report.json
     python eval/behaviour_check.py compare A B    # exit 1 and list differences
 
 Records are compared byte for byte after blanking the pipeline fingerprint; the library index is compared by the records it names, since
@@ -23,7 +23,12 @@ VOLATILE_JSON = re.compile(r'"(fingerprint)":\s*"[^"]*"')
 
 
 def run(out: Path) -> int:
-    out.mkdir(parents=True, exist_ok=True)
+    # a record's stamp holds the model and rules, not the code: converting into a folder a run
+    # already filled would keep its records as up to date and prove nothing about a code change
+    if out.exists():
+        print(f"{out}: expected a folder that does not exist yet, found one", file=sys.stderr)
+        return 2
+    out.mkdir(parents=True)
     library = out / "library"
     subprocess.run([sys.executable, "-m", "pmparse.cli", "convert", str(CORPUS), "-o", str(library),
                     "--jobs", "2", "--no-progress", "--errors", str(out / "errors.jsonl")],
