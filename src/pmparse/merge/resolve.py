@@ -30,16 +30,16 @@ from pmparse.card.schema import Card
 from pmparse.errors import PmparseError, RecordError, UnsafePathError, UsageError
 from pmparse.merge.conflicts import holds_conflict, split_sides
 from pmparse.merge.git_sides import sides_of, told_by_conflicts
+from pmparse.library.draft_state import DraftState
 from pmparse.library.folder import RECORD_FILE, library_root, record_files_by_id
 from pmparse.library.lock import write_lock
-from pmparse.merge.merged_state import (anchor_note, finished_draft_notes, merge_drafts, merge_rejections,
+from pmparse.merge.merged_state import (anchor_note, finished_drafts, merge_drafts, merge_rejections,
                                           model_notes, pmparses, settle_draft)
 from pmparse.merge.merged_state import parse_state as _parse_state
 from pmparse.library.records import card_data, dumps, format_of, loads
 from pmparse.library.statefiles import read_record_text, regular_text
 from pmparse.library.store import Library
 from pmparse.paths import inside
-from pmparse.review.drafts import DraftState
 from pmparse.review.rejections import Rejections
 from pmparse.util import atomic_write, sha256_text, write_errors
 
@@ -182,7 +182,9 @@ def resolve_library(path: str | Path) -> ResolveReport:
                         continue
                 report.unsettled.append(name)
         # a draft finished on one side and partly decided on the other merges without a marker
-        report.notes.extend(finished_draft_notes(library, [i for i in _state_ids(library, "drafts") if i not in done]))
+        removed, notes = finished_drafts(library, [i for i in _state_ids(library, "drafts") if i not in done])
+        report.merged.extend(removed)
+        report.notes.extend(notes)
         report.notes.extend(model_notes(root))
         report.notes.extend(note for note in [anchor_note(root)] if note is not None)
     return report
