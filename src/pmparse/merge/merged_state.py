@@ -38,6 +38,10 @@ _OWN_VALUES = ("edited", "items")
 _TOO_LARGE = ("both sides' rejections together; left with its conflict markers: keep one side of the conflict, "
               "or remove the oldest rejections (their suggestions may then be offered again), by hand")
 
+#: Why merged draft decisions are refused, and what a person can do.
+_DRAFTS_TOO_LARGE = ("both sides' draft decisions together; left with its conflict markers: keep one side of the "
+                     "conflict by hand (review --drafts then asks the other side's fields again)")
+
 #: The library's own model's folder (``pmparse train --library``), relative to the library.
 MODEL_FOLDER = ".pmparse/model"
 
@@ -124,6 +128,11 @@ def merge_drafts(path: Path, text: str, name: str,
         line naming ``name``: decisions of two source texts, a field decided differently, or one
         each side edited or decided item by item (two values the decisions do not hold, so not
         known to agree); ``why`` is None when the sides cannot be read at all.
+
+    Raises:
+        RecordError: both sides' decisions together would make a file larger than pmparse reads
+            back (the file named, with the size); nothing is written, the record is not marked
+            and the file keeps its markers.
     """
     sides = _sides(text, path)
     if sides is None or not all(pmparses(DraftState, side) for side in sides):
@@ -157,12 +166,17 @@ def merge_drafts(path: Path, text: str, name: str,
         return False, (f"{name}: {'; '.join(said)}: keep one side of the conflict by hand, and the record's "
                        "field(s) as that side left them")
     decided = {**ours["decided"], **{k: v for k, v in theirs["decided"].items() if k not in ours["decided"]}}
+    # checked before anything is written, the record's mark included, as a merged rejection
+    # memory is: one past the limit would be refused, or passed over and its decisions forgotten,
+    # by every later command (all or none: the record, the decisions)
+    merged = state_fits(path, json.dumps({**ours, "decided": decided}, indent=2, ensure_ascii=False) + "\n",
+                        _DRAFTS_TOO_LARGE)
     if settle is not None and settle({**ours, "decided": decided}):
         # removed after the record is marked: a run killed in between leaves this file conflicted,
         # and the next run merges it again and finds the record already marked
         path.unlink(missing_ok=True)
         return True, None
-    atomic_write(path, json.dumps({**ours, "decided": decided}, indent=2, ensure_ascii=False) + "\n")
+    atomic_write(path, merged)
     return True, None
 
 

@@ -70,7 +70,7 @@ class Resolution:
         outcome: ``split`` (ours kept, theirs moved to ``new_id``), ``same source`` (a real edit
             conflict, left alone), ``untold`` (the markers alone cannot tell whether the sides are
             of one source, left alone) or ``refused`` (markers or sides that cannot be read, or a
-            rejection memory whose merge would be too large to read back: left alone).
+            rejection memory or draft decisions whose merge would be too large to read back: left alone).
         new_id: The id theirs got, for ``split``.
         message: One line saying what was done, or why not.
     """
@@ -168,8 +168,12 @@ def resolve_library(path: str | Path) -> ResolveReport:
                         report.records.append(Resolution(card_id, "refused", message=f"{card_id}: {exc}"))
                         continue
                 if kind == "drafts":
-                    merged, why = merge_drafts(state, held, name,
-                                               settle=lambda data, card_id=card_id: settle_draft(library, card_id, data))
+                    try:
+                        merged, why = merge_drafts(state, held, name, settle=lambda data, card_id=card_id: settle_draft(
+                            library, card_id, data))
+                    except RecordError as exc:
+                        report.records.append(Resolution(card_id, "refused", message=f"{card_id}: {exc}"))
+                        continue
                     if merged and not state.exists():
                         report.merged.append(f"{card_id}: draft decisions of both sides kept, every field decided: "
                                              "marked reviewed")
