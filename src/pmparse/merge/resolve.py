@@ -197,8 +197,10 @@ def resolve_library(path: str | Path) -> ResolveReport:
 def _resolve(library: Library, path: Path, text: str) -> Resolution:
     card_id, fmt = path.stem, format_of(path)
     ours_text, theirs_text, whole = sides_of(path, text)
-    ours = _Side(_side_card(ours_text, fmt, path, "first (ours) side"), ours_text)
-    theirs = _Side(_side_card(theirs_text, fmt, path, "second (theirs) side"), theirs_text)
+    # either id at first: a record renamed on one side (file and id line) and edited on the other
+    # is an edit conflict of one source, not a side that cannot be read
+    ours = _Side(_side_card(ours_text, fmt, path, "first (ours) side", any_id=True), ours_text)
+    theirs = _Side(_side_card(theirs_text, fmt, path, "second (theirs) side", any_id=True), theirs_text)
     o, t = ours.card.source, theirs.card.source
     one = _one_source(ours, theirs)
     if one is not None and not whole and not told_by_conflicts(text, str(path), o, t):
@@ -210,9 +212,15 @@ def _resolve(library: Library, path: Path, text: str) -> Resolution:
             "committed (git's index then holds each side whole), or keep one side of each conflict, or both "
             "edits, by hand (nothing changed)"))
     if one is not None:
+        renamed = [(which, side.card.id) for which, side in (("ours", ours), ("theirs", theirs))
+                   if side.card.id != card_id]
         return Resolution(card_id, "same source", message=(
-            f"{card_id}: both sides are records of one source ({one}): keep one side of each "
-            "conflict, or both edits, by hand (nothing changed)"))
+            f"{card_id}: both sides are records of one source ({one})"
+            + "".join(f", {which} still under id {old} (renamed on one side)" for which, old in renamed)
+            + ": keep one side of each conflict, or both edits, by hand"
+            + (f", the id line saying {card_id}" if renamed else "") + " (nothing changed)"))
+    for side, which in ((ours, "first (ours) side"), (theirs, "second (theirs) side")):
+        _side_card(side.text, fmt, path, which)  # each side is split under an id: the file's
     _share_states(library, card_id, ours, theirs)
     new_id = _free_id(library)
     steps = _moves(library, card_id, ours, theirs, new_id, f"{new_id}{path.suffix}", fmt, str(path))
@@ -329,15 +337,16 @@ def _journalled(library: Library, card_id: str, record: str, text: str, steps: l
     return Resolution(card_id, "split", new_id, message)
 
 
-def _side_card(text: str, fmt: str, path: Path, which: str, stem: str | None = None) -> Card:
-    """``which`` side's card; ``stem`` given, ``text`` is a whole record file of that id."""
+def _side_card(text: str, fmt: str, path: Path, which: str, stem: str | None = None, any_id: bool = False) -> Card:
+    """``which`` side's card; ``stem`` given, ``text`` is a whole record file of that id; ``any_id``:
+    of whatever id it holds."""
     what = "each record of the id" if stem else "each side of the conflict"
     try:
         card = loads(text, fmt, str(path))
     except RecordError as exc:
         raise UsageError(f"expected {what} to be a valid record, found the {which} "
                          f"invalid: {exc.message}; settle this file by hand", str(path)) from None
-    if card.id != (stem or path.stem):
+    if not any_id and card.id != (stem or path.stem):
         raise UsageError(f"expected {what} to hold id {stem or path.stem} (the file name), found "
                          f"{card.id} in the {which}; settle this file by hand", str(path))
     return card

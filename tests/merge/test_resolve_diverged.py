@@ -1,0 +1,88 @@
+"""``pmparse resolve`` after a real ``git merge`` of two clones that diverged in ways of their
+own: a record renamed on one side and edited on the other, a draft's decisions file deleted on
+one side (the draft finished) and edited on the other."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from tests.curators import git, pull, run_pmparse, two_clones
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+
+def _review(monkeypatch, clone, *args):
+    result = run_pmparse(monkeypatch, clone, "review", "lib", "--drafts", "--record", "IL-0001", *args)
+    assert result.exit_code == 0, result.output
+
+
+def test_a_record_renamed_on_one_side_and_edited_on_the_other_is_an_edit_conflict_named_as_such(
+        tmp_path, monkeypatch):
+    a, b = two_clones(tmp_path, monkeypatch)
+    # ann gives the record another id by hand (file and id line); bo reviews it under the old one
+    text = (a / "lib" / "IL-0001.yaml").read_text(encoding="utf-8")
+    assert git(a, "mv", "lib/IL-0001.yaml", "lib/IL-0005.yaml").returncode == 0
+    (a / "lib" / "IL-0005.yaml").write_text(text.replace("id: IL-0001\n", "id: IL-0005\n"), encoding="utf-8")
+    _review(monkeypatch, b, "--reviewer", "bo", "--reject", "root_cause", "--accept-all")
+    merged = pull(a, b)
+    assert "CONFLICT" in merged.stdout and "IL-0005.yaml" in merged.stdout, merged.stdout
+    record = a / "lib" / "IL-0005.yaml"
+    conflicted = record.read_bytes()
+
+    result = run_pmparse(monkeypatch, a, "resolve", "lib")
+
+    # one source edited on both sides: a person's to settle (exit 1), not a side that cannot be read
+    assert result.exit_code == 1, result.output
+    assert "error:" not in result.output, result.output
+    assert ("IL-0005: both sides are records of one source (pm/bakery.md), theirs still under id IL-0001 (renamed "
+            "on one side): keep one side of each conflict, or both edits, by hand, the id line saying IL-0005 "
+            "(nothing changed)") in result.output, result.output
+    assert record.read_bytes() == conflicted
+
+
+def test_decisions_deleted_on_one_side_and_edited_alike_on_the_other_go_with_the_finished_draft(
+        tmp_path, monkeypatch):
+    a, b = two_clones(tmp_path, monkeypatch)
+    # both clones hold the draft with its title decided (its decisions' file committed)
+    _review(monkeypatch, a, "--reviewer", "ann", "--accept", "title")
+    assert git(a, "add", "-A").returncode == 0 and git(a, "commit", "-qm", "title").returncode == 0
+    assert git(b, "pull", "-q", "../a", "main").returncode == 0
+    # ann finishes it (the file goes), bo drops the root cause too (the file changes)
+    _review(monkeypatch, a, "--reviewer", "ann", "--reject", "root_cause", "--accept-all")
+    _review(monkeypatch, b, "--reviewer", "bo", "--reject", "root_cause")
+    merged = pull(a, b)
+    assert "CONFLICT (modify/delete): lib/.pmparse/drafts/IL-0001.json" in merged.stdout, merged.stdout
+
+    result = run_pmparse(monkeypatch, a, "resolve", "lib")
+
+    assert result.exit_code == 0, result.output
+    assert "IL-0001: marked reviewed, and its draft decisions agree with it" in result.output, result.output
+    assert not (a / "lib" / ".pmparse" / "drafts" / "IL-0001.json").exists()
+    assert git(a, "add", "-A").returncode == 0 and git(a, "commit", "-qm", "merged").returncode == 0
+    validated = run_pmparse(monkeypatch, a, "validate", "lib")
+    assert validated.exit_code == 0, validated.output
+
+
+def test_decisions_deleted_on_one_side_and_edited_otherwise_on_the_other_are_named_by_resolve_and_validate(
+        tmp_path, monkeypatch):
+    a, b = two_clones(tmp_path, monkeypatch)
+    _review(monkeypatch, a, "--reviewer", "ann", "--accept", "title")
+    assert git(a, "add", "-A").returncode == 0 and git(a, "commit", "-qm", "title").returncode == 0
+    assert git(b, "pull", "-q", "../a", "main").returncode == 0
+    _review(monkeypatch, a, "--reviewer", "ann", "--reject", "root_cause", "--accept-all")
+    _review(monkeypatch, b, "--reviewer", "bo", "--accept", "root_cause")
+    pull(a, b)
+
+    result = run_pmparse(monkeypatch, a, "resolve", "lib")
+
+    assert result.exit_code == 1, result.output
+    assert "root_cause (kept by bo)" in result.output, result.output
+    assert (a / "lib" / ".pmparse" / "drafts" / "IL-0001.json").exists()
+    # committed as it is, the merge is still named by validate
+    assert git(a, "add", "-A").returncode == 0 and git(a, "commit", "-qm", "merged").returncode == 0
+    validated = run_pmparse(monkeypatch, a, "validate", "lib")
+    assert validated.exit_code == 1, validated.output
+    assert ": root_cause: the record is marked reviewed, but its draft decisions (.pmparse/drafts/IL-0001.json) " \
+           "do not agree: kept by bo" in validated.output, validated.output
