@@ -79,6 +79,8 @@ def test_decisions_deleted_on_one_side_and_edited_otherwise_on_the_other_are_nam
 
     assert result.exit_code == 1, result.output
     assert "root_cause (kept by bo)" in result.output, result.output
+    assert "deleted on one side" not in result.output, result.output  # the draft's note says it all
+    assert "0 split, 1 left for a person" in result.output, result.output
     assert (a / "lib" / ".pmparse" / "drafts" / "IL-0001.json").exists()
     # committed as it is, the merge is still named by validate
     assert git(a, "add", "-A").returncode == 0 and git(a, "commit", "-qm", "merged").returncode == 0
@@ -86,3 +88,32 @@ def test_decisions_deleted_on_one_side_and_edited_otherwise_on_the_other_are_nam
     assert validated.exit_code == 1, validated.output
     assert ": root_cause: the record is marked reviewed, but its draft decisions (.pmparse/drafts/IL-0001.json) " \
            "do not agree: kept by bo" in validated.output, validated.output
+
+
+@pytest.mark.parametrize("deleted_on", ["ours", "theirs"])
+def test_a_record_deleted_on_one_side_and_edited_on_the_other_is_named_not_passed_over(
+        tmp_path, monkeypatch, deleted_on):
+    a, b = two_clones(tmp_path, monkeypatch)
+    _review(monkeypatch, a, "--reviewer", "ann", "--accept", "title")
+    assert git(a, "add", "-A").returncode == 0 and git(a, "commit", "-qm", "title").returncode == 0
+    assert git(b, "pull", "-q", "../a", "main").returncode == 0
+    # one curator removes the record with its state files; the other drops its root cause
+    remover, editor = (a, b) if deleted_on == "ours" else (b, a)
+    assert git(remover, "rm", "-q", "lib/IL-0001.yaml", "lib/.pmparse/base/IL-0001.json",
+               "lib/.pmparse/drafts/IL-0001.json").returncode == 0
+    _review(monkeypatch, editor, "--reviewer", "bo", "--reject", "root_cause")
+    merged = pull(a, b)
+    assert "CONFLICT (modify/delete): lib/IL-0001.yaml" in merged.stdout, merged.stdout
+    before = {p: p.read_bytes() for p in (a / "lib").rglob("IL-0001*")}
+
+    result = run_pmparse(monkeypatch, a, "resolve", "lib")
+
+    # git's merge is unfinished on them: 'no record holds conflict markers' (exit 0) said all was settled
+    assert result.exit_code == 1, result.output
+    assert "no record holds conflict markers" not in result.output, result.output
+    assert (f"note: IL-0001: deleted on one side ({deleted_on}) and edited on the other, whose files git left "
+            "in place (IL-0001.yaml, .pmparse/drafts/IL-0001.json): keep the edit ('git add -- lib/IL-0001.yaml "
+            "lib/.pmparse/drafts/IL-0001.json') or the deletion ('git rm -- lib/IL-0001.yaml "
+            "lib/.pmparse/drafts/IL-0001.json')") in result.output, result.output
+    assert "0 split, 1 left for a person" in result.output, result.output
+    assert {p: p.read_bytes() for p in (a / "lib").rglob("IL-0001*")} == before

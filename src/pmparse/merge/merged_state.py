@@ -210,7 +210,7 @@ def settle_draft(library: Library, card_id: str, data: dict) -> bool:
     return True
 
 
-def finished_drafts(library: Library, card_ids: list[str]) -> tuple[list[str], list[str]]:
+def finished_drafts(library: Library, card_ids: list[str]) -> tuple[list[str], dict[str, str]]:
     """Settle the draft decisions' file (no markers) of each record of ``card_ids`` marked
     reviewed: one curator finished the draft (the file went) while another decided some of its
     fields (the file came), and git merged the record and the file without a conflict; or a
@@ -226,9 +226,11 @@ def finished_drafts(library: Library, card_ids: list[str]) -> tuple[list[str], l
     into the latter, is not told (docs/review.md).
 
     Returns:
-        ``(removed, notes)``: a line for each file removed, and one for each kept for a person.
+        ``(removed, notes)``: a line for each file removed, and one for each kept for a person, by
+        its record's id.
     """
-    removed, notes = [], []
+    removed: list[str] = []
+    notes: dict[str, str] = {}
     for card_id in card_ids:
         entry = library.entries.get(card_id)
         card = entry.card if entry is not None else None
@@ -249,10 +251,10 @@ def finished_drafts(library: Library, card_ids: list[str]) -> tuple[list[str], l
         # the files cannot tell a merge (one curator finished, another decided) from a draft
         # finished by hand after some of its fields were decided: both named
         said = ", ".join(f"{field_name} ({field.decision} by {field.by})" for field_name, field in lost)
-        notes.append(f"{card_id} is marked reviewed, but its draft decisions hold field(s) the record does not "
-                     f"follow: {said} (decided on one side of a git merge while the other finished "
-                     f"the draft, or before it was finished by hand): check those fields of {entry.path.name}, "
-                     f"then remove {name}")
+        notes[card_id] = (f"{card_id} is marked reviewed, but its draft decisions hold field(s) the record does not "
+                          f"follow: {said} (decided on one side of a git merge while the other finished the draft, "
+                          f"or before it was finished by hand): check those fields of {entry.path.name}, then "
+                          f"remove {name}")
     return removed, notes
 
 

@@ -29,7 +29,7 @@ from typing import Literal
 from pmparse.card.schema import Card
 from pmparse.errors import PmparseError, RecordError, UnsafePathError, UsageError
 from pmparse.merge.conflicts import holds_conflict, split_sides
-from pmparse.merge.git_sides import sides_of, told_by_conflicts
+from pmparse.merge.git_sides import deletion_notes, sides_of, told_by_conflicts
 from pmparse.library.draft_state import DraftState
 from pmparse.library.folder import RECORD_FILE, library_root, record_files_by_id
 from pmparse.library.lock import write_lock
@@ -188,7 +188,9 @@ def resolve_library(path: str | Path) -> ResolveReport:
         # a draft finished on one side and partly decided on the other merges without a marker
         removed, notes = finished_drafts(library, [i for i in _state_ids(library, "drafts") if i not in done])
         report.merged.extend(removed)
-        report.notes.extend(notes)
+        report.notes.extend(notes.values())
+        # no marker tells a record deleted on one side and edited on the other (a draft named above aside)
+        report.notes.extend(deletion_notes(root, skip=set(notes)))
         report.notes.extend(model_notes(root))
         report.notes.extend(note for note in [anchor_note(root)] if note is not None)
     return report
