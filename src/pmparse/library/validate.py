@@ -11,11 +11,11 @@ import yaml
 from pydantic import ValidationError
 
 from pmparse.card.schema import TEXT_FIELDS, Card, Evidence, Item
+from pmparse.errors import RecordError, StateFileError
 from pmparse.library.folder import library_root, record_files_by_id
 from pmparse.library.anchored import places_of
 from pmparse.library.draft_state import DRAFTS, disagreement, read_draft_state, unfollowed
 from pmparse.library.places import SourcePlaces
-from pmparse.errors import RecordError, StateFileError
 from pmparse.library.statefiles import read_record_text, regular_text
 from pmparse.library.records import field_path, format_of, loads, parse_data, problem_text, source_text_of
 from pmparse.util import CONTROL_CHARACTERS

@@ -16,6 +16,7 @@ import os
 import re
 import shlex
 import subprocess
+from collections.abc import Collection
 from pathlib import Path
 
 from pmparse.card.schema import Source
@@ -112,7 +113,7 @@ _RECORD_OR_STATE = re.compile(r"(?:\.pmparse/(?:base|pending|rejected|drafts)/(I
                               r"|(IL-[0-9]{4})\.(?:yaml|yml|json))")
 
 
-def deletion_notes(root: Path, skip: set[str] = frozenset()) -> list[str]:
+def deletion_notes(root: Path, skip: Collection[str] = ()) -> list[str]:
     """A line for each record (but the ids of ``skip``, named otherwise) whose record or state
     files git's index holds unmerged with one side deleted (one curator removed the record, the
     other edited it): git left the edited files in place without a marker, so nothing else here
