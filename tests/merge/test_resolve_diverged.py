@@ -18,14 +18,17 @@ def _review(monkeypatch, clone, *args):
     assert result.exit_code == 0, result.output
 
 
+@pytest.mark.parametrize("renamed_on", ["ours", "theirs"])
 def test_a_record_renamed_on_one_side_and_edited_on_the_other_is_an_edit_conflict_named_as_such(
-        tmp_path, monkeypatch):
+        tmp_path, monkeypatch, renamed_on):
     a, b = two_clones(tmp_path, monkeypatch)
-    # ann gives the record another id by hand (file and id line); bo reviews it under the old one
-    text = (a / "lib" / "IL-0001.yaml").read_text(encoding="utf-8")
-    assert git(a, "mv", "lib/IL-0001.yaml", "lib/IL-0005.yaml").returncode == 0
-    (a / "lib" / "IL-0005.yaml").write_text(text.replace("id: IL-0001\n", "id: IL-0005\n"), encoding="utf-8")
-    _review(monkeypatch, b, "--reviewer", "bo", "--reject", "root_cause", "--accept-all")
+    # one curator gives the record another id by hand (file and id line); the other reviews it
+    # under the old one
+    renamer, reviewer = (a, b) if renamed_on == "ours" else (b, a)
+    text = (renamer / "lib" / "IL-0001.yaml").read_text(encoding="utf-8")
+    assert git(renamer, "mv", "lib/IL-0001.yaml", "lib/IL-0005.yaml").returncode == 0
+    (renamer / "lib" / "IL-0005.yaml").write_text(text.replace("id: IL-0001\n", "id: IL-0005\n"), encoding="utf-8")
+    _review(monkeypatch, reviewer, "--reviewer", "bo", "--reject", "root_cause", "--accept-all")
     merged = pull(a, b)
     assert "CONFLICT" in merged.stdout and "IL-0005.yaml" in merged.stdout, merged.stdout
     record = a / "lib" / "IL-0005.yaml"
@@ -36,7 +39,8 @@ def test_a_record_renamed_on_one_side_and_edited_on_the_other_is_an_edit_conflic
     # one source edited on both sides: a person's to settle (exit 1), not a side that cannot be read
     assert result.exit_code == 1, result.output
     assert "error:" not in result.output, result.output
-    assert ("IL-0005: both sides are records of one source (pm/bakery.md), theirs still under id IL-0001 (renamed "
+    old_side = "theirs" if renamed_on == "ours" else "ours"
+    assert (f"IL-0005: both sides are records of one source (pm/bakery.md), {old_side} still under id IL-0001 (renamed "
             "on one side): keep one side of each conflict, or both edits, by hand, the id line saying IL-0005 "
             "(nothing changed)") in result.output, result.output
     assert record.read_bytes() == conflicted
