@@ -58,3 +58,58 @@ def test_a_merged_rejection_memory_within_the_limit_is_still_written(tmp_path, m
     kept = json.loads((a / "lib/.pmparse/rejected/IL-0001.json").read_text(encoding="utf-8"))["rejected"]
     assert kept == sides[0]["rejected"] + sides[1]["rejected"]
     assert git(a, "add", "-A").returncode == 0
+
+
+
+def _draft_fields(clone) -> list[str]:
+    """The fields convert's draft of IL-0001 suggested (what review --drafts asks), from its base."""
+    from pmparse.review.anchor import REVIEW_FIELDS
+
+    base = json.loads((clone / "lib/.pmparse/base/IL-0001.json").read_text(encoding="utf-8"))
+    return [name for name in REVIEW_FIELDS if base[name] not in (None, [])]
+
+
+def _decided_apart(tmp_path, monkeypatch, every_field: bool):
+    """Two clones: ann drops the root cause of the draft IL-0001, bo keeps the title (or every
+    other field); pulled together, git leaves its draft decisions conflicted."""
+    a, b = two_clones(tmp_path, monkeypatch)
+    kept = [name for name in _draft_fields(a) if name != "root_cause"] if every_field else ["title"]
+    for clone, who, option, fields in ((a, "ann", "--reject", "root_cause"), (b, "bo", "--accept", ",".join(kept))):
+        result = run_pmparse(monkeypatch, clone, "review", "lib", "--drafts", "--record", "IL-0001",
+                             "--reviewer", who, option, fields)
+        assert result.exit_code == 0, result.output
+    sides = [(clone / "lib/.pmparse/drafts/IL-0001.json").read_text(encoding="utf-8") for clone in (a, b)]
+    merged = pull(a, b)
+    assert "CONFLICT" in merged.stdout and "drafts/IL-0001.json" in merged.stdout, merged.stdout
+    return a, sides
+
+
+@pytest.mark.parametrize("every_field", [False, True], ids=["fields-left", "every-field-decided"])
+def test_merged_draft_decisions_too_large_to_read_back_are_refused_before_anything_is_written(
+        tmp_path, monkeypatch, every_field):
+    a, sides = _decided_apart(tmp_path, monkeypatch, every_field)
+    lib = a / "lib"
+    before = {str(p.relative_to(lib)): p.read_bytes() for p in lib.rglob("*")
+              if p.is_file() and p.name not in ("index.json", "lock")}
+    # room for either side's decisions, not for both: as for a rejection memory, the merged file
+    # must be one pmparse reads back (all or none: the record marked, the decisions written)
+    monkeypatch.setattr(statefiles, "STATE_READ_LIMIT", max(len(side.encode("utf-8")) for side in sides) + 10)
+
+    result = run_pmparse(monkeypatch, a, "resolve", "lib")
+
+    assert result.exit_code == 2, result.output
+    assert "draft decisions of both sides kept" not in result.output, result.output
+    assert "error: IL-0001: " in result.output and ".pmparse/drafts/IL-0001.json" in result.output, result.output
+    assert "expected a state file of at most" in result.output, result.output
+    after = {str(p.relative_to(lib)): p.read_bytes() for p in lib.rglob("*")
+             if p.is_file() and p.name not in ("index.json", "lock")}
+    assert after == before  # the record not marked reviewed, the decisions left with their markers
+
+
+@pytest.mark.parametrize("every_field", [False, True], ids=["fields-left", "every-field-decided"])
+def test_merged_draft_decisions_within_the_limit_are_still_merged(tmp_path, monkeypatch, every_field):
+    a, _ = _decided_apart(tmp_path, monkeypatch, every_field)
+    result = run_pmparse(monkeypatch, a, "resolve", "lib")
+    assert result.exit_code == 0, result.output
+    assert "IL-0001: draft decisions of both sides kept" in result.output, result.output
+    assert (a / "lib/.pmparse/drafts/IL-0001.json").exists() is not every_field

@@ -25,9 +25,10 @@ def resolve_command(library):
     1). A rejection memory or draft decisions both sides added to under a record without markers
     keep every decision (a draft whose every field is then decided is marked reviewed); a draft
     field decided differently or edited on both sides, a draft's decisions its record reviewed on
-    the other side does not follow, the library's model (.pmparse/model/) and its anchor are named
-    with what to do (exit 1). Markers or sides that cannot be read are left as
-    they are (exit 2).
+    the other side does not follow, a record deleted on one side and edited on the other, the
+    library's model (.pmparse/model/) and its anchor are named with what to do (exit 1); decisions a reviewed record all follows are the finished draft's
+    leftover and are removed. Markers or sides that cannot be read, and a merged state file
+    larger than pmparse reads back, are left as they are (exit 2).
     """
     from pmparse.merge.resolve import resolve_library
 

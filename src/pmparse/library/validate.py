@@ -11,11 +11,13 @@ import yaml
 from pydantic import ValidationError
 
 from pmparse.card.schema import TEXT_FIELDS, Card, Evidence, Item
+from pmparse.errors import RecordError, StateFileError
 from pmparse.library.folder import library_root, record_files_by_id
 from pmparse.library.anchored import places_of
+from pmparse.library.draft_state import DRAFTS, disagreement, read_draft_state, unfollowed
 from pmparse.library.places import SourcePlaces
-from pmparse.library.statefiles import read_record_text
-from pmparse.library.records import field_path, format_of, parse_data, problem_text, source_text_of
+from pmparse.library.statefiles import read_record_text, regular_text
+from pmparse.library.records import field_path, format_of, loads, parse_data, problem_text, source_text_of
 from pmparse.util import CONTROL_CHARACTERS
 from pmparse.yaml_problems import line_of, merge_conflict_line, merge_conflict_reason, syntax_error
 
@@ -106,9 +108,10 @@ def validate_library(root: str | Path, warn: Callable[[str], None] | None = None
 
 
 def card_problems(file: str, card: Card, record_text: str | None = None, *, places: SourcePlaces) -> list[Problem]:
-    """What is wrong with a record that parses and fits the schema, on its own: its file name
-    against its id, and its evidence against the source text when the text is at hand (an offset
-    past the text's end, an item's evidence that does not say its words).
+    """What is wrong with a record that parses and fits the schema: its file name against its
+    id, its evidence against the source text when the text is at hand (an offset past the text's
+    end, an item's evidence that does not say its words), and, marked reviewed, its fields against
+    the draft decisions left beside it (a decision the record does not follow).
 
     ``validate``, ``export`` and ``site`` all ask this one function, so a record one of them calls
     invalid is invalid for all three (``export`` and ``site`` still show such a card, its words
@@ -118,7 +121,8 @@ def card_problems(file: str, card: Card, record_text: str | None = None, *, plac
         file: The record's file name (its stem should be the id).
         card: The record.
         record_text: The record file's text, for the line of each evidence problem.
-        places: The library's places: a relative source location is read from its anchor.
+        places: The library's places: a relative source location is read from its anchor, and
+            the draft decisions from its root.
     """
     problems = []
     stem = Path(file).stem
@@ -132,7 +136,39 @@ def card_problems(file: str, card: Card, record_text: str | None = None, *, plac
                 problems.append(Problem(file, name, f"evidence {ev.start}-{ev.end} ends past the text "
                                         f"({len(source_text)} characters)"))
         problems.extend(_unspelled(file, card, source_text, record_text))
+    if places.root is not None:
+        problems.extend(_unfollowed_decisions(places.root, file, card, record_text))
     return problems
+
+
+def _unfollowed_decisions(root: Path, file: str, card: Card, record_text: str | None) -> list[Problem]:
+    """A problem for each decision of a reviewed record's draft decisions' file the record does
+    not follow (:func:`pmparse.library.draft_state.unfollowed`): one curator finished the draft
+    while another decided some of its fields, merged by git without a conflict, or the draft was
+    finished by hand after some of its fields were decided. ``resolve`` names the same after a
+    merge; a file the record follows in every field says nothing lost, and is no problem.
+
+    Args:
+        root: The library folder.
+        file: The record's file name.
+        card: The record.
+        record_text: The record file's text, for the line of each field.
+    """
+    name = f".pmparse/{DRAFTS}/{card.id}.json"
+    if card.status != "reviewed":
+        return []  # a draft still open keeps its decisions beside it
+    try:
+        state = read_draft_state(root / name)
+        made_text = regular_text(root / ".pmparse" / "base" / f"{card.id}.json")
+        made = loads(made_text, "json", "base") if state is not None and made_text is not None else None
+    except (StateFileError, RecordError):
+        return []  # a state file too large or broken: not one of decisions a person can follow
+    lost = unfollowed(card, made, state) if made is not None else None
+    return [Problem(file, field_name, f"the record is marked reviewed, but its draft decisions ({name}) do not "
+                    f"agree: {disagreement(field)} (decided on one side of a git merge while the other finished "
+                    f"the draft, or before it was finished by hand): check the field, then remove {name}",
+                    line_of(record_text, (field_name,)) if record_text is not None else None)
+            for field_name, field in lost or []]
 
 
 def hidden_records(root: Path) -> list[Problem]:

@@ -6,13 +6,17 @@ conflicts, in both sides as :func:`pmparse.merge.conflicts.split_sides` reads th
 curators replaced (one amended its source in place, the other gave its id to a new file) then
 reads as two records of the one location only the second changed, the first with the second's
 categories. While the merge is unfinished git's index holds each side's whole file (stages 2 and
-3): what each side really holds.
+3): what each side really holds. A file one side deleted and the other edited holds no marker:
+git leaves the edited file in place, unmerged, which only its index tells (:func:`deletion_notes`).
 """
 
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import subprocess
+from collections.abc import Collection
 from pathlib import Path
 
 from pmparse.card.schema import Source
@@ -89,11 +93,51 @@ def _stage(path: Path, stage: int) -> str | None:
 
 def _git(path: Path, *args: str) -> bytes | None:
     """The output of ``git cat-file ARGS`` in the folder of ``path``, or None when it fails."""
+    return _run(path.parent, "cat-file", *args)
+
+
+def _run(folder: Path, *args: str) -> bytes | None:
+    """The output of ``git ARGS`` run in ``folder``, or None when it fails."""
     try:
         # no optional lock and no fsmonitor: a read of the index that starts nothing else
-        done = subprocess.run(["git", "-c", "core.fsmonitor=false", "cat-file", *args],
-                              cwd=path.parent, capture_output=True, timeout=_TIMEOUT_S,
+        done = subprocess.run(["git", "-c", "core.fsmonitor=false", *args],
+                              cwd=folder, capture_output=True, timeout=_TIMEOUT_S,
                               env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"}, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError, ValueError):
         return None  # no git installed, a folder gone, a hung git
     return done.stdout if done.returncode == 0 else None
+
+
+#: A record file, or a state file of one record, relative to the library: what a deletion names.
+_RECORD_OR_STATE = re.compile(r"(?:\.pmparse/(?:base|pending|rejected|drafts)/(IL-[0-9]{4})\.json"
+                              r"|(IL-[0-9]{4})\.(?:yaml|yml|json))")
+
+
+def deletion_notes(root: Path, skip: Collection[str] = ()) -> list[str]:
+    """A line for each record (but the ids of ``skip``, named otherwise) whose record or state
+    files git's index holds unmerged with one side deleted (one curator removed the record, the
+    other edited it): git left the edited files in place without a marker, so nothing else here
+    tells the merge is unfinished on them; which stands is a person's choice. Empty without git
+    or a merge in progress."""
+    listed = _run(root, "ls-files", "-u", "-z", "--", ".")
+    stages: dict[str, set[str]] = {}
+    for entry in (listed or b"").decode("utf-8", "replace").split("\0"):
+        info, _, rel = entry.partition("\t")
+        if rel and len(info.split()) == 3:
+            stages.setdefault(rel, set()).add(info.split()[2])
+    by_id: dict[str, tuple[str, list[str]]] = {}
+    for rel, held in sorted(stages.items()):
+        match = _RECORD_OR_STATE.fullmatch(rel)
+        deleted = "ours" if "2" not in held else "theirs" if "3" not in held else None
+        card_id = match and (match.group(1) or match.group(2))
+        if card_id is None or card_id in skip or deleted is None or not (root / rel).is_file():
+            continue
+        by_id.setdefault(card_id, (deleted, []))[1].append(rel)
+    notes = []
+    for card_id, (deleted, rels) in sorted(by_id.items()):
+        rels.sort(key=lambda rel: (rel.startswith("."), rel))  # the record first
+        paths = " ".join(shlex.quote(str(root / rel)) for rel in rels)
+        notes.append(f"{card_id}: deleted on one side ({deleted}) and edited on the other, whose files git left in "
+                     f"place ({', '.join(rels)}): keep the edit ('git add -- {paths}') or the deletion "
+                     f"('git rm -- {paths}')")
+    return notes

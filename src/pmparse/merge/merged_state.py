@@ -22,11 +22,11 @@ from pydantic import BaseModel, ValidationError
 from pmparse.errors import RecordError, StateFileError, UsageError
 from pmparse.merge.conflicts import holds_conflict, split_sides
 from pmparse.library.places import ANCHOR_FILE
-from pmparse.library.records import card_data
+from pmparse.library.draft_state import DRAFTS, DraftState, unfollowed
 from pmparse.library.statefiles import regular_text, state_fits
 from pmparse.library.store import Library
 from pmparse.review.apply import every_field_decided, mark_reviewed, rewrite_record
-from pmparse.review.drafts import DraftState, load_draft_state
+from pmparse.review.drafts import load_draft_state
 from pmparse.review.rejections import Rejections
 from pmparse.util import atomic_write
 
@@ -37,6 +37,10 @@ _OWN_VALUES = ("edited", "items")
 #: Why a merged rejection memory is refused, and what a person can do.
 _TOO_LARGE = ("both sides' rejections together; left with its conflict markers: keep one side of the conflict, "
               "or remove the oldest rejections (their suggestions may then be offered again), by hand")
+
+#: Why merged draft decisions are refused, and what a person can do.
+_DRAFTS_TOO_LARGE = ("both sides' draft decisions together; left with its conflict markers: keep one side of the "
+                     "conflict by hand (review --drafts then asks the other side's fields again)")
 
 #: The library's own model's folder (``pmparse train --library``), relative to the library.
 MODEL_FOLDER = ".pmparse/model"
@@ -124,6 +128,11 @@ def merge_drafts(path: Path, text: str, name: str,
         line naming ``name``: decisions of two source texts, a field decided differently, or one
         each side edited or decided item by item (two values the decisions do not hold, so not
         known to agree); ``why`` is None when the sides cannot be read at all.
+
+    Raises:
+        RecordError: both sides' decisions together would make a file larger than pmparse reads
+            back (the file named, with the size); nothing is written, the record is not marked
+            and the file keeps its markers.
     """
     sides = _sides(text, path)
     if sides is None or not all(pmparses(DraftState, side) for side in sides):
@@ -157,12 +166,17 @@ def merge_drafts(path: Path, text: str, name: str,
         return False, (f"{name}: {'; '.join(said)}: keep one side of the conflict by hand, and the record's "
                        "field(s) as that side left them")
     decided = {**ours["decided"], **{k: v for k, v in theirs["decided"].items() if k not in ours["decided"]}}
+    # checked before anything is written, the record's mark included, as a merged rejection
+    # memory is: one past the limit would be refused, or passed over and its decisions forgotten,
+    # by every later command (all or none: the record, the decisions)
+    merged = state_fits(path, json.dumps({**ours, "decided": decided}, indent=2, ensure_ascii=False) + "\n",
+                        _DRAFTS_TOO_LARGE)
     if settle is not None and settle({**ours, "decided": decided}):
         # removed after the record is marked: a run killed in between leaves this file conflicted,
         # and the next run merges it again and finds the record already marked
         path.unlink(missing_ok=True)
         return True, None
-    atomic_write(path, json.dumps({**ours, "decided": decided}, indent=2, ensure_ascii=False) + "\n")
+    atomic_write(path, merged)
     return True, None
 
 
@@ -196,21 +210,27 @@ def settle_draft(library: Library, card_id: str, data: dict) -> bool:
     return True
 
 
-def finished_draft_notes(library: Library, card_ids: list[str]) -> list[str]:
-    """A line for each record of ``card_ids`` marked reviewed whose draft decisions' file (no
-    markers) still holds a decision the record does not follow: one curator finished the draft
-    (the file went) while another decided some of its fields (the file came), and git merged the
-    record and the file without a conflict; or a curator finished it by hand (``status:
-    reviewed``), which leaves the file, after deciding some of its fields: the files cannot tell
-    which. A decision the record follows lost nothing: no line.
+def finished_drafts(library: Library, card_ids: list[str]) -> tuple[list[str], dict[str, str]]:
+    """Settle the draft decisions' file (no markers) of each record of ``card_ids`` marked
+    reviewed: one curator finished the draft (the file went) while another decided some of its
+    fields (the file came), and git merged the record and the file without a conflict; or a
+    curator finished it by hand (``status: reviewed``), which leaves the file, after deciding some
+    of its fields: the files cannot tell which.
 
-    What this can tell is limited to the files git left: a field kept must still hold the draft's
-    value, one dropped nothing, one edited or decided item by item another value than the draft's.
-    The finished side's own decision of a field is nowhere (its file went when it finished), so
-    a field it kept and the other side dropped or edited, which git merged into the latter, is
-    not told (docs/review.md).
+    A file whose every decision the record follows is the finished draft's leftover: it is
+    removed, as ``review`` removes it when it finishes a draft (a later command would read it as
+    decisions still to keep). One holding a decision the record does not follow
+    (:func:`pmparse.library.draft_state.unfollowed`) is kept and named: what was lost is a
+    person's to check. The finished side's own decision of a field is nowhere (its file went
+    when it finished), so a field it kept and the other side dropped or edited, which git merged
+    into the latter, is not told (docs/review.md).
+
+    Returns:
+        ``(removed, notes)``: a line for each file removed, and one for each kept for a person, by
+        its record's id.
     """
-    notes = []
+    removed: list[str] = []
+    notes: dict[str, str] = {}
     for card_id in card_ids:
         entry = library.entries.get(card_id)
         card = entry.card if entry is not None else None
@@ -219,30 +239,23 @@ def finished_draft_notes(library: Library, card_ids: list[str]) -> list[str]:
             state = load_draft_state(library, card_id)  # None: none, or not read as draft decisions
         except StateFileError:
             continue  # too large to read: said where the conflicted files are
-        if card is None or made is None or state is None or card.status != "reviewed" \
-                or not state.sha256 == made.source.sha256 == card.source.sha256:
+        lost = None if card is None or made is None or state is None else unfollowed(card, made, state)
+        if lost is None:
             continue
-        record, draft = card_data(card), card_data(made)
-        lost = [f"{name} ({field.decision} by {field.by})" for name, field in state.decided.items()
-                if name in record and not _follows(field.decision, record[name], draft[name])]
-        if lost:
-            # the files cannot tell a merge (one curator finished, another decided) from a draft
-            # finished by hand after some of its fields were decided (its file stays): both named
-            notes.append(f"{card_id} is marked reviewed, but its draft decisions hold field(s) the record does not "
-                         f"follow: {', '.join(lost)} (decided on one side of a git merge while the other finished "
-                         f"the draft, or before it was finished by hand): check those fields of {entry.path.name}, "
-                         f"then remove .pmparse/drafts/{card_id}.json")
-    return notes
-
-
-def _follows(decision: str, value, drafted) -> bool:
-    """Whether a record's field ``value`` is what a draft ``decision`` of it left (``drafted``:
-    the draft's value)."""
-    if decision == "kept":
-        return value == drafted
-    if decision == "dropped":
-        return value in (None, [])
-    return value != drafted  # edited, or decided item by item: the curator's own value
+        name = f".pmparse/{DRAFTS}/{card_id}.json"
+        if not lost:
+            library.drop_state(DRAFTS, card_id)
+            removed.append(f"{card_id}: marked reviewed, and its draft decisions agree with it: the draft is "
+                           f"finished, {name} removed")
+            continue
+        # the files cannot tell a merge (one curator finished, another decided) from a draft
+        # finished by hand after some of its fields were decided: both named
+        said = ", ".join(f"{field_name} ({field.decision} by {field.by})" for field_name, field in lost)
+        notes[card_id] = (f"{card_id} is marked reviewed, but its draft decisions hold field(s) the record does not "
+                          f"follow: {said} (decided on one side of a git merge while the other finished the draft, "
+                          f"or before it was finished by hand): check those fields of {entry.path.name}, then "
+                          f"remove {name}")
+    return removed, notes
 
 
 def _decision(entry) -> str:

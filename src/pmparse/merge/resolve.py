@@ -29,17 +29,17 @@ from typing import Literal
 from pmparse.card.schema import Card
 from pmparse.errors import PmparseError, RecordError, UnsafePathError, UsageError
 from pmparse.merge.conflicts import holds_conflict, split_sides
-from pmparse.merge.git_sides import sides_of, told_by_conflicts
+from pmparse.merge.git_sides import deletion_notes, sides_of, told_by_conflicts
+from pmparse.library.draft_state import DraftState
 from pmparse.library.folder import RECORD_FILE, library_root, record_files_by_id
 from pmparse.library.lock import write_lock
-from pmparse.merge.merged_state import (anchor_note, finished_draft_notes, merge_drafts, merge_rejections,
+from pmparse.merge.merged_state import (anchor_note, finished_drafts, merge_drafts, merge_rejections,
                                           model_notes, pmparses, settle_draft)
 from pmparse.merge.merged_state import parse_state as _parse_state
 from pmparse.library.records import card_data, dumps, format_of, loads
 from pmparse.library.statefiles import read_record_text, regular_text
 from pmparse.library.store import Library
 from pmparse.paths import inside
-from pmparse.review.drafts import DraftState
 from pmparse.review.rejections import Rejections
 from pmparse.util import atomic_write, sha256_text, write_errors
 
@@ -70,7 +70,7 @@ class Resolution:
         outcome: ``split`` (ours kept, theirs moved to ``new_id``), ``same source`` (a real edit
             conflict, left alone), ``untold`` (the markers alone cannot tell whether the sides are
             of one source, left alone) or ``refused`` (markers or sides that cannot be read, or a
-            rejection memory whose merge would be too large to read back: left alone).
+            rejection memory or draft decisions whose merge would be too large to read back: left alone).
         new_id: The id theirs got, for ``split``.
         message: One line saying what was done, or why not.
     """
@@ -168,8 +168,12 @@ def resolve_library(path: str | Path) -> ResolveReport:
                         report.records.append(Resolution(card_id, "refused", message=f"{card_id}: {exc}"))
                         continue
                 if kind == "drafts":
-                    merged, why = merge_drafts(state, held, name,
-                                               settle=lambda data, card_id=card_id: settle_draft(library, card_id, data))
+                    try:
+                        merged, why = merge_drafts(state, held, name, settle=lambda data, card_id=card_id: settle_draft(
+                            library, card_id, data))
+                    except RecordError as exc:
+                        report.records.append(Resolution(card_id, "refused", message=f"{card_id}: {exc}"))
+                        continue
                     if merged and not state.exists():
                         report.merged.append(f"{card_id}: draft decisions of both sides kept, every field decided: "
                                              "marked reviewed")
@@ -182,7 +186,11 @@ def resolve_library(path: str | Path) -> ResolveReport:
                         continue
                 report.unsettled.append(name)
         # a draft finished on one side and partly decided on the other merges without a marker
-        report.notes.extend(finished_draft_notes(library, [i for i in _state_ids(library, "drafts") if i not in done]))
+        removed, notes = finished_drafts(library, [i for i in _state_ids(library, "drafts") if i not in done])
+        report.merged.extend(removed)
+        report.notes.extend(notes.values())
+        # no marker tells a record deleted on one side and edited on the other (a draft named above aside)
+        report.notes.extend(deletion_notes(root, skip=set(notes)))
         report.notes.extend(model_notes(root))
         report.notes.extend(note for note in [anchor_note(root)] if note is not None)
     return report
@@ -191,8 +199,10 @@ def resolve_library(path: str | Path) -> ResolveReport:
 def _resolve(library: Library, path: Path, text: str) -> Resolution:
     card_id, fmt = path.stem, format_of(path)
     ours_text, theirs_text, whole = sides_of(path, text)
-    ours = _Side(_side_card(ours_text, fmt, path, "first (ours) side"), ours_text)
-    theirs = _Side(_side_card(theirs_text, fmt, path, "second (theirs) side"), theirs_text)
+    # either id at first: a record renamed on one side (file and id line) and edited on the other
+    # is an edit conflict of one source, not a side that cannot be read
+    ours = _Side(_side_card(ours_text, fmt, path, "first (ours) side", any_id=True), ours_text)
+    theirs = _Side(_side_card(theirs_text, fmt, path, "second (theirs) side", any_id=True), theirs_text)
     o, t = ours.card.source, theirs.card.source
     one = _one_source(ours, theirs)
     if one is not None and not whole and not told_by_conflicts(text, str(path), o, t):
@@ -204,9 +214,15 @@ def _resolve(library: Library, path: Path, text: str) -> Resolution:
             "committed (git's index then holds each side whole), or keep one side of each conflict, or both "
             "edits, by hand (nothing changed)"))
     if one is not None:
+        renamed = [(which, side.card.id) for which, side in (("ours", ours), ("theirs", theirs))
+                   if side.card.id != card_id]
         return Resolution(card_id, "same source", message=(
-            f"{card_id}: both sides are records of one source ({one}): keep one side of each "
-            "conflict, or both edits, by hand (nothing changed)"))
+            f"{card_id}: both sides are records of one source ({one})"
+            + "".join(f", {which} still under id {old} (renamed on one side)" for which, old in renamed)
+            + ": keep one side of each conflict, or both edits, by hand"
+            + (f", the id line saying {card_id}" if renamed else "") + " (nothing changed)"))
+    for side, which in ((ours, "first (ours) side"), (theirs, "second (theirs) side")):
+        _side_card(side.text, fmt, path, which)  # each side is split under an id: the file's
     _share_states(library, card_id, ours, theirs)
     new_id = _free_id(library)
     steps = _moves(library, card_id, ours, theirs, new_id, f"{new_id}{path.suffix}", fmt, str(path))
@@ -323,15 +339,16 @@ def _journalled(library: Library, card_id: str, record: str, text: str, steps: l
     return Resolution(card_id, "split", new_id, message)
 
 
-def _side_card(text: str, fmt: str, path: Path, which: str, stem: str | None = None) -> Card:
-    """``which`` side's card; ``stem`` given, ``text`` is a whole record file of that id."""
+def _side_card(text: str, fmt: str, path: Path, which: str, stem: str | None = None, any_id: bool = False) -> Card:
+    """``which`` side's card; ``stem`` given, ``text`` is a whole record file of that id; ``any_id``:
+    of whatever id it holds."""
     what = "each record of the id" if stem else "each side of the conflict"
     try:
         card = loads(text, fmt, str(path))
     except RecordError as exc:
         raise UsageError(f"expected {what} to be a valid record, found the {which} "
                          f"invalid: {exc.message}; settle this file by hand", str(path)) from None
-    if card.id != (stem or path.stem):
+    if not any_id and card.id != (stem or path.stem):
         raise UsageError(f"expected {what} to hold id {stem or path.stem} (the file name), found "
                          f"{card.id} in the {which}; settle this file by hand", str(path))
     return card

@@ -12,13 +12,14 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from pmparse.card.schema import Card
+from pmparse.library.draft_state import DRAFTS, DraftDecision, DraftField, DraftState
 from pmparse.library.records import card_data, dumps, format_of, loads, source_text_of
 from pmparse.library.splice import splice
 from pmparse.library.statefiles import state_fits, writable
 from pmparse.library.store import Entry, Library
 from pmparse.review.anchor import REVIEW_FIELDS, reanchor_evidence
 from pmparse.review.compare import CardDiff, FieldChange, item_changes, item_key, merge, picked_items, read_text, support_keys
-from pmparse.review.drafts import DRAFTS, DraftDecision, DraftField, DraftState, empty_value, load_draft_state
+from pmparse.review.drafts import empty_value, load_draft_state
 from pmparse.review.rejections import memory_fits, remember
 from pmparse.util import atomic_write
 

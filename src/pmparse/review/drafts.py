@@ -26,51 +26,20 @@ again, and what pmparse suggests anew waits for review as for any reviewed recor
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from typing import Any
 
 from pmparse.card.schema import FACT_FIELDS, Card
+from pmparse.library.draft_state import DRAFTS, DraftDecision, DraftState, read_draft_state
 from pmparse.library.records import card_data, format_of, loads
-from pmparse.library.statefiles import regular_text
 from pmparse.library.store import Entry, Library
 from pmparse.review.anchor import REVIEW_FIELDS
 from pmparse.review.compare import CardDiff, support_keys, compare, link_title, read_text
-
-#: The state folder of drafts partly decided (``LIBRARY/.pmparse/drafts/``).
-DRAFTS = "drafts"
-
-DraftDecision = Literal["kept", "dropped", "edited", "items"]
-
-
-class DraftField(BaseModel):
-    """One field of a draft a person decided."""
-
-    model_config = ConfigDict(extra="forbid")
-    decision: DraftDecision = Field(description="Kept as suggested, dropped, edited, or decided item by item.")
-    by: str = Field(description="Reviewer.")
-    at: str = Field(description="ISO 8601 time of the decision.")
-
-
-class DraftState(BaseModel):
-    """What a person decided of a draft whose other fields are still open (``.pmparse/drafts/IL-0001.json``)."""
-
-    model_config = ConfigDict(extra="forbid")
-    version: Literal[1] = Field(default=1, description="Version of this file's format.")
-    sha256: str = Field(description="sha256 of the source text the draft was read from.")
-    decided: dict[str, DraftField] = Field(default_factory=dict, description="Decided fields, by name.")
 
 
 def load_draft_state(library: Library, card_id: str) -> DraftState | None:
     """A record's draft decisions, or None when there are none (or the file is unreadable:
     the record is then a person's, as any record a person touched)."""
-    text = regular_text(library.state_path(DRAFTS, card_id))
-    if text is None:
-        return None
-    try:
-        return DraftState.model_validate_json(text)
-    except ValidationError:
-        return None
+    return read_draft_state(library.state_path(DRAFTS, card_id))
 
 
 def decided_fields(library: Library, card: Card) -> dict[str, DraftDecision]:
