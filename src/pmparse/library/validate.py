@@ -159,8 +159,9 @@ def _unfollowed_decisions(root: Path, file: str, card: Card, record_text: str | 
         return []  # a draft still open keeps its decisions beside it
     try:
         state = read_draft_state(root / name)
-        made_text = regular_text(root / ".pmparse" / "base" / f"{card.id}.json")
-        made = loads(made_text, "json", "base") if state is not None and made_text is not None else None
+        # most reviewed records have no decisions left: their base is not read
+        made_text = regular_text(root / ".pmparse" / "base" / f"{card.id}.json") if state is not None else None
+        made = loads(made_text, "json", "base") if made_text is not None else None
     except (StateFileError, RecordError):
         return []  # a state file too large or broken: not one of decisions a person can follow
     lost = unfollowed(card, made, state) if made is not None else None
