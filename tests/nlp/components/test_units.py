@@ -250,6 +250,30 @@ def test_closing_words_signatures_apologies_and_handles_say_nothing():
 
 
 
+def test_a_teams_apology_an_invitation_to_ask_and_a_promise_of_news_say_nothing():
+    # a post's closing words with a subject of their own: the writing team apologising, readers
+    # invited to ask or to come and talk, news promised, the writers' care for the thing affected
+    for line in ("All of us on the Zorbq platform team would like to apologise for the impact of this outage.",
+                 "Once again, the Zorbq team sincerely apologizes for the slow builds yesterday.",
+                 "The zorbq.example team apologises for the downtime.", "We would like to apologize for the disruption.",
+                 "If you have any questions, please don't hesitate to contact the Zorbq team at help@zorbq.example.",
+                 "If you have further questions or concerns, feel free to drop by our chat channel.",
+                 "If you have any questions, reach out to us on the forum.",
+                 "We'll keep you posted when we know more!", "We will keep you updated.",
+                 "We take the reliability of our build service very seriously.",
+                 "The Zorbq team takes the availability of these pages seriously, and sincerely apologises for the downtime.",
+                 "We did, do and will continue to take the privacy of our users very seriously."):
+        assert says_nothing(line, 0, len(line)), line
+    # the same words saying what happened, what was done, or what is asked of the reader: words
+    for line in ("The Zorbq team apologised to the affected tenants by email and refunded their invoices.",
+                 "If you have any jobs stuck in the queue, please contact the Zorbq team to requeue them.",
+                 "If you have questions about the queue, read the runbook first, then page the on-call engineer.",
+                 "We'll keep you posted, but the queue should drain by Monday as the new workers come online.",
+                 "Nobody took the disk alert seriously, so the queue filled up.",
+                 "We take backups every hour, which is how we restored the data seriously fast."):
+        assert not says_nothing(line, 0, len(line)), line
+
+
 def test_a_closing_checklist_of_the_write_up_says_nothing():
     """Issue 35 (free-15): a template's last checklist ticks off the report, not the incident; two
     university hub reports gave its four lines as action items."""
