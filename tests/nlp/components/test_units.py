@@ -274,6 +274,23 @@ def test_a_teams_apology_an_invitation_to_ask_and_a_promise_of_news_say_nothing(
         assert not says_nothing(line, 0, len(line)), line
 
 
+def test_a_lead_in_to_a_list_says_nothing_of_its_own():
+    # the sentence that opens a list ("This was resolved by:") is no item: its list's items are
+    text = ("The zorbq queue stalled at noon. This was resolved by:\n\n- Restarting the consumers\n"
+            "- Raising the queue's disk quota\n")
+    assert items(text) == ["The zorbq queue stalled at noon.", "Restarting the consumers", "Raising the queue's disk quota"]
+    for line in ("This was due to:", "We verified that:", "We are now focused on:", "There are two issues at play:",
+                 "This was caused by two factors:", "The outage resulted from three compounding factors:",
+                 "After conducting a post-incident review, we have determined the two direct contributing factors were:",
+                 "**Lessons learned:**"):
+        assert says_nothing(line, 0, len(line)), line
+    # a lead-in that names what it leads to, or a sentence that is not one, says something
+    for line in ("The disk alert fired twice:", "Validation webhook stopped new rules from creating, with the error:",
+                 "This was resolved by restarting the consumers.", "Three things were resolved by noon:",
+                 "The zorbq workers crashed with:"):
+        assert not says_nothing(line, 0, len(line)), line
+
+
 def test_a_closing_checklist_of_the_write_up_says_nothing():
     """Issue 35 (free-15): a template's last checklist ticks off the report, not the incident; two
     university hub reports gave its four lines as action items."""

@@ -19,7 +19,7 @@ from spacy.tokens import Doc
 from pmparse.nlp.boilerplate import MAX_CHARS as BOILERPLATE_CHARS
 from pmparse.nlp.boilerplate import digest
 from pmparse.nlp.boilerplate import load as load_boilerplate
-from pmparse.nlp.components.item_content import short_action
+from pmparse.nlp.components.item_content import lead_in, short_action
 from pmparse.nlp.lines import Mask, code_fence_regions, doc_text, navigation_regions, shared_lines
 from pmparse.rules.cues import load_cues
 
@@ -455,7 +455,7 @@ def says_nothing(text: str, start: int, end: int) -> bool:
     field."""
     if len(_WORD.findall(text, start, end)) < 2 or _TIME_NOTE.fullmatch(text, start, end):
         return True
-    if end - start <= 200 and _SAYS_NOTHING.fullmatch(text, start, end):
+    if end - start <= 200 and (_SAYS_NOTHING.fullmatch(text, start, end) or lead_in(text, start, end)):
         return True
     if text.startswith("[", start) and closing_checklist(text, start):
         return True
