@@ -17,3 +17,12 @@ def test_a_heading_written_with_a_contraction_maps_as_written_out():
     # an apostrophe of a name or a negation is left as it is
     assert TABLE.lookup("What didn't go well") == ("lessons", 0.9)
     assert TABLE.lookup("Zorbq's response") is None
+
+
+def test_things_that_went_well_or_poorly_are_lessons():
+    # "### Things that went poorly" under "# Root cause" passed the root cause on to a list of what
+    # the responders did well and badly
+    for heading in ("Things that went well", "### Things that went poorly", "The things that went wrong",
+                    "Things that could have gone better"):
+        assert TABLE.lookup(heading) == ("lessons", 0.75), heading
+    assert TABLE.lookup("Things that changed") is None
