@@ -291,6 +291,17 @@ def test_a_lead_in_to_a_list_says_nothing_of_its_own():
         assert not says_nothing(line, 0, len(line)), line
 
 
+def test_a_length_alone_says_nothing():
+    # a labelled value ("**Total impact duration:** 5 hours 26 minutes (10:45 - 16:11 UTC)") is the
+    # card's duration, not a symptom or a detection item
+    for line in ("5 hours 26 minutes (10:45 - 16:11 UTC)", "4 hours 14 minutes", "33h 15m (during support hours 10:00-17:00)",
+                 "~2h", "About 45 minutes.", "1 hour, 10 minutes", "3 days"):
+        assert says_nothing(line, 0, len(line)), line
+    for line in ("5 hours of failed uploads", "4 hours 14 minutes before anyone noticed", "2h outage of the queue",
+                 "45 minutes (the queue was paused)"):
+        assert not says_nothing(line, 0, len(line)), line
+
+
 def test_a_closing_checklist_of_the_write_up_says_nothing():
     """Issue 35 (free-15): a template's last checklist ticks off the report, not the incident; two
     university hub reports gave its four lines as action items."""

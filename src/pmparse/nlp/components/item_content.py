@@ -301,3 +301,22 @@ def lead_in(text: str, start: int, end: int) -> bool:
         return False
     words = _WORD.findall(text, start, end)
     return bool(words) and all(word.casefold() in _LEAD_IN_WORDS for word in words)
+
+
+#: A length and nothing else ("4 hours 14 minutes", "33h 15m (during support hours 10:00-17:00)",
+#: "~2h"): a labelled value ("Detection delay: ...", "Total impact duration: ...") filed as an
+#: item, which the card's duration, not a symptom or a detection, holds. A note in brackets after
+#: it counts only when it holds a time or a date (a number); "45 minutes (the queue was paused)"
+#: says something. Bounded runs.
+_LENGTH = r"\d{1,4}(?:[.,]\d{1,2})?[ \t]{0,2}(?:h|hrs?|hours?|m|mins?|minutes?|d|days?|s|secs?|seconds?|w|weeks?)\b"
+_LENGTH_ONLY = re.compile(
+    r"[\W_]{0,10}(?:(?:about|around|approx\.?|approximately|roughly|~)[ \t]{0,3})?" + _LENGTH +
+    r"(?:[ \t]{0,3}(?:,|and)?[ \t]{0,3}" + _LENGTH + r"){0,3}"
+    r"(?:[ \t]{0,3}\((?=[^()\n]{0,80}\d)[^()\n]{1,80}\))?[\W_]{0,10}",
+    re.IGNORECASE,
+)
+
+
+def length_only(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is a length alone (:data:`_LENGTH_ONLY`)."""
+    return end - start <= 160 and _LENGTH_ONLY.fullmatch(text, start, end) is not None
