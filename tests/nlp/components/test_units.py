@@ -302,6 +302,16 @@ def test_a_length_alone_says_nothing():
         assert not says_nothing(line, 0, len(line)), line
 
 
+def test_a_status_note_that_the_incident_is_over_says_nothing():
+    # a timeline's last word ("Incident resolved.") tells no step of the fix nor a symptom
+    for line in ("Incident resolved.", "Issue resolved", "Incident appears to be resolved.", "The outage is now over.",
+                 "Issue fixed!", "Incident closed.", "Problem has been fully mitigated."):
+        assert says_nothing(line, 0, len(line)), line
+    for line in ("Incident resolved by restarting the zorbq workers.", "The issue was fixed in the 2.3 release.",
+                 "Outage over for the API, the queue still lags."):
+        assert not says_nothing(line, 0, len(line)), line
+
+
 def test_a_closing_checklist_of_the_write_up_says_nothing():
     """Issue 35 (free-15): a template's last checklist ticks off the report, not the incident; two
     university hub reports gave its four lines as action items."""

@@ -388,6 +388,10 @@ _SAYS_NOTHING = re.compile(
     r"|(?i:we(?:'ll|\u2019ll|\s+will)\s+(?:continue\s+to\s+)?keep\s+(?:you|everyone|our\s+users)\s+"
     r"(?:posted|updated|informed)(?:\s+(?:when|as|on|about)\b(?:(?!\s(?:and|but)\s)[^,;:.!?]){0,80})?)"
     r"|(?i:" + _SERIOUSLY + r")"
+    # a status note that the incident is over ("Incident resolved.", "The outage is now over."):
+    # no step of the fix, no symptom
+    r"|(?i:(?:the\s+)?(?:incident|issue|problem|outage)\s+(?:(?:now|appears\s+to\s+be|seems\s+to\s+be|is|was|has\s+been)\s+){0,3}"
+    r"(?:(?:fully|completely|finally)\s+)?(?:resolved|closed|over|fixed|mitigated))"
     r"|(?i:from|according\s+to|statement\s+from|quoting|as\s+reported\s+by|in\s+the\s+words\s+of)\s"
     # the attribution is a name, without a clause after a comma: "From now on, every deploy
     # needs two approvals:" and "According to the runbook, restart the worker first:" say what to do
