@@ -262,7 +262,7 @@ def test_a_teams_apology_an_invitation_to_ask_and_a_promise_of_news_say_nothing(
                  "We'll keep you posted when we know more!", "We will keep you updated.",
                  "We take the reliability of our build service very seriously.",
                  "The Zorbq team takes the availability of these pages seriously, and sincerely apologises for the downtime.",
-                 "We did, do and will continue to take the privacy of our users very seriously."):
+                 "We do and will continue to take the privacy of our users seriously."):
         assert says_nothing(line, 0, len(line)), line
     # the same words saying what happened, what was done, or what is asked of the reader: words
     for line in ("The Zorbq team apologised to the affected tenants by email and refunded their invoices.",
@@ -281,7 +281,7 @@ def test_a_lead_in_to_a_list_says_nothing_of_its_own():
     assert items(text) == ["The zorbq queue stalled at noon.", "Restarting the consumers", "Raising the queue's disk quota"]
     for line in ("This was due to:", "We verified that:", "We are now focused on:", "There are two issues at play:",
                  "This was caused by two factors:", "The outage resulted from three compounding factors:",
-                 "After conducting a post-incident review, we have determined the two direct contributing factors were:",
+                 "After the post-incident review, the main contributing factors were:",
                  "**Lessons learned:**"):
         assert says_nothing(line, 0, len(line)), line
     # a lead-in that names what it leads to, or a sentence that is not one, says something
@@ -292,12 +292,12 @@ def test_a_lead_in_to_a_list_says_nothing_of_its_own():
 
 
 def test_a_length_alone_says_nothing():
-    # a labelled value ("**Total impact duration:** 5 hours 26 minutes (10:45 - 16:11 UTC)") is the
+    # a labelled value ("**Total impact duration:** 3 hours 12 minutes (09:05 - 12:17 UTC)") is the
     # card's duration, not a symptom or a detection item
-    for line in ("5 hours 26 minutes (10:45 - 16:11 UTC)", "4 hours 14 minutes", "33h 15m (during support hours 10:00-17:00)",
+    for line in ("3 hours 12 minutes (09:05 - 12:17 UTC)", "2 hours 41 minutes", "21h 40m (within office hours 09:00-17:30)",
                  "~2h", "About 45 minutes.", "1 hour, 10 minutes", "3 days"):
         assert says_nothing(line, 0, len(line)), line
-    for line in ("5 hours of failed uploads", "4 hours 14 minutes before anyone noticed", "2h outage of the queue",
+    for line in ("5 hours of failed uploads", "2 hours 41 minutes before anyone noticed", "2h outage of the queue",
                  "45 minutes (the queue was paused)"):
         assert not says_nothing(line, 0, len(line)), line
 

@@ -303,7 +303,7 @@ def lead_in(text: str, start: int, end: int) -> bool:
     return bool(words) and all(word.casefold() in _LEAD_IN_WORDS for word in words)
 
 
-#: A length and nothing else ("4 hours 14 minutes", "33h 15m (during support hours 10:00-17:00)",
+#: A length and nothing else ("2 hours 41 minutes", "21h 40m (within office hours 09:00-17:30)",
 #: "~2h"): a labelled value ("Detection delay: ...", "Total impact duration: ...") filed as an
 #: item, which the card's duration, not a symptom or a detection, holds. A note in brackets after
 #: it counts only when it holds a time or a date (a number); "45 minutes (the queue was paused)"
