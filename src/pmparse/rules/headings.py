@@ -133,7 +133,7 @@ class HeadingTable:
             ``(field, confidence)`` where field is ``None`` for a known heading without a field
             (Summary, Timeline), or ``None`` when the table does not know the heading.
         """
-        norm = normalise_heading(heading)
+        norm = _written_out(normalise_heading(heading))
         if not norm:
             return None
         if norm in self._exact:
@@ -146,7 +146,20 @@ class HeadingTable:
 
     def is_known(self, heading: str) -> bool:
         """True when the normalised heading is an exact synonym of the table."""
-        return normalise_heading(heading) in self._exact
+        return _written_out(normalise_heading(heading)) in self._exact
+
+
+#: A pronoun's contraction in a heading ("What we're doing about it", "What we’ve changed"): the
+#: table writes it out. Only after a pronoun: "Zorbq's response" is a name's. A negation ("didn't")
+#: is left as written: the table holds both forms.
+_CONTRACTION = re.compile(r"\b(we|they|you|i)'(re|ve|ll)\b")
+_WRITTEN_OUT = {"re": "are", "ve": "have", "ll": "will"}
+
+
+def _written_out(norm: str) -> str:
+    """``norm`` (a normal form, "’" already read as "'") with its pronouns' contractions written out;
+    the lookup's only: the normal form stays what the models were trained on."""
+    return _CONTRACTION.sub(lambda m: f"{m.group(1)} {_WRITTEN_OUT[m.group(2)]}", norm) if "'" in norm else norm
 
 
 #: libyaml's safe loader when PyYAML was built with it: parsing the rule files with the pure

@@ -432,3 +432,30 @@ def test_work_on_reference_reads_the_verb_before_a_bare_link_only():
     for line in ("- Fix: restart the consumers", "- Fix: [Add retries to the invoice fetcher](https://tracker.example.org/zq/1)",
                  "- Remediation: PR #4521", "- Fix:"):
         assert not work_on_reference(line), line
+
+
+LABELLED_LINKS = """# Billing queue stall
+
+## Notes
+
+Mitigation: [retry fetches](https://tracker.example.org/zq/61)
+
+- Remediation: [drain the queue](https://tracker.example.org/zq/62)
+
+Root cause: [expired certificate](https://tracker.example.org/zq/63)
+
+Root cause: [here](https://wiki.example.org/pm/64)
+
+- Cause: [PR 4521](https://tracker.example.org/pr/4521)
+"""
+
+
+def test_a_short_link_after_a_label_on_its_line_is_the_labels_item():
+    # a label the sectionizer reads as a heading ("Mitigation:") is no word of the unit after it, so
+    # the unit was the link alone and its short label a page's name: a curator keeps "retry
+    # fetches", as "Root cause: [expired TLS certificate](...)" in one unit was kept; a pointer's
+    # label ("[here]") or a reference's ("[PR 4521]") after a label still says nothing
+    kept = ["[retry fetches](https://tracker.example.org/zq/61)", "[drain the queue](https://tracker.example.org/zq/62)",
+            "[expired certificate](https://tracker.example.org/zq/63)"]
+    for field in ("remediation", "root_cause", "symptoms"):
+        assert labelled(LABELLED_LINKS, field) == kept, field

@@ -231,6 +231,22 @@ def test_a_verb_of_work_before_a_reference_labels_an_item_not_a_section():
     text = ("## Action items\n\n- Fix: PR #4521\n- Reindex the queue\n\n"
             "- **Fixes**: [PR 4522](https://tracker.example.org/pr/4522)\n- Add an alert on queue age\n")
     assert [label for label, _ in labels(text)] == ["action_items"]
-    # a fix stated in words is still a label over the words it files
+
+
+def test_a_labelled_bullet_in_a_list_of_items_is_an_item_not_a_heading():
+    # "- Fix: restart the consumers" under action items was the heading "Fix" over the words after
+    # it and the bullets below them, all filed as remediation; its label names the item's kind
     text = "## Action items\n\n- Fix: restart the consumers\n- Reindex the queue\n"
-    assert [label for label, _ in labels(text)] == ["action_items", "remediation"]
+    assert [label for label, _ in labels(text)] == ["action_items"]
+    assert find_headings(text, [], TABLE)[-1].text == "Action items"
+    text = ("## What went poorly\n\n- **Detection delay**: nobody looked at the queue for a day\n"
+            "- **Root cause**: a retry loop without a budget\n- Slow paging\n\n"
+            "## Contributing factors\n\n- Monitoring: no alert watched the queue's age\n\n"
+            "## Resolution\n\n### Done on the day\n\n- **Alerting**: paged on queue age from then on\n")
+    assert [label for label, _ in labels(text)] == ["lessons", "contributing_factors", "remediation", "remediation"]
+    # outside such a list a labelled bullet still opens its field: a summary's "- Root cause: ..."
+    text = "## Summary\n\n- Impact: checkout failed\n- Root cause: the certificate expired\n"
+    assert [label for label, _ in labels(text)] == ["none", "symptoms", "root_cause"]
+    # a label with nothing after it on its line still heads the lines under it, as in "Status:"
+    text = "## Action items\n\nDetection:\nAlert on queue age\n"
+    assert [label for label, _ in labels(text, plain=True)][-1] == "detection"

@@ -250,6 +250,68 @@ def test_closing_words_signatures_apologies_and_handles_say_nothing():
 
 
 
+def test_a_teams_apology_an_invitation_to_ask_and_a_promise_of_news_say_nothing():
+    # a post's closing words with a subject of their own: the writing team apologising, readers
+    # invited to ask or to come and talk, news promised, the writers' care for the thing affected
+    for line in ("All of us on the Zorbq platform team would like to apologise for the impact of this outage.",
+                 "Once again, the Zorbq team sincerely apologizes for the slow builds yesterday.",
+                 "The zorbq.example team apologises for the downtime.", "We would like to apologize for the disruption.",
+                 "If you have any questions, please don't hesitate to contact the Zorbq team at help@zorbq.example.",
+                 "If you have further questions or concerns, feel free to drop by our chat channel.",
+                 "If you have any questions, reach out to us on the forum.",
+                 "We'll keep you posted when we know more!", "We will keep you updated.",
+                 "We take the reliability of our build service very seriously.",
+                 "The Zorbq team takes the availability of these pages seriously, and sincerely apologises for the downtime.",
+                 "We do and will continue to take the privacy of our users seriously."):
+        assert says_nothing(line, 0, len(line)), line
+    # the same words saying what happened, what was done, or what is asked of the reader: words
+    for line in ("The Zorbq team apologised to the affected tenants by email and refunded their invoices.",
+                 "If you have any jobs stuck in the queue, please contact the Zorbq team to requeue them.",
+                 "If you have questions about the queue, read the runbook first, then page the on-call engineer.",
+                 "We'll keep you posted, but the queue should drain by Monday as the new workers come online.",
+                 "Nobody took the disk alert seriously, so the queue filled up.",
+                 "We take backups every hour, which is how we restored the data seriously fast."):
+        assert not says_nothing(line, 0, len(line)), line
+
+
+def test_a_lead_in_to_a_list_says_nothing_of_its_own():
+    # the sentence that opens a list ("This was resolved by:") is no item: its list's items are
+    text = ("The zorbq queue stalled at noon. This was resolved by:\n\n- Restarting the consumers\n"
+            "- Raising the queue's disk quota\n")
+    assert items(text) == ["The zorbq queue stalled at noon.", "Restarting the consumers", "Raising the queue's disk quota"]
+    for line in ("This was due to:", "We verified that:", "We are now focused on:", "There are two issues at play:",
+                 "This was caused by two factors:", "The outage resulted from three compounding factors:",
+                 "After the post-incident review, the main contributing factors were:",
+                 "**Lessons learned:**"):
+        assert says_nothing(line, 0, len(line)), line
+    # a lead-in that names what it leads to, or a sentence that is not one, says something
+    for line in ("The disk alert fired twice:", "Validation webhook stopped new rules from creating, with the error:",
+                 "This was resolved by restarting the consumers.", "Three things were resolved by noon:",
+                 "The zorbq workers crashed with:"):
+        assert not says_nothing(line, 0, len(line)), line
+
+
+def test_a_length_alone_says_nothing():
+    # a labelled value ("**Total impact duration:** 3 hours 12 minutes (09:05 - 12:17 UTC)") is the
+    # card's duration, not a symptom or a detection item
+    for line in ("3 hours 12 minutes (09:05 - 12:17 UTC)", "2 hours 41 minutes", "21h 40m (within office hours 09:00-17:30)",
+                 "~2h", "About 45 minutes.", "1 hour, 10 minutes", "3 days"):
+        assert says_nothing(line, 0, len(line)), line
+    for line in ("5 hours of failed uploads", "2 hours 41 minutes before anyone noticed", "2h outage of the queue",
+                 "45 minutes (the queue was paused)"):
+        assert not says_nothing(line, 0, len(line)), line
+
+
+def test_a_status_note_that_the_incident_is_over_says_nothing():
+    # a timeline's last word ("Incident resolved.") tells no step of the fix nor a symptom
+    for line in ("Incident resolved.", "Issue resolved", "Incident appears to be resolved.", "The outage is now over.",
+                 "Issue fixed!", "Incident closed.", "Problem has been fully mitigated."):
+        assert says_nothing(line, 0, len(line)), line
+    for line in ("Incident resolved by restarting the zorbq workers.", "The issue was fixed in the 2.3 release.",
+                 "Outage over for the API, the queue still lags."):
+        assert not says_nothing(line, 0, len(line)), line
+
+
 def test_a_closing_checklist_of_the_write_up_says_nothing():
     """Issue 35 (free-15): a template's last checklist ticks off the report, not the incident; two
     university hub reports gave its four lines as action items."""

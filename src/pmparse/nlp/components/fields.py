@@ -47,6 +47,24 @@ def unit_sections(doc: Doc) -> list[tuple[str, float]]:
     return result
 
 
+def labelled_starts(doc: Doc, starts: list[int]) -> list[int]:
+    """For each item start, where the label that opens its line starts ("Mitigation: [retry
+    fetches](...)": the sectionizer's heading "Mitigation:" is no word of the unit after it), or
+    the start itself when no heading ends on its line just before it. Whether a short link is the
+    field's item depends on a heading's words before it (:func:`link_only`)."""
+    text = doc_text(doc)
+    ends = sorted((span.end_char, span.start_char) for span in doc.spans.get("headings", []))
+    keys = [end for end, _ in ends]
+    found = []
+    for start in starts:
+        k = bisect.bisect_right(keys, start) - 1
+        if k >= 0 and not text[ends[k][0]:start].strip(" \t"):
+            found.append(ends[k][1])
+        else:
+            found.append(start)
+    return found
+
+
 #: Follow-up fields: written after the incident, rarely inside a Summary or Timeline.
 FOLLOW_UP = ("action_items", "lessons")
 
@@ -185,6 +203,7 @@ def label_fields(doc: Doc, heading_weight: float = 0.6, threshold: float = 0.5, 
     # too few words for a unit of any field, but work done or promised: "[P1] Cleanup", "Fixes #4521"
     short = {i for i in quiet if short_action(text, *bounds[i], "action_items")
              and not placeholder_only(text, *bounds[i])}
+    labelled = labelled_starts(doc, [start for start, _ in bounds])
     for i, (unit, (label, conf)) in enumerate(zip(units, sections)):
         if i in quiet and i not in short:
             continue
@@ -192,7 +211,7 @@ def label_fields(doc: Doc, heading_weight: float = 0.6, threshold: float = 0.5, 
         field, confidence = decide(label, conf, unit_probs, heading_weight, threshold, followup_weight, headed,
                                    i < opening, calibration)
         # a link alone is an item of no field, a ticket's title of action items aside (link_only)
-        if (field is not None and not link_only(text, *bounds[i], field)
+        if (field is not None and not link_only(text, labelled[i], bounds[i][1], field)
                 and (i not in short or short_action(text, *bounds[i], field))):
             chosen[i] = (field, confidence)
     if root_cause_floor > 0 and not any(field == "root_cause" for field, _ in chosen.values()):

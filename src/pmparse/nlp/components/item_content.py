@@ -5,7 +5,8 @@ Two kinds of unit read as items but say nothing of their field: a link alone ("[
 "<https://...>", "More details in https://...", "see PR #123", "Root cause: [here](...)"), and a
 template's unfilled placeholders ("{{ owner }}", "${owner}", "<fill in>", "[Describe the impact]",
 "(TODO: create task)"). The units stay units (the unit model reads each beside its neighbours);
-only the field labeler leaves them out of the card.
+only the field labeler leaves them out of the card. A sentence that only leads into a list
+("This was resolved by:", :func:`lead_in`) says nothing either (``units.says_nothing`` asks).
 """
 
 from __future__ import annotations
@@ -269,3 +270,53 @@ def placeholder_only(text: str, start: int, end: int) -> bool:
     # beside a tag, one word is the item's action ("[Optional] Cleanup"); beside a prompt, one
     # word is the prompt's label ("[Owner: ] Reindex", "Owner: {{ owner }}")
     return len(_WORD.findall(" ".join(rest))) < (2 if prompts else 1)
+
+
+#: The words a sentence leading into a list is made of when it says nothing of its own ("This was
+#: resolved by:", "We verified that:", "The outage resulted from three compounding factors:"):
+#: function words, counts, the names of a list's parts and the verbs that file them under a field.
+_LEAD_IN_WORDS = frozenset("""
+this that these those it there here we our us the a an and or of to in on at by for with as from now also then
+is are was were be been being has have had do does did will would can could should may might
+following follows below next several some many few multiple various two three four five six
+main key major primary direct compounding other further additional more
+factor factors thing things step steps issue issues problem problems reason reasons point points item items
+change changes action actions measure measures option options condition conditions cause causes
+lesson lessons question questions observation observations detail details event events fact facts
+part parts area areas way ways play outage outages incident incidents failure
+resolved fixed mitigated caused due done taken take took include includes included including
+contributed contribute contributing led lead leads learned learnt identified found determined
+verified confirmed noticed observed considered focused committed made happen happened occurred
+resulted result results after conducting post review mortem postmortem what went well wrong how why
+""".split())
+#: A lead-in's closing colon, and the emphasis that may close around it ("**Lessons learned:**").
+_LEAD_IN_END = re.compile(r":[*_ \t]*$")
+
+
+def lead_in(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` only leads into what follows it: it ends with a colon and every
+    word of it is one of :data:`_LEAD_IN_WORDS`. The list under it holds the items; a lead-in that
+    names something ("The disk alert fired twice:") says something."""
+    if not _LEAD_IN_END.search(text, start, end):
+        return False
+    words = _WORD.findall(text, start, end)
+    return bool(words) and all(word.casefold() in _LEAD_IN_WORDS for word in words)
+
+
+#: A length and nothing else ("2 hours 41 minutes", "21h 40m (within office hours 09:00-17:30)",
+#: "~2h"): a labelled value ("Detection delay: ...", "Total impact duration: ...") filed as an
+#: item, which the card's duration, not a symptom or a detection, holds. A note in brackets after
+#: it counts only when it holds a time or a date (a number); "45 minutes (the queue was paused)"
+#: says something. Bounded runs.
+_LENGTH = r"\d{1,4}(?:[.,]\d{1,2})?[ \t]{0,2}(?:h|hrs?|hours?|m|mins?|minutes?|d|days?|s|secs?|seconds?|w|weeks?)\b"
+_LENGTH_ONLY = re.compile(
+    r"[\W_]{0,10}(?:(?:about|around|approx\.?|approximately|roughly|~)[ \t]{0,3})?" + _LENGTH +
+    r"(?:[ \t]{0,3}(?:,|and)?[ \t]{0,3}" + _LENGTH + r"){0,3}"
+    r"(?:[ \t]{0,3}\((?=[^()\n]{0,80}\d)[^()\n]{1,80}\))?[\W_]{0,10}",
+    re.IGNORECASE,
+)
+
+
+def length_only(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is a length alone (:data:`_LENGTH_ONLY`)."""
+    return end - start <= 160 and _LENGTH_ONLY.fullmatch(text, start, end) is not None

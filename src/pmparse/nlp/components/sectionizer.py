@@ -206,7 +206,47 @@ def find_headings(text: str, masked: list[tuple[int, int]], table: HeadingTable,
         if heading is not None:
             headings.append(heading)
             skip_until = heading.body_start if heading.body_start > line.end else -1
-    return headings
+    items = _labelled_items(text, headings)
+    return [heading for i, heading in enumerate(headings) if i not in items] if items else headings
+
+
+#: Fields whose sections are lists of items, each of which a writer may open with a word of its
+#: kind ("- Fix: restart the consumers" among action items, "- **Detection delay**: ..." among
+#: what went poorly, "- Monitoring: no alert ..." among contributing factors).
+ITEM_FIELDS = frozenset({"action_items", "lessons", "contributing_factors", "remediation"})
+_BULLET = re.compile(r"[ \t]*[-*+][ \t]+")
+
+
+def _labelled_items(text: str, headings: list[Heading]) -> set[int]:
+    """Indexes of the headings that are a bullet's label before the bullet's own words, inside a
+    section the table maps to a field of :data:`ITEM_FIELDS`: the label names the item's kind,
+    not a section of its own, so the bullet (and the bullets after it) stay items of the list they
+    are in. A label alone on its line ("Status:" over its lines), a label outside such a list (a
+    summary's "- Root cause: ...") and a list the heading model read stay as they were."""
+    sections = build_sections(text, headings)[-len(headings):] if headings else []
+    parents = _parents(headings)
+    found: set[int] = set()
+    for i, heading in enumerate(headings):
+        if heading.level < BOLD_LEVEL or heading.field is None or not _bullet_label(text, heading):
+            continue
+        parent = parents[i]
+        while parent in found:
+            parent = parents[parent]
+        if parent < 0:
+            continue
+        section = sections[parent]
+        if section.label in ITEM_FIELDS and not section.learned and section.start <= heading.start < section.end:
+            found.add(i)
+    return found
+
+
+def _bullet_label(text: str, heading: Heading) -> bool:
+    """Whether ``heading`` labels a bullet ("- Fix:", "* **Detection delay**:") and words follow it
+    on its line."""
+    line_start = text.rfind("\n", 0, heading.start) + 1
+    line_end = text.find("\n", heading.body_start)
+    line_end = len(text) if line_end < 0 else line_end
+    return bool(_BULLET.fullmatch(text, line_start, heading.start)) and bool(text[heading.body_start:line_end].strip())
 
 
 def _paragraph_end(text: str, start: int, limit: int) -> int:

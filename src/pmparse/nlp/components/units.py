@@ -19,7 +19,7 @@ from spacy.tokens import Doc
 from pmparse.nlp.boilerplate import MAX_CHARS as BOILERPLATE_CHARS
 from pmparse.nlp.boilerplate import digest
 from pmparse.nlp.boilerplate import load as load_boilerplate
-from pmparse.nlp.components.item_content import short_action
+from pmparse.nlp.components.item_content import lead_in, length_only, short_action
 from pmparse.nlp.lines import Mask, code_fence_regions, doc_text, navigation_regions, shared_lines
 from pmparse.rules.cues import load_cues
 
@@ -347,6 +347,20 @@ _CLOSING = r"(?:(?:much\s+|with\s+)?love|cheers|(?:many\s+)?thanks|thank\s+you|(
 #: The writers signing a post: "the Acme team", "Jo and the Acme team", "— The Acme Team" (the
 #: team's name written as a name: "the on-call engineer paged the Acme team" is a sentence).
 _SIGNATURE = r"(?:(?:[A-Z][\w'-]+(?:\s*,\s*|\s+and\s+)){0,3}(?i:the)\s+(?:[A-Z0-9][\w.&'-]*\s+){1,4}(?i:team))"
+#: Who apologises in a post's closing words: the writers' team ("All of us on the Zorbq team",
+#: "the zorbq.example team") or "we".
+_APOLOGISER = r"(?:(?:all\s+of\s+us\s+(?:on|at|in)\s+)?the\s+(?:[\w.&'-]{1,40}\s+){1,4}team|we)"
+#: An invitation to ask: "If you have any questions, please don't hesitate to contact ...", "...,
+#: feel free to drop by our channel" (a request that goes on with "and" or "but" says more).
+_ASK_US = (r"if\s+you\s+have\s+(?:any\s+)?(?:further\s+|more\s+|other\s+)?questions?(?:\s+or\s+(?:concerns?|comments?|feedback))?"
+           r",?\s+(?:please\s+)?(?:(?:do\s+not|don't|don\u2019t)\s+hesitate\s+to\s+|feel\s+free\s+to\s+)?"
+           r"(?:contact|reach\s+out|get\s+in\s+touch|e-?mail|write|drop\s+by|ask|talk|join|come)\b"
+           r"(?:(?!\s(?:and|but|so)\s)[^;!?\n]){0,150}")
+#: The writers' care for what was affected: "We take the security of our users very seriously", "We
+#: did, do and will continue to take ...", "The Zorbq team takes ... seriously, and apologises ...".
+_SERIOUSLY = (_APOLOGISER + r"(?:\s+[\w,]{1,12}){0,6}?\s+takes?\s+[^,;:.!?]{1,80}?\s+(?:(?:very|really|extremely)\s+)?seriously"
+              r"(?:,?\s+and\s+(?:we\s+(?:are|'re|\u2019re)\s+(?:(?:really|very|truly|so)\s+)?sorry|(?:sincerely\s+)?"
+              r"apologi[sz]es?)\s+for\b[^,;:.!?]{0,80})?")
 #: A unit that only closes the post, signs it, thanks its readers, apologises for the incident
 #: ("Again, our apologies for the outage.", "We're sorry for the trouble.": the apology's object
 #: is the incident the card already tells; one that goes on, "..., we should have ...", says more),
@@ -366,8 +380,18 @@ _SAYS_NOTHING = re.compile(
     r"|(?i:(?:(?:again|once\s+again|first(?:\s+up)?|finally),?\s+)?(?:"
     r"(?:we(?:'re|\u2019re|\s+are)|i(?:'m|\u2019m|\s+am))\s+(?:(?:very|truly|so|deeply|really|sincerely|extremely)\s+)*sorry\s+(?:for|about)\b"
     r"|(?:our|my)\s+(?:(?:sincere|sincerest|deepest|humble)\s+)?apologies(?:\s+for\b)?"
-    r"|we\s+(?:(?:sincerely|deeply|truly)\s+)?apologi[sz]e(?:\s+(?:in\s+advance\s+)?for\b)?)"
+    r"|we\s+(?:(?:sincerely|deeply|truly)\s+)?apologi[sz]e(?:\s+(?:in\s+advance\s+)?for\b)?"
+    r"|" + _APOLOGISER + r"\s+(?:(?:would|'d|\u2019d)\s+like\s+to\s+|wants?\s+to\s+)?(?:(?:sincerely|deeply|truly)\s+)?"
+    r"apologi[sz]es?\s+for\b)"
     r"(?:(?!\s(?:and|but|as)\s)[^,;:.!?]){0,120})"
+    r"|(?i:" + _ASK_US + r")"
+    r"|(?i:we(?:'ll|\u2019ll|\s+will)\s+(?:continue\s+to\s+)?keep\s+(?:you|everyone|our\s+users)\s+"
+    r"(?:posted|updated|informed)(?:\s+(?:when|as|on|about)\b(?:(?!\s(?:and|but)\s)[^,;:.!?]){0,80})?)"
+    r"|(?i:" + _SERIOUSLY + r")"
+    # a status note that the incident is over ("Incident resolved.", "The outage is now over."):
+    # no step of the fix, no symptom
+    r"|(?i:(?:the\s+)?(?:incident|issue|problem|outage)\s+(?:(?:now|appears\s+to\s+be|seems\s+to\s+be|is|was|has\s+been)\s+){0,3}"
+    r"(?:(?:fully|completely|finally)\s+)?(?:resolved|closed|over|fixed|mitigated))"
     r"|(?i:from|according\s+to|statement\s+from|quoting|as\s+reported\s+by|in\s+the\s+words\s+of)\s"
     # the attribution is a name, without a clause after a comma: "From now on, every deploy
     # needs two approvals:" and "According to the runbook, restart the worker first:" say what to do
@@ -429,13 +453,16 @@ def says_nothing(text: str, start: int, end: int) -> bool:
     nothing of the incident: it holds fewer than two words; it only tells how to read the others,
     as a table's header row (the line under it is the table's rule: "Time | Event" over
     "--- | ---") or a note giving the time zone ("All times in UTC."); it closes, signs or
-    apologises for the post, or names people or a label alone (``_SAYS_NOTHING``); or it is a
+    apologises for the post, or names people or a label alone (``_SAYS_NOTHING``); it only leads
+    into a list or is a length alone (:func:`~pmparse.nlp.components.item_content.lead_in`,
+    :func:`~pmparse.nlp.components.item_content.length_only`); or it is a
     table row of data without a word (a wallet address, an amount and a time). Such a unit stays
     a unit, since the unit model reads each unit beside its neighbours, but is never an item of a
     field."""
     if len(_WORD.findall(text, start, end)) < 2 or _TIME_NOTE.fullmatch(text, start, end):
         return True
-    if end - start <= 200 and _SAYS_NOTHING.fullmatch(text, start, end):
+    if end - start <= 200 and (_SAYS_NOTHING.fullmatch(text, start, end) or lead_in(text, start, end)
+                              or length_only(text, start, end)):
         return True
     if text.startswith("[", start) and closing_checklist(text, start):
         return True
