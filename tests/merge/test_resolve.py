@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from pmparse.cli import main
 from pmparse.errors import WriteError
-from pmparse.merge import resolve as resolve_module
+from pmparse.merge import journal as journal_module
 from pmparse.merge.resolve import resolve_library
 from pmparse.library.shared import unfinished_merges
 from pmparse.library.store import Library
@@ -152,16 +152,16 @@ def test_one_text_at_two_paths_is_left_for_a_person_naming_both_paths(tmp_path, 
 def _killed(monkeypatch, lib, *, last_step: bool) -> None:
     """One ``resolve`` run killed after its journal's steps were applied, all of them or all but
     the last (``last_step``)."""
-    real = resolve_module._apply
+    real = journal_module._apply
 
     def dies(root, steps):
         real(root, steps if last_step else steps[:-1])
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(resolve_module, "_apply", dies)
+    monkeypatch.setattr(journal_module, "_apply", dies)
     with pytest.raises(KeyboardInterrupt):
         resolve_library(lib)
-    monkeypatch.setattr(resolve_module, "_apply", real)
+    monkeypatch.setattr(journal_module, "_apply", real)
 
 
 def _two_formats(tmp_path, monkeypatch):
@@ -245,20 +245,20 @@ def test_a_run_killed_before_the_record_is_written_is_finished_by_the_next(tmp_p
     theirs = _curator(tmp_path, monkeypatch, "pump", PUMP, reject=True)
     lib = _merge(ours, theirs)
     conflicted = (lib / "IL-0001.yaml").read_bytes()
-    real = resolve_module.atomic_write
+    real = journal_module.atomic_write
 
     def dies_at_the_record(path, text):
         if path.name == "IL-0001.yaml":
             raise KeyboardInterrupt
         real(path, text)
 
-    monkeypatch.setattr(resolve_module, "atomic_write", dies_at_the_record)
+    monkeypatch.setattr(journal_module, "atomic_write", dies_at_the_record)
     with pytest.raises(KeyboardInterrupt):
         resolve_library(lib)
     # the record is still the conflicted one: convert and review still refuse to run
     assert (lib / "IL-0001.yaml").read_bytes() == conflicted
     assert unfinished_merges(Library.open(lib))
-    monkeypatch.setattr(resolve_module, "atomic_write", real)
+    monkeypatch.setattr(journal_module, "atomic_write", real)
     report = resolve_library(lib)
     # the journal was finished first: theirs is IL-0002 once, not again as IL-0003, and the run
     # says so (the curator whose run was killed never saw the new id)
@@ -272,14 +272,14 @@ def test_a_run_killed_before_the_record_is_written_is_finished_by_the_next(tmp_p
 def _disk_full_at_the_record(monkeypatch):
     """resolve's writes fail with a full disk at the conflicted record (the last it writes); the
     real writer is returned, to put back."""
-    real = resolve_module.atomic_write
+    real = journal_module.atomic_write
 
     def full_at_the_record(path, text):
         if path.name == "IL-0001.yaml":
             raise OSError(errno.ENOSPC, "No space left on device")
         real(path, text)
 
-    monkeypatch.setattr(resolve_module, "atomic_write", full_at_the_record)
+    monkeypatch.setattr(journal_module, "atomic_write", full_at_the_record)
     return real
 
 
@@ -293,7 +293,7 @@ def test_a_full_disk_is_a_write_error_naming_the_library_and_the_next_run_finish
         resolve_library(lib)
     assert "no space left on device" in str(caught.value) and str(lib) in str(caught.value)
     assert (lib / "IL-0001.yaml").read_bytes() == conflicted
-    monkeypatch.setattr(resolve_module, "atomic_write", real)
+    monkeypatch.setattr(journal_module, "atomic_write", real)
     assert [r.new_id for r in resolve_library(lib).records] == ["IL-0002"]
     assert validate_library(lib) == (2, [])
 
@@ -342,7 +342,7 @@ def test_a_journal_that_cannot_be_finished_is_kept_and_theirs_is_not_made_twice(
         with pytest.raises(WriteError):
             resolve_library(lib)
     assert list((lib / ".pmparse" / "intent").glob("resolve-*"))
-    monkeypatch.setattr(resolve_module, "atomic_write", real)
+    monkeypatch.setattr(journal_module, "atomic_write", real)
     assert [r.new_id for r in resolve_library(lib).records] == ["IL-0002"]
     assert sorted(p.name for p in lib.glob("IL-*")) == ["IL-0001.yaml", "IL-0002.yaml"]
     assert validate_library(lib) == (2, [])

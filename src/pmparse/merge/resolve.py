@@ -14,7 +14,8 @@ conflicted under a record without markers are :mod:`pmparse.merge.merged_state`'
 Each record is resolved as a whole: what it writes is first kept as a *journal* in
 ``.pmparse/intent/`` (git ignores it), then written file by file, the conflicted record last. A
 run killed midway leaves that record conflicted (or, for two files of one id, the other file in
-place), and the next ``resolve`` writes the journal again before anything else.
+place), and the next ``resolve`` writes the journal again before anything else
+(:mod:`pmparse.merge.journal`).
 """
 
 from __future__ import annotations
@@ -24,11 +25,12 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 from pmparse.card.schema import Card
-from pmparse.errors import PmparseError, RecordError, UnsafePathError, UsageError
-from pmparse.merge.conflicts import holds_conflict, split_sides
+from pmparse.errors import PmparseError, RecordError, UsageError
+from pmparse.merge.conflicts import holds_conflict
+from pmparse.merge.journal import KINDS, finish_journals, journalled, record_text
+from pmparse.merge.outcome import Resolution, ResolveReport
 from pmparse.merge.git_sides import deletion_notes, sides_of, told_by_conflicts
 from pmparse.library.draft_state import DraftState
 from pmparse.library.folder import RECORD_FILE, library_root, record_files_by_id
@@ -37,63 +39,13 @@ from pmparse.merge.merged_state import (anchor_note, finished_drafts, merge_draf
                                           model_notes, pmparses, settle_draft)
 from pmparse.merge.merged_state import parse_state as _parse_state
 from pmparse.library.records import card_data, dumps, format_of, loads
-from pmparse.library.statefiles import read_record_text, regular_text
 from pmparse.library.store import Library
-from pmparse.paths import inside
 from pmparse.review.rejections import Rejections
-from pmparse.util import atomic_write, sha256_text, write_errors
-
-#: The state kinds that belong to one record and travel with it (the order they are read in:
-#: the cards first, whose sources tell which side a rejection or draft decision is of).
-_KINDS = ("base", "pending", "rejected", "drafts")
+from pmparse.util import write_errors
 
 #: A record's own id line, as pmparse writes it or a person would (YAML: quoted or not).
 _ID_LINE = {"yaml": r"(?m)^id:[ \t]*([\"']?){old}\1(?=[ \t]*(?:#.*)?\r?$)",
             "json": r"(?m)^[ \t]*\"id\"[ \t]*:[ \t]*\"{old}\""}
-
-#: A journal's name in ``.pmparse/intent/`` (not an intent of the store: Library.finish_writes
-#: reads only ``IL-*.json``).
-_JOURNAL = re.compile(r"^resolve-(IL-[0-9]{4})\.json\Z")
-
-#: An id as a journal names the one it gives theirs.
-_ID = re.compile(r"IL-[0-9]{4}")
-
-Outcome = Literal["split", "same source", "untold", "refused"]
-
-
-@dataclass
-class Resolution:
-    """What ``resolve`` did with one conflicted record.
-
-    Attributes:
-        card_id: The conflicted record's id.
-        outcome: ``split`` (ours kept, theirs moved to ``new_id``), ``same source`` (a real edit
-            conflict, left alone), ``untold`` (the markers alone cannot tell whether the sides are
-            of one source, left alone) or ``refused`` (markers or sides that cannot be read, or a
-            rejection memory or draft decisions whose merge would be too large to read back: left alone).
-        new_id: The id theirs got, for ``split``.
-        message: One line saying what was done, or why not.
-    """
-
-    card_id: str
-    outcome: Outcome
-    new_id: str | None = None
-    message: str = ""
-
-
-@dataclass
-class ResolveReport:
-    """Every conflicted record's :class:`Resolution`; the state files holding conflict markers
-    whose record holds none (a base both sides changed: a person's to settle); one line for each
-    rejection memory or draft decisions both sides added to whose record holds none (both sides'
-    kept); and one line for each file left for a person with what to do (a draft field both sides
-    decided differently or each gave a value of its own, draft decisions a record reviewed on the
-    other side does not follow, the library's model, its anchor)."""
-
-    records: list[Resolution] = field(default_factory=list)
-    unsettled: list[str] = field(default_factory=list)
-    merged: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -133,13 +85,13 @@ def resolve_library(path: str | Path) -> ResolveReport:
     # beside its journal, which the next run finishes
     with write_lock(root), write_errors(root, "the library"):
         # a split a killed run left half done is said again: that run never told its new id
-        report.records.extend(_finish_journals(root))
+        report.records.extend(finish_journals(root))
         library = Library.open(root)
         done = {r.card_id for r in report.records if r.outcome == "refused"}  # a begun split, edited since
         for card_id, paths in record_files_by_id(root).items():
             if card_id in done:
                 continue
-            texts = {path: _text(path) for path in paths}
+            texts = {path: record_text(path) for path in paths}
             conflicted = [path for path in paths if texts[path] is not None and holds_conflict(texts[path])]
             if conflicted or len(paths) > 1:
                 done.add(card_id)
@@ -152,10 +104,10 @@ def resolve_library(path: str | Path) -> ResolveReport:
                     report.records.append(_resolve_two_files(library, card_id, paths, texts))
             except PmparseError as exc:
                 report.records.append(Resolution(card_id, "refused", message=str(exc)))
-        for kind in _KINDS:
+        for kind in KINDS:
             for card_id in _state_ids(library, kind):
                 state = library.state_path(kind, card_id)
-                held = _text(state)
+                held = record_text(state)
                 if card_id in done or held is None or not holds_conflict(held):
                     continue
                 name = f".pmparse/{kind}/{card_id}.json"
@@ -228,7 +180,7 @@ def _resolve(library: Library, path: Path, text: str) -> Resolution:
     steps = _moves(library, card_id, ours, theirs, new_id, f"{new_id}{path.suffix}", fmt, str(path))
     steps.append((path.name, ours_text))  # last: until it is written the record stays conflicted
     message = f"{card_id}: kept ours ({o.location}); theirs ({t.location}) is now {new_id}"
-    return _journalled(library, card_id, path.name, text, steps, new_id, message)
+    return journalled(library, card_id, path.name, text, steps, new_id, message)
 
 
 def _resolve_two_files(library: Library, card_id: str, paths: list[Path], texts: dict) -> Resolution:
@@ -260,7 +212,7 @@ def _resolve_two_files(library: Library, card_id: str, paths: list[Path], texts:
     steps.append((theirs_path.name, None))  # last: until it is gone the id stays held twice
     message = (f"{card_id}: kept {ours_path.name} ({ours.card.source.location}); {theirs_path.name} "
                f"({theirs.card.source.location}) is now {new_name}")
-    return _journalled(library, card_id, theirs_path.name, theirs.text, steps, new_id, message)
+    return journalled(library, card_id, theirs_path.name, theirs.text, steps, new_id, message)
 
 
 def _check_owners(library: Library, card_id: str, *sides: _Side) -> None:
@@ -302,7 +254,7 @@ def _first_conflicted_source(library: Library, card_id: str) -> dict | None:
     """The source named by the first side (ours) of a conflicted base or pending suggestion."""
     for kind in ("base", "pending"):
         state = library.state_path(kind, card_id)
-        text = _text(state)
+        text = record_text(state)
         sides = sides_of(state, text) if text is not None and holds_conflict(text) else None
         if sides is not None:
             source = _parse_state(sides[0], state).get("source")
@@ -317,26 +269,13 @@ def _moves(library: Library, card_id: str, ours: _Side, theirs: _Side, new_id: s
     steps = [(f".pmparse/{kind}/{new_id}.json", _renamed_state(kind, state, new_id))
              for kind, state in theirs.states.items()]
     steps.append((new_name, _renamed_record(theirs, fmt, new_id, where)))
-    for kind in _KINDS:
-        now = _text(library.state_path(kind, card_id))
+    for kind in KINDS:
+        now = record_text(library.state_path(kind, card_id))
         kept = ours.states.get(kind)
         if now != kept:
             steps.append((f".pmparse/{kind}/{card_id}.json", kept))
     return steps
 
-
-def _journalled(library: Library, card_id: str, record: str, text: str, steps: list, new_id: str,
-                message: str) -> Resolution:
-    """Keep the steps as a journal, then apply them: the journal names the file its last step
-    writes or removes (``record``) and that file's text now, which tells the next run whether
-    the split is still to finish (:func:`_finish_journals`)."""
-    journal = {"record": record, "conflicted": sha256_text(text), "steps": steps, "new_id": new_id,
-               "message": message}
-    journal_path = inside(library.root, f".pmparse/intent/resolve-{card_id}.json")
-    atomic_write(journal_path, json.dumps(journal, ensure_ascii=True))
-    _apply(library.root, steps)
-    journal_path.unlink()
-    return Resolution(card_id, "split", new_id, message)
 
 
 def _side_card(text: str, fmt: str, path: Path, which: str, stem: str | None = None, any_id: bool = False) -> Card:
@@ -361,9 +300,9 @@ def _share_states(library: Library, card_id: str, ours: _Side, theirs: _Side) ->
     Raises:
         UsageError: a state file whose markers cannot be read, or whose side cannot be told.
     """
-    for kind in _KINDS:
+    for kind in KINDS:
         state = library.state_path(kind, card_id)
-        text = _text(state)
+        text = record_text(state)
         if text is None:
             continue
         sides = sides_of(state, text)[:2] if holds_conflict(text) else None
@@ -440,7 +379,7 @@ def _free_id(library: Library) -> str:
     while True:
         card_id = library.next_id()
         taken = any((library.root / f"{card_id}.{ext}").exists() for ext in ("yaml", "yml", "json")) or any(
-            library.state_path(kind, card_id).exists() for kind in (*_KINDS, "intent"))
+            library.state_path(kind, card_id).exists() for kind in (*KINDS, "intent"))
         if not taken:
             return card_id
 
@@ -451,147 +390,3 @@ def _state_ids(library: Library, kind: str) -> list[str]:
     except OSError:
         return []
     return [name[:-5] for name in names if RECORD_FILE.match(name) and name.endswith(".json")]
-
-
-def _text(path: Path) -> str | None:
-    """A regular file's text with its line breaks as they are (CRLF stays), or None (also one
-    larger than a record may be: a record or state file of gigabytes from someone else)."""
-    try:
-        if path.is_symlink() or not path.is_file():
-            return None
-        # over the limit: left alone unread, as every other command leaves it (validate names it)
-        return read_record_text(path, newline="")
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
-def _apply(root: Path, steps: list) -> None:
-    """Write (or, for None, remove) each file of a journal, in its order; writing one again is
-    harmless, so a journal a killed run left is applied whole."""
-    # every path checked before the first write: a link met midway stopped the run half written
-    targets = [inside(root, rel) for rel, _ in steps]
-    for target, (_, text) in zip(targets, steps):
-        if text is None:
-            target.unlink(missing_ok=True)
-        else:
-            atomic_write(target, text)
-
-
-def _stray_step(root: Path, card_id: str, journal: dict, steps: list) -> str | None:
-    """What a journal names that :func:`_journalled` never writes for ``card_id`` (quoted), or
-    None: it writes the state files of ``card_id`` and the files of the id it gives theirs (one
-    record file), each once, removes only ``card_id``'s state files, and its last step, the only
-    one naming a record file of ``card_id``, is its record; no step goes through a link."""
-    new_id = journal.get("new_id")
-    if not isinstance(new_id, str) or not _ID.fullmatch(new_id) or new_id == card_id:
-        return f"the new id {new_id!r}"
-    record = journal.get("record")
-    if not isinstance(record, str) or record not in _record_files(card_id):
-        return f"the record {record!r}"
-    if not steps or steps[-1][0] != record:
-        return "a last step that is not its record's"
-    own = _files_of(card_id) - _record_files(card_id)
-    seen: set[str] = set()
-    for rel, text in steps[:-1]:
-        if rel not in (own if text is None else own | _files_of(new_id)):
-            # another format's file of its id too: two records of one id, or one removed
-            return f"{'a removal' if text is None else 'a write'} of {rel!r}"
-        if rel in seen or (rel in _record_files(new_id) and seen & _record_files(new_id)):
-            # a split names each file once: millions of writes of one file (fsynced) took hours
-            return f"a second step of {rel!r}"
-        seen.add(rel)
-    for rel, _ in steps:
-        try:
-            inside(root, rel)
-        except UnsafePathError:
-            return f"a step through a symbolic link ({rel!r})"
-    return None
-
-
-def _held(root: Path, new_id: str, steps: list) -> str | None:
-    """A file of ``new_id`` a journal about to be applied would write over (quoted), or None. The
-    id was free when the split began, so a file of it is one the stopped run wrote, holding the
-    journal's text; any other is another record's, or a person's edit of theirs since."""
-    for rel, text in steps:
-        target = root / rel
-        if rel in _files_of(new_id) and os.path.lexists(target) and _text(target) != text:
-            return repr(rel)
-    return None
-
-
-def _record_files(card_id: str) -> set[str]:
-    return {f"{card_id}.{ext}" for ext in ("yaml", "yml", "json")}
-
-
-def _files_of(card_id: str) -> set[str]:
-    """The files of one id a split writes or removes: its record files and its state files."""
-    return _record_files(card_id) | {f".pmparse/{kind}/{card_id}.json" for kind in _KINDS}
-
-
-def _finish_journals(root: Path) -> list[Resolution]:
-    """Apply a journal a killed ``resolve`` left while its record is still the conflicted text it
-    was made from; drop one whose record was written since (the run died after its last write, or
-    a person settled it). One whose record was edited but would be split again, theirs already
-    written under the new id, is kept and refused. Returns the splits it finished or refused."""
-    finished: list[Resolution] = []
-    folder = root / ".pmparse" / "intent"
-    try:
-        names = sorted(os.listdir(folder))
-    except OSError:
-        return finished
-    for name in names:
-        if not _JOURNAL.match(name):
-            continue
-        journal_path = inside(root, f".pmparse/intent/{name}")
-        card_id = _JOURNAL.match(name).group(1)
-        steps: list = []
-        try:
-            # a FIFO planted here would keep the lock for ever; one of gigabytes is refused unread
-            journal = json.loads(regular_text(journal_path))
-            steps = [(str(rel), None if text is None else str(text)) for rel, text in journal["steps"]]
-            conflicted = str(journal["conflicted"])
-            stray = _stray_step(root, card_id, journal, steps)
-            record = None if stray is not None else _text(inside(root, journal["record"]))
-            held = _held(root, journal["new_id"], steps) if record is not None and sha256_text(
-                record) == conflicted else None  # only a journal about to be applied writes
-        except (OSError, ValueError, KeyError, TypeError):
-            stray, record, held = None, None, None  # a journal cut short while written: its record not touched yet
-        if held is not None:
-            finished.append(Resolution(card_id, "refused", message=(
-                f"{card_id}: .pmparse/intent/{name} would write over {held}, which the library already holds "
-                f"(another record's, or theirs edited since a resolve was stopped); nothing written: settle "
-                f"{journal['record']} by hand and remove the journal")))
-            continue
-        if stray is not None:
-            # a library from someone else may ship one: applied, it wrote where its sender chose
-            # (.git/config, a source); kept for a person, who sees it is none of pmparse's
-            finished.append(Resolution(card_id, "refused", message=(
-                f"{card_id}: expected .pmparse/intent/{name} to name only the files resolve writes for {card_id} "
-                f"and the id it gives, found {stray}; nothing written: remove it if no resolve of yours was "
-                "stopped")))
-            continue
-        # died after its last write: the record written, or the file of another format removed
-        applied = bool(steps) and record == steps[-1][1] and steps[-1][0] == journal["record"]
-        if record is not None and sha256_text(record) == conflicted:
-            # a write that fails here (the disk still full) keeps the journal for the next run:
-            # dropped, that run would split the record again and make theirs twice
-            _apply(root, steps)
-            applied = True
-        if applied:
-            finished.append(Resolution(card_id, "split", journal.get("new_id"), str(
-                journal.get("message") or f"{card_id}: the split a stopped run began is finished")))
-        elif record is not None and (steps[-1][1] is None or holds_conflict(record)):
-            begun = [rel for rel, text in steps if RECORD_FILE.match(rel) and text is not None
-                     and rel != journal["record"] and _text(inside(root, rel)) == text]
-            if begun:
-                # the record was edited since, yet would be split again: theirs, already written
-                # under the new id, would be made twice. Kept (with the journal) for a person
-                rec, new = journal["record"], begun[0]
-                how = (f"carry the change into {new} and remove {rec}: the next run finishes the split"
-                       if steps[-1][1] is None else f"keep ours in {rec} by hand, theirs being {new}")
-                finished.append(Resolution(card_id, "refused", message=(
-                    f"{card_id}: a stopped resolve began to split it and wrote theirs as {new}, but {rec} changed "
-                    f"since: {how}")))
-                continue
-        journal_path.unlink(missing_ok=True)
-    return finished
