@@ -107,7 +107,7 @@ def test_the_logging_of_the_calling_program_is_put_back():
 
 def test_convert_shows_pdfminer_messages_only_with_verbose_and_escaped(tmp_path):
     from tests.helpers import REPO
-    from tests.ingest.test_pdf import LINE, raw_pdf
+    from tests.ingest.documents import LINE, raw_pdf
 
     # operands that are no numbers: pdfminer warns, naming them, from the worker process
     pdf = tmp_path / "odd.pdf"

@@ -128,7 +128,7 @@ def test_a_file_of_several_incidents_converts_with_a_warning_saying_so(tmp_path)
 
 
 def test_a_zola_post_gets_its_title_and_date_from_toml_front_matter(tmp_path):
-    from tests.ingest.test_read import ZOLA_POST
+    from tests.ingest.documents import ZOLA_POST
 
     post = tmp_path / "forum.md"
     post.write_text(ZOLA_POST, encoding="utf-8")
@@ -144,7 +144,7 @@ def test_a_log_of_many_incidents_becomes_one_record_per_entry_with_stable_ids(tm
     from click.testing import CliRunner
 
     from pmparse.cli import main
-    from tests.nlp.test_entries import LOG, NEW
+    from tests.nlp.incident_logs import LOG, NEW
 
     log = tmp_path / "incident-log.md"
     log.write_text(LOG, encoding="utf-8")
@@ -191,7 +191,7 @@ def test_a_log_of_many_incidents_becomes_one_record_per_entry_with_stable_ids(tm
 
 def test_a_file_that_grows_into_a_log_names_its_whole_file_record_and_keeps_it(tmp_path):
     from pmparse.nlp.entries import split_entries
-    from tests.nlp.test_entries import LOG
+    from tests.nlp.incident_logs import LOG
 
     log = tmp_path / "incident-log.md"
     # the log's first two dated entries alone are one incident report
@@ -215,7 +215,7 @@ def test_a_file_that_grows_into_a_log_names_its_whole_file_record_and_keeps_it(t
 
 def test_an_unchanged_log_is_skipped_without_running_the_pipeline(tmp_path, patch_all):
     import pmparse.nlp.pipeline as pipeline_module
-    from tests.nlp.test_entries import LOG
+    from tests.nlp.incident_logs import LOG
 
     log = tmp_path / "incident-log.md"
     log.write_text(LOG, encoding="utf-8")

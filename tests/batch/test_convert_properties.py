@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from pmparse.batch.convert import convert
 from pmparse.library.validate import validate_library
 from pmparse.nlp.pipeline import pipeline_config
-from tests.test_properties import markdown_document, sentence
+from tests.strategies import markdown_document, sentence
 
 CONFIG = pipeline_config()
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -393,7 +393,7 @@ def test_a_record_read_by_a_relative_name_is_found_again_from_inside_its_folder(
 
 
 def test_an_entry_gone_from_a_log_in_a_converted_folder_is_named_and_its_record_kept(tmp_path, monkeypatch):
-    from tests.nlp.test_entries import LOG
+    from tests.nlp.incident_logs import LOG
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "pm").mkdir()

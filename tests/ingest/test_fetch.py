@@ -185,7 +185,7 @@ def streamed(status: int, body: bytes = b"", **headers):
 def test_a_gzip_gzip_bomb_fails_naming_the_limit_on_bytes_out_and_memory_stays_bounded():
     import tracemalloc
 
-    from tests.ingest.test_inflate import gzip_of_zeros
+    from tests.ingest.documents import gzip_of_zeros
 
     bomb = __import__("gzip").compress(gzip_of_zeros(256 << 20), 9)
     transport = mock(lambda request: streamed(200, bomb, **{"content-type": "text/plain",

@@ -8,14 +8,7 @@ import zlib
 import pytest
 
 from pmparse.ingest.inflate import BoundedInflater, TooMuchOutput, UnsupportedEncoding, encodings
-
-
-def gzip_of_zeros(size: int) -> bytes:
-    """A gzip stream of ``size`` zero bytes, made a mebibyte at a time (never held whole)."""
-    compressor = zlib.compressobj(9, zlib.DEFLATED, zlib.MAX_WBITS | 16)
-    block = bytes(1 << 20)
-    parts = [compressor.compress(block) for _ in range(size >> 20)]
-    return b"".join(parts) + compressor.flush()
+from tests.ingest.documents import gzip_of_zeros
 
 
 def test_each_layer_is_undone_last_first():

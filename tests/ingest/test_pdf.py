@@ -14,6 +14,7 @@ from pmparse.errors import BinaryInputError, PdfInputError
 from pmparse.ingest.read import ingest, ingest_bytes
 from pmparse.library.store import Library
 from tests.helpers import PAPER_HEADER, PAPER_TITLE, assert_offsets, two_column_pdf
+from tests.ingest.documents import LINE, raw_pdf
 
 pytest.importorskip("fpdf")
 
@@ -95,30 +96,6 @@ def test_a_batch_with_bad_pdfs_converts_the_rest(paper, tmp_path):
     (tmp_path / "cut.pdf").write_bytes(paper.read_bytes()[:400])
     report = convert([str(paper), str(tmp_path / "cut.pdf")], tmp_path / "lib")
     assert [(r.status, r.error_kind) for r in report.results] == [("converted", None), ("failed", "pdf")]
-
-
-def raw_pdf(content: bytes, font: bytes = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-            extra: tuple[bytes, ...] = (), filtered: bool = False) -> bytes:
-    """A one-page PDF written byte by byte (a hostile one needs objects fpdf2 would never write):
-    ``content`` is the page's content stream (already Flate-compressed when ``filtered``), object 5
-    the page's font, ``extra`` objects 6, 7, ..."""
-    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
-               b"/Resources << /Font << /F1 5 0 R >> >> >>",
-               b"<< /Length %d%s >>\nstream\n" % (len(content), b" /Filter /FlateDecode" if filtered else b"")
-               + content + b"\nendstream", font, *extra]
-    out, offsets = bytearray(b"%PDF-1.4\n"), []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return bytes(out)
-
-
-LINE = b"BT /F1 12 Tf 72 720 Td (The primary database failed at noon.) Tj ET\n"
 
 
 def test_a_hand_written_pdf_reads():

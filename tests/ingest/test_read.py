@@ -14,6 +14,7 @@ from pmparse.errors import (
 )
 from pmparse.ingest.read import detect_format, ingest, ingest_bytes, is_html_page, parse_front_matter, sha256_text
 from pmparse.util import newlines, text_sha256
+from tests.ingest.documents import ZOLA_POST
 
 
 def test_a_crlf_file_reads_as_the_same_text_as_its_lf_twin(tmp_path):
@@ -191,23 +192,6 @@ def test_line_breaks_read_as_python_text_mode_reads_them(raw, tmp_path):
     path.write_bytes(raw)
     assert newlines(raw.decode()) == path.read_text(encoding="utf-8")
     assert text_sha256(raw) == sha256_text(newlines(raw.decode()))
-
-
-ZOLA_POST = """+++
-title = "Sign-in outage on the forum"
-date = 2022-11-08
-authors = ["Ana Example", "Bo Example"]
-
-[taxonomies]
-tags = ["outage", "auth"]
-+++
-
-The forum refused every sign-in for two hours on 8 November 2022 after a certificate expired.
-
-## Root cause
-
-Nobody renewed the certificate of the session service.
-"""
 
 
 def test_toml_front_matter_is_read_and_masked():

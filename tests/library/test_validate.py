@@ -68,37 +68,62 @@ def _record_naming(folder, location):
     (folder / "IL-0001.yaml").write_text(dumps(Card.model_validate(data)), encoding="utf-8")
 
 
-def _unblock_later(fifo, seconds: float) -> None:
-    """Open ``fifo`` for writing after ``seconds`` and close it: a reader stuck on it gets its end
-    (so the test fails rather than hangs)."""
-    import threading
-    import time
-
-    def run():
-        time.sleep(seconds)
-        try:
-            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-        except OSError:  # no reader waits: nothing to unblock
-            pass
-
-    threading.Thread(target=run, daemon=True).start()
+def _release(fifo) -> bool:
+    """Open ``fifo`` for writing and close it: a reader stuck opening it gets its end. Whether a
+    reader held it open (one waiting for a writer: opening it without one fails)."""
+    try:
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    except OSError:  # ENXIO: no reader has it open
+        return False
+    return True
 
 
-def test_a_record_naming_a_fifo_as_its_source_is_checked_without_reading_it(tmp_path):
+def _opens_of(path, monkeypatch) -> list[str]:
+    """How each open of ``path`` from now on was made: ``blocking`` or ``non-blocking``."""
+    import builtins
+    import io
+
+    opens, target = [], os.fspath(path)
+    real_os_open, real_open = os.open, io.open
+
+    def os_open(file, flags, *args, **kwargs):
+        if isinstance(file, (str, os.PathLike)) and os.fspath(file) == target:
+            opens.append("non-blocking" if flags & os.O_NONBLOCK else "blocking")
+        return real_os_open(file, flags, *args, **kwargs)
+
+    def io_open(file, *args, **kwargs):
+        if isinstance(file, (str, os.PathLike)) and os.fspath(file) == target:
+            opens.append("blocking")  # open() has no non-blocking mode
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", os_open)
+    monkeypatch.setattr(io, "open", io_open)
+    monkeypatch.setattr(builtins, "open", io_open)
+    return opens
+
+
+def test_a_record_naming_a_fifo_as_its_source_is_checked_without_reading_it(tmp_path, monkeypatch):
     # a hand-edited or shared record may name any path as its source: a FIFO blocked validate,
     # diff, review and site for ever, /dev/zero was read until the memory ran out (24 GB in 13 s)
-    import time
+    import threading
 
     source = tmp_path / "source.md"
     os.mkfifo(source)
-    _unblock_later(source, 4)
     library = tmp_path / "lib"
     library.mkdir()
     _record_naming(library, source)
-    started = time.perf_counter()
-    checked, problems = validate_library(library)
-    assert time.perf_counter() - started < 3
-    assert checked == 1 and problems == []
+    opens = _opens_of(source, monkeypatch)
+    outcome = {}
+    worker = threading.Thread(target=lambda: outcome.update(result=validate_library(library)), daemon=True)
+    worker.start()
+    # no writer ever opens the FIFO: a blocking open would wait for ever. The join's deadline is a
+    # hang guard only; then the FIFO is released (a reader stuck on it ends) and the facts decide
+    worker.join(60)
+    held = _release(source)
+    worker.join(60)
+    assert not held, "validate held the FIFO open, waiting for a writer"
+    assert "blocking" not in opens, opens
+    assert outcome["result"] == (1, [])
 
 
 def _run_cli(*args):

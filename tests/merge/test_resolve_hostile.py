@@ -146,7 +146,8 @@ def test_a_conflicted_record_larger_than_a_record_may_be_is_not_read(lib, monkey
 @pytest.fixture
 def merged(tmp_path, monkeypatch):
     """Two curators' new records of other sources merged by git into IL-0001."""
-    from tests.merge.test_resolve import KILN as OURS, PUMP, _curator, _merge
+    from tests.curators import KILN as OURS, PUMP
+    from tests.merge.sides import curator as _curator, merge_as_git as _merge
 
     lib = _merge(_curator(tmp_path, monkeypatch, "kiln", OURS), _curator(tmp_path, monkeypatch, "pump", PUMP))
     monkeypatch.chdir(tmp_path / "kiln")

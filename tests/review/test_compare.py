@@ -1,7 +1,9 @@
+"""Comparing a record with pmparse's new suggestion for it and merging the fields a person takes
+(pmparse.review.compare), and ``pmparse diff`` over records of the shared corpus."""
+
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -11,43 +13,14 @@ import pytest
 from click.testing import CliRunner
 
 from pmparse.batch.convert import convert
-from pmparse.card.schema import Card, Evidence, Item, Pipeline, Source, Support
+from pmparse.card.schema import Item, Pipeline, Support
 from pmparse.cli import main
-from pmparse.cli.render import evidence_sentence, render_change, render_folded, render_patch, render_text
-from pmparse.library.places import SourcePlaces
+from pmparse.cli.render import evidence_sentence, render_folded, render_patch, render_text
 from pmparse.library.records import card_data, dumps, loads
-from pmparse.library.splice import splice, top_regions
 from pmparse.review.compare import compare, merge, same_reading
 from pmparse.review.pending import diff_paths
-from pmparse.util import sha256_text
 from tests.helpers import CORE_DNS, INOTIFY, convert_with_other_model
-
-#: Where the cards below are read from: their sources are named by absolute paths.
-PLACES = SourcePlaces(os.getcwd())
-
-# a source of our own: offsets below index it
-TEXT = (
-    "# Queue stall\n\n"
-    "The billing queue stopped draining at noon. Invoices piled up for two hours.\n\n"
-    "## Root cause\n\n"
-    "- A retry loop held every worker on one poisoned message.\n"
-    "- The dead-letter queue was switched off.\n"
-)
-
-
-def _item(fragment: str, confidence: float = 0.9) -> Item:
-    start = TEXT.index(fragment)
-    return Item(text=fragment, evidence=[Evidence(start=start, end=start + len(fragment))], confidence=confidence)
-
-
-def make(tmp_path: Path, **fields) -> Card:
-    source = tmp_path / "queue.md"
-    if not source.exists():
-        source.write_text(TEXT, encoding="utf-8")
-    data = dict(id="IL-0001", organisation="Billing", source=Source(location=str(source), sha256=sha256_text(TEXT), format="md"),
-                pipeline=Pipeline(version="0.1.0"))
-    data.update(fields)
-    return Card(**data)
+from tests.queue_cards import PLACES, TEXT, item as _item, make
 
 
 def test_three_way_compare_tells_updates_conflicts_and_kept_edits(tmp_path):
@@ -83,77 +56,6 @@ def test_merge_takes_the_field_and_its_support(tmp_path):
     assert merged.support["organisation"].confidence == 0.5 and "components.queue" in merged.support
     assert merged.pipeline.model == "m2"
     assert merge(record, suggestion, [], places=PLACES).pipeline.model is None
-
-
-def test_splice_rewrites_only_the_changed_keys(tmp_path):
-    record = make(tmp_path, symptoms=[_item("The billing queue stopped draining at noon.")])
-    text = dumps(record).replace("organisation: Billing\n", "# checked by phone\norganisation: Billing   # ok\n")
-    text = text.replace("trigger: []", "trigger:    []")
-    new = record.model_copy(update={"root_cause": [_item("The dead-letter queue was switched off.")],
-                                    "symptoms": []})
-    out = splice(text, "yaml", new)
-    assert card_data(loads(out, "yaml", "x")) == card_data(new)
-    assert "# checked by phone\norganisation: Billing   # ok\n" in out and "trigger:    []" in out
-    old_lines, new_lines = text.splitlines(), out.splitlines()
-    assert old_lines[: old_lines.index("symptoms:")] == new_lines[: new_lines.index("symptoms: []")]
-    # Windows line endings stay Windows line endings, also in the replaced lines
-    crlf = text.replace("\n", "\r\n")
-    out = splice(crlf, "yaml", new)
-    assert "\r\n# checked by phone\r\n" in out and "\n" not in out.replace("\r\n", "")
-    assert card_data(loads(out, "yaml", "x")) == card_data(new)
-    # JSON records splice the same way
-    js = dumps(record, "json").replace('"organisation": "Billing"', '"organisation":   "Billing"')
-    out = splice(js, "json", new)
-    assert '"organisation":   "Billing"' in out and card_data(loads(out, "json", "x")) == card_data(new)
-
-
-def test_splice_rewrites_whole_record_when_a_changed_key_is_missing(tmp_path):
-    record = make(tmp_path)
-    text = dumps(record).replace("title: null\n", "")
-    new = record.model_copy(update={"title": "Queue stall"})
-    assert splice(text, "yaml", new) == dumps(new)
-    assert top_regions("- not\n- a mapping\n") is None
-
-
-def test_evidence_sentence_is_the_sentence_or_list_item_around_the_span():
-    start = TEXT.index("two hours")
-    assert evidence_sentence(TEXT, start, start + 9) == "Invoices piled up for two hours."
-    start = TEXT.index("switched off")
-    assert evidence_sentence(TEXT, start, start + 12) == "The dead-letter queue was switched off."
-    start = TEXT.index("Billing".lower())
-    assert evidence_sentence(TEXT, start, start + 7) == "The billing queue stopped draining at noon."
-
-
-def test_changed_items_show_words_evidence_and_confidence(tmp_path):
-    record = make(tmp_path, root_cause=[Item(text="A retry loop held a worker.", evidence=[Evidence(start=1, end=5)],
-                                             confidence=0.4)])
-    suggestion = make(tmp_path, root_cause=[_item("A retry loop held every worker on one poisoned message.", 0.82)])
-    diff = compare(record, suggestion, places=PLACES)
-    plain = render_change(diff, diff.changes[0])
-    assert plain[0] == "@@ root_cause @@"
-    # numbered as review --items takes them: the reworded item is change 1 (drop) and 2 (add)
-    assert plain[1] == "-[1] A retry loop held [-a worker.-]"
-    assert plain[2] == "+[2] A retry loop held {+every worker on one poisoned message.+}"
-    line = TEXT[: TEXT.index("A retry")].count("\n") + 1
-    assert plain[3] == (f"    evidence line {line}, confidence 0.82: "
-                        "A retry loop held every worker on one poisoned message.")
-    coloured = render_change(diff, diff.changes[0], color=True)
-    assert "\x1b[" in coloured[1] and "[-" not in coloured[1]
-    assert all("\x1b[" not in line for line in plain)
-
-
-def test_a_line_break_in_a_records_value_cannot_print_a_hunk_line_of_its_own(tmp_path):
-    # a record edited or shared by someone else holds an item whose words end in a line break and
-    # a fake "+" line: the hunk shows it escaped, on the item's own line
-    record = make(tmp_path, root_cause=[Item(text="A retry loop.\n+Accept me too", evidence=[Evidence(start=1, end=5)],
-                                             confidence=0.4)])
-    suggestion = make(tmp_path, root_cause=[_item("A retry loop held every worker on one poisoned message.", 0.82)])
-    diff = compare(record, suggestion, places=PLACES)
-    for color in (False, True):
-        lines = render_change(diff, diff.changes[0], color=color)
-        assert not any("\n" in line for line in lines)
-        assert not any(line.lstrip("\x1b[0123456789;m").startswith("+Accept") for line in lines)
-        assert any("\\x0a+Accept me too" in line for line in lines)
 
 
 # --- on records made from the shared corpus --------------------------------------------------------
@@ -359,45 +261,6 @@ def test_an_amended_source_moves_same_words_and_keeps_a_person_edit_pmparse_did_
     assert followed.trigger == []
     # with nothing taken and no follow the record stays as it is
     assert merge(record, suggestion, [], places=PLACES) == record
-
-
-def test_splice_moves_evidence_in_place_and_falls_back_per_field_for_other_layouts(tmp_path):
-    from pmparse.library.records import dumps, loads
-
-    record = make(tmp_path, symptoms=[_item("The billing queue stopped draining at noon."),
-                                      _item("Invoices piled up for two hours.")])
-    moved = record.model_copy(update={"symptoms": [
-        item.model_copy(update={"evidence": [ev.model_copy(update={"start": ev.start + 5, "end": ev.end + 5})
-                                             for ev in item.evidence], "confidence": 0.7})
-        for item in record.symptoms]})
-    canonical = dumps(record)
-    assert "  evidence: [{start: " in canonical and "\norganisation: Billing\n" in canonical
-
-    # pmparse's own layout: only the values change, a comment inside the field stays
-    text = canonical.replace("  confidence: 0.9\n", "  confidence: 0.9  # checked by ann\n", 1)
-    out = splice(text, "yaml", moved)
-    assert loads(out, "yaml", "x") == moved and "  confidence: 0.7  # checked by ann\n" in out
-
-    # evidence as a block sequence, CRLF line ends: the record still loads back to the new card,
-    # and a comment outside the field stays
-    first = record.symptoms[0].evidence[0]
-    layouts = [
-        canonical.replace(f"  evidence: [{{start: {first.start}, end: {first.end}}}]\n",
-                          f"  evidence:\n  - {{start: {first.start}, end: {first.end}}}\n", 1),
-        canonical.replace("\n", "\r\n"),
-    ]
-    for layout in layouts:
-        text = layout.replace("organisation: Billing", "organisation: Billing  # from the team page")
-        out = splice(text, "yaml", moved)
-        assert loads(out, "yaml", "x") == moved
-        assert "organisation: Billing  # from the team page" in out
-    assert "\r\n" in out and "\n" not in out.replace("\r\n", "")
-    # a confidence shared through an anchor is not patched (that would break the alias); the
-    # record is rewritten whole, as before, and still loads back to the new card
-    anchored = canonical.replace("  confidence: 0.9\n", "  confidence: &sure 0.9\n", 1).replace(
-        "  confidence: 0.9\n", "  confidence: *sure\n", 1)
-    assert "&sure" in anchored and "*sure" in anchored
-    assert loads(splice(anchored, "yaml", moved), "yaml", "x") == moved
 
 
 def test_other_confidences_for_the_same_items_are_nothing_to_decide(tmp_path):

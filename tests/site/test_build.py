@@ -111,7 +111,7 @@ def test_a_changed_source_or_generator_renders_again(library, tmp_path, monkeypa
 
 def test_the_entries_of_a_changed_log_render_again(tmp_path):
     from pmparse.batch.convert import convert
-    from tests.nlp.test_entries import LOG
+    from tests.nlp.incident_logs import LOG
 
     log = tmp_path / "incident-log.md"
     log.write_text(LOG, encoding="utf-8")
