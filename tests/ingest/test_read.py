@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import io
+import os
 
 import pytest
 
@@ -295,3 +296,40 @@ def test_the_line_cap_counts_lines_as_the_analysis_splits_them(tmp_path):
     with pytest.raises(TooLargeInputError) as caught:
         ingest(str(over))
     assert f"found {MAX_LINES + 1:,}" in str(caught.value)
+
+
+def test_a_small_file_is_read_without_reserving_room_for_the_largest(tmp_path):
+    # read(max_bytes + 1) made Python reserve a buffer of --max-bytes (20 MiB by default) for every
+    # input, whatever its size
+    import tracemalloc
+
+    from pmparse.ingest.read import read_bytes
+
+    path = tmp_path / "short.md"
+    path.write_bytes(b"# A stalled queue\n\nThe consumers stopped for ten minutes.\n" * 50)
+    tracemalloc.start()
+    try:
+        raw = read_bytes(str(path))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert raw == path.read_bytes()
+    assert peak < 1 << 20
+
+
+def test_a_file_that_grows_past_the_limit_while_read_is_refused(tmp_path, monkeypatch):
+    from pmparse.ingest import read as read_module
+
+    path = tmp_path / "growing.md"
+    path.write_bytes(b"x" * 100)
+    real_stat = read_module.os.stat
+
+    def stale_stat(location, *args, **kwargs):
+        # the size as it was before another writer appended to the file
+        result = real_stat(location, *args, **kwargs)
+        return os.stat_result((*result[:6], 10, *result[7:]))
+
+    monkeypatch.setattr(read_module.os, "stat", stale_stat)
+    with pytest.raises(TooLargeInputError):
+        read_module.read_bytes(str(path), max_bytes=50)
+    assert read_module.read_bytes(str(path), max_bytes=200) == b"x" * 100

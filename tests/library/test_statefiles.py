@@ -40,3 +40,38 @@ def test_the_largest_max_bytes_keeps_a_record_of_its_text_readable():
 
     # measured: a record up to 3.8 times its source (one long line), a base 3.0 times
     assert 4 * MAX_BYTES_LIMIT <= RECORD_READ_LIMIT and MAX_BYTES_LIMIT <= SOURCE_READ_LIMIT
+
+
+def test_a_small_record_is_read_without_reserving_room_for_the_largest(tmp_path):
+    # reading up to the limit in one call made Python reserve a buffer of the limit's size (128 MiB)
+    # for every record read, whatever the file's size
+    import tracemalloc
+
+    from pmparse.library.statefiles import read_record_text
+
+    record = tmp_path / "IL-0001.yaml"
+    record.write_text("id: IL-0001\ntitle: A queue that stalled\n" * 200, encoding="utf-8")
+    tracemalloc.start()
+    try:
+        text = read_record_text(record)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert text == record.read_text(encoding="utf-8")
+    assert peak < 1 << 20
+
+
+def test_a_record_that_grows_while_it_is_read_is_read_whole(tmp_path, monkeypatch):
+    from pmparse.library import statefiles
+
+    record = tmp_path / "IL-0001.yaml"
+    record.write_text("id: IL-0001\n", encoding="utf-8")
+    real_fstat = os.fstat
+
+    def stale_fstat(fd):
+        # the size as it was a moment before another writer appended to the file
+        result = real_fstat(fd)
+        return os.stat_result((*result[:6], 4, *result[7:]))
+
+    monkeypatch.setattr(statefiles.os, "fstat", stale_fstat)
+    assert statefiles.read_record_text(record) == "id: IL-0001\n"

@@ -178,7 +178,11 @@ def read_bytes(location: str, max_bytes: int = DEFAULT_MAX_BYTES, stdin: BinaryI
             )
         try:
             with open(location, "rb") as handle:
-                raw = handle.read(max_bytes + 1)
+                # asked for max_bytes at once, Python reserves that much for every input; a byte
+                # past the size the file had says it grew, and the rest is read up to the limit
+                raw = handle.read(info.st_size + 1)
+                if len(raw) > info.st_size:
+                    raw += handle.read(max_bytes + 1 - len(raw))
         except OSError as exc:
             raise UnreadableInputError(f"expected a readable file, found {exc.strerror}", location) from exc
     if len(raw) > max_bytes:

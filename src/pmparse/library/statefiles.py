@@ -118,7 +118,13 @@ def read_record_text(path: Path, newline: str | None = None) -> str:
     """
     with open(path, encoding="utf-8", newline=newline) as handle:
         size = os.fstat(handle.fileno()).st_size
-        text = handle.read(RECORD_READ_LIMIT + 1) if size <= RECORD_READ_LIMIT else None
+        text = None
+        if size <= RECORD_READ_LIMIT:
+            # asked for the limit at once, Python reserves a buffer of the limit (128 MiB) for every
+            # read; a file has no more characters than bytes, so one over its size says it grew
+            text = handle.read(size + 1)
+            if len(text) > size:
+                text += handle.read(RECORD_READ_LIMIT + 1 - len(text))
         if text is None or len(text) > RECORD_READ_LIMIT:
             raise RecordTooLarge(f"a file of {size:,} bytes, larger than the {RECORD_READ_LIMIT >> 20} MiB "
                                  "a record may be")
