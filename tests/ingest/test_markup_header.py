@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from pmparse.cli import main
-from pmparse.ingest.markup_header import MAX_HEADER_LINES, dialect_of, parse_markup_header
+from pmparse.ingest.markup_header import MAX_HEADER_LINES, MAX_LINE, dialect_of, parse_markup_header
 from pmparse.ingest.read import MAX_FRONT_MATTER, ingest_bytes
 from pmparse.library.store import Library
 
@@ -190,6 +190,13 @@ def test_hostile_headers_are_read_in_bounded_time(name):
         read, read_4 = _characters_read(text, dialect), _characters_read(HOSTILE[name](4_000), dialect)
         assert read_4 == read, (dialect, read, read_4)
         assert read < len(text) // 10
+
+
+def test_a_header_without_a_line_break_is_searched_to_its_end_once():
+    # each question for a line past the last one searched the rest of the text again: a line of
+    # megabytes with no break was read more than twice over the header's limit
+    read = _characters_read(HOSTILE["long line"](1_000), "rst")
+    assert read <= MAX_FRONT_MATTER + 8 * MAX_LINE, read
 
 
 def test_convert_takes_the_cards_date_and_organisation_from_the_header(tmp_path):

@@ -67,14 +67,16 @@ class _Lines:
     def __init__(self, text: str, limit: int):
         self.text, self.limit = text, min(len(text), limit)
         self.starts = [1 if text.startswith("\ufeff") else 0]  # the start of each line found so far
+        self.last = False  # whether the last line is found: asked past it, the tail is not searched again
 
     def start(self, index: int) -> int | None:
         """Where line ``index`` starts; None past the end or past :data:`MAX_HEADER_LINES`."""
         if index >= MAX_HEADER_LINES:
             return None
         while len(self.starts) <= index:
-            end = self.text.find("\n", self.starts[-1], self.limit)
+            end = -1 if self.last else self.text.find("\n", self.starts[-1], self.limit)
             if end < 0:
+                self.last = True
                 return None
             self.starts.append(end + 1)
         return self.starts[index] if self.starts[index] < self.limit else None
