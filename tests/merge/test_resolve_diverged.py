@@ -46,17 +46,23 @@ def test_a_record_renamed_on_one_side_and_edited_on_the_other_is_an_edit_conflic
     assert record.read_bytes() == conflicted
 
 
-def test_decisions_deleted_on_one_side_and_edited_alike_on_the_other_go_with_the_finished_draft(
-        tmp_path, monkeypatch):
+def _finished_and_decided(tmp_path, monkeypatch, bo_decides: str):
+    """Two clones holding a draft with its title decided (its decisions' file committed); ann
+    finishes it, dropping the root cause (the file goes), bo decides the root cause with
+    ``bo_decides`` (the file changes); ann pulls bo's. Returns ann's clone and git's pull output."""
     a, b = two_clones(tmp_path, monkeypatch)
-    # both clones hold the draft with its title decided (its decisions' file committed)
     _review(monkeypatch, a, "--reviewer", "ann", "--accept", "title")
     assert git(a, "add", "-A").returncode == 0 and git(a, "commit", "-qm", "title").returncode == 0
     assert git(b, "pull", "-q", "../a", "main").returncode == 0
-    # ann finishes it (the file goes), bo drops the root cause too (the file changes)
     _review(monkeypatch, a, "--reviewer", "ann", "--reject", "root_cause", "--accept-all")
-    _review(monkeypatch, b, "--reviewer", "bo", "--reject", "root_cause")
-    merged = pull(a, b)
+    _review(monkeypatch, b, "--reviewer", "bo", bo_decides, "root_cause")
+    return a, pull(a, b)
+
+
+def test_decisions_deleted_on_one_side_and_edited_alike_on_the_other_go_with_the_finished_draft(
+        tmp_path, monkeypatch):
+    # ann finishes the draft (the file goes), bo drops the root cause too (the file changes)
+    a, merged = _finished_and_decided(tmp_path, monkeypatch, "--reject")
     assert "CONFLICT (modify/delete): lib/.pmparse/drafts/IL-0001.json" in merged.stdout, merged.stdout
 
     result = run_pmparse(monkeypatch, a, "resolve", "lib")
@@ -71,13 +77,7 @@ def test_decisions_deleted_on_one_side_and_edited_alike_on_the_other_go_with_the
 
 def test_decisions_deleted_on_one_side_and_edited_otherwise_on_the_other_are_named_by_resolve_and_validate(
         tmp_path, monkeypatch):
-    a, b = two_clones(tmp_path, monkeypatch)
-    _review(monkeypatch, a, "--reviewer", "ann", "--accept", "title")
-    assert git(a, "add", "-A").returncode == 0 and git(a, "commit", "-qm", "title").returncode == 0
-    assert git(b, "pull", "-q", "../a", "main").returncode == 0
-    _review(monkeypatch, a, "--reviewer", "ann", "--reject", "root_cause", "--accept-all")
-    _review(monkeypatch, b, "--reviewer", "bo", "--accept", "root_cause")
-    pull(a, b)
+    a, _ = _finished_and_decided(tmp_path, monkeypatch, "--accept")
 
     result = run_pmparse(monkeypatch, a, "resolve", "lib")
 
