@@ -11,13 +11,14 @@ import yaml
 from pydantic import ValidationError
 
 from pmparse.card.schema import TEXT_FIELDS, Card, Evidence, Item
-from pmparse.errors import RecordError, StateFileError
+from pmparse.errors import RecordError, StateFileError, UnsafePathError
 from pmparse.library.folder import library_root, record_files_by_id
 from pmparse.library.anchored import places_of
 from pmparse.library.draft_state import DRAFTS, disagreement, read_draft_state, unfollowed
 from pmparse.library.places import SourcePlaces
 from pmparse.library.statefiles import read_record_text, regular_text
 from pmparse.library.records import field_path, format_of, loads, parse_data, problem_text, source_text_of
+from pmparse.paths import inside
 from pmparse.util import CONTROL_CHARACTERS
 from pmparse.yaml_problems import line_of, merge_conflict_line, merge_conflict_reason, syntax_error
 
@@ -158,12 +159,13 @@ def _unfollowed_decisions(root: Path, file: str, card: Card, record_text: str | 
     if card.status != "reviewed":
         return []  # a draft still open keeps its decisions beside it
     try:
-        state = read_draft_state(root / name)
+        # read where the library's own state is read (Library.state_path): not through a link
+        state = read_draft_state(inside(root, name))
         # most reviewed records have no decisions left: their base is not read
-        made_text = regular_text(root / ".pmparse" / "base" / f"{card.id}.json") if state is not None else None
+        made_text = regular_text(inside(root, f".pmparse/base/{card.id}.json")) if state is not None else None
         made = loads(made_text, "json", "base") if made_text is not None else None
-    except (StateFileError, RecordError):
-        return []  # a state file too large or broken: not one of decisions a person can follow
+    except (StateFileError, RecordError, UnsafePathError):
+        return []  # a state file too large, broken or behind a link: not decisions a person can follow
     lost = unfollowed(card, made, state) if made is not None else None
     return [Problem(file, field_name, f"the record is marked reviewed, but its draft decisions ({name}) do not "
                     f"agree: {disagreement(field)} (decided on one side of a git merge while the other finished "

@@ -23,6 +23,7 @@ from pmparse.card.schema import Source
 from pmparse.errors import UsageError
 from pmparse.library.statefiles import RECORD_READ_LIMIT
 from pmparse.merge.conflicts import conflicts_of, split_sides
+from pmparse.merge.journal import KINDS
 
 #: Longest wait for one ``git cat-file`` (a blob read from a local index).
 _TIMEOUT_S = 60
@@ -109,7 +110,7 @@ def _run(folder: Path, *args: str) -> bytes | None:
 
 
 #: A record file, or a state file of one record, relative to the library: what a deletion names.
-_RECORD_OR_STATE = re.compile(r"(?:\.pmparse/(?:base|pending|rejected|drafts)/(IL-[0-9]{4})\.json"
+_RECORD_OR_STATE = re.compile(rf"(?:\.pmparse/(?:{'|'.join(KINDS)})/(IL-[0-9]{{4}})\.json"
                               r"|(IL-[0-9]{4})\.(?:yaml|yml|json))")
 
 

@@ -174,7 +174,7 @@ def _resolve(library: Library, path: Path, text: str) -> Resolution:
             + ": keep one side of each conflict, or both edits, by hand"
             + (f", the id line saying {card_id}" if renamed else "") + " (nothing changed)"))
     for side, which in ((ours, "first (ours) side"), (theirs, "second (theirs) side")):
-        _side_card(side.text, fmt, path, which)  # each side is split under an id: the file's
+        _check_id(side.card, path, which)  # each side is split under an id: the file's
     _share_states(library, card_id, ours, theirs)
     new_id = _free_id(library)
     steps = _moves(library, card_id, ours, theirs, new_id, f"{new_id}{path.suffix}", fmt, str(path))
@@ -287,10 +287,17 @@ def _side_card(text: str, fmt: str, path: Path, which: str, stem: str | None = N
     except RecordError as exc:
         raise UsageError(f"expected {what} to be a valid record, found the {which} "
                          f"invalid: {exc.message}; settle this file by hand", str(path)) from None
-    if not any_id and card.id != (stem or path.stem):
+    if not any_id:
+        _check_id(card, path, which, stem)
+    return card
+
+
+def _check_id(card: Card, path: Path, which: str, stem: str | None = None) -> None:
+    """Refuse ``which`` side's card unless it holds the id of its file (``stem``: of that id)."""
+    if card.id != (stem or path.stem):
+        what = "each record of the id" if stem else "each side of the conflict"
         raise UsageError(f"expected {what} to hold id {stem or path.stem} (the file name), found "
                          f"{card.id} in the {which}; settle this file by hand", str(path))
-    return card
 
 
 def _share_states(library: Library, card_id: str, ours: _Side, theirs: _Side) -> None:

@@ -223,12 +223,15 @@ def _labelled_items(text: str, headings: list[Heading]) -> set[int]:
     not a section of its own, so the bullet (and the bullets after it) stay items of the list they
     are in. A label alone on its line ("Status:" over its lines), a label outside such a list (a
     summary's "- Root cause: ...") and a list the heading model read stay as they were."""
-    sections = build_sections(text, headings)[-len(headings):] if headings else []
+    labels = [i for i, heading in enumerate(headings)
+              if heading.level >= BOLD_LEVEL and heading.field is not None and _bullet_label(text, heading)]
+    if not labels:
+        return set()  # most documents: the caller builds the sections once
+    sections = build_sections(text, headings)[-len(headings):]
     parents = _parents(headings)
     found: set[int] = set()
-    for i, heading in enumerate(headings):
-        if heading.level < BOLD_LEVEL or heading.field is None or not _bullet_label(text, heading):
-            continue
+    for i in labels:
+        heading = headings[i]
         parent = parents[i]
         while parent in found:
             parent = parents[parent]
