@@ -1,13 +1,15 @@
 """The benchmark's pipeline loop alone, timed in process time: the ratio of a blank spaCy tokenizer's
 time to the pipeline's over the same documents, and where the pipeline's time goes.
 
-    PYTHONPATH=TREE/src python eval/pipeline_ratio.py [--size full|small]
+    PYTHONPATH=TREE/src python eval/pipeline_ratio.py [--size full|small] [--files LIST]
 
 ``pmparse bench`` times the same loop in wall time (each document tokenized by a cold blank
 tokenizer just before the pipeline reads it). Process time counts less of the other work on a
 shared machine, so two source trees timed one after the other, alternating, compare better with
 it; the ratio is the bench's words/s ratio (both read the same words). It takes well under a
-minute, against several for the whole bench.
+minute, against several for the whole bench. ``--files LIST`` reads the paths in LIST (one per
+line) instead of the bench's corpus files, so that an older tree, whose readers refuse formats
+added since, and this one time the same documents.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import time
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", choices=("full", "small"), default="full")
+    parser.add_argument("--files", help="a file listing the documents to read, one path per line")
     args = parser.parse_args()
 
     import spacy
@@ -27,7 +30,11 @@ def main() -> None:
     from pmparse.ingest.read import ingest
     from pmparse.nlp.pipeline import build, pipeline_config, version_info
 
-    _, files = bench_files(args.size, None)
+    if args.files:
+        with open(args.files, encoding="utf-8") as listing:
+            files = [line.strip() for line in listing if line.strip()]
+    else:
+        _, files = bench_files(args.size, None)
     sources = []
     for path in files:
         try:
