@@ -109,6 +109,20 @@ def _run(folder: Path, *args: str) -> bytes | None:
     return done.stdout if done.returncode == 0 else None
 
 
+def removal_to_stage(root: Path, rel: str) -> str:
+    """What to add to the line saying ``resolve`` removed ``rel`` (a path relative to the library
+    ``root``) that git's index still holds unmerged: the file is gone, but git refuses the merge's
+    commit until the removal is staged. pmparse never writes git's index (what is staged is the
+    curator's), so the line names the command. Empty when git does not list it (no git, no merge
+    in progress, a file git merged cleanly).
+    """
+    listed = _run(root, "ls-files", "-u", "-z", "--", rel)
+    if not listed:
+        return ""
+    return (f"; git still lists it as unmerged: run 'git rm -q -- {shlex.quote(str(root / rel))}' (or 'git add -A') "
+            "before committing the merge")
+
+
 #: A record file, or a state file of one record, relative to the library: what a deletion names.
 _RECORD_OR_STATE = re.compile(rf"(?:\.pmparse/(?:{'|'.join(KINDS)})/(IL-[0-9]{{4}})\.json"
                               r"|(IL-[0-9]{4})\.(?:yaml|yml|json))")

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ValidationError
 
 from pmparse.errors import RecordError, StateFileError, UsageError
 from pmparse.merge.conflicts import holds_conflict, split_sides
+from pmparse.merge.git_sides import removal_to_stage
 from pmparse.library.places import ANCHOR_FILE
 from pmparse.library.draft_state import DRAFTS, DraftState, unfollowed
 from pmparse.library.statefiles import regular_text, state_fits
@@ -245,8 +246,9 @@ def finished_drafts(library: Library, card_ids: list[str]) -> tuple[list[str], d
         name = f".pmparse/{DRAFTS}/{card_id}.json"
         if not lost:
             library.drop_state(DRAFTS, card_id)
+            # a file both sides held before one finished the draft is git's modify/delete conflict
             removed.append(f"{card_id}: marked reviewed, and its draft decisions agree with it: the draft is "
-                           f"finished, {name} removed")
+                           f"finished, {name} removed{removal_to_stage(library.root, name)}")
             continue
         # the files cannot tell a merge (one curator finished, another decided) from a draft
         # finished by hand after some of its fields were decided: both named
