@@ -180,7 +180,14 @@ class LibraryState:
 
     def stray_state(self, kind: str, card_id: str) -> bool:
         """Whether the base or pending card of ``card_id`` is another source's (:meth:`of_another_source`)."""
-        card = self._read_card(self.state_path(kind, card_id)) if kind in STAMPED else None
+        if kind not in STAMPED:
+            return False
+        path = self.state_path(kind, card_id)
+        hit = self._states.get(f"{kind}/{card_id}")
+        if hit is not None and hit[0] == _file_key(path):
+            # its stamp in the scan cache: validate asks this of every record's base
+            return self.of_another_source(card_id, hit[1][4], hit[1][0])
+        card = self._read_card(path)
         return card is not None and self.of_another_source(card_id, card.source.location, card.source.sha256)
 
     def _held_intent(self, card_id: str) -> Card | None:
