@@ -86,3 +86,32 @@ def test_a_leftover_git_holds_unmerged_is_named_with_the_git_rm_that_settles_it(
     assert git(a, "rm", "-q", "--", rel).returncode == 0
     assert git(a, "ls-files", "-u").stdout == "" and git(a, "commit", "-qm", "merged").returncode == 0
     assert rel not in git(a, "ls-files", "lib").stdout
+
+
+@pytest.mark.parametrize("committed", [True, False])
+def test_a_field_the_finisher_kept_and_the_other_dropped_is_named_not_removed_as_agreed(
+        tmp_path, monkeypatch, committed):
+    # ann keeps every field and finishes the draft; bo drops the root cause: git merged bo's drop
+    # into ann's reviewed record without a conflict, and resolve then removed bo's decisions as
+    # the finished draft's leftover ("agree"): ann's kept root cause was gone without a word
+    a, b = two_clones(tmp_path, monkeypatch)
+    _review(monkeypatch, a, "--reviewer", "ann", "--accept-all")
+    _review(monkeypatch, b, "--reviewer", "bo", "--reject", "root_cause")
+    for clone in (a, b):
+        assert git(clone, "add", "-A").returncode == 0
+        assert git(clone, "commit", "-qm", "work").returncode == 0
+    assert git(a, "fetch", "-q", "../b", "main").returncode == 0
+    merged = git(a, "merge", *([] if committed else ["--no-commit"]), "FETCH_HEAD")
+    assert merged.returncode == 0 and "CONFLICT" not in merged.stdout, merged.stdout
+    record = (a / "lib" / "IL-0001.yaml").read_text(encoding="utf-8")
+    assert "status: reviewed" in record and "root_cause: []" in record  # the silent merge
+    drafts = a / "lib" / ".pmparse" / "drafts" / "IL-0001.json"
+
+    result = run_pmparse(monkeypatch, a, "resolve", "lib")
+
+    assert result.exit_code == 1, result.output
+    ours = "HEAD^1" if committed else "HEAD"
+    assert (f"IL-0001: root_cause: the side that finished the draft ({ours}) holds a value the other side's draft "
+            "decisions dropped (by bo)") in result.output, result.output
+    assert f"git show {ours}:lib/IL-0001.yaml" in result.output and "removed" not in result.output
+    assert drafts.exists()

@@ -74,12 +74,38 @@ def git_sides(path: Path, text: str) -> tuple[str, str] | None:
 
 
 def _stage(path: Path, stage: int) -> str | None:
-    """One stage of ``path`` in the index of the git work tree holding it, or None.
+    """One stage of ``path`` in the index of the git work tree holding it, or None."""
+    return text_at(path, f":{stage}")
+
+
+def merge_revisions(folder: Path) -> tuple[str, str] | None:
+    """The two sides of the merge the git work tree holding ``folder`` is in (``HEAD`` and
+    ``MERGE_HEAD``, unfinished or made with ``--no-commit``) or has just committed (``HEAD^1`` and
+    ``HEAD^2``: a merge without a conflict commits at once), ours first; None otherwise."""
+    if _run(folder, "rev-parse", "-q", "--verify", "MERGE_HEAD") is not None:
+        return "HEAD", "MERGE_HEAD"
+    if _run(folder, "rev-parse", "-q", "--verify", "HEAD^2") is not None:
+        return "HEAD^1", "HEAD^2"
+    return None
+
+
+def repo_name(path: Path) -> str | None:
+    """``path`` as ``git show REV:NAME`` names it (from the top of its work tree), or None."""
+    top = _run(path.parent, "rev-parse", "--show-toplevel")
+    try:
+        return Path(os.path.relpath(path.resolve(), top.decode("utf-8").strip())).as_posix() if top else None
+    except (UnicodeDecodeError, ValueError):
+        return None
+
+
+def text_at(path: Path, revision: str) -> str | None:
+    """``path``'s text at ``revision`` (a commit, or ``:N`` for a stage of the index) of the git
+    work tree holding it, or None: no git, not there, not UTF-8, or larger than a record may be.
 
     Its size is asked first: a repository handed over may hold a blob of gigabytes at a stage,
     which a read would take into memory whole before any check of its length.
     """
-    name = f":{stage}:./{path.name}"  # relative to the file's folder: the work tree's root need not be known
+    name = f"{revision}:./{path.name}"  # relative to the file's folder: the work tree's root need not be known
     size = _git(path, "-s", name)
     if size is None or not size.strip().isdigit() or int(size) > RECORD_READ_LIMIT:
         return None
