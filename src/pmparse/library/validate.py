@@ -110,7 +110,11 @@ def validate_library(root: str | Path, warn: Callable[[str], None] | None = None
     if warn is not None:
         # what a record renamed or deleted by hand left in .pmparse/: no record's problem (each
         # record is valid without it), but work of the curator's that no command reads where it is
-        for stray in stray_states(Library.open(root)):
+        try:
+            strays = stray_states(Library.open(root))
+        except (UnsafePathError, StateFileError):
+            strays = []  # a scan cache or state folder that is a link out: every writer refuses it, naming it
+        for stray in strays:
             warn(str(stray))
     return checked, problems
 
