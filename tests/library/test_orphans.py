@@ -7,7 +7,7 @@ import shutil
 
 from pmparse.library.orphans import follow_renames, stray_states
 from pmparse.library.store import Library
-from tests.cli.test_renamed_ids import _library, _rename
+from tests.cli.test_renamed_ids import _library, _ok, _rename
 
 
 def test_a_deleted_record_s_state_is_named_with_no_record_to_follow(tmp_path, monkeypatch):
@@ -46,3 +46,14 @@ def test_a_renamed_record_with_state_of_its_own_is_left_and_named(tmp_path, monk
     library = Library.open(lib)
     assert [(s.card_id, s.heir) for s in stray_states(library)] == [("IL-0001", None)]
     assert follow_renames(library) == [] and (lib / ".pmparse/base/IL-0001.json").exists()
+
+
+def test_a_deleted_record_s_state_beside_its_source_converted_again_says_to_remove_it(tmp_path, monkeypatch):
+    lib = _library(tmp_path, monkeypatch)
+    (lib / "IL-0003.yaml").unlink()  # the pump record deleted: its base stays
+    _rename(lib, "IL-0002", "IL-0007")  # the highest now: the pump report's new record is IL-0008
+    _ok(monkeypatch, tmp_path, "convert", "pm", "-o", "lib", "--rules-only", "-j", "1")
+    library = Library.open(lib)
+    by_id = {s.card_id: s for s in stray_states(library)}
+    assert (lib / "IL-0008.yaml").exists() and by_id["IL-0003"].successor == "IL-0008", by_id
+    assert "IL-0008 holds the same source and text with state of its own" in str(by_id["IL-0003"])

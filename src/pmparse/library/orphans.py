@@ -46,12 +46,15 @@ class Stray:
             or ``review``.
         record: The record file now under ``card_id``, of another source than the files, or None
             when no record holds the id.
+        successor: The one record of the same source and text that has state of its own (the
+            source converted again after its record was deleted), where no heir is proven.
     """
 
     card_id: str
     files: tuple[str, ...]
     heir: str | None = None
     record: str | None = None
+    successor: str | None = None
 
     def __str__(self) -> str:
         files = ", ".join(self.files)
@@ -62,6 +65,9 @@ class Stray:
         if self.heir is not None:
             return (f"{files}: no record is {self.card_id}; {self.heir} holds the same source and text (renamed by "
                     f"hand?): the next 'pmparse convert' or 'pmparse review' moves them to {self.heir}")
+        if self.successor is not None:
+            return (f"{files}: no record is {self.card_id}; {self.successor} holds the same source and text with state "
+                    "of its own (converted again after a deletion?): remove them")
         return (f"{files}: no record is {self.card_id} (deleted, or renamed by hand?): rename the files to the "
                 "record's new id, or remove them if the record was deleted")
 
@@ -120,13 +126,15 @@ def stray_states(library: Library) -> list[Stray]:
         try:
             if entry is None:
                 location, sha256 = _source_of(library, card_id, kinds)
-                heirs = [other.id for other in library.entries.values()
-                         if other.error is None and other.sha256 == sha256 and sha256 is not None
-                         and (location is None or other.location == location) and other.id not in held]
-                heir = heirs[0] if len(heirs) == 1 else None
+                same = [other.id for other in library.entries.values()
+                        if other.error is None and other.sha256 == sha256 and sha256 is not None
+                        and (location is None or other.location == location)]
+                heir = same[0] if len(same) == 1 and same[0] not in held else None
                 if heir is not None:
                     claims.setdefault(heir, []).append(card_id)
-                strays.append(Stray(card_id, tuple(f".pmparse/{kind}/{card_id}.json" for kind in kinds), heir))
+                successor = same[0] if len(same) == 1 and heir is None else None
+                strays.append(Stray(card_id, tuple(f".pmparse/{kind}/{card_id}.json" for kind in kinds), heir,
+                                    successor=successor))
                 continue
             alien = [kind for kind in ("base", "pending") if kind in kinds and library.stray_state(kind, card_id)]
             if DRAFTS in kinds and _alien_drafts(library, card_id, entry.sha256):
