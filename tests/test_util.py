@@ -7,6 +7,7 @@ from pydantic import BaseModel, ConfigDict
 
 from pmparse.errors import GoldError
 from pmparse.util import model_lines
+from tests.hang_guard import fifo_guard
 
 
 class _Line(BaseModel):
@@ -50,7 +51,8 @@ def test_only_a_regular_file_within_the_limit_is_read(tmp_path):
     os.mkfifo(tmp_path / "fifo")
     assert read_regular_file(tmp_path / "a.md") == b"four"
     assert read_regular_file(tmp_path / "a.md", limit=3) is None
-    assert read_regular_file(tmp_path / "fifo") is None  # returns at once: no writer is waited for
+    with fifo_guard(tmp_path / "fifo"):
+        assert read_regular_file(tmp_path / "fifo") is None  # returns at once: no writer is waited for
     assert read_regular_file(tmp_path) is None
     assert read_regular_file(tmp_path / "missing") is None
     assert read_regular_file("a\0b") is None
@@ -69,7 +71,7 @@ def test_read_limited_refuses_a_larger_file_unread_and_a_fifo(tmp_path):
         read_limited(tmp_path / "small", 4)
     assert caught.value.size == 5
     os.mkfifo(tmp_path / "fifo")  # opened for reading without a writer, it blocked for ever
-    with pytest.raises(OSError, match="regular file"):
+    with fifo_guard(tmp_path / "fifo"), pytest.raises(OSError, match="regular file"):
         read_limited(tmp_path / "fifo", 5)
     with pytest.raises(FileNotFoundError):
         read_limited(tmp_path / "missing", 5)

@@ -24,6 +24,7 @@ from pmparse.library.store import Library
 from pmparse.library.validate import validate_library
 from pmparse.nlp.pipeline import PipelineConfig
 from tests.batch.reports import REPORT, library_files, write_reports
+from tests.hang_guard import fifo_guard
 from tests.helpers import SAMPLES, assert_offsets, source_text
 
 
@@ -208,7 +209,8 @@ def hostile(tmp_path) -> Path:
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_a_hostile_crawl_converts_what_it_can_and_names_every_failure(hostile, tmp_path, jobs):
     errors = tmp_path / f"errors{jobs}.jsonl"
-    report = convert([str(hostile)], tmp_path / f"lib{jobs}", jobs=jobs, errors_path=errors)
+    with fifo_guard(hostile / "pipe.md"):
+        report = convert([str(hostile)], tmp_path / f"lib{jobs}", jobs=jobs, errors_path=errors)
     by_name = {Path(r.input).name: r for r in report.results}
     failed = {name: (r.error_kind, r.message) for name, r in by_name.items() if r.status == "failed"}
     assert failed["latin1.txt"][0] == "encoding" and "byte 0xe9 at offset 10" in failed["latin1.txt"][1]

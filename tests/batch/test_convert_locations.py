@@ -15,6 +15,7 @@ import pytest
 from pmparse.batch.convert import convert
 from pmparse.library.store import Library
 from pmparse.util import sha256_text
+from tests.hang_guard import fifo_guard
 from tests.helpers import without_inode_numbers
 
 
@@ -262,7 +263,8 @@ def test_a_library_whose_anchor_is_a_fifo_still_converts(tmp_path, monkeypatch):
     (tmp_path / "lib" / ".pmparse").mkdir(parents=True)
     os.mkfifo(tmp_path / "lib" / ".pmparse" / "anchor.json")
     monkeypatch.chdir(tmp_path)
-    assert "1 converted" in _cli_convert("pm", "-o", "lib")
+    with fifo_guard(tmp_path / "lib" / ".pmparse" / "anchor.json"):
+        assert "1 converted" in _cli_convert("pm", "-o", "lib")
 
 
 def test_two_files_on_a_file_system_without_inode_numbers_are_two_sources(tmp_path, monkeypatch):

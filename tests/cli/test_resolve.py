@@ -210,7 +210,11 @@ def test_a_draft_whose_every_field_one_side_or_the_other_decided_is_marked_revie
     assert "CONFLICT" in merged.stdout and "drafts/IL-0001.json" in merged.stdout, merged.stdout
     result = run_pmparse(monkeypatch, a, "resolve", "lib")
     assert result.exit_code == 0, result.output
-    assert "IL-0001: draft decisions of both sides kept, every field decided: marked reviewed" in result.output
+    assert ("IL-0001: draft decisions of both sides kept, every field decided: marked reviewed, "
+            ".pmparse/drafts/IL-0001.json removed") in result.output, result.output
+    # both sides added the file: git lists it unmerged until the removal is staged, and says so
+    assert ("git still lists it as unmerged: run 'git rm -q -- lib/.pmparse/drafts/IL-0001.json'"
+            in result.output), result.output
     record = (a / "lib" / "IL-0001.yaml").read_text(encoding="utf-8")
     # as review --drafts marks a draft whose last field is decided: reviewed, its decisions' file gone
     assert "status: reviewed" in record and "root_cause: []" in record, record

@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from pmparse.cli import main
+from tests.hang_guard import fifo_guard
 
 CACHE = "# Cache outage\n\nThe page cache stopped answering for 40 minutes.\n\nRoot cause: a zero memory limit.\n"
 QUEUE = "# Queue backlog\n\nOrders were late for two hours.\n\nRoot cause: a lock held after each batch.\n"
@@ -120,7 +121,8 @@ def test_links_checked_out_as_plain_files_are_skipped_not_made_records(tmp_path,
     assert sorted(p.name for p in (tmp_path / "lib").glob("IL-*.yaml")) == ["IL-0001.yaml", "IL-0002.yaml"]
     # a named pipe beside them is not opened to be read (it would wait for a writer for ever)
     os.mkfifo(tmp_path / "pm" / "pipe.md")
-    result = _convert(runner, "pm")
+    with fifo_guard(tmp_path / "pm" / "pipe.md"):
+        result = _convert(runner, "pm")
     assert "pipe.md" in result.output and "0 converted" in result.output, result.output
     (tmp_path / "pm" / "pipe.md").unlink()
     # a one-line file that names no file beside it is read as before

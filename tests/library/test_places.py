@@ -10,6 +10,7 @@ import pytest
 
 from pmparse.batch.publisher import folder_of
 from pmparse.library.places import ANCHOR_FILE, SourcePlaces
+from tests.hang_guard import fifo_guard
 from tests.helpers import without_inode_numbers
 
 #: The sha256 of a source holding "x", the text these tests' files hold.
@@ -138,7 +139,8 @@ def test_an_anchor_file_that_is_a_fifo_or_huge_is_not_read(tmp_path, monkeypatch
     # a library received from someone else: a FIFO waits for a writer for ever when opened for
     # reading, a huge file fills memory; neither is an anchor pmparse wrote
     monkeypatch.chdir(tmp_path)
-    places = _library_with_anchor(tmp_path, lambda path: os.mkfifo(path))
+    with fifo_guard(tmp_path / "lib" / ANCHOR_FILE):
+        places = _library_with_anchor(tmp_path, lambda path: os.mkfifo(path))
     assert not places.recorded
     huge = json.dumps({"folder": str(tmp_path), "padding": "x" * (2 << 20)})
     (tmp_path / "big").mkdir()

@@ -351,7 +351,8 @@ def test_a_run_killed_before_a_finished_draft_loses_its_decisions_file_is_finish
     assert "status: reviewed" in (lib / "IL-0001.yaml").read_text(encoding="utf-8")
     assert "<<<<<<<" in drafts.read_text(encoding="utf-8")
     report = resolve_library(lib)
-    assert report.merged == ["IL-0001: draft decisions of both sides kept, every field decided: marked reviewed"]
+    assert report.merged == ["IL-0001: draft decisions of both sides kept, every field decided: marked reviewed, "
+                             ".pmparse/drafts/IL-0001.json removed"]  # no git: nothing to stage
     assert not drafts.exists() and report.notes == [] and report.unsettled == []
     record = (lib / "IL-0001.yaml").read_text(encoding="utf-8")
     assert "status: reviewed" in record and "at: '2026-12-01T10:00:00+00:00'" in record, record

@@ -23,6 +23,7 @@ from pmparse.review.rejections import load_rejections, model_family, rejected_ch
 from pmparse.review.session import Decision, review
 from pmparse.training.adapt import class_weights, fit_head
 from pmparse.training.library_rows import NOT, unit_targets
+from tests.hang_guard import fifo_guard
 
 #: Made-up postmortems of one publisher, in its house style (written for these tests).
 POSTMORTEMS = {
@@ -447,7 +448,8 @@ def test_convert_refuses_a_shared_library_model_file_that_is_a_fifo(tmp_path):
     folder = _shared_model(lib)
     (folder / META_FILE).unlink()
     os.mkfifo(folder / META_FILE)
-    result = run("convert", sources, "-o", lib, "--no-progress", "--jobs", "1")
+    with fifo_guard(folder / META_FILE):
+        result = run("convert", sources, "-o", lib, "--no-progress", "--jobs", "1")
     assert result.exit_code == 2, result.output
     assert f"pmparse: {folder / META_FILE}: expected " in result.output and "regular file" in result.output
 

@@ -39,6 +39,7 @@ from pmparse.ingest.fetch import FetchSettings
 from pmparse.ingest.read import DEFAULT_MAX_BYTES, join_url, read_bytes
 from pmparse.interrupts import Interrupts
 from pmparse.library.leftovers import drop_orphan_pending, remove_temporaries
+from pmparse.library.orphans import follow_renames
 from pmparse.locations import is_url, split_location
 from pmparse.library.lock import write_lock
 from pmparse.library.records import RecordFormat
@@ -483,6 +484,7 @@ def _convert_locked(library_path, inputs, fmt, max_bytes, config, force, stdin, 
         refuse_unfinished_merge(library)  # before anything is written: see its docstring
         library.finish_writes()  # a killed run's last record and its base agree before anything is compared
         remove_temporaries(library.root)  # what a killed run left half written
+        follow_renames(library)  # a record renamed by hand: its state first, before any is read or dropped
         drop_orphan_pending(library)  # suggestions for records a person deleted wait for nothing
         report = ConvertReport(keep_results=keep_results)
         entries = _entry_index(library)

@@ -27,7 +27,8 @@ def resolve_command(library):
     field decided differently or edited on both sides, a draft's decisions its record reviewed on
     the other side does not follow, a record deleted on one side and edited on the other, the
     library's model (.pmparse/model/) and its anchor are named with what to do (exit 1); decisions a reviewed record all follows are the finished draft's
-    leftover and are removed. Markers or sides that cannot be read, and a merged state file
+    leftover and are removed (unless the merge's side that finished the draft held one of their
+    fields otherwise, which git merged silently: named, exit 1). Markers or sides that cannot be read, and a merged state file
     larger than pmparse reads back, are left as they are (exit 2).
     """
     from pmparse.merge.resolve import resolve_library

@@ -60,10 +60,14 @@ def pending_files(library: Library) -> list[str]:
 
 def orphan_pending_ids(library: Library) -> list[str]:
     """Ids of pending suggestions whose record file is gone (a person deleted the record, or
-    renamed its file): they wait for nothing, yet ``diff`` and ``review`` reported each as a record
-    to repair, exit 1, for good. A writer drops them (:func:`drop_orphan_pending`); if the source
-    is converted again it gets a record, and a suggestion where one is due, anew."""
-    return [card_id for card_id in pending_files(library) if card_id not in library.entries]
+    renamed its file), or whose id another source's record now holds (renamed by hand onto the
+    id of a deleted one: :meth:`~pmparse.library.state.LibraryState.of_another_source`): they wait
+    for nothing, yet ``diff`` and ``review`` reported each as a record to repair, exit 1, for good,
+    or offered the other source's suggestion for the record. A writer drops them
+    (:func:`drop_orphan_pending`); if the source is converted again it gets a record, and a
+    suggestion where one is due, anew."""
+    return [card_id for card_id in pending_files(library)
+            if card_id not in library.entries or library.stray_state("pending", card_id)]
 
 
 def drop_orphan_pending(library: Library) -> None:

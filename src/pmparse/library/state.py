@@ -118,15 +118,19 @@ class LibraryState:
             return None
         hit = self._states.get(name)
         if hit is not None and hit[0] == key:
-            return tuple(hit[1])
-        text = regular_text(path)
-        try:
-            card = loads(text or "", "json", str(path))
-        except RecordError:
-            self._states.pop(name, None)
-            self._index_dirty = True
-            return None
-        return self._remember_stamp(kind, card_id, path, card, state_digest(text))
+            stamp = tuple(hit[1])
+        else:
+            text = regular_text(path)
+            try:
+                card = loads(text or "", "json", str(path))
+            except RecordError:
+                self._states.pop(name, None)
+                self._index_dirty = True
+                return None
+            stamp = self._remember_stamp(kind, card_id, path, card, state_digest(text))
+        if stamp is not None and self.of_another_source(card_id, stamp[4], stamp[0]):
+            return None  # another record's, left under this id (see of_another_source)
+        return stamp
 
     def _remember_stamp(self, kind: str, card_id: str, path: Path, card: Card, digest: str,
                         settled: bool = False) -> tuple | None:
@@ -151,7 +155,40 @@ class LibraryState:
             intent = self._held_intent(card_id)
             if intent is not None:
                 return intent
-        return self._read_card(self.state_path(kind, card_id))
+        card = self._read_card(self.state_path(kind, card_id))
+        if card is not None and kind in STAMPED and self.of_another_source(card_id, card.source.location,
+                                                                           card.source.sha256):
+            return None  # another record's, left under this id (see of_another_source)
+        return card
+
+    def of_another_source(self, card_id: str, location: str | None, sha256: str | None) -> bool:
+        """Whether a base or pending card made from the source ``location`` with the text
+        ``sha256`` lies under the id of a record of another source: neither its name nor its text
+        is the record's (pmparse moves a record's base with it to a new name of the same text, and
+        to a new text at the same name).
+
+        A curator who deleted a record and renamed another onto its id by hand left the deleted
+        one's state there: its waiting suggestion was offered for the renamed record (another
+        source's items, with offsets into another text) and its base taken for what pmparse last
+        wrote of it. Such a card is none of the record's: read, it is no state at all
+        (:meth:`read_state`), and ``validate`` names it (:func:`pmparse.library.orphans.stray_states`).
+        """
+        entry = self.entries.get(card_id)
+        if entry is None or entry.location is None or entry.sha256 is None:
+            return False
+        return location != entry.location and sha256 != entry.sha256
+
+    def stray_state(self, kind: str, card_id: str) -> bool:
+        """Whether the base or pending card of ``card_id`` is another source's (:meth:`of_another_source`)."""
+        if kind not in STAMPED:
+            return False
+        path = self.state_path(kind, card_id)
+        hit = self._states.get(f"{kind}/{card_id}")
+        if hit is not None and hit[0] == _file_key(path):
+            # its stamp in the scan cache: validate asks this of every record's base
+            return self.of_another_source(card_id, hit[1][4], hit[1][0])
+        card = self._read_card(path)
+        return card is not None and self.of_another_source(card_id, card.source.location, card.source.sha256)
 
     def _held_intent(self, card_id: str) -> Card | None:
         """The intent a killed write left for ``card_id`` when the record on disk holds it, else None."""

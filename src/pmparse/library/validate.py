@@ -15,8 +15,10 @@ from pmparse.errors import RecordError, StateFileError, UnsafePathError
 from pmparse.library.folder import library_root, record_files_by_id
 from pmparse.library.anchored import places_of
 from pmparse.library.draft_state import DRAFTS, disagreement, read_draft_state, unfollowed
+from pmparse.library.orphans import stray_states
 from pmparse.library.places import SourcePlaces
 from pmparse.library.statefiles import read_record_text, regular_text
+from pmparse.library.store import Library
 from pmparse.library.records import field_path, format_of, loads, parse_data, problem_text, source_text_of
 from pmparse.paths import inside
 from pmparse.util import CONTROL_CHARACTERS
@@ -105,6 +107,15 @@ def validate_library(root: str | Path, warn: Callable[[str], None] | None = None
         if warn is not None:
             for where, found in _controls(data):
                 warn(f"{path.name}: {where}: holds control characters ({found}); kept, shown escaped")
+    if warn is not None:
+        # what a record renamed or deleted by hand left in .pmparse/: no record's problem (each
+        # record is valid without it), but work of the curator's that no command reads where it is
+        try:
+            strays = stray_states(Library.open(root))
+        except (UnsafePathError, StateFileError):
+            strays = []  # a scan cache or state folder that is a link out: every writer refuses it, naming it
+        for stray in strays:
+            warn(str(stray))
     return checked, problems
 
 

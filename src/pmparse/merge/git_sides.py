@@ -74,12 +74,38 @@ def git_sides(path: Path, text: str) -> tuple[str, str] | None:
 
 
 def _stage(path: Path, stage: int) -> str | None:
-    """One stage of ``path`` in the index of the git work tree holding it, or None.
+    """One stage of ``path`` in the index of the git work tree holding it, or None."""
+    return text_at(path, f":{stage}")
+
+
+def merge_revisions(folder: Path) -> tuple[str, str] | None:
+    """The two sides of the merge the git work tree holding ``folder`` is in (``HEAD`` and
+    ``MERGE_HEAD``, unfinished or made with ``--no-commit``) or has just committed (``HEAD^1`` and
+    ``HEAD^2``: a merge without a conflict commits at once), ours first; None otherwise."""
+    if _run(folder, "rev-parse", "-q", "--verify", "MERGE_HEAD") is not None:
+        return "HEAD", "MERGE_HEAD"
+    if _run(folder, "rev-parse", "-q", "--verify", "HEAD^2") is not None:
+        return "HEAD^1", "HEAD^2"
+    return None
+
+
+def repo_name(path: Path) -> str | None:
+    """``path`` as ``git show REV:NAME`` names it (from the top of its work tree), or None."""
+    top = _run(path.parent, "rev-parse", "--show-toplevel")
+    try:
+        return Path(os.path.relpath(path.resolve(), top.decode("utf-8").strip())).as_posix() if top else None
+    except (UnicodeDecodeError, ValueError):
+        return None
+
+
+def text_at(path: Path, revision: str) -> str | None:
+    """``path``'s text at ``revision`` (a commit, or ``:N`` for a stage of the index) of the git
+    work tree holding it, or None: no git, not there, not UTF-8, or larger than a record may be.
 
     Its size is asked first: a repository handed over may hold a blob of gigabytes at a stage,
     which a read would take into memory whole before any check of its length.
     """
-    name = f":{stage}:./{path.name}"  # relative to the file's folder: the work tree's root need not be known
+    name = f"{revision}:./{path.name}"  # relative to the file's folder: the work tree's root need not be known
     size = _git(path, "-s", name)
     if size is None or not size.strip().isdigit() or int(size) > RECORD_READ_LIMIT:
         return None
@@ -107,6 +133,20 @@ def _run(folder: Path, *args: str) -> bytes | None:
     except (OSError, subprocess.SubprocessError, ValueError):
         return None  # no git installed, a folder gone, a hung git
     return done.stdout if done.returncode == 0 else None
+
+
+def removal_to_stage(root: Path, rel: str) -> str:
+    """What to add to the line saying ``resolve`` removed ``rel`` (a path relative to the library
+    ``root``) that git's index still holds unmerged: the file is gone, but git refuses the merge's
+    commit until the removal is staged. pmparse never writes git's index (what is staged is the
+    curator's), so the line names the command. Empty when git does not list it (no git, no merge
+    in progress, a file git merged cleanly).
+    """
+    listed = _run(root, "ls-files", "-u", "-z", "--", rel)
+    if not listed:
+        return ""
+    return (f"; git still lists it as unmerged: run 'git rm -q -- {shlex.quote(str(root / rel))}' (or 'git add -A') "
+            "before committing the merge")
 
 
 #: A record file, or a state file of one record, relative to the library: what a deletion names.

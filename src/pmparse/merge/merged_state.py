@@ -21,8 +21,10 @@ from pydantic import BaseModel, ValidationError
 
 from pmparse.errors import RecordError, StateFileError, UsageError
 from pmparse.merge.conflicts import holds_conflict, split_sides
+from pmparse.merge.git_sides import merge_revisions, removal_to_stage, repo_name, text_at
 from pmparse.library.places import ANCHOR_FILE
 from pmparse.library.draft_state import DRAFTS, DraftState, unfollowed
+from pmparse.library.records import card_data, format_of, loads
 from pmparse.library.statefiles import regular_text, state_fits
 from pmparse.library.store import Library
 from pmparse.review.apply import every_field_decided, mark_reviewed, rewrite_record
@@ -222,8 +224,10 @@ def finished_drafts(library: Library, card_ids: list[str]) -> tuple[list[str], d
     decisions still to keep). One holding a decision the record does not follow
     (:func:`pmparse.library.draft_state.unfollowed`) is kept and named: what was lost is a
     person's to check. The finished side's own decision of a field is nowhere (its file went
-    when it finished), so a field it kept and the other side dropped or edited, which git merged
-    into the latter, is not told (docs/review.md).
+    when it finished), but a merge at hand still holds its record: a field it held otherwise than
+    the merged record (kept by the finisher, dropped or edited by the other side, which git
+    merged into the latter) is named and the file kept, rather than removed as agreed
+    (:func:`_finisher_overridden`); without the merge's commits that is not told (docs/review.md).
 
     Returns:
         ``(removed, notes)``: a line for each file removed, and one for each kept for a person, by
@@ -243,10 +247,22 @@ def finished_drafts(library: Library, card_ids: list[str]) -> tuple[list[str], d
         if lost is None:
             continue
         name = f".pmparse/{DRAFTS}/{card_id}.json"
+        overridden = _finisher_overridden(library, entry.path, card, state) if not lost else None
+        if overridden is not None:
+            revision, fields = overridden
+            said = ", ".join(f"{field_name}: the side that finished the draft ({revision}) holds a value the other "
+                             f"side's draft decisions {_past(state.decided[field_name].decision)} (by "
+                             f"{state.decided[field_name].by})" for field_name in fields)
+            shown = repo_name(entry.path) or entry.path.name
+            notes[card_id] = (f"{card_id}: {said}; git merged the other side's without a conflict, and the finished "
+                              "review keeps no decision per field: keep the merged value, or take the finisher's "
+                              f"from 'git show {revision}:{shown}', then remove {name}")
+            continue
         if not lost:
             library.drop_state(DRAFTS, card_id)
+            # a file both sides held before one finished the draft is git's modify/delete conflict
             removed.append(f"{card_id}: marked reviewed, and its draft decisions agree with it: the draft is "
-                           f"finished, {name} removed")
+                           f"finished, {name} removed{removal_to_stage(library.root, name)}")
             continue
         # the files cannot tell a merge (one curator finished, another decided) from a draft
         # finished by hand after some of its fields were decided: both named
@@ -256,6 +272,42 @@ def finished_drafts(library: Library, card_ids: list[str]) -> tuple[list[str], d
                           f"or before it was finished by hand): check those fields of {entry.path.name}, then "
                           f"remove {name}")
     return removed, notes
+
+
+def _finisher_overridden(library: Library, path: Path, card, state) -> tuple[str, list[str]] | None:
+    """The fields of a reviewed record whose draft decisions it all follows where the side that
+    finished the draft held another value than the merged record: git took the other side's drop
+    or edit into the finished record without a conflict (a decision the record follows is not
+    lost, but the finisher's own answer, which no file keeps, is). Told from the merge's two
+    commits (:func:`pmparse.merge.git_sides.merge_revisions`): the finisher is the side whose
+    record is reviewed and which holds no decisions' file.
+
+    Returns:
+        ``(the finisher's revision, the fields)``, or None when none (or no merge is at hand).
+    """
+    revisions = merge_revisions(path.parent)
+    if revisions is None or card is None:
+        return None
+    decisions = library.state_path(DRAFTS, path.stem)
+    holders = [revision for revision in revisions if text_at(decisions, revision) is not None]
+    if len(holders) != 1:
+        return None  # both sides decided fields, or neither: not one finishing while the other decided
+    (finisher,) = [revision for revision in revisions if revision not in holders]
+    text = text_at(path, finisher)
+    try:
+        finished = loads(text, format_of(path), f"{finisher}:{path.name}") if text is not None else None
+    except RecordError:
+        return None
+    if finished is None or finished.status != "reviewed":
+        return None
+    theirs, merged = card_data(finished), card_data(card)
+    fields = [field_name for field_name in state.decided if theirs.get(field_name) != merged.get(field_name)]
+    return (finisher, fields) if fields else None
+
+
+def _past(decision: str) -> str:
+    return {"dropped": "dropped", "edited": "edited", "items": "decided item by item", "kept": "kept"}.get(
+        decision, decision)
 
 
 def _decision(entry) -> str:

@@ -31,7 +31,7 @@ from pmparse.errors import PmparseError, RecordError, UsageError
 from pmparse.merge.conflicts import holds_conflict
 from pmparse.merge.journal import KINDS, finish_journals, journalled, record_text
 from pmparse.merge.outcome import Resolution, ResolveReport
-from pmparse.merge.git_sides import deletion_notes, sides_of, told_by_conflicts
+from pmparse.merge.git_sides import deletion_notes, removal_to_stage, sides_of, told_by_conflicts
 from pmparse.library.draft_state import DraftState
 from pmparse.library.folder import RECORD_FILE, library_root, record_files_by_id
 from pmparse.library.lock import write_lock
@@ -128,7 +128,7 @@ def resolve_library(path: str | Path) -> ResolveReport:
                         continue
                     if merged and not state.exists():
                         report.merged.append(f"{card_id}: draft decisions of both sides kept, every field decided: "
-                                             "marked reviewed")
+                                             f"marked reviewed, {name} removed{removal_to_stage(root, name)}")
                         continue
                     if merged:
                         report.merged.append(f"{card_id}: draft decisions of both sides kept ({name})")

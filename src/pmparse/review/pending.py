@@ -10,7 +10,7 @@ from pathlib import Path
 from pmparse.card.schema import TEXT_FIELDS, Card
 from pmparse.errors import RecordError, UsageError
 from pmparse.library.folder import library_root
-from pmparse.library.leftovers import pending_files
+from pmparse.library.leftovers import orphan_pending_ids, pending_files
 from pmparse.library.records import card_data
 from pmparse.library.shared import held_twice, ids_held_twice
 from pmparse.library.store import Entry, Library
@@ -80,9 +80,11 @@ def _one_text(record: Card, base: Card | None, suggestion: Card) -> bool:
 
 
 def pending_ids(library: Library) -> list[str]:
-    """Ids of records with a pending suggestion, sorted (a suggestion whose record is gone is
-    none: :func:`pmparse.library.leftovers.orphan_pending_ids`)."""
-    return [card_id for card_id in pending_files(library) if card_id in library.entries]
+    """Ids of records with a pending suggestion, sorted (a suggestion whose record is gone, or of
+    another source than the record now under its id, is none:
+    :func:`pmparse.library.leftovers.orphan_pending_ids`)."""
+    orphans = set(orphan_pending_ids(library))
+    return [card_id for card_id in pending_files(library) if card_id not in orphans]
 
 
 def load_pending(library: Library, card_id: str) -> tuple[Entry, Card]:

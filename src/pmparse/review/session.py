@@ -34,6 +34,7 @@ from typing import Any, Callable
 from pmparse.card.schema import Card
 from pmparse.errors import RecordError, UsageError
 from pmparse.library.leftovers import drop_orphan_pending, remove_temporaries
+from pmparse.library.orphans import follow_renames
 from pmparse.library.lock import write_lock
 from pmparse.library.records import card_data
 from pmparse.library.folder import library_root
@@ -157,6 +158,7 @@ def review(library_dir: str | Path, accept: tuple[str, ...] | list[str] = (), re
         refuse_unfinished_merge(library)
         library.finish_writes()
         remove_temporaries(library.root)  # what a killed run left half written
+        follow_renames(library)  # a record renamed by hand: its state first, before any is read or dropped
         drop_orphan_pending(library)
         try:
             # a full disk or a record name too long for it: one line naming the file, not a traceback
