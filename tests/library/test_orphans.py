@@ -7,7 +7,9 @@ import shutil
 
 from pmparse.library.orphans import follow_renames, stray_states
 from pmparse.library.store import Library
-from tests.cli.test_renamed_ids import _library, _ok, _rename
+from tests.renamed_ids import library_of_three as _library
+from tests.renamed_ids import ok as _ok
+from tests.renamed_ids import rename as _rename
 
 
 def test_a_deleted_record_s_state_is_named_with_no_record_to_follow(tmp_path, monkeypatch):
@@ -57,3 +59,15 @@ def test_a_deleted_record_s_state_beside_its_source_converted_again_says_to_remo
     by_id = {s.card_id: s for s in stray_states(library)}
     assert (lib / "IL-0008.yaml").exists() and by_id["IL-0003"].successor == "IL-0008", by_id
     assert "IL-0008 holds the same source and text with state of its own" in str(by_id["IL-0003"])
+
+
+def test_validate_writes_nothing_into_a_folder_of_records_without_state(tmp_path, monkeypatch):
+    # a folder of record files alone (copied out of a library, a checkout without .pmparse/): a
+    # check must leave it as it was, not make .pmparse/ to look for stray state in
+    lib = _library(tmp_path, monkeypatch)
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    shutil.copyfile(lib / "IL-0001.yaml", bare / "IL-0001.yaml")
+    result = _ok(monkeypatch, tmp_path, "validate", "bare")
+    assert "1 records checked, 0 invalid" in result.output
+    assert sorted(p.name for p in bare.iterdir()) == ["IL-0001.yaml"]

@@ -107,9 +107,11 @@ def validate_library(root: str | Path, warn: Callable[[str], None] | None = None
         if warn is not None:
             for where, found in _controls(data):
                 warn(f"{path.name}: {where}: holds control characters ({found}); kept, shown escaped")
-    if warn is not None:
+    if warn is not None and (Path(root) / ".pmparse").is_dir():
         # what a record renamed or deleted by hand left in .pmparse/: no record's problem (each
-        # record is valid without it), but work of the curator's that no command reads where it is
+        # record is valid without it), but work of the curator's that no command reads where it is.
+        # Only where a state folder exists: opening the library writes its scan cache, and a check
+        # must not make .pmparse/ in a folder of record files alone
         try:
             strays = stray_states(Library.open(root))
         except (UnsafePathError, StateFileError):
