@@ -374,3 +374,22 @@ def test_a_plan_after_a_comma_ending_in_a_colon_is_no_attribution():
     for line in ("From now on, every deploy needs two approvals:",
                  "According to the runbook, restart the worker first:"):
         assert not says_nothing(line, 0, len(line)), line
+
+
+def test_an_apology_after_a_clause_of_narrative_or_feeling_says_nothing():
+    # the clause before the apology tells how the week felt or that mail came in: no fact of the
+    # incident, so the whole sentence goes, as a bare apology does
+    for line in ("It was a long and tiring weekend, and we're truly sorry about the trouble.",
+                 "We got lots of messages from you, and we are sorry for the disruption this caused.",
+                 "We heard from many of you and we're very sorry for that.",
+                 "This makes for a maddening Zorbq experience, and we're sorry it took us so long.",
+                 "This was a hard day for all of us, and we apologise for the inconvenience."):
+        assert says_nothing(line, 0, len(line)), line
+    # a clause or an apology that states a fact of the incident keeps it
+    for line in ("The deploy deleted forty drafts, and we're very sorry for the trouble.",
+                 "We got many emails, and we're sorry that the migration removed your saved searches.",
+                 "Our users waited three hours for their builds, and we're sorry about that.",
+                 "It's been a rough week, and we're sorry the queue dropped jobs on Tuesday.",
+                 "We got many reports of failed logins, and we're sorry for the trouble."):
+        assert not says_nothing(line, 0, len(line)), line
+

@@ -320,3 +320,47 @@ _LENGTH_ONLY = re.compile(
 def length_only(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` is a length alone (:data:`_LENGTH_ONLY`)."""
     return end - start <= 160 and _LENGTH_ONLY.fullmatch(text, start, end) is not None
+
+
+#: The words of a clause of narrative or feeling that an apology goes on from ("It's been a rough
+#: week", "We got many emails from you", "This makes for a frustrating experience"): function
+#: words, mail and messages received, and how the time felt. A clause with any other word (an
+#: event, a system, a number: "The deploy deleted forty drafts", "We got many reports of failed
+#: logins") states something of the incident.
+_FEELING_WORDS = frozenset("""
+it its this that these those there here we our us you your they them all everyone everybody the a an and or of to
+in on at by for with as from so such what very really quite pretty extremely truly
+is are was were be been being has have had do does did s ve re ll
+got get gets getting received receive heard hear many lots lot plenty some several number whole
+emails email mails mail messages message tweets questions comments replies feedback
+rough tough hard difficult long tiring exhausting bad terrible awful stressful frustrating maddening
+painful annoying disappointing unpleasant sad unfortunate busy
+week weeks day days night nights weekend weekends month months time times while experience
+makes made make leads led lead
+""".split())
+#: An apology with its object after a clause (the clause in ``clause``): "..., and we're very
+#: sorry about these issues", "... and we apologise for the inconvenience", "..., and we're sorry
+#: it took us so long". An object opening with "that" or a clause of its own ("we're sorry that the
+#: migration removed your searches") tells what happened and is no match. Bounded runs.
+_APOLOGY_AFTER = re.compile(
+    r"[\W_]{0,6}(?P<clause>[^,;:.!?\n]{1,120}?),?[ \t]+and[ \t]+(?:"
+    r"(?:we(?:'re|\u2019re|[ \t]+are)|i(?:'m|\u2019m|[ \t]+am))[ \t]+(?:(?:very|truly|so|deeply|really|sincerely|extremely)[ \t]+)*"
+    r"sorry[ \t]+(?:(?:for|about)\b|(?:that[ \t]+)?it[ \t]+took[ \t]+(?:us[ \t]+)?(?:(?:a[ \t]+bit|a[ \t]+little|so|this|too)[ \t]+)?"
+    r"long(?:er)?\b)"
+    r"|we[ \t]+(?:(?:sincerely|deeply|truly)[ \t]+)?apologi[sz]e[ \t]+for\b)"
+    r"[^,;:.!?\n]{0,120}[.!]?[\W_]{0,6}",
+    re.IGNORECASE,
+)
+
+
+def apology_after_feeling(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is an apology after a clause of narrative or feeling only ("It's
+    been a rough week, and we're very sorry about these issues."): like a bare apology it tells
+    nothing the card does not. The clause's words are :data:`_FEELING_WORDS`, or a name inside it
+    (a product's, capitalised: "a frustrating Zorbq experience")."""
+    match = _APOLOGY_AFTER.fullmatch(text, start, end) if end - start <= 300 else None
+    if match is None:
+        return False
+    words = re.findall(r"[^\W\d_]+", match.group("clause"))
+    return bool(words) and all(word.casefold() in _FEELING_WORDS or (k > 0 and word[0].isupper())
+                               for k, word in enumerate(words))
