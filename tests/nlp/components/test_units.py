@@ -393,3 +393,22 @@ def test_an_apology_after_a_clause_of_narrative_or_feeling_says_nothing():
                  "We got many reports of failed logins, and we're sorry for the trouble."):
         assert not says_nothing(line, 0, len(line)), line
 
+
+def test_a_lead_in_without_its_colon_right_above_its_list_says_nothing():
+    # the sentence pointing at the list below it ("We have taken the following steps") with no
+    # colon is no item either: the list's items are
+    for lead in ("We have taken the following steps", "Here is what we changed.", "This is done with the following commands.",
+                 "The table below contains the zorbq accounts that were refunded and their amounts."):
+        for below in ("\n\n1. Rotated the keys\n2. Added an alarm\n", "\n- Rotated the keys\n",
+                      "\n\n| Account | Amount |\n|---|---|\n| zq1 | 4 |\n", "\n\n```\nzorbq restart\n```\n"):
+            text = lead + below
+            assert says_nothing(text, 0, len(lead)), (lead, below)
+    # the same words with no list after them, or saying more, are a sentence of their own
+    for text in ("We have taken the following steps to restore service.\n\n- Rotated the keys\n",
+                 "We have taken the following steps\n\nThe keys were rotated at noon.\n",
+                 "Here is what we changed. The alarm now pages.\n\n- Rotated the keys\n",
+                 "The zorbq keys below were rotated\n\n- zq1\n"):
+        first = text.split("\n")[0]
+        first = first[:first.index(". ") + 1] if ". " in first else first
+        assert not says_nothing(text, 0, len(first)), text
+

@@ -288,17 +288,39 @@ resolved fixed mitigated caused due done taken take took include includes includ
 contributed contribute contributing led lead leads learned learnt identified found determined
 verified confirmed noticed observed considered focused committed made happen happened occurred
 resulted result results after conducting post review mortem postmortem what went well wrong how why
+changed commands
 """.split())
 #: A lead-in's closing colon, and the emphasis that may close around it ("**Lessons learned:**").
 _LEAD_IN_END = re.compile(r":[*_ \t]*$")
 
 
+#: A sentence ending its paragraph right above a list, a table or a code block (what may stand
+#: between: its full stop, emphasis, blank lines). Bounded runs.
+_LIST_BELOW = re.compile(r"[ \t.*_]{0,6}\n(?:[ \t]{0,8}\n){0,3}[ \t]{0,8}(?:[-*+][ \t]|\d{1,3}[.)][ \t]|\||```|~~~)")
+#: The words that point a sentence at what comes below it ("the following steps", "Here is what
+#: we changed", "as follows").
+_POINTS_BELOW = re.compile(r"\b(?:following|below|here|follows)\b", re.IGNORECASE)
+#: A sentence whose subject is the table or list below it ("The table below contains the
+#: accounts ...", "The following list shows ..."): whatever it names, the table says it.
+_TABLE_LEAD = re.compile(
+    r"[\W_]{0,6}(?:the|this)[ \t]+(?:(?:below|following)[ \t]+(?:table|list|chart)|(?:table|list|chart)[ \t]+below)[ \t]+"
+    r"(?:contains|lists|shows|gives|holds|summari[sz]es|details)\b", re.IGNORECASE)
+
+
 def lead_in(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` only leads into what follows it: it ends with a colon and every
     word of it is one of :data:`_LEAD_IN_WORDS`. The list under it holds the items; a lead-in that
-    names something ("The disk alert fired twice:") says something."""
+    names something ("The disk alert fired twice:") says something. Without its colon, the
+    sentence must end its paragraph right above a list, a table or a code block and point at it
+    ("We have taken the following steps", "Here is what we changed"), or have the table below as
+    its subject ("The table below contains ...", :data:`_TABLE_LEAD`)."""
     if not _LEAD_IN_END.search(text, start, end):
-        return False
+        if not _LIST_BELOW.match(text, end):
+            return False
+        if _TABLE_LEAD.match(text, start, end):
+            return True
+        if not _POINTS_BELOW.search(text, start, end):
+            return False
     words = _WORD.findall(text, start, end)
     return bool(words) and all(word.casefold() in _LEAD_IN_WORDS for word in words)
 
