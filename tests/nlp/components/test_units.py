@@ -412,3 +412,15 @@ def test_a_lead_in_without_its_colon_right_above_its_list_says_nothing():
         first = first[:first.index(". ") + 1] if ". " in first else first
         assert not says_nothing(text, 0, len(first)), text
 
+
+def test_a_bolds_stray_closing_or_opening_marks_are_no_part_of_the_item():
+    # a bold paragraph of two sentences: each sentence is an item, and the bold's marks each
+    # stand at one item's edge only
+    text = "**The zorbq queue stalled for an hour. No action is required by users.**\n\nNext paragraph here.\n"
+    assert items(text)[:2] == ["The zorbq queue stalled for an hour.", "No action is required by users."]
+    text = "__The zorbq queue stalled for an hour. No action is required by users.__\n"
+    assert items(text) == ["The zorbq queue stalled for an hour.", "No action is required by users."]
+    # balanced marks inside an item, or a bold that closes inside it, stay
+    for text in ("**Queue**: the zorbq queue stalled for an hour.\n", "The queue stalled for **an hour**.\n",
+                 "**Stored jobs are not at risk**, and never were.\n"):
+        assert items(text) == [text.strip()], text

@@ -539,6 +539,20 @@ def item_bounds(text: str, start: int, end: int, markup: list[tuple[int, int]] =
         if region is None:
             break
         end = max(region[0], start)
+    if end <= start:
+        return start, start
+    for mark in ("**", "__"):
+        # a bold over several sentences leaves its opening marks on the first item and its closing
+        # ones on the last: an odd count at an edge is the other item's half
+        if text.count(mark, start, end) % 2:
+            if text.startswith(mark, start):
+                start += len(mark)
+                while start < end and text[start].isspace():
+                    start += 1
+            elif text.endswith(mark, start, end):
+                end -= len(mark)
+                while end > start and text[end - 1].isspace():
+                    end -= 1
     return (after_time_cell(text, start, end), end) if end > start else (start, start)
 
 
