@@ -331,7 +331,8 @@ def test_a_checklist_of_work_that_points_at_the_report_keeps_its_items():
     checklist read as the template's closing one, and every follow-up of the card was lost."""
     work = ("## Follow-up\n\n- [ ] Fix the retry loop described above\n- [ ] Add an alert on queue depth\n"
             "- [ ] Send this report to the billing team\n")
-    assert items(work)[1:] == ["[ ] Fix the retry loop described above", "[ ] Add an alert on queue depth",
+    # (the heading line, given to the splitter here, is no item: a known heading's words alone)
+    assert items(work) == ["[ ] Fix the retry loop described above", "[ ] Add an alert on queue depth",
                                "[ ] Send this report to the billing team"]
     # one line about the write-up among work items is no closing checklist either
     mixed = "- [x] Raise the zorbq queue limit\n- [ ] Add a canary for the queue host\n- [ ] The write-up is reviewed\n"
@@ -424,3 +425,38 @@ def test_a_bolds_stray_closing_or_opening_marks_are_no_part_of_the_item():
     for text in ("**Queue**: the zorbq queue stalled for an hour.\n", "The queue stalled for **an hour**.\n",
                  "**Stored jobs are not at risk**, and never were.\n"):
         assert items(text) == [text.strip()], text
+
+
+def test_the_write_up_describing_itself_says_nothing():
+    # a sentence whose subject is the report itself tells what the write-up does, not the incident
+    for line in ("This post-mortem documents both outages and what we changed after them.",
+                 "This report aims to give a full account of the incident and its impact on the zorbq users.",
+                 "This documents our move between the two data centres.",
+                 "This write-up serves as a disclosure for other users of the zorbq plugin.",
+                 "This blog post will cover the timeline, the cause and our next steps.",
+                 "Note: this report was originally published on our wiki."):
+        assert says_nothing(line, 0, len(line)), line
+    # a report that says what happened, or the write-up as a thing of the incident, is a sentence
+    for line in ("This report describes an outage caused by an expired zorbq certificate.",
+                 "This document was deleted by the cleanup job, which broke the wiki.",
+                 "The report covers the zorbq queue stalling for two hours.",
+                 "This post-mortem documents nothing new: the disk filled up again."):
+        assert not says_nothing(line, 0, len(line)), line
+
+
+def test_a_date_or_a_span_of_times_alone_says_nothing():
+    # the card's date and duration hold them; as a symptom or a trigger they say nothing
+    for line in ("Monday, Nov. 13, 2031", "Sep 6 at 05:25 to Sep 6 at 10:48", "Start: Wednesday, 2031-08-22 End: Thursday, 2031-08-23",
+                 "Friday Apr 10 - Friday Apr 17, 2031", "On the 27th of November", "On July 11 at", "2031-04-03 12:50 UTC"):
+        assert says_nothing(line, 0, len(line)), line
+    for line in ("Incident declared: 2031-09-20 11:30", "21:37: end of incident", "On July 11 at noon the zorbq queue stalled.",
+                 "Monday, Nov. 13: disks full"):
+        assert not says_nothing(line, 0, len(line)), line
+
+
+def test_a_known_headings_words_alone_say_nothing():
+    # an unmarked heading line ("Action Items" in plain text under a list) is no item
+    for line in ("Action Items", "What happened?", "Timeline (European time)", "**Lessons learned**"):
+        assert says_nothing(line, 0, len(line)), line
+    for line in ("Action items were never written.", "What happened to the zorbq queue?"):
+        assert not says_nothing(line, 0, len(line)), line

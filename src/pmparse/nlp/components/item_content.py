@@ -386,3 +386,64 @@ def apology_after_feeling(text: str, start: int, end: int) -> bool:
     words = re.findall(r"[^\W\d_]+", match.group("clause"))
     return bool(words) and all(word.casefold() in _FEELING_WORDS or (k > 0 and word[0].isupper())
                                for k, word in enumerate(words))
+
+
+#: A sentence whose subject is the write-up itself ("This post-mortem documents both outages ...",
+#: "This report aims to give a full account of ...", "This documents our move ...", "Note: this
+#: report was originally published on ..."): what the document does, not what happened. A clause
+#: of cause in it ("... an outage caused by ...") or a colon (what it goes on to say) is the
+#: incident's. Bounded runs.
+_WRITE_UP_ITSELF = re.compile(
+    r"[\W_]{0,6}(?:note[ \t]*:[ \t]*)?this[ \t]+(?:(?:(?:blog[ \t]+)?post|report|document|write-?up|post-?mortem|retrospective|"
+    r"incident[ \t]+report)[ \t]+(?:(?:aims|attempts|tries|is[ \t]+meant)[ \t]+to[ \t]+|serves[ \t]+as\b|will[ \t]+|"
+    r"was[ \t]+(?:originally[ \t]+|first[ \t]+)?(?:published|posted)\b)?|(?=documents\b))"
+    r"(?:documents?|describes?|covers?|summari[sz]es?|details?|outlines?|explains?|provides?|gives?|goes[ \t]+over|"
+    r"(?<=as)|(?<=published)|(?<=posted))\b"
+    r"[^.!?:;\n]{0,200}[.!]?[\W_]{0,4}",
+    re.IGNORECASE,
+)
+_CAUSE_WORDS = re.compile(r"\b(?:caused|due[ \t]+to|because|root[ \t]+cause)\b", re.IGNORECASE)
+
+
+def about_the_write_up(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` only says what the write-up itself does (:data:`_WRITE_UP_ITSELF`)."""
+    return (end - start <= 300 and _WRITE_UP_ITSELF.fullmatch(text, start, end) is not None
+            and not _CAUSE_WORDS.search(text, start, end))
+
+
+#: The words of a date or a span of times standing alone ("Monday, Nov. 13, 2031", "Sep 6 at 05:25
+#: to Sep 6 at 10:48", "Start: Wednesday, 2031-08-22 End: Thursday, 2031-08-23", "On the 27th of
+#: November"): months, weekdays, numbers and clock times, time zones, and the words joining them.
+_MOMENT_TOKEN = re.compile(
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|"
+    r"nov(?:ember)?|dec(?:ember)?|mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:rs|rsday)?|fri(?:day)?|sat(?:urday)?|"
+    r"sun(?:day)?|\d{1,4}(?:st|nd|rd|th)?|[ap]m|utc|gmt|[a-z]{1,3}[sd]?t|at|to|on|from|until|till|and|between|of|the|"
+    r"start|started|end|ended|began|begin|date|time)", re.IGNORECASE)
+#: What makes words a moment: a month's or a weekday's name, an ISO date or a clock time.
+_MOMENT_MARK = re.compile(r"(?i:\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun)[a-z]*\b)"
+                          r"|\d{4}-\d{2}-\d{2}|\b\d{1,2}:\d{2}\b")
+
+
+def moment_only(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is a date or a span of times alone (:data:`_MOMENT_TOKEN`): the
+    card's date and duration hold it."""
+    if end - start > 100 or not _MOMENT_MARK.search(text, start, end):
+        return False
+    tokens = re.findall(r"[^\W_]+", text[start:end])
+    return bool(tokens) and all(_MOMENT_TOKEN.fullmatch(token) for token in tokens)
+
+
+def heading_only(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is a known heading's words alone ("Action Items", "What
+    happened?", "**Lessons learned**"): an unmarked heading line, which is no item."""
+    return end - start <= 60 and _is_heading(text[start:end].rstrip("?"))
+
+
+def no_content(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` only leads into a list (:func:`lead_in`), is a length, a date or
+    a heading alone (:func:`length_only`, :func:`moment_only`, :func:`heading_only`), an apology
+    after a clause of feeling (:func:`apology_after_feeling`) or the write-up speaking of itself
+    (:func:`about_the_write_up`)."""
+    return (lead_in(text, start, end) or length_only(text, start, end) or moment_only(text, start, end)
+            or heading_only(text, start, end) or apology_after_feeling(text, start, end)
+            or about_the_write_up(text, start, end))

@@ -19,7 +19,7 @@ from spacy.tokens import Doc
 from pmparse.nlp.boilerplate import MAX_CHARS as BOILERPLATE_CHARS
 from pmparse.nlp.boilerplate import digest
 from pmparse.nlp.boilerplate import load as load_boilerplate
-from pmparse.nlp.components.item_content import apology_after_feeling, lead_in, length_only, short_action
+from pmparse.nlp.components.item_content import no_content, short_action
 from pmparse.nlp.lines import Mask, code_fence_regions, doc_text, navigation_regions, shared_lines
 from pmparse.rules.cues import load_cues
 
@@ -453,17 +453,15 @@ def says_nothing(text: str, start: int, end: int) -> bool:
     nothing of the incident: it holds fewer than two words; it only tells how to read the others,
     as a table's header row (the line under it is the table's rule: "Time | Event" over
     "--- | ---") or a note giving the time zone ("All times in UTC."); it closes, signs or
-    apologises for the post, or names people or a label alone (``_SAYS_NOTHING``), also after a
-    clause of narrative or feeling (:func:`~pmparse.nlp.components.item_content.apology_after_feeling`); it only leads
-    into a list or is a length alone (:func:`~pmparse.nlp.components.item_content.lead_in`,
-    :func:`~pmparse.nlp.components.item_content.length_only`); or it is a
+    apologises for the post, or names people or a label alone (``_SAYS_NOTHING``); it only leads
+    into a list, is a length, a date or a heading alone, apologises after a clause of feeling or
+    speaks of the write-up itself (:func:`~pmparse.nlp.components.item_content.no_content`); or it is a
     table row of data without a word (a wallet address, an amount and a time). Such a unit stays
     a unit, since the unit model reads each unit beside its neighbours, but is never an item of a
     field."""
     if len(_WORD.findall(text, start, end)) < 2 or _TIME_NOTE.fullmatch(text, start, end):
         return True
-    if end - start <= 200 and (_SAYS_NOTHING.fullmatch(text, start, end) or lead_in(text, start, end)
-                              or length_only(text, start, end) or apology_after_feeling(text, start, end)):
+    if end - start <= 200 and (_SAYS_NOTHING.fullmatch(text, start, end) or no_content(text, start, end)):
         return True
     if text.startswith("[", start) and closing_checklist(text, start):
         return True
