@@ -384,7 +384,9 @@ def test_an_apology_after_a_clause_of_narrative_or_feeling_says_nothing():
                  "We got lots of messages from you, and we are sorry for the disruption this caused.",
                  "We heard from many of you and we're very sorry for that.",
                  "This makes for a maddening Zorbq experience, and we're sorry it took us so long.",
-                 "This was a hard day for all of us, and we apologise for the inconvenience."):
+                 "This was a hard day for all of us, and we apologise for the inconvenience.",
+                 # hard-wrapped as a post's source is
+                 "This leads to a maddening Zorbq experience, and we're sorry that it took us a bit longer\nto see the fix."):
         assert says_nothing(line, 0, len(line)), line
     # a clause or an apology that states a fact of the incident keeps it
     for line in ("The deploy deleted forty drafts, and we're very sorry for the trouble.",
@@ -434,7 +436,9 @@ def test_the_write_up_describing_itself_says_nothing():
                  "This documents our move between the two data centres.",
                  "This write-up serves as a disclosure for other users of the zorbq plugin.",
                  "This blog post will cover the timeline, the cause and our next steps.",
-                 "Note: this report was originally published on our wiki."):
+                 "Note: this report was originally published on our wiki.",
+                 "This documents our move between\nthe two data centres.", "This report summarizes the chat of 2031-06-02 00:00 .",
+                 "This post-mortem serves as a disclosure for other users of the zorbq.tools.wizard.py script."):
         assert says_nothing(line, 0, len(line)), line
     # a report that says what happened, or the write-up as a thing of the incident, is a sentence
     for line in ("This report describes an outage caused by an expired zorbq certificate.",

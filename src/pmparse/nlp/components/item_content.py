@@ -365,12 +365,12 @@ makes made make leads led lead
 #: it took us so long". An object opening with "that" or a clause of its own ("we're sorry that the
 #: migration removed your searches") tells what happened and is no match. Bounded runs.
 _APOLOGY_AFTER = re.compile(
-    r"[\W_]{0,6}(?P<clause>[^,;:.!?\n]{1,120}?),?[ \t]+and[ \t]+(?:"
-    r"(?:we(?:'re|\u2019re|[ \t]+are)|i(?:'m|\u2019m|[ \t]+am))[ \t]+(?:(?:very|truly|so|deeply|really|sincerely|extremely)[ \t]+)*"
-    r"sorry[ \t]+(?:(?:for|about)\b|(?:that[ \t]+)?it[ \t]+took[ \t]+(?:us[ \t]+)?(?:(?:a[ \t]+bit|a[ \t]+little|so|this|too)[ \t]+)?"
+    r"[\W_]{0,6}(?P<clause>[^,;:.!?]{1,120}?),?\s+and\s+(?:"
+    r"(?:we(?:'re|\u2019re|\s+are)|i(?:'m|\u2019m|\s+am))\s+(?:(?:very|truly|so|deeply|really|sincerely|extremely)\s+)*"
+    r"sorry\s+(?:(?:for|about)\b|(?:that\s+)?it\s+took\s+(?:us\s+)?(?:(?:a\s+bit|a\s+little|so|this|too)\s+)?"
     r"long(?:er)?\b)"
-    r"|we[ \t]+(?:(?:sincerely|deeply|truly)[ \t]+)?apologi[sz]e[ \t]+for\b)"
-    r"[^,;:.!?\n]{0,120}[.!]?[\W_]{0,6}",
+    r"|we\s+(?:(?:sincerely|deeply|truly)\s+)?apologi[sz]e\s+for\b)"
+    r"[^,;:.!?]{0,120}[.!]?[\W_]{0,6}",
     re.IGNORECASE,
 )
 
@@ -394,15 +394,15 @@ def apology_after_feeling(text: str, start: int, end: int) -> bool:
 #: of cause in it ("... an outage caused by ...") or a colon (what it goes on to say) is the
 #: incident's. Bounded runs.
 _WRITE_UP_ITSELF = re.compile(
-    r"[\W_]{0,6}(?:note[ \t]*:[ \t]*)?this[ \t]+(?:(?:(?:blog[ \t]+)?post|report|document|write-?up|post-?mortem|retrospective|"
-    r"incident[ \t]+report)[ \t]+(?:(?:aims|attempts|tries|is[ \t]+meant)[ \t]+to[ \t]+|serves[ \t]+as\b|will[ \t]+|"
-    r"was[ \t]+(?:originally[ \t]+|first[ \t]+)?(?:published|posted)\b)?|(?=documents\b))"
-    r"(?:documents?|describes?|covers?|summari[sz]es?|details?|outlines?|explains?|provides?|gives?|goes[ \t]+over|"
+    r"[\W_]{0,6}(?:note\s*:\s*)?this\s+(?:(?:(?:blog\s+)?post|report|document|write-?up|post-?mortem|retrospective|"
+    r"incident\s+report)\s+(?:(?:aims|attempts|tries|is\s+meant)\s+to\s+|serves\s+as\b|will\s+|"
+    r"was\s+(?:originally\s+|first\s+)?(?:published|posted)\b)?|(?=documents\b))"
+    r"(?:documents?|describes?|covers?|summari[sz]es?|details?|outlines?|explains?|provides?|gives?|goes\s+over|"
     r"(?<=as)|(?<=published)|(?<=posted))\b"
-    r"[^.!?:;\n]{0,200}[.!]?[\W_]{0,4}",
+    r"(?:[^.!?:;]|[.:](?=\S)){0,200}[.!]?[\W_]{0,4}",
     re.IGNORECASE,
 )
-_CAUSE_WORDS = re.compile(r"\b(?:caused|due[ \t]+to|because|root[ \t]+cause)\b", re.IGNORECASE)
+_CAUSE_WORDS = re.compile(r"\b(?:caused|due\s+to|because|root\s+cause)\b", re.IGNORECASE)
 
 
 def about_the_write_up(text: str, start: int, end: int) -> bool:
