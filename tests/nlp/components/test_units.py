@@ -401,7 +401,8 @@ def test_a_lead_in_without_its_colon_right_above_its_list_says_nothing():
     # the sentence pointing at the list below it ("We have taken the following steps") with no
     # colon is no item either: the list's items are
     for lead in ("We have taken the following steps", "Here is what we changed.", "This is done with the following commands.",
-                 "The table below contains the zorbq accounts that were refunded and their amounts."):
+                 "The table below contains the zorbq accounts that were refunded and their amounts.",
+                 "The following table\nlists the zorbq accounts that were refunded."):
         for below in ("\n\n1. Rotated the keys\n2. Added an alarm\n", "\n- Rotated the keys\n",
                       "\n\n| Account | Amount |\n|---|---|\n| zq1 | 4 |\n", "\n\n```\nzorbq restart\n```\n"):
             text = lead + below

@@ -303,7 +303,7 @@ _POINTS_BELOW = re.compile(r"\b(?:following|below|here|follows)\b", re.IGNORECAS
 #: A sentence whose subject is the table or list below it ("The table below contains the
 #: accounts ...", "The following list shows ..."): whatever it names, the table says it.
 _TABLE_LEAD = re.compile(
-    r"[\W_]{0,6}(?:the|this)[ \t]+(?:(?:below|following)[ \t]+(?:table|list|chart)|(?:table|list|chart)[ \t]+below)[ \t]+"
+    r"[\W_]{0,6}(?:the|this)\s+(?:(?:below|following)\s+(?:table|list|chart)|(?:table|list|chart)\s+below)\s+"
     r"(?:contains|lists|shows|gives|holds|summari[sz]es|details)\b", re.IGNORECASE)
 
 
