@@ -386,14 +386,16 @@ def test_an_apology_after_a_clause_of_narrative_or_feeling_says_nothing():
                  "This makes for a maddening Zorbq experience, and we're sorry it took us so long.",
                  "This was a hard day for all of us, and we apologise for the inconvenience.",
                  # hard-wrapped as a post's source is
-                 "This leads to a maddening Zorbq experience, and we're sorry that it took us a bit longer\nto see the fix."):
+                 "This leads to a maddening Zorbq\nexperience, and we're sorry that it took us a bit longer."):
         assert says_nothing(line, 0, len(line)), line
     # a clause or an apology that states a fact of the incident keeps it
     for line in ("The deploy deleted forty drafts, and we're very sorry for the trouble.",
                  "We got many emails, and we're sorry that the migration removed your saved searches.",
                  "Our users waited three hours for their builds, and we're sorry about that.",
                  "It's been a rough week, and we're sorry the queue dropped jobs on Tuesday.",
-                 "We got many reports of failed logins, and we're sorry for the trouble."):
+                 "We got many reports of failed logins, and we're sorry for the trouble.",
+                 # what the delay held up is a contributing factor
+                 "This makes for a maddening experience, and we're sorry that it took us a bit longer\nto see that a fix was needed."):
         assert not says_nothing(line, 0, len(line)), line
 
 

@@ -363,14 +363,16 @@ makes made make leads led lead
 #: An apology with its object after a clause (the clause in ``clause``): "..., and we're very
 #: sorry about these issues", "... and we apologise for the inconvenience", "..., and we're sorry
 #: it took us so long". An object opening with "that" or a clause of its own ("we're sorry that the
-#: migration removed your searches") tells what happened and is no match. Bounded runs.
+#: migration removed your searches"), or a delay that says what it held up ("... it took us longer
+#: to see that a fix was needed": a contributing factor), tells what happened and is no match.
+#: Bounded runs.
 _APOLOGY_AFTER = re.compile(
     r"[\W_]{0,6}(?P<clause>[^,;:.!?]{1,120}?),?\s+and\s+(?:"
     r"(?:we(?:'re|\u2019re|\s+are)|i(?:'m|\u2019m|\s+am))\s+(?:(?:very|truly|so|deeply|really|sincerely|extremely)\s+)*"
-    r"sorry\s+(?:(?:for|about)\b|(?:that\s+)?it\s+took\s+(?:us\s+)?(?:(?:a\s+bit|a\s+little|so|this|too)\s+)?"
+    r"sorry\s+(?:(?:for|about)\b[^,;:.!?]{0,120}|(?:that\s+)?it\s+took\s+(?:us\s+)?(?:(?:a\s+bit|a\s+little|so|this|too)\s+)?"
     r"long(?:er)?\b)"
-    r"|we\s+(?:(?:sincerely|deeply|truly)\s+)?apologi[sz]e\s+for\b)"
-    r"[^,;:.!?]{0,120}[.!]?[\W_]{0,6}",
+    r"|we\s+(?:(?:sincerely|deeply|truly)\s+)?apologi[sz]e\s+for\b[^,;:.!?]{0,120})"
+    r"[.!]?[\W_]{0,6}",
     re.IGNORECASE,
 )
 
