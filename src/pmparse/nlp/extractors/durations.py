@@ -109,13 +109,14 @@ _ADJECTIVE_PHRASE = _word_start(
 # a title's length of its outage, with or without its article ("Post Mortem: 2h Upload Outage",
 # "30min outage during the upgrade", "A 90-minute disruption"): titles drop the article; the
 # words between may name the service, as in a sentence; a bare "m" is minutes only in lower case
-_TITLE_LENGTH = _word_start(
-    "_TITLE_LENGTH",
+# (a title is short: compiled as written, without the word-start rewriting the body's patterns need)
+_TITLE_LENGTH = re.compile(
     r"(?<![\w.,:/-])(?:(?:an?|the)\s{1,3})?(?:" + _ABOUT + r"\s{0,3})?"
     r"(?P<val>(?:\d{1,3}(?:\.\d)?|(?!an?\b)" + _WORDS + r")[ -]?(?:hours?|hrs?|h|minutes?|mins?|(?-i:m)|days?|d))"
     r"(?:-long)?\s{1,3}"
     r"(?:(?!(?:before|after|since|following|prior|preceding|leading|until|into|of|from|to|without)\b)[\w/.-]+\s{1,3}){0,3}?"
     r"(?:outage|downtime|disruption|degradation|interruption|incident)\b" + _NOT_WORK,
+    re.IGNORECASE,
 )
 
 
