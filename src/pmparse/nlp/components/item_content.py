@@ -344,8 +344,8 @@ def length_only(text: str, start: int, end: int) -> bool:
     return end - start <= 160 and _LENGTH_ONLY.fullmatch(text, start, end) is not None
 
 
-#: The words of a clause of narrative or feeling that an apology goes on from ("It's been a rough
-#: week", "We got many emails from you", "This makes for a frustrating experience"): function
+#: The words of a clause of narrative or feeling that an apology goes on from ("It was a long
+#: week", "We got many emails from you", "This makes for a maddening experience"): function
 #: words, mail and messages received, and how the time felt. A clause with any other word (an
 #: event, a system, a number: "The deploy deleted forty drafts", "We got many reports of failed
 #: logins") states something of the incident.
@@ -378,8 +378,8 @@ _APOLOGY_AFTER = re.compile(
 
 
 def apology_after_feeling(text: str, start: int, end: int) -> bool:
-    """Whether ``text[start:end]`` is an apology after a clause of narrative or feeling only ("It's
-    been a rough week, and we're very sorry about these issues."): like a bare apology it tells
+    """Whether ``text[start:end]`` is an apology after a clause of narrative or feeling only ("It was
+    a long week, and we're truly sorry about the trouble."): like a bare apology it tells
     nothing the card does not. The clause's words are :data:`_FEELING_WORDS`, or a name inside it
     (a product's, capitalised: "a frustrating Zorbq experience")."""
     match = _APOLOGY_AFTER.fullmatch(text, start, end) if end - start <= 300 else None
