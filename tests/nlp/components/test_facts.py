@@ -455,3 +455,15 @@ def test_lines_opening_with_clock_times_read_as_a_timeline_without_a_heading():
     (start, end), = timeline_blocks(text)
     assert text[start:end] == "10:02 alerts fire\n10:05 the cache is restarted\n10:20 service returns to normal"
     assert timeline_blocks("10:02 one line only\nand prose.\n") == []
+
+
+def test_a_title_length_is_the_duration_only_when_the_body_states_none():
+    # "2h Zorbq Upload Outage": the title says how long; a length the body states wins over it
+    from pmparse.api import extract
+
+    body = "We had an outage of uploads today. The deploy missed two packages.\n\nWe restored them and uploads work again.\n"
+    card = extract("---\ntitle: \"Post Mortem: 2h Zorbq Upload Outage\"\n---\n\n" + body, fmt="md")
+    assert card.duration_minutes == 120
+    card = extract("---\ntitle: \"Post Mortem: 2h Zorbq Upload Outage\"\n---\n\n" + body.replace("today", "for 100 minutes today"),
+                   fmt="md")
+    assert card.duration_minutes == 100

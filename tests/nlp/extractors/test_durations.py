@@ -110,3 +110,25 @@ def test_a_total_larger_than_the_span_does_not_replace_it():
     # "a total of 9 hours" of engineers' effort inside a 40-minute outage is not its length
     text = "Summary\nThe API failed between 10:00 and 10:40 UTC; engineers spent a total of 9 hours on the review.\n"
     assert durations.find_duration(text)[0] == 40
+
+
+@pytest.mark.parametrize("title, minutes, spelt", [
+    ("Post Mortem: 2h Zorbq Upload Outage", 120, "2h"),
+    ("2031-04-03, 30min outage during the node pool upgrade", 30, "30min"),
+    ("45 minute downtime of the zorbq registry", 45, "45 minute"),
+    ("Three-hour outage of the build queue", 180, "Three-hour"),
+    ("A 90-minute disruption of uploads", 90, "90-minute"),
+])
+def test_a_title_naming_the_outages_length_without_an_article_states_it(title, minutes, spelt):
+    found = durations.title_length(title)
+    assert found is not None and found[0] == minutes
+    assert title[found[1][0]:found[1][1]] == spelt
+
+
+@pytest.mark.parametrize("title", [
+    "24h incident review of the zorbq queue",   # the responders' work
+    "Zorbq 2.1 outage", "512M heap outage", "Outage after a 3h maintenance window",
+    "30min before the outage: what we missed", "Outage on 2031-04-03", "2 days of degraded uploads",
+])
+def test_a_title_length_that_is_no_outages_is_not_read(title):
+    assert durations.title_length(title) is None

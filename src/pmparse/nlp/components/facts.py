@@ -330,6 +330,27 @@ def find_incident_duration(text: str, body_start: int = 0, date: str | None = No
     return {"value": minutes, "evidence": evidence, "confidence": confidence, "origin": f"text:{how}"}
 
 
+def title_duration(text: str, title: tuple[str, list[tuple[int, int]]] | None) -> Fact | None:
+    """The length the document's title gives its outage ("Post Mortem: 2h Upload Outage"), read only
+    when the body states none: the writer rounds a title, and the body's own length is exact.
+
+    Args:
+        text: The source text.
+        title: ``(title, evidence)`` as :func:`~pmparse.nlp.extractors.titles.document_title` gives it.
+
+    Returns:
+        The fact, or None.
+    """
+    found = durations.title_length(title[0]) if title is not None else None
+    if found is None:
+        return None
+    minutes, (start, end) = found
+    # the evidence is the length where the title's text stands in the source, else the whole title
+    where = next(((s, e) for s, e in title[1] if text[s:e] == title[0]), None)
+    evidence = [(where[0] + start, where[0] + end)] if where is not None else list(title[1][:1])
+    return {"value": minutes, "evidence": evidence, "confidence": 0.5, "origin": "text:title"}
+
+
 #: Front matter keys of the incident's end (a status page's ``resolvedWhen``), and of its start.
 _END_KEYS = ("resolvedwhen", "resolved_when", "resolved_at", "end", "ended_at", "end_time", "resolved_time")
 _START_KEYS = ("start", "started_at", "start_time", "date")
@@ -452,7 +473,7 @@ def _extract_facts(doc: Doc, text: str, gazetteer_path: str | None) -> dict[str,
     plans = [(s, e) for s, e, label, _ in sections if label in PLANS]
     lessons = [(s, e) for s, e, label, _ in sections if label in LESSONS]
     duration = front_matter_duration(text, front, region) or find_incident_duration(
-        text, body, date["value"] if date else None, timelines, plans, lessons)
+        text, body, date["value"] if date else None, timelines, plans, lessons) or title_duration(text, title)
     if duration is not None:
         facts["duration_minutes"] = duration
     return facts

@@ -288,17 +288,39 @@ resolved fixed mitigated caused due done taken take took include includes includ
 contributed contribute contributing led lead leads learned learnt identified found determined
 verified confirmed noticed observed considered focused committed made happen happened occurred
 resulted result results after conducting post review mortem postmortem what went well wrong how why
+changed commands
 """.split())
 #: A lead-in's closing colon, and the emphasis that may close around it ("**Lessons learned:**").
 _LEAD_IN_END = re.compile(r":[*_ \t]*$")
 
 
+#: A sentence ending its paragraph right above a list, a table or a code block (what may stand
+#: between: its full stop, emphasis, blank lines). Bounded runs.
+_LIST_BELOW = re.compile(r"[ \t.*_]{0,6}\n(?:[ \t]{0,8}\n){0,3}[ \t]{0,8}(?:[-*+][ \t]|\d{1,3}[.)][ \t]|\||```|~~~)")
+#: The words that point a sentence at what comes below it ("the following steps", "Here is what
+#: we changed", "as follows").
+_POINTS_BELOW = re.compile(r"\b(?:following|below|here|follows)\b", re.IGNORECASE)
+#: A sentence whose subject is the table or list below it ("The table below contains the
+#: accounts ...", "The following list shows ..."): whatever it names, the table says it.
+_TABLE_LEAD = re.compile(
+    r"[\W_]{0,6}(?:the|this)\s+(?:(?:below|following)\s+(?:table|list|chart)|(?:table|list|chart)\s+below)\s+"
+    r"(?:contains|lists|shows|gives|holds|summari[sz]es|details)\b", re.IGNORECASE)
+
+
 def lead_in(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` only leads into what follows it: it ends with a colon and every
     word of it is one of :data:`_LEAD_IN_WORDS`. The list under it holds the items; a lead-in that
-    names something ("The disk alert fired twice:") says something."""
+    names something ("The disk alert fired twice:") says something. Without its colon, the
+    sentence must end its paragraph right above a list, a table or a code block and point at it
+    ("We have taken the following steps", "Here is what we changed"), or have the table below as
+    its subject ("The table below contains ...", :data:`_TABLE_LEAD`)."""
     if not _LEAD_IN_END.search(text, start, end):
-        return False
+        if not _LIST_BELOW.match(text, end):
+            return False
+        if _TABLE_LEAD.match(text, start, end):
+            return True
+        if not _POINTS_BELOW.search(text, start, end):
+            return False
     words = _WORD.findall(text, start, end)
     return bool(words) and all(word.casefold() in _LEAD_IN_WORDS for word in words)
 
@@ -320,3 +342,110 @@ _LENGTH_ONLY = re.compile(
 def length_only(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` is a length alone (:data:`_LENGTH_ONLY`)."""
     return end - start <= 160 and _LENGTH_ONLY.fullmatch(text, start, end) is not None
+
+
+#: The words of a clause of narrative or feeling that an apology goes on from ("It was a long
+#: week", "We got many emails from you", "This makes for a maddening experience"): function
+#: words, mail and messages received, and how the time felt. A clause with any other word (an
+#: event, a system, a number: "The deploy deleted forty drafts", "We got many reports of failed
+#: logins") states something of the incident.
+_FEELING_WORDS = frozenset("""
+it its this that these those there here we our us you your they them all everyone everybody the a an and or of to
+in on at by for with as from so such what very really quite pretty extremely truly
+is are was were be been being has have had do does did s ve re ll
+got get gets getting received receive heard hear many lots lot plenty some several number whole
+emails email mails mail messages message tweets questions comments replies feedback
+rough tough hard difficult long tiring exhausting bad terrible awful stressful frustrating maddening
+painful annoying disappointing unpleasant sad unfortunate busy
+week weeks day days night nights weekend weekends month months time times while experience
+makes made make leads led lead
+""".split())
+#: An apology with its object after a clause (the clause in ``clause``): "..., and we're very
+#: sorry about these issues", "... and we apologise for the inconvenience", "..., and we're sorry
+#: it took us so long". An object opening with "that" or a clause of its own ("we're sorry that the
+#: migration removed your searches"), or a delay that says what it held up ("... it took us longer
+#: to see that a fix was needed": a contributing factor), tells what happened and is no match.
+#: Bounded runs.
+_APOLOGY_AFTER = re.compile(
+    r"[\W_]{0,6}(?P<clause>[^,;:.!?]{1,120}?),?\s+and\s+(?:"
+    r"(?:we(?:'re|\u2019re|\s+are)|i(?:'m|\u2019m|\s+am))\s+(?:(?:very|truly|so|deeply|really|sincerely|extremely)\s+)*"
+    r"sorry\s+(?:(?:for|about)\b[^,;:.!?]{0,120}|(?:that\s+)?it\s+took\s+(?:us\s+)?(?:(?:a\s+bit|a\s+little|so|this|too)\s+)?"
+    r"long(?:er)?\b)"
+    r"|we\s+(?:(?:sincerely|deeply|truly)\s+)?apologi[sz]e\s+for\b[^,;:.!?]{0,120})"
+    r"[.!]?[\W_]{0,6}",
+    re.IGNORECASE,
+)
+
+
+def apology_after_feeling(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is an apology after a clause of narrative or feeling only ("It was
+    a long week, and we're truly sorry about the trouble."): like a bare apology it tells
+    nothing the card does not. The clause's words are :data:`_FEELING_WORDS`, or a name inside it
+    (a product's, capitalised: "a frustrating Zorbq experience")."""
+    match = _APOLOGY_AFTER.fullmatch(text, start, end) if end - start <= 300 else None
+    if match is None:
+        return False
+    words = re.findall(r"[^\W\d_]+", match.group("clause"))
+    return bool(words) and all(word.casefold() in _FEELING_WORDS or (k > 0 and word[0].isupper())
+                               for k, word in enumerate(words))
+
+
+#: A sentence whose subject is the write-up itself ("This post-mortem documents both outages ...",
+#: "This report aims to give a full account of ...", "This documents our move ...", "Note: this
+#: report was originally published on ..."): what the document does, not what happened. A clause
+#: of cause in it ("... an outage caused by ...") or a colon (what it goes on to say) is the
+#: incident's. Bounded runs.
+_WRITE_UP_ITSELF = re.compile(
+    r"[\W_]{0,6}(?:note\s*:\s*)?this\s+(?:(?:(?:blog\s+)?post|report|document|write-?up|post-?mortem|retrospective|"
+    r"incident\s+report)\s+(?:(?:aims|attempts|tries|is\s+meant)\s+to\s+|serves\s+as\b|will\s+|"
+    r"was\s+(?:originally\s+|first\s+)?(?:published|posted)\b)?|(?=documents\b))"
+    r"(?:documents?|describes?|covers?|summari[sz]es?|details?|outlines?|explains?|provides?|gives?|goes\s+over|"
+    r"(?<=as)|(?<=published)|(?<=posted))\b"
+    r"(?:[^.!?:;]|[.:](?=\S)){0,200}[.!]?[\W_]{0,4}",
+    re.IGNORECASE,
+)
+_CAUSE_WORDS = re.compile(r"\b(?:caused|due\s+to|because|root\s+cause)\b", re.IGNORECASE)
+
+
+def about_the_write_up(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` only says what the write-up itself does (:data:`_WRITE_UP_ITSELF`)."""
+    return (end - start <= 300 and _WRITE_UP_ITSELF.fullmatch(text, start, end) is not None
+            and not _CAUSE_WORDS.search(text, start, end))
+
+
+#: The words of a date or a span of times standing alone ("Monday, Nov. 13, 2031", "Sep 6 at 05:25
+#: to Sep 6 at 10:48", "Start: Wednesday, 2031-08-22 End: Thursday, 2031-08-23", "On the 27th of
+#: November"): months, weekdays, numbers and clock times, time zones, and the words joining them.
+_MOMENT_TOKEN = re.compile(
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|"
+    r"nov(?:ember)?|dec(?:ember)?|mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:rs|rsday)?|fri(?:day)?|sat(?:urday)?|"
+    r"sun(?:day)?|\d{1,4}(?:st|nd|rd|th)?|[ap]m|utc|gmt|[a-z]{1,3}[sd]?t|at|to|on|from|until|till|and|between|of|the|"
+    r"start|started|end|ended|began|begin|date|time)", re.IGNORECASE)
+#: What makes words a moment: a month's or a weekday's name, an ISO date or a clock time.
+_MOMENT_MARK = re.compile(r"(?i:\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun)[a-z]*\b)"
+                          r"|\d{4}-\d{2}-\d{2}|\b\d{1,2}:\d{2}\b")
+
+
+def moment_only(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is a date or a span of times alone (:data:`_MOMENT_TOKEN`): the
+    card's date and duration hold it."""
+    if end - start > 100 or not _MOMENT_MARK.search(text, start, end):
+        return False
+    tokens = re.findall(r"[^\W_]+", text[start:end])
+    return bool(tokens) and all(_MOMENT_TOKEN.fullmatch(token) for token in tokens)
+
+
+def heading_only(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is a known heading's words alone ("Action Items", "What
+    happened?", "**Lessons learned**"): an unmarked heading line, which is no item."""
+    return end - start <= 60 and _is_heading(text[start:end].rstrip("?"))
+
+
+def no_content(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` only leads into a list (:func:`lead_in`), is a length, a date or
+    a heading alone (:func:`length_only`, :func:`moment_only`, :func:`heading_only`), an apology
+    after a clause of feeling (:func:`apology_after_feeling`) or the write-up speaking of itself
+    (:func:`about_the_write_up`)."""
+    return (lead_in(text, start, end) or length_only(text, start, end) or moment_only(text, start, end)
+            or heading_only(text, start, end) or apology_after_feeling(text, start, end)
+            or about_the_write_up(text, start, end))

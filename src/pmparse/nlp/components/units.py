@@ -19,7 +19,7 @@ from spacy.tokens import Doc
 from pmparse.nlp.boilerplate import MAX_CHARS as BOILERPLATE_CHARS
 from pmparse.nlp.boilerplate import digest
 from pmparse.nlp.boilerplate import load as load_boilerplate
-from pmparse.nlp.components.item_content import lead_in, length_only, short_action
+from pmparse.nlp.components.item_content import no_content, short_action
 from pmparse.nlp.lines import Mask, code_fence_regions, doc_text, navigation_regions, shared_lines
 from pmparse.rules.cues import load_cues
 
@@ -454,15 +454,14 @@ def says_nothing(text: str, start: int, end: int) -> bool:
     as a table's header row (the line under it is the table's rule: "Time | Event" over
     "--- | ---") or a note giving the time zone ("All times in UTC."); it closes, signs or
     apologises for the post, or names people or a label alone (``_SAYS_NOTHING``); it only leads
-    into a list or is a length alone (:func:`~pmparse.nlp.components.item_content.lead_in`,
-    :func:`~pmparse.nlp.components.item_content.length_only`); or it is a
+    into a list, is a length, a date or a heading alone, apologises after a clause of feeling or
+    speaks of the write-up itself (:func:`~pmparse.nlp.components.item_content.no_content`); or it is a
     table row of data without a word (a wallet address, an amount and a time). Such a unit stays
     a unit, since the unit model reads each unit beside its neighbours, but is never an item of a
     field."""
     if len(_WORD.findall(text, start, end)) < 2 or _TIME_NOTE.fullmatch(text, start, end):
         return True
-    if end - start <= 200 and (_SAYS_NOTHING.fullmatch(text, start, end) or lead_in(text, start, end)
-                              or length_only(text, start, end)):
+    if end - start <= 200 and (_SAYS_NOTHING.fullmatch(text, start, end) or no_content(text, start, end)):
         return True
     if text.startswith("[", start) and closing_checklist(text, start):
         return True
@@ -538,6 +537,20 @@ def item_bounds(text: str, start: int, end: int, markup: list[tuple[int, int]] =
         if region is None:
             break
         end = max(region[0], start)
+    if end <= start:
+        return start, start
+    for mark in ("**", "__"):
+        # a bold over several sentences leaves its opening marks on the first item and its closing
+        # ones on the last: an odd count at an edge is the other item's half
+        if text.count(mark, start, end) % 2:
+            if text.startswith(mark, start):
+                start += len(mark)
+                while start < end and text[start].isspace():
+                    start += 1
+            elif text.endswith(mark, start, end):
+                end -= len(mark)
+                while end > start and text[end - 1].isspace():
+                    end -= 1
     return (after_time_cell(text, start, end), end) if end > start else (start, start)
 
 

@@ -106,6 +106,34 @@ _ADJECTIVE_PHRASE = _word_start(
     r"(?:outage|downtime|disruption|degradation|interruption|incident)\b" + _NOT_WORK,
 )
 
+# a title's length of its outage, with or without its article ("Post Mortem: 2h Upload Outage",
+# "30min outage during the upgrade", "A 90-minute disruption"): titles drop the article; the
+# words between may name the service, as in a sentence; a bare "m" is minutes only in lower case
+# (a title is short: compiled as written, without the word-start rewriting the body's patterns need)
+_TITLE_LENGTH = re.compile(
+    r"(?<![\w.,:/-])(?:(?:an?|the)\s{1,3})?(?:" + _ABOUT + r"\s{0,3})?"
+    r"(?P<val>(?:\d{1,3}(?:\.\d)?|(?!an?\b)" + _WORDS + r")[ -]?(?:hours?|hrs?|h|minutes?|mins?|(?-i:m)|days?|d))"
+    r"(?:-long)?\s{1,3}"
+    r"(?:(?!(?:before|after|since|following|prior|preceding|leading|until|into|of|from|to|without)\b)[\w/.-]+\s{1,3}){0,3}?"
+    r"(?:outage|downtime|disruption|degradation|interruption|incident)\b" + _NOT_WORK,
+    re.IGNORECASE,
+)
+
+
+def title_length(title: str) -> tuple[int, tuple[int, int]] | None:
+    """The outage's length a title names ("Post Mortem: 2h Upload Outage" gives 120), with its
+    offsets in ``title``, or None. A title drops the article a sentence would need ("a 2-hour
+    outage", :data:`_ADJECTIVE_PHRASE`); a length the title gives to something else ("24h incident
+    review", "Outage after a 3h maintenance window") is no match."""
+    match = _TITLE_LENGTH.search(title)
+    if match is None:
+        return None
+    minutes = parse_duration(match.group("val").replace("-", " "))
+    if minutes is None or not 0 < minutes <= 60 * 24 * 14:
+        return None
+    return minutes, match.span("val")
+
+
 # a length given as the window between two events: "edits made in 14 hours between the rollout and
 # the fix", "during the 40 minutes between the deploy and the rollback"
 _WINDOW_PHRASE = _word_start(
