@@ -122,6 +122,21 @@ def test_html_is_extracted_without_boilerplate():
     assert "Pricing" not in source.text and "Copyright" not in source.text
 
 
+def test_html_text_keeps_its_characters_without_the_extractors_markdown_escapes():
+    # the extractor writes its markdown with "\\_" and "\\*" for the page's own underscores and
+    # stars: a card quoted "the attribute event\\_payload", which the page never wrote
+    html = (b"<html><body><article><h1>Queue stall</h1><p>The migration renamed the attribute "
+            b"<em>event_payload</em>, so every job_runner read a nil value; retries grew 2*3 times "
+            b"a minute and the queue [jobs] stalled.</p><p>We restored the column from the backup and "
+            b"ran the snake_case_name check again before reopening the queue to writers.</p></article>"
+            b"</body></html>")
+    text = ingest_bytes(html, "post.html").text
+    for written in ("event_payload", "job_runner", "2*3", "[jobs]", "snake_case_name"):
+        assert written in text, (written, text)
+    assert "\\" not in text
+    assert "*event_payload*" in text  # the page's emphasis stays markdown
+
+
 @pytest.mark.parametrize("html", [b"<html><body><div><div><span></span></div></body>", b"<<<>>>", b"<p>"])
 def test_html_without_text_is_malformed(html):
     with pytest.raises(MalformedInputError):

@@ -448,7 +448,7 @@ def extract_html(raw_text: str, location: str) -> tuple[str, dict[str, str]]:
         raise MalformedInputError("expected parseable HTML, found nesting too deep to parse", location) from exc
     except Exception as exc:  # lxml and trafilatura raise many types on broken markup
         raise MalformedInputError(f"expected parseable HTML, found {type(exc).__name__}: {exc}", location) from exc
-    text = (getattr(result, "text", None) or "").strip() if result is not None else ""
+    text = _UNESCAPE.sub(r"\1", (getattr(result, "text", None) or "").strip()) if result is not None else ""
     if not text:
         raise MalformedInputError("expected HTML with a main text, found none the extractor could use", location)
     meta = {}
@@ -460,6 +460,10 @@ def extract_html(raw_text: str, location: str) -> tuple[str, dict[str, str]]:
 
 
 _SPACES = re.compile(r"\s+")
+#: The extractor's markdown escapes of the page's own characters ("event\_payload", "2\*3",
+#: "\[jobs\]", "\`"): the page wrote the character, and a card quoting it should too. Its own
+#: markup (emphasis, code, links) is written unescaped and stays.
+_UNESCAPE = re.compile(r"\\([_*`\[\]])")
 
 
 def _page_header(raw_text: str, text: str) -> str:
