@@ -229,31 +229,41 @@ def test_a_bracketed_label_over_a_paragraph_is_no_part_of_its_item():
     assert units(text)[0][1] == "[Final message]\nOur artifact store is hosted by a cloud vendor."
 
 
+
+def _say_nothing(*lines: str) -> None:
+    """Each line, as a whole unit, says nothing (:func:`says_nothing`)."""
+    for line in lines:
+        assert says_nothing(line, 0, len(line)), line
+
+
+def _say_something(*lines: str) -> None:
+    """Each line, as a whole unit, says something."""
+    for line in lines:
+        assert not says_nothing(line, 0, len(line)), line
+
 def test_closing_words_signatures_apologies_and_handles_say_nothing():
-    for line in ("Much love,", "Kind regards,", "Love, the Zorbq team!", "Jo and the Zorbq team.",
+    _say_nothing("Much love,", "Kind regards,", "Love, the Zorbq team!", "Jo and the Zorbq team.",
                  "— The Zorbq Team", "Thanks for using Zorbq!", "Thank you for your patience.",
                  "Again, our apologies for the queue outage.", "We're very sorry for the trouble this caused.",
                  "We apologise for any inconvenience.", "**We are sorry about these issues!**",
                  "@jdoe", "@jdoe, @asmith", "[Final message]", "[Update - 2031-03-29 15:50 UTC]",
                  "From the original article [1]:", "According to the researchers:", "Statement from Zorbq:",
-                 "From [the database wiki](https://example.org/wiki/Toast):"):
-        assert says_nothing(line, 0, len(line)), line
+                 "From [the database wiki](https://example.org/wiki/Toast):")
     # an apology that goes on to say what happened, a team doing something, a checkbox: words
-    for line in ("We're sorry our users had to wait for their builds for six hours.",
-                 "I'm sorry for paging everyone, I should have silenced the alert first.",
-                 "The on-call engineer paged the Zorbq team.", "Jo and the Zorbq team rolled the release back.",
-                 "Thanks to the Zorbq team, the fix shipped within an hour.", "@jdoe restarted the workers.",
-                 "[ ] write an incident report", "From 10:02 the queue stalled:", "[QUEUE OUTAGE BEGINS]",
-                 "We apologize in advance for this disruption and will keep the window short.",
-                 "ds-admin received an email from the cloud vendor:"):
-        assert not says_nothing(line, 0, len(line)), line
+    _say_something("We're sorry our users had to wait for their builds for six hours.",
+                   "I'm sorry for paging everyone, I should have silenced the alert first.",
+                   "The on-call engineer paged the Zorbq team.", "Jo and the Zorbq team rolled the release back.",
+                   "Thanks to the Zorbq team, the fix shipped within an hour.", "@jdoe restarted the workers.",
+                   "[ ] write an incident report", "From 10:02 the queue stalled:", "[QUEUE OUTAGE BEGINS]",
+                   "We apologize in advance for this disruption and will keep the window short.",
+                   "ds-admin received an email from the cloud vendor:")
 
 
 
 def test_a_teams_apology_an_invitation_to_ask_and_a_promise_of_news_say_nothing():
     # a post's closing words with a subject of their own: the writing team apologising, readers
     # invited to ask or to come and talk, news promised, the writers' care for the thing affected
-    for line in ("All of us on the Zorbq platform team would like to apologise for the impact of this outage.",
+    _say_nothing("All of us on the Zorbq platform team would like to apologise for the impact of this outage.",
                  "Once again, the Zorbq team sincerely apologizes for the slow builds yesterday.",
                  "The zorbq.example team apologises for the downtime.", "We would like to apologize for the disruption.",
                  "If you have any questions, please don't hesitate to contact the Zorbq team at help@zorbq.example.",
@@ -262,16 +272,14 @@ def test_a_teams_apology_an_invitation_to_ask_and_a_promise_of_news_say_nothing(
                  "We'll keep you posted when we know more!", "We will keep you updated.",
                  "We take the reliability of our build service very seriously.",
                  "The Zorbq team takes the availability of these pages seriously, and sincerely apologises for the downtime.",
-                 "We do and will continue to take the privacy of our users seriously."):
-        assert says_nothing(line, 0, len(line)), line
+                 "We do and will continue to take the privacy of our users seriously.")
     # the same words saying what happened, what was done, or what is asked of the reader: words
-    for line in ("The Zorbq team apologised to the affected tenants by email and refunded their invoices.",
-                 "If you have any jobs stuck in the queue, please contact the Zorbq team to requeue them.",
-                 "If you have questions about the queue, read the runbook first, then page the on-call engineer.",
-                 "We'll keep you posted, but the queue should drain by Monday as the new workers come online.",
-                 "Nobody took the disk alert seriously, so the queue filled up.",
-                 "We take backups every hour, which is how we restored the data seriously fast."):
-        assert not says_nothing(line, 0, len(line)), line
+    _say_something("The Zorbq team apologised to the affected tenants by email and refunded their invoices.",
+                   "If you have any jobs stuck in the queue, please contact the Zorbq team to requeue them.",
+                   "If you have questions about the queue, read the runbook first, then page the on-call engineer.",
+                   "We'll keep you posted, but the queue should drain by Monday as the new workers come online.",
+                   "Nobody took the disk alert seriously, so the queue filled up.",
+                   "We take backups every hour, which is how we restored the data seriously fast.")
 
 
 def test_a_lead_in_to_a_list_says_nothing_of_its_own():
@@ -279,37 +287,31 @@ def test_a_lead_in_to_a_list_says_nothing_of_its_own():
     text = ("The zorbq queue stalled at noon. This was resolved by:\n\n- Restarting the consumers\n"
             "- Raising the queue's disk quota\n")
     assert items(text) == ["The zorbq queue stalled at noon.", "Restarting the consumers", "Raising the queue's disk quota"]
-    for line in ("This was due to:", "We verified that:", "We are now focused on:", "There are two issues at play:",
+    _say_nothing("This was due to:", "We verified that:", "We are now focused on:", "There are two issues at play:",
                  "This was caused by two factors:", "The outage resulted from three compounding factors:",
                  "After the post-incident review, the main contributing factors were:",
-                 "**Lessons learned:**"):
-        assert says_nothing(line, 0, len(line)), line
+                 "**Lessons learned:**")
     # a lead-in that names what it leads to, or a sentence that is not one, says something
-    for line in ("The disk alert fired twice:", "Validation webhook stopped new rules from creating, with the error:",
-                 "This was resolved by restarting the consumers.", "Three things were resolved by noon:",
-                 "The zorbq workers crashed with:"):
-        assert not says_nothing(line, 0, len(line)), line
+    _say_something("The disk alert fired twice:", "Validation webhook stopped new rules from creating, with the error:",
+                   "This was resolved by restarting the consumers.", "Three things were resolved by noon:",
+                   "The zorbq workers crashed with:")
 
 
 def test_a_length_alone_says_nothing():
     # a labelled value ("**Total impact duration:** 3 hours 12 minutes (09:05 - 12:17 UTC)") is the
     # card's duration, not a symptom or a detection item
-    for line in ("3 hours 12 minutes (09:05 - 12:17 UTC)", "2 hours 41 minutes", "21h 40m (within office hours 09:00-17:30)",
-                 "~2h", "About 45 minutes.", "1 hour, 10 minutes", "3 days"):
-        assert says_nothing(line, 0, len(line)), line
-    for line in ("5 hours of failed uploads", "2 hours 41 minutes before anyone noticed", "2h outage of the queue",
-                 "45 minutes (the queue was paused)"):
-        assert not says_nothing(line, 0, len(line)), line
+    _say_nothing("3 hours 12 minutes (09:05 - 12:17 UTC)", "2 hours 41 minutes", "21h 40m (within office hours 09:00-17:30)",
+                 "~2h", "About 45 minutes.", "1 hour, 10 minutes", "3 days")
+    _say_something("5 hours of failed uploads", "2 hours 41 minutes before anyone noticed", "2h outage of the queue",
+                   "45 minutes (the queue was paused)")
 
 
 def test_a_status_note_that_the_incident_is_over_says_nothing():
     # a timeline's last word ("Incident resolved.") tells no step of the fix nor a symptom
-    for line in ("Incident resolved.", "Issue resolved", "Incident appears to be resolved.", "The outage is now over.",
-                 "Issue fixed!", "Incident closed.", "Problem has been fully mitigated."):
-        assert says_nothing(line, 0, len(line)), line
-    for line in ("Incident resolved by restarting the zorbq workers.", "The issue was fixed in the 2.3 release.",
-                 "Outage over for the API, the queue still lags."):
-        assert not says_nothing(line, 0, len(line)), line
+    _say_nothing("Incident resolved.", "Issue resolved", "Incident appears to be resolved.", "The outage is now over.",
+                 "Issue fixed!", "Incident closed.", "Problem has been fully mitigated.")
+    _say_something("Incident resolved by restarting the zorbq workers.", "The issue was fixed in the 2.3 release.",
+                   "Outage over for the API, the queue still lags.")
 
 
 def test_a_closing_checklist_of_the_write_up_says_nothing():
@@ -372,31 +374,28 @@ def test_an_item_opening_with_a_bracketed_owner_and_a_colon_is_no_link_reference
 
 
 def test_a_plan_after_a_comma_ending_in_a_colon_is_no_attribution():
-    for line in ("From now on, every deploy needs two approvals:",
-                 "According to the runbook, restart the worker first:"):
-        assert not says_nothing(line, 0, len(line)), line
+    _say_something("From now on, every deploy needs two approvals:",
+                   "According to the runbook, restart the worker first:")
 
 
 def test_an_apology_after_a_clause_of_narrative_or_feeling_says_nothing():
     # the clause before the apology tells how the week felt or that mail came in: no fact of the
     # incident, so the whole sentence goes, as a bare apology does
-    for line in ("It was a long and tiring weekend, and we're truly sorry about the trouble.",
+    _say_nothing("It was a long and tiring weekend, and we're truly sorry about the trouble.",
                  "We got lots of messages from you, and we are sorry for the disruption this caused.",
                  "We heard from many of you and we're very sorry for that.",
                  "This makes for a maddening Zorbq experience, and we're sorry it took us so long.",
                  "This was a hard day for all of us, and we apologise for the inconvenience.",
                  # hard-wrapped as a post's source is
-                 "This leads to a maddening Zorbq\nexperience, and we're sorry that it took us a bit longer."):
-        assert says_nothing(line, 0, len(line)), line
+                 "This leads to a maddening Zorbq\nexperience, and we're sorry that it took us a bit longer.")
     # a clause or an apology that states a fact of the incident keeps it
-    for line in ("The deploy deleted forty drafts, and we're very sorry for the trouble.",
-                 "We got many emails, and we're sorry that the migration removed your saved searches.",
-                 "Our users waited three hours for their builds, and we're sorry about that.",
-                 "It's been a rough week, and we're sorry the queue dropped jobs on Tuesday.",
-                 "We got many reports of failed logins, and we're sorry for the trouble.",
-                 # what the delay held up is a contributing factor
-                 "This makes for a maddening experience, and we're sorry that it took us a bit longer\nto see that a fix was needed."):
-        assert not says_nothing(line, 0, len(line)), line
+    _say_something("The deploy deleted forty drafts, and we're very sorry for the trouble.",
+                   "We got many emails, and we're sorry that the migration removed your saved searches.",
+                   "Our users waited three hours for their builds, and we're sorry about that.",
+                   "It's been a rough week, and we're sorry the queue dropped jobs on Tuesday.",
+                   "We got many reports of failed logins, and we're sorry for the trouble.",
+                   # what the delay held up is a contributing factor
+                   "This makes for a maddening experience, and we're sorry that it took us a bit longer\nto see that a fix was needed.")
 
 
 def test_a_lead_in_without_its_colon_right_above_its_list_says_nothing():
@@ -434,36 +433,30 @@ def test_a_bolds_stray_closing_or_opening_marks_are_no_part_of_the_item():
 
 def test_the_write_up_describing_itself_says_nothing():
     # a sentence whose subject is the report itself tells what the write-up does, not the incident
-    for line in ("This post-mortem documents both outages and what we changed after them.",
+    _say_nothing("This post-mortem documents both outages and what we changed after them.",
                  "This report aims to give a full account of the incident and its impact on the zorbq users.",
                  "This documents our move between the two data centres.",
                  "This write-up serves as a disclosure for other users of the zorbq plugin.",
                  "This blog post will cover the timeline, the cause and our next steps.",
                  "Note: this report was originally published on our wiki.",
                  "This documents our move between\nthe two data centres.", "This report summarizes the chat of 2031-06-02 00:00 .",
-                 "This post-mortem serves as a disclosure for other users of the zorbq.tools.wizard.py script."):
-        assert says_nothing(line, 0, len(line)), line
+                 "This post-mortem serves as a disclosure for other users of the zorbq.tools.wizard.py script.")
     # a report that says what happened, or the write-up as a thing of the incident, is a sentence
-    for line in ("This report describes an outage caused by an expired zorbq certificate.",
-                 "This document was deleted by the cleanup job, which broke the wiki.",
-                 "The report covers the zorbq queue stalling for two hours.",
-                 "This post-mortem documents nothing new: the disk filled up again."):
-        assert not says_nothing(line, 0, len(line)), line
+    _say_something("This report describes an outage caused by an expired zorbq certificate.",
+                   "This document was deleted by the cleanup job, which broke the wiki.",
+                   "The report covers the zorbq queue stalling for two hours.",
+                   "This post-mortem documents nothing new: the disk filled up again.")
 
 
 def test_a_date_or_a_span_of_times_alone_says_nothing():
     # the card's date and duration hold them; as a symptom or a trigger they say nothing
-    for line in ("Monday, Nov. 13, 2031", "Sep 6 at 05:25 to Sep 6 at 10:48", "Start: Wednesday, 2031-08-22 End: Thursday, 2031-08-23",
-                 "Friday Apr 10 - Friday Apr 17, 2031", "On the 27th of November", "On July 11 at", "2031-04-03 12:50 UTC"):
-        assert says_nothing(line, 0, len(line)), line
-    for line in ("Incident declared: 2031-09-20 11:30", "21:37: end of incident", "On July 11 at noon the zorbq queue stalled.",
-                 "Monday, Nov. 13: disks full"):
-        assert not says_nothing(line, 0, len(line)), line
+    _say_nothing("Monday, Nov. 13, 2031", "Sep 6 at 05:25 to Sep 6 at 10:48", "Start: Wednesday, 2031-08-22 End: Thursday, 2031-08-23",
+                 "Friday Apr 10 - Friday Apr 17, 2031", "On the 27th of November", "On July 11 at", "2031-04-03 12:50 UTC")
+    _say_something("Incident declared: 2031-09-20 11:30", "21:37: end of incident", "On July 11 at noon the zorbq queue stalled.",
+                   "Monday, Nov. 13: disks full")
 
 
 def test_a_known_headings_words_alone_say_nothing():
     # an unmarked heading line ("Action Items" in plain text under a list) is no item
-    for line in ("Action Items", "What happened?", "Timeline (European time)", "**Lessons learned**"):
-        assert says_nothing(line, 0, len(line)), line
-    for line in ("Action items were never written.", "What happened to the zorbq queue?"):
-        assert not says_nothing(line, 0, len(line)), line
+    _say_nothing("Action Items", "What happened?", "Timeline (European time)", "**Lessons learned**")
+    _say_something("Action items were never written.", "What happened to the zorbq queue?")
