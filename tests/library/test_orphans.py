@@ -71,22 +71,3 @@ def test_validate_writes_nothing_into_a_folder_of_records_without_state(tmp_path
     result = _ok(monkeypatch, tmp_path, "validate", "bare")
     assert "1 records checked, 0 invalid" in result.output
     assert sorted(p.name for p in bare.iterdir()) == ["IL-0001.yaml"]
-
-
-def test_a_new_source_never_takes_the_id_of_a_deleted_record_whose_state_is_left(tmp_path, monkeypatch):
-    # the highest record deleted by hand with its draft decisions left: the next new record took its
-    # id and its draft decisions, so a fresh suggestion read as a record a person had begun to review
-    lib = _library(tmp_path, monkeypatch)
-    _ok(monkeypatch, tmp_path, "review", "lib", "--drafts", "--record", "IL-0003", "--reviewer", "ann",
-        "--reject", "root_cause", "--accept", "title")
-    assert (lib / ".pmparse" / "drafts" / "IL-0003.json").exists()
-    (lib / "IL-0003.yaml").unlink()
-    (tmp_path / "pm" / "pump.md").unlink()  # the report gone too: nothing of it is converted again
-    (tmp_path / "pm" / "ferry.md").write_text(
-        "# Ferry booking outage\n\n## Root cause\n\nA schema change dropped the seat index and every booking "
-        "query scanned the whole table.\n\n## Action items\n\n- Review schema changes against the query plans.\n",
-        encoding="utf-8")
-    _ok(monkeypatch, tmp_path, "convert", "pm", "-o", "lib", "--rules-only", "-j", "1")
-    assert not (lib / "IL-0003.yaml").exists()
-    assert "Ferry booking outage" in (lib / "IL-0004.yaml").read_text(encoding="utf-8")
-    assert "status: suggested" in (lib / "IL-0004.yaml").read_text(encoding="utf-8")

@@ -31,7 +31,7 @@ from pmparse.card.schema import SCHEMA_VERSION, Card
 from pmparse.errors import RecordError, StateFileError
 from pmparse.library.folder import RECORD_FILE, held_number
 from pmparse.library.places import ExtractedSha, SourcePlaces
-from pmparse.library.state import STAMP, STAMPED, STATE_KINDS, LibraryState, state_digest
+from pmparse.library.state import STAMP, STAMPED, LibraryState, state_digest
 from pmparse.library.statefiles import file_key as _file_key, read_record_text, regular_text, writable
 from pmparse.library.records import RecordFormat, card_data, dumps, format_of, loads, source_keys
 from pmparse.locations import split_location
@@ -361,16 +361,11 @@ class Library(LibraryState):
         return card
 
     def next_id(self) -> str:
-        """The next free id: one more than the highest in the library, passing over an id that
-        still has state files (a record deleted by hand leaves them: a new record under its id
-        took its draft decisions and read as a person's record, never refreshed)."""
-        while True:
-            if self._max_number >= 9999:
-                raise RecordError("expected a free id, found IL-9999 already used", str(self.root))
-            self._max_number += 1
-            card_id = f"IL-{self._max_number:04d}"
-            if not any(os.path.lexists(self.state_dir / kind / f"{card_id}.json") for kind in STATE_KINDS):
-                return card_id
+        """The next free id: one more than the highest in the library."""
+        if self._max_number >= 9999:
+            raise RecordError("expected a free id, found IL-9999 already used", str(self.root))
+        self._max_number += 1
+        return f"IL-{self._max_number:04d}"
 
     def find(self, sha256: str, location: str) -> Entry | None:
         """The record made from this source.
