@@ -71,3 +71,24 @@ def test_validate_writes_nothing_into_a_folder_of_records_without_state(tmp_path
     result = _ok(monkeypatch, tmp_path, "validate", "bare")
     assert "1 records checked, 0 invalid" in result.output
     assert sorted(p.name for p in bare.iterdir()) == ["IL-0001.yaml"]
+
+
+def test_another_sources_record_under_a_deleted_records_id_takes_none_of_its_decisions(tmp_path, monkeypatch):
+    # the highest record deleted by hand after a partial review: the next new record is given its
+    # id again, and must start as pmparse's suggestion, not with the deleted record's decisions
+    lib = _library(tmp_path, monkeypatch)
+    _ok(monkeypatch, tmp_path, "review", "lib", "--drafts", "--record", "IL-0003", "--reviewer", "ann",
+        "--reject", "root_cause", "--accept", "title")
+    (lib / "IL-0003.yaml").unlink()
+    (tmp_path / "pm" / "pump.md").unlink()
+    (tmp_path / "pm" / "ferry.md").write_text(
+        "# Ferry booking outage\n\n## Root cause\n\nA schema change dropped the seat index and every booking "
+        "query scanned the whole table.\n\n## Action items\n\n- Review schema changes against the query plans.\n",
+        encoding="utf-8")
+    _ok(monkeypatch, tmp_path, "convert", "pm", "-o", "lib", "--rules-only", "-j", "1")
+    record = (lib / "IL-0003.yaml").read_text(encoding="utf-8")
+    assert "title: Ferry booking outage" in record and "status: suggested" in record
+    assert "A schema change dropped the seat index" in record  # the deleted record's rejection is not its
+    assert not (lib / ".pmparse" / "drafts" / "IL-0003.json").exists()
+    assert not (lib / ".pmparse" / "rejected" / "IL-0003.json").exists()
+    assert stray_states(Library.open(lib)) == []
