@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from pmparse.errors import StateFileError
 from pmparse.library.draft_state import DRAFTS, read_draft_state
 from pmparse.library.records import dumps
+from pmparse.library.state import STATE_KINDS
 from pmparse.library.statefiles import regular_text
 from pmparse.util import atomic_write
 
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 _log = logging.getLogger(__name__)
 
 #: The state kinds kept for a record, in the order they are named.
-KINDS = ("base", "pending", "rejected", DRAFTS)
+KINDS = STATE_KINDS
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,8 @@ STAMP = ("sha256", "version", "model", "fingerprint", "location", "url", "settle
 
 #: The state kinds whose stamps are kept.
 STAMPED = ("base", "pending")
+#: Every kind of state file kept for one record, by its id (``.pmparse/<kind>/<id>.json``).
+STATE_KINDS = ("base", "pending", "rejected", "drafts")
 
 
 def state_digest(text: str) -> str:

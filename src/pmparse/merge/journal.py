@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pmparse.errors import UnsafePathError
 from pmparse.library.folder import RECORD_FILE
+from pmparse.library.state import STATE_KINDS
 from pmparse.library.statefiles import read_record_text, regular_text
 from pmparse.library.store import Library
 from pmparse.merge.conflicts import holds_conflict
@@ -22,7 +23,7 @@ from pmparse.util import atomic_write, sha256_text
 
 #: The state kinds that belong to one record and travel with it (the order they are read in:
 #: the cards first, whose sources tell which side a rejection or draft decision is of).
-KINDS = ("base", "pending", "rejected", "drafts")
+KINDS = STATE_KINDS
 
 #: A journal's name in ``.pmparse/intent/`` (not an intent of the store: Library.finish_writes
 #: reads only ``IL-*.json``).

@@ -306,8 +306,7 @@ def _finisher_overridden(library: Library, path: Path, card, state) -> tuple[str
 
 
 def _past(decision: str) -> str:
-    return {"dropped": "dropped", "edited": "edited", "items": "decided item by item", "kept": "kept"}.get(
-        decision, decision)
+    return "decided item by item" if decision == "items" else decision
 
 
 def _decision(entry) -> str:
